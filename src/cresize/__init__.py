@@ -1,0 +1,12 @@
+"""cresize: exact forward and backward resizing of NumPy arrays.
+
+Every mode (nearest, nearest-exact, bilinear, bicubic, lanczos3, area, with
+``align_corners`` and antialias) is a separable linear operator; ``resize``
+applies it and ``resize_backward`` applies its exact adjoint.
+"""
+from cresize._api import resize, resize_backward, weights
+from cresize._kernels import openmp_enabled
+from cresize._tables import MODES
+
+__version__ = "0.1.0"
+__all__ = ["MODES", "__version__", "openmp_enabled", "resize", "resize_backward", "weights"]

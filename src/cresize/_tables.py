@@ -1,0 +1,248 @@
+"""Per-axis tap tables: what each mode computes (SPEC.md sections 2-4).
+
+A mode is a function ``(in_size, out_size, scale, align_corners) -> (index, weight)``
+returning raw taps as ``(out_size, k)`` arrays in float64; ``Taps`` then adds up
+taps that landed on the same input index, drops taps of exactly zero weight and
+pads the rows to a common width. The kernels apply ``Taps`` forward and
+``Taps.transpose()`` backward.
+"""
+import functools
+import math
+
+import numpy as np
+
+#: Canonical mode names.
+MODES = ("nearest", "nearest-exact", "bilinear", "bicubic", "lanczos3", "area")
+
+ALIASES = {
+    "nearest_exact": "nearest-exact",
+    "linear": "bilinear",
+    "trilinear": "bilinear",
+    "cubic": "bicubic",
+}
+
+#: Modes that take ``antialias=True`` and their kernel's support at scale 1.
+ANTIALIAS_SUPPORT = {"bilinear": 1.0, "bicubic": 2.0, "lanczos3": 3.0}
+
+#: Modes for which ``align_corners=True`` is an error.
+NO_ALIGN_CORNERS = ("nearest", "nearest-exact", "area")
+
+
+class Taps:
+    """The sparse ``(n_out, n_in)`` operator of one axis.
+
+    ``index``, ``weight`` (float64) are ``(n_out, width)``; row ``o`` uses its
+    first ``count[o]`` entries and is padded with its own first index and weight 0.
+    """
+
+    def __init__(self, n_in, rows, cols, vals, n_out):
+        order = np.lexsort((cols, rows))  # by row, then index; stable
+        rows, cols, vals = rows[order], cols[order], vals[order]
+        if rows.size:  # add up taps on the same (row, index)
+            start = np.flatnonzero(np.r_[True, (rows[1:] != rows[:-1]) | (cols[1:] != cols[:-1])])
+            rows, cols, vals = rows[start], cols[start], np.add.reduceat(vals, start)
+        keep = vals != 0
+        rows, cols, vals = rows[keep], cols[keep], vals[keep]
+        count = np.bincount(rows, minlength=n_out).astype(np.intp)
+        width = max(int(count.max(initial=0)), 1)
+        first = np.r_[0, np.cumsum(count)[:-1]]
+        slot = np.arange(rows.size) - first[rows]
+        index = np.zeros((n_out, width), np.intp)
+        index[count > 0] = cols[first[count > 0]][:, None]
+        weight = np.zeros((n_out, width), np.float64)
+        index[rows, slot] = cols
+        weight[rows, slot] = vals
+        self.n_in, self.n_out = n_in, n_out
+        self.index, self.weight, self.count = _frozen(index), _frozen(weight), _frozen(count)
+        self.is_identity = (n_in == n_out and width == 1 and bool(np.all(count == 1))
+                            and bool(np.all(index[:, 0] == np.arange(n_out)))
+                            and bool(np.all(weight == 1.0)))
+        self._cast = {}
+        self._transposed = None
+
+    @classmethod
+    def from_dense_rows(cls, n_in, index, weight):
+        """Build from raw ``(n_out, k)`` taps; entries with index < 0 are unused."""
+        n_out = index.shape[0]
+        rows = np.broadcast_to(np.arange(n_out)[:, None], index.shape)
+        used = index >= 0
+        return cls(n_in, rows[used], index[used], weight[used], n_out)
+
+    def transpose(self):
+        """The adjoint's table, ``(n_in, n_out)``: row ``i`` lists the outputs that read ``i``."""
+        if self._transposed is None:
+            used = np.arange(self.index.shape[1]) < self.count[:, None]
+            rows = np.broadcast_to(np.arange(self.n_out)[:, None], used.shape)[used]
+            self._transposed = Taps(self.n_out, self.index[used], rows, self.weight[used], self.n_in)
+        return self._transposed
+
+    def kernel_args(self, dtype):
+        """``(index, weight, count)`` with the weights cast to ``dtype``, for the kernels."""
+        dtype = np.dtype(dtype)
+        if dtype not in self._cast:
+            self._cast[dtype] = _frozen(self.weight.astype(dtype))
+        return self.index, self._cast[dtype], self.count
+
+    def dense(self):
+        """The operator as a dense float64 ``(n_out, n_in)`` matrix."""
+        matrix = np.zeros((self.n_out, self.n_in))
+        used = np.arange(self.index.shape[1]) < self.count[:, None]
+        rows = np.broadcast_to(np.arange(self.n_out)[:, None], used.shape)[used]
+        matrix[rows, self.index[used]] = self.weight[used]
+        return matrix
+
+
+def _frozen(a):
+    a = np.ascontiguousarray(a)
+    a.flags.writeable = False
+    return a
+
+
+# ----------------------------------------------------------------------------
+# Scale and source coordinate (SPEC.md section 2)
+
+
+def axis_scale(n_in, n_out, scale_factor, align_corners):
+    """The scale ``s`` of SPEC.md section 2."""
+    if align_corners:
+        return (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+    if scale_factor is not None:
+        return 1.0 / scale_factor
+    return n_in / n_out
+
+
+def source_coordinate(n_out, scale, align_corners):
+    o = np.arange(n_out, dtype=np.float64)
+    return scale * o if align_corners else (o + 0.5) * scale - 0.5
+
+
+# ----------------------------------------------------------------------------
+# Kernels
+
+
+def keys_cubic(x, a):
+    x = np.abs(x)
+    near = ((a + 2) * x - (a + 3)) * x * x + 1
+    far = a * x**3 - 5 * a * x**2 + 8 * a * x - 4 * a
+    return np.where(x <= 1, near, np.where(x < 2, far, 0.0))
+
+
+def lanczos3(x):
+    x = np.asarray(x, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = 3 * np.sin(np.pi * x) * np.sin(np.pi * x / 3) / (np.pi**2 * x * x)
+    integer = x == np.round(x)
+    value = np.where(integer, 0.0, value)
+    value = np.where(x == 0, 1.0, value)
+    return np.where(np.abs(x) < 3, value, 0.0)
+
+
+def triangle(x):
+    return np.maximum(0.0, 1.0 - np.abs(x))
+
+
+# ----------------------------------------------------------------------------
+# Modes without antialias (SPEC.md section 3): raw (index, weight) rows
+
+
+def _nearest(n_in, n_out, scale, align_corners, size_based, offset):
+    o = np.arange(n_out, dtype=np.int64)
+    if size_based:  # exact integers: floor((o + offset) * n_in / n_out)
+        index = ((2 * o + (1 if offset else 0)) * n_in) // (2 * n_out)
+    else:
+        index = np.floor((o + offset) * scale).astype(np.int64)
+    index = np.minimum(index, n_in - 1)
+    return index[:, None], np.ones((n_out, 1))
+
+
+def _bilinear(n_in, n_out, scale, align_corners):
+    src = np.maximum(source_coordinate(n_out, scale, align_corners), 0.0)
+    i0 = np.minimum(np.floor(src), n_in - 1)
+    t = src - i0
+    i0 = i0.astype(np.int64)
+    index = np.stack([i0, np.minimum(i0 + 1, n_in - 1)], axis=1)
+    return index, np.stack([1 - t, t], axis=1)
+
+
+def _bicubic(n_in, n_out, scale, align_corners):
+    src = source_coordinate(n_out, scale, align_corners)
+    i = np.floor(src)
+    t = (src - i)[:, None]
+    index = np.clip(i.astype(np.int64)[:, None] + np.arange(-1, 3), 0, n_in - 1)
+    weight = keys_cubic(np.hstack([t + 1, t, 1 - t, 2 - t]), -0.75)
+    return index, weight
+
+
+def _lanczos3(n_in, n_out, scale, align_corners):
+    src = source_coordinate(n_out, scale, align_corners)
+    index = np.floor(src).astype(np.int64)[:, None] + np.arange(-2, 4)
+    inside = (index >= 0) & (index < n_in)
+    weight = np.where(inside, lanczos3(src[:, None] - index), 0.0)
+    weight /= weight.sum(axis=1, keepdims=True)
+    return np.where(inside, index, -1), weight
+
+
+def _area(n_in, n_out):
+    o = np.arange(n_out, dtype=np.int64)
+    start = (o * n_in) // n_out
+    end = ((o + 1) * n_in + n_out - 1) // n_out
+    width = int((end - start).max())
+    index = start[:, None] + np.arange(width)
+    inside = index < end[:, None]
+    weight = np.where(inside, 1.0 / (end - start)[:, None], 0.0)
+    return np.where(inside, index, -1), weight
+
+
+# ----------------------------------------------------------------------------
+# Antialias (SPEC.md section 4)
+
+
+def _antialiased(n_in, n_out, scale, mode):
+    base = ANTIALIAS_SUPPORT[mode]
+    kernel = {"bilinear": triangle,
+              "bicubic": lambda x: keys_cubic(x, -0.5),
+              "lanczos3": lanczos3}[mode]
+    support, inv = (base * scale, 1.0 / scale) if scale >= 1 else (base, 1.0)
+    center = scale * (np.arange(n_out) + 0.5)
+    lo = np.maximum(np.trunc(center - support + 0.5), 0).astype(np.int64)
+    hi = np.minimum(np.trunc(center + support + 0.5), n_in).astype(np.int64)
+    width = max(int((hi - lo).max()), 1)
+    index = lo[:, None] + np.arange(width)
+    inside = index < hi[:, None]
+    weight = np.where(inside, kernel((index - center[:, None] + 0.5) * inv), 0.0)
+    total = weight.sum(axis=1, keepdims=True)
+    weight = np.divide(weight, total, out=np.zeros_like(weight), where=total != 0)
+    return np.where(inside, index, -1), weight
+
+
+# ----------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=128)
+def taps(n_in, n_out, mode, align_corners=False, antialias=False, scale_factor=None):
+    """The ``Taps`` of one axis (arguments already validated and canonical).
+
+    Cached: repeated calls with the same geometry reuse the tables.
+    """
+    scale = axis_scale(n_in, n_out, scale_factor, align_corners)
+    if antialias:
+        index, weight = _antialiased(n_in, n_out, scale, mode)
+    elif mode in ("nearest", "nearest-exact"):
+        index, weight = _nearest(n_in, n_out, scale, align_corners, scale_factor is None,
+                                 0.5 if mode == "nearest-exact" else 0.0)
+    elif mode == "bilinear":
+        index, weight = _bilinear(n_in, n_out, scale, align_corners)
+    elif mode == "bicubic":
+        index, weight = _bicubic(n_in, n_out, scale, align_corners)
+    elif mode == "lanczos3":
+        index, weight = _lanczos3(n_in, n_out, scale, align_corners)
+    elif mode == "area":
+        index, weight = _area(n_in, n_out)
+    else:  # pragma: no cover - validated by the caller
+        raise AssertionError(mode)
+    return Taps.from_dense_rows(n_in, index, weight)
+
+
+def output_length(n_in, scale_factor):
+    """``floor(n_in * f)`` in float64 (SPEC.md section 2)."""
+    return math.floor(n_in * scale_factor)
