@@ -1,0 +1,244 @@
+"""Time cresize side by side with PyTorch, OpenCV and Pillow, in one run.
+
+    python benchmarks/run.py [--threads 2] [--repeat 7] [--cases up,down-aa] [--write]
+
+Each case runs every available library in the same process, alternating
+libraries round by round after a warm-up, and reports the median time of each
+and the ratio cresize / peer (below 1 means cresize is faster). Absolute times
+on a shared machine are noise; the ratios from one run are the figure.
+``--write`` stores the table with the machine description in
+``benchmarks/RESULTS.md``.
+"""
+import argparse
+import os
+import platform
+import statistics
+import sys
+import time
+
+import numpy as np
+
+import cresize
+
+try:
+    import torch
+    import torch.nn.functional as F
+except ImportError:  # pragma: no cover - optional
+    torch = None
+try:
+    import cv2
+except ImportError:  # pragma: no cover - optional
+    cv2 = None
+try:
+    from PIL import Image
+except ImportError:  # pragma: no cover - optional
+    Image = None
+
+TORCH_MODE = {"nearest": "nearest", "nearest-exact": "nearest-exact", "bilinear": "bilinear",
+              "bicubic": "bicubic", "area": "area", "lanczos3": "lanczos"}
+CV2_MODE = {"nearest": "INTER_NEAREST", "bilinear": "INTER_LINEAR", "bicubic": "INTER_CUBIC",
+            "area": "INTER_AREA"}
+PIL_MODE = {"bilinear": "BILINEAR", "bicubic": "BICUBIC", "lanczos3": "LANCZOS"}
+
+
+class Case:
+    """One row: a geometry and options, forward or backward."""
+
+    def __init__(self, group, shape, size, mode, antialias=False, backward=False,
+                 dtype=np.float32, axes=None):
+        self.group, self.shape, self.size, self.mode = group, shape, size, mode
+        self.antialias, self.backward, self.dtype, self.axes = antialias, backward, dtype, axes
+
+    @property
+    def label(self):
+        aa = "+aa" if self.antialias else ""
+        shape = "x".join(map(str, self.shape))
+        size = "x".join(map(str, self.size))
+        kind = "bwd" if self.backward else "fwd"
+        return f"{self.group} {np.dtype(self.dtype).name} {shape}->{size} {self.mode}{aa} {kind}"
+
+    def out_shape(self):
+        shape = list(self.shape)
+        for a, n in zip(self.axes or range(len(shape) - len(self.size), len(shape)), self.size):
+            shape[a] = n
+        return tuple(shape)
+
+
+def cases(selected):
+    up, down, aa_modes = (8, 3, 512, 512), (8, 3, 512, 512), ("bilinear", "bicubic", "lanczos3")
+    table = []
+    for backward in (False, True):
+        table += [Case("up", up, (1024, 1024), m, backward=backward)
+                  for m in ("nearest", "bilinear", "bicubic", "lanczos3")]
+        table += [Case("down-aa", down, (256, 256), m, antialias=True, backward=backward)
+                  for m in aa_modes]
+        table += [Case("down-aa", down, (256, 256), "area", backward=backward)]
+        table += [Case("f64", up, (1024, 1024), "bicubic", backward=backward, dtype=np.float64)]
+        table += [Case("small", (1, 3, 64, 64), (128, 128), "bilinear", backward=backward)]
+        table += [Case("extreme", (1, 1, 4096, 4096), (64, 64), "bicubic", antialias=True,
+                       backward=backward),
+                  Case("extreme", (1, 1, 4096, 4096), (8192, 8192), "bilinear", backward=backward)]
+    table.append(Case("image", (2048, 2048, 3), (1024, 1024), "lanczos3", antialias=True,
+                      dtype=np.uint8, axes=(0, 1)))
+    return [c for c in table if c.group in selected]
+
+
+def runners(case, threads):
+    """{library: zero-argument callable} for every library that can run the case."""
+    rng = np.random.default_rng(0)
+    if np.dtype(case.dtype).kind == "u":
+        x = rng.integers(0, 256, case.shape).astype(case.dtype)
+    else:
+        x = rng.uniform(-1, 1, case.shape).astype(case.dtype)
+    out_shape = case.out_shape()
+    opts = dict(mode=case.mode, antialias=case.antialias)
+    found = {}
+    if case.backward:
+        g = rng.uniform(-1, 1, out_shape).astype(case.dtype)
+        found["cresize"] = lambda: cresize.resize_backward(g, x.shape, num_threads=threads, **opts)
+    else:
+        found["cresize"] = lambda: cresize.resize(x, case.size, axes=case.axes,
+                                                  num_threads=threads, **opts)
+    found.update(torch_runner(case, x, out_shape))
+    if not case.backward:
+        found.update(cv2_runner(case, x))
+        found.update(pil_runner(case, x))
+    return found
+
+
+def torch_runner(case, x, out_shape):
+    if torch is None or case.mode not in TORCH_MODE:
+        return {}
+    if case.axes == (0, 1):  # HWC uint8 image: torch wants NCHW
+        t = torch.from_numpy(np.ascontiguousarray(x.transpose(2, 0, 1)))[None]
+    else:
+        t = torch.from_numpy(x)
+    kwargs = dict(size=case.size, mode=TORCH_MODE[case.mode])
+    if case.antialias:
+        kwargs["antialias"] = True
+    if case.mode in ("bilinear", "bicubic"):
+        kwargs["align_corners"] = False
+    try:
+        F.interpolate(t[:1, :1], **kwargs)
+    except (RuntimeError, NotImplementedError, ValueError):
+        return {}
+    if not case.backward:
+        return {"torch": lambda: F.interpolate(t, **kwargs)}
+    t = t.clone().requires_grad_(True)
+    y = F.interpolate(t, **kwargs)
+    g = torch.ones_like(y)
+    try:
+        torch.autograd.grad(y, t, g, retain_graph=True)
+    except (RuntimeError, NotImplementedError):
+        return {}
+    return {"torch": lambda: torch.autograd.grad(y, t, g, retain_graph=True)}
+
+
+def cv2_runner(case, x):
+    if cv2 is None or case.mode not in CV2_MODE or (case.antialias and case.mode != "area"):
+        if not (cv2 is not None and case.antialias and case.mode == "bilinear"):
+            return {}
+    flag = getattr(cv2, CV2_MODE["area" if case.antialias else case.mode])
+    h, w = case.size
+    if case.axes == (0, 1):
+        return {"opencv": lambda: cv2.resize(x, (w, h), interpolation=flag)}
+    planes = x.reshape(-1, *x.shape[-2:])
+    return {"opencv" + ("-area" if case.antialias else ""):
+            lambda: [cv2.resize(p, (w, h), interpolation=flag) for p in planes]}
+
+
+def pil_runner(case, x):
+    if Image is None or not case.antialias or case.mode not in PIL_MODE:
+        return {}
+    flag = getattr(Image.Resampling, PIL_MODE[case.mode])
+    h, w = case.size
+    if case.axes == (0, 1):
+        img = Image.fromarray(x)
+        return {"pillow": lambda: img.resize((w, h), flag)}
+    images = [Image.fromarray(p) for p in x.reshape(-1, *x.shape[-2:])]
+    return {"pillow": lambda: [im.resize((w, h), flag) for im in images]}
+
+
+def copy_floor(case):
+    """A NumPy copy of an array the size of the result: the memory-bandwidth yardstick."""
+    shape = case.out_shape() if not case.backward else case.shape
+    src = np.ones(shape, case.dtype)
+    dst = np.empty_like(src)
+    return lambda: np.copyto(dst, src)
+
+
+def measure(funcs, repeat):
+    """Median seconds per library; libraries alternate round by round."""
+    times = {name: [] for name in funcs}
+    for f in funcs.values():
+        f()  # warm-up
+    for _ in range(repeat):
+        for name, f in funcs.items():
+            t0 = time.perf_counter()
+            f()
+            times[name].append(time.perf_counter() - t0)
+    return {name: statistics.median(t) for name, t in times.items()}
+
+
+def machine(threads):
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    libs = [f"cresize {cresize.__version__} (OpenMP {'on' if cresize.openmp_enabled() else 'off'})",
+            f"numpy {np.__version__}"]
+    if torch is not None:
+        libs.append(f"torch {torch.__version__}")
+    if cv2 is not None:
+        libs.append(f"opencv {cv2.__version__}")
+    if Image is not None:
+        import PIL
+        libs.append(f"pillow {PIL.__version__}")
+    return (f"CPU: {cpu}; {os.cpu_count()} logical cores; threads per library: {threads} "
+            f"(Pillow is single-threaded)\n\nLibraries: {', '.join(libs)}\n\nPython {sys.version.split()[0]}")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--cases", default="up,down-aa,f64,small,image,extreme",
+                        help="comma-separated groups: up, down-aa, f64, small, image, extreme")
+    parser.add_argument("--write", action="store_true", help="write benchmarks/RESULTS.md")
+    args = parser.parse_args(argv)
+    if torch is not None:
+        torch.set_num_threads(args.threads)
+    if cv2 is not None:
+        cv2.setNumThreads(args.threads)
+    peers = ["torch", "opencv", "opencv-area", "pillow"]
+    head = ("| case | cresize ms | copy floor ms | cresize/copy | "
+            + " | ".join(f"cresize/{p}" for p in peers) + " |")
+    lines = [head, "|" + "---|" * (4 + len(peers))]
+    print(lines[0]), print(lines[1])
+    for case in cases(set(args.cases.split(","))):
+        funcs = runners(case, args.threads)
+        funcs["copy"] = copy_floor(case)
+        repeat = args.repeat if case.group != "small" else args.repeat * 20
+        t = measure(funcs, repeat)
+        ratios = [f"{t['cresize'] / t[p]:.2f}" if p in t else "" for p in peers]
+        row = (f"| {case.label} | {t['cresize'] * 1e3:.2f} | {t['copy'] * 1e3:.2f} | "
+               f"{t['cresize'] / t['copy']:.2f} | " + " | ".join(ratios) + " |")
+        print(row, flush=True)
+        lines.append(row)
+    if args.write:
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "RESULTS.md")
+        with open(path, "w") as f:
+            f.write("# Benchmark results\n\n" + machine(args.threads) + "\n\n"
+                    f"Command: `python benchmarks/run.py --threads {args.threads} "
+                    f"--repeat {args.repeat} --cases {args.cases} --write`\n\n"
+                    "Medians; a ratio below 1 means cresize is faster. `opencv-area` is "
+                    "`cv2.INTER_AREA`, OpenCV's antialiased shrink, against cresize's antialiased "
+                    "mode.\n\n" + "\n".join(lines) + "\n")
+        print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

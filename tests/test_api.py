@@ -1,0 +1,239 @@
+"""The user-facing contract of resize / resize_backward / weights: dtypes,
+layouts, out=, num_threads and the errors for bad input."""
+import numpy as np
+import pytest
+
+import cresize
+
+
+def rand(shape, dtype=np.float64, seed=0):
+    return np.random.default_rng(seed).uniform(-1, 1, shape).astype(dtype)
+
+
+def test_public_names():
+    assert cresize.MODES == ("nearest", "nearest-exact", "bilinear", "bicubic", "lanczos3", "area")
+    assert isinstance(cresize.openmp_enabled(), bool)
+    assert isinstance(cresize.__version__, str)
+
+
+@pytest.mark.parametrize("alias,mode", [("linear", "bilinear"), ("trilinear", "bilinear"),
+                                        ("cubic", "bicubic"), ("nearest_exact", "nearest-exact")])
+def test_aliases(alias, mode):
+    x = rand((5, 9, 10))
+    assert np.array_equal(cresize.resize(x, (4, 17), mode=alias), cresize.resize(x, (4, 17), mode=mode))
+
+
+def test_align_corners_none_means_false():
+    x = rand((9, 10))
+    assert np.array_equal(cresize.resize(x, 5, align_corners=None),
+                          cresize.resize(x, 5, align_corners=False))
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.int16, np.int8, np.int32])
+def test_integer_images_round_and_clip(dtype):
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(0)
+    x = rng.integers(info.min, info.max, (12, 15), endpoint=True).astype(dtype)
+    x[0, :3] = info.max
+    x[1, :3] = info.min
+    y = cresize.resize(x, (20, 7), mode="lanczos3")  # overshoots at edges: clipping matters
+    assert y.dtype == dtype
+    compute = np.float32 if np.dtype(dtype).itemsize <= 2 else np.float64
+    exact = cresize.resize(x.astype(compute), (20, 7), mode="lanczos3")
+    np.testing.assert_array_equal(y, np.clip(np.rint(exact), info.min, info.max).astype(dtype))
+
+
+def test_float16_computed_in_float32():
+    x = rand((10, 12), np.float16)
+    y = cresize.resize(x, (7, 30), mode="bicubic")
+    assert y.dtype == np.float16
+    np.testing.assert_array_equal(
+        y, cresize.resize(x.astype(np.float32), (7, 30), mode="bicubic").astype(np.float16))
+
+
+@pytest.mark.parametrize("dtype", [bool, np.complex64, np.complex128, object, "U3", "M8[s]"])
+def test_bad_dtypes(dtype):
+    with pytest.raises(TypeError, match="x must be"):
+        cresize.resize(np.zeros((4, 4), dtype=dtype), 2)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.int32, np.uint8, bool])
+def test_backward_dtypes(dtype):
+    with pytest.raises(TypeError, match="grad_output must be float32 or float64"):
+        cresize.resize_backward(np.zeros((4, 4), dtype=dtype), (2, 2))
+
+
+def test_any_strides_and_byte_order():
+    base = rand((2, 21, 3, 17))
+    expected = cresize.resize(np.ascontiguousarray(base[:, ::2, 1, ::-1]), (4, 9))
+    for view in (base[:, ::2, 1, ::-1], np.asfortranarray(base)[:, ::2, 1, ::-1],
+                 base.astype(">f8")[:, ::2, 1, ::-1]):
+        y = cresize.resize(view, (4, 9))
+        assert y.flags.c_contiguous and y.dtype == np.float64 and y.dtype.isnative
+        np.testing.assert_array_equal(y, expected)
+    g = rand((2, 4, 9), seed=1)
+    expected_g = cresize.resize_backward(g, (2, 11, 17))
+    np.testing.assert_array_equal(cresize.resize_backward(g.astype(">f8"), (2, 11, 17)), expected_g)
+    np.testing.assert_array_equal(
+        cresize.resize_backward(np.asfortranarray(g), (2, 11, 17)), expected_g)
+
+
+def test_inputs_are_never_modified():
+    x = rand((3, 8, 8))
+    x.flags.writeable = False  # read-only arrays are accepted
+    keep = x.copy()
+    y = cresize.resize(x, (16, 5), mode="bicubic")
+    g = np.ones_like(y)
+    g.flags.writeable = False
+    cresize.resize_backward(g, x.shape, mode="bicubic")
+    assert np.array_equal(x, keep) and np.all(g == 1)
+    same = cresize.resize(x, (8, 8))
+    assert np.array_equal(same, x) and not np.shares_memory(same, x)
+
+
+def test_lists_are_accepted():
+    assert np.array_equal(cresize.resize([[1.0, 2.0], [3.0, 4.0]], (2, 2)), [[1, 2], [3, 4]])
+
+
+def test_out():
+    x = rand((2, 9, 10), np.float32)
+    out = np.empty((2, 4, 20), np.float32)
+    assert cresize.resize(x, (4, 20), out=out) is out
+    np.testing.assert_array_equal(out, cresize.resize(x, (4, 20)))
+    gout = np.empty(x.shape, np.float32)
+    assert cresize.resize_backward(out, x.shape, out=gout) is gout
+    np.testing.assert_array_equal(gout, cresize.resize_backward(out, x.shape))
+    same = np.empty_like(x)
+    assert cresize.resize(x, (9, 10), out=same) is same and np.array_equal(same, x)
+    u8 = (x * 100 + 100).astype(np.uint8)
+    out8 = np.empty((2, 4, 20), np.uint8)
+    assert cresize.resize(u8, (4, 20), out=out8) is out8
+    np.testing.assert_array_equal(out8, cresize.resize(u8, (4, 20)))
+
+
+@pytest.mark.parametrize("bad,message", [
+    (np.empty((2, 4, 21), np.float32), "shape"),
+    (np.empty((2, 4, 20), np.float64), "dtype"),
+    (np.empty((2, 20, 4), np.float32).transpose(0, 2, 1), "C-contiguous"),
+    (np.empty((2, 4, 20), ">f4"), "dtype"),
+    ([[0.0]], "NumPy array"),
+])
+def test_bad_out(bad, message):
+    with pytest.raises((ValueError, TypeError), match=message):
+        cresize.resize(rand((2, 9, 10), np.float32), (4, 20), out=bad)
+
+
+def test_out_read_only_or_overlapping():
+    x = rand((2, 9, 10))
+    ro = np.empty((2, 4, 20))
+    ro.flags.writeable = False
+    with pytest.raises(ValueError, match="writeable"):
+        cresize.resize(x, (4, 20), out=ro)
+    with pytest.raises(ValueError, match="share memory"):
+        cresize.resize(x, (9, 10), out=x)
+    big = np.zeros((2, 9, 30))
+    with pytest.raises(ValueError, match="share memory"):
+        cresize.resize_backward(big[:, :, :20], (2, 9, 20), out=big.reshape(-1)[:360].reshape(2, 9, 20))
+
+
+@pytest.mark.parametrize("kwargs,exc,message", [
+    (dict(size=3, mode="bilinearr"), ValueError, "mode must be one of"),
+    (dict(size=3, mode=3), TypeError, "mode must be a string"),
+    (dict(), ValueError, "size or scale_factor"),
+    (dict(size=3, scale_factor=2.0), ValueError, "not both"),
+    (dict(size=0), ValueError, "size must be >= 1"),
+    (dict(size=(3, -1)), ValueError, "size must be >= 1"),
+    (dict(size=2.5), TypeError, "size must be a positive int"),
+    (dict(size=True), TypeError, "size must be a positive int"),
+    (dict(size="3"), TypeError, "size must be a positive int"),
+    (dict(scale_factor=0.0), ValueError, "scale_factor must be finite and > 0"),
+    (dict(scale_factor=-1.5), ValueError, "scale_factor must be finite and > 0"),
+    (dict(scale_factor=float("nan")), ValueError, "scale_factor must be finite and > 0"),
+    (dict(scale_factor=float("inf")), ValueError, "scale_factor must be finite and > 0"),
+    (dict(scale_factor="2"), TypeError, "scale_factor must be a positive float"),
+    (dict(scale_factor=0.01), ValueError, "at least 1"),
+    (dict(size=(2, 2, 2, 2)), ValueError, "only 3 dimensions"),
+    (dict(size=3, axes=(0, 0)), ValueError, "duplicate"),
+    (dict(size=3, axes=(1, -2)), ValueError, "duplicate"),
+    (dict(size=3, axes=(3,)), ValueError, "out of range"),
+    (dict(size=3, axes=(-4,)), ValueError, "out of range"),
+    (dict(size=3, axes=1.0), TypeError, "axes must be an int"),
+    (dict(size=3, axes=()), ValueError, "at least one axis"),
+    (dict(size=(3, 3), axes=(0,)), ValueError, "size has 2 entries but axes has 1"),
+    (dict(size=3, mode="nearest", align_corners=True), ValueError, "align_corners=True"),
+    (dict(size=3, mode="nearest-exact", align_corners=True), ValueError, "align_corners=True"),
+    (dict(size=3, mode="area", align_corners=True), ValueError, "align_corners=True"),
+    (dict(size=3, mode="nearest", antialias=True), ValueError, "antialias=True"),
+    (dict(size=3, mode="area", antialias=True), ValueError, "antialias=True"),
+    (dict(size=3, align_corners="yes"), TypeError, "align_corners must be"),
+    (dict(size=3, antialias=None), TypeError, "antialias must be"),
+    (dict(size=3, num_threads=0), ValueError, "num_threads"),
+    (dict(size=3, num_threads=1.5), TypeError, "num_threads"),
+    (dict(size=3, num_threads=True), TypeError, "num_threads"),
+])
+def test_bad_arguments(kwargs, exc, message):
+    x = rand((2, 5, 6))
+    keep = x.copy()
+    with pytest.raises(exc, match=message):
+        cresize.resize(x, **kwargs)
+    assert np.array_equal(x, keep)
+
+
+def test_bad_shapes():
+    with pytest.raises(ValueError, match="at least one dimension"):
+        cresize.resize(np.float64(3.0), 2)
+    with pytest.raises(ValueError, match="length 0"):
+        cresize.resize(np.zeros((3, 0, 4)), (2, 2))
+    assert cresize.resize(np.zeros((0, 4, 4)), (2, 3)).shape == (0, 2, 3)  # empty batch is fine
+
+
+@pytest.mark.parametrize("call,exc,message", [
+    (lambda g: cresize.resize_backward(g, (2, 9, 10, 1)), ValueError, "dimensions"),
+    (lambda g: cresize.resize_backward(g, (2, 0, 10)), ValueError, "length 0"),
+    (lambda g: cresize.resize_backward(g, (2, 9, 10), scale_factor=3.0), ValueError,
+     "grad_output has shape"),
+    (lambda g: cresize.resize_backward(g, (2, 9, 10), axes=(2,)), ValueError,
+     "grad_output has shape"),
+    (lambda g: cresize.resize_backward(g, "abc"), TypeError, "input_shape"),
+    (lambda g: cresize.resize_backward(g, (2, 9, 10), mode="nearest", align_corners=True),
+     ValueError, "align_corners"),
+])
+def test_bad_backward(call, exc, message):
+    g = rand((2, 4, 20))
+    with pytest.raises(exc, match=message):
+        call(g)
+
+
+def test_backward_with_scale_factor():
+    x = rand((2, 9, 10))
+    y = cresize.resize(x, scale_factor=(0.5, 2.1), mode="bicubic")
+    g = rand(y.shape, seed=3)
+    gx = cresize.resize_backward(g, x.shape, scale_factor=(0.5, 2.1), mode="bicubic")
+    assert np.vdot(y, g) == pytest.approx(np.vdot(x, gx), rel=1e-12)
+    assert not np.array_equal(gx, cresize.resize_backward(g, x.shape, mode="bicubic"))
+
+
+def test_num_threads_negative_counts_back():
+    x = rand((40, 50))
+    y = cresize.resize(x, (13, 77))
+    for n in (-1, -2, -1000, 1, 7):
+        assert np.array_equal(cresize.resize(x, (13, 77), num_threads=n), y)
+
+
+@pytest.mark.parametrize("kwargs,exc,message", [
+    (dict(in_size=0, out_size=3), ValueError, "in_size"),
+    (dict(in_size=4), ValueError, "out_size or scale_factor"),
+    (dict(in_size=4, out_size=3, scale_factor=2.0), ValueError, "does not match"),
+    (dict(in_size=4, out_size=3.0), TypeError, "out_size"),
+    (dict(in_size=4, out_size=3, mode="area", align_corners=True), ValueError, "align_corners"),
+])
+def test_bad_weights(kwargs, exc, message):
+    with pytest.raises(exc, match=message):
+        cresize.weights(**kwargs)
+
+
+def test_weights_with_scale_factor():
+    w = cresize.weights(10, scale_factor=0.55, mode="bilinear")
+    assert w.shape == (5, 10)
+    assert np.array_equal(w, cresize.weights(10, 5, scale_factor=0.55, mode="bilinear"))
+    assert not np.array_equal(w, cresize.weights(10, 5, mode="bilinear"))  # 1/f is not I/O
