@@ -181,34 +181,56 @@ def weights(in_size, out_size=None, *, mode="bilinear", align_corners=False,
 
 
 def _apply(src, tables, out, num_threads):
-    """Contract ``src`` with each axis' table; the pass that shrinks most goes first."""
-    passes = [(axis, t) for axis, t in tables.items() if not t.is_identity]
-    passes.sort(key=lambda p: p[1].n_out / p[1].n_in)
-    if not passes:
+    """Contract ``src`` with each axis' table; the step that shrinks most goes first.
+
+    The last two adjacent resized axes are done together in one sweep with no
+    intermediate array (``_kernels.resize_2d``); any other axis is a pass of its own.
+    """
+    passes = sorted((axis, t) for axis, t in tables.items() if not t.is_identity)
+    steps = [[p] for p in passes]
+    if len(passes) >= 2 and passes[-2][0] + 1 == passes[-1][0]:
+        steps[-2:] = [passes[-2:]]
+    steps.sort(key=lambda step: np.prod([t.n_out / t.n_in for _, t in step]))
+    current = src
+    for number, step in enumerate(steps):
+        shape = list(current.shape)
+        for axis, table in step:
+            shape[axis] = table.n_out
+        last = number == len(steps) - 1
+        dst = out if (last and out is not None) else np.empty(shape, src.dtype)
+        if dst.size:
+            _run_step(current, dst, step, num_threads)
+        current = dst
+    if current is src:  # every axis was an identity
         if out is None:
             return src.copy()
         np.copyto(out, src)
         return out
-    current = src
-    for step, (axis, table) in enumerate(passes):
-        shape = list(current.shape)
-        shape[axis] = table.n_out
-        last = step == len(passes) - 1
-        dst = out if (last and out is not None) else np.empty(shape, src.dtype)
-        outer = int(np.prod(shape[:axis], dtype=np.int64))
-        inner = int(np.prod(shape[axis + 1:], dtype=np.int64))
-        index, weight, count = table.kernel_args(src.dtype)
-        if dst.size:
-            if inner == 1:
-                _kernels.gather_lines(current.reshape(outer, table.n_in),
-                                      dst.reshape(outer, table.n_out),
-                                      index, weight, count, num_threads)
-            else:
-                _kernels.gather_planes(current.reshape(outer, table.n_in, inner),
-                                       dst.reshape(outer, table.n_out, inner),
-                                       index, weight, count, num_threads)
-        current = dst
     return current
+
+
+def _run_step(src, dst, step, num_threads):
+    first, table = step[0]
+    outer = int(np.prod(src.shape[:first], dtype=np.int64))
+    inner = int(np.prod(dst.shape[step[-1][0] + 1:], dtype=np.int64))
+    if len(step) == 2:
+        x_table = step[1][1]
+        vertical_first = table.n_out <= table.n_in
+        slots = 1 if vertical_first else table.span
+        row = x_table.n_in if vertical_first else slots * x_table.n_out
+        scratch = np.empty((num_threads, row * inner), src.dtype)
+        tags = np.empty((num_threads, slots), np.intp)
+        _kernels.resize_2d(src.reshape(outer, table.n_in, -1),
+                           dst.reshape(outer, table.n_out, -1), inner,
+                           *table.kernel_args(src.dtype), *x_table.kernel_args(src.dtype),
+                           x_table.fixed, vertical_first, scratch, tags, num_threads)
+    elif inner == 1:
+        _kernels.gather_lines(src.reshape(outer, table.n_in), dst.reshape(outer, table.n_out),
+                              *table.kernel_args(src.dtype), table.fixed, num_threads)
+    else:
+        _kernels.gather_planes(src.reshape(outer, table.n_in, inner),
+                               dst.reshape(outer, table.n_out, inner),
+                               *table.kernel_args(src.dtype), num_threads)
 
 
 # ----------------------------------------------------------------------------
@@ -371,7 +393,21 @@ def _check_out(out, shape, dtype, inputs):
 
 
 def _threads(num_threads):
-    default = _kernels.max_threads()
+    """Resolve ``num_threads`` for a kernel call (None: OpenMP's current default).
+
+    libgomp is not fork-safe: a child forked after the parent ran a parallel
+    loop hangs in its own next one. So the first call watches for ``fork()``
+    (``os.register_at_fork``), and in a child forked after that the default is
+    1 thread; an explicit positive count is still honoured.
+    """
+    fork = _threads.__dict__
+    if "forked" not in fork:
+        fork["forked"] = False
+        if _kernels.openmp_enabled():
+            import os
+            if hasattr(os, "register_at_fork"):
+                os.register_at_fork(after_in_child=lambda: fork.update(forked=True))
+    default = 1 if fork["forked"] else _kernels.max_threads()
     if num_threads is None:
         return default
     if isinstance(num_threads, bool) or not isinstance(num_threads, (numbers.Integral, np.integer)):

@@ -1,16 +1,21 @@
-"""Gather kernels: apply one axis' tap table to an array.
+"""Gather kernels: apply tap tables to arrays.
 
-A table row ``o`` holds ``count[o]`` taps ``(index[o, k], weight[o, k])``;
-output ``o`` is ``sum_k weight[o, k] * input[index[o, k]]``, accumulated in the
-array's dtype in tap order. The forward pass uses a mode's table, the backward
-pass the transposed table, so neither needs atomics and every output is summed in
-the same order whatever the thread count.
+A table row ``o`` holds ``count[o]`` taps ``(index[o, k], weight[o, k])`` and
+is padded to the table's width with its own first index and weight 0; output
+``o`` is ``sum_k weight[o, k] * input[index[o, k]]``, accumulated in the array's
+dtype in tap order, starting from the first tap. The forward pass uses a mode's
+table, the backward pass the transposed table, so neither needs atomics and
+every output is summed in the same order whatever the thread count.
+
+``fixed`` is the table's width when every row has at least one tap (then the
+padded width is looped over, a zero-weight tap adding an exact 0), else 0 (then
+``count`` is looped over, so an empty row is an exact 0 that no NaN reaches).
 
 Everything here is called with validated, allocated, C-contiguous arrays (see
 ``_api.py``); nothing inside a ``nogil`` block can fail.
 """
 from cython cimport floating
-from cython.parallel cimport prange
+from cython.parallel cimport parallel, prange, threadid
 
 from cresize._openmp cimport cresize_max_threads, cresize_openmp_enabled
 
@@ -27,27 +32,17 @@ def max_threads():
 
 def gather_lines(const floating[:, ::1] src, floating[:, ::1] dst,
                  const Py_ssize_t[:, ::1] index, const floating[:, ::1] weight,
-                 const Py_ssize_t[::1] count, int num_threads):
+                 const Py_ssize_t[::1] count, Py_ssize_t fixed, int num_threads):
     """Resize along the contiguous axis: ``src (R, I) -> dst (R, O)``."""
     cdef Py_ssize_t rows = dst.shape[0], n_out = dst.shape[1]
     cdef Py_ssize_t r, o
     if rows >= num_threads:
         for r in prange(rows, nogil=True, schedule="static", num_threads=num_threads):
-            for o in range(n_out):
-                dst[r, o] = _dot(&src[r, 0], &index[o, 0], &weight[o, 0], count[o])
-    else:
+            _resample_row(&dst[r, 0], &src[r, 0], 1, index, weight, count, fixed)
+    else:  # a few long lines: share out the outputs instead
         for o in prange(n_out, nogil=True, schedule="static", num_threads=num_threads):
             for r in range(rows):
                 dst[r, o] = _dot(&src[r, 0], &index[o, 0], &weight[o, 0], count[o])
-
-
-cdef inline floating _dot(const floating* line, const Py_ssize_t* index,
-                          const floating* weight, Py_ssize_t count) noexcept nogil:
-    cdef floating acc = 0
-    cdef Py_ssize_t k
-    for k in range(count):
-        acc = acc + weight[k] * line[index[k]]
-    return acc
 
 
 def gather_planes(const floating[:, :, ::1] src, floating[:, :, ::1] dst,
@@ -64,19 +59,147 @@ def gather_planes(const floating[:, :, ::1] src, floating[:, :, ::1] dst,
         a = j // n_out
         o = j - a * n_out
         _combine_rows(&dst[a, o, 0], &src[a, 0, 0], width,
-                      &index[o, 0], &weight[o, 0], count[o])
+                      &index[o, 0], &weight[o, 0], count[o], src.shape[1])
+
+
+def resize_2d(const floating[:, :, ::1] src, floating[:, :, ::1] dst, Py_ssize_t channels,
+              const Py_ssize_t[:, ::1] y_index, const floating[:, ::1] y_weight,
+              const Py_ssize_t[::1] y_count,
+              const Py_ssize_t[:, ::1] x_index, const floating[:, ::1] x_weight,
+              const Py_ssize_t[::1] x_count, Py_ssize_t x_fixed,
+              bint vertical_first, floating[:, ::1] scratch, Py_ssize_t[:, ::1] tags,
+              int num_threads):
+    """Resize two adjacent axes in one sweep: ``src (B, IH, IW*C) -> dst (B, OH, OW*C)``.
+
+    ``C`` (``channels``) trailing values per pixel ride along. No intermediate
+    array: each thread keeps its rows in its row of ``scratch``.
+
+    vertical_first: each output row first combines its input rows into one row
+    of ``IW*C`` (a weighted sum of whole rows), then resamples that row
+    horizontally. Otherwise input rows are resampled horizontally into a ring of
+    ``tags.shape[1]`` rows per thread, each computed once and reused by the next
+    output rows, and the ring rows are combined. The choice depends on the shapes
+    only, so the result does not depend on the thread count.
+    """
+    cdef Py_ssize_t n_planes = dst.shape[0], out_h = dst.shape[1], out_row = dst.shape[2]
+    cdef Py_ssize_t in_h = src.shape[1], in_row = src.shape[2]
+    cdef Py_ssize_t slots = tags.shape[1], jobs = n_planes * out_h
+    cdef Py_ssize_t j, b, oy, k, s, iy, key, tid, t
+    cdef floating* buf
+    cdef Py_ssize_t* tag
+    with nogil, parallel(num_threads=num_threads):
+        tid = threadid()
+        buf = &scratch[tid, 0]
+        tag = &tags[tid, 0]
+        for t in range(slots):
+            tag[t] = -1
+        for j in prange(jobs, schedule="static"):
+            b = j // out_h
+            oy = j - b * out_h
+            if vertical_first:
+                _combine_rows(buf, &src[b, 0, 0], in_row,
+                              &y_index[oy, 0], &y_weight[oy, 0], y_count[oy], in_h)
+                _resample_row(&dst[b, oy, 0], buf, channels, x_index, x_weight, x_count,
+                              x_fixed)
+            else:
+                for k in range(y_count[oy]):
+                    iy = y_index[oy, k]
+                    s = iy % slots
+                    key = b * in_h + iy
+                    if tag[s] != key:
+                        _resample_row(buf + s * out_row, &src[b, iy, 0], channels,
+                                      x_index, x_weight, x_count, x_fixed)
+                        tag[s] = key
+                _combine_rows(&dst[b, oy, 0], buf, out_row,
+                              &y_index[oy, 0], &y_weight[oy, 0], y_count[oy], slots)
+
+
+cdef inline floating _dot(const floating* line, const Py_ssize_t* index,
+                          const floating* weight, Py_ssize_t count) noexcept nogil:
+    cdef floating acc = 0
+    cdef Py_ssize_t k
+    for k in range(count):
+        acc = acc + weight[k] * line[index[k]]
+    return acc
+
+
+cdef inline void _resample_row(floating* out, const floating* line, Py_ssize_t channels,
+                               const Py_ssize_t[:, ::1] index, const floating[:, ::1] weight,
+                               const Py_ssize_t[::1] count, Py_ssize_t fixed) noexcept nogil:
+    """Resample one row of pixels of ``channels`` values along its length."""
+    cdef Py_ssize_t n_out = index.shape[0], o, c, k, n
+    cdef const Py_ssize_t* i
+    cdef const floating* w
+    cdef const floating* pixel
+    cdef floating* target
+    if channels == 1 and fixed == 1:
+        for o in range(n_out):
+            out[o] = weight[o, 0] * line[index[o, 0]]
+    elif channels == 1 and fixed == 2:
+        for o in range(n_out):
+            i = &index[o, 0]
+            w = &weight[o, 0]
+            out[o] = w[0] * line[i[0]] + w[1] * line[i[1]]
+    elif channels == 1 and fixed == 4:
+        for o in range(n_out):
+            i = &index[o, 0]
+            w = &weight[o, 0]
+            out[o] = w[0] * line[i[0]] + w[1] * line[i[1]] + w[2] * line[i[2]] + w[3] * line[i[3]]
+    elif channels == 1:
+        for o in range(n_out):
+            out[o] = _dot(line, &index[o, 0], &weight[o, 0], count[o])
+    else:
+        for o in range(n_out):
+            target = out + o * channels
+            pixel = line + index[o, 0] * channels
+            for c in range(channels):
+                target[c] = weight[o, 0] * pixel[c]
+            n = count[o]
+            if n == 0:
+                for c in range(channels):
+                    target[c] = 0
+            for k in range(1, n):
+                pixel = line + index[o, k] * channels
+                for c in range(channels):
+                    target[c] = target[c] + weight[o, k] * pixel[c]
 
 
 cdef inline void _combine_rows(floating* row, const floating* plane, Py_ssize_t width,
                                const Py_ssize_t* index, const floating* weight,
-                               Py_ssize_t count) noexcept nogil:
+                               Py_ssize_t count, Py_ssize_t n_rows) noexcept nogil:
+    """``row = sum_k weight[k] * plane[index[k] % n_rows]`` over rows of ``width``.
+
+    Taps are taken two at a time in one sweep over the row, in tap order.
+    """
     cdef Py_ssize_t k, c
-    cdef const floating* line
-    cdef floating w
-    for c in range(width):
-        row[c] = 0
-    for k in range(count):
-        w = weight[k]
-        line = plane + index[k] * width
+    cdef const floating* a
+    cdef const floating* b
+    cdef floating wa, wb
+    if count == 0:
         for c in range(width):
-            row[c] = row[c] + w * line[c]
+            row[c] = 0
+        return
+    a = plane + (index[0] % n_rows) * width
+    wa = weight[0]
+    if count == 1:
+        for c in range(width):
+            row[c] = wa * a[c]
+        return
+    b = plane + (index[1] % n_rows) * width
+    wb = weight[1]
+    for c in range(width):
+        row[c] = wa * a[c] + wb * b[c]
+    k = 2
+    while k + 1 < count:
+        a = plane + (index[k] % n_rows) * width
+        b = plane + (index[k + 1] % n_rows) * width
+        wa = weight[k]
+        wb = weight[k + 1]
+        for c in range(width):
+            row[c] = row[c] + wa * a[c] + wb * b[c]
+        k = k + 2
+    if k < count:
+        a = plane + (index[k] % n_rows) * width
+        wa = weight[k]
+        for c in range(width):
+            row[c] = row[c] + wa * a[c]

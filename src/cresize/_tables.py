@@ -53,6 +53,11 @@ class Taps:
         index[rows, slot] = cols
         weight[rows, slot] = vals
         self.n_in, self.n_out = n_in, n_out
+        last = index[np.arange(n_out), np.maximum(count - 1, 0)]
+        #: The most input positions one row spans (first to last tap), at least 1.
+        self.span = int((last - index[:, 0]).max(initial=0)) + 1
+        #: The padded width when no row is empty (kernels may loop over it), else 0.
+        self.fixed = width if count.min(initial=1) >= 1 else 0
         self.index, self.weight, self.count = _frozen(index), _frozen(weight), _frozen(count)
         self.is_identity = (n_in == n_out and width == 1 and bool(np.all(count == 1))
                             and bool(np.all(index[:, 0] == np.arange(n_out)))
