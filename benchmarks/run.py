@@ -73,6 +73,11 @@ def cases(selected):
         table += [Case("down-aa", down, (256, 256), m, antialias=True, backward=backward)
                   for m in aa_modes]
         table += [Case("down-aa", down, (256, 256), "area", backward=backward)]
+        # The rest of every mode at both sizes (the core issue's bar: not slower than PyTorch)
+        table += [Case("modes", up, (1024, 1024), m, backward=backward)
+                  for m in ("nearest-exact", "area")]
+        table += [Case("modes", down, (256, 256), m, backward=backward)
+                  for m in ("nearest", "nearest-exact", "bilinear", "bicubic", "lanczos3")]
         table += [Case("f64", up, (1024, 1024), "bicubic", backward=backward, dtype=np.float64)]
         table += [Case("small", (1, 3, 64, 64), (128, 128), "bilinear", backward=backward)]
         table += [Case("extreme", (1, 1, 4096, 4096), (64, 64), "bicubic", antialias=True,
@@ -204,8 +209,9 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--repeat", type=int, default=7)
-    parser.add_argument("--cases", default="up,down-aa,f64,small,image,extreme",
-                        help="comma-separated groups: up, down-aa, f64, small, image, extreme")
+    parser.add_argument("--cases", default="up,down-aa,modes,f64,small,image,extreme",
+                        help="comma-separated groups: up, down-aa, modes, f64, small, image, "
+                             "extreme")
     parser.add_argument("--write", action="store_true", help="write benchmarks/RESULTS.md")
     args = parser.parse_args(argv)
     if torch is not None:

@@ -130,7 +130,8 @@ def test_finite_differences(config, kwargs):
 @pytest.mark.parametrize("config", CONFIGS, ids=CONFIG_IDS)
 @pytest.mark.parametrize("shape,size", [((3, 70, 90), (45, 200)), ((2, 2, 130, 40), (9, 64)),
                                         ((300, 1), (7, 1))], ids=str)
-def test_threads_bitwise(config, dtype, shape, size):
+def test_threads_bitwise(config, dtype, shape, size, monkeypatch):
+    monkeypatch.setattr(cresize._api, "MIN_WORK_PER_THREAD", 1)  # small arrays use every thread
     opts = options(config)
     x = random_array(shape, dtype)
     results = [cresize.resize(x, size, num_threads=n, **opts) for n in (1, 2, 3, None, -1)]
@@ -140,6 +141,12 @@ def test_threads_bitwise(config, dtype, shape, size):
         assert np.array_equal(r, results[0])
     for r in grads[1:]:
         assert np.array_equal(r, grads[0])
+
+
+def test_threads_bitwise_default_work_split():
+    x = random_array((2, 3, 300, 200), np.float32)
+    y = [cresize.resize(x, (170, 420), mode="bicubic", num_threads=n) for n in (1, 2, 3)]
+    assert np.array_equal(y[0], y[1]) and np.array_equal(y[0], y[2])
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=CONFIG_IDS)

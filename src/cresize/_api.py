@@ -209,7 +209,13 @@ def _apply(src, tables, out, num_threads):
     return current
 
 
+#: Output values per thread below which more threads cost more than they save.
+MIN_WORK_PER_THREAD = 32768
+
+
 def _run_step(src, dst, step, num_threads):
+    # Results do not depend on the thread count, so small steps can use fewer.
+    num_threads = max(1, min(num_threads, dst.size // MIN_WORK_PER_THREAD))
     first, table = step[0]
     outer = int(np.prod(src.shape[:first], dtype=np.int64))
     inner = int(np.prod(dst.shape[step[-1][0] + 1:], dtype=np.int64))
