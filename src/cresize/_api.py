@@ -221,15 +221,17 @@ def _run_step(src, dst, step, num_threads):
     inner = int(np.prod(dst.shape[step[-1][0] + 1:], dtype=np.int64))
     if len(step) == 2:
         x_table = step[1][1]
-        vertical_first = table.n_out <= table.n_in
-        slots = 1 if vertical_first else table.span
-        row = x_table.n_in if vertical_first else slots * x_table.n_out
+        if table.n_out > table.n_in:
+            order, slots, row = _kernels.Order.RING, table.span, table.span * x_table.n_out
+        else:
+            order = _kernels.Order.DIRECT if table.is_selection else _kernels.Order.VERTICAL_FIRST
+            slots, row = 1, x_table.n_in
         scratch = np.empty((num_threads, row * inner), src.dtype)
         tags = np.empty((num_threads, slots), np.intp)
         _kernels.resize_2d(src.reshape(outer, table.n_in, -1),
                            dst.reshape(outer, table.n_out, -1), inner,
                            *table.kernel_args(src.dtype), *x_table.kernel_args(src.dtype),
-                           x_table.fixed, vertical_first, scratch, tags, num_threads)
+                           x_table.fixed, order, scratch, tags, num_threads)
     elif inner == 1:
         _kernels.gather_lines(src.reshape(outer, table.n_in), dst.reshape(outer, table.n_out),
                               *table.kernel_args(src.dtype), table.fixed, num_threads)

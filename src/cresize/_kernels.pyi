@@ -5,6 +5,13 @@ import numpy.typing as npt
 _F = npt.NDArray[np.floating]
 _I = npt.NDArray[np.intp]
 
+import enum
+
+class Order(enum.IntEnum):
+    RING = 0
+    VERTICAL_FIRST = 1
+    DIRECT = 2
+
 def openmp_enabled() -> bool: ...
 def max_threads() -> int: ...
 def gather_lines(src: _F, dst: _F, index: _I, weight: _F, count: _I, fixed: int,
@@ -12,5 +19,5 @@ def gather_lines(src: _F, dst: _F, index: _I, weight: _F, count: _I, fixed: int,
 def gather_planes(src: _F, dst: _F, index: _I, weight: _F, count: _I,
                   num_threads: int) -> None: ...
 def resize_2d(src: _F, dst: _F, channels: int, y_index: _I, y_weight: _F, y_count: _I,
-              x_index: _I, x_weight: _F, x_count: _I, x_fixed: int, vertical_first: bool,
+              x_index: _I, x_weight: _F, x_count: _I, x_fixed: int, order: int,
               scratch: _F, tags: _I, num_threads: int) -> None: ...

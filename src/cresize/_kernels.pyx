@@ -62,24 +62,34 @@ def gather_planes(const floating[:, :, ::1] src, floating[:, :, ::1] dst,
                       &index[o, 0], &weight[o, 0], count[o], src.shape[1])
 
 
+cpdef enum Order:
+    RING = 0
+    VERTICAL_FIRST = 1
+    DIRECT = 2
+
+
 def resize_2d(const floating[:, :, ::1] src, floating[:, :, ::1] dst, Py_ssize_t channels,
               const Py_ssize_t[:, ::1] y_index, const floating[:, ::1] y_weight,
               const Py_ssize_t[::1] y_count,
               const Py_ssize_t[:, ::1] x_index, const floating[:, ::1] x_weight,
               const Py_ssize_t[::1] x_count, Py_ssize_t x_fixed,
-              bint vertical_first, floating[:, ::1] scratch, Py_ssize_t[:, ::1] tags,
+              int order, floating[:, ::1] scratch, Py_ssize_t[:, ::1] tags,
               int num_threads):
     """Resize two adjacent axes in one sweep: ``src (B, IH, IW*C) -> dst (B, OH, OW*C)``.
 
     ``C`` (``channels``) trailing values per pixel ride along. No intermediate
     array: each thread keeps its rows in its row of ``scratch``.
 
-    vertical_first: each output row first combines its input rows into one row
-    of ``IW*C`` (a weighted sum of whole rows), then resamples that row
-    horizontally. Otherwise input rows are resampled horizontally into a ring of
-    ``tags.shape[1]`` rows per thread, each computed once and reused by the next
-    output rows, and the ring rows are combined. The choice depends on the shapes
-    only, so the result does not depend on the thread count.
+    ``order`` (chosen from the tables alone, so the result does not depend on
+    the thread count):
+
+    * ``VERTICAL_FIRST``: each output row first combines its input rows into one
+      row of ``IW*C`` (a weighted sum of whole rows), then resamples that row;
+    * ``RING``: input rows are resampled into a ring of ``tags.shape[1]`` rows
+      per thread, each computed once and reused by the next output rows, and the
+      ring rows are combined;
+    * ``DIRECT``: every output row reads one input row with weight 1 (nearest):
+      that row is resampled straight into the output.
     """
     cdef Py_ssize_t n_planes = dst.shape[0], out_h = dst.shape[1], out_row = dst.shape[2]
     cdef Py_ssize_t in_h = src.shape[1], in_row = src.shape[2]
@@ -96,7 +106,10 @@ def resize_2d(const floating[:, :, ::1] src, floating[:, :, ::1] dst, Py_ssize_t
         for j in prange(jobs, schedule="static"):
             b = j // out_h
             oy = j - b * out_h
-            if vertical_first:
+            if order == DIRECT:
+                _resample_row(&dst[b, oy, 0], &src[b, y_index[oy, 0], 0], channels,
+                              x_index, x_weight, x_count, x_fixed)
+            elif order == VERTICAL_FIRST:
                 _combine_rows(buf, &src[b, 0, 0], in_row,
                               &y_index[oy, 0], &y_weight[oy, 0], y_count[oy], in_h)
                 _resample_row(&dst[b, oy, 0], buf, channels, x_index, x_weight, x_count,

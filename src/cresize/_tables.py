@@ -59,9 +59,10 @@ class Taps:
         #: The padded width when no row is empty (kernels may loop over it), else 0.
         self.fixed = width if count.min(initial=1) >= 1 else 0
         self.index, self.weight, self.count = _frozen(index), _frozen(weight), _frozen(count)
-        self.is_identity = (n_in == n_out and width == 1 and bool(np.all(count == 1))
-                            and bool(np.all(index[:, 0] == np.arange(n_out)))
-                            and bool(np.all(weight == 1.0)))
+        #: Every row reads one input with weight 1 (nearest modes).
+        self.is_selection = width == 1 and bool(np.all(count == 1)) and bool(np.all(weight == 1.0))
+        self.is_identity = (self.is_selection and n_in == n_out
+                            and bool(np.all(index[:, 0] == np.arange(n_out))))
         self._cast = {}
         self._transposed = None
 
