@@ -47,13 +47,20 @@ align_corners, antialias) -> float64 ndarray``
     for any dtype-like.
 
 ``assert_close(actual, expected, scale, dtype, what="")``
-    ``max|actual - expected| <= TOL[dtype] * scale``, NaN positions equal.
+    ``max|actual - expected| <= TOL[dtype] * scale``; non-finite values must
+    sit at the same places with the same value.
+
+``nearest_index_mismatches(mode, I, O, other_index, scale_factor=None)``
+    Where another implementation's nearest index map differs from SPEC's, and
+    which of those differences are not float-rounding boundary cases (SPEC
+    section 3: PyTorch computes the index with a float32 scale).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
+from fractions import Fraction
 
 import numpy as np
 
@@ -76,6 +83,9 @@ __all__ = [
     "operator_scale",
     "tolerance",
     "assert_close",
+    "nearest_coordinate",
+    "nearest_index_mismatches",
+    "backward_matrices",
 ]
 
 MODES = ("nearest", "nearest-exact", "bilinear", "bicubic", "lanczos3", "area")
@@ -270,8 +280,19 @@ def _norm_axis(axis, ndim):
 
 
 def _apply(a, axis, M):
-    """Contract axis ``axis`` of ``a`` with ``M`` (shape (new, old)): ``new[..., o, ...] = sum_i M[o, i] a[..., i, ...]``."""
-    out = np.tensordot(M, a, axes=([1], [axis]))  # new axis comes first
+    """Contract axis ``axis`` of ``a`` with ``M`` (shape (new, old)): ``new[..., o, ...] = sum_i M[o, i] a[..., i, ...]``.
+
+    Only the nonzero entries of a row take part (SPEC section 1: a tap of
+    weight exactly zero is not part of ``W``), so a NaN or Inf reaches exactly
+    the outputs that give it a nonzero weight.
+    """
+    if np.isfinite(a).all():  # a zero weight times a finite value adds nothing
+        return np.moveaxis(np.tensordot(M, a, axes=([1], [axis])), 0, axis)
+    a = np.moveaxis(a, axis, 0)
+    out = np.zeros((M.shape[0],) + a.shape[1:], dtype=np.float64)
+    for o in range(M.shape[0]):
+        nz = np.nonzero(M[o])[0]
+        out[o] = np.tensordot(M[o, nz], a[nz], axes=([0], [0]))
     return np.moveaxis(out, 0, axis)
 
 
@@ -358,13 +379,60 @@ def tolerance(dtype) -> float:
 
 
 def assert_close(actual, expected, scale, dtype, what=""):
-    """``max|actual - expected| <= TOL[dtype] * scale``; NaNs must sit at the same places."""
+    """``max|actual - expected| <= TOL[dtype] * scale``.
+
+    Non-finite values (NaN, +-Inf) must sit at the same places with the same value.
+    """
     actual = np.asarray(actual, dtype=np.float64)
     expected = np.asarray(expected, dtype=np.float64)
     assert actual.shape == expected.shape, f"{what}: shape {actual.shape} != {expected.shape}"
-    nan_a, nan_e = np.isnan(actual), np.isnan(expected)
-    assert np.array_equal(nan_a, nan_e), f"{what}: NaN positions differ"
-    ok = ~nan_e
-    err = float(np.max(np.abs(actual[ok] - expected[ok]), initial=0.0))
+    fin_a, fin_e = np.isfinite(actual), np.isfinite(expected)
+    assert np.array_equal(fin_a, fin_e), f"{what}: non-finite positions differ"
+    assert np.array_equal(actual[~fin_e], expected[~fin_e], equal_nan=True), f"{what}: non-finite values differ"
+    err = float(np.max(np.abs(actual[fin_e] - expected[fin_e]), initial=0.0))
     bound = tolerance(dtype) * scale
-    assert err <= bound, f"{what}: max abs error {err:.3e} > {bound:.3e} (tol {tolerance(dtype)} x scale {scale:.3e})"
+    assert err <= bound, (f"{what}: max abs error {err:.3e} > {bound:.3e} "
+                          f"(tol {tolerance(dtype)} x scale {scale:.3e})")
+
+
+# --------------------------------------------------------------------------
+# Nearest index boundaries (SPEC section 3: PyTorch's float32 scale)
+# --------------------------------------------------------------------------
+
+def nearest_coordinate(mode, in_size, out_size, o, scale_factor=None):
+    """The source coordinate whose floor is the SPEC nearest index (before clamping).
+
+    Size-based it is the exact rational ``o*I/O`` (``(o+0.5)*I/O`` for
+    nearest-exact) as a ``Fraction``; with a scale factor the float64
+    ``o*s`` (``(o+0.5)*s``), ``s = 1/f``.
+    """
+    mode = canonical_mode(mode)
+    if mode not in ("nearest", "nearest-exact"):
+        raise ValueError(mode)
+    half = Fraction(1, 2) if mode == "nearest-exact" else 0
+    if scale_factor is None:
+        return (o + half) * Fraction(in_size, out_size)
+    return (o + float(half)) * (1.0 / scale_factor)
+
+
+def nearest_index_mismatches(mode, in_size, out_size, other_index, scale_factor=None, rel=2.0**-21):
+    """Compare another implementation's nearest index map with SPEC's.
+
+    Returns ``(mismatches, bad)``: ``mismatches`` is the list of ``o`` where
+    ``other_index[o]`` differs from the SPEC index; ``bad`` the subset that is
+    NOT a float-rounding boundary case, i.e. where the two indices differ by
+    more than 1 or the exact coordinate is farther than ``rel`` (relative)
+    from the integer that separates them.  The default ``rel`` = 2**-21 is 4x
+    the error of a float32 scale times a float32 product.
+    """
+    exact = [row[0][0] for row in taps(in_size, out_size, mode, scale_factor=scale_factor)]
+    other = np.asarray(other_index).astype(np.int64)
+    mismatches, bad = [], []
+    for o in np.nonzero(other != np.asarray(exact, dtype=np.int64))[0].tolist():
+        mismatches.append(o)
+        e, t = int(exact[o]), int(other[o])
+        c = nearest_coordinate(mode, in_size, out_size, o, scale_factor)
+        edge = max(e, t)
+        if abs(e - t) != 1 or abs(float(c - edge)) > rel * max(float(c), 1.0):
+            bad.append((o, e, t, float(c)))
+    return mismatches, bad

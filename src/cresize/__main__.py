@@ -12,6 +12,7 @@ SUBCOMMANDS = {
     "check": ("cresize._check", "run the gradient verification matrix"),
     "golden": ("cresize._golden", "write or verify golden test vectors"),
     "resize": ("cresize._cli_resize", "resize image files"),
+    "demo": ("cresize._demo", "write a PNG comparing every mode on a built-in test pattern"),
 }
 
 

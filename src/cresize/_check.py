@@ -1,0 +1,261 @@
+"""``cresize check``: run the gradient verification matrix and print a table.
+
+Every mode x align_corners x antialias x dtype x a set of awkward geometries
+(1-pixel input and output, identity axes, extreme ratios, odd sizes,
+non-integer scale factors, 1-D / 2-D / 3-D, a HWC image) is checked with
+``cresize.testing``: the adjoint identity, float64 finite differences, the dense
+reference, and PyTorch's ``F.interpolate`` (values and gradient) when torch is
+importable and has the mode (nearest indices that PyTorch picks with its float32
+scale are tolerated, SPEC.md section 3). Exit status 1 when anything fails.
+"""
+import argparse
+import functools
+import itertools
+import json
+import sys
+import time
+
+import numpy as np
+
+import cresize
+from cresize import testing
+from cresize._api import _threads
+from cresize._tables import ALIASES, ANTIALIAS_SUPPORT, MODES, NO_ALIGN_CORNERS
+
+#: (name, input shape, size, scale_factor, axes, in the --quick set)
+CASES = (
+    ("1d-up-odd", (2, 7), (12,), None, None, True),
+    ("1d-down-odd", (2, 13), (5,), None, None, False),
+    ("1px-input", (1, 6), (4, 3), None, None, True),
+    ("1px-output", (5, 7), (1, 1), None, None, False),
+    ("identity", (2, 5, 6), (5, 6), None, None, True),
+    ("identity-one-axis", (3, 8, 6), (8, 11), None, None, False),
+    ("extreme-down-97to3", (2, 97, 3), (3,), None, (1,), False),
+    ("extreme-up-3to41", (1, 2, 3), (29, 41), None, None, False),
+    ("odd-nchw", (2, 3, 7, 9), (5, 11), None, None, True),
+    ("scale-1.7x0.45", (2, 9, 10), None, (1.7, 0.45), None, True),
+    ("scale-1.5", (4, 6, 5), None, 1.5, None, False),
+    ("hwc", (6, 5, 3), (4, 9), None, (0, 1), False),
+    ("3d-volume", (1, 5, 6, 7), (3, 8, 4), None, None, True),
+)
+
+DTYPES = (np.float64, np.float32)
+
+#: PyTorch computes float32 source coordinates in float32, so its float32 weights
+#: are off by about ``|K'| * eps32 * src``: float32 rows are compared with PyTorch
+#: within ``TOLERANCES[float32] + TORCH_FLOAT32_SLACK * (longest resized length)``.
+TORCH_FLOAT32_SLACK = 4 * 2.0**-23
+_TORCH_MODES = {"nearest": "nearest", "nearest-exact": "nearest-exact", "area": "area",
+                "bilinear": ("linear", "bilinear", "trilinear"), "bicubic": "bicubic",
+                "lanczos3": "lanczos"}
+
+
+def main(argv=None):
+    """Run the matrix; return 0 when every check passes, 1 otherwise, 2 on bad usage."""
+    parser = argparse.ArgumentParser(prog="cresize check",
+                                     description="Run the gradient verification matrix.")
+    parser.add_argument("--modes", help="comma-separated modes (default: all of "
+                                        f"{', '.join(MODES)})")
+    parser.add_argument("--quick", action="store_true", help="a smaller set of geometries")
+    parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
+    parser.add_argument("--no-torch", action="store_true", help="skip the PyTorch comparison")
+    parser.add_argument("--failures-only", action="store_true", help="print failing rows only")
+    parser.add_argument("--threads", type=int, metavar="N",
+                        help="num_threads of every call (default: OpenMP's default)")
+    try:
+        args = parser.parse_args(argv)
+        modes = _modes(args.modes)
+        if args.threads is not None:
+            _threads(args.threads)
+    except SystemExit as exc:
+        return exc.code
+    except (TypeError, ValueError) as exc:
+        print(f"cresize check: {exc}", file=sys.stderr)
+        return 2
+    torch = None if args.no_torch else _import_torch()
+    cases = [c for c in CASES if c[5] or not args.quick]
+    start = time.perf_counter()
+    rows = [run_one(case, mode, ac, aa, dtype, torch, args.threads)
+            for mode in modes for ac, aa in option_combinations(mode)
+            for case in cases for dtype in DTYPES]
+    seconds = time.perf_counter() - start
+    failed = [r for r in rows if not r["passed"]]
+    _print_table([r for r in rows if not args.failures_only or not r["passed"]])
+    for row in failed:
+        print(f"FAIL {_label(row)}: {row['message']}")
+    print(f"{len(rows)} configurations, {len(failed)} failed, {seconds:.1f} s; "
+          f"cresize {cresize.__version__}, torch "
+          f"{torch.__version__ if torch is not None else 'not compared'}")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump({"cresize": cresize.__version__,
+                       "torch": None if torch is None else torch.__version__,
+                       "tolerances": {str(k): v for k, v in testing.TOLERANCES.items()},
+                       "fd_tolerance": testing.FD_TOLERANCE,
+                       "failed": len(failed), "results": rows}, fh, indent=1)
+    return 1 if failed else 0
+
+
+def option_combinations(mode):
+    """The ``(align_corners, antialias)`` pairs that ``mode`` accepts."""
+    acs = (False,) if mode in NO_ALIGN_CORNERS else (False, True)
+    aas = (False, True) if mode in ANTIALIAS_SUPPORT else (False,)
+    return list(itertools.product(acs, aas))
+
+
+def run_one(case, mode, align_corners, antialias, dtype, torch=None, num_threads=None):
+    """Check one configuration; a dict with the numbers, ``passed`` and ``message``."""
+    name, shape, size, scale_factor, axes, _ = case
+    dtype = np.dtype(dtype)
+    options = dict(scale_factor=scale_factor, mode=mode, align_corners=align_corners,
+                   antialias=antialias, axes=axes)
+    threads = {} if num_threads is None else dict(
+        forward=functools.partial(cresize.resize, num_threads=num_threads),
+        backward=functools.partial(cresize.resize_backward, num_threads=num_threads))
+    row = dict(case=name, shape=list(shape), size=_jsonable(size),
+               scale_factor=_jsonable(scale_factor), axes=_jsonable(axes), mode=mode,
+               align_corners=align_corners, antialias=antialias, dtype=dtype.name,
+               adjoint=None, gradient=None, reference=None, torch=None, torch_tolerated=False)
+    messages = []
+    checks = [("adjoint", testing.check_adjoint, dict(dtype=dtype)),
+              ("reference", testing.check_reference, dict(dtype=dtype))]
+    if dtype == np.float64:
+        checks.append(("gradient", testing.check_gradient, {}))
+    tolerance = testing.TOLERANCES[dtype]
+    for key, check, extra in checks:
+        try:
+            row[key] = check(shape, size, rtol=np.inf, **options, **extra, **threads)
+        except Exception as exc:  # a crash is a failure of this row, not of the run
+            messages.append(f"{key}: {type(exc).__name__}: {exc}")
+            continue
+        limit = testing.FD_TOLERANCE if key == "gradient" else tolerance
+        if not row[key] <= limit:
+            messages.append(f"{key} error {row[key]:.3e} > {limit:.1e}")
+    if torch is not None:
+        try:
+            row["torch"] = torch_deviation(torch, shape, size, dtype=dtype,
+                                           num_threads=num_threads, **options)
+        except Exception as exc:
+            messages.append(f"torch: {type(exc).__name__}: {exc}")
+        limit = tolerance
+        if dtype == np.float32:  # PyTorch computes float32 source coordinates in float32
+            matrices = testing.reference_matrices(shape, size, **options)
+            limit += TORCH_FLOAT32_SLACK * max(max(w.shape) for w in matrices.values())
+        if row["torch"] is not None and not row["torch"] <= limit:
+            if mode in ("nearest", "nearest-exact"):
+                # PyTorch computes nearest indices with a float32 scale (SPEC.md section 3).
+                row["torch_tolerated"] = True
+            else:
+                messages.append(f"torch deviation {row['torch']:.3e} > {limit:.1e}")
+    row["passed"] = not messages
+    row["message"] = "; ".join(messages)
+    return row
+
+
+def torch_deviation(torch, shape, size=None, *, scale_factor=None, mode="bilinear",
+                    align_corners=False, antialias=False, axes=None, dtype=np.float64, seed=1,
+                    num_threads=None):
+    """Largest deviation of cresize from ``F.interpolate`` (value and gradient), relative.
+
+    The resized axes are moved last and the others flattened into the batch, so
+    any geometry PyTorch can express is compared. Returns None when PyTorch has
+    no equivalent of the configuration.
+    """
+    matrices = testing.reference_matrices(shape, size, scale_factor=scale_factor, mode=mode,
+                                          align_corners=align_corners, antialias=antialias,
+                                          axes=axes)
+    axes = tuple(matrices)
+    n = len(axes)
+    torch_mode = _TORCH_MODES[mode]
+    if isinstance(torch_mode, tuple):
+        torch_mode = torch_mode[n - 1] if n <= 3 else None
+    if (n > 3 or (mode == "bicubic" and n != 2) or (antialias and n != 2)
+            or (mode == "lanczos3" and not (antialias and not align_corners and n == 2))):
+        return None
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-1, 1, shape).astype(dtype)
+    options = dict(scale_factor=scale_factor, mode=mode, align_corners=align_corners,
+                   antialias=antialias, axes=axes, num_threads=num_threads)
+    y = cresize.resize(x, size, **options)
+    g = rng.uniform(-1, 1, y.shape).astype(dtype)
+    dx = cresize.resize_backward(g, x.shape, **options)
+    last = tuple(range(len(shape) - n, len(shape)))
+
+    def to_torch(a):
+        a = np.moveaxis(a, axes, last)
+        return torch.from_numpy(np.ascontiguousarray(a).reshape((-1, 1) + a.shape[len(shape) - n:]))
+
+    xt = to_torch(x).requires_grad_(True)
+    kwargs = dict(mode=torch_mode, antialias=antialias)
+    if mode in ("bilinear", "bicubic", "lanczos3"):
+        kwargs["align_corners"] = align_corners
+    if size is not None:
+        sizes = size if isinstance(size, (tuple, list)) else (size,) * n
+        kwargs["size"] = tuple(int(s) for s in sizes)
+    else:
+        factors = scale_factor if isinstance(scale_factor, (tuple, list)) else (scale_factor,) * n
+        kwargs["scale_factor"] = tuple(float(f) for f in factors)
+    yt = torch.nn.functional.interpolate(xt, **kwargs)
+    yt.backward(to_torch(g))
+    deviations = []
+    for ours, theirs, a, mats in ((y, yt.detach(), x, matrices.values()),
+                                  (dx, xt.grad, g, [w.T for w in matrices.values()])):
+        ours = to_torch(ours).to(torch.float64)
+        theirs = theirs.to(torch.float64)
+        if ours.shape != theirs.shape:
+            raise AssertionError(f"PyTorch returned shape {tuple(theirs.shape)}, "
+                                 f"cresize {tuple(ours.shape)}")
+        scale = float(np.abs(a).max()) * float(np.prod([np.abs(w).sum(axis=1).max() for w in mats]))
+        deviation = float((ours - theirs).abs().max()) if ours.numel() else 0.0
+        deviations.append(deviation / scale if scale else deviation)
+    return max(deviations)
+
+
+def _modes(text):
+    if text is None:
+        return list(MODES)
+    modes = []
+    for name in text.split(","):
+        name = ALIASES.get(name.strip(), name.strip())
+        if name not in MODES:
+            raise ValueError(f"--modes: unknown mode {name!r}; choose from {', '.join(MODES)}")
+        modes.append(name)
+    return list(dict.fromkeys(modes))
+
+
+def _import_torch():
+    try:
+        import torch
+    except ImportError:
+        return None
+    return torch
+
+
+def _jsonable(value):
+    if value is None or isinstance(value, (int, float)):
+        return value
+    return list(value)
+
+
+def _label(row):
+    return (f"{row['mode']} ac={int(row['align_corners'])} aa={int(row['antialias'])} "
+            f"{row['dtype']} {row['case']}")
+
+
+def _print_table(rows):
+    header = (f"{'mode':14s}{'ac':>3s}{'aa':>3s}  {'dtype':8s}{'case':20s}{'adjoint':>10s}"
+              f"{'fin.diff':>10s}{'reference':>10s}{'torch':>10s}  result")
+    print(header)
+    print("-" * len(header))
+
+    def cell(value, tolerated=False):
+        return f"{'-':>9s} " if value is None else f"{value:9.1e}" + ("*" if tolerated else " ")
+
+    for r in rows:
+        print(f"{r['mode']:14s}{int(r['align_corners']):3d}{int(r['antialias']):3d}  "
+              f"{r['dtype']:8s}{r['case']:20s}{cell(r['adjoint'])}{cell(r['gradient'])}"
+              f"{cell(r['reference'])}{cell(r['torch'], r['torch_tolerated'])}  "
+              f"{'ok' if r['passed'] else 'FAIL'}")
+    if any(r["torch_tolerated"] for r in rows):
+        print("* PyTorch picks some nearest indices with a float32 scale; the exact rule "
+              "(SPEC.md section 3) wins")

@@ -1,0 +1,234 @@
+"""``cresize golden``: write or verify golden test vectors for resize forward and backward.
+
+``cresize golden --out DIR`` writes one JSON file per case (schema
+``cresize-golden/1``, described in the README) and an ``index.json``: every mode,
+``align_corners`` True and False, antialias on and off, on small NCHW arrays,
+seeded. Another implementation reads each case, computes ``output`` from
+``input`` and ``grad_input`` from ``grad_output``, and writes the case back with
+those two fields replaced (any file name ending in ``.json``; ``"dtype":
+"float32"`` in a result selects the float32 tolerance). ``cresize golden --verify
+RESULTS`` then compares them with the expected values, case by case.
+"""
+import argparse
+import json
+import os
+import sys
+import zlib
+
+import numpy as np
+
+import cresize
+from cresize import testing
+from cresize._check import option_combinations
+from cresize._tables import MODES
+
+SCHEMA = "cresize-golden/1"
+AXES = (2, 3)
+
+#: (name, NCHW input shape, size, scale_factor)
+GEOMETRIES = (
+    ("up", (1, 2, 4, 5), (7, 9), None),
+    ("down", (1, 1, 9, 8), (4, 3), None),
+    ("mixed", (2, 1, 5, 7), (8, 3), None),
+    ("scale", (1, 2, 4, 6), None, (1.75, 0.5)),
+    ("1px", (1, 1, 1, 6), (3, 1), None),
+)
+
+
+def main(argv=None):
+    """Write (``--out``) or verify (``--verify``) golden vectors; the exit status."""
+    parser = argparse.ArgumentParser(prog="cresize golden",
+                                     description="Write or verify golden test vectors.")
+    what = parser.add_mutually_exclusive_group(required=True)
+    what.add_argument("--out", metavar="DIR", help="write the golden cases into DIR")
+    what.add_argument("--verify", metavar="DIR", help="check the result files in DIR")
+    parser.add_argument("--expected", metavar="DIR",
+                        help="with --verify: the golden directory to compare with "
+                             "(default: regenerate the cases in memory with --seed)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--rtol", type=float,
+                        help="with --verify: relative tolerance (default: 1e-12, or 2e-6 for "
+                             "results marked \"dtype\": \"float32\")")
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return exc.code
+    try:
+        if args.out is not None:
+            written = write(args.out, seed=args.seed)
+            print(f"wrote {len(written)} golden cases ({SCHEMA}) to {args.out}")
+            return 0
+        return verify(args.verify, expected=args.expected, seed=args.seed, rtol=args.rtol)
+    except (OSError, ValueError) as exc:
+        print(f"cresize golden: {exc}", file=sys.stderr)
+        return 2
+
+
+def golden_cases(seed=0):
+    """The golden cases as dicts of the JSON schema (values as flat NumPy arrays).
+
+    Parameters
+    ----------
+    seed : int
+        Seed of the inputs and output gradients; each case draws from its own
+        stream ``(seed, crc32(name))``, so a case does not depend on the others.
+
+    Returns
+    -------
+    list of dict
+    """
+    cases = []
+    for mode in MODES:
+        for align_corners, antialias in option_combinations(mode):
+            for geometry, shape, size, scale_factor in GEOMETRIES:
+                name = f"{mode}-ac{int(align_corners)}-aa{int(antialias)}-{geometry}"
+                rng = np.random.default_rng([seed, zlib.crc32(name.encode())])
+                options = dict(scale_factor=scale_factor, mode=mode, axes=AXES,
+                               align_corners=align_corners, antialias=antialias)
+                x = rng.uniform(-1, 1, shape)
+                y = cresize.resize(x, size, **options, num_threads=1)  # tiny: one thread
+                g = rng.uniform(-1, 1, y.shape)
+                matrices = testing.reference_matrices(shape, size, **options)
+                rows = np.prod([np.abs(w).sum(axis=1).max() for w in matrices.values()])
+                cols = np.prod([np.abs(w).sum(axis=0).max() for w in matrices.values()])
+                cases.append({
+                    "schema": SCHEMA, "name": name, "generator": f"cresize {cresize.__version__}",
+                    "seed": seed, "mode": mode, "align_corners": align_corners,
+                    "antialias": antialias, "input_shape": list(shape), "axes": list(AXES),
+                    "size": [y.shape[a] for a in AXES],
+                    "scale_factor": None if scale_factor is None else list(scale_factor),
+                    "output_shape": list(y.shape),
+                    "input": x.ravel(), "output": y.ravel(), "grad_output": g.ravel(),
+                    "grad_input": cresize.resize_backward(g, shape, **options,
+                                                          num_threads=1).ravel(),
+                    "weights": [{"axis": a, "in_size": w.shape[1], "out_size": w.shape[0],
+                                 "matrix": w} for a, w in matrices.items()],
+                    "scale": {"output": float(np.abs(x).max() * rows),
+                              "grad_input": float(np.abs(g).max() * cols)},
+                    "tolerance": {"float64": testing.TOLERANCES[np.dtype(np.float64)],
+                                  "float32": testing.TOLERANCES[np.dtype(np.float32)]},
+                })
+    return cases
+
+
+def write(directory, seed=0):
+    """Write every case to ``DIRECTORY/NAME.json`` plus ``index.json``; the paths."""
+    os.makedirs(directory, exist_ok=True)
+    paths = []
+    cases = golden_cases(seed)
+    for case in cases:
+        path = os.path.join(directory, case["name"] + ".json")
+        with open(path, "w", encoding="utf-8") as fh:
+            json.dump(_jsonable(case), fh)
+            fh.write("\n")
+        paths.append(path)
+    with open(os.path.join(directory, "index.json"), "w", encoding="utf-8") as fh:
+        json.dump({"schema": SCHEMA, "seed": seed, "cases": [c["name"] for c in cases]},
+                  fh, indent=1)
+        fh.write("\n")
+    return paths
+
+
+def verify(directory, expected=None, seed=0, rtol=None):
+    """Compare the result files in ``directory`` with the golden cases; print a report.
+
+    Parameters
+    ----------
+    directory : str
+        Result files: JSON objects with ``name`` and ``output`` and/or
+        ``grad_input`` (flat in C order, or nested), optionally ``dtype``.
+    expected : str, optional
+        A directory written by ``write``; default: the cases regenerated with ``seed``.
+    seed : int
+        Seed of the regenerated cases.
+    rtol : float, optional
+        Tolerance relative to each case's ``scale``; default by the result's ``dtype``.
+
+    Returns
+    -------
+    int
+        0 when every result passes, 1 when any fails or none was found.
+    """
+    if rtol is not None and not rtol > 0:
+        raise ValueError(f"--rtol must be > 0; got {rtol}")
+    golden = _load_dir(expected) if expected is not None else {
+        c["name"]: c for c in golden_cases(seed)}
+    results = _load_dir(directory)
+    failures = 0
+    print(f"{'case':34s}{'output':>11s}{'grad_input':>12s}  result")
+    for name, result in sorted(results.items()):
+        case = golden.get(name)
+        if case is None:
+            failures += 1
+            print(f"{name:34s}{'':23s}  FAIL: not a golden case")
+            continue
+        dtype = result.get("dtype", "float64")
+        if rtol is None and dtype not in case["tolerance"]:
+            failures += 1
+            print(f"{name:34s}{'':23s}  FAIL: dtype must be float32 or float64, not {dtype!r}")
+            continue
+        tol = case["tolerance"][dtype] if rtol is None else rtol
+        cells, problems = [], []
+        for key, shape in (("output", case["output_shape"]), ("grad_input", case["input_shape"])):
+            if key not in result:
+                cells.append("-")
+                continue
+            error, problem = _error(result[key], case[key], shape, case["scale"][key])
+            cells.append("bad" if error is None else f"{error:.1e}")
+            if problem or not error <= tol:
+                problems.append(problem or f"{key} error {error:.2e} > {tol:.1e}")
+        if cells == ["-", "-"]:
+            problems.append("neither output nor grad_input given")
+        failures += bool(problems)
+        status = "FAIL: " + "; ".join(problems) if problems else "ok"
+        print(f"{name:34s}{cells[0]:>11s}{cells[1]:>12s}  {status}")
+    missing = sorted(set(golden) - set(results))
+    print(f"{len(results)} results, {failures} failed, {len(missing)} golden cases without "
+          f"a result{': ' + ', '.join(missing[:5]) + ' ...' if missing else ''}")
+    if not results:
+        print(f"cresize golden: no result files in {directory}", file=sys.stderr)
+    return 1 if failures or not results else 0
+
+
+def _error(values, expected, shape, scale):
+    """``max|values - expected| / scale`` or ``(None, problem)``."""
+    try:
+        values = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        return None, "values are not a list of numbers"
+    if values.size != int(np.prod(shape)) or (values.ndim > 1 and list(values.shape) != shape):
+        return None, f"has {values.size} values of shape {list(values.shape)}; expected {shape}"
+    if not np.all(np.isfinite(values)):
+        return None, "has NaN or Inf"
+    deviation = float(np.abs(values.ravel() - np.ravel(expected)).max(initial=0))
+    return (deviation / scale if scale else deviation), None
+
+
+def _load_dir(directory):
+    if not os.path.isdir(directory):
+        raise ValueError(f"{directory!r} is not a directory")
+    found = {}
+    for entry in sorted(os.listdir(directory)):
+        if not entry.endswith(".json") or entry == "index.json":
+            continue
+        with open(os.path.join(directory, entry), encoding="utf-8") as fh:
+            try:
+                data = json.load(fh)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{entry}: not valid JSON: {exc}") from None
+        if not isinstance(data, dict) or not isinstance(data.get("name"), str):
+            raise ValueError(f"{entry}: expected a JSON object with a \"name\"")
+        if data["name"] in found:
+            raise ValueError(f"{entry}: a second result for case {data['name']!r}")
+        found[data["name"]] = data
+    return found
+
+
+def _jsonable(value):
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_jsonable(v) for v in value]
+    return value

@@ -1,0 +1,343 @@
+"""Resize images: paths, ``PIL.Image`` objects and HW/HWC NumPy arrays.
+
+The pixels are computed by the core kernels (``cresize.resize(..., axes=(0, 1))``),
+never by Pillow's resize; Pillow (``pip install "cresize[image]"``) only reads and
+writes files. Arrays need no Pillow at all.
+"""
+import math
+import numbers
+import os
+import secrets
+
+import numpy as np
+
+from cresize._api import resize
+from cresize._tables import ALIASES, ANTIALIAS_SUPPORT
+
+__all__ = ["open_image", "resize_image", "save_image", "target_size"]
+
+INSTALL_HINT = 'Pillow is needed to read and write image files: pip install "cresize[image]"'
+
+#: ``--format`` names -> (Pillow format, file extension).
+FORMATS = {"png": ("PNG", ".png"), "jpeg": ("JPEG", ".jpg"), "jpg": ("JPEG", ".jpg"),
+           "webp": ("WEBP", ".webp"), "tiff": ("TIFF", ".tif"), "tif": ("TIFF", ".tif"),
+           "bmp": ("BMP", ".bmp")}
+
+# Modes resampled as they are; anything else is converted first (see _pixels).
+_KEEP = {"L", "LA", "RGB", "RGBA", "I", "I;16", "I;16L", "I;16B", "I;16N", "F",
+         "CMYK", "YCbCr", "LAB", "HSV"}
+# Modes each writer takes; others are converted (see _for_format). TIFF takes all.
+_WRITES = {"JPEG": ("L", "RGB", "CMYK"), "WEBP": ("L", "RGB", "RGBA"),
+           "BMP": ("L", "RGB"), "PNG": ("L", "LA", "RGB", "RGBA", "I", "I;16")}
+
+
+def _pil():
+    try:
+        from PIL import Image
+    except ImportError:
+        raise ImportError(INSTALL_HINT) from None
+    return Image
+
+
+def open_image(path):
+    """Read an image file completely and apply its EXIF orientation.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+
+    Returns
+    -------
+    PIL.Image.Image
+        Fully decoded (a corrupt or truncated file raises here, not later),
+        upright, with ``info`` (ICC profile, EXIF without the orientation tag)
+        kept. Pillow has no 16-bit colour modes: it reads 16-bit RGB(A) PNG and
+        TIFF files as 8-bit (16-bit grey is kept); 16-bit colour arrays resize fine.
+    """
+    Image = _pil()
+    from PIL import ImageOps
+    with Image.open(path) as im:
+        im.load()
+        ImageOps.exif_transpose(im, in_place=True)
+    return im
+
+
+def save_image(image, path, *, format=None, quality=None, overwrite=False):
+    """Write an image atomically: to a temporary file next to ``path``, then renamed.
+
+    An exception or Ctrl-C while writing leaves neither a partial ``path`` nor
+    the temporary file.
+
+    Parameters
+    ----------
+    image : PIL.Image.Image or ndarray
+        ICC profile, EXIF and DPI in ``image.info`` are written where the format
+        allows. Modes the format cannot hold are converted: alpha is flattened on
+        white for JPEG and BMP, 16-bit becomes 8-bit for JPEG, WebP and BMP.
+    path : str or os.PathLike
+    format : str, optional
+        One of ``png, jpeg, webp, tiff, bmp`` (or a Pillow format name); by
+        default taken from the extension of ``path``.
+    quality : int, optional
+        JPEG/WebP quality 1-100 (default 90).
+    overwrite : bool
+        Replace an existing ``path``; otherwise ``FileExistsError``.
+    """
+    Image = _pil()
+    path = os.fspath(path)
+    if isinstance(image, np.ndarray):
+        image = Image.fromarray(image)
+    fmt = _format(path, format)
+    if quality is not None and (isinstance(quality, bool) or quality not in range(1, 101)):
+        raise ValueError(f"quality must be an int from 1 to 100; got {quality!r}")
+    image = _for_format(image, fmt)
+    params = {key: image.info[key] for key in ("icc_profile", "exif", "dpi") if image.info.get(key)}
+    if fmt in ("JPEG", "WEBP"):
+        params["quality"] = 90 if quality is None else int(quality)
+    if not overwrite and os.path.lexists(path):
+        raise FileExistsError(f"{path} exists (pass overwrite=True, or --overwrite)")
+    folder, name = os.path.split(path)
+    tmp = os.path.join(folder, f".{name}.{secrets.token_hex(4)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            image.save(f, format=fmt, **params)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def target_size(width, height, size=None, *, scale=None, fit=None, fill=None,
+                allow_upscale=False):
+    """The resized size and the centre crop for a ``width x height`` image.
+
+    Exactly one of ``size``, ``scale``, ``fit`` and ``fill``. Sizes are
+    ``(width, height)``, as in Pillow; lengths are rounded half up, never below 1.
+
+    Parameters
+    ----------
+    size : (int or None, int or None)
+        Exact size; one entry None keeps the aspect ratio.
+    scale : float or (float, float)
+        Factor per axis: ``round(width * f)``.
+    fit : (int, int)
+        The largest size inside the box with the aspect ratio kept.
+    fill : (int, int)
+        The smallest size covering the box with the aspect ratio kept, then
+        cropped to the box around the centre.
+    allow_upscale : bool
+        For ``fit``/``fill``: enlarge small images. Without it an image that
+        would be enlarged keeps its size (``fill`` then crops it to at most the box).
+
+    Returns
+    -------
+    (int, int), tuple or None
+        ``(new_width, new_height)`` and the crop box ``(left, top, right, bottom)``
+        in the resized image, or None when nothing is cropped.
+    """
+    given = {k: v for k, v in dict(size=size, scale=scale, fit=fit, fill=fill).items()
+             if v is not None}
+    if len(given) != 1:
+        raise ValueError(f"give exactly one of size, scale, fit, fill; "
+                         f"got {sorted(given) or 'none'}")
+    (name, value), = given.items()
+    if name == "scale":
+        fx, fy = value if isinstance(value, (tuple, list)) else (value, value)
+        for f in (fx, fy):
+            if isinstance(f, bool) or not isinstance(f, numbers.Real) or not (0 < f < math.inf):
+                raise ValueError(f"scale must be a positive finite number or a pair of them; "
+                                 f"got {value!r}")
+        return (max(1, math.floor(width * fx + 0.5)), max(1, math.floor(height * fy + 0.5))), None
+    if not (isinstance(value, (tuple, list)) and len(value) == 2):
+        raise TypeError(f"{name} must be a (width, height) pair; got {value!r}")
+    for v in value:
+        if v is not None and (isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1):
+            allowed = "positive ints or None" if name == "size" else "positive ints"
+            raise ValueError(f"{name} entries must be {allowed}; got {value!r}")
+    w, h = value
+    if name == "size":
+        if w is None and h is None:
+            raise ValueError("size must give a width, a height or both; got (None, None)")
+        return (w or _ratio(width, h, height), h or _ratio(height, w, width)), None
+    if w is None or h is None:
+        raise ValueError(f"{name} entries must be positive ints; got {value!r}")
+    by_width = (w * height <= h * width) == (name == "fit")  # the width decides
+    new = (w, _ratio(height, w, width)) if by_width else (_ratio(width, h, height), h)
+    if not allow_upscale and (new[0] > width or new[1] > height):
+        new = (width, height)
+    if name == "fit":
+        return new, None
+    crop_w, crop_h = min(w, new[0]), min(h, new[1])
+    left, top = (new[0] - crop_w) // 2, (new[1] - crop_h) // 2
+    crop = (left, top, left + crop_w, top + crop_h)
+    return new, (None if (crop_w, crop_h) == new else crop)
+
+
+def _ratio(length, new_other, other):
+    """``round(length * new_other / other)``, half up, exact, at least 1."""
+    return max(1, (2 * length * new_other + other) // (2 * other))
+
+
+def resize_image(image, size=None, *, scale=None, fit=None, fill=None, mode="lanczos3",
+                 antialias=True, align_corners=False, allow_upscale=False, alpha=None,
+                 num_threads=None):
+    """Resize an image with the core kernels, Pillow-style.
+
+    Parameters
+    ----------
+    image : str, os.PathLike, PIL.Image.Image or ndarray
+        A path (opened with ``open_image``), a Pillow image, or a HW / HWC array
+        of any integer or float dtype. The input is never modified.
+    size, scale, fit, fill, allow_upscale
+        The geometry, as in ``target_size``: sizes are ``(width, height)``.
+    mode : str
+        Any of ``cresize.MODES`` (default ``"lanczos3"``).
+    antialias : bool
+        Widen the kernel when shrinking (Pillow's rule, so ``lanczos3``,
+        ``bicubic`` and ``bilinear`` match ``Image.LANCZOS``, ``BICUBIC`` and
+        ``BILINEAR``). Ignored by nearest, nearest-exact and area.
+    align_corners : bool
+        As in ``cresize.resize``.
+    alpha : bool, optional
+        Whether the last channel of an array is alpha; default: arrays with 2
+        or 4 channels (LA, RGBA). Pillow images: modes LA and RGBA. Colour is
+        resampled premultiplied by alpha, so transparent pixels leave no fringes.
+    num_threads : int, optional
+        OpenMP threads, as in ``cresize.resize``.
+
+    Returns
+    -------
+    PIL.Image.Image or ndarray
+        An array for an array (same dtype: integers rounded and clipped), else a
+        Pillow image of the same mode, with ``info`` (ICC profile, EXIF) kept.
+        Palette, bilevel and other modes are resampled as RGB(A) or L.
+
+    Notes
+    -----
+    Integer images are rounded once, at the end; Pillow rounds and clips its
+    8-bit intermediate between the horizontal and vertical pass, so near hard
+    edges that overshoot 0 or 255 the two can differ by more than 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from cresize.image import resize_image
+    >>> rgb = np.zeros((300, 400, 3), np.uint8)
+    >>> resize_image(rgb, fit=(200, 200)).shape
+    (150, 200, 3)
+    """
+    if not isinstance(antialias, (bool, np.bool_)):
+        raise TypeError(f"antialias must be True or False; got {antialias!r}")
+    if alpha is not None and not isinstance(alpha, (bool, np.bool_)):
+        raise TypeError(f"alpha must be None, True or False; got {alpha!r}")
+    geometry = dict(size=size, scale=scale, fit=fit, fill=fill, allow_upscale=allow_upscale)
+    options = dict(mode=mode, align_corners=align_corners, num_threads=num_threads,
+                   antialias=bool(antialias) and ALIASES.get(mode, mode) in ANTIALIAS_SUPPORT)
+    if isinstance(image, np.ndarray):
+        if image.ndim not in (2, 3) or image.dtype.kind not in "uif":
+            raise TypeError(f"image array must be HW or HWC with an integer or float dtype; "
+                            f"got shape {image.shape} and dtype {image.dtype}")
+        has_alpha = alpha if alpha is not None else image.ndim == 3 and image.shape[2] in (2, 4)
+        return _resize_array(image, bool(has_alpha), geometry, options)
+    if isinstance(image, (str, os.PathLike)):
+        image = open_image(image)
+    Image = _pil()
+    if not isinstance(image, Image.Image):
+        raise TypeError(f"image must be a path, a PIL.Image or a HW/HWC NumPy array; "
+                        f"got {type(image).__name__}")
+    image = _pixels(image)
+    out = _resize_array(np.asarray(image), image.mode in ("LA", "RGBA"), geometry, options)
+    if image.mode in ("CMYK", "YCbCr", "LAB", "HSV"):
+        result = Image.frombytes(image.mode, out.shape[1::-1], out.tobytes())
+    else:
+        result = Image.fromarray(out)
+    result.info = {k: v for k, v in image.info.items() if k != "transparency"}
+    return result
+
+
+def _pixels(image):
+    """``image`` in a mode that is resampled channel by channel."""
+    if image.mode in ("P", "PA") or "transparency" in image.info:
+        return image.convert("RGBA" if image.has_transparency_data else "RGB")
+    if image.mode == "1":
+        return image.convert("L")
+    if image.mode not in _KEEP:
+        return image.convert("RGBA" if "A" in image.mode or "a" in image.mode else "RGB")
+    return image
+
+
+def _resize_array(array, has_alpha, geometry, options):
+    height, width = array.shape[:2]
+    (new_w, new_h), crop = target_size(width, height, **geometry)
+    picks = ALIASES.get(options["mode"], options["mode"]) in ("nearest", "nearest-exact")
+    premultiply = has_alpha and not picks and (new_h, new_w) != (height, width)
+    if not premultiply:
+        out = resize(array, (new_h, new_w), axes=(0, 1), **options)
+    else:
+        integer = array.dtype.kind in "iu"
+        wide = array.dtype.itemsize > (2 if integer else 4)
+        x = array.astype(np.float64 if wide else np.float32)
+        top = float(np.iinfo(array.dtype).max) if integer else 1.0
+        x[..., :-1] *= x[..., -1:] / top
+        y = resize(x, (new_h, new_w), axes=(0, 1), **options)
+        a = y[..., -1:]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            y[..., :-1] = np.where(a > 0, y[..., :-1] * top / a, 0)
+        if integer:
+            info = np.iinfo(array.dtype)
+            y = np.clip(np.rint(y), info.min, info.max)
+        out = y.astype(array.dtype.newbyteorder("="))
+    if crop is not None:
+        left, top_, right, bottom = crop
+        out = np.ascontiguousarray(out[top_:bottom, left:right])
+    return out
+
+
+def _format(path, format):
+    Image = _pil()
+    if format is not None:
+        if not isinstance(format, str):
+            raise TypeError(f"format must be a string such as 'png'; got {format!r}")
+        fmt = FORMATS.get(format.lower(), (format.upper(), None))[0]
+        Image.init()
+        if fmt not in Image.SAVE:
+            raise ValueError(f"format must be one of {', '.join(FORMATS)} (or a Pillow format "
+                             f"that can be written); got {format!r}")
+        return fmt
+    ext = os.path.splitext(path)[1].lower()
+    fmt = Image.registered_extensions().get(ext)
+    if fmt is None or fmt not in Image.SAVE:
+        raise ValueError(f"cannot tell the image format from the extension {ext!r} of {path}; "
+                         f"give format= (one of {', '.join(FORMATS)})")
+    return fmt
+
+
+def _for_format(image, fmt):
+    """``image`` converted, where needed, to a mode that ``fmt`` can write."""
+    allowed = _WRITES.get(fmt)
+    if allowed is None or image.mode in allowed:
+        return image
+    Image = _pil()
+    info = image.info
+    if image.mode.startswith("I;16"):
+        wide = np.asarray(image).astype(np.uint32)
+        image = Image.fromarray(((wide * 255 + 32767) // 65535).astype(np.uint8))
+    elif image.mode in ("I", "F"):
+        raise ValueError(f"cannot write a {image.mode} (32-bit) image as {fmt}; write PNG or TIFF")
+    if image.mode in ("RGBA", "LA") and image.mode not in allowed:
+        if "RGBA" in allowed:
+            image = image.convert("RGBA")
+        else:  # flatten on white
+            flat = Image.new(image.mode[:-1], image.size, 255 if image.mode == "LA" else (255,) * 3)
+            flat.paste(image.convert(image.mode[:-1]), mask=image.getchannel("A"))
+            image = flat
+    if image.mode not in allowed:
+        image = image.convert("RGBA" if "A" in image.mode and "RGBA" in allowed else "RGB")
+    image.info = dict(info)
+    return image

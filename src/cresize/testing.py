@@ -1,0 +1,413 @@
+"""Verify resize gradients: adjoint identity, finite differences, a dense reference.
+
+``cresize`` is meant to be the reference that other resize implementations check
+their backward passes against. This module gives the checks it runs on itself:
+
+* ``check_adjoint``: ``<resize(x), g> == <x, resize_backward(g)>`` for random
+  ``x`` and ``g``;
+* ``check_gradient``: float64 central finite differences of random directional
+  derivatives against ``resize_backward``;
+* ``check_reference``: forward and backward against the dense float64 operator;
+* ``reference_resize`` / ``reference_backward``: that dense operator, built from
+  ``cresize.weights`` and applied with ``np.tensordot`` (slow, simple, independent
+  of the Cython kernels).
+
+Every check accepts ``forward=`` and ``backward=`` callables with the signatures
+of ``cresize.resize`` and ``cresize.resize_backward``, so a wrapper around another
+implementation can be checked the same way.
+
+Tolerances (``TOLERANCES``) are relative to the operator scale of SPEC.md
+section 6: an error is divided by ``max|x| * prod(max row sum |W|)`` (per output
+value) and compared with ``1e-12`` for float64, ``2e-6`` for float32. The
+adjoint check bounds the error of both inner products by that scale (see
+``adjoint_scale``); finite differences use ``FD_TOLERANCE``.
+"""
+import numpy as np
+
+import cresize
+from cresize import _api
+
+#: Relative tolerance per dtype (SPEC.md section 6).
+TOLERANCES = {np.dtype(np.float32): 2e-6, np.dtype(np.float64): 1e-12}
+
+#: Relative tolerance of ``check_gradient`` (float64 central differences).
+FD_TOLERANCE = 1e-8
+
+__all__ = ["FD_TOLERANCE", "TOLERANCES", "adjoint_scale", "check_adjoint", "check_gradient",
+           "check_reference", "reference_backward", "reference_matrices", "reference_resize"]
+
+
+# ----------------------------------------------------------------------------
+# The dense reference
+
+
+def reference_matrices(input_shape, size=None, *, scale_factor=None, mode="bilinear",
+                       align_corners=False, antialias=False, axes=None):
+    """The dense ``(O, I)`` float64 matrix of every resized axis.
+
+    Parameters
+    ----------
+    input_shape : tuple of int
+        Shape of ``resize``'s input.
+    size, scale_factor, mode, align_corners, antialias, axes
+        As for ``cresize.resize`` (the same defaults and the same axis rule).
+
+    Returns
+    -------
+    dict of int to ndarray
+        ``{axis: cresize.weights(I, O, ...)}`` in increasing axis order.
+    """
+    input_shape = _api._shape(input_shape, len(input_shape))
+    axes = _api._resize_axes(len(input_shape), size, scale_factor, axes)
+    lengths, factors = _api._lengths(input_shape, axes, size, scale_factor)
+    options = dict(mode=mode, align_corners=align_corners, antialias=antialias)
+    return {axis: cresize.weights(input_shape[axis], n_out, scale_factor=f, **options)
+            for axis, n_out, f in sorted(zip(axes, lengths, factors))}
+
+
+def reference_resize(x, size=None, *, scale_factor=None, mode="bilinear", align_corners=False,
+                     antialias=False, axes=None):
+    """``cresize.resize`` as a dense float64 matrix product (slow; for checking).
+
+    Parameters
+    ----------
+    x : array_like
+        Any real array; it is copied to float64 and not modified.
+    size, scale_factor, mode, align_corners, antialias, axes
+        As for ``cresize.resize``.
+
+    Returns
+    -------
+    ndarray
+        float64, unrounded (no integer clipping). A NaN in ``x`` spreads to every
+        output of its rows, also those that give it weight 0 (``0 * nan``).
+
+    Examples
+    --------
+    >>> import numpy as np, cresize.testing
+    >>> cresize.testing.reference_resize(np.arange(4.0), 8)
+    array([0.  , 0.25, 0.75, 1.25, 1.75, 2.25, 2.75, 3.  ])
+    """
+    y = _float64(x, "x")
+    matrices = reference_matrices(y.shape, size, scale_factor=scale_factor, mode=mode,
+                                  align_corners=align_corners, antialias=antialias, axes=axes)
+    for axis, matrix in matrices.items():
+        y = _contract(y, axis, matrix)
+    return y
+
+
+def reference_backward(grad_output, input_shape, *, scale_factor=None, mode="bilinear",
+                       align_corners=False, antialias=False, axes=None):
+    """``cresize.resize_backward`` as a dense float64 product with every ``W.T``.
+
+    Parameters
+    ----------
+    grad_output : array_like
+        Gradient with respect to ``resize``'s output; copied to float64.
+    input_shape : tuple of int
+        The full shape of ``resize``'s input.
+    scale_factor, mode, align_corners, antialias, axes
+        As for ``cresize.resize_backward`` (the same default axes: with
+        ``scale_factor`` ``resize``'s rule, otherwise the axes whose length differs).
+
+    Returns
+    -------
+    ndarray
+        float64 of shape ``input_shape``.
+    """
+    g = _float64(grad_output, "grad_output")
+    input_shape = _api._shape(input_shape, g.ndim)
+    if axes is None and scale_factor is None:
+        axes = tuple(a for a in range(g.ndim) if g.shape[a] != input_shape[a])
+        if not axes:  # nothing resized: the identity
+            _api._options(mode, align_corners, antialias)
+            return g
+    else:
+        axes = _api._resize_axes(g.ndim, None if scale_factor is not None else 1,
+                                 scale_factor, axes)
+    size = None if scale_factor is not None else tuple(g.shape[a] for a in axes)
+    matrices = reference_matrices(input_shape, size, scale_factor=scale_factor, mode=mode,
+                                  align_corners=align_corners, antialias=antialias, axes=axes)
+    expected = _out_shape(input_shape, matrices)
+    if expected != g.shape:
+        raise ValueError(f"grad_output has shape {g.shape}, but resize would return {expected} "
+                         f"for input_shape {input_shape}")
+    for axis, matrix in matrices.items():
+        g = _contract(g, axis, matrix.T)
+    return g
+
+
+def adjoint_scale(x, g, matrices):
+    """The bound that the errors of ``<resize(x), g>`` and ``<x, resize_backward(g)>`` live on.
+
+    ``sum|g| * max|x| * prod(max row sum |W|) + sum|x| * max|g| * prod(max column sum |W|)``:
+    when every output of the forward and the backward is within ``tol`` of the
+    SPEC.md section 6 scale, the two inner products differ by at most ``tol`` times this.
+    """
+    x, g = np.abs(np.asarray(x, np.float64)), np.abs(np.asarray(g, np.float64))
+    rows = np.prod([np.abs(w).sum(axis=1).max() for w in matrices.values()])
+    cols = np.prod([np.abs(w).sum(axis=0).max() for w in matrices.values()])
+    return float(g.sum() * x.max(initial=0) * rows + x.sum() * g.max(initial=0) * cols)
+
+
+# ----------------------------------------------------------------------------
+# The checks
+
+
+def check_adjoint(shape, size=None, *, scale_factor=None, mode="bilinear", align_corners=False,
+                  antialias=False, axes=None, dtype=np.float64, seed=0, rtol=None,
+                  forward=None, backward=None):
+    """Check ``<resize(x), g> == <x, resize_backward(g)>`` for random ``x`` and ``g``.
+
+    Parameters
+    ----------
+    shape : tuple of int
+        Input shape.
+    size, scale_factor, mode, align_corners, antialias, axes
+        As for ``cresize.resize``.
+    dtype : {float64, float32}
+        Dtype of ``x`` and ``g``; the inner products are taken in float64.
+    seed : int
+        Seed of the random ``x`` and ``g`` (uniform in ``[-1, 1)``).
+    rtol : float, optional
+        Allowed relative error; default ``TOLERANCES[dtype]``. ``np.inf`` only
+        measures.
+    forward, backward : callable, optional
+        Implementations with the signatures of ``cresize.resize`` and
+        ``cresize.resize_backward``; default cresize's own.
+
+    Returns
+    -------
+    float
+        ``|<resize(x), g> - <x, resize_backward(g)>| / adjoint_scale(x, g, W)``.
+
+    Raises
+    ------
+    AssertionError
+        When the relative error exceeds ``rtol`` (or a result has the wrong shape
+        or dtype); the message carries both inner products and the scale.
+
+    Examples
+    --------
+    >>> from cresize.testing import check_adjoint
+    >>> check_adjoint((2, 7, 9), (4, 13), mode="lanczos3") < 1e-12
+    True
+    """
+    dtype, rtol = _dtype_rtol(dtype, rtol, "check_adjoint")
+    forward, backward, matrices, options = _setup(shape, size, scale_factor, mode, align_corners,
+                                                  antialias, axes, forward, backward)
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-1, 1, shape).astype(dtype)
+    y = _result(forward(x, size, **options), _out_shape(shape, matrices), dtype, "forward")
+    g = rng.uniform(-1, 1, y.shape).astype(dtype)
+    dx = _result(backward(g, x.shape, **options), x.shape, dtype, "backward")
+    lhs = float(np.vdot(y.astype(np.float64), g.astype(np.float64)))
+    rhs = float(np.vdot(x.astype(np.float64), dx.astype(np.float64)))
+    scale = adjoint_scale(x, g, matrices)
+    error = abs(lhs - rhs) / scale if scale else abs(lhs - rhs)
+    if not error <= rtol:
+        raise AssertionError(
+            f"adjoint identity fails for shape={tuple(shape)} {_describe(size, options)}: "
+            f"<resize(x), g> = {lhs!r}, <x, resize_backward(g)> = {rhs!r}, "
+            f"difference {abs(lhs - rhs):.3e}, scale {scale:.3e}, relative {error:.3e} > "
+            f"rtol {rtol:.1e}")
+    return error
+
+
+def check_gradient(shape, size=None, *, scale_factor=None, mode="bilinear", align_corners=False,
+                   antialias=False, axes=None, n_directions=3, step=1e-3, seed=0, rtol=None,
+                   forward=None, backward=None):
+    """Check ``resize_backward`` against float64 central finite differences.
+
+    For a random point ``x``, a random ``g`` and each random direction ``v``,
+    ``f(x) = <resize(x), g>`` is differentiated numerically,
+    ``(f(x + h v) - f(x - h v)) / (2 h)``, and compared with ``<v, resize_backward(g)>``.
+    Unlike ``check_adjoint`` this does not assume that the forward is linear.
+
+    Parameters
+    ----------
+    shape : tuple of int
+        Input shape.
+    size, scale_factor, mode, align_corners, antialias, axes
+        As for ``cresize.resize``.
+    n_directions : int
+        Number of random directions.
+    step : float
+        Finite-difference step ``h`` (``x`` and ``v`` are uniform in ``[-1, 1)``).
+    seed : int
+        Seed of ``x``, ``g`` and the directions.
+    rtol : float, optional
+        Allowed error relative to ``adjoint_scale(v, g, W)``; default ``FD_TOLERANCE``.
+    forward, backward : callable, optional
+        As for ``check_adjoint``.
+
+    Returns
+    -------
+    float
+        The largest relative error over the directions.
+
+    Raises
+    ------
+    AssertionError
+        When it exceeds ``rtol``; the message carries the two derivatives.
+    """
+    rtol = FD_TOLERANCE if rtol is None else _positive(rtol, "rtol")
+    n_directions = _count(n_directions, "n_directions")
+    step = _positive(step, "step")
+    if not np.isfinite(step):
+        raise ValueError(f"step must be finite; got {step}")
+    forward, backward, matrices, options = _setup(shape, size, scale_factor, mode, align_corners,
+                                                  antialias, axes, forward, backward)
+    out_shape = _out_shape(shape, matrices)
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-1, 1, shape)
+    g = rng.uniform(-1, 1, out_shape)
+    dx = _result(backward(g, x.shape, **options), x.shape, np.float64, "backward")
+
+    def f(point):
+        y = _result(forward(point, size, **options), out_shape, np.float64, "forward")
+        return float(np.vdot(y, g))
+
+    worst = 0.0
+    for _ in range(n_directions):
+        v = rng.uniform(-1, 1, shape)
+        numeric = (f(x + step * v) - f(x - step * v)) / (2 * step)
+        analytic = float(np.vdot(v, dx))
+        scale = adjoint_scale(v, g, matrices)
+        error = abs(numeric - analytic) / scale if scale else abs(numeric - analytic)
+        if not error <= rtol:
+            raise AssertionError(
+                f"finite differences disagree with resize_backward for shape={tuple(shape)} "
+                f"{_describe(size, options)}: numeric {numeric!r}, analytic {analytic!r}, "
+                f"scale {scale:.3e}, relative {error:.3e} > rtol {rtol:.1e}")
+        worst = max(worst, error)
+    return worst
+
+
+def check_reference(shape, size=None, *, scale_factor=None, mode="bilinear", align_corners=False,
+                    antialias=False, axes=None, dtype=np.float64, seed=0, rtol=None,
+                    forward=None, backward=None):
+    """Compare forward and backward with the dense float64 reference.
+
+    Parameters
+    ----------
+    shape, size, scale_factor, mode, align_corners, antialias, axes, dtype, seed, rtol
+        As for ``check_adjoint``.
+    forward, backward : callable, optional
+        As for ``check_adjoint``.
+
+    Returns
+    -------
+    float
+        The larger of ``max|resize(x) - W x| / (max|x| * prod(max row sum |W|))`` and
+        ``max|resize_backward(g) - W.T g| / (max|g| * prod(max column sum |W|))``
+        (SPEC.md section 6).
+
+    Raises
+    ------
+    AssertionError
+        When it exceeds ``rtol`` (default ``TOLERANCES[dtype]``).
+    """
+    dtype, rtol = _dtype_rtol(dtype, rtol, "check_reference")
+    forward, backward, matrices, options = _setup(shape, size, scale_factor, mode, align_corners,
+                                                  antialias, axes, forward, backward)
+    out_shape = _out_shape(shape, matrices)
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-1, 1, shape).astype(dtype)
+    g = rng.uniform(-1, 1, out_shape).astype(dtype)
+    errors = []
+    for name, a, result, mats in (
+            ("forward", x, forward(x, size, **options), matrices),
+            ("backward", g, backward(g, tuple(shape), **options),
+             {axis: w.T for axis, w in matrices.items()})):
+        expected = a.astype(np.float64)
+        for axis, matrix in mats.items():
+            expected = _contract(expected, axis, matrix)
+        result = _result(result, expected.shape, dtype, name)
+        scale = float(np.abs(a).max(initial=0)) * np.prod(
+            [np.abs(w).sum(axis=1).max() for w in mats.values()])
+        deviation = float(np.abs(result.astype(np.float64) - expected).max(initial=0))
+        error = deviation / scale if scale else deviation
+        if not error <= rtol:
+            raise AssertionError(
+                f"{name} deviates from the dense reference for shape={tuple(shape)} "
+                f"{_describe(size, options)} dtype={dtype}: max deviation {deviation:.3e}, "
+                f"scale {scale:.3e}, relative {error:.3e} > rtol {rtol:.1e}")
+        errors.append(error)
+    return max(errors)
+
+
+# ----------------------------------------------------------------------------
+# Helpers
+
+
+def _setup(shape, size, scale_factor, mode, align_corners, antialias, axes, forward, backward):
+    if not isinstance(shape, (tuple, list)):
+        raise TypeError(f"shape must be a tuple of ints; got {shape!r}")
+    for name, fn in (("forward", forward), ("backward", backward)):
+        if fn is not None and not callable(fn):
+            raise TypeError(f"{name} must be None or a callable; got {fn!r}")
+    # Look the defaults up at call time, so that a wrapped cresize is what is checked.
+    forward = cresize.resize if forward is None else forward
+    backward = cresize.resize_backward if backward is None else backward
+    matrices = reference_matrices(tuple(shape), size, scale_factor=scale_factor, mode=mode,
+                                  align_corners=align_corners, antialias=antialias, axes=axes)
+    axes = tuple(matrices)
+    options = dict(scale_factor=scale_factor, mode=mode, align_corners=align_corners,
+                   antialias=antialias, axes=axes)
+    return forward, backward, matrices, options
+
+
+def _out_shape(shape, matrices):
+    return tuple(matrices[a].shape[0] if a in matrices else n for a, n in enumerate(shape))
+
+
+def _result(value, shape, dtype, name):
+    value = np.asarray(value)
+    if value.shape != tuple(shape):
+        raise AssertionError(f"{name} returned shape {value.shape}; expected {tuple(shape)}")
+    if value.dtype != dtype:
+        raise AssertionError(f"{name} returned dtype {value.dtype}; expected {np.dtype(dtype)}")
+    return value
+
+
+def _contract(a, axis, matrix):
+    return np.moveaxis(np.tensordot(matrix, a, axes=([1], [axis])), 0, axis)
+
+
+def _float64(a, name):
+    a = _api._as_array(a, name)
+    if a.dtype.kind not in "fiu":
+        raise TypeError(f"{name} must be a real (float or integer) array, not {a.dtype}")
+    return a.astype(np.float64)  # always a copy
+
+
+def _dtype_rtol(dtype, rtol, where):
+    try:
+        dtype = np.dtype(dtype)
+    except TypeError:
+        raise TypeError(f"dtype must be float32 or float64; got {dtype!r}") from None
+    if dtype not in TOLERANCES:
+        raise TypeError(f"{where}: dtype must be float32 or float64; got {dtype}")
+    return dtype, TOLERANCES[dtype] if rtol is None else _positive(rtol, "rtol")
+
+
+def _positive(value, name):
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)):
+        raise TypeError(f"{name} must be a positive float; got {value!r}")
+    if not value > 0:
+        raise ValueError(f"{name} must be > 0; got {value}")
+    return float(value)
+
+
+def _count(value, name):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{name} must be a positive int; got {value!r}")
+    return int(value)
+
+
+def _describe(size, options):
+    given = f"size={size}" if options["scale_factor"] is None else \
+        f"scale_factor={options['scale_factor']}"
+    return (f"{given} mode={options['mode']!r} align_corners={options['align_corners']} "
+            f"antialias={options['antialias']} axes={options['axes']}")

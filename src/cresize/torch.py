@@ -1,0 +1,198 @@
+"""PyTorch autograd adapter: ``interpolate`` and the ``Resize`` module.
+
+``cresize.torch.interpolate`` has the call shape of
+``torch.nn.functional.interpolate`` and works on CPU tensors of any number of
+spatial dimensions, in every cresize mode, forward and backward. Its backward
+calls ``cresize.resize_backward`` (deterministic, float64 when the tensor is),
+and the backward of the backward is the forward again: the operator is linear,
+so ``gradgradcheck`` and higher derivatives work.
+
+Needs PyTorch (``pip install "cresize[torch]"``).
+"""
+import math
+import numbers
+
+import numpy as np
+
+try:
+    import torch
+except ImportError as exc:
+    raise ImportError("cresize.torch needs PyTorch, which is not installed: "
+                      "pip install \"cresize[torch]\" (or pip install torch)") from exc
+
+import cresize
+from cresize._api import _options, _threads
+
+__all__ = ["Resize", "interpolate"]
+
+#: PyTorch's names that cresize spells differently (lanczos is PyTorch's antialiased Lanczos-3).
+_TORCH_NAMES = {"lanczos": "lanczos3"}
+_GRAD_DTYPES = (torch.float32, torch.float64)
+_DTYPES = _GRAD_DTYPES + (torch.float16, torch.uint8, torch.int8, torch.int16, torch.int32,
+                          torch.int64)
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False, *, num_threads=None):
+    """Resize the spatial dimensions of a CPU tensor; differentiable, like ``F.interpolate``.
+
+    Parameters
+    ----------
+    input : torch.Tensor
+        ``(N, C, *spatial)`` with at least one spatial dimension, on the CPU.
+        float32 and float64 are differentiable; float16 and integer tensors are
+        resized without gradient (integers are rounded and clipped).
+    size : int or sequence of int, optional
+        Output length of each spatial dimension.
+    scale_factor : float or sequence of float, optional
+        Per spatial dimension; the output length is ``floor(I * f)`` and, unless
+        ``recompute_scale_factor`` is true, the sampling scale is ``1 / f``.
+    mode : str
+        Any cresize mode (``nearest``, ``nearest-exact``, ``bilinear``,
+        ``bicubic``, ``lanczos3``, ``area``) or alias (``linear``,
+        ``trilinear``, ``cubic``, ``nearest_exact``), and PyTorch's
+        ``"lanczos"`` (which means ``lanczos3`` with ``antialias=True``). Every mode
+        works for any number of spatial dimensions.
+    align_corners : bool, optional
+        None means False; an error for nearest, nearest-exact and area when True.
+    recompute_scale_factor : bool, optional
+        With ``scale_factor``: sample as if the computed output size had been given.
+    antialias : bool
+        Widen the kernel when shrinking (bilinear, bicubic, lanczos3).
+    num_threads : int, optional
+        OpenMP threads of the forward and backward; None: ``torch.get_num_threads()``
+        at call time, so ``torch.set_num_threads`` governs it. The numbers do not
+        depend on it.
+
+    Returns
+    -------
+    torch.Tensor
+        ``(N, C, *resized)``, contiguous, of ``input``'s dtype.
+
+    Examples
+    --------
+    >>> import torch, cresize.torch
+    >>> x = torch.arange(4.0, dtype=torch.float64).reshape(1, 1, 4).requires_grad_()
+    >>> y = cresize.torch.interpolate(x, size=8, mode="linear")
+    >>> y.sum().backward()
+    >>> x.grad
+    tensor([[[2., 2., 2., 2.]]], dtype=torch.float64)
+    """
+    if not isinstance(input, torch.Tensor):
+        raise TypeError(f"input must be a torch.Tensor; got {type(input).__name__}")
+    if input.device.type != "cpu":
+        raise ValueError(f"cresize.torch works on CPU tensors; input is on {input.device}. "
+                         f"Move it with .cpu() (or use torch.nn.functional.interpolate there)")
+    if input.dtype not in _DTYPES:
+        raise TypeError(f"input dtype must be one of {', '.join(str(d) for d in _DTYPES)}; "
+                        f"got {input.dtype}")
+    if input.requires_grad and input.dtype not in _GRAD_DTYPES:
+        raise TypeError(f"gradients need a float32 or float64 input; got {input.dtype} with "
+                        f"requires_grad=True")
+    if input.dim() < 3:
+        raise ValueError(f"input must be (N, C, *spatial) with at least one spatial dimension; "
+                         f"got {input.dim()} dimensions")
+    if isinstance(mode, str) and mode in _TORCH_NAMES:
+        if not antialias:
+            raise ValueError("mode='lanczos' is PyTorch's antialiased Lanczos-3 and needs "
+                             "antialias=True; use mode='lanczos3' for the plain Lanczos-3")
+        mode = _TORCH_NAMES[mode]
+    mode, align_corners, antialias = _options(mode, align_corners, antialias)
+    spatial = input.dim() - 2
+    axes = tuple(range(2, input.dim()))
+    if (size is None) == (scale_factor is None):
+        raise ValueError("give size or scale_factor (exactly one of them)")
+    if size is not None:
+        size = _per_axis(size, spatial, "size")
+    else:
+        scale_factor = _per_axis(scale_factor, spatial, "scale_factor")
+        if recompute_scale_factor:
+            size = tuple(math.floor(n * f) for n, f in zip(input.shape[2:], scale_factor))
+            scale_factor = None
+    if num_threads is None:
+        num_threads = torch.get_num_threads()
+    _threads(num_threads)  # validate here rather than inside autograd
+    options = (size, scale_factor, mode, align_corners, antialias, axes, num_threads)
+    return _Resize.apply(input, options)
+
+
+class Resize(torch.nn.Module):
+    """``interpolate`` as a module (like ``torch.nn.Upsample``).
+
+    Parameters
+    ----------
+    size, scale_factor, mode, align_corners, recompute_scale_factor, antialias
+        As for ``interpolate``.
+
+    Examples
+    --------
+    >>> import torch, cresize.torch
+    >>> layer = cresize.torch.Resize(scale_factor=0.5, mode="lanczos3", antialias=True)
+    >>> layer(torch.zeros(2, 3, 16, 16)).shape
+    torch.Size([2, 3, 8, 8])
+    """
+
+    def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                 recompute_scale_factor=None, antialias=False):
+        super().__init__()
+        self.size, self.scale_factor, self.mode = size, scale_factor, mode
+        self.align_corners, self.antialias = align_corners, antialias
+        self.recompute_scale_factor = recompute_scale_factor
+
+    def forward(self, input):
+        return interpolate(input, self.size, self.scale_factor, self.mode, self.align_corners,
+                           self.recompute_scale_factor, self.antialias)
+
+    def extra_repr(self):
+        given = (f"size={self.size}" if self.size is not None
+                 else f"scale_factor={self.scale_factor}")
+        return (f"{given}, mode={self.mode!r}, align_corners={self.align_corners}, "
+                f"antialias={self.antialias}")
+
+
+class _Resize(torch.autograd.Function):
+    """The forward operator ``W``; its backward is ``_ResizeBackward``."""
+
+    @staticmethod
+    def forward(ctx, input, options):
+        ctx.options, ctx.input_shape = options, tuple(input.shape)
+        size, scale_factor, mode, align_corners, antialias, axes, num_threads = options
+        return torch.from_numpy(cresize.resize(
+            _numpy(input), size, scale_factor=scale_factor, mode=mode, axes=axes,
+            align_corners=align_corners, antialias=antialias, num_threads=num_threads))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return _ResizeBackward.apply(grad_output, ctx.input_shape, ctx.options), None
+
+
+class _ResizeBackward(torch.autograd.Function):
+    """The adjoint ``W.T``; its backward is ``_Resize`` again (the operator is linear)."""
+
+    @staticmethod
+    def forward(ctx, grad_output, input_shape, options):
+        ctx.options = options
+        _, scale_factor, mode, align_corners, antialias, axes, num_threads = options
+        return torch.from_numpy(cresize.resize_backward(
+            _numpy(grad_output), input_shape, scale_factor=scale_factor, mode=mode, axes=axes,
+            align_corners=align_corners, antialias=antialias, num_threads=num_threads))
+
+    @staticmethod
+    def backward(ctx, grad_grad_input):
+        return _Resize.apply(grad_grad_input, ctx.options), None, None
+
+
+def _numpy(tensor):
+    """A NumPy view of a CPU tensor (no copy unless it has a conjugate or negative bit)."""
+    return tensor.detach().resolve_conj().resolve_neg().numpy()
+
+
+def _per_axis(value, n, name):
+    if isinstance(value, (list, tuple)):
+        if len(value) != n:
+            raise ValueError(f"{name} has {len(value)} entries but input has {n} spatial "
+                             f"dimensions")
+        return tuple(value)
+    if isinstance(value, (numbers.Real, np.number)) and not isinstance(value, bool):
+        return (value,) * n
+    raise TypeError(f"{name} must be a number or a sequence of {n}; got {value!r}")

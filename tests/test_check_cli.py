@@ -1,0 +1,99 @@
+"""``cresize check``: the verification matrix, its table, JSON and exit status."""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import cresize
+from cresize import _check, _tables
+from test_testing import shifted_transpose
+
+
+def test_quick_matrix_passes_and_writes_json(tmp_path, capsys):
+    path = tmp_path / "check.json"
+    assert _check.main(["--quick", "--modes", "linear,area", "--no-torch", "--threads", "1",
+                        "--json", str(path)]) == 0
+    printed = capsys.readouterr().out
+    assert "0 failed" in printed and "FAIL" not in printed
+    report = json.loads(path.read_text())
+    rows = report["results"]
+    quick = [c for c in _check.CASES if c[5]]
+    # bilinear: 2 align_corners x 2 antialias, area: 1; two dtypes each
+    assert len(rows) == (4 + 1) * len(quick) * 2 and report["failed"] == 0
+    assert {r["mode"] for r in rows} == {"bilinear", "area"}
+    assert {r["case"] for r in rows} == {c[0] for c in quick}
+    for r in rows:
+        tol = 1e-12 if r["dtype"] == "float64" else 2e-6
+        assert r["passed"] and r["adjoint"] <= tol and r["reference"] <= tol
+        assert r["torch"] is None
+        assert (r["gradient"] is None) == (r["dtype"] == "float32")
+        if r["gradient"] is not None:
+            assert r["gradient"] <= 1e-8
+    # every printed row carries its configuration
+    assert sum(line.endswith(" ok") for line in printed.splitlines()) == len(rows)
+
+
+def test_off_by_one_backward_fails_the_check(monkeypatch, capsys):
+    monkeypatch.setattr(_tables.Taps, "transpose", shifted_transpose(_tables.Taps.transpose))
+    assert _check.main(["--quick", "--modes", "bicubic", "--no-torch", "--failures-only",
+                        "--threads", "1"]) == 1
+    printed = capsys.readouterr().out
+    assert "FAIL bicubic" in printed and "adjoint error" in printed
+    assert "reference error" in printed and "gradient error" in printed
+
+
+def test_crash_is_a_failed_row_not_a_crash(monkeypatch):
+    def broken(*args, **kwargs):
+        raise RuntimeError("kernel exploded")
+
+    monkeypatch.setattr(cresize, "resize_backward", broken)
+    case = _check.CASES[0]
+    row = _check.run_one(case, "bilinear", False, False, np.float64)
+    assert not row["passed"] and "kernel exploded" in row["message"]
+    assert row["adjoint"] is None and row["gradient"] is None
+
+
+def test_option_combinations_cover_every_allowed_pair():
+    combos = {m: _check.option_combinations(m) for m in cresize.MODES}
+    assert sum(len(c) for c in combos.values()) == 15
+    for mode, pairs in combos.items():
+        for align_corners, antialias in pairs:
+            cresize.weights(5, 3, mode=mode, align_corners=align_corners, antialias=antialias)
+    assert (True, True) in combos["lanczos3"] and combos["area"] == [(False, False)]
+
+
+def test_bad_arguments_exit_2(capsys):
+    assert _check.main(["--modes", "bilinear,box"]) == 2
+    assert "unknown mode 'box'" in capsys.readouterr().err
+    assert _check.main(["--frobnicate"]) == 2
+    assert _check.main(["--threads", "0"]) == 2
+    assert "num_threads" in capsys.readouterr().err
+
+
+def test_torch_column(capsys):
+    torch = pytest.importorskip("torch")
+    rows = [_check.run_one(case, mode, ac, aa, dtype, torch, num_threads=1)
+            for case in _check.CASES if case[0] in ("odd-nchw", "3d-volume")
+            for mode, ac, aa in (("bilinear", True, False), ("lanczos3", False, True),
+                                 ("lanczos3", False, False), ("area", False, False))
+            for dtype in (np.float64, np.float32)]
+    for r in rows:
+        assert r["passed"], r["message"]
+        nchw = r["case"] == "odd-nchw"
+        # PyTorch has no plain lanczos3, and its lanczos (antialias) is 2-D only
+        has_torch = not (r["mode"] == "lanczos3" and (not r["antialias"] or not nchw))
+        assert (r["torch"] is not None) == has_torch, r
+        if has_torch:
+            assert r["torch"] <= (1e-12 if r["dtype"] == "float64" else 2e-6)
+
+
+def test_console_entry_point():
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(cresize.__path__[0]))
+    command = [sys.executable, "-m", "cresize", "check", "--quick", "--modes", "nearest",
+               "--no-torch", "--threads", "1"]
+    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "12 configurations, 0 failed" in done.stdout

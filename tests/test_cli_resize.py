@@ -1,0 +1,323 @@
+"""``cresize resize``: real files in tmp_path, in-process and in subprocesses."""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from cresize._cli_resize import main, split_cores
+from cresize.image import resize_image
+
+Image = pytest.importorskip("PIL.Image")
+
+SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
+
+
+def photo(h, w, seed=0):
+    rng = np.random.default_rng(seed)
+    y, x = np.mgrid[0:h, 0:w] / max(h, w)
+    a, b = rng.uniform(3, 9), rng.uniform(3, 9, 3)
+    v = 0.5 + 0.3 * np.sin(a * x)[..., None] * np.cos(b * y[..., None])
+    return np.clip(np.rint(255 * v + rng.normal(0, 3, (h, w, 3))), 0, 255).astype(np.uint8)
+
+
+def write(path, h=40, w=60, seed=0, mode="RGB", **kwargs):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    Image.fromarray(photo(h, w, seed)).convert(mode).save(path, **kwargs)
+    return path
+
+
+def tree(root):
+    return sorted(os.path.relpath(os.path.join(d, f), root)
+                  for d, _, files in os.walk(root) for f in files)
+
+
+def test_single_file(tmp_path, capsys):
+    src = write(tmp_path / "in.png", 80, 120)
+    assert main([str(src), "--fit", "50x50", "-o", str(tmp_path / "out.png")]) == 0
+    out = Image.open(tmp_path / "out.png")
+    assert out.size == (50, 33)
+    np.testing.assert_array_equal(np.asarray(out), np.asarray(resize_image(src, (50, 33))))
+    assert "1 resized, 0 failed" in capsys.readouterr().out
+
+
+def test_directories_globs_and_mirroring(tmp_path):
+    for rel in ["a.png", "b.jpg", "sub/c.png", "sub/deep/d.tif", "notes.txt", ".hidden.png"]:
+        if rel.endswith(".txt"):
+            (tmp_path / "in").mkdir(exist_ok=True)
+            (tmp_path / "in" / rel).write_text("not an image")
+        else:
+            write(tmp_path / "in" / rel)
+    assert main([str(tmp_path / "in"), "--width", "30", "--out-dir", str(tmp_path / "flat"),
+                 "-q"]) == 0
+    assert tree(tmp_path / "flat") == ["a.png", "b.jpg"]
+    assert main([str(tmp_path / "in"), "-r", "--height", "10", "--out-dir", str(tmp_path / "all"),
+                 "--suffix", "_s", "--format", "webp", "-q"]) == 0
+    assert tree(tmp_path / "all") == ["a_s.webp", "b_s.webp", "sub/c_s.webp", "sub/deep/d_s.webp"]
+    assert {Image.open(tmp_path / "all" / p).size for p in tree(tmp_path / "all")} == {(15, 10)}
+    assert Image.open(tmp_path / "all" / "a_s.webp").format == "WEBP"
+    assert main([str(tmp_path / "in" / "**" / "*.png"), "--scale", "0.5",
+                 "--out-dir", str(tmp_path / "glob"), "-q"]) == 0
+    assert tree(tmp_path / "glob") == ["a.png", "sub/c.png"]
+    assert Image.open(tmp_path / "glob" / "sub" / "c.png").size == (30, 20)
+
+
+def test_next_to_the_input_with_suffix(tmp_path):
+    src = write(tmp_path / "p.png")
+    assert main([str(src), "--size", "12x7", "--suffix", "_small", "-q"]) == 0
+    assert Image.open(tmp_path / "p_small.png").size == (12, 7)
+
+
+@pytest.mark.parametrize("flags,size", [
+    (["--size", "25x10"], (25, 10)),
+    (["--width", "30"], (30, 20)),
+    (["--height", "30"], (45, 30)),
+    (["--width", "7", "--height", "9"], (7, 9)),
+    (["--scale", "1.5"], (90, 60)),
+    (["--fit", "100x100"], (60, 40)),
+    (["--fit", "100x100", "--allow-upscale"], (100, 67)),
+    (["--fit", "30x30"], (30, 20)),
+    (["--fill", "30x30"], (30, 30)),
+    (["--fill", "100x20"], (60, 20)),
+])
+def test_geometry_flags(tmp_path, flags, size):
+    src = write(tmp_path / "in.png")
+    assert main([str(src), "-o", str(tmp_path / "out.png"), "-q", *flags]) == 0
+    assert Image.open(tmp_path / "out.png").size == size
+
+
+@pytest.mark.parametrize("argv,words", [
+    (["x.png"], "give one of --size"),
+    (["x.png", "--size", "3x3", "--scale", "2"], "got size, scale"),
+    (["x.png", "--size", "3by3"], "expected WIDTHxHEIGHT"),
+    (["x.png", "--width", "0"], "must be > 0"),
+    (["x.png", "--size", "3x3", "--mode", "sinc"], "invalid choice"),
+    (["x.png", "--size", "3x3", "--quality", "101"], "invalid choice"),
+    (["x.png", "--size", "3x3", "-o", "a.png", "--out-dir", "d"], "not both"),
+])
+def test_usage_errors(argv, words, capsys):
+    assert main(argv) == 2
+    assert words in capsys.readouterr().err
+
+
+def test_bad_files_are_reported_and_the_rest_done(tmp_path, capsys):
+    for name in ["a.png", "c.png", "e.jpg"]:
+        write(tmp_path / "in" / name)
+    (tmp_path / "in" / "b.png").write_bytes(b"definitely not a PNG")
+    whole = (tmp_path / "in" / "e.jpg").read_bytes()
+    (tmp_path / "in" / "d.jpg").write_bytes(whole[:len(whole) // 2])
+    assert main([str(tmp_path / "in"), str(tmp_path / "missing.png"), "--fit", "20x20",
+                 "--out-dir", str(tmp_path / "out")]) == 1
+    out, err = capsys.readouterr()
+    assert tree(tmp_path / "out") == ["a.png", "c.png", "e.jpg"]
+    assert f"{tmp_path / 'in' / 'b.png'}: not an image" in err
+    assert f"{tmp_path / 'in' / 'd.jpg'}: OSError: " in err  # Pillow's words vary
+    assert f"{tmp_path / 'missing.png'}: no such file or directory" in err
+    assert "3 resized, 3 failed" in out
+
+
+def test_refuses_to_overwrite(tmp_path, capsys):
+    src = write(tmp_path / "in.png")
+    dst = tmp_path / "out.png"
+    dst.write_bytes(b"keep me")
+    assert main([str(src), "--width", "10", "-o", str(dst)]) == 1
+    assert "exists (use --overwrite)" in capsys.readouterr().err
+    assert dst.read_bytes() == b"keep me"
+    assert main([str(src), "--width", "10", "-o", str(dst), "--overwrite", "-q"]) == 0
+    assert Image.open(dst).size == (10, 7)
+
+
+def test_in_place(tmp_path, capsys):
+    src = write(tmp_path / "in.png")
+    before = src.read_bytes()
+    assert main([str(src), "--width", "10"]) == 1
+    assert "is the input itself (use --in-place" in capsys.readouterr().err
+    assert main([str(src), "--width", "10", "--overwrite"]) == 1
+    assert src.read_bytes() == before
+    assert main([str(src), "--width", "10", "--in-place", "-q"]) == 0
+    assert Image.open(src).size == (10, 7) and os.listdir(tmp_path) == ["in.png"]
+    (tmp_path / "in_s.png").write_bytes(b"keep me")  # --in-place is not --overwrite
+    assert main([str(src), "--width", "5", "--in-place", "--suffix", "_s"]) == 1
+    assert (tmp_path / "in_s.png").read_bytes() == b"keep me"
+
+
+def test_dry_run_writes_nothing(tmp_path, capsys):
+    write(tmp_path / "in" / "a.png")
+    write(tmp_path / "in" / "b.png")
+    assert main([str(tmp_path / "in"), "--fit", "9x9", "--out-dir", str(tmp_path / "out"),
+                 "--dry-run"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines == [f"{tmp_path / 'in' / n} -> {tmp_path / 'out' / n}" for n in ("a.png", "b.png")]
+    assert not (tmp_path / "out").exists()
+
+
+def test_one_output_for_many_inputs_is_an_error(tmp_path, capsys):
+    a, b = write(tmp_path / "a.png"), write(tmp_path / "b.png")
+    assert main([str(a), str(b), "--width", "9", "-o", str(tmp_path / "o.png")]) == 2
+    assert "use --out-dir" in capsys.readouterr().err
+    assert not (tmp_path / "o.png").exists()
+
+
+def test_two_inputs_one_destination(tmp_path, capsys):
+    a, b = write(tmp_path / "x" / "p.png"), write(tmp_path / "y" / "p.png")
+    assert main([str(a), str(b), "--width", "9", "--out-dir", str(tmp_path / "o")]) == 1
+    assert "is also the output of" in capsys.readouterr().err
+    assert tree(tmp_path / "o") == ["p.png"]
+    assert main([str(a), str(tmp_path / "x"), "--width", "9",
+                 "--out-dir", str(tmp_path / "z")]) == 0
+    assert "1 resized, 0 failed" in capsys.readouterr().out  # the same file named twice
+
+
+def test_pixels_and_metadata(tmp_path):
+    exif = Image.Exif()
+    exif[0x0112] = 8
+    icc = b"\0" * 128  # written through untouched, not interpreted
+    write(tmp_path / "in.jpg", 30, 50, exif=exif.tobytes(), icc_profile=icc, quality=95)
+    im = Image.fromarray(photo(30, 50)).quantize(16)
+    im.info["transparency"] = 3
+    im.save(tmp_path / "pal.png")
+    rgba = np.zeros((20, 20, 4), np.uint8)
+    rgba[:, :10] = (0, 200, 0, 255)
+    Image.fromarray(rgba).save(tmp_path / "rgba.png")
+    assert main([str(tmp_path / p) for p in ("in.jpg", "pal.png", "rgba.png")]
+                + ["--scale", "0.5", "--out-dir", str(tmp_path / "o"), "-q"]) == 0
+    rotated = Image.open(tmp_path / "o" / "in.jpg")
+    assert rotated.size == (15, 25) and rotated.info["icc_profile"] == icc
+    assert rotated.getexif().get(0x0112, 1) == 1
+    assert Image.open(tmp_path / "o" / "pal.png").mode == "RGBA"
+    out = np.asarray(Image.open(tmp_path / "o" / "rgba.png"))
+    assert out[..., 1][out[..., 3] > 0].min() >= 199  # premultiplied: no dark fringe
+    assert main([str(tmp_path / "rgba.png"), "--scale", "0.5", "--format", "jpeg",
+                 "--out-dir", str(tmp_path / "j"), "-q"]) == 0
+    assert np.asarray(Image.open(tmp_path / "j" / "rgba.jpg"))[:, -2:].min() > 240  # on white
+
+
+def test_quality(tmp_path):
+    src = write(tmp_path / "in.png", 96, 96)
+    for q in ("10", "95"):
+        assert main([str(src), "--scale", "0.9", "-o", str(tmp_path / f"{q}.jpg"), "--quality", q,
+                     "-q"]) == 0
+    assert (tmp_path / "10.jpg").stat().st_size < 0.7 * (tmp_path / "95.jpg").stat().st_size
+
+
+def test_jobs_split_the_cores(monkeypatch):
+    from cresize import _kernels
+    monkeypatch.setattr(os, "cpu_count", lambda: 8)
+    monkeypatch.setattr(_kernels, "max_threads", lambda: 8)
+    assert split_cores(1, 100) == (1, 8)
+    assert split_cores(2, 100) == (2, 4)
+    assert split_cores(3, 100) == (3, 2)
+    assert split_cores(0, 100) == (8, 1)
+    assert split_cores(64, 100) == (8, 1)
+    assert split_cores(4, 2) == (2, 4)
+    monkeypatch.setattr(_kernels, "max_threads", lambda: 2)  # OMP_NUM_THREADS=2
+    assert split_cores(1, 100) == (1, 2)
+
+
+def test_jobs_2_gives_the_same_bytes_as_jobs_1(tmp_path):
+    for i in range(4):
+        write(tmp_path / "in" / f"{i}.png", 50 + i, 70, seed=i)
+    (tmp_path / "in" / "bad.png").write_bytes(b"nope")
+    codes = [main([str(tmp_path / "in"), "--fit", "33x33", "--mode", "bicubic", "-q",
+                   "--out-dir", str(tmp_path / f"j{j}"), "--jobs", str(j)]) for j in (1, 2)]
+    assert codes == [1, 1]
+    names = tree(tmp_path / "j1")
+    assert names == tree(tmp_path / "j2") and len(names) == 4
+    for n in names:
+        assert (tmp_path / "j1" / n).read_bytes() == (tmp_path / "j2" / n).read_bytes()
+
+
+def test_writer_failing_mid_write_leaves_no_partial_output(tmp_path, monkeypatch, capsys):
+    for name in ("a.png", "b.png", "c.png"):
+        write(tmp_path / "in" / name)
+    real, calls = Image.Image.save, []
+
+    def flaky(self, fp, *args, **kwargs):
+        calls.append(fp)
+        if len(calls) == 2:  # the second file, b.png
+            fp.write(b"\x89PNG\r\n\x1a\n a third of a PNG")
+            raise OSError("No space left on device")
+        return real(self, fp, *args, **kwargs)
+    monkeypatch.setattr(Image.Image, "save", flaky)
+    assert main([str(tmp_path / "in"), "--width", "30", "--out-dir", str(tmp_path / "out")]) == 1
+    assert "b.png: OSError: No space left on device" in capsys.readouterr().err
+    assert sorted(os.listdir(tmp_path / "out")) == ["a.png", "c.png"]  # no temporary file either
+
+
+def test_missing_pillow_says_how_to_install(monkeypatch, capsys):
+    for name in [m for m in sys.modules if m == "PIL" or m.startswith("PIL.")]:
+        monkeypatch.setitem(sys.modules, name, None)
+    assert main(["x.png", "--width", "3"]) == 1
+    assert 'pip install "cresize[image]"' in capsys.readouterr().err
+
+
+def test_progress_bar_only_on_a_terminal(tmp_path, capsys, monkeypatch):
+    for i in range(3):
+        write(tmp_path / "in" / f"{i}.png")
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    assert main([str(tmp_path / "in"), "--width", "9", "--out-dir", str(tmp_path / "a")]) == 0
+    err = capsys.readouterr().err
+    assert "\r[" in err and "3/3" in err
+    assert main([str(tmp_path / "in"), "--width", "9", "--out-dir", str(tmp_path / "b"), "-q"]) == 0
+    assert capsys.readouterr() == ("", "")
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: False)
+    assert main([str(tmp_path / "in"), "--width", "9", "--out-dir", str(tmp_path / "c")]) == 0
+    out, err = capsys.readouterr()
+    assert err == "" and out.startswith("cresize resize: 3 resized, 0 failed in ")
+
+
+def _start(tmp_path, n, jobs):
+    for i in range(n):
+        write(tmp_path / "in" / f"{i:03d}.png", 96, 128, seed=i)
+    env = dict(os.environ, PYTHONPATH=SRC)
+    return subprocess.Popen(
+        [sys.executable, "-m", "cresize", "resize", str(tmp_path / "in"), "--scale", "3",
+         "--mode", "bicubic", "--out-dir", str(tmp_path / "out"), "--jobs", str(jobs)],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _wait_for_output(proc, out_dir):
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        if os.path.isdir(out_dir) and any(n.endswith(".png") for n in os.listdir(out_dir)):
+            return
+        time.sleep(0.005)
+    raise AssertionError(f"no output appeared; rc={proc.poll()}")
+
+
+def _complete(out_dir):
+    names = sorted(os.listdir(out_dir))
+    finals = [n for n in names if not n.startswith(".")]
+    for n in finals:  # every visible output decodes fully and has the right size
+        with Image.open(os.path.join(out_dir, n)) as im:
+            im.load()
+            assert im.size == (384, 288)
+    return names, finals
+
+
+@pytest.mark.parametrize("sig,jobs", [(signal.SIGINT, 1), (signal.SIGINT, 2), (signal.SIGTERM, 1)])
+def test_ctrl_c_leaves_no_partial_outputs(tmp_path, sig, jobs):
+    proc = _start(tmp_path, 40, jobs)
+    _wait_for_output(proc, tmp_path / "out")
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err
+    names, finals = _complete(tmp_path / "out")
+    assert names == finals  # the temporary files were removed too
+    assert 1 <= len(finals) < 40
+
+
+def test_sigkill_leaves_only_complete_outputs(tmp_path):
+    proc = _start(tmp_path, 40, 1)
+    _wait_for_output(proc, tmp_path / "out")
+    time.sleep(0.05)
+    proc.kill()
+    proc.communicate(timeout=60)
+    names, finals = _complete(tmp_path / "out")
+    assert 1 <= len(finals) < 40
+    leftovers = [n for n in names if n not in finals]  # at most the one being written, hidden
+    assert len(leftovers) <= 1 and all(n.endswith(".tmp") for n in leftovers)

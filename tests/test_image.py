@@ -1,0 +1,315 @@
+"""cresize.image: resize_image / open_image / save_image / target_size.
+
+Pillow's own resize is the oracle: LANCZOS, BICUBIC and BILINEAR are
+lanczos3, bicubic and bilinear with antialias=True (SPEC.md section 4).
+"""
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import cresize
+from cresize.image import open_image, resize_image, save_image, target_size
+
+Image = pytest.importorskip("PIL.Image")
+from PIL import ImageCms, ImageOps  # noqa: E402
+
+FILTERS = {"lanczos3": Image.LANCZOS, "bicubic": Image.BICUBIC, "bilinear": Image.BILINEAR}
+
+
+def photo(h, w, channels=3, seed=0):
+    """Smooth, photo-like uint8 pixels in [80, 200] with soft shapes, edges and noise.
+
+    Kept away from 0 and 255 so that Pillow's clipped 8-bit intermediate pass
+    never clips (see resize_image's Notes).
+    """
+    rng = np.random.default_rng(seed)
+    y, x = np.mgrid[0:h, 0:w] / max(h, w)
+    planes = []
+    for c in range(channels):
+        a, b, p = rng.uniform(2, 9, 3)
+        disc = (x - 0.3 - 0.1 * c) ** 2 + (y - 0.6) ** 2 < 0.06
+        planes.append(0.5 + 0.2 * np.sin(a * x + p) * np.cos(b * y) + 0.15 * disc)
+    v = np.stack(planes, -1) + rng.normal(0, 0.01, (h, w, channels))
+    out = np.clip(np.rint(30 + 190 * v), 0, 255).astype(np.uint8)
+    return out[..., 0] if channels == 1 else out
+
+
+def diff(a, b):
+    return int(np.abs(np.asarray(a).astype(np.int64) - np.asarray(b).astype(np.int64)).max())
+
+
+@pytest.mark.parametrize("mode", list(FILTERS))
+@pytest.mark.parametrize("pil_mode,fmt", [("RGB", "PNG"), ("L", "PNG"), ("RGB", "JPEG")])
+@pytest.mark.parametrize("size", [(40, 29), (33, 50), (150, 110)])
+def test_matches_pillow_8bit(tmp_path, mode, pil_mode, fmt, size):
+    path = tmp_path / f"in.{fmt.lower()}"
+    Image.fromarray(photo(71, 97, 1 if pil_mode == "L" else 3)).save(path, fmt)
+    got = resize_image(path, size, mode=mode)
+    want = Image.open(path).resize(size, FILTERS[mode])
+    assert got.mode == want.mode == pil_mode and got.size == size
+    assert diff(got, want) <= 1
+    other = Image.open(path).resize(size, Image.NEAREST)  # the comparison can fail
+    assert diff(got, other) > 1
+
+
+@pytest.mark.parametrize("mode", list(FILTERS))
+def test_noise_rounds_once(mode):
+    # Pillow clips its 8-bit intermediate; its float path does not: per channel,
+    # rounded once, it is the exact oracle even for noise that overshoots.
+    noise = np.random.default_rng(1).integers(0, 256, (30, 41, 3), dtype=np.uint8)
+    for size in [(17, 13), (77, 64)]:
+        got = resize_image(noise, size, mode=mode)
+        want = np.stack([np.asarray(Image.fromarray(noise[..., c].astype(np.float32))
+                                    .resize(size, FILTERS[mode])) for c in range(3)], -1)
+        assert got.dtype == np.uint8 and got.shape == (size[1], size[0], 3)
+        assert diff(got, np.clip(np.rint(want), 0, 255)) <= 1
+
+
+@pytest.mark.parametrize("mode", list(FILTERS))
+def test_16bit_tiff_matches_pillow(tmp_path, mode):
+    pixels = (photo(50, 64, 1, seed=2).astype(np.uint16) * 257) ^ 0x5A  # uses the low byte too
+    Image.fromarray(pixels).save(tmp_path / "in.tif")
+    got = resize_image(tmp_path / "in.tif", (23, 19), mode=mode)
+    want = Image.open(tmp_path / "in.tif").resize((23, 19), FILTERS[mode])
+    assert got.mode == "I;16" and np.asarray(got).dtype == np.uint16
+    assert np.asarray(got).max() > 255
+    assert diff(got, want) <= 1
+
+
+def test_float_tiff_matches_pillow(tmp_path):
+    pixels = np.random.default_rng(3).standard_normal((40, 52)).astype(np.float32)
+    Image.fromarray(pixels).save(tmp_path / "in.tif")
+    got = resize_image(str(tmp_path / "in.tif"), scale=0.4)
+    want = Image.open(tmp_path / "in.tif").resize((21, 16), Image.LANCZOS)
+    assert got.mode == "F" and got.size == (21, 16)
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), atol=1e-5)
+
+
+def test_rgba_has_no_dark_fringes():
+    rgba = np.zeros((60, 80, 4), np.uint8)
+    rgba[:, :37] = (255, 0, 0, 255)  # opaque red next to transparent black
+    out = resize_image(rgba, (29, 23))
+    seen = out[..., 3] > 0
+    assert 0 < seen.sum() < seen.size and 0 < out[..., 3][seen].min() < 255  # a soft edge
+    assert out[..., 0][seen].min() >= 254 and out[..., 1:3][seen].max() <= 1
+    straight = cresize.resize(rgba, (23, 29), mode="lanczos3", antialias=True, axes=(0, 1))
+    assert straight[..., 0][seen].min() < 200  # what non-premultiplied resizing does
+
+
+@pytest.mark.parametrize("pil_mode", ["RGBA", "LA"])
+def test_alpha_matches_pillow(pil_mode):
+    n = len(pil_mode)
+    im = Image.fromarray(photo(48, 64, n, seed=4), pil_mode)
+    got, want = resize_image(im, (30, 22)), im.resize((30, 22), Image.LANCZOS)
+    g, w = np.asarray(got).astype(int), np.asarray(want).astype(int)
+    assert got.mode == pil_mode
+    assert diff(g[..., -1], w[..., -1]) <= 1
+    # Pillow premultiplies and un-premultiplies in 8 bits: compare premultiplied colour.
+    assert diff(g[..., :-1] * g[..., -1:] / 255, w[..., :-1] * w[..., -1:] / 255) <= 2
+
+
+def test_palette_images_become_rgb_or_rgba():
+    rgb = Image.fromarray(photo(40, 50)).quantize(64)
+    got = resize_image(rgb, (20, 16))
+    assert rgb.mode == "P" and got.mode == "RGB"
+    assert diff(got, rgb.convert("RGB").resize((20, 16), Image.LANCZOS)) <= 1
+    rgb.info["transparency"] = 0
+    got = resize_image(rgb, (20, 16))
+    assert got.mode == "RGBA" and "transparency" not in got.info
+    assert np.asarray(got)[..., 3].min() < 255
+
+
+def _icc():
+    return ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB")).tobytes()
+
+
+@pytest.mark.parametrize("fmt", ["PNG", "JPEG", "WEBP"])
+def test_exif_orientation_applied_and_metadata_kept(tmp_path, fmt):
+    exif = Image.Exif()
+    exif[0x0112] = 6  # rotate 90 degrees clockwise on display
+    exif[0x010F] = "cresize-test"
+    src = tmp_path / f"in.{fmt.lower()}"
+    Image.fromarray(photo(40, 60)).save(src, fmt, exif=exif.tobytes(), icc_profile=_icc())
+    got = resize_image(src, fit=(20, 20))
+    assert got.size == (13, 20)  # upright is 40 wide, 60 high
+    if fmt == "PNG":
+        want = ImageOps.exif_transpose(Image.open(src)).resize((13, 20), Image.LANCZOS)
+        assert diff(got, want) <= 1
+    save_image(got, tmp_path / f"out.{fmt.lower()}")
+    back = Image.open(tmp_path / f"out.{fmt.lower()}")
+    assert back.size == (13, 20)
+    assert back.getexif().get(0x0112, 1) == 1 and back.getexif()[0x010F] == "cresize-test"
+    assert back.info["icc_profile"] == Image.open(src).info["icc_profile"]
+
+
+def test_arrays_keep_dtype_and_are_not_modified():
+    rng = np.random.default_rng(5)
+    for array in [photo(30, 40, 1), photo(30, 40), rng.random((30, 40, 3), np.float32),
+                  rng.integers(0, 65536, (30, 40, 4), dtype=np.uint16), rng.random((30, 40))]:
+        before = array.copy()
+        out = resize_image(array, fill=(16, 16), mode="bicubic")
+        assert out.dtype == array.dtype and out.shape == (16, 16) + array.shape[2:]
+        np.testing.assert_array_equal(array, before)
+    rgb = photo(30, 40)
+    np.testing.assert_array_equal(  # no alpha: exactly the core call
+        resize_image(rgb, (19, 13), mode="bicubic"),
+        cresize.resize(rgb, (13, 19), mode="bicubic", antialias=True, axes=(0, 1)))
+
+
+def test_alpha_flag_for_arrays():
+    four = np.zeros((20, 20, 4), np.uint8)
+    four[:, :9] = (200, 100, 50, 255)
+    auto = resize_image(four, (7, 7))
+    as_cmyk = resize_image(four, (7, 7), alpha=False)
+    assert auto[..., 0][auto[..., 3] > 0].min() >= 199
+    assert as_cmyk[..., 0][as_cmyk[..., 3] > 0].min() < 150
+
+
+def test_nearest_and_area_ignore_antialias_and_pick_pixels():
+    rgba = np.random.default_rng(6).integers(0, 256, (12, 15, 4), dtype=np.uint8)
+    out = resize_image(rgba, (7, 5), mode="nearest")  # antialias=True is the default
+    np.testing.assert_array_equal(out, rgba[(np.arange(5) * 12) // 5][:, (np.arange(7) * 15) // 7])
+    assert resize_image(rgba[..., 0], (5, 4), mode="area").shape == (4, 5)
+
+
+@pytest.mark.parametrize("w,h,kwargs,size,crop", [
+    (4000, 3000, dict(fit=(800, 800)), (800, 600), None),
+    (3000, 4000, dict(fit=(800, 800)), (600, 800), None),
+    (100, 50, dict(fit=(800, 800)), (100, 50), None),
+    (100, 50, dict(fit=(800, 800), allow_upscale=True), (800, 400), None),
+    (3, 1, dict(fit=(2, 2)), (2, 1), None),
+    (4000, 3000, dict(fill=(800, 800)), (1067, 800), (133, 0, 933, 800)),
+    (3000, 4000, dict(fill=(800, 400)), (800, 1067), (0, 333, 800, 733)),
+    (100, 50, dict(fill=(80, 80)), (100, 50), (10, 0, 90, 50)),
+    (100, 50, dict(fill=(80, 80), allow_upscale=True), (160, 80), (40, 0, 120, 80)),
+    (400, 300, dict(fill=(200, 150)), (200, 150), None),
+    (4000, 3000, dict(size=(1000, None)), (1000, 750), None),
+    (4000, 3000, dict(size=(None, 1000)), (1333, 1000), None),
+    (10, 1000, dict(size=(1, None)), (1, 100), None),
+    (1000, 10, dict(size=(10, None)), (10, 1), None),
+    (101, 101, dict(scale=0.5), (51, 51), None),
+    (100, 80, dict(scale=(2.0, 0.5)), (200, 40), None),
+    (3, 3, dict(scale=0.01), (1, 1), None),
+    (640, 480, dict(size=(32, 32)), (32, 32), None),
+])
+def test_target_size(w, h, kwargs, size, crop):
+    assert target_size(w, h, **kwargs) == (size, crop)
+
+
+def test_fill_is_centre_crop_of_cover():
+    rgb = photo(30, 50)
+    out = resize_image(rgb, fill=(20, 20))
+    cover = resize_image(rgb, (33, 20))
+    np.testing.assert_array_equal(out, cover[:, 6:26])
+
+
+@pytest.mark.parametrize("kwargs,error,words", [
+    (dict(), ValueError, "exactly one of size, scale, fit, fill"),
+    (dict(size=(4, 4), fit=(4, 4)), ValueError, "exactly one"),
+    (dict(size=(0, 4)), ValueError, "size entries must be positive"),
+    (dict(size=4), TypeError, "size must be a (width, height) pair"),
+    (dict(size=(None, None)), ValueError, "size must give a width"),
+    (dict(fit=(4, None)), ValueError, "fit entries"),
+    (dict(scale=-1.0), ValueError, "scale must be a positive"),
+    (dict(size=(4, 4), mode="sinc"), ValueError, "mode must be one of"),
+    (dict(size=(4, 4), antialias="yes"), TypeError, "antialias"),
+    (dict(size=(4, 4), alpha=1), TypeError, "alpha"),
+    (dict(size=(4, 4), mode="nearest", align_corners=True), ValueError, "align_corners"),
+])
+def test_bad_arguments(kwargs, error, words):
+    with pytest.raises(error, match=words.replace("(", r"\(").replace(")", r"\)")):
+        resize_image(photo(8, 8), **kwargs)
+
+
+def test_bad_images():
+    with pytest.raises(TypeError, match="image array must be HW or HWC"):
+        resize_image(np.zeros((2, 3, 4, 5), np.uint8), (2, 2))
+    with pytest.raises(TypeError, match="image array must be HW or HWC"):
+        resize_image(np.zeros((4, 4), bool), (2, 2))
+    with pytest.raises(TypeError, match="image must be a path, a PIL.Image"):
+        resize_image([[1, 2], [3, 4]], (2, 2))
+
+
+def test_corrupt_and_truncated_files(tmp_path):
+    (tmp_path / "text.png").write_bytes(b"this is not an image")
+    with pytest.raises(Image.UnidentifiedImageError):
+        open_image(tmp_path / "text.png")
+    for fmt in ("PNG", "JPEG"):
+        path = tmp_path / f"whole.{fmt.lower()}"
+        Image.fromarray(photo(64, 64)).save(path, fmt)
+        (tmp_path / "cut").write_bytes(path.read_bytes()[:path.stat().st_size // 2])
+        with pytest.raises(OSError):
+            open_image(tmp_path / "cut")
+    with pytest.raises(FileNotFoundError):
+        open_image(tmp_path / "missing.png")
+
+
+def test_save_refuses_to_overwrite(tmp_path):
+    path = tmp_path / "a.png"
+    path.write_bytes(b"precious")
+    with pytest.raises(FileExistsError, match="overwrite"):
+        save_image(photo(8, 8), path)
+    assert path.read_bytes() == b"precious"
+    save_image(photo(8, 8), path, overwrite=True)
+    assert Image.open(path).size == (8, 8)
+
+
+@pytest.mark.parametrize("exc", [OSError("disk full"), KeyboardInterrupt()])
+def test_failed_write_leaves_nothing(tmp_path, monkeypatch, exc):
+    (tmp_path / "old.png").write_bytes(b"old")
+
+    def broken(self, fp, *args, **kwargs):
+        fp.write(b"\x89PNG half an image")
+        raise exc
+    monkeypatch.setattr(Image.Image, "save", broken)
+    for name, overwrite in [("new.png", False), ("old.png", True)]:
+        with pytest.raises(type(exc)):
+            save_image(photo(8, 8), tmp_path / name, overwrite=overwrite)
+    assert sorted(os.listdir(tmp_path)) == ["old.png"]
+    assert (tmp_path / "old.png").read_bytes() == b"old"
+
+
+def test_save_converts_for_the_format(tmp_path):
+    rgba = np.zeros((8, 8, 4), np.uint8)
+    rgba[:4] = (0, 0, 255, 255)  # top half blue, bottom half transparent
+    save_image(rgba, tmp_path / "a.jpg")
+    jpeg = np.asarray(Image.open(tmp_path / "a.jpg"))
+    assert Image.open(tmp_path / "a.jpg").mode == "RGB"
+    assert jpeg[6:].min() >= 250 and jpeg[:2, :, 2].min() >= 240  # flattened on white
+    save_image(np.full((4, 4), 65535, np.uint16), tmp_path / "b.webp")
+    assert np.asarray(Image.open(tmp_path / "b.webp").convert("L")).min() == 255
+    la = np.zeros((4, 4, 2), np.uint8)
+    la[:, :2] = (90, 255)
+    for name, mode in [("la.webp", "RGBA"), ("la.bmp", "L"), ("la.jpg", "L"), ("la.png", "LA")]:
+        save_image(la, tmp_path / name)
+        assert Image.open(tmp_path / name).mode == mode
+    with pytest.raises(ValueError, match="cannot write a F"):
+        save_image(np.zeros((4, 4), np.float32), tmp_path / "c.bmp")
+    for fmt in ("png", "tiff", "bmp", "jpeg", "webp"):
+        save_image(photo(9, 7), tmp_path / "d", format=fmt)
+        assert Image.open(tmp_path / "d").size == (7, 9)
+        os.remove(tmp_path / "d")
+    with pytest.raises(ValueError, match="cannot tell the image format"):
+        save_image(photo(4, 4), tmp_path / "e.xyz")
+    with pytest.raises(ValueError, match="format must be one of"):
+        save_image(photo(4, 4), tmp_path / "e.png", format="nope")
+    with pytest.raises(ValueError, match="quality must be"):
+        save_image(photo(4, 4), tmp_path / "e.jpg", quality=0)
+
+
+def test_jpeg_quality(tmp_path):
+    for q in (20, 95):
+        save_image(photo(64, 64), tmp_path / f"q{q}.jpg", quality=q)
+    assert (tmp_path / "q20.jpg").stat().st_size < (tmp_path / "q95.jpg").stat().st_size
+
+
+def test_arrays_need_no_pillow(monkeypatch, tmp_path):
+    for name in [m for m in sys.modules if m == "PIL" or m.startswith("PIL.")]:
+        monkeypatch.setitem(sys.modules, name, None)
+    assert resize_image(photo(10, 12), (6, 5)).shape == (5, 6, 3)
+    with pytest.raises(ImportError, match=r'pip install "cresize\[image\]"'):
+        resize_image(tmp_path / "a.png", (6, 5))
+    with pytest.raises(ImportError, match=r'pip install "cresize\[image\]"'):
+        save_image(photo(4, 4), tmp_path / "a.png")

@@ -1,0 +1,181 @@
+"""cresize.testing: passes on cresize, fails on wrong backwards; the reference is right."""
+import functools
+
+import numpy as np
+import pytest
+
+import cresize
+import oracle
+from cresize import _tables, testing
+
+COMBOS = [(m, ac, aa) for m in cresize.MODES
+          for ac in ((False,) if m in oracle.NO_ALIGN_CORNERS else (False, True))
+          for aa in ((False, True) if m in oracle.ANTIALIAS_MODES else (False,))]
+# (shape, size, scale_factor, axes): up/down mixed, a non-integer scale on a HWC image
+# tiny arrays: one thread keeps the matrix fast on a busy machine (the numbers don't depend on it)
+ONE_THREAD = dict(forward=functools.partial(cresize.resize, num_threads=1),
+                  backward=functools.partial(cresize.resize_backward, num_threads=1))
+GEOMETRIES = [((2, 5, 7), (9, 3), None, None), ((6, 4, 2), None, (1.6, 0.55), (0, 1))]
+
+
+def shifted_transpose(original):
+    """A transposed table off by one: input row ``i`` gets the taps of row ``i + 1``."""
+    def transpose(self):
+        t = original(self)
+        n = t.n_out
+        keep = np.minimum(np.arange(n) + 1, n - 1)
+        used = np.arange(t.index.shape[1]) < t.count[keep][:, None]
+        index = np.where(used, t.index[keep], -1)
+        return _tables.Taps.from_dense_rows(t.n_in, index, np.where(used, t.weight[keep], 0.0))
+    return transpose
+
+
+def wrong_backwards():
+    """Backwards that are wrong in the ways a port typically is."""
+    def ignores_align_corners(g, shape, **options):
+        return cresize.resize_backward(g, shape, **{**options, "align_corners": False})
+
+    def slightly_scaled(g, shape, **options):
+        return cresize.resize_backward(g, shape, **options) * (1 + 1e-5)
+
+    def shifted(g, shape, **options):  # the transposed table off by one, seen from outside
+        dx = cresize.resize_backward(g, shape, **options)
+        return np.take(dx, np.minimum(np.arange(shape[-2]) + 1, shape[-2] - 1), axis=-2)
+
+    return {"ignores_align_corners": ignores_align_corners, "slightly_scaled": slightly_scaled,
+            "shifted": shifted}
+
+
+@pytest.mark.parametrize("mode, align_corners, antialias", COMBOS)
+@pytest.mark.parametrize("shape, size, scale_factor, axes", GEOMETRIES)
+def test_checks_pass_for_cresize(mode, align_corners, antialias, shape, size, scale_factor, axes):
+    options = dict(scale_factor=scale_factor, mode=mode, align_corners=align_corners,
+                   antialias=antialias, axes=axes, **ONE_THREAD)
+    for dtype in (np.float64, np.float32):
+        assert 0 <= testing.check_adjoint(shape, size, dtype=dtype, **options) \
+            <= testing.TOLERANCES[np.dtype(dtype)]
+        assert 0 <= testing.check_reference(shape, size, dtype=dtype, **options) \
+            <= testing.TOLERANCES[np.dtype(dtype)]
+    assert 0 <= testing.check_gradient(shape, size, **options) <= testing.FD_TOLERANCE
+
+
+@pytest.mark.parametrize("mode, align_corners, antialias", COMBOS)
+def test_reference_matches_spec_oracle_and_cresize(mode, align_corners, antialias):
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((3, 6, 5))
+    x_before = x.copy()
+    options = dict(mode=mode, align_corners=align_corners, antialias=antialias)
+    sizes = {1: 11, 2: 2}
+    ours = testing.reference_resize(x, (11, 2), **options)
+    spec = oracle.reference_resize(x, sizes, **options)
+    mats = oracle.reference_matrices(x.shape, sizes, **options)
+    oracle.assert_close(ours, spec, oracle.operator_scale(x, mats), np.float64, "forward")
+    oracle.assert_close(cresize.resize(x, (11, 2), **options), ours,
+                        oracle.operator_scale(x, mats), np.float64, "cresize")
+    g = rng.standard_normal(ours.shape)
+    back = testing.reference_backward(g, x.shape, **options)
+    oracle.assert_close(back, oracle.reference_backward(g, x.shape, **options),
+                        oracle.operator_scale(g, [w.T for w in mats.values()]), np.float64,
+                        "backward")
+    np.testing.assert_array_equal(x, x_before)
+
+
+def test_reference_axes_rules():
+    x = np.arange(2 * 4 * 3, dtype=np.int16).reshape(2, 4, 3)
+    # HWC image, integer input kept unrounded, identity on an unchanged length
+    y = testing.reference_resize(x, (7, 4), axes=(0, 1), mode="bicubic")
+    assert y.shape == (7, 4, 3) and y.dtype == np.float64
+    w = cresize.weights(2, 7, mode="bicubic")
+    np.testing.assert_allclose(y, np.einsum("oi,ijc->ojc", w, x), rtol=0, atol=1e-12)
+    # backward default axes: where the lengths differ; with scale_factor: resize's rule
+    g = np.ones((2, 4, 6))
+    back = testing.reference_backward(g, (2, 4, 3))
+    np.testing.assert_allclose(back, g @ cresize.weights(3, 6), atol=1e-15)
+    back = testing.reference_backward(np.ones((2, 6, 4)), (2, 4, 3), scale_factor=(1.5, 1.5))
+    assert back.shape == (2, 4, 3)
+    assert np.array_equal(testing.reference_backward(g, g.shape), g)
+    with pytest.raises(ValueError, match="grad_output has shape"):
+        testing.reference_backward(np.ones((2, 5, 4)), (2, 4, 3), axes=(2,))
+    with pytest.raises(TypeError, match="x must be a real"):
+        testing.reference_resize(np.ones(3, complex), 5)
+
+
+def test_adjoint_scale_bounds_both_inner_products():
+    rng = np.random.default_rng(0)
+    x, g = rng.standard_normal((4, 9)), rng.standard_normal((4, 5))
+    mats = testing.reference_matrices(x.shape, 5, mode="lanczos3", axes=1)
+    y = cresize.resize(x, 5, mode="lanczos3", axes=1)
+    dx = cresize.resize_backward(g, x.shape, mode="lanczos3", axes=1)
+    assert abs(np.vdot(y, g)) + abs(np.vdot(x, dx)) <= testing.adjoint_scale(x, g, mats)
+
+
+@pytest.mark.parametrize("name", sorted(wrong_backwards()))
+def test_wrong_backwards_are_caught(name):
+    wrong = wrong_backwards()[name]
+    options = dict(mode="bicubic", align_corners=True)
+    with pytest.raises(AssertionError, match="adjoint identity fails"):
+        testing.check_adjoint((2, 5, 7), (9, 4), backward=wrong, **options)
+    with pytest.raises(AssertionError, match="finite differences disagree"):
+        testing.check_gradient((2, 5, 7), (9, 4), backward=wrong, **options)
+    with pytest.raises(AssertionError, match="backward deviates"):
+        testing.check_reference((2, 5, 7), (9, 4), backward=wrong, **options)
+    # the same wrapper around the correct backward passes
+    def correct(g, shape, **options):
+        return cresize.resize_backward(g, shape, **options)
+
+    assert testing.check_adjoint((2, 5, 7), (9, 4), backward=correct, **options) <= 1e-12
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "lanczos3", "area"])
+def test_off_by_one_transposed_table_is_caught(monkeypatch, mode):
+    """The library's own kernels, run on a transposed table that is off by one."""
+    monkeypatch.setattr(_tables.Taps, "transpose", shifted_transpose(_tables.Taps.transpose))
+    with pytest.raises(AssertionError, match=r"<resize\(x\), g> = .* relative .* > rtol"):
+        testing.check_adjoint((3, 6, 5), (4, 9), mode=mode)
+    with pytest.raises(AssertionError, match="numeric .* analytic"):
+        testing.check_gradient((3, 6, 5), (4, 9), mode=mode)
+    # only the backward is wrong: rtol=inf measures it, and the forward is untouched
+    assert testing.check_adjoint((3, 6, 5), (4, 9), mode=mode, rtol=np.inf) > 1e-6
+    np.testing.assert_allclose(cresize.resize(np.eye(6), 9, axes=1, mode=mode),
+                               cresize.weights(6, 9, mode=mode).T, atol=1e-15)
+
+
+def test_checks_are_seeded_and_measure_float32():
+    a = testing.check_adjoint((4, 7), (3, 11), mode="bicubic", dtype=np.float32, seed=5)
+    b = testing.check_adjoint((4, 7), (3, 11), mode="bicubic", dtype="float32", seed=5)
+    assert a == b and 0 < a <= 2e-6  # float32 round-off is visible, and within tolerance
+    with pytest.raises(AssertionError, match="relative"):
+        testing.check_adjoint((4, 7), (3, 11), mode="bicubic", dtype=np.float32, rtol=1e-15)
+
+
+def test_other_implementations_are_checked_for_shape_and_dtype():
+    def bad_shape(x, size, **options):
+        return cresize.resize(x, size, **options)[..., :-1]
+
+    def float32_result(g, shape, **options):
+        return cresize.resize_backward(g, shape, **options).astype(np.float32)
+
+    with pytest.raises(AssertionError, match="forward returned shape"):
+        testing.check_adjoint((5, 6), (3, 3), forward=bad_shape)
+    with pytest.raises(AssertionError, match="backward returned dtype float32"):
+        testing.check_gradient((5, 6), (3, 3), backward=float32_result)
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda: testing.check_adjoint((4, 4), 2, dtype=np.int32), TypeError, "float32 or float64"),
+    (lambda: testing.check_adjoint((4, 4), 2, dtype="nonsense"), TypeError, "dtype must be"),
+    (lambda: testing.check_adjoint((4, 4), 2, rtol=0), ValueError, "rtol must be > 0"),
+    (lambda: testing.check_adjoint((4, 4), 2, rtol="1"), TypeError, "rtol"),
+    (lambda: testing.check_gradient((4, 4), 2, n_directions=0), ValueError, "n_directions"),
+    (lambda: testing.check_gradient((4, 4), 2, step=np.inf), ValueError, "step must be finite"),
+    (lambda: testing.check_adjoint(4, 2), TypeError, "shape must be a tuple"),
+    (lambda: testing.check_adjoint((4, 4), 2, backward=3), TypeError, "backward must be"),
+    (lambda: testing.check_adjoint((4, 4), 2, mode="box"), ValueError, "mode must be one of"),
+    (lambda: testing.check_reference((4, 4), 2, mode="area", align_corners=True), ValueError,
+     "align_corners"),
+    (lambda: testing.reference_resize(np.ones((4, 4)), 2, scale_factor=0.5), ValueError,
+     "not both"),
+])
+def test_bad_arguments(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
