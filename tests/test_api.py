@@ -237,3 +237,15 @@ def test_weights_with_scale_factor():
     assert w.shape == (5, 10)
     assert np.array_equal(w, cresize.weights(10, 5, scale_factor=0.55, mode="bilinear"))
     assert not np.array_equal(w, cresize.weights(10, 5, mode="bilinear"))  # 1/f is not I/O
+
+
+@pytest.mark.parametrize("dtype", [">u2", ">i2", "<u2"])
+def test_integer_byte_order_and_strides(dtype):
+    x = np.random.default_rng(1).integers(0, 3000, (3, 20, 17)).astype(dtype)
+    view = x[:, ::-2, ::2]
+    y = cresize.resize(view, (7, 30), mode="bicubic", axes=(1, 2))
+    assert y.dtype == np.dtype(dtype).newbyteorder("=") and y.flags.c_contiguous
+    expected = cresize.resize(np.ascontiguousarray(view).astype(np.float32), (7, 30),
+                              mode="bicubic", axes=(1, 2))
+    np.testing.assert_array_equal(y, np.clip(np.rint(expected), *(
+        (np.iinfo(y.dtype).min, np.iinfo(y.dtype).max))).astype(y.dtype))

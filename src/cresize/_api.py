@@ -89,17 +89,27 @@ def resize(x, size=None, *, scale_factor=None, mode="bilinear", align_corners=Fa
     out = _check_out(out, tuple(out_shape), x.dtype, (x,))
     tables = {axis: taps(x.shape[axis], n_out, mode, align_corners, antialias, f)
               for axis, n_out, f in zip(axes, lengths, factors)}
-    src = np.ascontiguousarray(x, dtype=compute)
+    num_threads = _threads(num_threads)
     if compute == x.dtype:
-        return _apply(src, tables, out, _threads(num_threads))
-    result = _apply(src, tables, None, _threads(num_threads))
-    if np.issubdtype(x.dtype, np.integer):
+        return _apply(np.ascontiguousarray(x), tables, out, num_threads)
+    small_int = x.dtype.kind in "iu" and x.dtype.itemsize <= 2
+    native = x.dtype.newbyteorder("=")
+    if small_int:  # 8/16-bit images: convert and round in parallel
+        src = np.empty(x.shape, np.float32)
+        _kernels.integers_to_float(np.ascontiguousarray(x, native).reshape(-1),
+                                   src.reshape(-1), num_threads)
+    else:
+        src = np.ascontiguousarray(x, dtype=compute)
+    result = _apply(src, tables, None, num_threads)
+    target = out if out is not None else np.empty(result.shape, native)
+    if small_int:
+        _kernels.float_to_integers(result.reshape(-1), target.reshape(-1), num_threads)
+    elif x.dtype.kind in "iu":
         info = np.iinfo(x.dtype)
-        result = np.clip(np.rint(result), info.min, info.max)
-    if out is None:
-        return result.astype(x.dtype.newbyteorder("="))
-    np.copyto(out, result, casting="unsafe")
-    return out
+        np.copyto(target, np.clip(np.rint(result), info.min, info.max), casting="unsafe")
+    else:
+        np.copyto(target, result, casting="unsafe")
+    return target
 
 
 def resize_backward(grad_output, input_shape, *, scale_factor=None, mode="bilinear",

@@ -14,7 +14,9 @@ padded width is looped over, a zero-weight tap adding an exact 0), else 0 (then
 Everything here is called with validated, allocated, C-contiguous arrays (see
 ``_api.py``); nothing inside a ``nogil`` block can fail.
 """
+cimport cython
 from cython cimport floating
+from libc.math cimport rintf
 from cython.parallel cimport parallel, prange, threadid
 
 from cresize._openmp cimport cresize_max_threads, cresize_openmp_enabled
@@ -140,7 +142,7 @@ cdef inline void _resample_row(floating* out, const floating* line, Py_ssize_t c
                                const Py_ssize_t[:, ::1] index, const floating[:, ::1] weight,
                                const Py_ssize_t[::1] count, Py_ssize_t fixed) noexcept nogil:
     """Resample one row of pixels of ``channels`` values along its length."""
-    cdef Py_ssize_t n_out = index.shape[0], o, c, k, n
+    cdef Py_ssize_t n_out = index.shape[0], o, c, k
     cdef const Py_ssize_t* i
     cdef const floating* w
     cdef const floating* pixel
@@ -161,20 +163,55 @@ cdef inline void _resample_row(floating* out, const floating* line, Py_ssize_t c
     elif channels == 1:
         for o in range(n_out):
             out[o] = _dot(line, &index[o, 0], &weight[o, 0], count[o])
+    elif channels == 3:  # RGB: the three sums stay in registers
+        for o in range(n_out):
+            _pixel3(out + 3 * o, line, &index[o, 0], &weight[o, 0], count[o])
+    elif channels == 4:
+        for o in range(n_out):
+            _pixel4(out + 4 * o, line, &index[o, 0], &weight[o, 0], count[o])
     else:
         for o in range(n_out):
             target = out + o * channels
-            pixel = line + index[o, 0] * channels
             for c in range(channels):
-                target[c] = weight[o, 0] * pixel[c]
-            n = count[o]
-            if n == 0:
-                for c in range(channels):
-                    target[c] = 0
-            for k in range(1, n):
+                target[c] = 0
+            for k in range(count[o]):
                 pixel = line + index[o, k] * channels
                 for c in range(channels):
                     target[c] = target[c] + weight[o, k] * pixel[c]
+
+
+cdef inline void _pixel3(floating* out, const floating* line, const Py_ssize_t* index,
+                         const floating* weight, Py_ssize_t count) noexcept nogil:
+    cdef floating a = 0, b = 0, c = 0, w
+    cdef const floating* p
+    cdef Py_ssize_t k
+    for k in range(count):
+        w = weight[k]
+        p = line + 3 * index[k]
+        a = a + w * p[0]
+        b = b + w * p[1]
+        c = c + w * p[2]
+    out[0] = a
+    out[1] = b
+    out[2] = c
+
+
+cdef inline void _pixel4(floating* out, const floating* line, const Py_ssize_t* index,
+                         const floating* weight, Py_ssize_t count) noexcept nogil:
+    cdef floating a = 0, b = 0, c = 0, d = 0, w
+    cdef const floating* p
+    cdef Py_ssize_t k
+    for k in range(count):
+        w = weight[k]
+        p = line + 4 * index[k]
+        a = a + w * p[0]
+        b = b + w * p[1]
+        c = c + w * p[2]
+        d = d + w * p[3]
+    out[0] = a
+    out[1] = b
+    out[2] = c
+    out[3] = d
 
 
 cdef inline void _combine_rows(floating* row, const floating* plane, Py_ssize_t width,
@@ -216,3 +253,38 @@ cdef inline void _combine_rows(floating* row, const floating* plane, Py_ssize_t 
         wa = weight[k]
         for c in range(width):
             row[c] = row[c] + wa * a[c]
+
+
+ctypedef fused small_int:
+    unsigned char
+    signed char
+    unsigned short
+    short
+
+
+def integers_to_float(const small_int[::1] src, float[::1] dst, int num_threads):
+    """``dst = src`` as float32, for 8- and 16-bit images."""
+    cdef Py_ssize_t i
+    for i in prange(src.shape[0], nogil=True, schedule="static", num_threads=num_threads):
+        dst[i] = src[i]
+
+
+def float_to_integers(const float[::1] src, small_int[::1] dst, int num_threads):
+    """``dst = clip(rint(src))`` to the integer type's range (rounding half to even)."""
+    cdef Py_ssize_t i
+    cdef float lo, hi, v
+    if small_int is cython.uchar:
+        lo, hi = 0, 255
+    elif small_int is cython.schar:
+        lo, hi = -128, 127
+    elif small_int is cython.ushort:
+        lo, hi = 0, 65535
+    else:
+        lo, hi = -32768, 32767
+    for i in prange(src.shape[0], nogil=True, schedule="static", num_threads=num_threads):
+        v = rintf(src[i])
+        if v < lo:
+            v = lo
+        elif v > hi:
+            v = hi
+        dst[i] = <small_int>v
