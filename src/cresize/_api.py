@@ -3,6 +3,7 @@
 Validation, shapes, dtypes, ``out=`` and threads live here; the numbers come
 from the tap tables (``_tables``) and the loops from the kernels (``_kernels``).
 """
+import math
 import numbers
 import operator
 
@@ -200,7 +201,7 @@ def _apply(src, tables, out, num_threads):
     steps = [[p] for p in passes]
     if len(passes) >= 2 and passes[-2][0] + 1 == passes[-1][0]:
         steps[-2:] = [passes[-2:]]
-    steps.sort(key=lambda step: np.prod([t.n_out / t.n_in for _, t in step]))
+    steps.sort(key=lambda step: math.prod(t.n_out / t.n_in for _, t in step))
     current = src
     for number, step in enumerate(steps):
         shape = list(current.shape)
@@ -227,8 +228,8 @@ def _run_step(src, dst, step, num_threads):
     # Results do not depend on the thread count, so small steps can use fewer.
     num_threads = max(1, min(num_threads, dst.size // MIN_WORK_PER_THREAD))
     first, table = step[0]
-    outer = int(np.prod(src.shape[:first], dtype=np.int64))
-    inner = int(np.prod(dst.shape[step[-1][0] + 1:], dtype=np.int64))
+    outer = math.prod(src.shape[:first])
+    inner = math.prod(dst.shape[step[-1][0] + 1:])
     if len(step) == 2:
         x_table = step[1][1]
         if table.n_out > table.n_in:
