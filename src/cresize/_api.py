@@ -241,11 +241,11 @@ def _run_step(src, dst, step, num_threads):
         tags = np.empty((num_threads, slots), np.intp)
         _kernels.resize_2d(src.reshape(outer, table.n_in, -1),
                            dst.reshape(outer, table.n_out, -1), inner,
-                           *table.kernel_args(src.dtype), *x_table.kernel_args(src.dtype),
-                           x_table.fixed, order, scratch, tags, num_threads)
+                           *table.kernel_args(src.dtype), *x_table.row_args(src.dtype),
+                           order, scratch, tags, num_threads)
     elif inner == 1:
         _kernels.gather_lines(src.reshape(outer, table.n_in), dst.reshape(outer, table.n_out),
-                              *table.kernel_args(src.dtype), table.fixed, num_threads)
+                              *table.row_args(src.dtype), num_threads)
     else:
         _kernels.gather_planes(src.reshape(outer, table.n_in, inner),
                                dst.reshape(outer, table.n_out, inner),

@@ -56,6 +56,9 @@ class Taps:
         last = index[np.arange(n_out), np.maximum(count - 1, 0)]
         #: The most input positions one row spans (first to last tap), at least 1.
         self.span = int((last - index[:, 0]).max(initial=0)) + 1
+        #: First input of each row whose taps are its whole contiguous window, else -1.
+        whole = (count == width) & np.all(index == index[:, :1] + np.arange(width), axis=1)
+        self.start = _frozen(np.where(whole, index[:, 0], -1))
         #: The padded width when no row is empty (kernels may loop over it), else 0.
         self.fixed = width if count.min(initial=1) >= 1 else 0
         self.index, self.weight, self.count = _frozen(index), _frozen(weight), _frozen(count)
@@ -88,6 +91,10 @@ class Taps:
         if dtype not in self._cast:
             self._cast[dtype] = _frozen(self.weight.astype(dtype))
         return self.index, self._cast[dtype], self.count
+
+    def row_args(self, dtype):
+        """``kernel_args`` plus ``start`` and ``fixed``, for the row resampling kernels."""
+        return (*self.kernel_args(dtype), self.start, self.fixed)
 
     def dense(self):
         """The operator as a dense float64 ``(n_out, n_in)`` matrix."""
