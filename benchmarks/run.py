@@ -185,6 +185,42 @@ def measure(funcs, repeat):
     return {name: statistics.median(t) for name, t in times.items()}
 
 
+def memory_table(threads):
+    """Peak extra memory (tracemalloc) of one call, relative to the array it returns."""
+    import tracemalloc
+    lines = ["| call | returns MiB | peak MiB | peak / returned |", "|---|---|---|---|"]
+    x = np.random.default_rng(0).uniform(-1, 1, (8, 3, 512, 512)).astype(np.float32)
+    for size, mode, aa in [((1024, 1024), "bicubic", False), ((256, 256), "lanczos3", True)]:
+        cresize.resize(x, size, mode=mode, antialias=aa, num_threads=threads)  # warm caches
+        g = np.ones((8, 3) + size, np.float32)
+        cresize.resize_backward(g, x.shape, mode=mode, antialias=aa, num_threads=threads)
+        for kind, call in [("fwd", lambda: cresize.resize(x, size, mode=mode, antialias=aa,
+                                                          num_threads=threads)),
+                           ("bwd", lambda: cresize.resize_backward(g, x.shape, mode=mode,
+                                                                   antialias=aa,
+                                                                   num_threads=threads))]:
+            tracemalloc.start()
+            result = call()
+            peak = tracemalloc.get_traced_memory()[1]
+            tracemalloc.stop()
+            lines.append(f"| {mode}{'+aa' if aa else ''} 8x3x512x512 <-> {size[0]}x{size[1]} {kind} "
+                         f"| {result.nbytes / 2**20:.1f} | {peak / 2**20:.1f} "
+                         f"| {peak / result.nbytes:.3f} |")
+    return lines
+
+
+def scaling_table(threads, repeat):
+    """Antialiased shrinking of a 4096x4096 image: time per input pixel by factor."""
+    x = np.random.default_rng(0).uniform(-1, 1, (4096, 4096)).astype(np.float32)
+    lines = ["| factor | output | ms | ns per input pixel |", "|---|---|---|---|"]
+    for factor in (2, 3, 4, 8, 16, 32, 64):
+        n = 4096 // factor
+        t = measure({"c": lambda: cresize.resize(x, (n, n), mode="bicubic", antialias=True,
+                                                 num_threads=threads)}, repeat)["c"]
+        lines.append(f"| {factor} | {n}x{n} | {t * 1e3:.1f} | {t * 1e9 / x.size:.2f} |")
+    return lines
+
+
 def machine(threads):
     cpu = platform.processor() or platform.machine()
     try:
@@ -213,6 +249,8 @@ def main(argv=None):
                         help="comma-separated groups: up, down-aa, modes, f64, small, image, "
                              "extreme")
     parser.add_argument("--write", action="store_true", help="write benchmarks/RESULTS.md")
+    parser.add_argument("--no-extras", action="store_true",
+                        help="skip the memory and antialias-scaling tables")
     args = parser.parse_args(argv)
     if torch is not None:
         torch.set_num_threads(args.threads)
@@ -233,6 +271,13 @@ def main(argv=None):
                f"{t['cresize'] / t['copy']:.2f} | " + " | ".join(ratios) + " |")
         print(row, flush=True)
         lines.append(row)
+    extras = []
+    if not args.no_extras:
+        extras = (["", "Peak extra memory of one call (tracemalloc):", ""]
+                  + memory_table(args.threads)
+                  + ["", "Antialiased bicubic shrink of 4096x4096 float32 by factor:", ""]
+                  + scaling_table(args.threads, args.repeat))
+        print("\n".join(extras))
     if args.write:
         path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "RESULTS.md")
         with open(path, "w") as f:
@@ -241,7 +286,8 @@ def main(argv=None):
                     f"--repeat {args.repeat} --cases {args.cases} --write`\n\n"
                     "Medians; a ratio below 1 means cresize is faster. `opencv-area` is "
                     "`cv2.INTER_AREA`, OpenCV's antialiased shrink, against cresize's antialiased "
-                    "mode.\n\n" + "\n".join(lines) + "\n")
+                    "mode. The copy floor is a NumPy copy of an array the size of the "
+                    "result.\n\n" + "\n".join(lines + extras) + "\n")
         print(f"wrote {path}")
     return 0
 
