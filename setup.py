@@ -8,8 +8,19 @@ CRESIZE_OPENMP = auto (default) | 1 | 0
     OpenMP is unavailable; 0: build serial kernels.
 CRESIZE_DEBUG = 1
     Turn Cython's bounds, wraparound and initialisation checks back on.
+CRESIZE_CLEAN_BUILD = 1 (default) | 0
+    Remove build/ first, so that a change of OpenMP flags is never hidden by
+    stale objects (STYLE.md). 0 keeps it for incremental rebuilds.
+
+The sources stay ``.pyx``: Cython runs inside ``build_ext`` and writes its C
+into the build directory, so the sdist carries no generated C. ``build_ext``
+also writes ``cresize/_build_info.py`` beside the compiled module (the
+compiler, its flags and the OpenMP choice, for ``cresize.show_config()``); that
+file is generated, git-ignored and kept out of the sdist.
 """
+import glob
 import os
+import pprint
 import shutil
 import subprocess
 import sys
@@ -17,9 +28,14 @@ import sysconfig
 import tempfile
 import warnings
 
-import numpy as np
-from Cython.Build import cythonize
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+from setuptools.command.build_py import build_py
+
+try:
+    from setuptools.errors import CompileError, LinkError
+except ImportError:  # setuptools < 59
+    from distutils.errors import CompileError, LinkError
 
 PROBE = r"""
 #include <omp.h>
@@ -33,71 +49,167 @@ int main(void) {
 }
 """
 
-
-def openmp_flags():
-    """Return (compile_args, link_args) that give OpenMP, or None."""
-    if sys.platform == "win32":
-        return ["/openmp"], []
-    if sys.platform == "darwin":
-        candidates = [(["-Xpreprocessor", "-fopenmp"], ["-lomp"]), (["-fopenmp"], ["-fopenmp"])]
-    else:
-        candidates = [(["-fopenmp"], ["-fopenmp"])]
-    cc = os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc"
-    with tempfile.TemporaryDirectory() as tmp:
-        src = os.path.join(tmp, "probe.c")
-        exe = os.path.join(tmp, "probe")
-        with open(src, "w") as f:
-            f.write(PROBE)
-        for cflags, lflags in candidates:
-            cmd = cc.split() + cflags + [src, "-o", exe] + lflags
-            try:
-                subprocess.run(cmd, check=True, capture_output=True)
-                subprocess.run([exe], check=True, capture_output=True, timeout=60)
-            except (OSError, subprocess.SubprocessError):
-                continue
-            return cflags, lflags
-    return None
+BUILD_INFO = "_build_info"
 
 
-def configure():
+def openmp_mode():
     mode = os.environ.get("CRESIZE_OPENMP", "auto").strip().lower()
     if mode not in ("auto", "0", "1"):
         raise SystemExit(f"CRESIZE_OPENMP must be auto, 0 or 1, not {mode!r}")
-    flags = None if mode == "0" else openmp_flags()
-    if flags is None and mode == "1":
-        raise SystemExit("CRESIZE_OPENMP=1 but the compiler cannot build and run an OpenMP program")
-    if flags is None and mode == "auto":
-        warnings.warn("OpenMP not found: building serial cresize kernels")
-    return flags
+    return mode
 
 
-flags = configure()
-cflags, lflags = flags if flags else ([], [])
-if sys.platform != "win32":
-    cflags = cflags + ["-O3", "-ffp-contract=off"]
-debug = os.environ.get("CRESIZE_DEBUG", "0") == "1"
-directives = {
-    "language_level": 3,
-    "boundscheck": debug,
-    "wraparound": debug,
-    "initializedcheck": debug,
-    "cdivision": True,
-    "embedsignature": True,
-}
-extensions = [
-    Extension(
-        "cresize._kernels",
-        ["src/cresize/_kernels.pyx"],
-        include_dirs=[np.get_include()],
-        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION"),
-                       ("CRESIZE_HAVE_OPENMP", "1" if flags else "0")],
-        extra_compile_args=cflags,
-        extra_link_args=lflags,
-    )
-]
+def cython_directives():
+    debug = os.environ.get("CRESIZE_DEBUG", "0") == "1"
+    return {
+        "language_level": 3,
+        "boundscheck": debug,
+        "wraparound": debug,
+        "initializedcheck": debug,
+        "cdivision": True,
+        "embedsignature": True,
+    }
+
+
+class BuildExt(build_ext):
+    """Probe OpenMP with the compiler that builds the extension, cythonize, build,
+    then record what was used in ``cresize/_build_info.py``."""
+
+    def build_extensions(self):
+        import numpy as np
+        import Cython
+        from Cython.Build import cythonize
+
+        mode = openmp_mode()
+        probe = None if mode == "0" else self.probe_openmp()
+        if probe is None and mode == "1":
+            raise SystemExit("CRESIZE_OPENMP=1 but the compiler cannot build and run an OpenMP program")
+        if probe is None and mode == "auto":
+            warnings.warn("OpenMP not found: building serial cresize kernels")
+        cflags, lflags, spec = probe if probe else ([], [], None)
+        if self.compiler.compiler_type != "msvc":
+            # Never -ffast-math or -march=native (STYLE.md 8).
+            cflags = cflags + ["-O3", "-ffp-contract=off"]
+        macros = [("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION"),
+                  ("CRESIZE_HAVE_OPENMP", "1" if probe else "0")]
+        for ext in self.extensions:
+            ext.include_dirs.extend([np.get_include(), os.path.join("src", "cresize")])
+            ext.define_macros.extend(macros)
+            ext.extra_compile_args.extend(cflags)
+            ext.extra_link_args.extend(lflags)
+        directives = cython_directives()
+        for ext in self.extensions:  # keep setuptools' Extension objects; swap .pyx for .c
+            ext.sources = cythonize(ext, compiler_directives=directives, quiet=True,
+                                    build_dir=os.path.join(self.build_temp, "cython"))[0].sources
+        super().build_extensions()
+        self.write_build_info({
+            "compiler_type": self.compiler.compiler_type,
+            "compiler": self.compiler_command(),
+            "compiler_version": self.compiler_version(),
+            "extra_compile_args": cflags,
+            "extra_link_args": lflags,
+            "define_macros": [f"{k}={v}" for k, v in macros],
+            "openmp_request": mode,
+            "openmp": probe is not None,
+            "openmp_spec": spec,
+            "cython_version": Cython.__version__,
+            "cython_directives": directives,
+            "numpy_build_version": np.__version__,
+            "platform": sysconfig.get_platform(),
+            "python": sys.version.split()[0],
+        })
+
+    def probe_openmp(self):
+        """(compile_args, link_args, _OPENMP) for the first flags that compile,
+        link and run PROBE, or None."""
+        if self.compiler.compiler_type == "msvc":
+            candidates = [(["/openmp"], [])]
+        elif sys.platform == "darwin":
+            candidates = [(["-Xpreprocessor", "-fopenmp"], ["-lomp"]), (["-fopenmp"], ["-fopenmp"])]
+        else:
+            candidates = [(["-fopenmp"], ["-fopenmp"])]
+        with tempfile.TemporaryDirectory() as tmp:
+            src = os.path.join(tmp, "probe.c")
+            with open(src, "w") as f:
+                f.write(PROBE)
+            for cflags, lflags in candidates:
+                try:
+                    objs = self.compiler.compile([src], output_dir=tmp, extra_postargs=cflags)
+                    self.compiler.link_executable(objs, "probe", output_dir=tmp, extra_postargs=lflags)
+                    exe = os.path.join(tmp, self.compiler.executable_filename("probe"))
+                    run = subprocess.run([exe], check=True, capture_output=True, text=True, timeout=60)
+                    spec = int(run.stdout.split()[1])
+                except (CompileError, LinkError, OSError, subprocess.SubprocessError,
+                        IndexError, ValueError):
+                    continue
+                return cflags, lflags, spec
+        return None
+
+    def compiler_command(self):
+        command = getattr(self.compiler, "compiler_so", None)  # unix: the command and its flags
+        if command:
+            return " ".join(command)
+        return getattr(self.compiler, "cc", None) or self.compiler.compiler_type  # msvc: cl.exe
+
+    def compiler_version(self):
+        """The compiler's own first line about itself, or None."""
+        if self.compiler.compiler_type == "msvc":
+            cmd = [getattr(self.compiler, "cc", "cl.exe")]  # cl prints its banner on stderr
+        else:
+            cmd = [self.compiler.compiler_so[0], "--version"]
+        try:
+            run = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+        except (OSError, subprocess.SubprocessError):
+            return None
+        lines = (run.stdout + run.stderr).strip().splitlines()
+        return lines[0].strip() if lines else None
+
+    def write_build_info(self, info):
+        path = self.build_info_paths()[0]
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write('"""How this copy of cresize was compiled. Generated by setup.py; do not edit."""\n')
+            f.write(f"BUILD_INFO = {pprint.pformat(info, sort_dicts=False)}\n")
+
+    # The build info travels with the compiled module: into the wheel from
+    # build_lib, and beside the sources for --inplace and editable installs.
+    def build_info_paths(self):
+        """(path in build_lib, path in the source package) of _build_info.py."""
+        package_dir = self.get_finalized_command("build_py").get_package_dir("cresize")
+        return (os.path.join(self.build_lib, "cresize", BUILD_INFO + ".py"),
+                os.path.join(package_dir, BUILD_INFO + ".py"))
+
+    def copy_extensions_to_source(self):
+        super().copy_extensions_to_source()
+        self.copy_file(*self.build_info_paths(), level=self.verbose)
+
+    def get_output_mapping(self):
+        mapping = super().get_output_mapping()
+        if self.inplace:
+            mapping.update([self.build_info_paths()])
+        return mapping
+
+    def get_outputs(self):
+        outputs = super().get_outputs()
+        return outputs if self.inplace else outputs + [self.build_info_paths()[0]]
+
+
+class BuildPy(build_py):
+    """Leave a stale in-place ``_build_info.py`` out of the sdist and the wheel:
+    ``BuildExt`` writes the one that describes the build."""
+
+    def find_package_modules(self, package, package_dir):
+        return [m for m in super().find_package_modules(package, package_dir)
+                if (m[0], m[1]) != ("cresize", BUILD_INFO)]
+
 
 if os.path.isdir("build") and os.environ.get("CRESIZE_CLEAN_BUILD", "1") == "1":
     # A stale build/ hides a change of OpenMP flags (STYLE.md): always rebuild.
     shutil.rmtree("build", ignore_errors=True)
 
-setup(ext_modules=cythonize(extensions, compiler_directives=directives, quiet=True))
+setup(
+    # depends: headers the kernels include; they rebuild the extension and go into the sdist.
+    ext_modules=[Extension("cresize._kernels", ["src/cresize/_kernels.pyx"],
+                           depends=sorted(glob.glob("src/cresize/*.h")))],
+    cmdclass={"build_ext": BuildExt, "build_py": BuildPy},
+)

@@ -8,12 +8,14 @@ import time
 import numpy as np
 import pytest
 
+import cresize
 from cresize._cli_resize import main, split_cores
 from cresize.image import resize_image
 
 Image = pytest.importorskip("PIL.Image")
 
-SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
+# The subprocesses import the same cresize as this process (installed or in-place build).
+CRESIZE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(cresize.__file__)))
 
 
 def photo(h, w, seed=0):
@@ -272,7 +274,7 @@ def test_progress_bar_only_on_a_terminal(tmp_path, capsys, monkeypatch):
 def _start(tmp_path, n, jobs):
     for i in range(n):
         write(tmp_path / "in" / f"{i:03d}.png", 96, 128, seed=i)
-    env = dict(os.environ, PYTHONPATH=SRC)
+    env = dict(os.environ, PYTHONPATH=CRESIZE_ROOT)
     return subprocess.Popen(
         [sys.executable, "-m", "cresize", "resize", str(tmp_path / "in"), "--scale", "3",
          "--mode", "bicubic", "--out-dir", str(tmp_path / "out"), "--jobs", str(jobs)],

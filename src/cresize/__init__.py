@@ -5,8 +5,10 @@ Every mode (nearest, nearest-exact, bilinear, bicubic, lanczos3, area, with
 applies it and ``resize_backward`` applies its exact adjoint.
 """
 from cresize._api import resize, resize_backward, weights
+from cresize._config import show_config
 from cresize._kernels import openmp_enabled
 from cresize._tables import MODES
 
 __version__ = "0.1.0"
-__all__ = ["MODES", "__version__", "openmp_enabled", "resize", "resize_backward", "weights"]
+__all__ = ["MODES", "__version__", "openmp_enabled", "resize", "resize_backward", "show_config",
+           "weights"]

@@ -25,8 +25,8 @@ def main(argv=None):
         print("\nWithout a subcommand: selfcheck.")
         return 0
     if argv and argv[0] in ("-V", "--version"):
-        import cresize
-        print(f"cresize {cresize.__version__}")
+        from cresize import show_config
+        show_config()
         return 0
     name = argv[0] if argv and not argv[0].startswith("-") else "selfcheck"
     if name not in SUBCOMMANDS:

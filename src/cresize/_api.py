@@ -6,6 +6,7 @@ from the tap tables (``_tables``) and the loops from the kernels (``_kernels``).
 import math
 import numbers
 import operator
+import os
 
 import numpy as np
 
@@ -411,22 +412,27 @@ def _check_out(out, shape, dtype, inputs):
     return out
 
 
-def _threads(num_threads):
-    """Resolve ``num_threads`` for a kernel call (None: OpenMP's current default).
+# libgomp is not fork-safe: a child forked after the parent ran a parallel loop
+# can hang in its own next one. In such a child num_threads=None means 1 thread.
+_openmp_used = False
+_forked_after_openmp = False
 
-    libgomp is not fork-safe: a child forked after the parent ran a parallel
-    loop hangs in its own next one. So the first call watches for ``fork()``
-    (``os.register_at_fork``), and in a child forked after that the default is
-    1 thread; an explicit positive count is still honoured.
-    """
-    fork = _threads.__dict__
-    if "forked" not in fork:
-        fork["forked"] = False
-        if _kernels.openmp_enabled():
-            import os
-            if hasattr(os, "register_at_fork"):
-                os.register_at_fork(after_in_child=lambda: fork.update(forked=True))
-    default = 1 if fork["forked"] else _kernels.max_threads()
+
+def _after_fork_in_child():
+    global _forked_after_openmp
+    _forked_after_openmp = _forked_after_openmp or _openmp_used
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def _threads(num_threads):
+    """Resolve ``num_threads`` for a kernel call (None: OpenMP's current default,
+    or 1 in a process forked after this one's parent ran a parallel loop)."""
+    global _openmp_used
+    _openmp_used = _kernels.openmp_enabled()
+    default = 1 if _forked_after_openmp else _kernels.max_threads()
     if num_threads is None:
         return default
     if isinstance(num_threads, bool) or not isinstance(num_threads, (numbers.Integral, np.integer)):

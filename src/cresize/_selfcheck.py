@@ -41,16 +41,11 @@ def check(options, shape=(2, 3, 23, 17), size=(9, 40)):
     return dense, adjoint, same
 
 
-def describe():
-    threads = cresize._api._threads(None)
-    return (f"cresize {cresize.__version__}  numpy {np.__version__}  "
-            f"OpenMP {'on' if cresize.openmp_enabled() else 'off'}  default threads {threads}")
-
-
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="cresize selfcheck", description=__doc__.split("\n\n")[0])
     parser.parse_args(argv)
-    print(describe())
+    cresize.show_config()
+    print()
     print(f"{'mode':14s} {'align_corners':>13s} {'antialias':>9s} {'vs dense':>10s} "
           f"{'adjoint':>10s} {'threads':>8s}")
     failed = 0

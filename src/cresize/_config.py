@@ -1,0 +1,186 @@
+"""``show_config()``: which cresize this is, how it was compiled, which OpenMP it runs on.
+
+The build half comes from ``cresize/_build_info.py``, which ``setup.py`` writes
+beside the compiled kernels. The runtime half is looked up in this process: the
+OpenMP library the kernels actually call (the one that defines
+``omp_get_max_threads`` for them, found with ``dladdr``) and, when threadpoolctl
+is installed, its version and every other OpenMP runtime loaded alongside it.
+"""
+import ctypes
+import os
+import platform
+import sys
+
+# _OPENMP dates of the OpenMP specifications.
+OPENMP_SPECS = {200203: "2.0", 200505: "2.5", 200805: "3.0", 201107: "3.1", 201307: "4.0",
+                201511: "4.5", 201811: "5.0", 202011: "5.1", 202111: "5.2", 202411: "6.0"}
+
+
+def show_config(mode="stdout"):
+    """Print or return the version, build and OpenMP configuration of cresize.
+
+    Parameters
+    ----------
+    mode : {"stdout", "dicts"}
+        ``"stdout"`` prints a report; ``"dicts"`` returns it as nested dicts.
+
+    Returns
+    -------
+    dict or None
+        With ``mode="dicts"``: ``{"cresize": ..., "python": ..., "numpy": ...,
+        "build": ..., "openmp": ...}``. ``build`` is None for a copy compiled
+        without cresize's ``setup.py`` (its build information is missing).
+        ``openmp["default_threads"]`` is what ``num_threads=None`` means here and
+        now (``OMP_NUM_THREADS``, threadpoolctl, 1 in a forked child).
+
+    Examples
+    --------
+    >>> import cresize
+    >>> cresize.show_config()  # doctest: +SKIP
+    >>> cresize.show_config("dicts")["openmp"]["enabled"] == cresize.openmp_enabled()
+    True
+    """
+    if mode not in ("stdout", "dicts"):
+        raise ValueError(f"mode must be 'stdout' or 'dicts'; got {mode!r}")
+    config = _collect()
+    if mode == "dicts":
+        return config
+    print(_format(config))
+    return None
+
+
+def _collect():
+    import numpy as np
+
+    import cresize
+    from cresize import _api, _kernels
+
+    try:
+        from cresize._build_info import BUILD_INFO as build
+    except ImportError:
+        build = None
+    enabled = _kernels.openmp_enabled()
+    runtime = _openmp_runtime(_kernels.__file__) if enabled else None
+    loaded = _loaded_openmp_runtimes()
+    have_threadpoolctl = loaded is not None
+    loaded = loaded or []
+    mine = [lib for lib in loaded if runtime and _same_file(lib["filepath"], runtime)]
+    if enabled and runtime is None and sys.platform == "win32":
+        mine = [lib for lib in loaded if lib["prefix"] == "vcomp"]
+        runtime = mine[0]["filepath"] if mine else None
+    spec = (build or {}).get("openmp_spec")
+    return {
+        "cresize": {"version": cresize.__version__, "path": os.path.dirname(cresize.__file__)},
+        "python": {"version": platform.python_version(),
+                   "implementation": platform.python_implementation(),
+                   "platform": platform.platform()},
+        "numpy": {"version": np.__version__,
+                  "build_version": (build or {}).get("numpy_build_version")},
+        "build": build,
+        "openmp": {
+            "enabled": enabled,
+            "requested": (build or {}).get("openmp_request"),
+            "spec": f"{OPENMP_SPECS.get(spec, '?')} (_OPENMP={spec})" if spec else None,
+            "runtime": runtime,
+            "runtime_version": mine[0]["version"] if mine else None,
+            "other_runtimes": [lib["filepath"] for lib in loaded if lib not in mine],
+            "threadpoolctl": have_threadpoolctl,
+            "default_threads": _api._threads(None),
+        },
+    }
+
+
+class _DlInfo(ctypes.Structure):
+    _fields_ = [("dli_fname", ctypes.c_char_p), ("dli_fbase", ctypes.c_void_p),
+                ("dli_sname", ctypes.c_char_p), ("dli_saddr", ctypes.c_void_p)]
+
+
+def _openmp_runtime(module_path):
+    """Path of the library that provides ``omp_get_max_threads`` to ``module_path``.
+
+    ``dlsym`` on the module's handle searches the module and then its
+    dependencies, so this is the runtime its parallel loops use, even when
+    another library of the same name (PyTorch's libgomp) was loaded first.
+    None where ``dladdr`` is missing (Windows).
+    """
+    try:
+        symbol = ctypes.CDLL(module_path).omp_get_max_threads
+        dladdr = _dladdr()
+    except (OSError, AttributeError):
+        return None
+    info = _DlInfo()
+    if not dladdr(ctypes.cast(symbol, ctypes.c_void_p), ctypes.byref(info)) or not info.dli_fname:
+        return None
+    return os.path.realpath(os.fsdecode(info.dli_fname))
+
+
+def _dladdr():
+    for name in (None, "libdl.so.2"):  # glibc < 2.34 keeps dladdr in libdl
+        try:
+            dladdr = ctypes.CDLL(name).dladdr
+        except (OSError, AttributeError):
+            continue
+        dladdr.argtypes = [ctypes.c_void_p, ctypes.POINTER(_DlInfo)]
+        dladdr.restype = ctypes.c_int
+        return dladdr
+    raise OSError("dladdr is not available")
+
+
+def _loaded_openmp_runtimes():
+    """threadpoolctl's view of the OpenMP libraries in this process (None without it)."""
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:
+        return None
+    return [{"filepath": lib["filepath"], "prefix": lib.get("prefix"), "version": lib.get("version")}
+            for lib in threadpool_info() if lib.get("user_api") == "openmp"]
+
+
+def _same_file(a, b):
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _format(config):
+    build, omp = config["build"], config["openmp"]
+    lines = [f"cresize {config['cresize']['version']}  ({config['cresize']['path']})",
+             "python   {version} ({implementation}, {platform})".format(**config["python"]),
+             f"numpy    {config['numpy']['version']}"
+             + (f" (built against {config['numpy']['build_version']})"
+                if config["numpy"]["build_version"] else ""),
+             "build"]
+    if build is None:
+        lines.append("  unknown: no build information (not compiled by cresize's setup.py)")
+    else:
+        lines += [
+            f"  compiler          {build['compiler_version'] or build['compiler_type']}",
+            f"  command           {build['compiler']}",
+            f"  compile args      {' '.join(build['extra_compile_args'])}",
+            f"  link args         {' '.join(build['extra_link_args']) or '-'}",
+            f"  macros            {' '.join(build['define_macros'])}",
+            f"  cython            {build['cython_version']}  "
+            + " ".join(f"{k}={v}" for k, v in build["cython_directives"].items()),
+            f"  platform          {build['platform']}, Python {build['python']}",
+        ]
+    if not omp["runtime"]:
+        version = "-"
+    elif omp["runtime_version"]:
+        version = omp["runtime_version"]
+    elif omp["threadpoolctl"]:
+        version = "unknown (this runtime does not report one)"
+    else:
+        version = "unknown (install threadpoolctl to look it up)"
+    lines += [
+        "openmp",
+        f"  enabled           {omp['enabled']}  (CRESIZE_OPENMP={omp['requested'] or '?'} at build time)",
+        f"  specification     {omp['spec'] or '-'}",
+        f"  runtime           {omp['runtime'] or '-'}",
+        f"  runtime version   {version}",
+    ]
+    if omp["other_runtimes"]:
+        lines.append(f"  also loaded       {', '.join(omp['other_runtimes'])}")
+    lines.append(f"  default threads   {omp['default_threads']}")
+    return "\n".join(lines)
+

@@ -1,0 +1,105 @@
+"""The build the user got: OpenMP where it is required, the recorded build
+configuration, ``show_config``, and the files a distribution must carry."""
+import importlib.metadata
+import os
+import subprocess
+import sys
+
+import pytest
+
+import cresize
+from cresize import _api
+
+OPENMP = cresize.openmp_enabled()
+
+
+@pytest.mark.skipif(os.environ.get("CRESIZE_REQUIRE_OPENMP") != "1",
+                    reason="CRESIZE_REQUIRE_OPENMP=1 not set: a serial build may be intended "
+                           "(macOS wheels, CRESIZE_OPENMP=0)")
+def test_openmp_when_required():
+    assert OPENMP, ("this build has serial kernels but CRESIZE_REQUIRE_OPENMP=1: "
+                    "the compiler's OpenMP was not found or not used")
+
+
+def test_build_info_matches_the_kernels():
+    build = cresize.show_config("dicts")["build"]
+    assert build is not None, "no cresize/_build_info.py: not built by cresize's setup.py"
+    assert build["openmp"] is OPENMP
+    assert f"CRESIZE_HAVE_OPENMP={int(OPENMP)}" in build["define_macros"]
+    flags = build["extra_compile_args"] + build["extra_link_args"]
+    assert bool({"-fopenmp", "/openmp"} & set(flags)) is OPENMP, flags
+    assert (build["openmp_spec"] is not None) is OPENMP
+    assert build["compiler"] and build["compiler_type"]
+
+
+def test_no_unsafe_optimisation_flags():
+    # STYLE.md 8: a distributed build never uses -ffast-math or -march=native.
+    build = cresize.show_config("dicts")["build"]
+    flags = " ".join([build["compiler"]] + build["extra_compile_args"] + build["extra_link_args"])
+    for bad in ("-ffast-math", "-Ofast", "-march=native", "-mtune=native", "/fp:fast"):
+        assert bad not in flags, flags
+
+
+def test_show_config_openmp_section():
+    omp = cresize.show_config("dicts")["openmp"]
+    assert omp["enabled"] is OPENMP
+    assert omp["default_threads"] == _api._threads(None) >= 1
+    if OPENMP and (sys.platform != "win32" or omp["threadpoolctl"]):
+        # The library that defines omp_get_max_threads for the kernels (found
+        # with dladdr; on Windows threadpoolctl finds vcomp), a real file.
+        assert omp["runtime"] is not None and os.path.isfile(omp["runtime"]), omp
+    elif not OPENMP:
+        assert omp["runtime"] is None and omp["default_threads"] == 1
+
+
+def test_show_config_prints_a_report(capsys):
+    assert cresize.show_config() is None
+    out = capsys.readouterr().out
+    assert out.startswith(f"cresize {cresize.__version__}")
+    for line in ("compiler ", "compile args", "runtime ", f"default threads   {_api._threads(None)}"):
+        assert line in out, out
+
+
+def test_show_config_rejects_an_unknown_mode():
+    with pytest.raises(ValueError, match="mode"):
+        cresize.show_config("json")
+
+
+def test_default_threads_follow_omp_num_threads():
+    code = "import cresize; print(cresize.show_config('dicts')['openmp']['default_threads'])"
+    out = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, OMP_NUM_THREADS="3"),
+                         capture_output=True, text=True, timeout=60, check=True).stdout
+    assert int(out) == (3 if OPENMP else 1)
+
+
+@pytest.mark.skipif(not OPENMP, reason="serial build: no OpenMP runtime for threadpoolctl to limit")
+def test_threadpoolctl_sees_and_limits_the_runtime():
+    threadpoolctl = pytest.importorskip("threadpoolctl", reason="threadpoolctl is not installed")
+    runtime = cresize.show_config("dicts")["openmp"]["runtime"]
+    found = [lib for lib in threadpoolctl.threadpool_info() if lib["user_api"] == "openmp"]
+    assert any(os.path.samefile(lib["filepath"], runtime) for lib in found), (runtime, found)
+    with threadpoolctl.threadpool_limits(1, user_api="openmp"):
+        assert _api._threads(None) == 1
+        assert cresize.show_config("dicts")["openmp"]["default_threads"] == 1
+
+
+def test_version_command_prints_the_configuration():
+    run = subprocess.run([sys.executable, "-m", "cresize", "--version"],
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith(f"cresize {cresize.__version__}")
+    assert "openmp" in run.stdout and "default threads" in run.stdout, run.stdout
+
+
+def test_package_ships_kernel_sources_and_markers():
+    folder = os.path.dirname(cresize.__file__)
+    for name in ("_kernels.pyx", "_openmp.pxd", "py.typed"):
+        assert os.path.isfile(os.path.join(folder, name)), name
+
+
+def test_version_matches_the_distribution():
+    try:
+        version = importlib.metadata.version("cresize")
+    except importlib.metadata.PackageNotFoundError:
+        pytest.skip("cresize runs from a source tree, not an installed distribution")
+    assert version == cresize.__version__

@@ -1,0 +1,101 @@
+"""A child forked after its parent ran an OpenMP resize must not hang.
+
+libgomp is not fork-safe: a forked child's first parallel loop waits forever for
+the parent's pool threads, which were not forked. cresize's rule (``_api._threads``):
+in a child forked after cresize ran, ``num_threads=None`` means 1 thread.
+
+Each case runs in a fresh interpreter, in its own process group, under a
+timeout, so a hang fails the test instead of stalling the suite.
+"""
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"),
+                                reason="fork() exists on POSIX only; Windows always spawns")
+
+TIMEOUT = 60
+
+# The parent runs forward and backward with a team of 2 (OMP_NUM_THREADS=2 below
+# makes 2 the default too, so a child that kept the default would hang). The
+# arrays are big enough for the kernels to use both threads, and on Linux the
+# parent checks that its OpenMP threads really exist.
+PARENT = """
+import multiprocessing, os, sys
+import numpy as np
+import cresize
+from cresize import _api, _kernels
+
+def os_threads():
+    return len(os.listdir("/proc/self/task")) if os.path.isdir("/proc/self/task") else None
+
+x = np.random.default_rng(0).random((8, 128, 128))
+before = os_threads()
+y = cresize.resize(x, (192, 160), mode="bicubic", num_threads=2)
+g = cresize.resize_backward(y, x.shape, mode="bicubic", num_threads=2)
+if cresize.openmp_enabled() and before is not None:
+    assert os_threads() > before, "the parent never started an OpenMP team: nothing to test"
+
+def child_ok():  # computes first: without the rule this is where a child hangs
+    return (np.array_equal(cresize.resize(x, (192, 160), mode="bicubic"), y)
+            and np.array_equal(cresize.resize_backward(y, x.shape, mode="bicubic"), g)
+            and _api._threads(None) == 1 and _api._threads(-1) == 1)
+"""
+
+
+def run(script):
+    """Run PARENT + script in a new interpreter; fail on a hang or a nonzero exit."""
+    env = dict(os.environ, OMP_NUM_THREADS="2")
+    proc = subprocess.Popen([sys.executable, "-c", script], env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)  # the parent and any forked child with it
+        proc.communicate()
+        pytest.fail(f"hung: killed after {TIMEOUT} s (a forked child stuck in an OpenMP loop)")
+    assert proc.returncode == 0, err
+    assert out.split()[-1:] == ["ok"], out + err
+
+
+def test_os_fork_child_after_openmp():
+    run(PARENT + """
+pid = os.fork()
+if pid == 0:
+    os._exit(0 if child_ok() else 1)
+assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0, "the child computed wrong results"
+# The parent keeps its own default.
+assert _api._threads(None) == _kernels.max_threads() == (2 if cresize.openmp_enabled() else 1)
+print("ok")
+""")
+
+
+def test_multiprocessing_fork_pool_after_openmp():
+    run(PARENT + """
+with multiprocessing.get_context("fork").Pool(2) as pool:
+    results = [pool.apply_async(child_ok) for _ in range(4)]
+    assert all(r.get(timeout=50) for r in results), "a worker computed wrong results"
+print("ok")
+""")
+
+
+def test_child_forked_before_cresize_ran_keeps_the_default():
+    # Nothing to inherit: before the first call no OpenMP pool exists.
+    run("""
+import os
+import numpy as np
+import cresize
+from cresize import _api, _kernels
+pid = os.fork()
+if pid == 0:
+    x = np.arange(12.0).reshape(3, 4)
+    ok = (_api._threads(None) == _kernels.max_threads()
+          and np.array_equal(cresize.resize(x, (6, 8)), cresize.resize(x, (6, 8), num_threads=1)))
+    os._exit(0 if ok else 1)
+assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
+print("ok")
+""")
