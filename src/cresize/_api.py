@@ -357,7 +357,8 @@ def _lengths(shape, axes, size, scale_factor):
 
 
 def _length(value, name):
-    if isinstance(value, bool) or not isinstance(value, (numbers.Integral, np.integer)):
+    if type(value) is not int and (isinstance(value, bool) or
+                                   not isinstance(value, (numbers.Integral, np.integer))):
         raise TypeError(f"{name} must be a positive int (or tuple of them); got {value!r}")
     if value < 1:
         raise ValueError(f"{name} must be >= 1; got {value}")

@@ -170,19 +170,20 @@ cdef inline void _resample_row(floating* out, const floating* line, Py_ssize_t c
             o = o + 4
         for j in range(o, n_out):
             out[j] = _dot(line, &index[j, 0], &weight[j, 0], count[j])
-    elif channels == 1 and fixed == 1:
+    elif channels == 1 and fixed == 1:  # sums start from 0 like _dot: same bits, -0 too
         for o in range(n_out):
-            out[o] = weight[o, 0] * line[index[o, 0]]
+            out[o] = 0 + weight[o, 0] * line[index[o, 0]]
     elif channels == 1 and fixed == 2:
         for o in range(n_out):
             i = &index[o, 0]
             w = &weight[o, 0]
-            out[o] = w[0] * line[i[0]] + w[1] * line[i[1]]
+            out[o] = 0 + w[0] * line[i[0]] + w[1] * line[i[1]]
     elif channels == 1 and fixed == 4:
         for o in range(n_out):
             i = &index[o, 0]
             w = &weight[o, 0]
-            out[o] = w[0] * line[i[0]] + w[1] * line[i[1]] + w[2] * line[i[2]] + w[3] * line[i[3]]
+            out[o] = (0 + w[0] * line[i[0]] + w[1] * line[i[1]] + w[2] * line[i[2]]
+                      + w[3] * line[i[3]])
     elif channels == 1:
         for o in range(n_out):
             out[o] = _dot(line, &index[o, 0], &weight[o, 0], count[o])
