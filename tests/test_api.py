@@ -249,3 +249,48 @@ def test_integer_byte_order_and_strides(dtype):
                               mode="bicubic", axes=(1, 2))
     np.testing.assert_array_equal(y, np.clip(np.rint(expected), *(
         (np.iinfo(y.dtype).min, np.iinfo(y.dtype).max))).astype(y.dtype))
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.uint64, np.int32, np.uint32])
+def test_wide_integers_keep_their_extremes(dtype):
+    info = np.iinfo(dtype)
+    x = np.array([[info.max, info.min], [info.min, info.max]], dtype)
+    assert np.array_equal(cresize.resize(x, (2, 2)), x)  # identity is exact
+    y = cresize.resize(x, (5, 7), mode="bicubic")  # overshoots past the range: clipped, no wrap
+    assert y.dtype == dtype
+    assert y.min() >= info.min and y.max() <= info.max
+    assert y[0, 0] > info.max // 2 and y[0, -1] < info.max // 2 + info.min // 2 + 1
+
+
+def test_float32_long_rows_stay_within_tolerance():
+    x = np.random.default_rng(0).uniform(0, 1, (2, 20000)).astype(np.float32)  # positive: worst case
+    y = cresize.resize(x, 1, axes=1, mode="bicubic", antialias=True)
+    w = cresize.weights(20000, 1, mode="bicubic", antialias=True)
+    expected = x.astype(np.float64) @ w.T
+    scale = np.abs(x).max() * np.abs(w).sum(axis=1).max()
+    assert np.abs(y - expected).max() <= 2e-6 * scale
+    g = np.ones((2, 1), np.float32)
+    gx = cresize.resize_backward(g, x.shape, mode="bicubic", antialias=True, axes=1)
+    np.testing.assert_allclose(gx, np.ones((2, 1)) @ w, rtol=0, atol=2e-6 * np.abs(w).max())
+
+
+def test_zero_dim_arrays_as_size_and_scale():
+    x = rand((6, 8))
+    assert cresize.resize(x, np.array(5)).shape == (5, 5)
+    assert cresize.resize(x, scale_factor=np.array(0.5)).shape == (3, 4)
+    assert cresize.resize(x, np.array([3, 2])).shape == (3, 2)
+
+
+@pytest.mark.parametrize("kwargs,exc,message", [
+    (dict(scale_factor=1e308), ValueError, "scale_factor"),
+    (dict(scale_factor=1e20), ValueError, "scale_factor"),
+    (dict(size=2**45), ValueError, "size must be <"),
+    (dict(size=3, num_threads=2**31), ValueError, "num_threads must be at most"),
+    (dict(size=3, out="matrix"), TypeError, "out must be a NumPy array"),
+])
+def test_more_bad_arguments(kwargs, exc, message):
+    if kwargs.get("out") == "matrix":
+        with pytest.warns(PendingDeprecationWarning):
+            kwargs = dict(kwargs, out=np.asmatrix(np.empty((3, 3))))
+    with pytest.raises(exc, match=message):
+        cresize.resize(rand((6, 8)), **kwargs)

@@ -144,6 +144,17 @@ def test_threads_bitwise(config, dtype, shape, size, monkeypatch):
         assert r.tobytes() == reference.tobytes()  # bit for bit
 
 
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic", "lanczos3"])
+def test_threads_bitwise_with_inf_in_a_long_signal(mode):
+    # few lines, many outputs: threads share out the outputs of a line instead of lines
+    x = np.zeros((1, 40000))
+    x[0, 0] = np.inf
+    x[0, 5] = -0.0
+    ys = [cresize.resize(x, 80000, axes=1, mode=mode, num_threads=n) for n in (1, 2, 3)]
+    assert ys[0].tobytes() == ys[1].tobytes() == ys[2].tobytes()
+    assert np.isinf(ys[0][0, 0])
+
+
 def test_threads_bitwise_default_work_split():
     x = random_array((2, 3, 300, 200), np.float32)
     y = [cresize.resize(x, (170, 420), mode="bicubic", num_threads=n) for n in (1, 2, 3)]

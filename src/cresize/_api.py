@@ -92,6 +92,11 @@ def resize(x, size=None, *, scale_factor=None, mode="bilinear", align_corners=Fa
     tables = {axis: taps(x.shape[axis], n_out, mode, align_corners, antialias, f)
               for axis, n_out, f in zip(axes, lengths, factors)}
     num_threads = _threads(num_threads)
+    if all(t.is_identity for t in tables.values()):  # exact for every dtype
+        if out is None:
+            return np.array(x, dtype=x.dtype.newbyteorder("="), order="C", copy=True)
+        np.copyto(out, x)
+        return out
     if compute == x.dtype:
         return _apply(np.ascontiguousarray(x), tables, out, num_threads)
     small_int = x.dtype.kind in "iu" and x.dtype.itemsize <= 2
@@ -99,16 +104,20 @@ def resize(x, size=None, *, scale_factor=None, mode="bilinear", align_corners=Fa
     if small_int:  # 8/16-bit images: convert and round in parallel
         src = np.empty(x.shape, np.float32)
         _kernels.integers_to_float(np.ascontiguousarray(x, native).reshape(-1),
-                                   src.reshape(-1), num_threads)
+                                   src.reshape(-1), _useful_threads(num_threads, src.size))
     else:
         src = np.ascontiguousarray(x, dtype=compute)
     result = _apply(src, tables, None, num_threads)
     target = out if out is not None else np.empty(result.shape, native)
     if small_int:
-        _kernels.float_to_integers(result.reshape(-1), target.reshape(-1), num_threads)
-    elif x.dtype.kind in "iu":
+        _kernels.float_to_integers(result.reshape(-1), target.reshape(-1),
+                                   _useful_threads(num_threads, result.size))
+    elif x.dtype.kind in "iu":  # 32/64-bit: clip to the float64 values inside the range
         info = np.iinfo(x.dtype)
-        np.copyto(target, np.clip(np.rint(result), info.min, info.max), casting="unsafe")
+        high = np.float64(info.max)
+        if int(high) > info.max:
+            high = np.nextafter(high, 0)
+        np.copyto(target, np.clip(np.rint(result), info.min, high), casting="unsafe")
     else:
         np.copyto(target, result, casting="unsafe")
     return target
@@ -192,12 +201,23 @@ def weights(in_size, out_size=None, *, mode="bilinear", align_corners=False,
 # The passes
 
 
+#: Taps per output beyond which float32 sums are accumulated in float64, so that
+#: very long rows (shrinking by thousands) stay within SPEC.md's float32 tolerance.
+LONG_SUM = 2048
+
+
 def _apply(src, tables, out, num_threads):
     """Contract ``src`` with each axis' table; the step that shrinks most goes first.
 
     The last two adjacent resized axes are done together in one sweep with no
     intermediate array (``_kernels.resize_2d``); any other axis is a pass of its own.
     """
+    if src.dtype == np.float32 and any(t.index.shape[1] > LONG_SUM for t in tables.values()):
+        result = _apply(src.astype(np.float64), tables, None, num_threads)
+        if out is None:
+            return result.astype(np.float32)
+        np.copyto(out, result, casting="same_kind")
+        return out
     passes = sorted((axis, t) for axis, t in tables.items() if not t.is_identity)
     steps = [[p] for p in passes]
     if len(passes) >= 2 and passes[-2][0] + 1 == passes[-1][0]:
@@ -225,9 +245,13 @@ def _apply(src, tables, out, num_threads):
 MIN_WORK_PER_THREAD = 32768
 
 
+def _useful_threads(num_threads, size):
+    """Results do not depend on the thread count, so small jobs use fewer threads."""
+    return max(1, min(num_threads, size // MIN_WORK_PER_THREAD))
+
+
 def _run_step(src, dst, step, num_threads):
-    # Results do not depend on the thread count, so small steps can use fewer.
-    num_threads = max(1, min(num_threads, dst.size // MIN_WORK_PER_THREAD))
+    num_threads = _useful_threads(num_threads, dst.size)
     first, table = step[0]
     outer = math.prod(src.shape[:first])
     inner = math.prod(dst.shape[step[-1][0] + 1:])
@@ -310,7 +334,7 @@ def _resize_axes(ndim, size, scale_factor, axes):
     given = size if size is not None else scale_factor
     name = "size" if size is not None else "scale_factor"
     if axes is None:
-        if isinstance(given, (tuple, list, np.ndarray)):
+        if _is_sequence(given):
             if len(given) > ndim:
                 raise ValueError(f"{name} has {len(given)} entries but the array has only "
                                  f"{ndim} dimensions")
@@ -333,7 +357,7 @@ def _resize_axes(ndim, size, scale_factor, axes):
         normal.append(a % ndim)
     if len(set(normal)) != len(normal):
         raise ValueError(f"axes has duplicate entries: {axes}")
-    if isinstance(given, (tuple, list, np.ndarray)) and len(given) != len(normal):
+    if _is_sequence(given) and len(given) != len(normal):
         raise ValueError(f"{name} has {len(given)} entries but axes has {len(normal)}")
     return tuple(normal)
 
@@ -342,12 +366,12 @@ def _lengths(shape, axes, size, scale_factor):
     """Output length and per-axis factor (or None) of each resized axis."""
     n = len(axes)
     if size is not None:
-        sizes = size if isinstance(size, (tuple, list, np.ndarray)) else (size,) * n
+        sizes = size if _is_sequence(size) else (size,) * n
         lengths = [_length(s, "size") for s in sizes]
         factors = [None] * n
     else:
         given = scale_factor
-        factors = list(given) if isinstance(given, (tuple, list, np.ndarray)) else [given] * n
+        factors = list(given) if _is_sequence(given) else [given] * n
         factors = [_factor(f, "scale_factor") for f in factors]
         lengths = [_checked_length(shape[a], f) for a, f in zip(axes, factors)]
     for a in axes:
@@ -356,16 +380,32 @@ def _lengths(shape, axes, size, scale_factor):
     return lengths, factors
 
 
+#: Bound on an axis length (and so on what a scale factor may ask for).
+MAX_LENGTH = 2**40
+#: Bound on num_threads.
+MAX_THREADS = 4096
+
+
+def _is_sequence(value):
+    return isinstance(value, (tuple, list)) or (isinstance(value, np.ndarray) and value.ndim > 0)
+
+
 def _length(value, name):
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
     if type(value) is not int and (isinstance(value, bool) or
                                    not isinstance(value, (numbers.Integral, np.integer))):
         raise TypeError(f"{name} must be a positive int (or tuple of them); got {value!r}")
     if value < 1:
         raise ValueError(f"{name} must be >= 1; got {value}")
+    if value >= MAX_LENGTH:
+        raise ValueError(f"{name} must be < {MAX_LENGTH}; got {value}")
     return int(value)
 
 
 def _factor(value, name):
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
     if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
         raise TypeError(f"{name} must be a positive float (or tuple of them); got {value!r}")
     value = float(value)
@@ -375,6 +415,9 @@ def _factor(value, name):
 
 
 def _checked_length(n_in, factor):
+    if not n_in * factor < MAX_LENGTH:
+        raise ValueError(f"scale_factor={factor} gives {n_in} * {factor} output samples on an "
+                         f"axis; at most {MAX_LENGTH - 1} are possible")
     n_out = output_length(n_in, factor)
     if n_out < 1:
         raise ValueError(f"scale_factor={factor} gives floor({n_in} * {factor}) = {n_out} "
@@ -398,7 +441,7 @@ def _shape(input_shape, ndim):
 def _check_out(out, shape, dtype, inputs):
     if out is None:
         return None
-    if not isinstance(out, np.ndarray):
+    if not isinstance(out, np.ndarray) or isinstance(out, np.matrix):
         raise TypeError(f"out must be a NumPy array; got {type(out).__name__}")
     if out.shape != shape:
         raise ValueError(f"out has shape {out.shape}; expected {shape}")
@@ -441,6 +484,8 @@ def _threads(num_threads):
     if num_threads == 0:
         raise ValueError("num_threads must be None, a positive int, or a negative int "
                          "counted back from the maximum (-1 = all); got 0")
+    if num_threads > MAX_THREADS:
+        raise ValueError(f"num_threads must be at most {MAX_THREADS}; got {num_threads}")
     if num_threads < 0:
         return max(default + 1 + int(num_threads), 1)
     return int(num_threads)

@@ -1,15 +1,11 @@
 """Gather kernels: apply tap tables to arrays.
 
-A table row ``o`` holds ``count[o]`` taps ``(index[o, k], weight[o, k])`` and
-is padded to the table's width with its own first index and weight 0; output
-``o`` is ``sum_k weight[o, k] * input[index[o, k]]``, accumulated in the array's
-dtype in tap order, starting from the first tap. The forward pass uses a mode's
-table, the backward pass the transposed table, so neither needs atomics and
-every output is summed in the same order whatever the thread count.
-
-``fixed`` is the table's width when every row has at least one tap (then the
-padded width is looped over, a zero-weight tap adding an exact 0), else 0 (then
-``count`` is looped over, so an empty row is an exact 0 that no NaN reaches).
+A table row ``o`` holds ``count[o]`` taps ``(index[o, k], weight[o, k])`` (the
+rest of the row is padding that is never read); output ``o`` is
+``sum_k weight[o, k] * input[index[o, k]]``, accumulated in the array's dtype in
+tap order, starting from 0, on every code path (the SSE path too). The forward
+pass uses a mode's table, the backward pass the transposed table, so neither
+needs atomics and every output has the same bits whatever the thread count.
 
 Everything here is called with validated, allocated, C-contiguous arrays (see
 ``_api.py``); nothing inside a ``nogil`` block can fail.
@@ -39,14 +35,13 @@ def max_threads():
 
 def gather_lines(const floating[:, ::1] src, floating[:, ::1] dst,
                  const Py_ssize_t[:, ::1] index, const floating[:, ::1] weight,
-                 const Py_ssize_t[::1] count, const Py_ssize_t[::1] start, Py_ssize_t fixed,
-                 int num_threads):
+                 const Py_ssize_t[::1] count, const Py_ssize_t[::1] start, int num_threads):
     """Resize along the contiguous axis: ``src (R, I) -> dst (R, O)``."""
     cdef Py_ssize_t rows = dst.shape[0], n_out = dst.shape[1]
     cdef Py_ssize_t r, o
     if rows >= num_threads:
         for r in prange(rows, nogil=True, schedule="static", num_threads=num_threads):
-            _resample_row(&dst[r, 0], &src[r, 0], 1, index, weight, count, start, fixed)
+            _resample_row(&dst[r, 0], &src[r, 0], 1, index, weight, count, start)
     else:  # a few long lines: share out the outputs instead
         for o in prange(n_out, nogil=True, schedule="static", num_threads=num_threads):
             for r in range(rows):
@@ -80,7 +75,7 @@ def resize_2d(const floating[:, :, ::1] src, floating[:, :, ::1] dst, Py_ssize_t
               const Py_ssize_t[:, ::1] y_index, const floating[:, ::1] y_weight,
               const Py_ssize_t[::1] y_count,
               const Py_ssize_t[:, ::1] x_index, const floating[:, ::1] x_weight,
-              const Py_ssize_t[::1] x_count, const Py_ssize_t[::1] x_start, Py_ssize_t x_fixed,
+              const Py_ssize_t[::1] x_count, const Py_ssize_t[::1] x_start,
               int order, floating[:, ::1] scratch, Py_ssize_t[:, ::1] tags,
               int num_threads):
     """Resize two adjacent axes in one sweep: ``src (B, IH, IW*C) -> dst (B, OH, OW*C)``.
@@ -116,12 +111,11 @@ def resize_2d(const floating[:, :, ::1] src, floating[:, :, ::1] dst, Py_ssize_t
             oy = j - b * out_h
             if order == DIRECT:
                 _resample_row(&dst[b, oy, 0], &src[b, y_index[oy, 0], 0], channels,
-                              x_index, x_weight, x_count, x_start, x_fixed)
+                              x_index, x_weight, x_count, x_start)
             elif order == VERTICAL_FIRST:
                 _combine_rows(buf, &src[b, 0, 0], in_row,
                               &y_index[oy, 0], &y_weight[oy, 0], y_count[oy], in_h)
-                _resample_row(&dst[b, oy, 0], buf, channels, x_index, x_weight, x_count, x_start,
-                              x_fixed)
+                _resample_row(&dst[b, oy, 0], buf, channels, x_index, x_weight, x_count, x_start)
             else:
                 for k in range(y_count[oy]):
                     iy = y_index[oy, k]
@@ -129,7 +123,7 @@ def resize_2d(const floating[:, :, ::1] src, floating[:, :, ::1] dst, Py_ssize_t
                     key = b * in_h + iy
                     if tag[s] != key:
                         _resample_row(buf + s * out_row, &src[b, iy, 0], channels,
-                                      x_index, x_weight, x_count, x_start, x_fixed)
+                                      x_index, x_weight, x_count, x_start)
                         tag[s] = key
                 _combine_rows(&dst[b, oy, 0], buf, out_row,
                               &y_index[oy, 0], &y_weight[oy, 0], y_count[oy], slots)
@@ -146,8 +140,8 @@ cdef inline floating _dot(const floating* line, const Py_ssize_t* index,
 
 cdef inline void _resample_row(floating* out, const floating* line, Py_ssize_t channels,
                                const Py_ssize_t[:, ::1] index, const floating[:, ::1] weight,
-                               const Py_ssize_t[::1] count, const Py_ssize_t[::1] start,
-                               Py_ssize_t fixed) noexcept nogil:
+                               const Py_ssize_t[::1] count,
+                               const Py_ssize_t[::1] start) noexcept nogil:
     """Resample one row of pixels of ``channels`` values along its length.
 
     ``start[o]`` is the first input of output ``o`` when its taps are the whole
@@ -155,11 +149,9 @@ cdef inline void _resample_row(floating* out, const floating* line, Py_ssize_t c
     four such outputs go through ``cresize_rows4_f32`` (SSE), with the same bits.
     """
     cdef Py_ssize_t n_out = index.shape[0], width = index.shape[1], o, c, k, j
-    cdef const Py_ssize_t* i
-    cdef const floating* w
     cdef const floating* pixel
     cdef floating* target
-    if floating is float and channels == 1 and fixed > 1:
+    if floating is float and channels == 1 and width > 1:
         o = 0
         while o + 4 <= n_out:
             if start[o] >= 0 and start[o + 1] >= 0 and start[o + 2] >= 0 and start[o + 3] >= 0:
@@ -170,20 +162,6 @@ cdef inline void _resample_row(floating* out, const floating* line, Py_ssize_t c
             o = o + 4
         for j in range(o, n_out):
             out[j] = _dot(line, &index[j, 0], &weight[j, 0], count[j])
-    elif channels == 1 and fixed == 1:  # sums start from 0 like _dot: same bits, -0 too
-        for o in range(n_out):
-            out[o] = 0 + weight[o, 0] * line[index[o, 0]]
-    elif channels == 1 and fixed == 2:
-        for o in range(n_out):
-            i = &index[o, 0]
-            w = &weight[o, 0]
-            out[o] = 0 + w[0] * line[i[0]] + w[1] * line[i[1]]
-    elif channels == 1 and fixed == 4:
-        for o in range(n_out):
-            i = &index[o, 0]
-            w = &weight[o, 0]
-            out[o] = (0 + w[0] * line[i[0]] + w[1] * line[i[1]] + w[2] * line[i[2]]
-                      + w[3] * line[i[3]])
     elif channels == 1:
         for o in range(n_out):
             out[o] = _dot(line, &index[o, 0], &weight[o, 0], count[o])

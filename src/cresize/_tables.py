@@ -32,7 +32,8 @@ class Taps:
     """The sparse ``(n_out, n_in)`` operator of one axis.
 
     ``index``, ``weight`` (float64) are ``(n_out, width)``; row ``o`` uses its
-    first ``count[o]`` entries and is padded with its own first index and weight 0.
+    first ``count[o]`` entries; the padding (its own first index, weight 0) is never
+    read by the kernels.
     """
 
     def __init__(self, n_in, rows, cols, vals, n_out):
@@ -59,8 +60,6 @@ class Taps:
         #: First input of each row whose taps are its whole contiguous window, else -1.
         whole = (count == width) & np.all(index == index[:, :1] + np.arange(width), axis=1)
         self.start = _frozen(np.where(whole, index[:, 0], -1))
-        #: The padded width when no row is empty (kernels may loop over it), else 0.
-        self.fixed = width if count.min(initial=1) >= 1 else 0
         self.index, self.weight, self.count = _frozen(index), _frozen(weight), _frozen(count)
         #: Every row reads one input with weight 1 (nearest modes).
         self.is_selection = width == 1 and bool(np.all(count == 1)) and bool(np.all(weight == 1.0))
@@ -93,8 +92,8 @@ class Taps:
         return self.index, self._cast[dtype], self.count
 
     def row_args(self, dtype):
-        """``kernel_args`` plus ``start`` and ``fixed``, for the row resampling kernels."""
-        return (*self.kernel_args(dtype), self.start, self.fixed)
+        """``kernel_args`` plus ``start``, for the row resampling kernels."""
+        return (*self.kernel_args(dtype), self.start)
 
     def dense(self):
         """The operator as a dense float64 ``(n_out, n_in)`` matrix."""
