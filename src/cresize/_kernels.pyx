@@ -162,6 +162,9 @@ cdef inline void _resample_row(floating* out, const floating* line, Py_ssize_t c
             o = o + 4
         for j in range(o, n_out):
             out[j] = _dot(line, &index[j, 0], &weight[j, 0], count[j])
+    elif channels == 1 and width == 1:  # one tap or none: the sum of _dot, unrolled
+        for o in range(n_out):
+            out[o] = (0 + weight[o, 0] * line[index[o, 0]]) if count[o] else 0
     elif channels == 1:
         for o in range(n_out):
             out[o] = _dot(line, &index[o, 0], &weight[o, 0], count[o])
