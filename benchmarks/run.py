@@ -173,14 +173,16 @@ def copy_floor(case):
 
 
 def measure(funcs, repeat):
-    """Median seconds per library; libraries alternate round by round."""
+    """Median seconds per library; libraries alternate, the order rotating each round
+    (so that none always runs right after the same neighbour)."""
     times = {name: [] for name in funcs}
     for f in funcs.values():
         f()  # warm-up
-    for _ in range(repeat):
-        for name, f in funcs.items():
+    names = list(funcs)
+    for round_ in range(repeat):
+        for name in names[round_ % len(names):] + names[:round_ % len(names)]:
             t0 = time.perf_counter()
-            f()
+            funcs[name]()
             times[name].append(time.perf_counter() - t0)
     return {name: statistics.median(t) for name, t in times.items()}
 
