@@ -35,13 +35,14 @@ def max_threads():
 
 def gather_lines(const floating[:, ::1] src, floating[:, ::1] dst,
                  const Py_ssize_t[:, ::1] index, const floating[:, ::1] weight,
-                 const Py_ssize_t[::1] count, const Py_ssize_t[::1] start, int num_threads):
+                 const Py_ssize_t[::1] count, const Py_ssize_t[::1] start, bint select,
+                 int num_threads):
     """Resize along the contiguous axis: ``src (R, I) -> dst (R, O)``."""
     cdef Py_ssize_t rows = dst.shape[0], n_out = dst.shape[1]
     cdef Py_ssize_t r, o
     if rows >= num_threads:
         for r in prange(rows, nogil=True, schedule="static", num_threads=num_threads):
-            _resample_row(&dst[r, 0], &src[r, 0], 1, index, weight, count, start)
+            _resample_row(&dst[r, 0], &src[r, 0], 1, index, weight, count, start, select)
     else:  # a few long lines: share out the outputs instead
         for o in prange(n_out, nogil=True, schedule="static", num_threads=num_threads):
             for r in range(rows):
@@ -75,7 +76,7 @@ def resize_2d(const floating[:, :, ::1] src, floating[:, :, ::1] dst, Py_ssize_t
               const Py_ssize_t[:, ::1] y_index, const floating[:, ::1] y_weight,
               const Py_ssize_t[::1] y_count,
               const Py_ssize_t[:, ::1] x_index, const floating[:, ::1] x_weight,
-              const Py_ssize_t[::1] x_count, const Py_ssize_t[::1] x_start,
+              const Py_ssize_t[::1] x_count, const Py_ssize_t[::1] x_start, bint x_select,
               int order, floating[:, ::1] scratch, Py_ssize_t[:, ::1] tags,
               int num_threads):
     """Resize two adjacent axes in one sweep: ``src (B, IH, IW*C) -> dst (B, OH, OW*C)``.
@@ -111,11 +112,11 @@ def resize_2d(const floating[:, :, ::1] src, floating[:, :, ::1] dst, Py_ssize_t
             oy = j - b * out_h
             if order == DIRECT:
                 _resample_row(&dst[b, oy, 0], &src[b, y_index[oy, 0], 0], channels,
-                              x_index, x_weight, x_count, x_start)
+                              x_index, x_weight, x_count, x_start, x_select)
             elif order == VERTICAL_FIRST:
                 _combine_rows(buf, &src[b, 0, 0], in_row,
                               &y_index[oy, 0], &y_weight[oy, 0], y_count[oy], in_h)
-                _resample_row(&dst[b, oy, 0], buf, channels, x_index, x_weight, x_count, x_start)
+                _resample_row(&dst[b, oy, 0], buf, channels, x_index, x_weight, x_count, x_start, x_select)
             else:
                 for k in range(y_count[oy]):
                     iy = y_index[oy, k]
@@ -123,7 +124,7 @@ def resize_2d(const floating[:, :, ::1] src, floating[:, :, ::1] dst, Py_ssize_t
                     key = b * in_h + iy
                     if tag[s] != key:
                         _resample_row(buf + s * out_row, &src[b, iy, 0], channels,
-                                      x_index, x_weight, x_count, x_start)
+                                      x_index, x_weight, x_count, x_start, x_select)
                         tag[s] = key
                 _combine_rows(&dst[b, oy, 0], buf, out_row,
                               &y_index[oy, 0], &y_weight[oy, 0], y_count[oy], slots)
@@ -140,18 +141,22 @@ cdef inline floating _dot(const floating* line, const Py_ssize_t* index,
 
 cdef inline void _resample_row(floating* out, const floating* line, Py_ssize_t channels,
                                const Py_ssize_t[:, ::1] index, const floating[:, ::1] weight,
-                               const Py_ssize_t[::1] count,
-                               const Py_ssize_t[::1] start) noexcept nogil:
+                               const Py_ssize_t[::1] count, const Py_ssize_t[::1] start,
+                               bint select) noexcept nogil:
     """Resample one row of pixels of ``channels`` values along its length.
 
     ``start[o]`` is the first input of output ``o`` when its taps are the whole
     contiguous window ``start[o] … start[o] + width - 1``, else -1; float32 runs of
     four such outputs go through ``cresize_rows4_f32`` (SSE), with the same bits.
+    ``select``: every output reads one input with weight 1 (nearest), a gather.
     """
     cdef Py_ssize_t n_out = index.shape[0], width = index.shape[1], o, c, k, j
     cdef const floating* pixel
     cdef floating* target
-    if floating is float and channels == 1 and width > 1:
+    if select and channels == 1:  # 0 + x: the bits of 0 + 1 * x, as _dot gives
+        for o in range(n_out):
+            out[o] = 0 + line[index[o, 0]]
+    elif floating is float and channels == 1 and width > 1:
         o = 0
         while o + 4 <= n_out:
             if start[o] >= 0 and start[o + 1] >= 0 and start[o + 2] >= 0 and start[o + 3] >= 0:

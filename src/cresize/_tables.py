@@ -92,8 +92,8 @@ class Taps:
         return self.index, self._cast[dtype], self.count
 
     def row_args(self, dtype):
-        """``kernel_args`` plus ``start``, for the row resampling kernels."""
-        return (*self.kernel_args(dtype), self.start)
+        """``kernel_args`` plus ``start`` and ``is_selection``, for the row kernels."""
+        return (*self.kernel_args(dtype), self.start, self.is_selection)
 
     def dense(self):
         """The operator as a dense float64 ``(n_out, n_in)`` matrix."""
