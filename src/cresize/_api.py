@@ -104,14 +104,14 @@ def resize(x, size=None, *, scale_factor=None, mode="bilinear", align_corners=Fa
     if small_int:  # 8/16-bit images: convert and round in parallel
         src = np.empty(x.shape, np.float32)
         _kernels.integers_to_float(np.ascontiguousarray(x, native).reshape(-1),
-                                   src.reshape(-1), _useful_threads(num_threads, src.size))
+                                   src.reshape(-1), _useful_threads(num_threads, 2 * src.size))
     else:
         src = np.ascontiguousarray(x, dtype=compute)
     result = _apply(src, tables, None, num_threads)
     target = out if out is not None else np.empty(result.shape, native)
     if small_int:
         _kernels.float_to_integers(result.reshape(-1), target.reshape(-1),
-                                   _useful_threads(num_threads, result.size))
+                                   _useful_threads(num_threads, 2 * result.size))
     elif x.dtype.kind in "iu":  # 32/64-bit: clip to the float64 values inside the range
         info = np.iinfo(x.dtype)
         high = np.float64(info.max)
@@ -241,8 +241,8 @@ def _apply(src, tables, out, num_threads):
     return current
 
 
-#: Output values per thread below which more threads cost more than they save.
-MIN_WORK_PER_THREAD = 32768
+#: Values read and written per thread below which more threads cost more than they save.
+MIN_WORK_PER_THREAD = 16384
 
 
 def _useful_threads(num_threads, size):
@@ -251,7 +251,7 @@ def _useful_threads(num_threads, size):
 
 
 def _run_step(src, dst, step, num_threads):
-    num_threads = _useful_threads(num_threads, dst.size)
+    num_threads = _useful_threads(num_threads, src.size + dst.size)
     first, table = step[0]
     outer = math.prod(src.shape[:first])
     inner = math.prod(dst.shape[step[-1][0] + 1:])
