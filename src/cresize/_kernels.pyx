@@ -3,9 +3,12 @@
 A table row ``o`` holds ``count[o]`` taps ``(index[o, k], weight[o, k])`` (the
 rest of the row is padding that is never read); output ``o`` is
 ``sum_k weight[o, k] * input[index[o, k]]``, accumulated in the array's dtype in
-tap order, starting from 0, on every code path (the SSE path too). The forward
-pass uses a mode's table, the backward pass the transposed table, so neither
-needs atomics and every output has the same bits whatever the thread count.
+tap order. A row resample (along the contiguous axis) starts its sum from 0 on
+every code path, the SSE one too, so the paths that the thread count can choose
+between agree to the bit, signed zeros included; a combination of whole rows
+starts from its first product. The forward pass uses a mode's table, the backward
+pass the transposed table, so neither needs atomics and every output has the same
+bits whatever the thread count.
 
 Everything here is called with validated, allocated, C-contiguous arrays (see
 ``_api.py``); nothing inside a ``nogil`` block can fail.

@@ -5,7 +5,6 @@ batch and checked against the dense operator ``cresize.weights`` (float64), the
 adjoint identity and thread-count independence. Exit status 1 on any failure.
 """
 import argparse
-import sys
 
 import numpy as np
 

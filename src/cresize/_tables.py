@@ -79,10 +79,15 @@ class Taps:
     def transpose(self):
         """The adjoint's table, ``(n_in, n_out)``: row ``i`` lists the outputs that read ``i``."""
         if self._transposed is None:
-            used = np.arange(self.index.shape[1]) < self.count[:, None]
-            rows = np.broadcast_to(np.arange(self.n_out)[:, None], used.shape)[used]
-            self._transposed = Taps(self.n_out, self.index[used], rows, self.weight[used], self.n_in)
+            rows, cols, vals = self._entries()
+            self._transposed = Taps(self.n_out, cols, rows, vals, self.n_in)
         return self._transposed
+
+    def _entries(self):
+        """The taps as flat ``(row, index, weight)`` arrays, padding left out."""
+        used = np.arange(self.index.shape[1]) < self.count[:, None]
+        rows = np.broadcast_to(np.arange(self.n_out)[:, None], used.shape)[used]
+        return rows, self.index[used], self.weight[used]
 
     def kernel_args(self, dtype):
         """``(index, weight, count)`` with the weights cast to ``dtype``, for the kernels."""
@@ -98,9 +103,8 @@ class Taps:
     def dense(self):
         """The operator as a dense float64 ``(n_out, n_in)`` matrix."""
         matrix = np.zeros((self.n_out, self.n_in))
-        used = np.arange(self.index.shape[1]) < self.count[:, None]
-        rows = np.broadcast_to(np.arange(self.n_out)[:, None], used.shape)[used]
-        matrix[rows, self.index[used]] = self.weight[used]
+        rows, cols, vals = self._entries()
+        matrix[rows, cols] = vals
         return matrix
 
 
