@@ -323,3 +323,25 @@ def test_sigkill_leaves_only_complete_outputs(tmp_path):
     assert 1 <= len(finals) < 40
     leftovers = [n for n in names if n not in finals]  # at most the one being written, hidden
     assert len(leftovers) <= 1 and all(n.endswith(".tmp") for n in leftovers)
+
+
+@pytest.mark.skipif(not hasattr(signal, "alarm"), reason="SIGALRM is POSIX only")
+def test_worker_that_drops_its_exit_still_ends(tmp_path):
+    # SystemExit raised inside a finalizer is dropped; the pool must not wait forever.
+    code = (
+        "import signal, sys, time\n"
+        "import cresize._cli_resize as cli\n"
+        "cli._GRACE_S = 1\n"
+        "cli._worker_init()\n"
+        "print('ready', flush=True)\n"
+        "while True:\n"
+        "    try:\n"
+        "        time.sleep(0.01)\n"
+        "    except SystemExit:\n"
+        "        pass\n")
+    env = dict(os.environ, PYTHONPATH=CRESIZE_ROOT)
+    proc = subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE,
+                            text=True)
+    assert proc.stdout.readline() == "ready\n"
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=30) == -signal.SIGALRM

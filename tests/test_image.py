@@ -271,6 +271,30 @@ def test_failed_write_leaves_nothing(tmp_path, monkeypatch, exc):
     assert (tmp_path / "old.png").read_bytes() == b"old"
 
 
+def test_signal_as_the_temporary_file_opens_leaves_nothing(tmp_path, monkeypatch):
+    # A signal that arrives during open() raises as soon as open returns, before
+    # the file object is bound to anything: the created file must still go.
+    import cresize.image
+
+    def interrupted(*args, **kwargs):
+        open(*args, **kwargs).close()
+        raise KeyboardInterrupt
+    monkeypatch.setattr(cresize.image, "open", interrupted, raising=False)
+    with pytest.raises(KeyboardInterrupt):
+        save_image(photo(8, 8), tmp_path / "new.png")
+    assert os.listdir(tmp_path) == []
+
+
+def test_temporary_name_taken_by_another_file_is_left_alone(tmp_path, monkeypatch):
+    import cresize.image
+    monkeypatch.setattr(cresize.image.secrets, "token_hex", lambda n: "cafe")
+    (tmp_path / ".new.png.cafe.tmp").write_bytes(b"not ours")
+    with pytest.raises(FileExistsError):
+        save_image(photo(8, 8), tmp_path / "new.png")
+    assert os.listdir(tmp_path) == [".new.png.cafe.tmp"]
+    assert (tmp_path / ".new.png.cafe.tmp").read_bytes() == b"not ours"
+
+
 def test_save_converts_for_the_format(tmp_path):
     rgba = np.zeros((8, 8, 4), np.uint8)
     rgba[:4] = (0, 0, 255, 255)  # top half blue, bottom half transparent

@@ -277,7 +277,14 @@ def _worker_init():
 
 
 def _exit(signum, frame):
+    # An exception raised inside a finalizer or import callback is printed and
+    # dropped; the alarm ends a worker that went on, rather than hang the pool.
+    if hasattr(signal, "alarm"):
+        signal.alarm(_GRACE_S)
     raise SystemExit(128 + signum)  # unwinds save_image, which removes its temporary file
+
+
+_GRACE_S = 10
 
 
 def _interrupt(signum, frame):

@@ -98,18 +98,20 @@ def save_image(image, path, *, format=None, quality=None, overwrite=False):
         raise FileExistsError(f"{path} exists (pass overwrite=True, or --overwrite)")
     folder, name = os.path.split(path)
     tmp = os.path.join(folder, f".{name}.{secrets.token_hex(4)}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
-        with os.fdopen(fd, "wb") as f:
+        # Opened inside the try: a signal handler that raises does so as soon as
+        # the open returns, and the file it created must still be removed.
+        with open(tmp, "xb") as f:
             image.save(f, format=fmt, **params)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+    except BaseException as exc:
+        if not (isinstance(exc, FileExistsError) and exc.filename == tmp):  # else not ours
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
         raise
 
 
