@@ -13,6 +13,8 @@ import time
 
 from cresize._tables import ALIASES, MODES
 
+_GRACE_S = 10  # seconds a terminated worker has to exit before SIGALRM ends it
+
 EPILOG = """examples:
   cresize resize photo.jpg --fit 1024x1024 -o small.jpg
   cresize resize photos/ -r --width 800 --out-dir thumbs --format webp --jobs 2
@@ -282,9 +284,6 @@ def _exit(signum, frame):
     if hasattr(signal, "alarm"):
         signal.alarm(_GRACE_S)
     raise SystemExit(128 + signum)  # unwinds save_image, which removes its temporary file
-
-
-_GRACE_S = 10
 
 
 def _interrupt(signum, frame):
