@@ -10,7 +10,7 @@ CRESIZE_DEBUG = 1
     Turn Cython's bounds, wraparound and initialisation checks back on.
 CRESIZE_CLEAN_BUILD = 1 (default) | 0
     Remove build/ first, so that a change of OpenMP flags is never hidden by
-    stale objects (STYLE.md). 0 keeps it for incremental rebuilds.
+    stale objects. 0 keeps it for incremental rebuilds.
 
 The sources stay ``.pyx``: Cython runs inside ``build_ext`` and writes its C
 into the build directory, so the sdist carries no generated C. ``build_ext``
@@ -88,7 +88,7 @@ class BuildExt(build_ext):
             warnings.warn("OpenMP not found: building serial cresize kernels")
         cflags, lflags, spec = probe if probe else ([], [], None)
         if self.compiler.compiler_type != "msvc":
-            # Never -ffast-math or -march=native (STYLE.md 8).
+            # Never -ffast-math or -march=native.
             cflags = cflags + ["-O3", "-ffp-contract=off"]
         macros = [("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION"),
                   ("CRESIZE_HAVE_OPENMP", "1" if probe else "0")]
@@ -204,7 +204,7 @@ class BuildPy(build_py):
 
 
 if os.path.isdir("build") and os.environ.get("CRESIZE_CLEAN_BUILD", "1") == "1":
-    # A stale build/ hides a change of OpenMP flags (STYLE.md): always rebuild.
+    # A stale build/ hides a change of OpenMP flags: always rebuild.
     shutil.rmtree("build", ignore_errors=True)
 
 setup(

@@ -33,7 +33,7 @@ def test_build_info_matches_the_kernels():
 
 
 def test_no_unsafe_optimisation_flags():
-    # STYLE.md 8: a distributed build never uses -ffast-math or -march=native.
+    # A distributed build never uses -ffast-math or -march=native.
     build = cresize.show_config("dicts")["build"]
     flags = " ".join([build["compiler"]] + build["extra_compile_args"] + build["extra_link_args"])
     for bad in ("-ffast-math", "-Ofast", "-march=native", "-mtune=native", "/fp:fast"):

@@ -1,8 +1,8 @@
 """burn's interpolate tests (the Rust framework's own fixtures) run against cresize and the oracle.
 
-The fixtures file is ``<repo>/../shared/fixtures/burn_interpolate_cases.json``,
-or the directory (or .json file) named by the environment variable
-``CRESIZE_FIXTURES``.  A missing file fails the suite; it is never skipped.
+The fixtures are ``tests/data/burn_interpolate_cases.json`` (provenance and
+licence in ``tests/data/README.md``), read by ``helpers.data.burn_cases``.  A
+missing file fails the suite; it is never skipped.
 
 Kinds of entries:
 
@@ -20,34 +20,24 @@ burn's ``align_corners`` defaults to true and its nearest ignores it, so
 nearest runs with ``align_corners=False`` here.
 """
 
-import json
-import os
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from oracle import (assert_close, backward_matrices, operator_scale, reference_backward,
+from helpers.data import BURN_CASES, burn_cases
+from helpers.oracle import (assert_close, backward_matrices, operator_scale, reference_backward,
                     reference_matrices, reference_resize)
 
-FIXTURE_NAME = "burn_interpolate_cases.json"
 BURN_TOL = {"default": (0.005, 1e-5), "permissive": (0.01, 0.01)}  # (R, A)
 STALE_LITERAL = "lanczos3::test_1d_lanczos3"
 DTYPES = [np.float32, np.float64]
 
 
-def fixture_path() -> Path:
-    env = os.environ.get("CRESIZE_FIXTURES")
-    base = Path(env) if env else Path(__file__).resolve().parents[1].parent / "shared" / "fixtures"
-    return base if base.suffix == ".json" else base / FIXTURE_NAME
-
-
 def _load():
-    path = fixture_path()
     try:
-        return json.loads(path.read_text()), None
+        return burn_cases(), None
     except (OSError, ValueError) as exc:
-        return [], f"cannot read burn fixtures at {path} ({exc}); set CRESIZE_FIXTURES to the fixtures directory"
+        return [], f"cannot read burn fixtures at {BURN_CASES} ({exc})"
 
 
 CASES, LOAD_ERROR = _load()
@@ -58,7 +48,7 @@ DESCRIPTIONS = [c for c in CASES if c["input_values"] is None]
 
 def test_fixture_file_present_and_complete():
     assert LOAD_ERROR is None, LOAD_ERROR
-    assert len(FULL) >= 20, f"only {len(FULL)} full cases in {fixture_path()}"
+    assert len(FULL) >= 20, f"only {len(FULL)} full cases in {BURN_CASES}"
     kinds = {c["kind"] for c in CASES}
     assert kinds <= {"forward", "backward", "forward_partial", "backward_partial", "reference_comparison"}, kinds
     assert len(FULL) + len(PARTIAL) + len(DESCRIPTIONS) == len(CASES)
@@ -168,7 +158,7 @@ def _check_nearest_backward(out, x):
 
 def _check_lanczos3_skips_out_of_bounds_taps(out, x):
     # burn: out[7] is finite and bitwise equal to its reference.  8 -> 8 with align_corners=True
-    # is the identity (SPEC 5), and a NaN reaches only the outputs that weight it (SPEC 1).
+    # is the identity (docs/spec.md section 5), and a NaN reaches only the outputs that weight it (docs/spec.md section 1).
     flat = np.asarray(out).ravel()
     xin = np.asarray(x, dtype=flat.dtype).ravel()
     assert np.isfinite(flat[7]) and flat[7] == xin[7] == 7.0

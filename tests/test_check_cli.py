@@ -9,7 +9,7 @@ import pytest
 
 import cresize
 from cresize import _check, _tables
-from test_testing import shifted_transpose
+from helpers.cases import shifted_transpose
 
 
 def test_quick_matrix_passes_and_writes_json(tmp_path, capsys):

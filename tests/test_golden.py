@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 import cresize
-import oracle
+from helpers import oracle
 from cresize import _golden, _tables
-from test_testing import shifted_transpose
+from helpers.cases import shifted_transpose
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,7 @@
 """cresize.image: resize_image / open_image / save_image / target_size.
 
 Pillow's own resize is the oracle: LANCZOS, BICUBIC and BILINEAR are
-lanczos3, bicubic and bilinear with antialias=True (SPEC.md section 4).
+lanczos3, bicubic and bilinear with antialias=True (docs/spec.md section 4).
 """
 import os
 import sys

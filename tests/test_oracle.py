@@ -10,15 +10,13 @@ facts (``test_torch_fact_*``); the comparisons avoid them explicitly, never
 by loosening a tolerance.
 """
 
-import json
 import math
-import os
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from oracle import (
+from helpers.data import burn_cases
+from helpers.oracle import (
     TOL, assert_close, dense_weights, lanczos3, nearest_index_mismatches, operator_scale,
     reference_backward, reference_matrices, reference_resize,
 )
@@ -154,9 +152,10 @@ def test_operator_scale():
 
 try:  # the PyTorch comparisons skip cleanly without torch; the rest of this file still runs
     import torch
-    from torch_ref import torch_copies_axis, torch_matrix, torch_nearest_index, torch_resize
 except ImportError:  # pragma: no cover - exercised only where torch is missing
     torch = None
+if torch is not None:  # torch is present: a broken helper import must fail, not skip
+    from helpers.torch_ref import torch_copies_axis, torch_matrix, torch_nearest_index, torch_resize
 needs_torch = pytest.mark.skipif(torch is None, reason="torch is not installed")
 
 # (torch mode, oracle mode, antialias, align_corners options)
@@ -257,7 +256,7 @@ def test_torch_fact_antialias_output_width_one():
 @needs_torch
 def test_torch_fact_lanczos_align_corners():
     """F.interpolate refuses mode="lanczos" with align_corners=True or antialias=False; the
-    underlying op accepts align_corners=True and then follows SPEC section 4 (s = (I-1)/(O-1))."""
+    underlying op accepts align_corners=True and then follows docs/spec.md section 4 (s = (I-1)/(O-1))."""
     import torch.nn.functional as F
 
     x = np.random.default_rng(RNG_SEED).standard_normal((1, 2, 5, 6))
@@ -353,7 +352,7 @@ def test_align_corners_ignores_scale_factor_for_weights():
         assert_close(y, ref, operator_scale(x, reference_matrices(x.shape, {2: 11, 3: 3}, **kw)), np.float64)
 
 
-# Nearest index boundaries: PyTorch's float32 scale (SPEC section 3).
+# Nearest index boundaries: PyTorch's float32 scale (docs/spec.md section 3).
 
 def _sweep_nearest(mode, dtype, pairs, factors=False):
     total, mismatched, bad, examples = 0, 0, [], []
@@ -447,12 +446,7 @@ def test_pillow_float_matches_antialias(mode, kind):
 # -------------------------------------------------------------------------
 
 def _fixtures():
-    base = os.environ.get("CRESIZE_FIXTURES")
-    base = Path(base) if base else Path(__file__).resolve().parents[1].parent / "shared" / "fixtures"
-    path = base if base.suffix == ".json" else base / "burn_interpolate_cases.json"
-    if not path.is_file():
-        pytest.fail(f"burn fixtures not found at {path} (set CRESIZE_FIXTURES)")
-    return json.loads(path.read_text())
+    return burn_cases()
 
 
 def test_lanczos3_matches_burn_fixtures():

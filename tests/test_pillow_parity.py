@@ -5,7 +5,7 @@ section 4 (half-pixel centres, i.e. align_corners=False), for shrinking and,
 as checked here too, for enlarging (Pillow then keeps the unwidened kernel,
 which is the same rule with s < 1) and for an unchanged axis (Pillow skips
 it; SPEC's weights are the identity there).  Pillow accumulates each pass in
-double and stores float32, so float32 tolerances apply (SPEC section 6).
+double and stores float32, so float32 tolerances apply (docs/spec.md section 6).
 """
 
 import numpy as np
@@ -13,7 +13,7 @@ import pytest
 
 Image = pytest.importorskip("PIL.Image")
 
-from oracle import assert_close, operator_scale, reference_matrices  # noqa: E402
+from helpers.oracle import assert_close, operator_scale, reference_matrices  # noqa: E402
 
 RESAMPLE = {
     "bilinear": Image.Resampling.BILINEAR,

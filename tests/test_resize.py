@@ -1,4 +1,4 @@
-"""cresize against the dense float64 oracle (tests/oracle.py, written from SPEC.md).
+"""cresize against the dense float64 oracle (tests/oracle.py, written from docs/spec.md).
 
 Every mode x align_corners x antialias x dtype on awkward geometries: forward
 values, backward values, the adjoint identity, finite differences, thread-count
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import cresize
-from oracle import (assert_close, dense_weights, operator_scale, reference_backward,
+from helpers.oracle import (assert_close, dense_weights, operator_scale, reference_backward,
                     reference_resize)
 
 CONFIGS = [("nearest", False, False), ("nearest-exact", False, False), ("area", False, False)] + [

@@ -5,8 +5,9 @@ import numpy as np
 import pytest
 
 import cresize
-import oracle
+from helpers import oracle
 from cresize import _tables, testing
+from helpers.cases import shifted_transpose
 
 COMBOS = [(m, ac, aa) for m in cresize.MODES
           for ac in ((False,) if m in oracle.NO_ALIGN_CORNERS else (False, True))
@@ -16,18 +17,6 @@ COMBOS = [(m, ac, aa) for m in cresize.MODES
 ONE_THREAD = dict(forward=functools.partial(cresize.resize, num_threads=1),
                   backward=functools.partial(cresize.resize_backward, num_threads=1))
 GEOMETRIES = [((2, 5, 7), (9, 3), None, None), ((6, 4, 2), None, (1.6, 0.55), (0, 1))]
-
-
-def shifted_transpose(original):
-    """A transposed table off by one: input row ``i`` gets the taps of row ``i + 1``."""
-    def transpose(self):
-        t = original(self)
-        n = t.n_out
-        keep = np.minimum(np.arange(n) + 1, n - 1)
-        used = np.arange(t.index.shape[1]) < t.count[keep][:, None]
-        index = np.where(used, t.index[keep], -1)
-        return _tables.Taps.from_dense_rows(t.n_in, index, np.where(used, t.weight[keep], 0.0))
-    return transpose
 
 
 def wrong_backwards():

@@ -6,10 +6,10 @@ bicubic, area, and antialiased bilinear / bicubic / lanczos == cresize
 both ways where allowed, NCHW 3-D / 4-D / 5-D inputs, by size and by
 scale_factor.
 
-Tolerances are SPEC section 6: ``TOL[dtype]`` times ``max|x| * prod of max
+Tolerances are docs/spec.md section 6: ``TOL[dtype]`` times ``max|x| * prod of max
 row abs sums`` for values and ``max|g| * prod of max column abs sums`` for
 gradients.  Three facts about PyTorch 2.13 are handled explicitly (see
-tests/torch_ref.py and the ``test_torch_fact_*`` tests in test_oracle.py):
+tests/helpers/torch_ref.py and the ``test_torch_fact_*`` tests in test_oracle.py):
 
 * nearest index boundaries: PyTorch's index map is probed; where it differs
   from SPEC's exact rule (only at float32-rounding boundaries, asserted) the
@@ -33,9 +33,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from oracle import (assert_close, nearest_index_mismatches, operator_scale,  # noqa: E402
+from helpers.oracle import (assert_close, nearest_index_mismatches, operator_scale,  # noqa: E402
                     reference_matrices)
-from torch_ref import CRESIZE_MODE, torch_copies_axis, torch_nearest_index, torch_resize  # noqa: E402
+from helpers.torch_ref import CRESIZE_MODE, torch_copies_axis, torch_nearest_index, torch_resize  # noqa: E402
 
 
 @pytest.fixture(scope="module")

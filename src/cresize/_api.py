@@ -202,7 +202,7 @@ def weights(in_size, out_size=None, *, mode="bilinear", align_corners=False,
 
 
 #: Taps per output beyond which float32 sums are accumulated in float64, so that
-#: very long rows (shrinking by thousands) stay within SPEC.md's float32 tolerance.
+#: very long rows (shrinking by thousands) stay within docs/spec.md's float32 tolerance.
 LONG_SUM = 2048
 
 
@@ -324,7 +324,7 @@ def _options(mode, align_corners, antialias):
 
 
 def _resize_axes(ndim, size, scale_factor, axes):
-    """The resized axes as a tuple of non-negative ints (SPEC.md section 5)."""
+    """The resized axes as a tuple of non-negative ints (docs/spec.md section 5)."""
     if size is None and scale_factor is None:
         raise ValueError("give size or scale_factor (exactly one of them); got neither")
     if size is not None and scale_factor is not None:

@@ -6,7 +6,7 @@ non-integer scale factors, 1-D / 2-D / 3-D, a HWC image) is checked with
 ``cresize.testing``: the adjoint identity, float64 finite differences, the dense
 reference, and PyTorch's ``F.interpolate`` (values and gradient) when torch is
 importable and has the mode (nearest indices that PyTorch picks with its float32
-scale are tolerated, SPEC.md section 3). Exit status 1 when anything fails.
+scale are tolerated, docs/spec.md section 3). Exit status 1 when anything fails.
 """
 import argparse
 import functools
@@ -143,7 +143,7 @@ def run_one(case, mode, align_corners, antialias, dtype, torch=None, num_threads
             limit += TORCH_FLOAT32_SLACK * max(max(w.shape) for w in matrices.values())
         if row["torch"] is not None and not row["torch"] <= limit:
             if mode in ("nearest", "nearest-exact"):
-                # PyTorch computes nearest indices with a float32 scale (SPEC.md section 3).
+                # PyTorch computes nearest indices with a float32 scale (docs/spec.md section 3).
                 row["torch_tolerated"] = True
             else:
                 messages.append(f"torch deviation {row['torch']:.3e} > {limit:.1e}")
@@ -258,4 +258,4 @@ def _print_table(rows):
               f"{'ok' if r['passed'] else 'FAIL'}")
     if any(r["torch_tolerated"] for r in rows):
         print("* PyTorch picks some nearest indices with a float32 scale; the exact rule "
-              "(SPEC.md section 3) wins")
+              "(docs/spec.md section 3) wins")

@@ -1,4 +1,4 @@
-"""Per-axis tap tables: what each mode computes (SPEC.md sections 2-4).
+"""Per-axis tap tables: what each mode computes (docs/spec.md sections 2-4).
 
 A mode is a function ``(in_size, out_size, scale, align_corners) -> (index, weight)``
 returning raw taps as ``(out_size, k)`` arrays in float64; ``Taps`` then adds up
@@ -115,11 +115,11 @@ def _frozen(a):
 
 
 # ----------------------------------------------------------------------------
-# Scale and source coordinate (SPEC.md section 2)
+# Scale and source coordinate (docs/spec.md section 2)
 
 
 def axis_scale(n_in, n_out, scale_factor, align_corners):
-    """The scale ``s`` of SPEC.md section 2."""
+    """The scale ``s`` of docs/spec.md section 2."""
     if align_corners:
         return (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
     if scale_factor is not None:
@@ -158,7 +158,7 @@ def triangle(x):
 
 
 # ----------------------------------------------------------------------------
-# Modes without antialias (SPEC.md section 3): raw (index, weight) rows
+# Modes without antialias (docs/spec.md section 3): raw (index, weight) rows
 
 
 def _nearest(n_in, n_out, scale, align_corners, size_based, offset):
@@ -210,7 +210,7 @@ def _area(n_in, n_out):
 
 
 # ----------------------------------------------------------------------------
-# Antialias (SPEC.md section 4)
+# Antialias (docs/spec.md section 4)
 
 
 def _antialiased(n_in, n_out, scale, mode):
@@ -260,5 +260,5 @@ def taps(n_in, n_out, mode, align_corners=False, antialias=False, scale_factor=N
 
 
 def output_length(n_in, scale_factor):
-    """``floor(n_in * f)`` in float64 (SPEC.md section 2)."""
+    """``floor(n_in * f)`` in float64 (docs/spec.md section 2)."""
     return math.floor(n_in * scale_factor)

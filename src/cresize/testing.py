@@ -16,7 +16,7 @@ Every check accepts ``forward=`` and ``backward=`` callables with the signatures
 of ``cresize.resize`` and ``cresize.resize_backward``, so a wrapper around another
 implementation can be checked the same way.
 
-Tolerances (``TOLERANCES``) are relative to the operator scale of SPEC.md
+Tolerances (``TOLERANCES``) are relative to the operator scale of docs/spec.md
 section 6: an error is divided by ``max|x| * prod(max row sum |W|)`` (per output
 value) and compared with ``1e-12`` for float64, ``2e-6`` for float32. The
 adjoint check bounds the error of both inner products by that scale (see
@@ -27,7 +27,7 @@ import numpy as np
 import cresize
 from cresize import _api
 
-#: Relative tolerance per dtype (SPEC.md section 6).
+#: Relative tolerance per dtype (docs/spec.md section 6).
 TOLERANCES = {np.dtype(np.float32): 2e-6, np.dtype(np.float64): 1e-12}
 
 #: Relative tolerance of ``check_gradient`` (float64 central differences).
@@ -142,7 +142,7 @@ def adjoint_scale(x, g, matrices):
 
     ``sum|g| * max|x| * prod(max row sum |W|) + sum|x| * max|g| * prod(max column sum |W|)``:
     when every output of the forward and the backward is within ``tol`` of the
-    SPEC.md section 6 scale, the two inner products differ by at most ``tol`` times this.
+    docs/spec.md section 6 scale, the two inner products differ by at most ``tol`` times this.
     """
     x, g = np.abs(np.asarray(x, np.float64)), np.abs(np.asarray(g, np.float64))
     rows = np.prod([np.abs(w).sum(axis=1).max() for w in matrices.values()])
@@ -301,7 +301,7 @@ def check_reference(shape, size=None, *, scale_factor=None, mode="bilinear", ali
     float
         The larger of ``max|resize(x) - W x| / (max|x| * prod(max row sum |W|))`` and
         ``max|resize_backward(g) - W.T g| / (max|g| * prod(max column sum |W|))``
-        (SPEC.md section 6).
+        (docs/spec.md section 6).
 
     Raises
     ------

@@ -1,7 +1,7 @@
-"""Dense float64 reference for cresize, written directly from SPEC.md.
+"""Dense float64 reference for cresize, written directly from docs/spec.md.
 
 This module is an independent second implementation of the contract in
-``SPEC.md`` (sections 2-4 for the weights, section 1 for how they are
+``docs/spec.md`` (sections 2-4 for the weights, section 1 for how they are
 applied, section 6 for the tolerances).  It is deliberately slow and plain:
 every weight matrix is built row by row with Python loops, in float64, and
 applied with ``np.tensordot``.  It does not import cresize.
@@ -35,7 +35,7 @@ align_corners, antialias) -> float64 ndarray``
     The adjoint: contracts a float64 copy of ``g`` with every axis' ``W.T``.
     The resized axes are ``axes`` when given, else the axes of
     ``scale_factors`` when given, else the axes where ``g.shape`` differs from
-    ``input_shape`` (SPEC section 5).  Output lengths come from ``g.shape``.
+    ``input_shape`` (docs/spec.md section 5).  Output lengths come from ``g.shape``.
 
 ``operator_scale(x, mats) -> float``
     ``max|x| * prod over axes of max_row sum|w|``: the scale the SPEC
@@ -96,7 +96,7 @@ ALIASES = {
     "nearest_exact": "nearest-exact",
 }
 ANTIALIAS_MODES = ("bilinear", "bicubic", "lanczos3")
-# Modes for which align_corners=True is an error (SPEC section 3).
+# Modes for which align_corners=True is an error (docs/spec.md section 3).
 NO_ALIGN_CORNERS = ("nearest", "nearest-exact", "area")
 
 TOL = {np.float32: 2e-6, np.float64: 1e-12}
@@ -111,7 +111,7 @@ def canonical_mode(mode: str) -> str:
 
 
 # --------------------------------------------------------------------------
-# Kernels (SPEC section 3, "Kernels")
+# Kernels (docs/spec.md section 3, "Kernels")
 # --------------------------------------------------------------------------
 
 def keys_cubic(x: float, a: float = -0.75) -> float:
@@ -141,7 +141,7 @@ def triangle(x: float) -> float:
 
 
 # --------------------------------------------------------------------------
-# Scale and source coordinate (SPEC section 2)
+# Scale and source coordinate (docs/spec.md section 2)
 # --------------------------------------------------------------------------
 
 def output_length(in_size: int, scale_factor: float) -> int:
@@ -166,7 +166,7 @@ def _clamp(i: int, n: int) -> int:
 
 
 # --------------------------------------------------------------------------
-# Taps, one list of (input index, weight) per output (SPEC sections 3 and 4)
+# Taps, one list of (input index, weight) per output (docs/spec.md sections 3 and 4)
 # --------------------------------------------------------------------------
 
 def _taps_plain(mode, I, O, align_corners, scale_factor):
@@ -282,7 +282,7 @@ def _norm_axis(axis, ndim):
 def _apply(a, axis, M):
     """Contract axis ``axis`` of ``a`` with ``M`` (shape (new, old)): ``new[..., o, ...] = sum_i M[o, i] a[..., i, ...]``.
 
-    Only the nonzero entries of a row take part (SPEC section 1: a tap of
+    Only the nonzero entries of a row take part (docs/spec.md section 1: a tap of
     weight exactly zero is not part of ``W``), so a NaN or Inf reaches exactly
     the outputs that give it a nonzero weight.
     """
@@ -358,7 +358,7 @@ def reference_backward(g, input_shape, scale_factors=None, *, axes=None, mode="b
 
 
 # --------------------------------------------------------------------------
-# Tolerances (SPEC section 6)
+# Tolerances (docs/spec.md section 6)
 # --------------------------------------------------------------------------
 
 def operator_scale(x, mats) -> float:
@@ -396,7 +396,7 @@ def assert_close(actual, expected, scale, dtype, what=""):
 
 
 # --------------------------------------------------------------------------
-# Nearest index boundaries (SPEC section 3: PyTorch's float32 scale)
+# Nearest index boundaries (docs/spec.md section 3: PyTorch's float32 scale)
 # --------------------------------------------------------------------------
 
 def nearest_coordinate(mode, in_size, out_size, o, scale_factor=None):
