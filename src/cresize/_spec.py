@@ -423,10 +423,15 @@ def check_sizes(spec, itemsize, *, dense=False):
     if need > 2**26:  # only large requests pay for the look-up
         limit = memory_limit()
         if need > limit:
-            what = "weight matrix" if dense else "result and tap tables"
-            raise MemoryError(f"the {what} of shape {spec.output_shape} would need at least "
-                              f"{need / 2**30:.3g} GiB; at most {limit / 2**30:.3g} GiB can "
-                              f"exist here (physical memory / address-space limit)")
+            if dense:
+                (_, n_in, n_out, _), = axis_geometry(spec)
+                what = f"the weight matrix of shape ({n_out}, {n_in})"
+            else:
+                what = (f"resizing shape {spec.input_shape} to {spec.output_shape} "
+                        f"(the larger array and the tap tables)")
+            raise MemoryError(f"{what} would need at least {need / 2**30:.3g} GiB; at most "
+                              f"{limit / 2**30:.3g} GiB can exist here (physical memory or "
+                              f"the address-space limit)")
 
 
 def memory_limit():
