@@ -276,3 +276,24 @@ def test_kernel_contract_is_checked_before_the_kernels():
                           kernel_args=lambda dtype: (index, good.weight, good.count))
     with pytest.raises(RuntimeError, match="kernel contract"):
         _plan._check_table(bad, np.dtype(np.float64))
+
+
+def test_torch_resize_notices_changed_options():
+    torch = pytest.importorskip("torch")
+    import cresize.torch as ct
+
+    layer = ct.Resize(size=(4, 4), mode="bilinear")
+    x = torch.rand(1, 2, 8, 8)
+    assert layer(x).shape == (1, 2, 4, 4)
+    layer.size = (3, 5)
+    assert layer(x).shape == (1, 2, 3, 5) and layer.plan.output_shape == (1, 2, 3, 5)
+    assert layer(torch.rand(2, 2, 6, 6)).shape == (2, 2, 3, 5)
+
+
+def test_run_region_into_out():
+    p = cresize.plan((3, 20, 17), (9, 40), mode="lanczos3", dtype="float32")
+    x = _array(p.input_shape, np.float32)
+    region = (slice(1, 3), slice(2, 7), slice(10, 33))
+    out = np.full((2, 5, 23), np.nan, np.float32)
+    assert p.run_region(x[p.input_region(region)], region, out=out) is out
+    np.testing.assert_array_equal(out, p(x)[region])

@@ -149,12 +149,17 @@ class Resize(torch.nn.Module):
         self.recompute_scale_factor = recompute_scale_factor
 
         self.plan = None  # the plan of the last input's shape and dtype
+        self._plan_key = None
 
     def forward(self, input):
         _check_input(input)
-        self.plan = _input_plan(input, self.size, self.scale_factor, self.mode,
-                                self.align_corners, self.recompute_scale_factor, self.antialias,
-                                self.plan)
+        key = (tuple(input.shape), input.dtype, self.size, self.scale_factor, self.mode,
+               self.align_corners, self.recompute_scale_factor, self.antialias)
+        if self.plan is None or key != self._plan_key:  # a new shape or changed options
+            self.plan = _input_plan(input, self.size, self.scale_factor, self.mode,
+                                    self.align_corners, self.recompute_scale_factor,
+                                    self.antialias, self.plan)
+            self._plan_key = key
         return _Resize.apply(input, self.plan, torch.get_num_threads())
 
     def extra_repr(self):
