@@ -136,3 +136,17 @@ def test_fast_path_does_not_confuse_bool_and_int():
         cresize.resize(x, 2, axes=True)
     with pytest.raises(TypeError, match="align_corners"):
         cresize.resize(x, 2, axes=1, align_corners=0)
+
+
+def test_repeated_backward_uses_the_cached_plan_and_stays_strict():
+    g = np.ones((2, 3), np.float32)
+    first = cresize.resize_backward(g, (2, 5))
+    np.testing.assert_array_equal(cresize.resize_backward(g, (2, 5)), first)
+    with pytest.raises(TypeError, match="input_shape"):
+        cresize.resize_backward(g, (True, 5))
+    with pytest.raises(ValueError, match="grad_output has shape"):
+        cresize.resize_backward(np.ones((2, 4), np.float32), (2, 5), axes=(1,),
+                                scale_factor=0.5)
+    g64 = g.astype(np.float64)  # another dtype: another plan, not the float32 one
+    np.testing.assert_array_equal(cresize.resize_backward(g64, (2, 5)),
+                                  cresize.plan((2, 5), (2, 3), dtype="float64").backward(g64))
