@@ -10,18 +10,11 @@ import statistics
 import time
 
 import numpy as np
+import run  # the optional peers, imported (or None) in one place
 
 import cresize
 
-try:
-    import torch
-    import torch.nn.functional as F
-except ImportError:  # pragma: no cover - optional
-    torch = None
-try:
-    import cv2
-except ImportError:  # pragma: no cover - optional
-    cv2 = None
+torch, cv2, F = run.torch, run.cv2, getattr(run, "F", None)
 
 
 def timed(funcs, repeat, target=0.02):
