@@ -40,6 +40,9 @@ CV2_MODE = {"nearest": "INTER_NEAREST", "bilinear": "INTER_LINEAR", "bicubic": "
             "area": "INTER_AREA"}
 PIL_MODE = {"bilinear": "BILINEAR", "bicubic": "BICUBIC", "lanczos3": "LANCZOS"}
 
+#: Benchmark groups in modules of their own: ``--groups NAME`` runs ``MODULE.run(threads, repeat)``.
+GROUPS = {"dask": "dask_group"}
+
 
 class Case:
     """One row: a geometry and options, forward or backward."""
@@ -253,7 +256,15 @@ def main(argv=None):
     parser.add_argument("--write", action="store_true", help="write benchmarks/RESULTS.md")
     parser.add_argument("--no-extras", action="store_true",
                         help="skip the memory and antialias-scaling tables")
+    parser.add_argument("--groups", default="",
+                        help=f"comma-separated groups of their own modules ({', '.join(GROUPS)}); "
+                             "runs only those")
     args = parser.parse_args(argv)
+    if args.groups:
+        import importlib
+        for group in args.groups.split(","):
+            print(importlib.import_module(GROUPS[group]).run(args.threads, args.repeat))
+        return 0
     if torch is not None:
         torch.set_num_threads(args.threads)
     if cv2 is not None:
