@@ -37,7 +37,9 @@ def test_quick_matrix_passes_and_writes_json(tmp_path, capsys):
 
 
 def test_off_by_one_backward_fails_the_check(monkeypatch, capsys):
+    cresize.clear_cache()  # plans made before the patch keep their correct backward tables
     monkeypatch.setattr(_tables.Taps, "transpose", shifted_transpose(_tables.Taps.transpose))
+    monkeypatch.setattr(cresize._plan, "_CACHE", cresize._plan._Cache(0))  # no plan outlives it
     assert _check.main(["--quick", "--modes", "bicubic", "--no-torch", "--failures-only",
                         "--threads", "1"]) == 1
     printed = capsys.readouterr().out

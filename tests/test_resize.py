@@ -131,7 +131,7 @@ def test_finite_differences(config, kwargs):
 @pytest.mark.parametrize("shape,size", [((3, 70, 90), (45, 200)), ((2, 2, 130, 40), (9, 64)),
                                         ((300, 1), (7, 1))], ids=str)
 def test_threads_bitwise(config, dtype, shape, size, monkeypatch):
-    monkeypatch.setattr(cresize._api, "MIN_WORK_PER_THREAD", 1)  # small arrays use every thread
+    monkeypatch.setattr(cresize._plan, "MIN_WORK_PER_THREAD", 1)  # small arrays use every thread
     opts = options(config)
     x = random_array(shape, dtype)
     x.ravel()[::7] = -0.0  # signed zeros must come out the same too

@@ -1,18 +1,13 @@
 """What the user sees: ``resize``, ``resize_backward`` and ``weights``.
 
-Validation, shapes, dtypes, ``out=`` and threads live here; the numbers come
-from the tap tables (``_tables``) and the loops from the kernels (``_kernels``).
+Each call normalises its arguments (``_spec``), takes the cached plan of that
+description (``_plan``) and runs it; thread resolution lives here.
 """
-import math
-import numbers
-import operator
 import os
 
 import numpy as np
 
-from cresize import _kernels
-from cresize._tables import (ALIASES, ANTIALIAS_SUPPORT, MODES, NO_ALIGN_CORNERS,
-                             output_length, taps)
+from cresize import _kernels, _plan, _spec
 
 
 def resize(x, size=None, *, scale_factor=None, mode="bilinear", align_corners=False,
@@ -80,47 +75,24 @@ def resize(x, size=None, *, scale_factor=None, mode="bilinear", align_corners=Fa
     >>> cresize.resize(x, 8, mode="bilinear")
     array([0.  , 0.25, 0.75, 1.25, 1.75, 2.25, 2.75, 3.  ])
     """
-    x = _as_array(x, "x")
-    compute = _compute_dtype(x)
-    mode, align_corners, antialias = _options(mode, align_corners, antialias)
-    axes = _resize_axes(x.ndim, size, scale_factor, axes)
-    lengths, factors = _lengths(x.shape, axes, size, scale_factor)
-    out_shape = list(x.shape)
-    for axis, n_out in zip(axes, lengths):
-        out_shape[axis] = n_out
-    out = _check_out(out, tuple(out_shape), x.dtype, (x,))
-    tables = {axis: taps(x.shape[axis], n_out, mode, align_corners, antialias, f)
-              for axis, n_out, f in zip(axes, lengths, factors)}
-    num_threads = _threads(num_threads)
-    if all(t.is_identity for t in tables.values()):  # exact for every dtype
-        if out is None:
-            return np.array(x, dtype=x.dtype.newbyteorder("="), order="C", copy=True)
-        np.copyto(out, x)
-        return out
-    if compute == x.dtype:
-        return _apply(np.ascontiguousarray(x), tables, out, num_threads)
-    small_int = x.dtype.kind in "iu" and x.dtype.itemsize <= 2
-    native = x.dtype.newbyteorder("=")
-    if small_int:  # 8/16-bit images: convert and round in parallel
-        src = np.empty(x.shape, np.float32)
-        _kernels.integers_to_float(np.ascontiguousarray(x, native).reshape(-1),
-                                   src.reshape(-1), _useful_threads(num_threads, 2 * src.size))
+    if type(x) is np.ndarray and out is None:  # the common call: one dict look-up
+        key = _plan.fast_key(x, size, scale_factor, mode, align_corners, antialias, axes)
+        ref = _plan._FAST.get(key)
+        found = ref() if ref is not None else None
+        if found is not None:
+            return _plan._execute(found._forward, found._forward.tables, x, None,
+                                  _threads(num_threads))
     else:
-        src = np.ascontiguousarray(x, dtype=compute)
-    result = _apply(src, tables, None, num_threads)
-    target = out if out is not None else np.empty(result.shape, native)
-    if small_int:
-        _kernels.float_to_integers(result.reshape(-1), target.reshape(-1),
-                                   _useful_threads(num_threads, 2 * result.size))
-    elif x.dtype.kind in "iu":  # 32/64-bit: clip to the float64 values inside the range
-        info = np.iinfo(x.dtype)
-        high = np.float64(info.max)
-        if int(high) > info.max:
-            high = np.nextafter(high, 0)
-        np.copyto(target, np.clip(np.rint(result), info.min, high), casting="unsafe")
-    else:
-        np.copyto(target, result, casting="unsafe")
-    return target
+        key = None
+    x = _spec.as_array(x, "x")
+    dtype = x.dtype.newbyteorder("=")
+    _spec.compute_dtype(dtype)
+    spec = _spec.forward(x.shape, size, scale_factor, mode, align_corners, antialias, axes,
+                         checked_shape=True)
+    out = _plan._check_out(out, spec.output_shape, dtype, (x,))
+    found = _plan.cached_plan(spec, dtype)
+    _plan.remember(key, found)
+    return _plan._execute(found._forward, found._forward.tables, x, out, _threads(num_threads))
 
 
 def resize_backward(grad_output, input_shape, *, scale_factor=None, mode="bilinear",
@@ -149,30 +121,15 @@ def resize_backward(grad_output, input_shape, *, scale_factor=None, mode="biline
         ``W.T @ grad_output`` along every resized axis, of shape ``input_shape``,
         so that ``<resize(x), g> == <x, resize_backward(g, x.shape)>``.
     """
-    grad = _as_array(grad_output, "grad_output")
+    grad = _spec.as_array(grad_output, "grad_output")
     if grad.dtype.type not in (np.float32, np.float64):
         raise TypeError(f"grad_output must be float32 or float64, not {grad.dtype}")
-    input_shape = _shape(input_shape, grad.ndim)
-    mode, align_corners, antialias = _options(mode, align_corners, antialias)
-    if axes is None and scale_factor is None:
-        axes = tuple(a for a in range(grad.ndim) if grad.shape[a] != input_shape[a])
-        size = tuple(grad.shape[a] for a in axes)
-    else:
-        axes = _resize_axes(grad.ndim, None if scale_factor is not None else 1,
-                            scale_factor, axes)
-        size = None if scale_factor is not None else tuple(grad.shape[a] for a in axes)
-    lengths, factors = _lengths(input_shape, axes, size, scale_factor)
-    expected = list(input_shape)
-    for axis, n_out in zip(axes, lengths):
-        expected[axis] = n_out
-    if tuple(expected) != grad.shape:
-        raise ValueError(f"grad_output has shape {grad.shape}, but resize would return "
-                         f"{tuple(expected)} for input_shape {input_shape} on axes {axes}")
-    out = _check_out(out, input_shape, grad.dtype, (grad,))
-    tables = {axis: taps(input_shape[axis], n_out, mode, align_corners, antialias, f).transpose()
-              for axis, n_out, f in zip(axes, lengths, factors)}
-    src = np.ascontiguousarray(grad, dtype=grad.dtype.newbyteorder("="))
-    return _apply(src, tables, out, _threads(num_threads))
+    spec = _spec.backward(grad.shape, input_shape, scale_factor, mode, align_corners, antialias,
+                          axes)
+    dtype = grad.dtype.newbyteorder("=")
+    out = _plan._check_out(out, spec.input_shape, dtype, (grad,))
+    program = _plan.cached_plan(spec, dtype)._backward_program()
+    return _plan._execute(program, program.tables, grad, out, _threads(num_threads))
 
 
 def weights(in_size, out_size=None, *, mode="bilinear", align_corners=False,
@@ -182,278 +139,10 @@ def weights(in_size, out_size=None, *, mode="bilinear", align_corners=False,
     ``resize`` along an axis equals ``weights(...) @ x`` along that axis. With
     ``scale_factor``, ``out_size`` may be omitted (it is ``floor(in_size * f)``).
     """
-    mode, align_corners, antialias = _options(mode, align_corners, antialias)
-    in_size = _length(in_size, "in_size")
-    if scale_factor is not None:
-        factor = _factor(scale_factor, "scale_factor")
-        n_out = _checked_length(in_size, factor)
-        if out_size is not None and _length(out_size, "out_size") != n_out:
-            raise ValueError(f"out_size={out_size} does not match scale_factor={scale_factor}: "
-                             f"floor({in_size} * {scale_factor}) = {n_out}")
-    elif out_size is None:
-        raise ValueError("weights needs out_size or scale_factor")
-    else:
-        n_out, factor = _length(out_size, "out_size"), None
-    return taps(in_size, n_out, mode, align_corners, antialias, factor).dense()
-
-
-# ----------------------------------------------------------------------------
-# The passes
-
-
-#: Taps per output beyond which float32 sums are accumulated in float64, so that
-#: very long rows (shrinking by thousands) stay within docs/spec.md's float32 tolerance.
-LONG_SUM = 2048
-
-
-def _apply(src, tables, out, num_threads):
-    """Contract ``src`` with each axis' table; the step that shrinks most goes first.
-
-    The last two adjacent resized axes are done together in one sweep with no
-    intermediate array (``_kernels.resize_2d``); any other axis is a pass of its own.
-    """
-    if src.dtype == np.float32 and any(t.index.shape[1] > LONG_SUM for t in tables.values()):
-        result = _apply(src.astype(np.float64), tables, None, num_threads)
-        if out is None:
-            return result.astype(np.float32)
-        np.copyto(out, result, casting="same_kind")
-        return out
-    passes = sorted((axis, t) for axis, t in tables.items() if not t.is_identity)
-    steps = [[p] for p in passes]
-    if len(passes) >= 2 and passes[-2][0] + 1 == passes[-1][0]:
-        steps[-2:] = [passes[-2:]]
-    steps.sort(key=lambda step: math.prod(t.n_out / t.n_in for _, t in step))
-    current = src
-    for number, step in enumerate(steps):
-        shape = list(current.shape)
-        for axis, table in step:
-            shape[axis] = table.n_out
-        last = number == len(steps) - 1
-        dst = out if (last and out is not None) else np.empty(shape, src.dtype)
-        if dst.size:
-            _run_step(current, dst, step, num_threads)
-        current = dst
-    if current is src:  # every axis was an identity
-        if out is None:
-            return src.copy()
-        np.copyto(out, src)
-        return out
-    return current
-
-
-#: Values read and written per thread below which more threads cost more than they save.
-MIN_WORK_PER_THREAD = 16384
-
-
-def _useful_threads(num_threads, size):
-    """Results do not depend on the thread count, so small jobs use fewer threads."""
-    return max(1, min(num_threads, size // MIN_WORK_PER_THREAD))
-
-
-def _run_step(src, dst, step, num_threads):
-    num_threads = _useful_threads(num_threads, src.size + dst.size)
-    first, table = step[0]
-    outer = math.prod(src.shape[:first])
-    inner = math.prod(dst.shape[step[-1][0] + 1:])
-    if len(step) == 2:
-        x_table = step[1][1]
-        if table.n_out > table.n_in:
-            order, slots, row = _kernels.Order.RING, table.span, table.span * x_table.n_out
-        else:
-            order = _kernels.Order.DIRECT if table.is_selection else _kernels.Order.VERTICAL_FIRST
-            slots, row = 1, x_table.n_in
-        scratch = np.empty((num_threads, row * inner), src.dtype)
-        tags = np.empty((num_threads, slots), np.intp)
-        _kernels.resize_2d(src.reshape(outer, table.n_in, -1),
-                           dst.reshape(outer, table.n_out, -1), inner,
-                           *table.kernel_args(src.dtype), *x_table.row_args(src.dtype),
-                           order, scratch, tags, num_threads)
-    elif inner == 1:
-        _kernels.gather_lines(src.reshape(outer, table.n_in), dst.reshape(outer, table.n_out),
-                              *table.row_args(src.dtype), num_threads)
-    else:
-        _kernels.gather_planes(src.reshape(outer, table.n_in, inner),
-                               dst.reshape(outer, table.n_out, inner),
-                               *table.kernel_args(src.dtype), num_threads)
-
-
-# ----------------------------------------------------------------------------
-# Validation
-
-
-def _as_array(x, name):
-    if isinstance(x, np.ndarray):
-        return x
-    try:
-        return np.asarray(x)
-    except Exception as exc:  # ragged lists and the like
-        raise TypeError(f"{name} must be a NumPy array or array_like: {exc}") from None
-
-
-def _compute_dtype(x):
-    kind = x.dtype.kind
-    if kind == "f" and x.dtype.itemsize in (4, 8):
-        return np.dtype(x.dtype.type)  # native byte order
-    if kind == "f" and x.dtype.itemsize == 2:
-        return np.dtype(np.float32)
-    if kind in "iu":
-        return np.dtype(np.float32 if x.dtype.itemsize <= 2 else np.float64)
-    raise TypeError(f"x must be a float (float16/32/64) or integer array, not {x.dtype}")
-
-
-def _options(mode, align_corners, antialias):
-    if not isinstance(mode, str):
-        raise TypeError(f"mode must be a string, one of {', '.join(MODES)}; got {mode!r}")
-    canonical = ALIASES.get(mode, mode)
-    if canonical not in MODES:
-        allowed = ", ".join(MODES + tuple(ALIASES))
-        raise ValueError(f"mode must be one of {allowed}; got {mode!r}")
-    if align_corners is None:
-        align_corners = False
-    if not isinstance(align_corners, (bool, np.bool_)):
-        raise TypeError(f"align_corners must be True, False or None; got {align_corners!r}")
-    if not isinstance(antialias, (bool, np.bool_)):
-        raise TypeError(f"antialias must be True or False; got {antialias!r}")
-    if align_corners and canonical in NO_ALIGN_CORNERS:
-        raise ValueError(f"align_corners=True is not defined for mode={mode!r}; it is allowed "
-                         f"for bilinear, bicubic and lanczos3")
-    if antialias and canonical not in ANTIALIAS_SUPPORT:
-        raise ValueError(f"antialias=True is not defined for mode={mode!r}; it is allowed for "
-                         f"{', '.join(ANTIALIAS_SUPPORT)}")
-    return canonical, bool(align_corners), bool(antialias)
-
-
-def _resize_axes(ndim, size, scale_factor, axes):
-    """The resized axes as a tuple of non-negative ints (docs/spec.md section 5)."""
-    if size is None and scale_factor is None:
-        raise ValueError("give size or scale_factor (exactly one of them); got neither")
-    if size is not None and scale_factor is not None:
-        raise ValueError("give size or scale_factor, not both")
-    if ndim == 0:
-        raise ValueError("x must have at least one dimension; got a 0-d array")
-    given = size if size is not None else scale_factor
-    name = "size" if size is not None else "scale_factor"
-    if axes is None:
-        if _is_sequence(given):
-            if len(given) > ndim:
-                raise ValueError(f"{name} has {len(given)} entries but the array has only "
-                                 f"{ndim} dimensions")
-            if len(given) == 0:
-                raise ValueError(f"{name} must not be empty")
-            return tuple(range(ndim - len(given), ndim))
-        return tuple(range(ndim - min(2, ndim), ndim))
-    if isinstance(axes, (numbers.Integral, np.integer)) and not isinstance(axes, bool):
-        axes = (axes,)
-    try:
-        axes = tuple(operator.index(a) for a in axes)
-    except TypeError:
-        raise TypeError(f"axes must be an int or a tuple of ints; got {axes!r}") from None
-    if not axes:
-        raise ValueError("axes must name at least one axis")
-    normal = []
-    for a in axes:
-        if not -ndim <= a < ndim:
-            raise ValueError(f"axes entry {a} is out of range for an array of {ndim} dimensions")
-        normal.append(a % ndim)
-    if len(set(normal)) != len(normal):
-        raise ValueError(f"axes has duplicate entries: {axes}")
-    if _is_sequence(given) and len(given) != len(normal):
-        raise ValueError(f"{name} has {len(given)} entries but axes has {len(normal)}")
-    return tuple(normal)
-
-
-def _lengths(shape, axes, size, scale_factor):
-    """Output length and per-axis factor (or None) of each resized axis."""
-    n = len(axes)
-    if size is not None:
-        sizes = size if _is_sequence(size) else (size,) * n
-        lengths = [_length(s, "size") for s in sizes]
-        factors = [None] * n
-    else:
-        given = scale_factor
-        factors = list(given) if _is_sequence(given) else [given] * n
-        factors = [_factor(f, "scale_factor") for f in factors]
-        lengths = [_checked_length(shape[a], f) for a, f in zip(axes, factors)]
-    for a in axes:
-        if shape[a] < 1:
-            raise ValueError(f"axis {a} has length {shape[a]}; a resized axis needs length >= 1")
-    return lengths, factors
-
-
-#: Bound on an axis length (and so on what a scale factor may ask for).
-MAX_LENGTH = 2**40
-#: Bound on num_threads.
-MAX_THREADS = 4096
-
-
-def _is_sequence(value):
-    return isinstance(value, (tuple, list)) or (isinstance(value, np.ndarray) and value.ndim > 0)
-
-
-def _length(value, name):
-    if isinstance(value, np.ndarray) and value.ndim == 0:
-        value = value[()]
-    if type(value) is not int and (isinstance(value, bool) or
-                                   not isinstance(value, (numbers.Integral, np.integer))):
-        raise TypeError(f"{name} must be a positive int (or tuple of them); got {value!r}")
-    if value < 1:
-        raise ValueError(f"{name} must be >= 1; got {value}")
-    if value >= MAX_LENGTH:
-        raise ValueError(f"{name} must be < {MAX_LENGTH}; got {value}")
-    return int(value)
-
-
-def _factor(value, name):
-    if isinstance(value, np.ndarray) and value.ndim == 0:
-        value = value[()]
-    if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
-        raise TypeError(f"{name} must be a positive float (or tuple of them); got {value!r}")
-    value = float(value)
-    if not (value > 0 and np.isfinite(value)):
-        raise ValueError(f"{name} must be finite and > 0; got {value}")
-    return value
-
-
-def _checked_length(n_in, factor):
-    if not n_in * factor < MAX_LENGTH:
-        raise ValueError(f"scale_factor={factor} gives {n_in} * {factor} output samples on an "
-                         f"axis; at most {MAX_LENGTH - 1} are possible")
-    n_out = output_length(n_in, factor)
-    if n_out < 1:
-        raise ValueError(f"scale_factor={factor} gives floor({n_in} * {factor}) = {n_out} "
-                         f"output samples; it must give at least 1")
-    return n_out
-
-
-def _shape(input_shape, ndim):
-    try:
-        shape = tuple(operator.index(s) for s in input_shape)
-    except TypeError:
-        raise TypeError(f"input_shape must be a tuple of ints; got {input_shape!r}") from None
-    if len(shape) != ndim:
-        raise ValueError(f"input_shape {shape} has {len(shape)} dimensions but grad_output "
-                         f"has {ndim}")
-    if any(s < 0 for s in shape):
-        raise ValueError(f"input_shape must not have negative lengths; got {shape}")
-    return shape
-
-
-def _check_out(out, shape, dtype, inputs):
-    if out is None:
-        return None
-    if not isinstance(out, np.ndarray) or isinstance(out, np.matrix):
-        raise TypeError(f"out must be a NumPy array; got {type(out).__name__}")
-    if out.shape != shape:
-        raise ValueError(f"out has shape {out.shape}; expected {shape}")
-    if out.dtype.newbyteorder("=") != dtype.newbyteorder("=") or not out.dtype.isnative:
-        raise ValueError(f"out has dtype {out.dtype}; expected native-order {dtype.newbyteorder('=')}")
-    if not out.flags.c_contiguous:
-        raise ValueError("out must be C-contiguous")
-    if not out.flags.writeable:
-        raise ValueError("out must be writeable")
-    if any(np.may_share_memory(out, a) for a in inputs):
-        raise ValueError("out must not share memory with the input")
-    return out
+    spec = _spec.weights_spec(in_size, out_size, mode, align_corners, antialias, scale_factor)
+    _spec.check_sizes(spec, 8, dense=True)
+    (_, n_in, n_out, f), = _spec.axis_geometry(spec)
+    return _plan.table(n_in, n_out, spec.mode, spec.align_corners, spec.antialias, f).dense()
 
 
 # libgomp is not fork-safe: a child forked after the parent ran a parallel loop
@@ -479,13 +168,7 @@ def _threads(num_threads):
     default = 1 if _forked_after_openmp else _kernels.max_threads()
     if num_threads is None:
         return default
-    if isinstance(num_threads, bool) or not isinstance(num_threads, (numbers.Integral, np.integer)):
-        raise TypeError(f"num_threads must be None or a nonzero int; got {num_threads!r}")
-    if num_threads == 0:
-        raise ValueError("num_threads must be None, a positive int, or a negative int "
-                         "counted back from the maximum (-1 = all); got 0")
-    if num_threads > MAX_THREADS:
-        raise ValueError(f"num_threads must be at most {MAX_THREADS}; got {num_threads}")
+    num_threads = _spec.threads_value(num_threads)
     if num_threads < 0:
         return max(default + 1 + int(num_threads), 1)
     return int(num_threads)

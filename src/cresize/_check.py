@@ -10,7 +10,6 @@ scale are tolerated, docs/spec.md section 3). Exit status 1 when anything fails.
 """
 import argparse
 import functools
-import itertools
 import json
 import sys
 import time
@@ -20,7 +19,8 @@ import numpy as np
 import cresize
 from cresize import testing
 from cresize._api import _threads
-from cresize._tables import ALIASES, ANTIALIAS_SUPPORT, MODES, NO_ALIGN_CORNERS
+from cresize import _spec
+from cresize._tables import MODES
 
 #: (name, input shape, size, scale_factor, axes, in the --quick set)
 CASES = (
@@ -45,9 +45,6 @@ DTYPES = (np.float64, np.float32)
 #: are off by about ``|K'| * eps32 * src``: float32 rows are compared with PyTorch
 #: within ``TOLERANCES[float32] + TORCH_FLOAT32_SLACK * (longest resized length)``.
 TORCH_FLOAT32_SLACK = 4 * 2.0**-23
-_TORCH_MODES = {"nearest": "nearest", "nearest-exact": "nearest-exact", "area": "area",
-                "bilinear": ("linear", "bilinear", "trilinear"), "bicubic": "bicubic",
-                "lanczos3": "lanczos"}
 
 
 def main(argv=None):
@@ -98,9 +95,7 @@ def main(argv=None):
 
 def option_combinations(mode):
     """The ``(align_corners, antialias)`` pairs that ``mode`` accepts."""
-    acs = (False,) if mode in NO_ALIGN_CORNERS else (False, True)
-    aas = (False, True) if mode in ANTIALIAS_SUPPORT else (False,)
-    return list(itertools.product(acs, aas))
+    return [(c["align_corners"], c["antialias"]) for c in _spec.configurations((mode,))]
 
 
 def run_one(case, mode, align_corners, antialias, dtype, torch=None, num_threads=None):
@@ -161,14 +156,13 @@ def torch_deviation(torch, shape, size=None, *, scale_factor=None, mode="bilinea
     any geometry PyTorch can express is compared. Returns None when PyTorch has
     no equivalent of the configuration.
     """
+    spec = _spec.forward(shape, size, scale_factor, mode, align_corners, antialias, axes)
     matrices = testing.reference_matrices(shape, size, scale_factor=scale_factor, mode=mode,
                                           align_corners=align_corners, antialias=antialias,
                                           axes=axes)
     axes = tuple(matrices)
     n = len(axes)
-    torch_mode = _TORCH_MODES[mode]
-    if isinstance(torch_mode, tuple):
-        torch_mode = torch_mode[n - 1] if n <= 3 else None
+    torch_mode = _spec.torch_name(mode, n)
     if (n > 3 or (mode == "bicubic" and n != 2) or (antialias and n != 2)
             or (mode == "lanczos3" and not (antialias and not align_corners and n == 2))):
         return None
@@ -189,12 +183,11 @@ def torch_deviation(torch, shape, size=None, *, scale_factor=None, mode="bilinea
     kwargs = dict(mode=torch_mode, antialias=antialias)
     if mode in ("bilinear", "bicubic", "lanczos3"):
         kwargs["align_corners"] = align_corners
+    geometry = _spec.axis_geometry(spec)
     if size is not None:
-        sizes = size if isinstance(size, (tuple, list)) else (size,) * n
-        kwargs["size"] = tuple(int(s) for s in sizes)
+        kwargs["size"] = tuple(n_out for _, _, n_out, _ in geometry)
     else:
-        factors = scale_factor if isinstance(scale_factor, (tuple, list)) else (scale_factor,) * n
-        kwargs["scale_factor"] = tuple(float(f) for f in factors)
+        kwargs["scale_factor"] = tuple(f for _, _, _, f in geometry)
     yt = torch.nn.functional.interpolate(xt, **kwargs)
     yt.backward(to_torch(g))
     deviations = []
@@ -216,10 +209,11 @@ def _modes(text):
         return list(MODES)
     modes = []
     for name in text.split(","):
-        name = ALIASES.get(name.strip(), name.strip())
-        if name not in MODES:
-            raise ValueError(f"--modes: unknown mode {name!r}; choose from {', '.join(MODES)}")
-        modes.append(name)
+        try:
+            modes.append(_spec.canonical_mode(name.strip()))
+        except (TypeError, ValueError):
+            raise ValueError(f"--modes: unknown mode {name.strip()!r}; choose from "
+                             f"{', '.join(MODES)}") from None
     return list(dict.fromkeys(modes))
 
 

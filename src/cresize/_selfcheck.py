@@ -9,18 +9,12 @@ import argparse
 import numpy as np
 
 import cresize
-from cresize._tables import ANTIALIAS_SUPPORT, NO_ALIGN_CORNERS
+from cresize import _spec
 
 
 def configurations():
-    for mode in cresize.MODES:
-        for align_corners in (False, True):
-            for antialias in (False, True):
-                if align_corners and mode in NO_ALIGN_CORNERS:
-                    continue
-                if antialias and mode not in ANTIALIAS_SUPPORT:
-                    continue
-                yield dict(mode=mode, align_corners=align_corners, antialias=antialias)
+    """Every valid (mode, align_corners, antialias)."""
+    return _spec.configurations()
 
 
 def check(options, shape=(2, 3, 23, 17), size=(9, 40)):

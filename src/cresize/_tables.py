@@ -6,7 +6,6 @@ taps that landed on the same input index, drops taps of exactly zero weight and
 pads the rows to a common width. The kernels apply ``Taps`` forward and
 ``Taps.transpose()`` backward.
 """
-import functools
 import math
 
 import numpy as np
@@ -234,11 +233,11 @@ def _antialiased(n_in, n_out, scale, mode):
 # ----------------------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=128)
 def taps(n_in, n_out, mode, align_corners=False, antialias=False, scale_factor=None):
     """The ``Taps`` of one axis (arguments already validated and canonical).
 
-    Cached: repeated calls with the same geometry reuse the tables.
+    Not cached here: ``_plan.table`` shares the tables of live plans, and the
+    plan cache (bounded in bytes) keeps plans.
     """
     scale = axis_scale(n_in, n_out, scale_factor, align_corners)
     if antialias:

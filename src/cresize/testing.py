@@ -25,7 +25,7 @@ adjoint check bounds the error of both inner products by that scale (see
 import numpy as np
 
 import cresize
-from cresize import _api
+from cresize import _spec
 
 #: Relative tolerance per dtype (docs/spec.md section 6).
 TOLERANCES = {np.dtype(np.float32): 2e-6, np.dtype(np.float64): 1e-12}
@@ -57,12 +57,14 @@ def reference_matrices(input_shape, size=None, *, scale_factor=None, mode="bilin
     dict of int to ndarray
         ``{axis: cresize.weights(I, O, ...)}`` in increasing axis order.
     """
-    input_shape = _api._shape(input_shape, len(input_shape))
-    axes = _api._resize_axes(len(input_shape), size, scale_factor, axes)
-    lengths, factors = _api._lengths(input_shape, axes, size, scale_factor)
-    options = dict(mode=mode, align_corners=align_corners, antialias=antialias)
-    return {axis: cresize.weights(input_shape[axis], n_out, scale_factor=f, **options)
-            for axis, n_out, f in sorted(zip(axes, lengths, factors))}
+    spec = _spec.forward(input_shape, size, scale_factor, mode, align_corners, antialias, axes)
+    return _matrices(spec)
+
+
+def _matrices(spec):
+    options = dict(mode=spec.mode, align_corners=spec.align_corners, antialias=spec.antialias)
+    return {axis: cresize.weights(n_in, n_out, scale_factor=f, **options)
+            for axis, n_in, n_out, f in _spec.axis_geometry(spec)}
 
 
 def reference_resize(x, size=None, *, scale_factor=None, mode="bilinear", align_corners=False,
@@ -116,23 +118,9 @@ def reference_backward(grad_output, input_shape, *, scale_factor=None, mode="bil
         float64 of shape ``input_shape``.
     """
     g = _float64(grad_output, "grad_output")
-    input_shape = _api._shape(input_shape, g.ndim)
-    if axes is None and scale_factor is None:
-        axes = tuple(a for a in range(g.ndim) if g.shape[a] != input_shape[a])
-        if not axes:  # nothing resized: the identity
-            _api._options(mode, align_corners, antialias)
-            return g
-    else:
-        axes = _api._resize_axes(g.ndim, None if scale_factor is not None else 1,
-                                 scale_factor, axes)
-    size = None if scale_factor is not None else tuple(g.shape[a] for a in axes)
-    matrices = reference_matrices(input_shape, size, scale_factor=scale_factor, mode=mode,
-                                  align_corners=align_corners, antialias=antialias, axes=axes)
-    expected = _out_shape(input_shape, matrices)
-    if expected != g.shape:
-        raise ValueError(f"grad_output has shape {g.shape}, but resize would return {expected} "
-                         f"for input_shape {input_shape}")
-    for axis, matrix in matrices.items():
+    spec = _spec.backward(g.shape, input_shape, scale_factor, mode, align_corners, antialias,
+                          axes)
+    for axis, matrix in _matrices(spec).items():
         g = _contract(g, axis, matrix.T)
     return g
 
@@ -194,11 +182,11 @@ def check_adjoint(shape, size=None, *, scale_factor=None, mode="bilinear", align
     True
     """
     dtype, rtol = _dtype_rtol(dtype, rtol, "check_adjoint")
-    forward, backward, matrices, options = _setup(shape, size, scale_factor, mode, align_corners,
-                                                  antialias, axes, forward, backward)
+    forward, backward, matrices, options, out_shape = _setup(
+        shape, size, scale_factor, mode, align_corners, antialias, axes, forward, backward)
     rng = np.random.default_rng(seed)
     x = rng.uniform(-1, 1, shape).astype(dtype)
-    y = _result(forward(x, size, **options), _out_shape(shape, matrices), dtype, "forward")
+    y = _result(forward(x, size, **options), out_shape, dtype, "forward")
     g = rng.uniform(-1, 1, y.shape).astype(dtype)
     dx = _result(backward(g, x.shape, **options), x.shape, dtype, "backward")
     lhs = float(np.vdot(y.astype(np.float64), g.astype(np.float64)))
@@ -256,9 +244,8 @@ def check_gradient(shape, size=None, *, scale_factor=None, mode="bilinear", alig
     step = _positive(step, "step")
     if not np.isfinite(step):
         raise ValueError(f"step must be finite; got {step}")
-    forward, backward, matrices, options = _setup(shape, size, scale_factor, mode, align_corners,
-                                                  antialias, axes, forward, backward)
-    out_shape = _out_shape(shape, matrices)
+    forward, backward, matrices, options, out_shape = _setup(
+        shape, size, scale_factor, mode, align_corners, antialias, axes, forward, backward)
     rng = np.random.default_rng(seed)
     x = rng.uniform(-1, 1, shape)
     g = rng.uniform(-1, 1, out_shape)
@@ -309,9 +296,8 @@ def check_reference(shape, size=None, *, scale_factor=None, mode="bilinear", ali
         When it exceeds ``rtol`` (default ``TOLERANCES[dtype]``).
     """
     dtype, rtol = _dtype_rtol(dtype, rtol, "check_reference")
-    forward, backward, matrices, options = _setup(shape, size, scale_factor, mode, align_corners,
-                                                  antialias, axes, forward, backward)
-    out_shape = _out_shape(shape, matrices)
+    forward, backward, matrices, options, out_shape = _setup(
+        shape, size, scale_factor, mode, align_corners, antialias, axes, forward, backward)
     rng = np.random.default_rng(seed)
     x = rng.uniform(-1, 1, shape).astype(dtype)
     g = rng.uniform(-1, 1, out_shape).astype(dtype)
@@ -350,16 +336,11 @@ def _setup(shape, size, scale_factor, mode, align_corners, antialias, axes, forw
     # Look the defaults up at call time, so that a wrapped cresize is what is checked.
     forward = cresize.resize if forward is None else forward
     backward = cresize.resize_backward if backward is None else backward
-    matrices = reference_matrices(tuple(shape), size, scale_factor=scale_factor, mode=mode,
-                                  align_corners=align_corners, antialias=antialias, axes=axes)
-    axes = tuple(matrices)
+    spec = _spec.forward(tuple(shape), size, scale_factor, mode, align_corners, antialias, axes)
+    matrices = _matrices(spec)
     options = dict(scale_factor=scale_factor, mode=mode, align_corners=align_corners,
-                   antialias=antialias, axes=axes)
-    return forward, backward, matrices, options
-
-
-def _out_shape(shape, matrices):
-    return tuple(matrices[a].shape[0] if a in matrices else n for a, n in enumerate(shape))
+                   antialias=antialias, axes=tuple(matrices))
+    return forward, backward, matrices, options, spec.output_shape
 
 
 def _result(value, shape, dtype, name):
@@ -376,7 +357,7 @@ def _contract(a, axis, matrix):
 
 
 def _float64(a, name):
-    a = _api._as_array(a, name)
+    a = _spec.as_array(a, name)
     if a.dtype.kind not in "fiu":
         raise TypeError(f"{name} must be a real (float or integer) array, not {a.dtype}")
     return a.astype(np.float64)  # always a copy

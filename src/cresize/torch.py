@@ -9,7 +9,6 @@ so ``gradgradcheck`` and higher derivatives work.
 
 Needs PyTorch (``pip install "cresize[torch]"``).
 """
-import math
 import numbers
 
 import numpy as np
@@ -20,13 +19,11 @@ except ImportError as exc:
     raise ImportError("cresize.torch needs PyTorch, which is not installed: "
                       "pip install \"cresize[torch]\" (or pip install torch)") from exc
 
-import cresize
-from cresize._api import _options, _threads
+from cresize import _plan, _spec
+from cresize._api import _threads
 
 __all__ = ["Resize", "interpolate"]
 
-#: PyTorch's names that cresize spells differently (lanczos is PyTorch's antialiased Lanczos-3).
-_TORCH_NAMES = {"lanczos": "lanczos3"}
 _GRAD_DTYPES = (torch.float32, torch.float64)
 _DTYPES = _GRAD_DTYPES + (torch.float16, torch.uint8, torch.int8, torch.int16, torch.int32,
                           torch.int64)
@@ -78,6 +75,16 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     >>> x.grad
     tensor([[[2., 2., 2., 2.]]], dtype=torch.float64)
     """
+    _check_input(input)
+    found = _input_plan(input, size, scale_factor, mode, align_corners, recompute_scale_factor,
+                        antialias)
+    if num_threads is None:
+        num_threads = torch.get_num_threads()
+    _threads(num_threads)  # validate here rather than inside autograd
+    return _Resize.apply(input, found, num_threads)
+
+
+def _check_input(input):
     if not isinstance(input, torch.Tensor):
         raise TypeError(f"input must be a torch.Tensor; got {type(input).__name__}")
     if input.device.type != "cpu":
@@ -92,12 +99,12 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if input.dim() < 3:
         raise ValueError(f"input must be (N, C, *spatial) with at least one spatial dimension; "
                          f"got {input.dim()} dimensions")
-    if isinstance(mode, str) and mode in _TORCH_NAMES:
-        if not antialias:
-            raise ValueError("mode='lanczos' is PyTorch's antialiased Lanczos-3 and needs "
-                             "antialias=True; use mode='lanczos3' for the plain Lanczos-3")
-        mode = _TORCH_NAMES[mode]
-    mode, align_corners, antialias = _options(mode, align_corners, antialias)
+
+
+def _input_plan(input, size, scale_factor, mode, align_corners, recompute_scale_factor,
+                antialias, previous=None):
+    """The cached plan of this call (``previous`` when it is the same call)."""
+    mode = _spec.torch_mode(mode, antialias)
     spatial = input.dim() - 2
     axes = tuple(range(2, input.dim()))
     if (size is None) == (scale_factor is None):
@@ -106,14 +113,16 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         size = _per_axis(size, spatial, "size")
     else:
         scale_factor = _per_axis(scale_factor, spatial, "scale_factor")
-        if recompute_scale_factor:
-            size = tuple(math.floor(n * f) for n, f in zip(input.shape[2:], scale_factor))
-            scale_factor = None
-    if num_threads is None:
-        num_threads = torch.get_num_threads()
-    _threads(num_threads)  # validate here rather than inside autograd
-    options = (size, scale_factor, mode, align_corners, antialias, axes, num_threads)
-    return _Resize.apply(input, options)
+    shape = tuple(input.shape)
+    if scale_factor is not None and recompute_scale_factor:  # as if the size had been given
+        size = _spec.forward(shape, None, scale_factor, mode, align_corners, antialias,
+                             axes).lengths
+        scale_factor = None
+    spec = _spec.forward(shape, size, scale_factor, mode, align_corners, antialias, axes)
+    dtype = np.dtype(str(input.dtype).replace("torch.", ""))
+    if previous is not None and previous._spec == spec and previous.dtype == dtype:
+        return previous
+    return _plan.cached_plan(spec, dtype)
 
 
 class Resize(torch.nn.Module):
@@ -139,9 +148,14 @@ class Resize(torch.nn.Module):
         self.align_corners, self.antialias = align_corners, antialias
         self.recompute_scale_factor = recompute_scale_factor
 
+        self.plan = None  # the plan of the last input's shape and dtype
+
     def forward(self, input):
-        return interpolate(input, self.size, self.scale_factor, self.mode, self.align_corners,
-                           self.recompute_scale_factor, self.antialias)
+        _check_input(input)
+        self.plan = _input_plan(input, self.size, self.scale_factor, self.mode,
+                                self.align_corners, self.recompute_scale_factor, self.antialias,
+                                self.plan)
+        return _Resize.apply(input, self.plan, torch.get_num_threads())
 
     def extra_repr(self):
         given = (f"size={self.size}" if self.size is not None
@@ -151,35 +165,29 @@ class Resize(torch.nn.Module):
 
 
 class _Resize(torch.autograd.Function):
-    """The forward operator ``W``; its backward is ``_ResizeBackward``."""
+    """The forward operator ``W`` of a plan; its backward is ``_ResizeBackward``."""
 
     @staticmethod
-    def forward(ctx, input, options):
-        ctx.options, ctx.input_shape = options, tuple(input.shape)
-        size, scale_factor, mode, align_corners, antialias, axes, num_threads = options
-        return torch.from_numpy(cresize.resize(
-            _numpy(input), size, scale_factor=scale_factor, mode=mode, axes=axes,
-            align_corners=align_corners, antialias=antialias, num_threads=num_threads))
+    def forward(ctx, input, plan, num_threads):
+        ctx.plan, ctx.num_threads = plan, num_threads
+        return torch.from_numpy(plan(_numpy(input), num_threads=num_threads))
 
     @staticmethod
     def backward(ctx, grad_output):
-        return _ResizeBackward.apply(grad_output, ctx.input_shape, ctx.options), None
+        return _ResizeBackward.apply(grad_output, ctx.plan, ctx.num_threads), None, None
 
 
 class _ResizeBackward(torch.autograd.Function):
     """The adjoint ``W.T``; its backward is ``_Resize`` again (the operator is linear)."""
 
     @staticmethod
-    def forward(ctx, grad_output, input_shape, options):
-        ctx.options = options
-        _, scale_factor, mode, align_corners, antialias, axes, num_threads = options
-        return torch.from_numpy(cresize.resize_backward(
-            _numpy(grad_output), input_shape, scale_factor=scale_factor, mode=mode, axes=axes,
-            align_corners=align_corners, antialias=antialias, num_threads=num_threads))
+    def forward(ctx, grad_output, plan, num_threads):
+        ctx.plan, ctx.num_threads = plan, num_threads
+        return torch.from_numpy(plan.backward(_numpy(grad_output), num_threads=num_threads))
 
     @staticmethod
     def backward(ctx, grad_grad_input):
-        return _Resize.apply(grad_grad_input, ctx.options), None, None
+        return _Resize.apply(grad_grad_input, ctx.plan, ctx.num_threads), None, None
 
 
 def _numpy(tensor):

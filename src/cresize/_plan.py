@@ -1,0 +1,631 @@
+"""Plans: everything but the data, decided once; the executor; the plan cache.
+
+A ``Plan`` holds a call's ``Spec`` (from ``_spec``), the tap tables of its
+resized axes, and the *programs* of its forward and backward passes: which axes
+go together in one kernel call (the last two adjacent resized axes are fused),
+the order of the calls (the one that shrinks most first), the fused kernel's
+row order (``RING`` / ``VERTICAL_FIRST`` / ``DIRECT``) and whether float32 is
+promoted to float64 for long rows. Executing a program on a block of the input
+with the tables restricted to the block's outputs (``Plan.run_region``) gives
+the same bits as executing it on the whole array: the decisions are the whole
+array's, and every output keeps its taps in the same order.
+
+Every kernel call is in ``_run_step``.
+"""
+from __future__ import annotations
+
+import math
+import threading
+import weakref
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from cresize import _api, _kernels, _spec
+from cresize._tables import taps
+
+#: Taps per output beyond which float32 sums are accumulated in float64, so that
+#: very long rows (shrinking by thousands) stay within docs/spec.md's float32 tolerance.
+LONG_SUM = 2048
+
+#: Values read and written per thread below which more threads cost more than they save.
+MIN_WORK_PER_THREAD = 16384
+
+#: Default bound of the plan cache, in bytes (tables and plans together).
+DEFAULT_CACHE_LIMIT = 256 * 2**20
+
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+# ----------------------------------------------------------------------------
+# Tables, shared between plans while any plan holds them
+
+
+_TABLES: weakref.WeakValueDictionary[tuple, Any] = weakref.WeakValueDictionary()
+_TABLES_LOCK = threading.Lock()
+
+
+def table(n_in, n_out, mode, align_corners, antialias, factor):
+    """The ``Taps`` of one axis, shared with every live plan of the same geometry."""
+    key = (n_in, n_out, mode, align_corners, antialias, factor)
+    found = _TABLES.get(key)
+    if found is None:
+        found = taps(n_in, n_out, mode, align_corners, antialias, factor)
+        with _TABLES_LOCK:
+            found = _TABLES.setdefault(key, found)
+    return found
+
+
+def _table_bytes(t):
+    arrays = [t.index, t.weight, t.count, t.start, *t._cast.values()]
+    total = sum(a.nbytes for a in arrays)
+    if t._transposed is not None:
+        total += _table_bytes(t._transposed)
+    return total
+
+
+# ----------------------------------------------------------------------------
+# Programs
+
+
+class _Program:
+    """The passes of one direction: tables, fusion, order, promotion."""
+
+    def __init__(self, tables, compute):
+        self.tables = tables                      # {axis: Taps}, every resized axis
+        self.compute = compute                    # dtype the kernels see (before promotion)
+        self.identity = all(t.is_identity for t in tables.values())
+        self.promote = compute == np.float32 and any(
+            t.index.shape[1] > LONG_SUM for t in tables.values())
+        self.run_dtype = np.dtype(np.float64) if self.promote else compute
+        passes = sorted((a, t) for a, t in tables.items() if not t.is_identity)
+        groups = [[p] for p in passes]
+        if len(passes) >= 2 and passes[-2][0] + 1 == passes[-1][0]:
+            groups[-2:] = [passes[-2:]]
+        groups.sort(key=lambda g: math.prod(t.n_out / t.n_in for _, t in g))
+        #: (axes, order, slots) per kernel call; order/slots only for fused steps.
+        self.steps = []
+        for g in groups:
+            axes = tuple(a for a, _ in g)
+            if len(g) == 2:
+                y = g[0][1]
+                if y.n_out > y.n_in:
+                    order, slots = _kernels.Order.RING, y.span
+                elif y.is_selection:
+                    order, slots = _kernels.Order.DIRECT, 1
+                else:
+                    order, slots = _kernels.Order.VERTICAL_FIRST, 1
+                self.steps.append((axes, int(order), slots))
+            else:
+                self.steps.append((axes, -1, 0))
+        for t in tables.values():
+            t.kernel_args(self.run_dtype)
+        #: Per table: (first used input, last used input + 1) of each output row.
+        self.bounds = {a: _row_bounds(t) for a, t in tables.items()}
+
+
+def _row_bounds(t):
+    rows = np.arange(t.n_out)
+    used = t.count > 0
+    lo = np.where(used, t.index[:, 0], t.n_in)
+    hi = np.where(used, t.index[rows, np.maximum(t.count - 1, 0)] + 1, 0)
+    return lo, hi
+
+
+class _Slice:
+    """Rows ``o0:o1`` of a table, input indices shifted by ``-lo`` (a block's tables)."""
+
+    def __init__(self, t, o0, o1, lo, n_in, dtype):
+        index = t.index[o0:o1] - lo
+        count = t.count[o0:o1]
+        index[count == 0] = 0  # padding of empty rows: never read, kept in range
+        self.index = index
+        self.count = count
+        start = t.start[o0:o1]
+        self.start = np.where(start >= 0, start - lo, -1)
+        self.weight = t.kernel_args(dtype)[1][o0:o1]
+        self.is_selection = t.is_selection
+        self.n_in, self.n_out = n_in, o1 - o0
+
+    def kernel_args(self, dtype):
+        return self.index, self.weight, self.count
+
+    def row_args(self, dtype):
+        return self.index, self.weight, self.count, self.start, self.is_selection
+
+
+# ----------------------------------------------------------------------------
+# The executor
+
+
+def _useful_threads(num_threads, size):
+    """Results do not depend on the thread count, so small jobs use fewer threads."""
+    return max(1, min(num_threads, size // MIN_WORK_PER_THREAD))
+
+
+def _execute(program, tables, x, out, num_threads):
+    """Run ``program`` on ``x`` (the whole input or a block) with ``tables``
+    (the program's own, or ``_Slice``s of them for a block)."""
+    shape = list(x.shape)
+    for a, t in tables.items():
+        shape[a] = t.n_out
+    shape = tuple(shape)
+    native = x.dtype.newbyteorder("=")
+    if program.identity:  # exact for every dtype
+        if out is None:
+            return np.array(x, dtype=native, order="C", copy=True)
+        np.copyto(out, x)
+        return out
+    compute = program.compute
+    if compute == native:
+        return _apply(program, tables, np.ascontiguousarray(x, native), out, num_threads)
+    small_int = native.kind in "iu" and native.itemsize <= 2
+    if small_int:  # 8/16-bit images: convert and round in parallel
+        src = np.empty(x.shape, np.float32)
+        _run_step("to_float", np.ascontiguousarray(x, native), src, (), num_threads)
+    else:
+        src = np.ascontiguousarray(x, dtype=compute)
+    result = _apply(program, tables, src, None, num_threads)
+    target = out if out is not None else np.empty(shape, native)
+    if small_int:
+        _run_step("to_int", result, target, (), num_threads)
+    elif native.kind in "iu":  # 32/64-bit: clip to the float64 values inside the range
+        info = np.iinfo(native)
+        high = np.float64(info.max)
+        if int(high) > info.max:
+            high = np.nextafter(high, 0)
+        np.copyto(target, np.clip(np.rint(result), info.min, high), casting="unsafe")
+    else:
+        np.copyto(target, result, casting="unsafe")
+    return target
+
+
+def _apply(program, tables, src, out, num_threads):
+    """Contract ``src`` with each step's tables, in the program's order."""
+    if program.promote and src.dtype == np.float32:
+        result = _apply(program, tables, src.astype(np.float64), None, num_threads)
+        if out is None:
+            return result.astype(np.float32)
+        np.copyto(out, result, casting="same_kind")
+        return out
+    current = src
+    last = len(program.steps) - 1
+    for number, (axes, order, slots) in enumerate(program.steps):
+        shape = list(current.shape)
+        for a in axes:
+            shape[a] = tables[a].n_out
+        dst = out if (number == last and out is not None) else np.empty(shape, src.dtype)
+        if dst.size:
+            _run_step(order, current, dst, [(a, tables[a]) for a in axes], num_threads,
+                      slots)
+        current = dst
+    return current
+
+
+def _run_step(order, src, dst, step, num_threads, slots=1):
+    """Every kernel call. ``order``: a fused step's ``Order``, -1 for a single axis,
+    or ``"to_float"`` / ``"to_int"`` for the 8/16-bit conversions."""
+    if order == "to_float":
+        _kernels.integers_to_float(src.reshape(-1), dst.reshape(-1),
+                                   _useful_threads(num_threads, 2 * dst.size))
+        return
+    if order == "to_int":
+        _kernels.float_to_integers(src.reshape(-1), dst.reshape(-1),
+                                   _useful_threads(num_threads, 2 * src.size))
+        return
+    num_threads = _useful_threads(num_threads, src.size + dst.size)
+    first, y = step[0]
+    outer = math.prod(src.shape[:first])
+    inner = math.prod(dst.shape[step[-1][0] + 1:])
+    if len(step) == 2:
+        x = step[1][1]
+        row = slots * x.n_out if order == _kernels.Order.RING else x.n_in
+        scratch = np.empty((num_threads, row * inner), src.dtype)
+        tags = np.empty((num_threads, slots), np.intp)
+        _kernels.resize_2d(src.reshape(outer, y.n_in, -1), dst.reshape(outer, y.n_out, -1),
+                           inner, *y.kernel_args(src.dtype), *x.row_args(src.dtype),
+                           order, scratch, tags, num_threads)
+    elif inner == 1:
+        _kernels.gather_lines(src.reshape(outer, y.n_in), dst.reshape(outer, y.n_out),
+                              *y.row_args(src.dtype), num_threads)
+    else:
+        _kernels.gather_planes(src.reshape(outer, y.n_in, inner),
+                               dst.reshape(outer, y.n_out, inner),
+                               *y.kernel_args(src.dtype), num_threads)
+
+
+# ----------------------------------------------------------------------------
+# The plan
+
+
+Region = Sequence[slice]
+
+
+class Plan:
+    """A resize with everything but the data fixed; see ``cresize.plan``."""
+
+    def __init__(self, spec: _spec.Spec, dtype: np.dtype, num_threads: int | None = None):
+        self._spec = spec
+        self._num_threads = _spec.threads_value(num_threads)
+        self.dtype: np.dtype = dtype
+        self._compute = _spec.compute_dtype(dtype, "dtype")
+        self._key = None
+        tables = {a: table(n_in, n_out, spec.mode, spec.align_corners, spec.antialias, f)
+                  for a, n_in, n_out, f in _spec.axis_geometry(spec)}
+        self._forward = _Program(tables, self._compute)
+        self._backward = None
+        self._lock = threading.Lock()
+
+    # -- description
+    @property
+    def input_shape(self) -> tuple:
+        """Shape of the forward input (and of the backward's result)."""
+        return self._spec.input_shape
+
+    @property
+    def output_shape(self) -> tuple:
+        """Shape of the forward result (and of the backward's ``grad_output``)."""
+        return self._spec.output_shape
+
+    @property
+    def axes(self) -> tuple:
+        """The resized axes (non-negative, in the order given)."""
+        return self._spec.axes
+
+    @property
+    def mode(self) -> str:
+        """The canonical mode name."""
+        return self._spec.mode
+
+    @property
+    def weights(self) -> dict:
+        """``{axis: W}``: the dense ``(O, I)`` float64 matrix of every resized axis."""
+        return {a: t.dense() for a, t in self._forward.tables.items()}
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by this plan's tables (what the plan cache counts)."""
+        return 2048 + sum(_table_bytes(t) for t in self._forward.tables.values())
+
+    def __repr__(self):
+        s = self._spec
+        return (f"cresize.plan({s.input_shape} -> {s.output_shape}, axes={s.axes}, "
+                f"mode={s.mode!r}, align_corners={s.align_corners}, "
+                f"antialias={s.antialias}, dtype={self.dtype})")
+
+    # -- execution
+    def __call__(self, x: np.ndarray, out: np.ndarray | None = None, *,
+                 num_threads: int | None = None) -> np.ndarray:
+        """``cresize.resize(x, ...)`` with this plan's arguments, bit for bit."""
+        x = self._check_input(x, self.input_shape, "x")
+        out = _check_out(out, self.output_shape, self.dtype, (x,))
+        return _execute(self._forward, self._forward.tables, x, out,
+                        self._threads(num_threads))
+
+    def backward(self, grad_output: np.ndarray, out: np.ndarray | None = None, *,
+                 num_threads: int | None = None) -> np.ndarray:
+        """``cresize.resize_backward(grad_output, input_shape, ...)``, bit for bit."""
+        program = self._backward_program()
+        g = self._check_input(grad_output, self.output_shape, "grad_output")
+        out = _check_out(out, self.input_shape, self.dtype, (g,))
+        return _execute(program, program.tables, g, out, self._threads(num_threads))
+
+    def input_region(self, out_region: Region, backward: bool = False) -> tuple:
+        """The smallest box of the input whose values the outputs in ``out_region`` read.
+
+        Parameters
+        ----------
+        out_region : tuple of slice
+            One slice (step 1) per dimension of the forward output
+            (``backward=True``: of ``input_shape``, the backward's output).
+        backward : bool
+            Whether the region is of the backward's output.
+
+        Returns
+        -------
+        tuple of slice
+            A box of the forward input (``backward=True``: of ``grad_output``);
+            a batch axis keeps its slice.
+        """
+        program = self._backward_program() if backward else self._forward
+        region = self._region(out_region, backward)
+        return tuple(self._box(program, a, r) for a, r in enumerate(region))
+
+    def run_region(self, block: np.ndarray, out_region: Region, *, backward: bool = False,
+                   out: np.ndarray | None = None,
+                   num_threads: int | None = None) -> np.ndarray:
+        """``p(x)[out_region]`` computed from ``block = x[p.input_region(out_region)]``.
+
+        Bit for bit equal to the slice of the whole result (``backward=True``:
+        of ``p.backward(g)``, with ``block = g[p.input_region(out_region, True)]``):
+        the pass order, fusion, row order, promotion and every output's taps come
+        from the whole array's plan.
+        """
+        program = self._backward_program() if backward else self._forward
+        region = self._region(out_region, backward)
+        box = tuple(self._box(program, a, r) for a, r in enumerate(region))
+        shape = tuple(b.stop - b.start for b in box)
+        x = self._check_input(block, shape, "block")
+        out_shape = tuple(r.stop - r.start for r in region)
+        out = _check_out(out, out_shape, self.dtype, (x,))
+        if 0 in out_shape:
+            return out if out is not None else np.empty(out_shape, self.dtype)
+        dtype = program.run_dtype
+        tables = {a: _Slice(t, region[a].start, region[a].stop, box[a].start, shape[a], dtype)
+                  for a, t in program.tables.items()}
+        return _execute(program, tables, x, out, self._threads(num_threads))
+
+    # -- helpers
+    def _threads(self, num_threads):
+        return _api._threads(self._num_threads if num_threads is None else num_threads)
+
+    def _backward_program(self):
+        if self._backward is None:
+            if self.dtype not in _FLOATS:
+                raise TypeError(f"backward needs a float32 or float64 plan; this plan is "
+                                f"{self.dtype}")
+            with self._lock:
+                if self._backward is None:
+                    tables = {a: t.transpose() for a, t in self._forward.tables.items()}
+                    self._backward = _Program(tables, self._compute)
+            _CACHE.remeasure(self)
+        return self._backward
+
+    def _check_input(self, x, shape, name):
+        if not isinstance(x, np.ndarray):
+            x = _spec.as_array(x, name)
+        if x.shape != shape:
+            raise ValueError(f"{name} has shape {x.shape}; this plan takes {shape}")
+        if x.dtype.newbyteorder("=") != self.dtype:
+            raise TypeError(f"{name} has dtype {x.dtype}; this plan takes {self.dtype}")
+        return x
+
+    def _region(self, out_region, backward):
+        shape = self.input_shape if backward else self.output_shape
+        what = "input_shape" if backward else "the output"
+        if not isinstance(out_region, (tuple, list)) or len(out_region) != len(shape):
+            raise ValueError(f"out_region must be a tuple of {len(shape)} slices (one per "
+                             f"dimension of {what} {shape}); got {out_region!r}")
+        region = []
+        for a, (r, n) in enumerate(zip(out_region, shape)):
+            if not isinstance(r, slice):
+                raise TypeError(f"out_region[{a}] must be a slice; got {r!r}")
+            start, stop, step = r.indices(n)
+            if step != 1:
+                raise ValueError(f"out_region[{a}] must have step 1; got {r!r}")
+            region.append(slice(start, max(start, stop)))
+        return tuple(region)
+
+    @staticmethod
+    def _box(program, axis, r):
+        if axis not in program.tables:
+            return r
+        if r.start == r.stop:
+            return slice(0, 0)
+        lo, hi = program.bounds[axis]
+        first, last = int(lo[r.start:r.stop].min()), int(hi[r.start:r.stop].max())
+        if first >= last:  # every row is empty (all weights 0): read one input anyway
+            return slice(0, 1)
+        return slice(first, last)
+
+
+def _check_out(out, shape, dtype, inputs):
+    if out is None:
+        return None
+    if not isinstance(out, np.ndarray) or isinstance(out, np.matrix):
+        raise TypeError(f"out must be a NumPy array; got {type(out).__name__}")
+    if out.shape != shape:
+        raise ValueError(f"out has shape {out.shape}; expected {shape}")
+    if out.dtype.newbyteorder("=") != dtype.newbyteorder("=") or not out.dtype.isnative:
+        raise ValueError(f"out has dtype {out.dtype}; expected native-order "
+                         f"{dtype.newbyteorder('=')}")
+    if not out.flags.c_contiguous:
+        raise ValueError("out must be C-contiguous")
+    if not out.flags.writeable:
+        raise ValueError("out must be writeable")
+    if any(np.may_share_memory(out, a) for a in inputs):
+        raise ValueError("out must not share memory with the input")
+    return out
+
+
+# ----------------------------------------------------------------------------
+# The cache
+
+
+class _Cache:
+    """Plans by their normalised arguments, least recently used first, bounded in bytes."""
+
+    def __init__(self, limit):
+        self.limit = limit
+        self.entries: OrderedDict = OrderedDict()   # key -> (plan, nbytes)
+        self.nbytes = 0
+        self.hits = self.misses = 0
+        self.lock = threading.RLock()
+
+    def get(self, key):
+        with self.lock:
+            entry = self.entries.get(key)
+            if entry is None:
+                self.misses += 1
+                return None
+            self.hits += 1
+            self.entries.move_to_end(key)
+            return entry[0]
+
+    def put(self, key, plan):
+        size = plan.nbytes
+        with self.lock:
+            if key in self.entries:
+                return self.entries[key][0]
+            if size <= self.limit:
+                plan._key = key
+                self.entries[key] = (plan, size)
+                self.nbytes += size
+                self._shrink()
+        return plan
+
+    def remeasure(self, plan):
+        with self.lock:
+            entry = self.entries.get(plan._key) if plan._key is not None else None
+            if entry is not None and entry[0] is plan:
+                size = plan.nbytes
+                self.nbytes += size - entry[1]
+                self.entries[plan._key] = (plan, size)
+                self._shrink()
+
+    def _shrink(self):
+        while self.nbytes > self.limit and self.entries:
+            _, (_, size) = self.entries.popitem(last=False)
+            self.nbytes -= size
+        if not self.entries:
+            _FAST.clear()
+
+    def clear(self):
+        with self.lock:
+            self.entries.clear()
+            self.nbytes = 0
+            self.hits = self.misses = 0
+            _FAST.clear()
+
+
+_CACHE = _Cache(DEFAULT_CACHE_LIMIT)
+#: Raw (plain-typed) call arguments -> weak reference to the cached plan: a dict
+#: look-up instead of the normalisation on a repeated call.
+_FAST: dict = {}
+_FAST_MAX = 4096
+
+
+def set_cache_limit(nbytes: int) -> None:
+    """Bound the plan cache (tap tables and plans) to ``nbytes`` bytes.
+
+    The default is ``DEFAULT_CACHE_LIMIT`` (256 MiB); 0 turns caching off.
+    Least recently used plans are dropped first; a plan larger than the bound
+    is used but not kept.
+    """
+    if isinstance(nbytes, (bool, np.bool_)) or not isinstance(nbytes, (int, np.integer)):
+        raise TypeError(f"nbytes must be an int; got {nbytes!r}")
+    if nbytes < 0:
+        raise ValueError(f"nbytes must be >= 0; got {nbytes}")
+    with _CACHE.lock:
+        _CACHE.limit = int(nbytes)
+        _CACHE._shrink()
+
+
+def clear_cache() -> None:
+    """Drop every cached plan and its tap tables (plans you hold keep working)."""
+    _CACHE.clear()
+
+
+def cache_info() -> dict:
+    """``{"limit", "nbytes", "plans", "hits", "misses"}`` of the plan cache."""
+    with _CACHE.lock:
+        return {"limit": _CACHE.limit, "nbytes": _CACHE.nbytes, "plans": len(_CACHE.entries),
+                "hits": _CACHE.hits, "misses": _CACHE.misses}
+
+
+def cached_plan(spec: _spec.Spec, dtype: np.dtype) -> Plan:
+    """The cached plan of ``spec`` for ``dtype`` (native), made when missing."""
+    key = (spec, dtype)
+    found = _CACHE.get(key)
+    if found is None:
+        _spec.check_sizes(spec, dtype.itemsize)
+        found = _CACHE.put(key, Plan(spec, dtype))
+    return found
+
+
+def fast_key(x, size, scale_factor, mode, align_corners, antialias, axes):
+    """A dict key of a call with plain arguments (exact types), else None."""
+    if type(size) is int or size is None:
+        pass
+    elif type(size) is tuple:
+        for s in size:
+            if type(s) is not int:
+                return None
+    else:
+        return None
+    if not (scale_factor is None or type(scale_factor) is float):
+        if type(scale_factor) is not tuple:
+            return None
+        for s in scale_factor:
+            if type(s) is not float:
+                return None
+    if type(mode) is not str or not (align_corners is False or align_corners is None
+                                     or align_corners is True):
+        return None
+    if not (antialias is False or antialias is True):
+        return None
+    if not (axes is None or type(axes) is int):
+        if type(axes) is not tuple:
+            return None
+        for a in axes:
+            if type(a) is not int:
+                return None
+    return (x.shape, x.dtype, size, scale_factor, mode, align_corners, antialias, axes)
+
+
+def remember(key, found):
+    if key is not None and found._key is not None:
+        if len(_FAST) >= _FAST_MAX:
+            _FAST.clear()
+        _FAST[key] = weakref.ref(found)
+
+
+def plan(input_shape: Sequence[int], size: int | Sequence[int] | None = None, *,
+         scale_factor: float | Sequence[float] | None = None, mode: str = "bilinear",
+         align_corners: bool | None = False, antialias: bool = False,
+         axes: int | Sequence[int] | None = None, dtype: Any = "float32",
+         num_threads: int | None = None) -> Plan:
+    """Fix everything of a resize but the data: validate, build tables, decide passes.
+
+    Parameters
+    ----------
+    input_shape : tuple of int
+        Shape of the arrays the plan resizes.
+    size, scale_factor, mode, align_corners, antialias, axes
+        As for ``cresize.resize``.
+    dtype : dtype-like
+        dtype of the arrays (float16/32/64 or an integer type); ``p(x)`` refuses
+        another. ``p.backward`` needs float32 or float64.
+    num_threads : int, optional
+        Threads of every call that does not give its own; None resolves OpenMP's
+        default at call time (not now), so a forked child uses 1.
+
+    Returns
+    -------
+    Plan
+        ``p(x, out=None)`` equals ``cresize.resize(x, ...)`` and
+        ``p.backward(g, out=None)`` equals ``cresize.resize_backward(g,
+        input_shape, ...)`` bit for bit. Also ``p.input_shape``,
+        ``p.output_shape``, ``p.dtype``, ``p.axes``, ``p.weights`` (per axis, the
+        dense float64 ``(O, I)`` matrix), and block execution with
+        ``p.input_region(out_region)`` and ``p.run_region(block, out_region)``.
+        A plan may be called from several threads at once.
+
+    Examples
+    --------
+    >>> import numpy as np, cresize
+    >>> p = cresize.plan((2, 4), 8, mode="bilinear", axes=1, dtype="float64")
+    >>> p.output_shape
+    (2, 8)
+    >>> x = np.arange(8.0).reshape(2, 4)
+    >>> bool(np.array_equal(p(x), cresize.resize(x, 8, axes=1)))
+    True
+    >>> p.backward(np.ones((2, 8)))
+    array([[2., 2., 2., 2.],
+           [2., 2., 2., 2.]])
+    >>> p.input_region((slice(0, 2), slice(2, 4)))
+    (slice(0, 2, None), slice(0, 2, None))
+    """
+    spec = _spec.forward(input_shape, size, scale_factor, mode, align_corners, antialias, axes)
+    dtype = _spec.plan_dtype(dtype)
+    _spec.threads_value(num_threads)
+    found = cached_plan(spec, dtype)
+    if num_threads is None:
+        return found
+    own = Plan.__new__(Plan)  # share the tables and programs, keep its own thread count
+    own.__dict__.update(found.__dict__)
+    own._num_threads = _spec.threads_value(num_threads)
+    own._key = None
+    return own

@@ -1,0 +1,470 @@
+"""The one normalisation layer: user arguments to a canonical description.
+
+Every front end (``resize``, ``resize_backward``, ``weights``, ``plan``,
+``cresize.testing``, ``cresize.torch``, ``cresize.image``, ``cresize check``,
+``cresize golden``) turns its arguments into a ``Spec`` here: canonical mode,
+resized axes, output lengths, per-axis factors, output shape. The compute dtype
+and the size checks (docs/spec.md section 5; a result or a table that cannot
+exist is refused before anything is built) live here too. Nothing else computes
+an output shape, a canonical mode or default axes.
+"""
+import math
+import numbers
+import operator
+import os
+from typing import NamedTuple
+
+import numpy as np
+
+from cresize._tables import (
+    ALIASES,
+    ANTIALIAS_SUPPORT,
+    MODES,
+    NO_ALIGN_CORNERS,
+    output_length,
+)
+
+#: Bound on an axis length (and so on what a scale factor may ask for).
+MAX_LENGTH = 2**40
+#: Bound on num_threads.
+MAX_THREADS = 4096
+#: Elements of the largest array NumPy can describe (``intp`` byte offsets).
+MAX_ELEMENTS = 2**62
+
+#: PyTorch's mode names that cresize spells differently, and what they mean:
+#: (cresize mode, antialias required). ``"lanczos"`` is PyTorch's antialiased Lanczos-3.
+TORCH_MODES = {"lanczos": ("lanczos3", True)}
+#: cresize's canonical mode -> PyTorch's ``F.interpolate`` name for it (``None``: none).
+TORCH_NAME = {"nearest": "nearest", "nearest-exact": "nearest-exact", "area": "area",
+              "bilinear": "linear", "bicubic": "bicubic", "lanczos3": "lanczos"}
+#: PyTorch's name of a ``linear`` mode by spatial rank.
+TORCH_LINEAR = {1: "linear", 2: "bilinear", 3: "trilinear"}
+
+
+class Spec(NamedTuple):
+    """What a call computes, everything but the data and the dtype."""
+
+    input_shape: tuple
+    axes: tuple            # resized axes, increasing order is NOT implied (as given)
+    lengths: tuple         # output length per entry of ``axes``
+    factors: tuple         # scale factor per entry of ``axes`` (None: size-based)
+    output_shape: tuple
+    mode: str
+    align_corners: bool
+    antialias: bool
+
+
+# ----------------------------------------------------------------------------
+# Options
+
+
+def canonical_mode(mode):
+    """The canonical name of ``mode`` (an alias or a canonical name)."""
+    if not isinstance(mode, str):
+        raise TypeError(f"mode must be a string, one of {', '.join(MODES)}; got {mode!r}")
+    canonical = ALIASES.get(mode, mode)
+    if canonical not in MODES:
+        allowed = ", ".join(MODES + tuple(ALIASES))
+        raise ValueError(f"mode must be one of {allowed}; got {mode!r}")
+    return canonical
+
+
+def options(mode, align_corners, antialias):
+    """``(canonical mode, align_corners, antialias)``, the pair rules checked."""
+    canonical = canonical_mode(mode)
+    if align_corners is None:
+        align_corners = False
+    if not isinstance(align_corners, (bool, np.bool_)):
+        raise TypeError(f"align_corners must be True, False or None; got {align_corners!r}")
+    if not isinstance(antialias, (bool, np.bool_)):
+        raise TypeError(f"antialias must be True or False; got {antialias!r}")
+    if align_corners and canonical in NO_ALIGN_CORNERS:
+        raise ValueError(f"align_corners=True is not defined for mode={mode!r}; it is allowed "
+                         f"for bilinear, bicubic and lanczos3")
+    if antialias and canonical not in ANTIALIAS_SUPPORT:
+        raise ValueError(f"antialias=True is not defined for mode={mode!r}; it is allowed for "
+                         f"{', '.join(ANTIALIAS_SUPPORT)}")
+    return canonical, bool(align_corners), bool(antialias)
+
+
+def configurations(modes=MODES):
+    """Every valid ``dict(mode, align_corners, antialias)`` of ``modes``."""
+    for mode in modes:
+        for align_corners in (False, True):
+            for antialias in (False, True):
+                if align_corners and mode in NO_ALIGN_CORNERS:
+                    continue
+                if antialias and mode not in ANTIALIAS_SUPPORT:
+                    continue
+                yield {"mode": mode, "align_corners": align_corners, "antialias": antialias}
+
+
+def torch_mode(mode, antialias):
+    """A PyTorch ``F.interpolate`` mode name (or a cresize one) -> canonical cresize mode."""
+    if isinstance(mode, str) and mode in TORCH_MODES:
+        canonical, needs_antialias = TORCH_MODES[mode]
+        if needs_antialias and not antialias:
+            raise ValueError(f"mode={mode!r} is PyTorch's antialiased Lanczos-3 and needs "
+                             f"antialias=True; use mode='lanczos3' for the plain Lanczos-3")
+        return canonical
+    return canonical_mode(mode)
+
+
+def torch_name(mode, spatial):
+    """PyTorch's ``F.interpolate`` name of a cresize mode on ``spatial`` axes
+    (``"lanczos"`` exists only with ``antialias=True``)."""
+    name = TORCH_NAME[canonical_mode(mode)]
+    return TORCH_LINEAR.get(spatial, "linear") if name == "linear" else name
+
+
+# ----------------------------------------------------------------------------
+# Numbers
+
+
+def is_sequence(value):
+    return isinstance(value, (tuple, list)) or (isinstance(value, np.ndarray) and value.ndim > 0)
+
+
+def _integer(value, name, what):
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if type(value) is not int and (isinstance(value, (bool, np.bool_)) or
+                                   not isinstance(value, (numbers.Integral, np.integer))):
+        raise TypeError(f"{name} must be {what}; got {value!r}")
+    return int(value)
+
+
+def length(value, name):
+    """A positive axis length below ``MAX_LENGTH``."""
+    value = _integer(value, name, "a positive int (or tuple of them)")
+    if value < 1:
+        raise ValueError(f"{name} must be >= 1; got {value}")
+    if value >= MAX_LENGTH:
+        raise ValueError(f"{name} must be < {MAX_LENGTH}; got {value}")
+    return value
+
+
+def factor(value, name):
+    """A finite positive scale factor as a float."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if isinstance(value, (bool, np.bool_)) or not isinstance(
+            value, (numbers.Real, np.floating, np.integer)):
+        raise TypeError(f"{name} must be a positive float (or tuple of them); got {value!r}")
+    value = float(value)
+    if not (value > 0 and math.isfinite(value)):
+        raise ValueError(f"{name} must be finite and > 0; got {value}")
+    return value
+
+
+def checked_length(n_in, f, name="scale_factor"):
+    """``floor(n_in * f)``, refused when it is < 1 or too large."""
+    if not n_in * f < MAX_LENGTH:
+        raise ValueError(f"{name}={f} gives {n_in} * {f} output samples on an "
+                         f"axis; at most {MAX_LENGTH - 1} are possible")
+    n_out = output_length(n_in, f)
+    if n_out < 1:
+        raise ValueError(f"{name}={f} gives floor({n_in} * {f}) = {n_out} "
+                         f"output samples; it must give at least 1")
+    return n_out
+
+
+def shape(value, name="input_shape", ndim=None, other="grad_output"):
+    """A tuple of non-negative ints, each < ``MAX_LENGTH`` (bool is not an int)."""
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise TypeError(f"{name} must be a tuple of ints; got {value!r}")
+    result = []
+    for s in value:
+        if isinstance(s, (bool, np.bool_)):
+            raise TypeError(f"{name} must be a tuple of ints, not bools; got {value!r}")
+        try:
+            s = operator.index(s)
+        except TypeError:
+            raise TypeError(f"{name} must be a tuple of ints; got {value!r}") from None
+        if s < 0:
+            raise ValueError(f"{name} must not have negative lengths; got {tuple(value)}")
+        if s >= MAX_LENGTH:
+            raise ValueError(f"{name} has a length {s}; each must be < {MAX_LENGTH}")
+        result.append(s)
+    result = tuple(result)
+    if ndim is not None and len(result) != ndim:
+        raise ValueError(f"{name} {result} has {len(result)} dimensions but {other} has {ndim}")
+    return result
+
+
+def threads_value(num_threads):
+    """Check ``num_threads`` (None or a nonzero int up to ``MAX_THREADS``)."""
+    if num_threads is None:
+        return None
+    if isinstance(num_threads, (bool, np.bool_)) or not isinstance(
+            num_threads, (numbers.Integral, np.integer)):
+        raise TypeError(f"num_threads must be None or a nonzero int; got {num_threads!r}")
+    if num_threads == 0:
+        raise ValueError("num_threads must be None, a positive int, or a negative int "
+                         "counted back from the maximum (-1 = all); got 0")
+    if num_threads > MAX_THREADS:
+        raise ValueError(f"num_threads must be at most {MAX_THREADS}; got {num_threads}")
+    return int(num_threads)
+
+
+# ----------------------------------------------------------------------------
+# Axes, lengths, shapes
+
+
+def resize_axes(ndim, size, scale_factor, axes):
+    """The resized axes as a tuple of non-negative ints (docs/spec.md section 5)."""
+    if size is None and scale_factor is None:
+        raise ValueError("give size or scale_factor (exactly one of them); got neither")
+    if size is not None and scale_factor is not None:
+        raise ValueError("give size or scale_factor, not both")
+    if ndim == 0:
+        raise ValueError("x must have at least one dimension; got a 0-d array")
+    given = size if size is not None else scale_factor
+    name = "size" if size is not None else "scale_factor"
+    if axes is None:
+        if is_sequence(given):
+            if len(given) > ndim:
+                raise ValueError(f"{name} has {len(given)} entries but the array has only "
+                                 f"{ndim} dimensions")
+            if len(given) == 0:
+                raise ValueError(f"{name} must not be empty")
+            return tuple(range(ndim - len(given), ndim))
+        return tuple(range(ndim - min(2, ndim), ndim))
+    axes = _axes_list(axes)
+    if not axes:
+        raise ValueError("axes must name at least one axis")
+    normal = []
+    for a in axes:
+        if not -ndim <= a < ndim:
+            raise ValueError(f"axes entry {a} is out of range for an array of {ndim} dimensions")
+        normal.append(a % ndim)
+    if len(set(normal)) != len(normal):
+        raise ValueError(f"axes has duplicate entries: {tuple(axes)}")
+    if is_sequence(given) and len(given) != len(normal):
+        raise ValueError(f"{name} has {len(given)} entries but axes has {len(normal)}")
+    return tuple(normal)
+
+
+def _axes_list(axes):
+    if isinstance(axes, (bool, np.bool_)):
+        raise TypeError(f"axes must be an int or a tuple of ints, not a bool; got {axes!r}")
+    if isinstance(axes, (numbers.Integral, np.integer)):
+        return [int(axes)]
+    try:
+        items = list(axes)
+    except TypeError:
+        raise TypeError(f"axes must be an int or a tuple of ints; got {axes!r}") from None
+    result = []
+    for a in items:
+        if isinstance(a, (bool, np.bool_)):
+            raise TypeError(f"axes must be ints, not bools; got {axes!r}")
+        try:
+            result.append(operator.index(a))
+        except TypeError:
+            raise TypeError(f"axes must be an int or a tuple of ints; got {axes!r}") from None
+    return result
+
+
+def lengths(in_shape, axes, size, scale_factor):
+    """Output length and per-axis factor (or None) of each resized axis."""
+    n = len(axes)
+    if size is not None:
+        sizes = size if is_sequence(size) else (size,) * n
+        out = tuple(length(s, "size") for s in sizes)
+        factors = (None,) * n
+    else:
+        given = scale_factor
+        factors = tuple(factor(f, "scale_factor")
+                        for f in (given if is_sequence(given) else (given,) * n))
+        for a in axes:
+            _resizable(in_shape, a, "x")
+        out = tuple(checked_length(in_shape[a], f) for a, f in zip(axes, factors))
+    for a in axes:
+        _resizable(in_shape, a, "x")
+    return out, factors
+
+
+def _resizable(in_shape, axis, name):
+    if in_shape[axis] < 1:
+        raise ValueError(f"axis {axis} of {name} has length {in_shape[axis]}; a resized axis "
+                         f"needs length >= 1")
+
+
+def _output_shape(in_shape, axes, out_lengths):
+    result = list(in_shape)
+    for a, n in zip(axes, out_lengths):
+        result[a] = n
+    return tuple(result)
+
+
+def forward(input_shape, size=None, scale_factor=None, mode="bilinear", align_corners=False,
+            antialias=False, axes=None, *, checked_shape=False):
+    """The ``Spec`` of ``resize(x, size, ...)`` for ``x.shape == input_shape``."""
+    mode, align_corners, antialias = options(mode, align_corners, antialias)
+    if not checked_shape:
+        input_shape = shape(input_shape, "input_shape")
+    axes = resize_axes(len(input_shape), size, scale_factor, axes)
+    out_lengths, factors = lengths(input_shape, axes, size, scale_factor)
+    return Spec(input_shape, axes, out_lengths, factors,
+                _output_shape(input_shape, axes, out_lengths), mode, align_corners, antialias)
+
+
+def backward(grad_shape, input_shape, scale_factor=None, mode="bilinear", align_corners=False,
+             antialias=False, axes=None):
+    """The ``Spec`` of the forward call whose adjoint is ``resize_backward(g, input_shape, ...)``.
+
+    Default axes: with ``scale_factor`` ``resize``'s rule, otherwise the axes
+    where ``grad_shape`` differs from ``input_shape`` (possibly none: identity).
+    """
+    mode, align_corners, antialias = options(mode, align_corners, antialias)
+    grad_shape = tuple(grad_shape)
+    if len(grad_shape) == 0:
+        raise ValueError("grad_output must have at least one dimension; got a 0-d array")
+    input_shape = shape(input_shape, "input_shape", len(grad_shape))
+    if axes is None and scale_factor is None:
+        axes = tuple(a for a in range(len(grad_shape)) if grad_shape[a] != input_shape[a])
+    else:
+        axes = resize_axes(len(grad_shape), None if scale_factor is not None else 1,
+                           scale_factor, axes)
+    if scale_factor is None:
+        for a in axes:
+            if grad_shape[a] < 1:
+                raise ValueError(f"grad_output has length 0 on axis {a}, which input_shape "
+                                 f"{input_shape} resizes from {input_shape[a]}; resize never "
+                                 f"returns an empty resized axis")
+            _resizable(input_shape, a, "input_shape")
+        out_lengths, factors = tuple(grad_shape[a] for a in axes), (None,) * len(axes)
+    else:
+        out_lengths, factors = lengths(input_shape, axes, None, scale_factor)
+    spec = Spec(input_shape, axes, out_lengths, factors,
+                _output_shape(input_shape, axes, out_lengths), mode, align_corners, antialias)
+    if spec.output_shape != grad_shape:
+        raise ValueError(f"grad_output has shape {grad_shape}, but resize would return "
+                         f"{spec.output_shape} for input_shape {input_shape} on axes {axes}")
+    return spec
+
+
+def axis_geometry(spec):
+    """``[(axis, n_in, n_out, factor)]`` of the resized axes, in increasing axis order."""
+    return sorted((a, spec.input_shape[a], n, f)
+                  for a, n, f in zip(spec.axes, spec.lengths, spec.factors))
+
+
+# ----------------------------------------------------------------------------
+# Dtypes
+
+
+def as_array(x, name):
+    if isinstance(x, np.ndarray):
+        return x
+    try:
+        return np.asarray(x)
+    except Exception as exc:  # ragged lists and the like
+        raise TypeError(f"{name} must be a NumPy array or array_like: {exc}") from None
+
+
+def compute_dtype(dtype, name="x"):
+    """The dtype the kernels compute ``dtype`` in (docs/spec.md section 5)."""
+    kind = dtype.kind
+    if kind == "f" and dtype.itemsize in (4, 8):
+        return np.dtype(dtype.type)  # native byte order
+    if kind == "f" and dtype.itemsize == 2:
+        return np.dtype(np.float32)
+    if kind in "iu":
+        return np.dtype(np.float32 if dtype.itemsize <= 2 else np.float64)
+    raise TypeError(f"{name} must be a float (float16/32/64) or integer array, not {dtype}")
+
+
+def plan_dtype(dtype):
+    """A dtype argument (anything ``np.dtype`` takes) -> native ``np.dtype``, checked."""
+    try:
+        dtype = np.dtype(dtype)
+    except TypeError:
+        raise TypeError(f"dtype must be a float or integer NumPy dtype; got {dtype!r}") from None
+    compute_dtype(dtype, "dtype")
+    return dtype.newbyteorder("=")
+
+
+# ----------------------------------------------------------------------------
+# Sizes: refuse what cannot exist before building anything (docs/limits)
+
+
+def table_taps(n_in, n_out, f, mode, align_corners, antialias):
+    """A lower bound on the taps of one axis' table (each costs an index and a weight)."""
+    if align_corners:
+        s = (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+    else:
+        s = 1.0 / f if f is not None else n_in / n_out
+    if antialias:
+        width = max(1.0, 2 * ANTIALIAS_SUPPORT[mode] * max(s, 1.0) - 1)
+    elif mode == "area":
+        width = max(1.0, n_in / n_out)
+    else:  # a fixed-width kernel keeps at least one tap per row
+        width = 1.0
+    return n_out * math.floor(width)
+
+
+def check_sizes(spec, itemsize, *, dense=False):
+    """Refuse a result (or tables) that cannot exist, before anything is allocated.
+
+    ``ValueError`` when the result has more elements than any array can;
+    ``MemoryError`` when the result plus a lower bound of its tap tables exceeds
+    this machine's memory (or the process's address-space limit).
+    """
+    elements = math.prod(spec.output_shape)
+    if elements > MAX_ELEMENTS or math.prod(spec.input_shape) > MAX_ELEMENTS:
+        raise ValueError(f"the result would have shape {spec.output_shape} "
+                         f"({elements} elements): more than any array can hold")
+    need = max(elements, math.prod(spec.input_shape)) * itemsize
+    for a, n_in, n_out, f in axis_geometry(spec):
+        need += 16 * table_taps(n_in, n_out, f, spec.mode, spec.align_corners, spec.antialias)
+        if dense:
+            need += 8 * n_in * n_out
+    if need > 2**26:  # only large requests pay for the look-up
+        limit = memory_limit()
+        if need > limit:
+            if dense:
+                (_, n_in, n_out, _), = axis_geometry(spec)
+                what = f"the weight matrix of shape ({n_out}, {n_in})"
+            else:
+                what = (f"resizing shape {spec.input_shape} to {spec.output_shape} "
+                        f"(the larger array and the tap tables)")
+            raise MemoryError(f"{what} would need at least {need / 2**30:.3g} GiB; at most "
+                              f"{limit / 2**30:.3g} GiB can exist here (physical memory or "
+                              f"the address-space limit)")
+
+
+def memory_limit():
+    """Bytes this process could ever hold: physical memory, or a lower RLIMIT_AS/DATA."""
+    limit = math.inf
+    try:
+        limit = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - not POSIX
+        pass
+    try:
+        import resource
+        for which in ("RLIMIT_AS", "RLIMIT_DATA"):
+            soft = resource.getrlimit(getattr(resource, which))[0]
+            if soft != resource.RLIM_INFINITY and soft > 0:
+                limit = min(limit, soft)
+    except (ImportError, AttributeError, OSError, ValueError):  # pragma: no cover
+        pass
+    return limit
+
+
+def weights_spec(in_size, out_size, mode, align_corners, antialias, scale_factor):
+    """The ``Spec`` of ``weights(in_size, out_size, ...)``: a 1-D resize of ``in_size``."""
+    mode, align_corners, antialias = options(mode, align_corners, antialias)
+    in_size = length(in_size, "in_size")
+    if scale_factor is not None:
+        f = factor(scale_factor, "scale_factor")
+        n_out = checked_length(in_size, f)
+        if out_size is not None and length(out_size, "out_size") != n_out:
+            raise ValueError(f"out_size={out_size} does not match scale_factor={scale_factor}: "
+                             f"floor({in_size} * {scale_factor}) = {n_out}")
+    elif out_size is None:
+        raise ValueError("weights needs out_size or scale_factor")
+    else:
+        n_out, f = length(out_size, "out_size"), None
+    return Spec((in_size,), (0,), (n_out,), (f,), (n_out,), mode, align_corners, antialias)
+

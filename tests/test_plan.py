@@ -1,0 +1,229 @@
+"""Plans (docs/spec.md section 7): the same bits as the functions, whole and by block."""
+import threading
+
+import numpy as np
+import pytest
+
+import cresize
+from cresize import _spec
+
+CONFIGS = list(_spec.configurations())
+IDS = [f"{c['mode']}-ac{int(c['align_corners'])}-aa{int(c['antialias'])}" for c in CONFIGS]
+
+#: (input shape, size, scale_factor, axes): 1-D to 3-D, up, down, mixed, fused and not.
+GEOMETRIES = [
+    ((13,), (29,), None, None),
+    ((3, 40), (7,), None, None),
+    ((2, 9, 11), (17, 4), None, None),
+    ((2, 9, 11), None, (1.7, 0.45), None),
+    ((5, 6, 7), (3, 9, 4), None, None),
+    ((6, 5, 3), (11, 2), None, (0, 1)),
+    ((7, 2, 8), (3, 12), None, (2, 0)),
+    ((4, 30, 1), (9,), None, (1,)),
+]
+
+
+def _array(shape, dtype, seed=0):
+    rng = np.random.default_rng(seed)
+    dtype = np.dtype(dtype)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return rng.integers(max(info.min, -1000), min(info.max, 1000), shape).astype(dtype)
+    return rng.uniform(-1, 1, shape).astype(dtype)
+
+
+def _plan(shape, size, scale_factor, axes, dtype, config):
+    return cresize.plan(shape, size, scale_factor=scale_factor, axes=axes, dtype=dtype, **config)
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=IDS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_plan_equals_functions(config, dtype):
+    for shape, size, scale_factor, axes in GEOMETRIES:
+        p = _plan(shape, size, scale_factor, axes, dtype, config)
+        x = _array(shape, dtype)
+        y = cresize.resize(x, size, scale_factor=scale_factor, axes=axes, **config)
+        assert p.output_shape == y.shape and p.input_shape == shape and p.dtype == dtype
+        np.testing.assert_array_equal(p(x), y, strict=True)
+        out = np.full(y.shape, np.nan, dtype)
+        assert p(x, out=out) is out
+        np.testing.assert_array_equal(out, y, strict=True)
+        g = _array(y.shape, dtype, seed=1)
+        gx = cresize.resize_backward(g, shape, scale_factor=scale_factor, axes=p.axes, **config)
+        np.testing.assert_array_equal(p.backward(g), gx, strict=True)
+        out = np.empty(shape, dtype)
+        assert p.backward(g, out=out) is out
+        np.testing.assert_array_equal(out, gx, strict=True)
+        for axis, w in p.weights.items():
+            np.testing.assert_array_equal(w, cresize.weights(
+                shape[axis], y.shape[axis], scale_factor=None if scale_factor is None else
+                scale_factor[sorted(p.axes).index(axis)], **config))
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.uint16, np.int16, np.int32, np.int64,
+                                   np.uint64, np.float16])
+@pytest.mark.parametrize("mode", ["nearest", "bilinear", "bicubic", "area"])
+def test_plan_integers_and_float16(dtype, mode):
+    for shape, size, scale_factor, axes in GEOMETRIES:
+        p = _plan(shape, size, scale_factor, axes, dtype, {"mode": mode})
+        x = _array(shape, dtype)
+        y = cresize.resize(x, size, scale_factor=scale_factor, axes=axes, mode=mode)
+        np.testing.assert_array_equal(p(x), y, strict=True)
+        # byte-swapped input of the same type: accepted, like resize
+        np.testing.assert_array_equal(p(x.astype(x.dtype.newbyteorder())), y, strict=True)
+    with pytest.raises(TypeError, match="float32 or float64"):
+        p.backward(np.zeros(p.output_shape, dtype))
+
+
+def test_plan_shared_by_threads():
+    p = cresize.plan((3, 64, 48), (97, 31), mode="bicubic", dtype="float64")
+    xs = [_array(p.input_shape, np.float64, seed=s) for s in range(6)]
+    gs = [_array(p.output_shape, np.float64, seed=10 + s) for s in range(6)]
+    expected = [(cresize.resize(x, (97, 31), mode="bicubic"),
+                 cresize.resize_backward(g, x.shape, mode="bicubic")) for x, g in zip(xs, gs)]
+    results = [None] * 6
+    barrier = threading.Barrier(6)
+
+    def work(i):
+        barrier.wait()
+        results[i] = [(p(xs[i], num_threads=1 + i % 2), p.backward(gs[i])) for _ in range(20)]
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for i in range(6):
+        for y, gx in results[i]:
+            np.testing.assert_array_equal(y, expected[i][0])
+            np.testing.assert_array_equal(gx, expected[i][1])
+
+
+def test_plan_refuses_wrong_input():
+    p = cresize.plan((2, 8, 8), 4, dtype="float32")
+    with pytest.raises(ValueError, match=r"x has shape \(2, 8, 9\); this plan takes \(2, 8, 8\)"):
+        p(np.zeros((2, 8, 9), np.float32))
+    with pytest.raises(TypeError, match="x has dtype float64; this plan takes float32"):
+        p(np.zeros((2, 8, 8)))
+    with pytest.raises(ValueError, match="grad_output has shape"):
+        p.backward(np.zeros((2, 8, 8), np.float32))
+    with pytest.raises(ValueError, match="out has shape"):
+        p(np.zeros((2, 8, 8), np.float32), out=np.zeros((2, 4, 5), np.float32))
+    with pytest.raises(TypeError, match="dtype must be"):
+        cresize.plan((4,), 2, dtype=object)
+    with pytest.raises(TypeError, match="num_threads"):
+        cresize.plan((4,), 2, num_threads=1.5)
+    with pytest.raises(ValueError, match="align_corners=True is not defined"):
+        cresize.plan((4,), 2, mode="area", align_corners=True)
+
+
+def test_plan_resolves_threads_at_call_time(monkeypatch):
+    p = cresize.plan((4, 5), 3)
+    seen = []
+    monkeypatch.setattr(cresize._api, "_threads", lambda n: seen.append(n) or 1)
+    p(np.zeros((4, 5), np.float32))
+    p(np.zeros((4, 5), np.float32), num_threads=3)
+    q = cresize.plan((4, 5), 3, num_threads=2)
+    q(np.zeros((4, 5), np.float32))
+    assert seen == [None, 3, 2]
+
+
+def test_plan_is_cached_and_shares_tables():
+    cresize.clear_cache()
+    p = cresize.plan((5, 7), (3, 9), mode="lanczos3")
+    assert cresize.plan((5, 7), (3, 9), mode="lanczos3") is p
+    q = cresize.plan((2, 5, 7), (3, 9), mode="lanczos3", dtype="float64")
+    assert q._forward.tables[2] is p._forward.tables[1]
+    info = cresize.cache_info()
+    assert info["plans"] == 2 and 0 < info["nbytes"] <= info["limit"] and info["hits"] >= 1
+
+
+def test_plan_example_in_docstring():
+    p = cresize.plan((2, 4), 8, mode="bilinear", axes=1, dtype="float64")
+    assert repr(p).startswith("cresize.plan((2, 4) -> (2, 8)")
+
+
+# ----------------------------------------------------------------------------
+# Block execution
+
+
+def _random_region(rng, shape):
+    region = []
+    for n in shape:
+        start = int(rng.integers(0, n))
+        stop = int(rng.integers(start + 1, n + 1))
+        region.append(slice(start, stop))
+    return tuple(region)
+
+
+REGION_CASES = [
+    ((2, 31, 27), (67, 9), None, None),          # fused, RING (enlarging y)
+    ((2, 31, 27), (9, 67), None, None),          # fused, VERTICAL_FIRST
+    ((3, 20, 17), None, (0.37, 2.6), None),      # scale factors
+    ((9, 4, 13), (5, 29), None, (0, 2)),         # two single-axis passes
+    ((5, 6, 7), (11, 3, 8), None, None),         # 3-D
+    ((40,), (7,), None, None),                   # 1-D, long rows
+    ((12, 10, 3), (25, 5), None, (0, 1)),        # HWC, channels ride along
+]
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=IDS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.uint8, np.int32])
+def test_run_region_equals_slice(config, dtype):
+    rng = np.random.default_rng(7)
+    for shape, size, scale_factor, axes in REGION_CASES:
+        p = _plan(shape, size, scale_factor, axes, dtype, config)
+        x = _array(shape, dtype)
+        whole = p(x)
+        regions = [_random_region(rng, p.output_shape) for _ in range(6)]
+        regions.append(tuple(slice(n // 2, n // 2 + 1) for n in p.output_shape))  # one output
+        regions.append(tuple(slice(0, n) for n in p.output_shape))
+        for region in regions:
+            box = p.input_region(region)
+            got = p.run_region(x[box], region, num_threads=1 + len(regions) % 2)
+            np.testing.assert_array_equal(got, whole[region], strict=True)
+        if dtype not in (np.float32, np.float64):
+            continue
+        g = _array(p.output_shape, dtype, seed=3)
+        whole = p.backward(g)
+        for _ in range(6):
+            region = _random_region(rng, shape)
+            box = p.input_region(region, backward=True)
+            got = p.run_region(g[box], region, backward=True)
+            np.testing.assert_array_equal(got, whole[region], strict=True)
+
+
+def test_run_region_long_rows_keep_promotion():
+    """Shrinking 9000 -> 3 sums more than LONG_SUM taps per row: float32 is promoted."""
+    p = cresize.plan((2, 9000), 3, axes=1, mode="area")
+    assert p._forward.promote
+    x = _array((2, 9000), np.float32)
+    region = (slice(0, 2), slice(1, 2))
+    box = p.input_region(region)
+    assert box[1] == slice(3000, 6000)
+    np.testing.assert_array_equal(p.run_region(x[box], region), p(x)[region], strict=True)
+
+
+def test_input_region_is_smallest_box():
+    p = cresize.plan((4, 10), 20, axes=1, mode="bilinear", dtype="float64")
+    w = p.weights[1]
+    for o0 in range(20):
+        for o1 in range(o0 + 1, 21):
+            box = p.input_region((slice(1, 3), slice(o0, o1)))
+            used = np.flatnonzero(np.any(w[o0:o1] != 0, axis=0))
+            assert box == (slice(1, 3), slice(used.min(), used.max() + 1))
+    assert p.input_region((slice(None), slice(-3, None)))[0] == slice(0, 4)
+
+
+def test_run_region_checks_its_arguments():
+    p = cresize.plan((4, 10), 20, axes=1, dtype="float64")
+    with pytest.raises(ValueError, match="tuple of 2 slices"):
+        p.input_region((slice(0, 2),))
+    with pytest.raises(ValueError, match="step 1"):
+        p.input_region((slice(0, 2), slice(0, 10, 2)))
+    with pytest.raises(TypeError, match="must be a slice"):
+        p.input_region((0, slice(0, 2)))
+    with pytest.raises(ValueError, match="block has shape"):
+        p.run_region(np.zeros((4, 10)), (slice(0, 4), slice(0, 2)))
+    empty = p.run_region(np.zeros((0, 2)), (slice(2, 2), slice(0, 3)))
+    assert empty.shape == (0, 3)

@@ -1,0 +1,138 @@
+"""Impossible sizes fail fast, the plan cache is bounded in bytes, arguments are strict."""
+import gc
+import subprocess
+import sys
+import textwrap
+import weakref
+
+import numpy as np
+import pytest
+
+import cresize
+
+#: Each call asks for a result (or tables) that cannot exist; on a 512 MiB address
+#: space each must be refused without building anything.
+IMPOSSIBLE = textwrap.dedent("""
+    import resource, sys, time
+    import numpy as np
+    import cresize
+    resource.setrlimit(resource.RLIMIT_AS, (512 * 2**20, 512 * 2**20))
+    calls = [
+        lambda: cresize.resize(np.ones((1, 1)), (10**8, 10**8)),
+        lambda: cresize.resize(np.ones((1, 1)), scale_factor=2e8),
+        lambda: cresize.weights(10**8, 10**8),
+        lambda: cresize.resize_backward(np.ones(3), (10**9,), mode="area"),
+        lambda: cresize.plan((1, 1), (10**8, 10**8)),
+        lambda: cresize.resize(np.ones((1, 2)), 10**9, axes=1, mode="lanczos3"),
+        lambda: cresize.weights(10**9, 1, antialias=True),
+    ]
+    for call in calls:
+        start = time.process_time()
+        try:
+            call()
+        except (MemoryError, ValueError) as exc:
+            print(type(exc).__name__, time.process_time() - start, str(exc)[:200])
+        else:
+            print("ACCEPTED", time.process_time() - start)
+""")
+
+
+def test_impossible_requests_fail_fast_without_memory():
+    run = subprocess.run([sys.executable, "-c", IMPOSSIBLE], capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert len(lines) == 7, run.stdout + run.stderr
+    for line in lines:
+        kind, seconds, *message = line.split(" ", 2)
+        assert kind in ("MemoryError", "ValueError"), line
+        assert float(seconds) < 1.0, line  # the old code spent 20 s and 8 GiB first
+        # named by the requested size, not by some table NumPy failed to allocate
+        assert "can exist here" in message[0] or "elements" in message[0], line
+
+
+def test_refusal_names_the_size():
+    with pytest.raises(MemoryError, match=r"to \(1, 100000000, 100000000\)"):
+        cresize.resize(np.ones((1, 1, 1)), (10**8, 10**8))
+    with pytest.raises(ValueError, match=r"elements"):
+        cresize.resize(np.ones((2, 1, 1)), (2**31, 2**31 + 1), axes=(0, 1))
+
+
+def test_weights_of_nearest_and_moderate_sizes_still_work():
+    assert cresize.weights(3, 10**6, mode="nearest").shape == (10**6, 3)
+    assert cresize.resize(np.ones(5), 10**6, mode="nearest").shape == (10**6,)
+
+
+# ----------------------------------------------------------------------------
+# The cache, bounded in bytes
+
+
+def test_cache_is_bounded_in_bytes():
+    cresize.clear_cache()
+    old = cresize.cache_info()["limit"]
+    try:
+        cresize.set_cache_limit(8 * 2**20)
+        x = np.ones(40_000, np.float32)
+        tables = []
+        for n in range(1000, 1040):  # 40 geometries, each about 2 MiB of tables
+            cresize.resize(x, n, antialias=True)
+            cresize.resize_backward(np.ones(n, np.float32), x.shape, antialias=True)
+            p = cresize.plan(x.shape, n, antialias=True)
+            tables.append(weakref.ref(p._forward.tables[0]))
+            del p
+            info = cresize.cache_info()
+            assert 0 < info["nbytes"] <= 8 * 2**20, info
+        gc.collect()
+        assert sum(t() is None for t in tables) >= 30  # evicted tables are freed
+        cresize.clear_cache()
+        gc.collect()
+        assert all(t() is None for t in tables)
+        assert cresize.cache_info()["nbytes"] == 0 and cresize.cache_info()["plans"] == 0
+        cresize.set_cache_limit(0)  # nothing is kept; calls still work
+        np.testing.assert_array_equal(cresize.resize(x[:10], 5), cresize.resize(x[:10], 5))
+        assert cresize.cache_info()["plans"] == 0
+    finally:
+        cresize.set_cache_limit(old)
+
+
+def test_cache_limit_is_checked():
+    with pytest.raises(TypeError, match="nbytes"):
+        cresize.set_cache_limit(True)
+    with pytest.raises(ValueError, match="nbytes"):
+        cresize.set_cache_limit(-1)
+    assert cresize.cache_info()["limit"] == cresize._plan.DEFAULT_CACHE_LIMIT
+
+
+# ----------------------------------------------------------------------------
+# Strict validation
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda: cresize.resize_backward(np.ones((2, 4)), (True, 4)), TypeError, "input_shape"),
+    (lambda: cresize.plan((True, 4), 2), TypeError, "input_shape"),
+    (lambda: cresize.resize(np.ones((3, 4)), 2, axes=(True,)), TypeError, "axes"),
+    (lambda: cresize.resize(np.ones((3, 4)), 2, axes=True), TypeError, "axes"),
+    (lambda: cresize.resize(np.ones((3, 4)), (True, 2)), TypeError, "size"),
+    (lambda: cresize.resize(np.ones((3, 4)), np.True_), TypeError, "size"),
+    (lambda: cresize.plan((2**64,), 3), ValueError, "input_shape"),
+    (lambda: cresize.resize_backward(np.ones(3), (2**64,)), ValueError, "input_shape"),
+    (lambda: cresize.resize(np.ones(3), 2**64), ValueError, "size"),
+    (lambda: cresize.resize(np.ones(3), 3, num_threads=2**64), ValueError, "num_threads"),
+    (lambda: cresize.resize_backward(np.array(2.5), ()), ValueError, "at least one dimension"),
+    (lambda: cresize.resize_backward(np.ones((0, 3)), (4, 3)), ValueError,
+     "grad_output has length 0 on axis 0"),
+])
+def test_strict_validation(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
+
+
+def test_fast_path_does_not_confuse_bool_and_int():
+    x = np.ones((3, 4))
+    cresize.resize(x, 2, axes=1)  # cached under the plain int key
+    with pytest.raises(TypeError, match="size"):
+        cresize.resize(x, True, axes=1)
+    with pytest.raises(TypeError, match="axes"):
+        cresize.resize(x, 2, axes=True)
+    with pytest.raises(TypeError, match="align_corners"):
+        cresize.resize(x, 2, axes=1, align_corners=0)
