@@ -69,13 +69,13 @@ def run(threads: int, repeat: int) -> str:
     rows = [
         "| case | cresize.dask ms | peer | peer ms | cresize.dask / peer | notes |",
         "|---|---|---|---|---|---|",
-        f"| area 8000x8000 -> {n}x{n}, chunks {CHUNK}^2 | {t_area['cresize'] * 1e3:.1f} "
-        f"| `da.coarsen(np.mean)` | {t_area['coarsen'] * 1e3:.1f} "
-        f"| {t_area['cresize'] / t_area['coarsen']:.2f} "
-        f"| max difference {diff:.1e} of max abs (float32 eps {np.finfo(np.float32).eps:.1e}) |",
-        f"| lanczos3+aa 8000x8000 -> {n}x{n}, chunks {CHUNK}^2 | {t_lz['cresize'] * 1e3:.1f} "
-        f"| `cresize.resize` in memory | {t_lz['memory'] * 1e3:.1f} "
-        f"| {t_lz['cresize'] / t_lz['memory']:.2f} | bit-identical results |",
+        (f"| area 8000x8000 -> {n}x{n}, chunks {CHUNK}^2 | {t_area['cresize'] * 1e3:.1f} "
+         f"| `da.coarsen(np.mean)` | {t_area['coarsen'] * 1e3:.1f} "
+         f"| {t_area['cresize'] / t_area['coarsen']:.2f} "
+         f"| max difference {diff:.1e} of max abs (float32 eps {np.finfo(np.float32).eps:.1e}) |"),
+        (f"| lanczos3+aa 8000x8000 -> {n}x{n}, chunks {CHUNK}^2 | {t_lz['cresize'] * 1e3:.1f} "
+         f"| `cresize.resize` in memory | {t_lz['memory'] * 1e3:.1f} "
+         f"| {t_lz['cresize'] / t_lz['memory']:.2f} | bit-identical results |"),
     ]
     return "\n".join(rows)
 

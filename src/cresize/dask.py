@@ -26,6 +26,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess
                       "(or pip install \"dask[array]\")") from exc
 
 import cresize
+from cresize import _spec
 
 __all__ = ["pyramid", "resize", "resize_backward"]
 
@@ -63,9 +64,7 @@ def resize(x, size=None, *, scale_factor=None, mode="bilinear", align_corners=Fa
     plan = cresize.plan(x.shape, size, scale_factor=scale_factor, mode=mode,
                         align_corners=align_corners, antialias=antialias, axes=axes,
                         dtype=x.dtype, num_threads=num_threads)
-    ref = _PlanRef(plan, dict(size=None if size is None else _sizes(plan),
-                              scale_factor=_factors(plan, scale_factor), mode=mode,
-                              align_corners=align_corners, antialias=antialias))
+    ref = _PlanRef.of(plan, scale_factor, mode, align_corners, antialias)
     out_chunks = _output_chunks(x, plan.output_shape, plan.axes, chunks)
     return _region_array("cresize-resize", x, ref, out_chunks, x.dtype, backward=False,
                          num_threads=num_threads)
@@ -97,24 +96,17 @@ def resize_backward(grad_output, input_shape, *, scale_factor=None, mode="biline
     grad = _as_dask(grad_output, "grad_output")
     if grad.dtype.type not in (np.float32, np.float64):
         raise TypeError(f"grad_output must be float32 or float64, not {grad.dtype}")
-    input_shape = _shape(input_shape, grad.ndim)
-    if axes is None and scale_factor is None:
-        axes = tuple(a for a in range(grad.ndim) if grad.shape[a] != input_shape[a])
-        if not axes:  # every axis has its length: the identity (as cresize.resize_backward)
-            return _identity(grad, chunks)
-    size = None if scale_factor is not None else 1  # placeholder to normalise axes
-    plan = cresize.plan(input_shape, _backward_sizes(grad.shape, input_shape, axes, size),
-                        scale_factor=scale_factor, mode=mode, align_corners=align_corners,
-                        antialias=antialias, axes=axes, dtype=grad.dtype,
-                        num_threads=num_threads)
-    if tuple(plan.output_shape) != grad.shape:
-        raise ValueError(f"grad_output has shape {grad.shape}, but resize would return "
-                         f"{tuple(plan.output_shape)} for input_shape {input_shape} on axes "
-                         f"{plan.axes}")
-    ref = _PlanRef(plan, dict(size=None if scale_factor is not None else _sizes(plan),
-                              scale_factor=_factors(plan, scale_factor), mode=mode,
-                              align_corners=align_corners, antialias=antialias))
-    out_chunks = _output_chunks(grad, input_shape, plan.axes, chunks)
+    # the forward call whose adjoint this is (default axes, shape checks: the spec layer)
+    spec = _spec.backward(grad.shape, input_shape, scale_factor, mode, align_corners,
+                          antialias, axes)
+    if not spec.axes:  # every axis keeps its length: the identity, as in memory
+        return _identity(grad, chunks)
+    plan = cresize.plan(spec.input_shape, None if scale_factor is not None else spec.lengths,
+                        scale_factor=None if scale_factor is None else spec.factors,
+                        mode=mode, align_corners=align_corners, antialias=antialias,
+                        axes=spec.axes, dtype=grad.dtype, num_threads=num_threads)
+    ref = _PlanRef.of(plan, scale_factor, mode, align_corners, antialias)
+    out_chunks = _output_chunks(grad, spec.input_shape, plan.axes, chunks)
     return _region_array("cresize-resize-backward", grad, ref, out_chunks, grad.dtype,
                          backward=True, num_threads=num_threads)
 
@@ -143,9 +135,7 @@ def pyramid(x, levels, *, axes=None, mode="lanczos3", antialias=True, num_thread
         raise TypeError(f"levels must be a positive int; got {levels!r}")
     if levels < 1:
         raise ValueError(f"levels must be >= 1 (level 0 is x itself); got {levels}")
-    # cresize.plan normalises (and checks) the axes
-    axes = cresize.plan(x.shape, scale_factor=1.0, axes=axes, mode=mode,
-                        antialias=antialias, dtype=x.dtype).axes
+    axes = _spec.resize_axes(x.ndim, None, 0.5, axes)
     result = [x]
     for _ in range(1, int(levels)):
         above = result[-1]
@@ -283,6 +273,13 @@ class _PlanRef:
         self.key = (tuple(plan.input_shape), tuple(plan.axes), np.dtype(plan.dtype).str,
                     tuple(sorted(options.items())))
 
+    @classmethod
+    def of(cls, plan, scale_factor, mode, align_corners, antialias):
+        """The reference of a plan made with these arguments (sizes and factors per axis)."""
+        return cls(plan, {"size": None if scale_factor is not None else _sizes(plan),
+                          "scale_factor": _factors(plan, scale_factor), "mode": mode,
+                          "align_corners": align_corners, "antialias": antialias})
+
     def __reduce__(self):
         return _plan_for, (self.key,)
 
@@ -310,7 +307,7 @@ def _as_dask(x, name):
     if not isinstance(x, da.Array):
         try:
             x = da.asarray(x)
-        except Exception as exc:
+        except (TypeError, ValueError) as exc:
             raise TypeError(f"{name} must be a dask array or array_like: {exc}") from None
     if any(math.isnan(n) for c in x.chunks for n in c):
         raise ValueError(f"{name} has unknown chunk sizes; call {name}.compute_chunk_sizes() "
@@ -328,37 +325,6 @@ def _factors(plan, scale_factor):
     if isinstance(scale_factor, (tuple, list, np.ndarray)):
         return tuple(float(f) for f in scale_factor)
     return (float(scale_factor),) * len(plan.axes)
-
-
-def _backward_sizes(grad_shape, input_shape, axes, size):
-    """The ``size`` of the forward call that returned ``grad_shape`` (None with
-    ``scale_factor``)."""
-    if size is None:
-        return None
-    if isinstance(axes, (numbers.Integral, np.integer)) and not isinstance(axes, bool):
-        axes = (axes,)
-    try:
-        axes = tuple(operator.index(a) for a in axes)
-    except TypeError:
-        raise TypeError(f"axes must be an int or a tuple of ints; got {axes!r}") from None
-    try:
-        return tuple(grad_shape[a] for a in axes)
-    except IndexError:
-        raise ValueError(f"axes {axes} out of range for grad_output with {len(grad_shape)} "
-                         f"dimensions") from None
-
-
-def _shape(input_shape, ndim):
-    try:
-        shape = tuple(operator.index(s) for s in input_shape)
-    except TypeError:
-        raise TypeError(f"input_shape must be a tuple of ints; got {input_shape!r}") from None
-    if len(shape) != ndim:
-        raise ValueError(f"input_shape {shape} has {len(shape)} dimensions but grad_output "
-                         f"has {ndim}")
-    if any(s < 0 for s in shape):
-        raise ValueError(f"input_shape must not have negative lengths; got {shape}")
-    return shape
 
 
 def _identity(grad, chunks):
