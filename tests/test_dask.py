@@ -379,6 +379,27 @@ def test_local_cluster_with_worker_processes():
                                                      antialias=True))
 
 
+def test_tasks_ship_the_plan_as_its_arguments():
+    """What a worker process receives: a few hundred bytes, not the tables, and the
+    same plan rebuilt from them (size- and scale_factor-based)."""
+    import pickle
+    rng = np.random.default_rng(8)
+    x = rng.uniform(-1, 1, (3, 5000, 64)).astype(np.float32)
+    for kwargs in [{"size": (77, 64)}, {"scale_factor": (0.013, 1.5), "align_corners": True}]:
+        y = cd.resize(da.from_array(x, chunks=(1, 1000, 64)), mode="lanczos3", **kwargs)
+        args = [getattr(arg, "value", arg) for task in dict(y.__dask_graph__()).values()
+                for arg in (task if isinstance(task, tuple) else getattr(task, "args", ()))]
+        ref = next(arg for arg in args if isinstance(arg, cd._PlanRef))
+        payload = pickle.dumps(ref)
+        assert len(payload) < 1000
+        again = pickle.loads(payload)
+        assert again.plan.output_shape == ref.plan.output_shape == y.shape
+        region = (slice(1, 3), slice(10, 40), slice(0, 50))
+        block = x[ref.plan.input_region(region)]
+        assert same_bits(again.plan.run_region(block, region),
+                         ref.plan.run_region(block, region))
+
+
 # ----------------------------------------------------------------------------
 # Pyramids
 

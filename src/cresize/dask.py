@@ -9,6 +9,7 @@
 touches: no rechunk, no halo exchange, batch axes keep their chunks. See
 docs/dask.md.
 """
+import functools
 import itertools
 import math
 import numbers
@@ -284,18 +285,15 @@ class _PlanRef:
         return _plan_for, (self.key,)
 
 
-_plans = {}
-
-
+@functools.lru_cache(maxsize=16)
 def _plan_for(key):
-    ref = _plans.get(key)
-    if ref is None:
-        input_shape, axes, dtype, options = key
-        options = dict(options)
-        plan = cresize.plan(input_shape, options.pop("size"), axes=axes, dtype=np.dtype(dtype),
-                            num_threads=1, **options)
-        ref = _plans[key] = _PlanRef(plan, {})
-        ref.key = key
+    """The plan of ``key`` in this process, built once (what a worker unpickles)."""
+    input_shape, axes, dtype, options = key
+    options = dict(options)
+    plan = cresize.plan(input_shape, options.pop("size"), axes=axes, dtype=np.dtype(dtype),
+                        num_threads=1, **options)
+    ref = _PlanRef(plan, {})
+    ref.key = key
     return ref
 
 
