@@ -158,6 +158,19 @@ def test_uint8_image_chunked():
                          cresize.resize(img, (61, 200), axes=(0, 1), mode=mode, antialias=aa))
 
 
+def test_byte_order_and_strides():
+    """Big-endian and strided chunks: the result is native-order, as in memory."""
+    rng = np.random.default_rng(9)
+    x = rng.uniform(-1, 1, (30, 41)).astype(">f8")
+    y = cd.resize(da.from_array(x, chunks=(7, 9)), (17, 60), mode="bicubic")
+    expected = cresize.resize(x, (17, 60), mode="bicubic")
+    assert y.dtype == expected.dtype == np.float64
+    assert same_bits(y.compute(), expected)
+    g = rng.uniform(-1, 1, (40, 17)).astype(">f4")[::2, ::-1]
+    b = cd.resize_backward(da.from_array(g, chunks=5), (9, 50), mode="lanczos3")
+    assert same_bits(b.compute(), cresize.resize_backward(g, (9, 50), mode="lanczos3"))
+
+
 def test_result_independent_of_task_threads():
     rng = np.random.default_rng(4)
     x = rng.uniform(-1, 1, (2, 300, 310)).astype(np.float32)

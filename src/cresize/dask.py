@@ -67,8 +67,8 @@ def resize(x, size=None, *, scale_factor=None, mode="bilinear", align_corners=Fa
                         dtype=x.dtype, num_threads=num_threads)
     ref = _PlanRef.of(plan, scale_factor, mode, align_corners, antialias)
     out_chunks = _output_chunks(x, plan.output_shape, plan.axes, chunks)
-    return _region_array("cresize-resize", x, ref, out_chunks, x.dtype, backward=False,
-                         num_threads=num_threads)
+    return _region_array("cresize-resize", x, ref, out_chunks, x.dtype.newbyteorder("="),
+                         backward=False, num_threads=num_threads)
 
 
 def resize_backward(grad_output, input_shape, *, scale_factor=None, mode="bilinear",
@@ -108,8 +108,8 @@ def resize_backward(grad_output, input_shape, *, scale_factor=None, mode="biline
                         axes=spec.axes, dtype=grad.dtype, num_threads=num_threads)
     ref = _PlanRef.of(plan, scale_factor, mode, align_corners, antialias)
     out_chunks = _output_chunks(grad, spec.input_shape, plan.axes, chunks)
-    return _region_array("cresize-resize-backward", grad, ref, out_chunks, grad.dtype,
-                         backward=True, num_threads=num_threads)
+    return _region_array("cresize-resize-backward", grad, ref, out_chunks,
+                         grad.dtype.newbyteorder("="), backward=True, num_threads=num_threads)
 
 
 def pyramid(x, levels, *, axes=None, mode="lanczos3", antialias=True, num_threads=1):
