@@ -210,6 +210,7 @@ if os.path.isdir("build") and os.environ.get("CRESIZE_CLEAN_BUILD", "1") == "1":
 setup(
     # depends: headers the kernels include; they rebuild the extension and go into the sdist.
     ext_modules=[Extension("cresize._kernels", ["src/cresize/_kernels.pyx"],
-                           depends=sorted(glob.glob("src/cresize/*.h")))],
+                           depends=sorted(glob.glob("src/cresize/*.h"))),
+                 Extension("cresize._fast", ["src/cresize/_fast.pyx"])],
     cmdclass={"build_ext": BuildExt, "build_py": BuildPy},
 )

@@ -40,8 +40,12 @@ CV2_MODE = {"nearest": "INTER_NEAREST", "bilinear": "INTER_LINEAR", "bicubic": "
             "area": "INTER_AREA"}
 PIL_MODE = {"bilinear": "BILINEAR", "bicubic": "BICUBIC", "lanczos3": "LANCZOS"}
 
-#: Benchmark groups in modules of their own: ``--groups NAME`` runs ``MODULE.run(threads, repeat)``.
-GROUPS = {"dask": "dask_group"}
+#: Groups in modules of their own (``benchmarks/<module>.py``, ``run(threads, repeat) -> str``).
+GROUPS = {
+    "latency": "latency",
+    "feature-maps": "feature_maps",
+    "dask": "dask_group",
+}
 
 
 class Case:
@@ -256,14 +260,15 @@ def main(argv=None):
     parser.add_argument("--write", action="store_true", help="write benchmarks/RESULTS.md")
     parser.add_argument("--no-extras", action="store_true",
                         help="skip the memory and antialias-scaling tables")
-    parser.add_argument("--groups", default="",
-                        help=f"comma-separated groups of their own modules ({', '.join(GROUPS)}); "
-                             "runs only those")
+    parser.add_argument("--groups", help=f"comma-separated module groups ({', '.join(GROUPS)}): "
+                                          f"run those instead of the cases")
     args = parser.parse_args(argv)
     if args.groups:
         import importlib
-        for group in args.groups.split(","):
-            print(importlib.import_module(GROUPS[group]).run(args.threads, args.repeat))
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        for name in args.groups.split(","):
+            module = importlib.import_module(GROUPS[name.strip()])
+            print(f"## {name}\n\n{module.run(args.threads, args.repeat)}\n", flush=True)
         return 0
     if torch is not None:
         torch.set_num_threads(args.threads)

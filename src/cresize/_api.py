@@ -3,15 +3,22 @@
 Each call normalises its arguments (``_spec``), takes the cached plan of that
 description (``_plan``) and runs it; thread resolution lives here.
 """
+from __future__ import annotations
+
 import os
+from collections.abc import Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from cresize import _kernels, _plan, _spec
+from cresize import _fast, _kernels, _plan, _spec
 
 
-def resize(x, size=None, *, scale_factor=None, mode="bilinear", align_corners=False,
-           antialias=False, axes=None, out=None, num_threads=None):
+def resize(x: ArrayLike, size: int | Sequence[int] | None = None, *,
+           scale_factor: float | Sequence[float] | None = None, mode: str = "bilinear",
+           align_corners: bool | None = False, antialias: bool = False,
+           axes: int | Sequence[int] | None = None, out: np.ndarray | None = None,
+           num_threads: int | None = None) -> np.ndarray:
     """Resize an array along some of its axes.
 
     Parameters
@@ -75,15 +82,19 @@ def resize(x, size=None, *, scale_factor=None, mode="bilinear", align_corners=Fa
     >>> cresize.resize(x, 8, mode="bilinear")
     array([0.  , 0.25, 0.75, 1.25, 1.75, 2.25, 2.75, 3.  ])
     """
+    key = None
     if type(x) is np.ndarray and out is None:  # the common call: one dict look-up
+        result = _fast.cached_resize(_plan._FAST, x, size, scale_factor, mode, align_corners,
+                                     antialias, axes, _threads, num_threads,
+                                     _plan.MIN_WORK_PER_THREAD)
+        if result is not None:
+            return result
         key = _plan.fast_key(x, size, scale_factor, mode, align_corners, antialias, axes)
         ref = _plan._FAST.get(key)
         found = ref() if ref is not None else None
         if found is not None:
             return _plan._execute(found._forward, found._forward.tables, x, None,
                                   _threads(num_threads))
-    else:
-        key = None
     x = _spec.as_array(x, "x")
     dtype = x.dtype.newbyteorder("=")
     _spec.compute_dtype(dtype)
@@ -95,9 +106,11 @@ def resize(x, size=None, *, scale_factor=None, mode="bilinear", align_corners=Fa
     return _plan._execute(found._forward, found._forward.tables, x, out, _threads(num_threads))
 
 
-def resize_backward(grad_output, input_shape, *, scale_factor=None, mode="bilinear",
-                    align_corners=False, antialias=False, axes=None, out=None,
-                    num_threads=None):
+def resize_backward(grad_output: ArrayLike, input_shape: Sequence[int], *,
+                    scale_factor: float | Sequence[float] | None = None, mode: str = "bilinear",
+                    align_corners: bool | None = False, antialias: bool = False,
+                    axes: int | Sequence[int] | None = None, out: np.ndarray | None = None,
+                    num_threads: int | None = None) -> np.ndarray:
     """Gradient of ``resize`` with respect to its input (the exact adjoint).
 
     Parameters
@@ -132,8 +145,9 @@ def resize_backward(grad_output, input_shape, *, scale_factor=None, mode="biline
     return _plan._execute(program, program.tables, grad, out, _threads(num_threads))
 
 
-def weights(in_size, out_size=None, *, mode="bilinear", align_corners=False,
-            antialias=False, scale_factor=None):
+def weights(in_size: int, out_size: int | None = None, *, mode: str = "bilinear",
+            align_corners: bool | None = False, antialias: bool = False,
+            scale_factor: float | None = None) -> np.ndarray:
     """The dense ``(out_size, in_size)`` float64 matrix of one resized axis.
 
     ``resize`` along an axis equals ``weights(...) @ x`` along that axis. With

@@ -10,7 +10,7 @@ with the tables restricted to the block's outputs (``Plan.run_region``) gives
 the same bits as executing it on the whole array: the decisions are the whole
 array's, and every output keeps its taps in the same order.
 
-Every kernel call is in ``_run_step``.
+Every kernel call is in ``_fast.run_step`` (the executor; ``_run_step`` here forwards to it).
 """
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from cresize import _api, _kernels, _spec
+from cresize import _api, _fast, _kernels, _spec
 from cresize._tables import taps
 
 #: Taps per output beyond which float32 sums are accumulated in float64, so that
@@ -73,7 +73,7 @@ def _table_bytes(t):
 class _Program:
     """The passes of one direction: tables, fusion, order, promotion."""
 
-    def __init__(self, tables, compute):
+    def __init__(self, tables, compute, shape):
         self.tables = tables                      # {axis: Taps}, every resized axis
         self.compute = compute                    # dtype the kernels see (before promotion)
         self.identity = all(t.is_identity for t in tables.values())
@@ -104,6 +104,20 @@ class _Program:
             t.kernel_args(self.run_dtype)
         #: Per table: (first used input, last used input + 1) of each output row.
         self.bounds = {a: _row_bounds(t) for a, t in tables.items()}
+        self.shape = shape  # the whole input's shape
+        self._compiled = {}
+        #: The whole array's steps when a C-contiguous input of ``run_dtype`` needs
+        #: nothing else (no conversion, no promotion, not the identity); else None.
+        self.direct = None
+        if not self.identity and not self.promote and compute in _FLOATS:
+            self.direct = self.compiled(compute)
+
+    def compiled(self, dtype):
+        """The whole array's kernel calls (made once per dtype)."""
+        steps = self._compiled.get(dtype)
+        if steps is None:
+            steps = self._compiled[dtype] = _compile(self, self.tables, self.shape, dtype)
+        return steps
 
 
 def _row_bounds(t):
@@ -140,18 +154,14 @@ class _Slice:
 # The executor
 
 
-def _useful_threads(num_threads, size):
-    """Results do not depend on the thread count, so small jobs use fewer threads."""
-    return max(1, min(num_threads, size // MIN_WORK_PER_THREAD))
+#: Kinds of kernel call (``_fast.run_step``).
+LINES, PLANES, FUSED, TO_FLOAT, TO_INT = _fast.LINES, _fast.PLANES, _fast.FUSED, \
+    _fast.TO_FLOAT, _fast.TO_INT
 
 
 def _execute(program, tables, x, out, num_threads):
     """Run ``program`` on ``x`` (the whole input or a block) with ``tables``
     (the program's own, or ``_Slice``s of them for a block)."""
-    shape = list(x.shape)
-    for a, t in tables.items():
-        shape[a] = t.n_out
-    shape = tuple(shape)
     native = x.dtype.newbyteorder("=")
     if program.identity:  # exact for every dtype
         if out is None:
@@ -161,16 +171,21 @@ def _execute(program, tables, x, out, num_threads):
     compute = program.compute
     if compute == native:
         return _apply(program, tables, np.ascontiguousarray(x, native), out, num_threads)
+    shape = list(x.shape)
+    for a, t in tables.items():
+        shape[a] = t.n_out
     small_int = native.kind in "iu" and native.itemsize <= 2
     if small_int:  # 8/16-bit images: convert and round in parallel
         src = np.empty(x.shape, np.float32)
-        _run_step("to_float", np.ascontiguousarray(x, native), src, (), num_threads)
+        _run_step(TO_FLOAT, np.ascontiguousarray(x, native).reshape(-1), src.reshape(-1), (),
+                  num_threads, 2 * src.size)
     else:
         src = np.ascontiguousarray(x, dtype=compute)
     result = _apply(program, tables, src, None, num_threads)
-    target = out if out is not None else np.empty(shape, native)
+    target = out if out is not None else np.empty(tuple(shape), native)
     if small_int:
-        _run_step("to_int", result, target, (), num_threads)
+        _run_step(TO_INT, result.reshape(-1), target.reshape(-1), (), num_threads,
+                  2 * result.size)
     elif native.kind in "iu":  # 32/64-bit: clip to the float64 values inside the range
         info = np.iinfo(native)
         high = np.float64(info.max)
@@ -190,57 +205,48 @@ def _apply(program, tables, src, out, num_threads):
             return result.astype(np.float32)
         np.copyto(out, result, casting="same_kind")
         return out
-    current = src
-    last = len(program.steps) - 1
-    for number, (axes, order, slots) in enumerate(program.steps):
-        shape = list(current.shape)
-        for a in axes:
-            shape[a] = tables[a].n_out
-        dst = out if (number == last and out is not None) else np.empty(shape, src.dtype)
-        if dst.size:
-            _run_step(order, current, dst, [(a, tables[a]) for a in axes], num_threads,
-                      slots)
-        current = dst
-    return current
-
-
-def _run_step(order, src, dst, step, num_threads, slots=1):
-    """Every kernel call. ``order``: a fused step's ``Order``, -1 for a single axis,
-    or ``"to_float"`` / ``"to_int"`` for the 8/16-bit conversions."""
-    if order == "to_float":
-        _kernels.integers_to_float(src.reshape(-1), dst.reshape(-1),
-                                   _useful_threads(num_threads, 2 * dst.size))
-        return
-    if order == "to_int":
-        _kernels.float_to_integers(src.reshape(-1), dst.reshape(-1),
-                                   _useful_threads(num_threads, 2 * src.size))
-        return
-    num_threads = _useful_threads(num_threads, src.size + dst.size)
-    first, y = step[0]
-    outer = math.prod(src.shape[:first])
-    inner = math.prod(dst.shape[step[-1][0] + 1:])
-    if len(step) == 2:
-        x = step[1][1]
-        row = slots * x.n_out if order == _kernels.Order.RING else x.n_in
-        scratch = np.empty((num_threads, row * inner), src.dtype)
-        tags = np.empty((num_threads, slots), np.intp)
-        _kernels.resize_2d(src.reshape(outer, y.n_in, -1), dst.reshape(outer, y.n_out, -1),
-                           inner, *y.kernel_args(src.dtype), *x.row_args(src.dtype),
-                           order, scratch, tags, num_threads)
-    elif inner == 1:
-        _kernels.gather_lines(src.reshape(outer, y.n_in), dst.reshape(outer, y.n_out),
-                              *y.row_args(src.dtype), num_threads)
+    if tables is program.tables and src.shape == program.shape:  # precompiled
+        steps = program.compiled(src.dtype)
     else:
-        _kernels.gather_planes(src.reshape(outer, y.n_in, inner),
-                               dst.reshape(outer, y.n_out, inner),
-                               *y.kernel_args(src.dtype), num_threads)
+        steps = _compile(program, tables, src.shape, src.dtype)
+    return _fast.run_steps(steps, src, out, num_threads, MIN_WORK_PER_THREAD)
 
 
-# ----------------------------------------------------------------------------
-# The plan
+def _compile(program, tables, shape, dtype):
+    """The kernel calls of ``program`` on an input of ``shape``: ``(kind, src shape,
+    dst shape, dst kernel shape, table args, work, scratch row, ring slots)``;
+    work 0: nothing to compute."""
+    steps = []
+    shape = list(shape)
+    for axes, order, slots in program.steps:
+        first, last = axes[0], axes[-1]
+        y = tables[first]
+        out_shape = list(shape)
+        for a in axes:
+            out_shape[a] = tables[a].n_out
+        outer = math.prod(shape[:first])
+        inner = math.prod(shape[last + 1:])
+        size_in, size_out = math.prod(shape), math.prod(out_shape)
+        work = size_in + size_out if size_out else 0
+        if len(axes) == 2:
+            x = tables[last]
+            row = (slots * x.n_out if order == _kernels.Order.RING else x.n_in) * inner
+            args = (inner, *y.kernel_args(dtype), *x.row_args(dtype), order)
+            steps.append((FUSED, (outer, y.n_in, x.n_in * inner), tuple(out_shape),
+                          (outer, y.n_out, x.n_out * inner), args, work, row, slots))
+        elif inner == 1:
+            steps.append((LINES, (outer, y.n_in), tuple(out_shape), (outer, y.n_out),
+                          y.row_args(dtype), work, 0, 0))
+        else:
+            steps.append((PLANES, (outer, y.n_in, inner), tuple(out_shape),
+                          (outer, y.n_out, inner), y.kernel_args(dtype), work, 0, 0))
+        shape = out_shape
+    return steps
 
 
-Region = Sequence[slice]
+def _run_step(kind, src, dst, args, num_threads, work, row=0, slots=0):
+    """A kernel call through the executor (``_fast.run_step``)."""
+    _fast.run_step(kind, src, dst, args, num_threads, work, row, slots, MIN_WORK_PER_THREAD)
 
 
 class Plan:
@@ -254,7 +260,7 @@ class Plan:
         self._key = None
         tables = {a: table(n_in, n_out, spec.mode, spec.align_corners, spec.antialias, f)
                   for a, n_in, n_out, f in _spec.axis_geometry(spec)}
-        self._forward = _Program(tables, self._compute)
+        self._forward = _Program(tables, self._compute, spec.input_shape)
         self._backward = None
         self._lock = threading.Lock()
 
@@ -299,6 +305,12 @@ class Plan:
     def __call__(self, x: np.ndarray, out: np.ndarray | None = None, *,
                  num_threads: int | None = None) -> np.ndarray:
         """``cresize.resize(x, ...)`` with this plan's arguments, bit for bit."""
+        program = self._forward
+        if (out is None and program.direct is not None and type(x) is np.ndarray
+                and x.dtype is program.run_dtype and x.shape == program.shape
+                and x.flags.c_contiguous):
+            return _fast.run_steps(program.direct, x, None, self._threads(num_threads),
+                                   MIN_WORK_PER_THREAD)
         x = self._check_input(x, self.input_shape, "x")
         out = _check_out(out, self.output_shape, self.dtype, (x,))
         return _execute(self._forward, self._forward.tables, x, out,
@@ -307,7 +319,12 @@ class Plan:
     def backward(self, grad_output: np.ndarray, out: np.ndarray | None = None, *,
                  num_threads: int | None = None) -> np.ndarray:
         """``cresize.resize_backward(grad_output, input_shape, ...)``, bit for bit."""
-        program = self._backward_program()
+        program = self._backward if self._backward is not None else self._backward_program()
+        if (out is None and program.direct is not None and type(grad_output) is np.ndarray
+                and grad_output.dtype is program.run_dtype and grad_output.shape == program.shape
+                and grad_output.flags.c_contiguous):
+            return _fast.run_steps(program.direct, grad_output, None, self._threads(num_threads),
+                                   MIN_WORK_PER_THREAD)
         g = self._check_input(grad_output, self.output_shape, "grad_output")
         out = _check_out(out, self.input_shape, self.dtype, (g,))
         return _execute(program, program.tables, g, out, self._threads(num_threads))
@@ -369,7 +386,7 @@ class Plan:
             with self._lock:
                 if self._backward is None:
                     tables = {a: t.transpose() for a, t in self._forward.tables.items()}
-                    self._backward = _Program(tables, self._compute)
+                    self._backward = _Program(tables, self._compute, self.output_shape)
             _CACHE.remeasure(self)
         return self._backward
 
@@ -535,34 +552,7 @@ def cached_plan(spec: _spec.Spec, dtype: np.dtype) -> Plan:
     return found
 
 
-def fast_key(x, size, scale_factor, mode, align_corners, antialias, axes):
-    """A dict key of a call with plain arguments (exact types), else None."""
-    if type(size) is int or size is None:
-        pass
-    elif type(size) is tuple:
-        for s in size:
-            if type(s) is not int:
-                return None
-    else:
-        return None
-    if not (scale_factor is None or type(scale_factor) is float):
-        if type(scale_factor) is not tuple:
-            return None
-        for s in scale_factor:
-            if type(s) is not float:
-                return None
-    if type(mode) is not str or not (align_corners is False or align_corners is None
-                                     or align_corners is True):
-        return None
-    if not (antialias is False or antialias is True):
-        return None
-    if not (axes is None or type(axes) is int):
-        if type(axes) is not tuple:
-            return None
-        for a in axes:
-            if type(a) is not int:
-                return None
-    return (x.shape, x.dtype, size, scale_factor, mode, align_corners, antialias, axes)
+fast_key = _fast.fast_key
 
 
 def remember(key, found):

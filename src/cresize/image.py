@@ -12,7 +12,8 @@ import secrets
 import numpy as np
 
 from cresize._api import resize
-from cresize._tables import ALIASES, ANTIALIAS_SUPPORT
+from cresize import _spec
+from cresize._tables import ANTIALIAS_SUPPORT
 
 __all__ = ["open_image", "resize_image", "save_image", "target_size"]
 
@@ -240,7 +241,7 @@ def resize_image(image, size=None, *, scale=None, fit=None, fill=None, mode="lan
         raise TypeError(f"alpha must be None, True or False; got {alpha!r}")
     geometry = dict(size=size, scale=scale, fit=fit, fill=fill, allow_upscale=allow_upscale)
     options = dict(mode=mode, align_corners=align_corners, num_threads=num_threads,
-                   antialias=bool(antialias) and ALIASES.get(mode, mode) in ANTIALIAS_SUPPORT)
+                   antialias=bool(antialias) and _spec.canonical_mode(mode) in ANTIALIAS_SUPPORT)
     if isinstance(image, np.ndarray):
         if image.ndim not in (2, 3) or image.dtype.kind not in "uif":
             raise TypeError(f"image array must be HW or HWC with an integer or float dtype; "
@@ -277,7 +278,7 @@ def _pixels(image):
 def _resize_array(array, has_alpha, geometry, options):
     height, width = array.shape[:2]
     (new_w, new_h), crop = target_size(width, height, **geometry)
-    picks = ALIASES.get(options["mode"], options["mode"]) in ("nearest", "nearest-exact")
+    picks = _spec.canonical_mode(options["mode"]) in ("nearest", "nearest-exact")
     premultiply = has_alpha and not picks and (new_h, new_w) != (height, width)
     if not premultiply:
         out = resize(array, (new_h, new_w), axes=(0, 1), **options)
