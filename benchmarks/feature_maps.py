@@ -6,10 +6,8 @@ Forward: ``cresize.resize`` vs ``F.interpolate``; backward: ``cresize.resize_bac
 vs PyTorch's autograd backward of ``F.interpolate`` (``torch.autograd.grad``).
 Medians, libraries alternating round by round; ratios below 1: cresize is faster.
 """
-import statistics
-import time
-
 import numpy as np
+from run import measure
 
 import cresize
 
@@ -24,19 +22,6 @@ CASES = [((16, 64, 56, 56), 2, "nearest", 0.5, 0.25),
          ((16, 64, 56, 56), 2, "bilinear", 0.5, 0.25)]
 
 
-def _median(funcs, repeat):
-    times = {name: [] for name in funcs}
-    for f in funcs.values():
-        f()
-    names = list(funcs)
-    for r in range(repeat):
-        for name in names[r % len(names):] + names[:r % len(names)]:
-            t0 = time.perf_counter()
-            funcs[name]()
-            times[name].append(time.perf_counter() - t0)
-    return {name: statistics.median(t) for name, t in times.items()}
-
-
 def run(threads, repeat):
     """The feature-map rows as a Markdown table (empty note without PyTorch)."""
     if torch is None:
@@ -45,20 +30,7 @@ def run(threads, repeat):
     lines = ["| case | cresize ms | torch ms | ratio | goal | |", "|---|---|---|---|---|---|"]
     rng = np.random.default_rng(0)
     for shape, scale, mode, goal_fwd, goal_bwd in CASES:
-        x = rng.random(shape, dtype=np.float32)
-        size = tuple(n * scale for n in shape[2:])
-        g = rng.random(shape[:2] + size, dtype=np.float32)
-        xt = torch.from_numpy(x).requires_grad_(True)
-        yt = F.interpolate(xt, size=size, mode=mode)
-        gt = torch.from_numpy(g)
-        with torch.no_grad():
-            xt_plain = torch.from_numpy(x)
-        t = _median({
-            "fwd": lambda: cresize.resize(x, size, mode=mode, num_threads=threads),
-            "torch_fwd": lambda: F.interpolate(xt_plain, size=size, mode=mode),
-            "bwd": lambda: cresize.resize_backward(g, shape, mode=mode, num_threads=threads),
-            "torch_bwd": lambda: torch.autograd.grad(yt, xt, gt, retain_graph=True),
-        }, repeat)
+        t = _case(rng, shape, scale, mode, threads, repeat)
         label = f"{'x'.join(map(str, shape))} x{scale} {mode}"
         for kind, goal in (("fwd", goal_fwd), ("bwd", goal_bwd)):
             ratio = t[kind] / t["torch_" + kind]
@@ -66,6 +38,22 @@ def run(threads, repeat):
                          f"{t['torch_' + kind] * 1e3:.2f} | {ratio:.2f} | <= {goal} | "
                          f"{'met' if ratio <= goal else 'NOT met'} |")
     return "\n".join(lines)
+
+
+def _case(rng, shape, scale, mode, threads, repeat):
+    x = rng.random(shape, dtype=np.float32)
+    size = tuple(n * scale for n in shape[2:])
+    g = rng.random(shape[:2] + size, dtype=np.float32)
+    xt = torch.from_numpy(x).requires_grad_(True)
+    yt = F.interpolate(xt, size=size, mode=mode)
+    gt = torch.from_numpy(g)
+    plain = torch.from_numpy(x)
+    return measure({
+        "fwd": lambda: cresize.resize(x, size, mode=mode, num_threads=threads),
+        "torch_fwd": lambda: F.interpolate(plain, size=size, mode=mode),
+        "bwd": lambda: cresize.resize_backward(g, shape, mode=mode, num_threads=threads),
+        "torch_bwd": lambda: torch.autograd.grad(yt, xt, gt, retain_graph=True),
+    }, repeat)
 
 
 if __name__ == "__main__":

@@ -227,3 +227,52 @@ def test_run_region_checks_its_arguments():
         p.run_region(np.zeros((4, 10)), (slice(0, 4), slice(0, 2)))
     empty = p.run_region(np.zeros((0, 2)), (slice(2, 2), slice(0, 3)))
     assert empty.shape == (0, 3)
+
+
+def test_torch_adapter_holds_and_shares_plans():
+    torch = pytest.importorskip("torch")
+    import cresize.torch as ct
+
+    layer = ct.Resize(size=(7, 5), mode="bicubic")
+    x = torch.rand(2, 3, 9, 4, dtype=torch.float64, requires_grad=True)
+    y = layer(x)
+    p = layer.plan
+    assert p.input_shape == (2, 3, 9, 4) and p.output_shape == (2, 3, 7, 5)
+    np.testing.assert_array_equal(y.detach().numpy(), p(x.detach().numpy()))
+    y.backward(torch.ones_like(y))
+    np.testing.assert_array_equal(x.grad.numpy(), p.backward(np.ones((2, 3, 7, 5))))
+    layer(x)
+    assert layer.plan is p  # same shape and dtype: the same plan
+    # interpolate goes through the same cache; PyTorch's "lanczos" is antialiased lanczos3
+    z = ct.interpolate(x, size=(7, 5), mode="bicubic")
+    np.testing.assert_array_equal(z.detach().numpy(), y.detach().numpy())
+    q = cresize.plan((2, 3, 9, 4), (4, 2), mode="lanczos3", antialias=True, dtype="float64")
+    np.testing.assert_array_equal(
+        ct.interpolate(x, size=(4, 2), mode="lanczos", antialias=True).detach().numpy(),
+        q(x.detach().numpy()))
+    with pytest.raises(ValueError, match="antialias=True"):
+        ct.interpolate(x, size=(4, 2), mode="lanczos")
+
+
+def test_plan_docstring_examples_run():
+    import doctest
+
+    import cresize._plan
+
+    result = doctest.testmod(cresize._plan, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted >= 5 and result.failed == 0
+
+
+def test_kernel_contract_is_checked_before_the_kernels():
+    from types import SimpleNamespace
+
+    from cresize import _plan
+
+    good = cresize.plan((5, 9), (5, 4), dtype="float64")._forward.tables[1]
+    _plan._check_table(good, np.dtype(np.float64))
+    index = good.index.copy()
+    index[2, 0] = 9  # past the input
+    bad = SimpleNamespace(n_in=9, n_out=4, is_selection=False,
+                          kernel_args=lambda dtype: (index, good.weight, good.count))
+    with pytest.raises(RuntimeError, match="kernel contract"):
+        _plan._check_table(bad, np.dtype(np.float64))

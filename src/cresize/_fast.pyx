@@ -63,24 +63,14 @@ cpdef object run_steps(list steps, object src, object out, int num_threads,
     return current
 
 
-cdef inline bint _ints(object value):
-    if type(value) is int:
+cdef inline bint _plain(object value, type kind):
+    """``value`` is exactly of type ``kind``, or a tuple of such values."""
+    if type(value) is kind:
         return True
     if type(value) is not tuple:
         return False
     for v in <tuple>value:
-        if type(v) is not int:
-            return False
-    return True
-
-
-cdef inline bint _floats(object value):
-    if type(value) is float:
-        return True
-    if type(value) is not tuple:
-        return False
-    for v in <tuple>value:
-        if type(v) is not float:
+        if type(v) is not kind:
             return False
     return True
 
@@ -89,9 +79,9 @@ cpdef object fast_key(object x, object size, object scale_factor, object mode,
                       object align_corners, object antialias, object axes):
     """A dict key of a call whose arguments have plain types (exactly int, float,
     str, bool, tuples of them), else None: so that ``True`` never finds the plan of ``1``."""
-    if size is not None and not _ints(size):
+    if size is not None and not _plain(size, int):
         return None
-    if scale_factor is not None and not _floats(scale_factor):
+    if scale_factor is not None and not _plain(scale_factor, float):
         return None
     if type(mode) is not str:
         return None
@@ -99,7 +89,7 @@ cpdef object fast_key(object x, object size, object scale_factor, object mode,
         return None
     if not (antialias is False or antialias is True):
         return None
-    if axes is not None and not _ints(axes):
+    if axes is not None and not _plain(axes, int):
         return None
     return (x.shape, x.dtype, size, scale_factor, mode, align_corners, antialias, axes)
 

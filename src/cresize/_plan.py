@@ -228,8 +228,13 @@ def _compile(program, tables, shape, dtype):
         inner = math.prod(shape[last + 1:])
         size_in, size_out = math.prod(shape), math.prod(out_shape)
         work = size_in + size_out if size_out else 0
+        for a in axes:
+            _check_table(tables[a], dtype)
         if len(axes) == 2:
             x = tables[last]
+            if order == _kernels.Order.RING and _span(y) > slots:
+                raise RuntimeError(f"kernel contract: a ring of {slots} rows cannot hold a "
+                                   f"span of {_span(y)} input rows")
             row = (slots * x.n_out if order == _kernels.Order.RING else x.n_in) * inner
             args = (inner, *y.kernel_args(dtype), *x.row_args(dtype), order)
             steps.append((FUSED, (outer, y.n_in, x.n_in * inner), tuple(out_shape),
@@ -244,9 +249,35 @@ def _compile(program, tables, shape, dtype):
     return steps
 
 
+def _check_table(t, dtype):
+    """The kernels' contract on a table, checked before any ``nogil`` loop reads it:
+    every used index inside the input, counts within the width, matching shapes."""
+    index, weight, count = t.kernel_args(dtype)
+    n_out, width = index.shape
+    ok = (weight.shape == index.shape and count.shape == (n_out,) and n_out == t.n_out
+          and weight.dtype == dtype and (n_out == 0 or (count.min() >= 0
+                                                        and count.max() <= width)))
+    if ok and n_out:
+        used = np.arange(width) < count[:, None]
+        ok = not used.any() or (index[used].min() >= 0 and index[used].max() < t.n_in)
+        ok = ok and (not t.is_selection or bool(np.all(count == 1)))
+    if not ok:
+        raise RuntimeError(f"kernel contract: a table of {t.n_out} rows over {t.n_in} inputs "
+                           f"has indices, counts or shapes the kernels cannot read")
+
+
+def _span(t):
+    """The most input rows one output row spans (first to last used tap)."""
+    lo, hi = _row_bounds(t)
+    return int(np.max(hi - lo, initial=1))
+
+
 def _run_step(kind, src, dst, args, num_threads, work, row=0, slots=0):
     """A kernel call through the executor (``_fast.run_step``)."""
     _fast.run_step(kind, src, dst, args, num_threads, work, row, slots, MIN_WORK_PER_THREAD)
+
+
+Region = Sequence[slice]
 
 
 class Plan:
@@ -606,7 +637,7 @@ def plan(input_shape: Sequence[int], size: int | Sequence[int] | None = None, *,
     array([[2., 2., 2., 2.],
            [2., 2., 2., 2.]])
     >>> p.input_region((slice(0, 2), slice(2, 4)))
-    (slice(0, 2, None), slice(0, 2, None))
+    (slice(0, 2, None), slice(0, 3, None))
     """
     spec = _spec.forward(input_shape, size, scale_factor, mode, align_corners, antialias, axes)
     dtype = _spec.plan_dtype(dtype)
