@@ -44,6 +44,7 @@ PIL_MODE = {"bilinear": "BILINEAR", "bicubic": "BICUBIC", "lanczos3": "LANCZOS"}
 GROUPS = {
     "latency": "latency",
     "feature-maps": "feature_maps",
+    "dask": "dask_group",
 }
 
 

@@ -1,0 +1,364 @@
+"""Exact resizing of chunked Dask arrays (``pip install "cresize[dask]"``).
+
+``resize`` and ``resize_backward`` take and return ``dask.array.Array``s and equal
+``cresize.resize`` / ``cresize.resize_backward`` on the whole array bit for bit
+(docs/spec.md section 7): the operator is planned once for the whole array
+(``cresize.plan``) and every output chunk is one task that runs
+``plan.run_region`` on the smallest box of the input its taps read
+(``plan.input_region``). A task depends only on the input chunks that box
+touches: no rechunk, no halo exchange, batch axes keep their chunks. See
+docs/dask.md.
+"""
+import functools
+import itertools
+import math
+import numbers
+import operator
+
+import numpy as np
+
+try:
+    import dask.array as da
+    from dask.array.core import normalize_chunks
+    from dask.base import tokenize
+    from dask.highlevelgraph import HighLevelGraph
+except ImportError as exc:  # pragma: no cover - exercised in a subprocess
+    raise ImportError("cresize.dask needs Dask: pip install \"cresize[dask]\" "
+                      "(or pip install \"dask[array]\")") from exc
+
+import cresize
+from cresize import _spec
+
+__all__ = ["pyramid", "resize", "resize_backward"]
+
+
+def resize(x, size=None, *, scale_factor=None, mode="bilinear", align_corners=False,
+           antialias=False, axes=None, chunks=None, num_threads=1):
+    """Resize a Dask array; equals ``cresize.resize`` on the whole array bit for bit.
+
+    Parameters
+    ----------
+    x : dask.array.Array or array_like
+        Any dtype ``cresize.resize`` takes. A NumPy array is wrapped with
+        ``dask.array.asarray``. Chunk sizes must be known.
+    size, scale_factor, mode, align_corners, antialias, axes
+        As for ``cresize.resize``.
+    chunks : optional
+        Chunking of the result, anything ``dask.array.core.normalize_chunks``
+        takes (an int, a tuple, ``"auto"``, or a dict ``{axis: chunks}`` naming
+        only some axes; the others take the default). Default: batch axes keep
+        ``x``'s chunks; along a shrunk axis an output chunk is the image of one
+        input chunk (``round(c * O / I)``), along any other resized axis it has
+        the input chunk's length ``c``. So each task reads about one input chunk
+        (plus the kernel's reach) and writes at most one input chunk's bytes.
+    num_threads : int
+        Threads of each task (default 1, so that Dask's own workers are not
+        oversubscribed). The result does not depend on it.
+
+    Returns
+    -------
+    dask.array.Array
+        Of ``x``'s dtype; each output chunk depends only on the input chunks
+        its taps read.
+    """
+    x = _as_dask(x, "x")
+    plan = cresize.plan(x.shape, size, scale_factor=scale_factor, mode=mode,
+                        align_corners=align_corners, antialias=antialias, axes=axes,
+                        dtype=x.dtype, num_threads=num_threads)
+    ref = _PlanRef.of(plan, scale_factor, mode, align_corners, antialias)
+    out_chunks = _output_chunks(x, plan.output_shape, plan.axes, chunks)
+    return _region_array("cresize-resize", x, ref, out_chunks, x.dtype.newbyteorder("="),
+                         backward=False, num_threads=num_threads)
+
+
+def resize_backward(grad_output, input_shape, *, scale_factor=None, mode="bilinear",
+                    align_corners=False, antialias=False, axes=None, chunks=None,
+                    num_threads=1):
+    """Gradient of ``resize`` (the exact adjoint) of a Dask array; equals
+    ``cresize.resize_backward`` on the whole array bit for bit.
+
+    Parameters
+    ----------
+    grad_output : dask.array.Array or array_like
+        float32 or float64, of the shape ``resize`` returned.
+    input_shape : tuple of int
+        The full shape of ``resize``'s input.
+    scale_factor, mode, align_corners, antialias, axes
+        As for ``cresize.resize_backward`` (by default, without ``scale_factor``,
+        the axes where ``grad_output.shape`` differs from ``input_shape``).
+    chunks, num_threads
+        As for ``resize``; the default chunks follow ``grad_output``'s.
+
+    Returns
+    -------
+    dask.array.Array
+        Of shape ``input_shape`` and ``grad_output``'s dtype.
+    """
+    grad = _as_dask(grad_output, "grad_output")
+    if grad.dtype.type not in (np.float32, np.float64):
+        raise TypeError(f"grad_output must be float32 or float64, not {grad.dtype}")
+    # the forward call whose adjoint this is (default axes, shape checks: the spec layer)
+    spec = _spec.backward(grad.shape, input_shape, scale_factor, mode, align_corners,
+                          antialias, axes)
+    if not spec.axes:  # every axis keeps its length: the identity, as in memory
+        return _identity(grad, chunks)
+    plan = cresize.plan(spec.input_shape, None if scale_factor is not None else spec.lengths,
+                        scale_factor=None if scale_factor is None else spec.factors,
+                        mode=mode, align_corners=align_corners, antialias=antialias,
+                        axes=spec.axes, dtype=grad.dtype, num_threads=num_threads)
+    ref = _PlanRef.of(plan, scale_factor, mode, align_corners, antialias)
+    out_chunks = _output_chunks(grad, spec.input_shape, plan.axes, chunks)
+    return _region_array("cresize-resize-backward", grad, ref, out_chunks,
+                         grad.dtype.newbyteorder("="), backward=True, num_threads=num_threads)
+
+
+def pyramid(x, levels, *, axes=None, mode="lanczos3", antialias=True, num_threads=1):
+    """The levels of a multiscale pyramid: ``[x, x/2, x/4, ...]`` (``levels`` arrays).
+
+    Level ``k`` is level ``k-1`` resized with ``scale_factor=0.5`` along ``axes``
+    (an axis already of length 1 stays 1), so the pixel spacing is exactly
+    ``2**k`` (OME-Zarr's ``scale``) and level ``k`` equals applying
+    ``cresize.resize`` ``k`` times in memory, bit for bit. Each level is computed
+    from the level above, not from the full-resolution chunks: a level then reads
+    a quarter (in 2-D) of the data of the one before, so the whole pyramid costs
+    about 4/3 of one pass over ``x``, whereas resizing ``x`` directly to each
+    level re-reads all of ``x`` with a kernel ``2**k`` times wider for every
+    level. (The composed halvings are not the same operator as one direct
+    resize by ``2**k``; call ``resize`` on ``x`` for that.)
+
+    Every level keeps ``x``'s chunk shape (capped by the level's length), so the
+    levels can be written with ``dask.array.to_zarr``; a task reads about
+    ``2**len(axes)`` chunks of the level above. ``axes`` default: the last
+    ``min(2, x.ndim)``.
+    """
+    x = _as_dask(x, "x")
+    if isinstance(levels, bool) or not isinstance(levels, (numbers.Integral, np.integer)):
+        raise TypeError(f"levels must be a positive int; got {levels!r}")
+    if levels < 1:
+        raise ValueError(f"levels must be >= 1 (level 0 is x itself); got {levels}")
+    axes = _spec.resize_axes(x.ndim, None, 0.5, axes)
+    result = [x]
+    for _ in range(1, int(levels)):
+        above = result[-1]
+        factors = tuple(0.5 if above.shape[a] >= 2 else 1.0 for a in axes)
+        chunks = {a: min(x.chunksize[a], above.shape[a] // 2 or 1) for a in axes}
+        result.append(resize(above, scale_factor=factors, axes=axes, mode=mode,
+                             antialias=antialias, chunks=chunks, num_threads=num_threads))
+    return result
+
+
+# ----------------------------------------------------------------------------
+# The graph
+
+
+def _region_array(prefix, src, ref, out_chunks, dtype, *, backward, num_threads):
+    """One task per output chunk: ``run_region`` on the input box its taps read.
+
+    The box of an output chunk is the product of per-axis intervals (the
+    operator is separable), so ``input_region`` is asked once per chunk of each
+    axis. The pieces of the input chunks the box overlaps are cut out by
+    ``getitem`` tasks (next to the data, on a cluster) and joined inside the task.
+    """
+    ndim = src.ndim
+    out_shape = tuple(sum(c) for c in out_chunks)
+    name = f"{prefix}-" + tokenize(src.name, ref.key, out_chunks, backward, num_threads)
+    get_name = f"{name}-getitem"
+    dsk = {}
+    if math.prod(out_shape) == 0:
+        for index in itertools.product(*(range(len(c)) for c in out_chunks)):
+            shape = tuple(c[i] for c, i in zip(out_chunks, index))
+            dsk[(name, *index)] = (_empty, shape, dtype)
+        graph = HighLevelGraph.from_collections(name, dsk, dependencies=[src])
+        return da.Array(graph, name, out_chunks, dtype=dtype)
+    per_axis = [_axis_pieces(ref.plan, src.chunks, out_shape, out_chunks, a, backward)
+                for a in range(ndim)]
+    getters = {}
+    for index in itertools.product(*(range(len(c)) for c in out_chunks)):
+        entries = [per_axis[a][i] for a, i in enumerate(index)]
+        out_region = tuple(e[0] for e in entries)
+        pieces = [e[1] for e in entries]
+        if any(not p for p in pieces):  # taps read nothing (zero rows): an empty box
+            shape = tuple(sum(s.stop - s.start for _, s, _ in p) for p in pieces)
+            block = (_empty, shape, src.dtype)
+            joined = False
+        else:
+            block = _nested(src.name, pieces, getters, get_name, dsk)
+            joined = any(len(p) > 1 for p in pieces)
+        dsk[(name, *index)] = (_run_region, ref, block, joined, out_region, backward,
+                               num_threads)
+    graph = HighLevelGraph.from_collections(name, dsk, dependencies=[src])
+    return da.Array(graph, name, out_chunks, dtype=dtype)
+
+
+def _axis_pieces(plan, in_chunks, out_shape, out_chunks, axis, backward):
+    """For each output chunk along ``axis``: its slice, and the input chunks
+    (number, local slice) that its input interval overlaps."""
+    bounds = np.cumsum((0,) + tuple(in_chunks[axis]))
+    probe = [slice(0, 1) for _ in out_shape]  # any one output along the other axes
+    entries, start = [], 0
+    for n in out_chunks[axis]:
+        out_slice = slice(start, start + n)
+        start += n
+        if n == 0:
+            entries.append((out_slice, []))
+            continue
+        probe[axis] = out_slice
+        lo, hi, _ = plan.input_region(tuple(probe), backward=backward)[axis].indices(
+            int(bounds[-1]))
+        pieces = []
+        first = int(np.searchsorted(bounds, lo, side="right")) - 1
+        for k in range(max(first, 0), len(bounds) - 1):
+            if bounds[k] >= hi:
+                break
+            a, b = max(lo, bounds[k]), min(hi, bounds[k + 1])
+            if b > a:
+                pieces.append((k, slice(int(a - bounds[k]), int(b - bounds[k])),
+                               bounds[k + 1] - bounds[k]))
+        entries.append((out_slice, pieces))
+    return entries
+
+
+def _nested(src_name, pieces, getters, get_name, dsk):
+    """Nested lists (one level per axis) of the keys of the input pieces, or the
+    one key when the box lies in one input chunk."""
+    def leaf(combo):
+        key = (src_name, *(k for k, _, _ in combo))
+        if all(s.start == 0 and s.stop == length for _, s, length in combo):
+            return key  # the whole chunk: no getitem
+        slices = tuple(s for _, s, _ in combo)
+        memo = (key, tuple((s.start, s.stop) for s in slices))  # slices hash from 3.12 on
+        cut = getters.get(memo)
+        if cut is None:
+            cut = getters[memo] = (get_name, len(getters))
+            size = math.prod(s.stop - s.start for s in slices)
+            small = size * 4 <= math.prod(length for _, _, length in combo)
+            dsk[cut] = (_cut, key, slices, small)
+        return cut
+
+    def build(axis, combo):
+        if axis == len(pieces):
+            return leaf(combo)
+        return [build(axis + 1, combo + [p]) for p in pieces[axis]]
+
+    if all(len(p) == 1 for p in pieces):
+        return leaf([p[0] for p in pieces])
+    return build(0, [])
+
+
+def _run_region(ref, block, joined, out_region, backward, num_threads):
+    if joined:
+        block = np.block(block)
+    return ref.plan.run_region(block, out_region, backward=backward, num_threads=num_threads)
+
+
+def _cut(chunk, slices, copy):
+    """A piece of an input chunk; a small piece (a halo) is copied so that the
+    chunk's memory need not outlive the tasks that read all of it."""
+    piece = chunk[slices]
+    return piece.copy() if copy else piece
+
+
+def _empty(shape, dtype):
+    return np.empty(shape, dtype)
+
+
+class _PlanRef:
+    """The whole array's plan, shipped to worker processes as its arguments.
+
+    A worker process rebuilds the plan once (``_plan_for``) and every task there
+    shares it; with the threaded scheduler nothing is pickled.
+    """
+
+    def __init__(self, plan, options):
+        self.plan = plan
+        self.key = (tuple(plan.input_shape), tuple(plan.axes), np.dtype(plan.dtype).str,
+                    tuple(sorted(options.items())))
+
+    @classmethod
+    def of(cls, plan, scale_factor, mode, align_corners, antialias):
+        """The reference of a plan made with these arguments (sizes and factors per axis)."""
+        return cls(plan, {"size": None if scale_factor is not None else _sizes(plan),
+                          "scale_factor": _factors(plan, scale_factor), "mode": mode,
+                          "align_corners": align_corners, "antialias": antialias})
+
+    def __reduce__(self):
+        return _plan_for, (self.key,)
+
+
+@functools.lru_cache(maxsize=16)
+def _plan_for(key):
+    """The plan of ``key`` in this process, built once (what a worker unpickles)."""
+    input_shape, axes, dtype, options = key
+    options = dict(options)
+    plan = cresize.plan(input_shape, options.pop("size"), axes=axes, dtype=np.dtype(dtype),
+                        num_threads=1, **options)
+    ref = _PlanRef(plan, {})
+    ref.key = key
+    return ref
+
+
+# ----------------------------------------------------------------------------
+# Arguments
+
+
+def _as_dask(x, name):
+    if not isinstance(x, da.Array):
+        try:
+            x = da.asarray(x)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"{name} must be a dask array or array_like: {exc}") from None
+    if any(math.isnan(n) for c in x.chunks for n in c):
+        raise ValueError(f"{name} has unknown chunk sizes; call {name}.compute_chunk_sizes() "
+                         f"first")
+    return x
+
+
+def _sizes(plan):
+    return tuple(int(plan.output_shape[a]) for a in plan.axes)
+
+
+def _factors(plan, scale_factor):
+    if scale_factor is None:
+        return None
+    if isinstance(scale_factor, (tuple, list, np.ndarray)):
+        return tuple(float(f) for f in scale_factor)
+    return (float(scale_factor),) * len(plan.axes)
+
+
+def _identity(grad, chunks):
+    if chunks is None:
+        return grad.copy()
+    return grad.rechunk(_output_chunks(grad, grad.shape, (), chunks))
+
+
+def _output_chunks(src, out_shape, axes, chunks):
+    """The result's chunks: ``chunks`` normalised, its unnamed axes defaulted."""
+    default = []
+    for a, (n_in, n_out) in enumerate(zip(src.shape, out_shape)):
+        if a not in axes:
+            default.append(tuple(src.chunks[a]))
+            continue
+        c_in = max(src.chunks[a])
+        c = max(1, min(n_out, round(c_in * min(n_out / n_in, 1.0)) if n_in else n_out))
+        default.append(normalize_chunks((c,), (n_out,))[0])
+    if chunks is None:
+        return tuple(default)
+    limit = max(src.dtype.itemsize * math.prod(max(c, default=0) for c in src.chunks), 1)
+    if isinstance(chunks, dict):
+        spec = list(default)
+        for a, c in chunks.items():
+            try:
+                axis = operator.index(a)
+            except TypeError:
+                raise TypeError(f"chunks: dict keys must be axes (ints); got {a!r}") from None
+            if not -len(out_shape) <= axis < len(out_shape):
+                raise ValueError(f"chunks: axis {a} is out of range for {len(out_shape)} "
+                                 f"dimensions")
+            spec[axis % len(out_shape)] = default[axis % len(out_shape)] if c is None else c
+        chunks = tuple(spec)
+    try:
+        return normalize_chunks(chunks, tuple(out_shape), limit=limit, dtype=src.dtype,
+                                previous_chunks=tuple(default))
+    except (ValueError, TypeError, AssertionError) as exc:
+        raise ValueError(f"chunks={chunks!r} is not a valid chunking of the result, shape "
+                         f"{tuple(out_shape)}: {exc}") from None
