@@ -11,6 +11,7 @@ import os
 import numpy as np
 
 from cresize import _kernels
+from cresize._dtypes import round_to
 from cresize._tables import (ALIASES, ANTIALIAS_SUPPORT, MODES, NO_ALIGN_CORNERS,
                              output_length, taps)
 
@@ -112,12 +113,8 @@ def resize(x, size=None, *, scale_factor=None, mode="bilinear", align_corners=Fa
     if small_int:
         _kernels.float_to_integers(result.reshape(-1), target.reshape(-1),
                                    _useful_threads(num_threads, 2 * result.size))
-    elif x.dtype.kind in "iu":  # 32/64-bit: clip to the float64 values inside the range
-        info = np.iinfo(x.dtype)
-        high = np.float64(info.max)
-        if int(high) > info.max:
-            high = np.nextafter(high, 0)
-        np.copyto(target, np.clip(np.rint(result), info.min, high), casting="unsafe")
+    elif x.dtype.kind in "iu":  # 32/64-bit
+        round_to(x.dtype, result, out=target)
     else:
         np.copyto(target, result, casting="unsafe")
     return target
