@@ -206,8 +206,8 @@ def test_quality(tmp_path):
 
 
 def test_jobs_split_the_cores(monkeypatch):
-    from cresize import _kernels
-    monkeypatch.setattr(os, "cpu_count", lambda: 8)
+    from cresize import _cli_resize, _kernels
+    monkeypatch.setattr(_cli_resize, "usable_cpus", lambda: 8)
     monkeypatch.setattr(_kernels, "max_threads", lambda: 8)
     assert split_cores(1, 100) == (1, 8)
     assert split_cores(2, 100) == (2, 4)
@@ -217,6 +217,18 @@ def test_jobs_split_the_cores(monkeypatch):
     assert split_cores(4, 2) == (2, 4)
     monkeypatch.setattr(_kernels, "max_threads", lambda: 2)  # OMP_NUM_THREADS=2
     assert split_cores(1, 100) == (1, 2)
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_getaffinity"), reason="no CPU affinity here")
+def test_cores_are_those_this_process_may_use(monkeypatch):
+    from cresize import _cli_resize, _kernels
+    monkeypatch.setattr(os, "cpu_count", lambda: 64)  # the machine; the process may use 3
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 5, 9})
+    monkeypatch.delattr(os, "process_cpu_count", raising=False)
+    monkeypatch.setattr(_kernels, "max_threads", lambda: 64)
+    assert _cli_resize.usable_cpus() == 3
+    assert split_cores(0, 100) == (3, 1)
+    assert split_cores(1, 100) == (1, 3)
 
 
 def test_jobs_2_gives_the_same_bytes_as_jobs_1(tmp_path):
