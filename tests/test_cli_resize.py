@@ -272,9 +272,15 @@ def test_progress_bar_only_on_a_terminal(tmp_path, capsys, monkeypatch):
     for i in range(3):
         write(tmp_path / "in" / f"{i}.png")
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    monkeypatch.setitem(sys.modules, "tqdm", None)  # the plain fallback
     assert main([str(tmp_path / "in"), "--width", "9", "--out-dir", str(tmp_path / "a")]) == 0
     err = capsys.readouterr().err
     assert "\r[" in err and "3/3" in err
+    monkeypatch.delitem(sys.modules, "tqdm")
+    pytest.importorskip("tqdm")
+    assert main([str(tmp_path / "in"), "--width", "9", "--out-dir", str(tmp_path / "t")]) == 0
+    err = capsys.readouterr().err
+    assert "\r[" not in err and "3/3" in err and "file" in err  # tqdm's bar, its unit
     assert main([str(tmp_path / "in"), "--width", "9", "--out-dir", str(tmp_path / "b"), "-q"]) == 0
     assert capsys.readouterr() == ("", "")
     monkeypatch.setattr(sys.stderr, "isatty", lambda: False)
@@ -337,28 +343,80 @@ def test_sigkill_leaves_only_complete_outputs(tmp_path):
     assert len(leftovers) <= 1 and all(n.endswith(".tmp") for n in leftovers)
 
 
-@pytest.mark.skipif(not hasattr(signal, "alarm"), reason="SIGALRM is POSIX only")
-def test_worker_that_drops_its_exit_still_ends():
-    # SIGTERM lands in a finalizer, whose SystemExit Python prints and drops;
-    # the worker goes on, and the pool must not wait for it forever.
-    code = (
-        "import time\n"
-        "import cresize._cli_resize as cli\n"
-        "cli._GRACE_S = 1\n"
-        "cli._worker_init()\n"
-        "class Busy:\n"
-        "    def __del__(self):\n"
-        "        print('ready', flush=True)\n"
-        "        time.sleep(60)\n"
-        "b = Busy()\n"
-        "del b\n"
-        "print('went on', flush=True)\n"
-        "time.sleep(60)\n")
+def _children(pid):
+    """Process ids whose parent is ``pid`` (Linux /proc; empty elsewhere)."""
+    found = []
+    for entry in os.listdir("/proc") if os.path.isdir("/proc") else []:
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
+                    found.append(int(entry))
+        except (OSError, ValueError, IndexError):
+            continue
+    return found
+
+
+@pytest.mark.skipif(not hasattr(os, "killpg"), reason="process groups are POSIX only")
+@pytest.mark.parametrize("delay", [0.1, 0.25, 0.5])
+def test_early_ctrl_c_prints_no_traceback(tmp_path, delay):
+    # A terminal's Ctrl-C goes to the whole process group, workers included, as
+    # soon as the batch starts: nobody may print a KeyboardInterrupt traceback
+    # (spawned workers did, while importing, before they ignored SIGINT).
+    for i in range(40):
+        write(tmp_path / "in" / f"{i:03d}.png", 96, 128, seed=i)
     env = dict(os.environ, PYTHONPATH=CRESIZE_ROOT)
-    proc = subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    assert proc.stdout.readline() == "ready\n"
-    proc.send_signal(signal.SIGTERM)
-    out, err = proc.communicate(timeout=30)
-    assert out == "went on\n" and "SystemExit: 143" in err
-    assert proc.returncode == -signal.SIGALRM
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cresize", "resize", str(tmp_path / "in"), "--scale", "3",
+         "--mode", "bicubic", "--out-dir", str(tmp_path / "out"), "--jobs", "2"],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        if _children(proc.pid) or os.path.isdir(tmp_path / "out"):
+            break  # worker processes are starting, or the first file is under way
+        time.sleep(0.002)
+    time.sleep(delay)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    assert proc.returncode in (0, 130), err
+    if os.path.isdir(tmp_path / "out"):
+        names, finals = _complete(tmp_path / "out")
+        assert names == finals
+
+
+def test_interrupted_count_includes_the_file_just_written(tmp_path, monkeypatch, capsys):
+    # Ctrl-C right after the second output is renamed into place: 2 files are done.
+    for i in range(4):
+        write(tmp_path / "in" / f"{i}.png", seed=i)
+    real, renamed = os.replace, []
+
+    def replace_then_ctrl_c(a, b):
+        real(a, b)
+        renamed.append(b)
+        if len(renamed) == 2:
+            signal.raise_signal(signal.SIGINT)
+    monkeypatch.setattr(os, "replace", replace_then_ctrl_c)
+    assert main([str(tmp_path / "in"), "--width", "9", "--out-dir", str(tmp_path / "out")]) == 130
+    written = sorted(os.listdir(tmp_path / "out"))
+    assert len(written) == len(renamed) == 2
+    assert "interrupted after 2 file(s)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("flags", [["--suffix", "_s", "--overwrite"], ["--suffix", "_s"]])
+def test_an_output_that_is_another_input_stops_the_batch(tmp_path, capsys, flags):
+    a, b = write(tmp_path / "a.png", seed=1), write(tmp_path / "a_s.png", seed=2)
+    c = write(tmp_path / "c.png", seed=3)
+    (tmp_path / "a_s_s.png").write_bytes(b"keep me")  # a_s.png's own output exists
+    before = {p: p.read_bytes() for p in (a, b, c)}
+    assert main([str(a), str(b), str(c), "--width", "9", *flags]) == 1
+    err = capsys.readouterr().err
+    if "--overwrite" in flags:  # a.png -> a_s.png would destroy the input a_s.png
+        assert f"the output {b} of {a} would replace the input {b}" in err
+        assert "nothing was done" in err
+        assert sorted(os.listdir(tmp_path)) == ["a.png", "a_s.png", "a_s_s.png", "c.png"]
+    else:  # without --overwrite nothing is replaced: a_s.png and a_s_s.png exist, c is done
+        assert "exists (use --overwrite)" in err and "would replace" not in err
+        assert (tmp_path / "c_s.png").exists()
+    assert {p: p.read_bytes() for p in (a, b, c)} == before
+    assert (tmp_path / "a_s_s.png").read_bytes() == b"keep me"

@@ -118,7 +118,7 @@ def main(argv=None):
         print("cresize resize: error: -o/--output takes one input; use --out-dir for many",
               file=sys.stderr)
         return 2
-    clashes = _clashes(tasks)
+    clashes = _clashes(tasks, failures)
     if clashes:
         for src, dst, other in clashes:
             print(f"cresize resize: error: the output {dst} of {src} would replace the input "
@@ -274,9 +274,10 @@ def _walk(top, recursive, out_dir):
         yield from (os.path.join(root, f) for f in sorted(files) if not f.startswith("."))
 
 
-def _clashes(tasks):
+def _clashes(tasks, failures):
     """``[(src, dst, other input)]`` where an output is another input of the batch."""
-    inputs = {os.path.realpath(src): src for src, _, _ in tasks}
+    named = [src for src, _ in failures if os.path.isfile(src)] + [src for src, _, _ in tasks]
+    inputs = {os.path.realpath(src): src for src in named}
     return [(src, dst, inputs[key]) for src, dst, _ in tasks
             for key in [os.path.realpath(dst)] if key in inputs and inputs[key] != src
             and key != os.path.realpath(src)]
