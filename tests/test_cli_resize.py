@@ -420,3 +420,82 @@ def test_an_output_that_is_another_input_stops_the_batch(tmp_path, capsys, flags
         assert (tmp_path / "c_s.png").exists()
     assert {p: p.read_bytes() for p in (a, b, c)} == before
     assert (tmp_path / "a_s_s.png").read_bytes() == b"keep me"
+
+
+def write16(path, h=40, w=60, channels=3, seed=0):
+    cv2 = pytest.importorskip("cv2")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    rng = np.random.default_rng(seed)
+    wide = photo(h, w, seed).astype(np.uint16) * 257 ^ rng.integers(0, 256, (h, w, 3), np.uint16)
+    if channels == 4:
+        wide = np.dstack([wide, rng.integers(30000, 65536, (h, w), np.uint16)])
+    assert cv2.imwrite(str(path), wide[..., [2, 1, 0, 3][:channels]])
+    return wide
+
+
+@pytest.mark.parametrize("ext", ["png", "tif"])
+@pytest.mark.parametrize("channels", [3, 4])
+def test_16bit_colour_stays_16bit(tmp_path, ext, channels, capsys):
+    cv2 = pytest.importorskip("cv2")
+    pixels = write16(tmp_path / "in" / f"a.{ext}", channels=channels)
+    assert main([str(tmp_path / "in"), "--width", "25", "--out-dir", str(tmp_path / "o")]) == 0
+    assert "rounded" not in capsys.readouterr().err
+    out = cv2.imread(str(tmp_path / "o" / f"a.{ext}"), cv2.IMREAD_UNCHANGED)
+    assert out.dtype == np.uint16 and out.shape == (17, 25, channels)
+    want = resize_image(pixels, (25, 17))
+    np.testing.assert_array_equal(out[..., [2, 1, 0, 3][:channels]], want)
+    if channels == 3:  # within 1 of the exact result
+        exact = cresize.resize(pixels.astype(np.float64), (17, 25), mode="lanczos3",
+                               antialias=True, axes=(0, 1))
+        assert np.abs(want - np.clip(np.rint(exact), 0, 65535)).max() <= 1
+
+
+def test_16bit_to_jpeg_is_rounded_and_said_once(tmp_path, capsys):
+    for i in range(3):
+        write16(tmp_path / "in" / f"{i}.png", seed=i)
+    write(tmp_path / "in" / "8bit.png")
+    assert main([str(tmp_path / "in"), "--width", "25", "--format", "jpeg", "--jobs", "2",
+                 "--out-dir", str(tmp_path / "o")]) == 0
+    err = capsys.readouterr().err
+    assert err.count("16-bit samples are rounded to 8 bits for JPEG output") == 1
+    assert tree(tmp_path / "o") == ["0.jpg", "1.jpg", "2.jpg", "8bit.jpg"]
+
+
+def test_16bit_colour_without_opencv_is_refused(tmp_path, capsys, monkeypatch):
+    write16(tmp_path / "in" / "deep.png")
+    write(tmp_path / "in" / "plain.png")
+    monkeypatch.setitem(sys.modules, "cv2", None)
+    assert main([str(tmp_path / "in"), "--width", "25", "--out-dir", str(tmp_path / "o")]) == 1
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'in' / 'deep.png'}: ValueError: " in err
+    assert "has 16-bit RGB pixels; OpenCV reads and writes 16-bit colour" in err
+    assert tree(tmp_path / "o") == ["plain.png"]
+
+
+def test_exact_turns_shrink_on_load_off(tmp_path):
+    src = write(tmp_path / "in.jpg", 400, 600, quality=95)
+    for flags, name in [([], "fast.png"), (["--exact"], "exact.png")]:
+        assert main([str(src), "--fit", "60x60", "-o", str(tmp_path / name), "-q", *flags]) == 0
+    fast, exact = (np.asarray(Image.open(tmp_path / n)) for n in ("fast.png", "exact.png"))
+    np.testing.assert_array_equal(exact, np.asarray(resize_image(src, fit=(60, 60), exact=True)))
+    np.testing.assert_array_equal(fast, np.asarray(resize_image(src, fit=(60, 60))))
+    assert fast.tobytes() != exact.tobytes()
+
+
+def test_the_cresize_command_has_argparse_subcommands(tmp_path, capsys, monkeypatch):
+    from cresize import __main__ as top
+    from cresize import _selfcheck
+    assert top.main(["-h"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: cresize") and all(name in out for name in top.SUBCOMMANDS)
+    assert top.main(["nope"]) == 2
+    assert "invalid choice: 'nope'" in capsys.readouterr().err
+    assert top.main(["resize", "-h"]) == 0
+    assert capsys.readouterr().out.startswith("usage: cresize resize")
+    calls = []
+    monkeypatch.setattr(_selfcheck, "main", lambda argv: calls.append(argv) or 0)
+    assert top.main([]) == 0 and top.main(["selfcheck"]) == 0  # no subcommand: the self-check
+    assert calls == [[], []]
+    src = write(tmp_path / "in.png")
+    assert top.main(["resize", str(src), "--width", "9", "-o", str(tmp_path / "o.png"), "-q"]) == 0
+    assert Image.open(tmp_path / "o.png").size == (9, 6)
