@@ -8,7 +8,7 @@ a temporary directory. Each tool makes 800x800-box PNG thumbnails of all of them
 into a fresh directory, in a subprocess of its own (each pays its interpreter
 start and imports, as a user's command does), rounds interleaved between tools:
 
-* cresize: ``python -m cresize resize DIR --fit 800x800 --out-dir OUT --jobs T``;
+* cresize: ``python -m cresize resize DIR --fit 800x800 --format png --jobs T --out-dir OUT``;
 * libvips: ``pyvips.Image.thumbnail(path, 800, height=800)`` + ``write_to_file``,
   file by file with ``VIPS_CONCURRENCY=T`` (skipped with a note without pyvips);
 * Pillow: ``Image.thumbnail((800, 800), LANCZOS)`` (its default ``reducing_gap``,
@@ -91,7 +91,8 @@ def commands(src, threads):
     env = dict(os.environ, PYTHONPATH=SRC + os.pathsep + os.environ.get("PYTHONPATH", ""),
                OMP_NUM_THREADS=str(threads))
     tools = {"cresize": ([sys.executable, "-m", "cresize", "resize", src, "--fit",
-                          f"{BOX}x{BOX}", "--jobs", str(threads), "-q", "--out-dir"], env)}
+                          f"{BOX}x{BOX}", "--format", "png", "--jobs", str(threads), "-q",
+                          "--out-dir"], env)}
     try:
         import pyvips  # noqa: F401
         tools["libvips"] = ([sys.executable, "-c", VIPS.format(box=BOX), src],
@@ -127,7 +128,7 @@ def run(threads, repeat, count=12):
                     times[name].append(time.perf_counter() - t)
                 if r < repeat:
                     shutil.rmtree(out)
-        worst = min(psnr(Image.open(os.path.join(root, f"out-cresize-{repeat}", f"{i:02d}.jpg")),
+        worst = min(psnr(Image.open(os.path.join(root, f"out-cresize-{repeat}", f"{i:02d}.png")),
                          resize_image(os.path.join(src, f"{i:02d}.jpg"), fit=(BOX, BOX),
                                       exact=True))
                     for i in range(count))

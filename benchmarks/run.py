@@ -39,6 +39,8 @@ TORCH_MODE = {"nearest": "nearest", "nearest-exact": "nearest-exact", "bilinear"
 CV2_MODE = {"nearest": "INTER_NEAREST", "bilinear": "INTER_LINEAR", "bicubic": "INTER_CUBIC",
             "area": "INTER_AREA"}
 PIL_MODE = {"bilinear": "BILINEAR", "bicubic": "BICUBIC", "lanczos3": "LANCZOS"}
+#: Groups in modules of their own: name -> module in benchmarks/ with run(threads, repeat).
+GROUPS = {"files": "files"}
 
 
 class Case:
@@ -253,7 +255,13 @@ def main(argv=None):
     parser.add_argument("--write", action="store_true", help="write benchmarks/RESULTS.md")
     parser.add_argument("--no-extras", action="store_true",
                         help="skip the memory and antialias-scaling tables")
+    parser.add_argument("--groups", help=f"run these groups instead: {', '.join(GROUPS)}")
     args = parser.parse_args(argv)
+    if args.groups:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        for name in args.groups.split(","):
+            print(__import__(GROUPS[name]).run(args.threads, args.repeat))
+        return 0
     if torch is not None:
         torch.set_num_threads(args.threads)
     if cv2 is not None:

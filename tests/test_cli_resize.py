@@ -244,7 +244,8 @@ def test_jobs_2_gives_the_same_bytes_as_jobs_1(tmp_path):
         assert (tmp_path / "j1" / n).read_bytes() == (tmp_path / "j2" / n).read_bytes()
 
 
-def test_writer_failing_mid_write_leaves_no_partial_output(tmp_path, monkeypatch, capsys):
+@pytest.mark.parametrize("writer", ["pillow", "any"])
+def test_writer_failing_mid_write_leaves_no_partial_output(tmp_path, monkeypatch, capsys, writer):
     for name in ("a.png", "b.png", "c.png"):
         write(tmp_path / "in" / name)
     real, calls = Image.Image.save, []
@@ -255,7 +256,32 @@ def test_writer_failing_mid_write_leaves_no_partial_output(tmp_path, monkeypatch
             fp.write(b"\x89PNG\r\n\x1a\n a third of a PNG")
             raise OSError("No space left on device")
         return real(self, fp, *args, **kwargs)
-    monkeypatch.setattr(Image.Image, "save", flaky)
+    if writer == "pillow":  # Pillow writes the PNG (OpenCV, where installed, is faster)
+        monkeypatch.setitem(sys.modules, "cv2", None)
+        monkeypatch.setattr(Image.Image, "save", flaky)
+    else:  # whichever library encodes, the second file's write fails half-way
+        import cresize.image
+
+        class Flaky:
+            def __init__(self, f):
+                self.f = f
+
+            def write(self, data):
+                calls.append(self)
+                if len(calls) == 2:
+                    self.f.write(bytes(data)[:len(data) // 3])
+                    raise OSError("No space left on device")
+                return self.f.write(data)
+
+            def __getattr__(self, name):
+                return getattr(self.f, name)
+
+            def __enter__(self):
+                return self
+
+            def __exit__(self, *exc):
+                self.f.close()
+        monkeypatch.setattr(cresize.image, "open", lambda *a: Flaky(open(*a)), raising=False)
     assert main([str(tmp_path / "in"), "--width", "30", "--out-dir", str(tmp_path / "out")]) == 1
     assert "b.png: OSError: No space left on device" in capsys.readouterr().err
     assert sorted(os.listdir(tmp_path / "out")) == ["a.png", "c.png"]  # no temporary file either

@@ -256,14 +256,41 @@ def test_save_refuses_to_overwrite(tmp_path):
     assert Image.open(path).size == (8, 8)
 
 
+class HalfWrites:
+    """A file whose writes stop half-way with ``exc`` (a full disk, a Ctrl-C)."""
+
+    def __init__(self, f, exc):
+        self.f, self.exc = f, exc
+
+    def write(self, data):
+        self.f.write(bytes(data)[:len(data) // 2])
+        raise self.exc
+
+    def __getattr__(self, name):
+        return getattr(self.f, name)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.f.close()
+
+
+@pytest.mark.parametrize("writer", ["pillow", "any"])
 @pytest.mark.parametrize("exc", [OSError("disk full"), KeyboardInterrupt()])
-def test_failed_write_leaves_nothing(tmp_path, monkeypatch, exc):
+def test_failed_write_leaves_nothing(tmp_path, monkeypatch, exc, writer):
     (tmp_path / "old.png").write_bytes(b"old")
 
     def broken(self, fp, *args, **kwargs):
         fp.write(b"\x89PNG half an image")
         raise exc
-    monkeypatch.setattr(Image.Image, "save", broken)
+    if writer == "pillow":  # Pillow writes the PNG (OpenCV, where installed, is faster)
+        monkeypatch.setitem(sys.modules, "cv2", None)
+        monkeypatch.setattr(Image.Image, "save", broken)
+    else:  # whichever library encodes, the file's writes fail
+        import cresize.image
+        monkeypatch.setattr(cresize.image, "open", lambda *a: HalfWrites(open(*a), exc),
+                            raising=False)
     for name, overwrite in [("new.png", False), ("old.png", True)]:
         with pytest.raises(type(exc)):
             save_image(photo(8, 8), tmp_path / name, overwrite=overwrite)
@@ -512,3 +539,29 @@ def test_16bit_colour_without_opencv_is_refused(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match="needs OpenCV"):
         save_image(rgb16(4, 4, 3), tmp_path / "out.png")
     assert sorted(os.listdir(tmp_path)) == ["in.png"]
+
+
+@pytest.mark.parametrize("mode", ["L", "RGB", "RGBA", "I;16", "LA", "P"])
+def test_png_writers_agree(tmp_path, monkeypatch, mode):
+    # OpenCV (when installed) writes L/RGB/RGBA/I;16 PNGs much faster than Pillow;
+    # the pixels and the ICC profile, EXIF and DPI are the same as Pillow's file.
+    if mode == "I;16":
+        im = Image.fromarray(photo(30, 40, 1).astype(np.uint16) * 257)
+    else:
+        im = Image.fromarray(photo(30, 40)).convert(mode)
+    exif = Image.Exif()
+    exif[0x010F] = "cresize-test"
+    icc = _icc()
+    im.info.update(icc_profile=icc, exif=exif.tobytes(), dpi=(300, 150))
+    save_image(im, tmp_path / "fast.png")
+    with monkeypatch.context() as m:
+        m.setitem(sys.modules, "cv2", None)
+        save_image(im, tmp_path / "pillow.png")
+    fast, slow = Image.open(tmp_path / "fast.png"), Image.open(tmp_path / "pillow.png")
+    fast.verify()
+    fast = Image.open(tmp_path / "fast.png")
+    assert fast.mode == slow.mode and fast.size == slow.size
+    np.testing.assert_array_equal(np.asarray(fast), np.asarray(slow))
+    assert fast.info["icc_profile"] == slow.info["icc_profile"] == icc
+    assert fast.getexif()[0x010F] == "cresize-test"
+    assert [round(d) for d in fast.info["dpi"]] == [300, 150]

@@ -174,11 +174,8 @@ def save_image(image, path, *, format=None, quality=None, overwrite=False):
         if cv2 is None:
             raise ValueError(f"writing 16-bit colour to {path} needs OpenCV; {OPENCV_HINT}")
         order = {2: [0, 0, 0, 1], 3: [2, 1, 0], 4: [2, 1, 0, 3]}[image.shape[2]]
-        ok, data = cv2.imencode(".png" if fmt == "PNG" else ".tif",
-                                np.ascontiguousarray(image[..., order], np.uint16))
-        if not ok:
-            raise OSError(f"OpenCV could not encode {path}")
-        _write_atomic(path, lambda f: f.write(data.tobytes()), overwrite)
+        data = _opencv_encode(fmt, np.ascontiguousarray(image[..., order], np.uint16), {})
+        _write_atomic(path, lambda f: f.write(data), overwrite)
         return
     if _is_16bit_array(image):
         image = _to_8bit(image)
@@ -188,7 +185,45 @@ def save_image(image, path, *, format=None, quality=None, overwrite=False):
     params = {key: image.info[key] for key in ("icc_profile", "exif", "dpi") if image.info.get(key)}
     if fmt in ("JPEG", "WEBP"):
         params["quality"] = 90 if quality is None else int(quality)
+    if fmt == "PNG" and image.mode in _OPENCV_PNG and _opencv() is not None:
+        order = _OPENCV_PNG[image.mode]
+        pixels = np.asarray(image)
+        pixels = pixels.astype(pixels.dtype.newbyteorder("="), copy=False)
+        data = _opencv_encode(fmt, pixels if order is None else pixels[..., order], params)
+        _write_atomic(path, lambda f: f.write(data), overwrite)
+        return
     _write_atomic(path, lambda f: image.save(f, format=fmt, **params), overwrite)
+
+
+#: Pillow modes written as PNG by OpenCV -> channel order for OpenCV (BGR), or None.
+#: OpenCV's PNG encoder (zlib at its fast default, no adaptive filter search)
+#: makes files about as small as Pillow's default in about a tenth of the time.
+_OPENCV_PNG = {"L": None, "I;16": None, "RGB": [2, 1, 0], "RGBA": [2, 1, 0, 3]}
+
+
+def _opencv_encode(fmt, pixels, params):
+    """The file's bytes, from OpenCV; a PNG gets ``params``' ICC profile, EXIF and DPI."""
+    cv2 = _opencv()
+    ok, data = cv2.imencode(".png" if fmt == "PNG" else ".tif", np.ascontiguousarray(pixels))
+    if not ok:
+        raise OSError(f"OpenCV could not encode a {pixels.shape} {pixels.dtype} image as {fmt}")
+    data = data.tobytes()
+    if fmt != "PNG":
+        return data
+    import struct
+    import zlib
+    chunks = []
+    if params.get("icc_profile"):
+        chunks.append((b"iCCP", b"ICC Profile\0\0" + zlib.compress(params["icc_profile"])))
+    if params.get("exif"):  # as Pillow writes it: without the JPEG "Exif\0\0" header
+        exif = params["exif"]
+        chunks.append((b"eXIf", exif[6:] if exif.startswith(b"Exif\0\0") else exif))
+    if params.get("dpi"):
+        x, y = (int(d / 0.0254 + 0.5) for d in params["dpi"])
+        chunks.append((b"pHYs", struct.pack(">IIB", x, y, 1)))
+    extra = b"".join(struct.pack(">I", len(body)) + kind + body
+                     + struct.pack(">I", zlib.crc32(kind + body)) for kind, body in chunks)
+    return data[:33] + extra + data[33:]  # after the signature and IHDR
 
 
 def _write_atomic(path, write, overwrite):
