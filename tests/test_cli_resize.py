@@ -412,7 +412,8 @@ def test_early_ctrl_c_prints_no_traceback(tmp_path, delay):
 
 
 def test_interrupted_count_includes_the_file_just_written(tmp_path, monkeypatch, capsys):
-    # Ctrl-C right after the second output is renamed into place: 2 files are done.
+    # Ctrl-C right after the second output is renamed into place: at least 2 files
+    # are done (a worker may finish another before the main thread reacts), all counted.
     for i in range(4):
         write(tmp_path / "in" / f"{i}.png", seed=i)
     real, renamed = os.replace, []
@@ -425,8 +426,8 @@ def test_interrupted_count_includes_the_file_just_written(tmp_path, monkeypatch,
     monkeypatch.setattr(os, "replace", replace_then_ctrl_c)
     assert main([str(tmp_path / "in"), "--width", "9", "--out-dir", str(tmp_path / "out")]) == 130
     written = sorted(os.listdir(tmp_path / "out"))
-    assert len(written) == len(renamed) == 2
-    assert "interrupted after 2 file(s)" in capsys.readouterr().err
+    assert len(written) == len(renamed) >= 2
+    assert f"interrupted after {len(written)} file(s)" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("flags", [["--suffix", "_s", "--overwrite"], ["--suffix", "_s"]])
