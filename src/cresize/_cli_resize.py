@@ -10,6 +10,7 @@ touched.
 """
 import argparse
 import concurrent.futures
+import contextlib
 import os
 import signal
 import sys
@@ -18,8 +19,8 @@ import time
 
 from cresize._tables import ALIASES, MODES
 
-#: What a worker returns for a file it did not start (or did not write) after Ctrl-C.
-_CANCELLED = "cancelled"
+#: The reason a worker returns for a file it did not start (or did not write) after Ctrl-C.
+_CANCELLED = object()
 
 EPILOG = """examples:
   cresize resize photo.jpg --fit 1024x1024 -o small.jpg
@@ -79,7 +80,7 @@ def _parser():
     q.add_argument("--quality", type=int, choices=range(1, 101), metavar="1-100",
                    help="JPEG/WebP quality (default 90)")
     q.add_argument("--exact", action="store_true",
-                   help="decode JPEGs at full size (no shrink-on-load; slower, same within 40 dB)")
+                   help="decode JPEGs at full size (no shrink-on-load; slower)")
     r = p.add_argument_group("running")
     r.add_argument("-j", "--jobs", type=int, default=1,
                    help="files at once, in threads (0: one per usable CPU; default 1)")
@@ -141,7 +142,7 @@ def main(argv=None):
     bar = _progress(len(tasks), enabled=not args.quiet and sys.stderr.isatty())
 
     def report(src, reason, narrowed):
-        if reason == _CANCELLED:
+        if reason is _CANCELLED:
             return
         if reason is None:
             counts["done"] += 1
@@ -156,22 +157,18 @@ def main(argv=None):
                   f"{narrowed} output (write PNG or TIFF to keep 16 bits)", file=sys.stderr)
         bar.step()
 
-    previous = signal.getsignal(signal.SIGTERM)
-    if previous is not None and _main_thread():
-        signal.signal(signal.SIGTERM, _interrupt)
+    stop = threading.Event()
+    todo = [(src, dst, dict(options, overwrite=args.overwrite or same))
+            for src, dst, same in tasks]
     try:
-        todo = [(src, dst, dict(options, overwrite=args.overwrite or same))
-                for src, dst, same in tasks]
-        _run(todo, jobs, report, results)
+        with _stop_on_signals(stop):
+            _run(todo, jobs, report, results, stop)
     except KeyboardInterrupt:
         bar.close()
         done = sum(reason is None for _, reason, _ in results)
         print(f"cresize resize: interrupted after {done} file(s); "
               f"no partial outputs were left", file=sys.stderr)
         return 130
-    finally:
-        if previous is not None and _main_thread():
-            signal.signal(signal.SIGTERM, previous)
     bar.close()
     if not args.quiet:
         seconds = time.perf_counter() - start
@@ -283,17 +280,17 @@ def _clashes(tasks, failures):
             and key != os.path.realpath(src)]
 
 
-def _run(tasks, jobs, report, results):
+def _run(tasks, jobs, report, results, stop=None):
     """Do ``tasks`` in a pool of ``jobs`` threads; ``report(src, reason, narrowed)`` each.
 
-    Each worker appends its ``(src, reason, narrowed)`` to ``results`` itself
-    (signals interrupt only the main thread), so after a KeyboardInterrupt
-    (Ctrl-C, or SIGTERM through ``_interrupt``) ``results`` counts exactly the
-    files written. Then no new file is started and none is written any more;
-    the files being written are finished (each is renamed into place whole),
-    and it re-raises.
+    Each worker appends its ``(src, reason, narrowed)`` to ``results`` itself.
+    When ``stop`` is set (Ctrl-C or SIGTERM, see ``_stop_on_signals``), no new
+    file is started and none is written any more; the files being written are
+    finished (each is renamed into place whole); then KeyboardInterrupt is
+    raised, here, at a known point, and ``results`` counts exactly the files
+    written.
     """
-    cancel = threading.Event()
+    cancel = stop if stop is not None else threading.Event()
 
     def work(task):
         result = _one(task, cancel)
@@ -311,11 +308,13 @@ def _run(tasks, jobs, report, results):
                 unreported.append(pool.submit(work, task))
             if not unreported:
                 break
-            # A timeout keeps the wait interruptible by Ctrl-C on every platform.
-            concurrent.futures.wait(unreported, timeout=0.25,
+            # The timeout bounds how long a stop request waits to be seen.
+            concurrent.futures.wait(unreported, timeout=0.1,
                                     return_when=concurrent.futures.FIRST_COMPLETED)
             while unreported and unreported[0].done():  # in order
                 report(*unreported.pop(0).result())
+            if cancel.is_set():
+                raise KeyboardInterrupt
     except BaseException:
         cancel.set()
         pool.shutdown(wait=True, cancel_futures=True)
@@ -351,12 +350,28 @@ def _one(task, cancel=None):
     return src, None, narrowed
 
 
-def _interrupt(signum, frame):
-    raise KeyboardInterrupt
+@contextlib.contextmanager
+def _stop_on_signals(stop):
+    """While running, SIGINT and SIGTERM only set ``stop``.
 
-
-def _main_thread():
-    return threading.current_thread() is threading.main_thread()
+    The handlers raise nothing: an exception raised by a signal inside library
+    code (say, while ``concurrent.futures`` holds a future's lock) can leave a
+    lock held and hang the pool. ``_run`` sees ``stop`` and ends at a known point.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signals are delivered to the main thread only
+        return
+    names = [name for name in ("SIGINT", "SIGTERM") if hasattr(signal, name)]
+    previous = {name: signal.getsignal(getattr(signal, name)) for name in names}
+    for name in names:
+        if previous[name] is not None:  # None: installed from C, leave it alone
+            signal.signal(getattr(signal, name), lambda signum, frame: stop.set())
+    try:
+        yield
+    finally:
+        for name in names:
+            if previous[name] is not None:
+                signal.signal(getattr(signal, name), previous[name])
 
 
 def _progress(total, enabled):
