@@ -39,12 +39,12 @@ TORCH_MODE = {"nearest": "nearest", "nearest-exact": "nearest-exact", "bilinear"
 CV2_MODE = {"nearest": "INTER_NEAREST", "bilinear": "INTER_LINEAR", "bicubic": "INTER_CUBIC",
             "area": "INTER_AREA"}
 PIL_MODE = {"bilinear": "BILINEAR", "bicubic": "BICUBIC", "lanczos3": "LANCZOS"}
-
 #: Groups in modules of their own (``benchmarks/<module>.py``, ``run(threads, repeat) -> str``).
 GROUPS = {
     "latency": "latency",
     "feature-maps": "feature_maps",
     "dask": "dask_group",
+    "files": "files",
 }
 
 

@@ -206,8 +206,8 @@ def test_quality(tmp_path):
 
 
 def test_jobs_split_the_cores(monkeypatch):
-    from cresize import _kernels
-    monkeypatch.setattr(os, "cpu_count", lambda: 8)
+    from cresize import _cli_resize, _kernels
+    monkeypatch.setattr(_cli_resize, "usable_cpus", lambda: 8)
     monkeypatch.setattr(_kernels, "max_threads", lambda: 8)
     assert split_cores(1, 100) == (1, 8)
     assert split_cores(2, 100) == (2, 4)
@@ -217,6 +217,18 @@ def test_jobs_split_the_cores(monkeypatch):
     assert split_cores(4, 2) == (2, 4)
     monkeypatch.setattr(_kernels, "max_threads", lambda: 2)  # OMP_NUM_THREADS=2
     assert split_cores(1, 100) == (1, 2)
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_getaffinity"), reason="no CPU affinity here")
+def test_cores_are_those_this_process_may_use(monkeypatch):
+    from cresize import _cli_resize, _kernels
+    monkeypatch.setattr(os, "cpu_count", lambda: 64)  # the machine; the process may use 3
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 5, 9})
+    monkeypatch.delattr(os, "process_cpu_count", raising=False)
+    monkeypatch.setattr(_kernels, "max_threads", lambda: 64)
+    assert _cli_resize.usable_cpus() == 3
+    assert split_cores(0, 100) == (3, 1)
+    assert split_cores(1, 100) == (1, 3)
 
 
 def test_jobs_2_gives_the_same_bytes_as_jobs_1(tmp_path):
@@ -232,7 +244,8 @@ def test_jobs_2_gives_the_same_bytes_as_jobs_1(tmp_path):
         assert (tmp_path / "j1" / n).read_bytes() == (tmp_path / "j2" / n).read_bytes()
 
 
-def test_writer_failing_mid_write_leaves_no_partial_output(tmp_path, monkeypatch, capsys):
+@pytest.mark.parametrize("writer", ["pillow", "any"])
+def test_writer_failing_mid_write_leaves_no_partial_output(tmp_path, monkeypatch, capsys, writer):
     for name in ("a.png", "b.png", "c.png"):
         write(tmp_path / "in" / name)
     real, calls = Image.Image.save, []
@@ -243,7 +256,32 @@ def test_writer_failing_mid_write_leaves_no_partial_output(tmp_path, monkeypatch
             fp.write(b"\x89PNG\r\n\x1a\n a third of a PNG")
             raise OSError("No space left on device")
         return real(self, fp, *args, **kwargs)
-    monkeypatch.setattr(Image.Image, "save", flaky)
+    if writer == "pillow":  # Pillow writes the PNG (OpenCV, where installed, is faster)
+        monkeypatch.setitem(sys.modules, "cv2", None)
+        monkeypatch.setattr(Image.Image, "save", flaky)
+    else:  # whichever library encodes, the second file's write fails half-way
+        import cresize.image
+
+        class Flaky:
+            def __init__(self, f):
+                self.f = f
+
+            def write(self, data):
+                calls.append(self)
+                if len(calls) == 2:
+                    self.f.write(bytes(data)[:len(data) // 3])
+                    raise OSError("No space left on device")
+                return self.f.write(data)
+
+            def __getattr__(self, name):
+                return getattr(self.f, name)
+
+            def __enter__(self):
+                return self
+
+            def __exit__(self, *exc):
+                self.f.close()
+        monkeypatch.setattr(cresize.image, "open", lambda *a: Flaky(open(*a)), raising=False)
     assert main([str(tmp_path / "in"), "--width", "30", "--out-dir", str(tmp_path / "out")]) == 1
     assert "b.png: OSError: No space left on device" in capsys.readouterr().err
     assert sorted(os.listdir(tmp_path / "out")) == ["a.png", "c.png"]  # no temporary file either
@@ -260,9 +298,15 @@ def test_progress_bar_only_on_a_terminal(tmp_path, capsys, monkeypatch):
     for i in range(3):
         write(tmp_path / "in" / f"{i}.png")
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    monkeypatch.setitem(sys.modules, "tqdm", None)  # the plain fallback
     assert main([str(tmp_path / "in"), "--width", "9", "--out-dir", str(tmp_path / "a")]) == 0
     err = capsys.readouterr().err
     assert "\r[" in err and "3/3" in err
+    monkeypatch.delitem(sys.modules, "tqdm")
+    pytest.importorskip("tqdm")
+    assert main([str(tmp_path / "in"), "--width", "9", "--out-dir", str(tmp_path / "t")]) == 0
+    err = capsys.readouterr().err
+    assert "\r[" not in err and "3/3" in err and "file" in err  # tqdm's bar, its unit
     assert main([str(tmp_path / "in"), "--width", "9", "--out-dir", str(tmp_path / "b"), "-q"]) == 0
     assert capsys.readouterr() == ("", "")
     monkeypatch.setattr(sys.stderr, "isatty", lambda: False)
@@ -273,7 +317,8 @@ def test_progress_bar_only_on_a_terminal(tmp_path, capsys, monkeypatch):
 
 def _start(tmp_path, n, jobs):
     for i in range(n):
-        write(tmp_path / "in" / f"{i:03d}.png", 96, 128, seed=i)
+        # Big enough that 40 files take seconds: the signal lands mid-batch even on a busy machine.
+        write(tmp_path / "in" / f"{i:03d}.png", 192, 256, seed=i)
     env = dict(os.environ, PYTHONPATH=CRESIZE_ROOT)
     return subprocess.Popen(
         [sys.executable, "-m", "cresize", "resize", str(tmp_path / "in"), "--scale", "3",
@@ -296,7 +341,7 @@ def _complete(out_dir):
     for n in finals:  # every visible output decodes fully and has the right size
         with Image.open(os.path.join(out_dir, n)) as im:
             im.load()
-            assert im.size == (384, 288)
+            assert im.size == (768, 576)
     return names, finals
 
 
@@ -325,28 +370,160 @@ def test_sigkill_leaves_only_complete_outputs(tmp_path):
     assert len(leftovers) <= 1 and all(n.endswith(".tmp") for n in leftovers)
 
 
-@pytest.mark.skipif(not hasattr(signal, "alarm"), reason="SIGALRM is POSIX only")
-def test_worker_that_drops_its_exit_still_ends():
-    # SIGTERM lands in a finalizer, whose SystemExit Python prints and drops;
-    # the worker goes on, and the pool must not wait for it forever.
-    code = (
-        "import time\n"
-        "import cresize._cli_resize as cli\n"
-        "cli._GRACE_S = 1\n"
-        "cli._worker_init()\n"
-        "class Busy:\n"
-        "    def __del__(self):\n"
-        "        print('ready', flush=True)\n"
-        "        time.sleep(60)\n"
-        "b = Busy()\n"
-        "del b\n"
-        "print('went on', flush=True)\n"
-        "time.sleep(60)\n")
+def _children(pid):
+    """Process ids whose parent is ``pid`` (Linux /proc; empty elsewhere)."""
+    found = []
+    for entry in os.listdir("/proc") if os.path.isdir("/proc") else []:
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
+                    found.append(int(entry))
+        except (OSError, ValueError, IndexError):
+            continue
+    return found
+
+
+@pytest.mark.skipif(not hasattr(os, "killpg"), reason="process groups are POSIX only")
+@pytest.mark.parametrize("delay", [0.2, 0.4])
+def test_early_ctrl_c_prints_no_traceback(tmp_path, delay):
+    # A terminal's Ctrl-C goes to the whole process group, workers included, as
+    # soon as the batch starts: nobody may print a KeyboardInterrupt traceback
+    # (spawned workers did, while importing, before they ignored SIGINT).
+    for i in range(40):
+        write(tmp_path / "in" / f"{i:03d}.png", 192, 256, seed=i)
     env = dict(os.environ, PYTHONPATH=CRESIZE_ROOT)
-    proc = subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    assert proc.stdout.readline() == "ready\n"
-    proc.send_signal(signal.SIGTERM)
-    out, err = proc.communicate(timeout=30)
-    assert out == "went on\n" and "SystemExit: 143" in err
-    assert proc.returncode == -signal.SIGALRM
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cresize", "resize", str(tmp_path / "in"), "--scale", "3",
+         "--mode", "bicubic", "--out-dir", str(tmp_path / "out"), "--jobs", "2"],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        if _children(proc.pid) or os.path.isdir(tmp_path / "out"):
+            break  # worker processes are starting, or the first file is under way
+        time.sleep(0.002)
+    time.sleep(delay)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    assert proc.returncode in (0, 130), err
+    if os.path.isdir(tmp_path / "out"):
+        names, finals = _complete(tmp_path / "out")
+        assert names == finals
+
+
+def test_interrupted_count_includes_the_file_just_written(tmp_path, monkeypatch, capsys):
+    # Ctrl-C right after the second output is renamed into place: at least 2 files
+    # are done (a worker may finish another before the main thread reacts), all counted.
+    for i in range(4):
+        write(tmp_path / "in" / f"{i}.png", seed=i)
+    real, renamed = os.replace, []
+
+    def replace_then_ctrl_c(a, b):
+        real(a, b)
+        renamed.append(b)
+        if len(renamed) == 2:
+            signal.raise_signal(signal.SIGINT)
+    monkeypatch.setattr(os, "replace", replace_then_ctrl_c)
+    assert main([str(tmp_path / "in"), "--width", "9", "--out-dir", str(tmp_path / "out")]) == 130
+    written = sorted(os.listdir(tmp_path / "out"))
+    assert len(written) == len(renamed) >= 2
+    assert f"interrupted after {len(written)} file(s)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("flags", [["--suffix", "_s", "--overwrite"], ["--suffix", "_s"]])
+def test_an_output_that_is_another_input_stops_the_batch(tmp_path, capsys, flags):
+    a, b = write(tmp_path / "a.png", seed=1), write(tmp_path / "a_s.png", seed=2)
+    c = write(tmp_path / "c.png", seed=3)
+    (tmp_path / "a_s_s.png").write_bytes(b"keep me")  # a_s.png's own output exists
+    before = {p: p.read_bytes() for p in (a, b, c)}
+    assert main([str(a), str(b), str(c), "--width", "9", *flags]) == 1
+    err = capsys.readouterr().err
+    if "--overwrite" in flags:  # a.png -> a_s.png would destroy the input a_s.png
+        assert f"the output {b} of {a} would replace the input {b}" in err
+        assert "nothing was done" in err
+        assert sorted(os.listdir(tmp_path)) == ["a.png", "a_s.png", "a_s_s.png", "c.png"]
+    else:  # without --overwrite nothing is replaced: a_s.png and a_s_s.png exist, c is done
+        assert "exists (use --overwrite)" in err and "would replace" not in err
+        assert (tmp_path / "c_s.png").exists()
+    assert {p: p.read_bytes() for p in (a, b, c)} == before
+    assert (tmp_path / "a_s_s.png").read_bytes() == b"keep me"
+
+
+def write16(path, h=40, w=60, channels=3, seed=0):
+    cv2 = pytest.importorskip("cv2")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    rng = np.random.default_rng(seed)
+    wide = photo(h, w, seed).astype(np.uint16) * 257 ^ rng.integers(0, 256, (h, w, 3), np.uint16)
+    if channels == 4:
+        wide = np.dstack([wide, rng.integers(30000, 65536, (h, w), np.uint16)])
+    assert cv2.imwrite(str(path), wide[..., [2, 1, 0, 3][:channels]])
+    return wide
+
+
+@pytest.mark.parametrize("ext", ["png", "tif"])
+@pytest.mark.parametrize("channels", [3, 4])
+def test_16bit_colour_stays_16bit(tmp_path, ext, channels, capsys):
+    cv2 = pytest.importorskip("cv2")
+    pixels = write16(tmp_path / "in" / f"a.{ext}", channels=channels)
+    assert main([str(tmp_path / "in"), "--width", "25", "--out-dir", str(tmp_path / "o")]) == 0
+    assert "rounded" not in capsys.readouterr().err
+    out = cv2.imread(str(tmp_path / "o" / f"a.{ext}"), cv2.IMREAD_UNCHANGED)
+    assert out.dtype == np.uint16 and out.shape == (17, 25, channels)
+    want = resize_image(pixels, (25, 17))
+    np.testing.assert_array_equal(out[..., [2, 1, 0, 3][:channels]], want)
+    if channels == 3:  # within 1 of the exact result
+        exact = cresize.resize(pixels.astype(np.float64), (17, 25), mode="lanczos3",
+                               antialias=True, axes=(0, 1))
+        assert np.abs(want - np.clip(np.rint(exact), 0, 65535)).max() <= 1
+
+
+def test_16bit_to_jpeg_is_rounded_and_said_once(tmp_path, capsys):
+    for i in range(3):
+        write16(tmp_path / "in" / f"{i}.png", seed=i)
+    write(tmp_path / "in" / "8bit.png")
+    assert main([str(tmp_path / "in"), "--width", "25", "--format", "jpeg", "--jobs", "2",
+                 "--out-dir", str(tmp_path / "o")]) == 0
+    err = capsys.readouterr().err
+    assert err.count("16-bit samples are rounded to 8 bits for JPEG output") == 1
+    assert tree(tmp_path / "o") == ["0.jpg", "1.jpg", "2.jpg", "8bit.jpg"]
+
+
+def test_16bit_colour_without_opencv_is_refused(tmp_path, capsys, monkeypatch):
+    write16(tmp_path / "in" / "deep.png")
+    write(tmp_path / "in" / "plain.png")
+    monkeypatch.setitem(sys.modules, "cv2", None)
+    assert main([str(tmp_path / "in"), "--width", "25", "--out-dir", str(tmp_path / "o")]) == 1
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'in' / 'deep.png'}: ValueError: " in err
+    assert "has 16-bit RGB pixels; OpenCV reads and writes 16-bit colour" in err
+    assert tree(tmp_path / "o") == ["plain.png"]
+
+
+def test_exact_turns_shrink_on_load_off(tmp_path):
+    src = write(tmp_path / "in.jpg", 400, 600, quality=95)
+    for flags, name in [([], "fast.png"), (["--exact"], "exact.png")]:
+        assert main([str(src), "--fit", "60x60", "-o", str(tmp_path / name), "-q", *flags]) == 0
+    fast, exact = (np.asarray(Image.open(tmp_path / n)) for n in ("fast.png", "exact.png"))
+    np.testing.assert_array_equal(exact, np.asarray(resize_image(src, fit=(60, 60), exact=True)))
+    np.testing.assert_array_equal(fast, np.asarray(resize_image(src, fit=(60, 60))))
+    assert fast.tobytes() != exact.tobytes()
+
+
+def test_the_cresize_command_has_argparse_subcommands(tmp_path, capsys, monkeypatch):
+    from cresize import __main__ as top
+    from cresize import _selfcheck
+    assert top.main(["-h"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: cresize") and all(name in out for name in top.SUBCOMMANDS)
+    assert top.main(["nope"]) == 2
+    assert "invalid choice: 'nope'" in capsys.readouterr().err
+    assert top.main(["resize", "-h"]) == 0
+    assert capsys.readouterr().out.startswith("usage: cresize resize")
+    calls = []
+    monkeypatch.setattr(_selfcheck, "main", lambda argv: calls.append(argv) or 0)
+    assert top.main([]) == 0 and top.main(["selfcheck"]) == 0  # no subcommand: the self-check
+    assert calls == [[], []]
+    src = write(tmp_path / "in.png")
+    assert top.main(["resize", str(src), "--width", "9", "-o", str(tmp_path / "o.png"), "-q"]) == 0
+    assert Image.open(tmp_path / "o.png").size == (9, 6)

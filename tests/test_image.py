@@ -256,14 +256,41 @@ def test_save_refuses_to_overwrite(tmp_path):
     assert Image.open(path).size == (8, 8)
 
 
+class HalfWrites:
+    """A file whose writes stop half-way with ``exc`` (a full disk, a Ctrl-C)."""
+
+    def __init__(self, f, exc):
+        self.f, self.exc = f, exc
+
+    def write(self, data):
+        self.f.write(bytes(data)[:len(data) // 2])
+        raise self.exc
+
+    def __getattr__(self, name):
+        return getattr(self.f, name)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.f.close()
+
+
+@pytest.mark.parametrize("writer", ["pillow", "any"])
 @pytest.mark.parametrize("exc", [OSError("disk full"), KeyboardInterrupt()])
-def test_failed_write_leaves_nothing(tmp_path, monkeypatch, exc):
+def test_failed_write_leaves_nothing(tmp_path, monkeypatch, exc, writer):
     (tmp_path / "old.png").write_bytes(b"old")
 
     def broken(self, fp, *args, **kwargs):
         fp.write(b"\x89PNG half an image")
         raise exc
-    monkeypatch.setattr(Image.Image, "save", broken)
+    if writer == "pillow":  # Pillow writes the PNG (OpenCV, where installed, is faster)
+        monkeypatch.setitem(sys.modules, "cv2", None)
+        monkeypatch.setattr(Image.Image, "save", broken)
+    else:  # whichever library encodes, the file's writes fail
+        import cresize.image
+        monkeypatch.setattr(cresize.image, "open", lambda *a: HalfWrites(open(*a), exc),
+                            raising=False)
     for name, overwrite in [("new.png", False), ("old.png", True)]:
         with pytest.raises(type(exc)):
             save_image(photo(8, 8), tmp_path / name, overwrite=overwrite)
@@ -337,3 +364,204 @@ def test_arrays_need_no_pillow(monkeypatch, tmp_path):
         resize_image(tmp_path / "a.png", (6, 5))
     with pytest.raises(ImportError, match=r'pip install "cresize\[image\]"'):
         save_image(photo(4, 4), tmp_path / "a.png")
+
+
+# ---------------------------------------------------------------------------
+# One integer rounding (issue 11, item 5)
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.uint64, np.int32, np.uint32])
+def test_alpha_arrays_keep_integer_maxima(dtype):
+    info = np.iinfo(dtype)
+    rgba = np.full((6, 6, 4), info.max, dtype)
+    out = resize_image(rgba, (3, 3), mode="bilinear")
+    assert out.dtype == dtype
+    # the float maximum rounds up past the range; it must clip, not wrap to min / 0
+    assert (out.astype(np.float64) >= float(info.max) * (1 - 1e-6)).all(), out[..., 0]
+
+
+def test_round_to_is_the_core_rule():
+    from cresize._dtypes import round_to
+    v = np.array([-1e30, -0.5, 0.5, 1.5, 2.49, 254.5, 255.5, 1e30, 2.0**63, 2.0**64])
+    np.testing.assert_array_equal(round_to(np.uint8, v), [0, 0, 0, 2, 2, 254, 255, 255, 255, 255])
+    big = round_to(np.int64, v)
+    assert big[-1] == big[-2] == np.iinfo(np.int64).max - 1023 and big[0] == np.iinfo(np.int64).min
+    assert round_to(np.uint64, v)[-1] == 2**64 - 2048
+    x = np.array([[0, 2**62, 2**63 - 1]] * 3, np.int64)
+    np.testing.assert_array_equal(  # the core's 32/64-bit path is this function
+        cresize.resize(x, (3, 5), mode="bicubic"),
+        round_to(np.int64, cresize.resize(x.astype(np.float64), (3, 5), mode="bicubic")))
+    with pytest.raises(TypeError, match="dtype must be an integer"):
+        round_to(np.float32, v)
+
+
+# ---------------------------------------------------------------------------
+# Shrink-on-load (JPEG draft)
+
+
+def psnr(a, b):
+    err = np.mean((np.asarray(a, np.float64) - np.asarray(b, np.float64)) ** 2)
+    return 10 * np.log10(255.0 ** 2 / err) if err else np.inf
+
+
+def zone_plate(h, w):
+    """Rings whose frequency rises to the Nyquist limit: the worst case for aliasing."""
+    y, x = np.mgrid[0:h, 0:w].astype(np.float64)
+    v = 0.5 + 0.5 * np.cos(np.pi * ((x - w / 2) ** 2 + (y - h / 2) ** 2) / (2 * w))
+    return np.repeat(np.clip(np.rint(v * 255), 0, 255).astype(np.uint8)[..., None], 3, -1)
+
+
+@pytest.mark.parametrize("kwargs", [dict(fit=(100, 100)), dict(fill=(90, 60)),
+                                    dict(size=(57, None)), dict(scale=0.11)])
+@pytest.mark.parametrize("content", ["photo", "zone plate"])
+def test_shrink_on_load_within_40db_of_exact(tmp_path, kwargs, content):
+    pixels = photo(480, 640) if content == "photo" else zone_plate(480, 640)
+    Image.fromarray(pixels).save(tmp_path / "in.jpg", quality=92)
+    fast = resize_image(tmp_path / "in.jpg", **kwargs)
+    exact = resize_image(tmp_path / "in.jpg", **kwargs, exact=True)
+    full = resize_image(open_image(tmp_path / "in.jpg"), **kwargs)  # a decoded image: no draft
+    assert fast.size == exact.size == full.size
+    np.testing.assert_array_equal(np.asarray(exact), np.asarray(full))
+    assert np.asarray(fast).tobytes() != np.asarray(exact).tobytes()  # it did decode reduced
+    # photos: far above 40 dB; the zone plate is the documented worst case (about 40 dB)
+    assert psnr(fast, exact) >= (50 if content == "photo" else 38)
+
+
+def test_shrink_on_load_decodes_at_least_the_margin(tmp_path, monkeypatch):
+    Image.fromarray(photo(400, 800)).save(tmp_path / "in.jpg")
+    from PIL import ImageFile
+    sizes = []
+    real = ImageFile.ImageFile.load
+
+    def load(self):
+        sizes.append(self.size)
+        return real(self)
+    monkeypatch.setattr(ImageFile.ImageFile, "load", load)
+    from cresize.image import SHRINK_ON_LOAD_MARGIN
+    assert SHRINK_ON_LOAD_MARGIN == 2.5
+    for box, decoded in [(80, (200, 100)),    # 80x40 -> at least 200x100: 1/4
+                         (40, (100, 50)),     # 40x20 -> 1/8
+                         (81, (400, 200)),    # 81x41 -> at least 203x103: 1/2
+                         (161, (800, 400))]:  # 161x81 -> at least 403x203: full
+        sizes.clear()
+        resize_image(tmp_path / "in.jpg", fit=(box, box))
+        assert sizes[0] == decoded, box
+    sizes.clear()
+    resize_image(tmp_path / "in.jpg", fit=(80, 80), exact=True)
+    assert sizes[0] == (800, 400)
+    with pytest.raises(TypeError, match="exact"):
+        resize_image(tmp_path / "in.jpg", fit=(100, 100), exact=1)
+
+
+def test_shrink_on_load_of_a_rotated_jpeg(tmp_path):
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    Image.fromarray(photo(200, 480)).save(tmp_path / "in.jpg", exif=exif.tobytes(), quality=95)
+    fast = resize_image(tmp_path / "in.jpg", fit=(50, 50))
+    exact = resize_image(tmp_path / "in.jpg", fit=(50, 50), exact=True)
+    assert fast.size == exact.size == (21, 50)  # upright: 200 wide, 480 high
+    assert psnr(fast, exact) >= 40
+
+
+@pytest.mark.parametrize("orientation", range(1, 9))
+def test_orient_is_exif_transpose(orientation):
+    from cresize.image import _orient
+    pixels = photo(5, 7)
+    im = Image.fromarray(pixels)
+    exif = im.getexif()
+    exif[0x0112] = orientation
+    im.info["exif"] = exif.tobytes()
+    want = np.asarray(ImageOps.exif_transpose(im))
+    np.testing.assert_array_equal(_orient(pixels, orientation), want)
+
+
+# ---------------------------------------------------------------------------
+# 16-bit colour (OpenCV)
+
+
+def rgb16(h, w, channels, seed=0):
+    """Photo-like 16-bit samples whose low bytes matter."""
+    wide = photo(h, w, channels, seed).astype(np.uint16) * 257
+    return wide ^ np.random.default_rng(seed).integers(0, 256, wide.shape).astype(np.uint16)
+
+
+def write16(path, pixels):
+    cv2 = pytest.importorskip("cv2")
+    order = [2, 1, 0, 3][:pixels.shape[2]]
+    assert cv2.imwrite(str(path), np.ascontiguousarray(pixels[..., order]))
+    return path
+
+
+def read16(path):
+    cv2 = pytest.importorskip("cv2")
+    bgr = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+    return bgr[..., [2, 1, 0, 3][:bgr.shape[2]]]
+
+
+@pytest.mark.parametrize("ext", ["png", "tif"])
+@pytest.mark.parametrize("channels", [3, 4])
+def test_16bit_colour_is_kept(tmp_path, ext, channels):
+    pixels = rgb16(60, 80, channels)
+    src = write16(tmp_path / f"in.{ext}", pixels)
+    assert Image.open(src).mode == ("RGB", "RGBA")[channels - 3]  # Pillow would say 8-bit
+    read = open_image(src)
+    assert read.dtype == np.uint16
+    np.testing.assert_array_equal(read, pixels)
+    got = resize_image(src, (30, 23))
+    assert got.dtype == np.uint16 and got.shape == (23, 30, channels)
+    np.testing.assert_array_equal(got, resize_image(pixels, (30, 23)))
+    assert (got & 0xFF).any() and got.max() > 255
+    if channels == 3:  # within 1 of the exact (float64) result
+        exact = cresize.resize(pixels.astype(np.float64), (23, 30), mode="lanczos3",
+                               antialias=True, axes=(0, 1))
+        assert np.abs(got - np.clip(np.rint(exact), 0, 65535)).max() <= 1
+    save_image(got, tmp_path / f"out.{ext}")
+    np.testing.assert_array_equal(read16(tmp_path / f"out.{ext}"), got)
+
+
+def test_16bit_colour_to_8bit_formats_rounds(tmp_path):
+    from cresize.image import narrows
+    pixels = rgb16(20, 30, 3)
+    assert narrows(pixels, "jpeg") and narrows(pixels, "WEBP") and not narrows(pixels, "png")
+    assert not narrows(photo(4, 4), "jpeg")
+    save_image(pixels, tmp_path / "out.bmp")
+    want = (pixels.astype(np.uint32) * 255 + 32767) // 65535
+    np.testing.assert_array_equal(np.asarray(Image.open(tmp_path / "out.bmp")), want)
+
+
+def test_16bit_colour_without_opencv_is_refused(tmp_path, monkeypatch):
+    src = write16(tmp_path / "in.png", rgb16(10, 12, 3))
+    monkeypatch.setitem(sys.modules, "cv2", None)
+    with pytest.raises(ValueError, match=r"16-bit RGB pixels; OpenCV reads and writes 16-bit"):
+        open_image(src)
+    with pytest.raises(ValueError, match="16-bit"):
+        resize_image(src, (6, 5))
+    with pytest.raises(ValueError, match="needs OpenCV"):
+        save_image(rgb16(4, 4, 3), tmp_path / "out.png")
+    assert sorted(os.listdir(tmp_path)) == ["in.png"]
+
+
+@pytest.mark.parametrize("mode", ["L", "RGB", "RGBA", "I;16", "LA", "P"])
+def test_png_writers_agree(tmp_path, monkeypatch, mode):
+    # OpenCV (when installed) writes L/RGB/RGBA/I;16 PNGs much faster than Pillow;
+    # the pixels and the ICC profile, EXIF and DPI are the same as Pillow's file.
+    if mode == "I;16":
+        im = Image.fromarray(photo(30, 40, 1).astype(np.uint16) * 257)
+    else:
+        im = Image.fromarray(photo(30, 40)).convert(mode)
+    exif = Image.Exif()
+    exif[0x010F] = "cresize-test"
+    icc = _icc()
+    im.info.update(icc_profile=icc, exif=exif.tobytes(), dpi=(300, 150))
+    save_image(im, tmp_path / "fast.png")
+    with monkeypatch.context() as m:
+        m.setitem(sys.modules, "cv2", None)
+        save_image(im, tmp_path / "pillow.png")
+    fast, slow = Image.open(tmp_path / "fast.png"), Image.open(tmp_path / "pillow.png")
+    fast.verify()
+    fast = Image.open(tmp_path / "fast.png")
+    assert fast.mode == slow.mode and fast.size == slow.size
+    np.testing.assert_array_equal(np.asarray(fast), np.asarray(slow))
+    assert fast.info["icc_profile"] == slow.info["icc_profile"] == icc
+    assert fast.getexif()[0x010F] == "cresize-test"
+    assert [round(d) for d in fast.info["dpi"]] == [300, 150]

@@ -1,8 +1,10 @@
 """``python -m cresize`` / the ``cresize`` console script.
 
-Without a subcommand: print the build configuration and self-check every mode.
-Subcommands live in their own modules and are imported on demand.
+Argparse subcommands; each lives in its own module, imported on demand, which
+parses the rest of the command line itself. Without a subcommand: print the
+build configuration and self-check every mode (``selfcheck``).
 """
+import argparse
 import importlib
 import sys
 
@@ -16,25 +18,33 @@ SUBCOMMANDS = {
 }
 
 
+def parser():
+    p = argparse.ArgumentParser(
+        prog="cresize", description="Exact forward and backward image resizing for NumPy.",
+        epilog="Without a subcommand: selfcheck. 'cresize SUBCOMMAND -h' shows its options.")
+    p.add_argument("-V", "--version", action="store_true",
+                   help="print the version and build configuration")
+    sub = p.add_subparsers(dest="command", metavar="SUBCOMMAND", title="subcommands")
+    for name, (_, text) in SUBCOMMANDS.items():
+        # No arguments here: the subcommand's own parser reads the rest, -h included.
+        sub.add_parser(name, help=text, add_help=False)
+    return p
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
-    if argv and argv[0] in ("-h", "--help"):
-        print("usage: cresize [SUBCOMMAND] [options]\n\nsubcommands:")
-        for name, (_, text) in SUBCOMMANDS.items():
-            print(f"  {name:10s} {text}")
-        print("\nWithout a subcommand: selfcheck.")
-        return 0
-    if argv and argv[0] in ("-V", "--version"):
+    if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "-V",
+                                                                "--version")):
+        argv = ["selfcheck", *argv]  # no subcommand: the self-check takes the options
+    try:
+        args, rest = parser().parse_known_args(argv)
+    except SystemExit as exc:
+        return exc.code
+    if args.version:
         from cresize import show_config
         show_config()
         return 0
-    name = argv[0] if argv and not argv[0].startswith("-") else "selfcheck"
-    if name not in SUBCOMMANDS:
-        print(f"cresize: unknown subcommand {name!r}; choose from {', '.join(SUBCOMMANDS)}",
-              file=sys.stderr)
-        return 2
-    rest = argv[1:] if argv and argv[0] == name else argv
-    return importlib.import_module(SUBCOMMANDS[name][0]).main(rest)
+    return importlib.import_module(SUBCOMMANDS[args.command][0]).main(rest)
 
 
 if __name__ == "__main__":

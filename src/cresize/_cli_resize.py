@@ -1,19 +1,26 @@
 """``cresize resize``: resize image files from the command line.
 
-Each file is read with Pillow, resized by the core kernels (``cresize.image``)
-and written atomically. Many files run in ``--jobs`` spawned processes that
-share the cores with OpenMP (processes x threads <= os.cpu_count()).
+Each file is read with Pillow (16-bit colour with OpenCV), resized by the core
+kernels (``cresize.image``) and written atomically. ``--jobs`` files are done at
+once in a thread pool: Pillow's and OpenCV's codecs and cresize's kernels release
+the GIL, so decoding, resizing and encoding overlap without process start-up
+(a spawn pool was measured slower, see docs/files.md); the usable CPUs are split
+between files and OpenMP threads. The whole batch is planned before any file is
+touched.
 """
 import argparse
-import multiprocessing
+import concurrent.futures
+import contextlib
 import os
 import signal
 import sys
+import threading
 import time
 
 from cresize._tables import ALIASES, MODES
 
-_GRACE_S = 10  # seconds a terminated worker has to exit before SIGALRM ends it
+#: The reason a worker returns for a file it did not start (or did not write) after Ctrl-C.
+_CANCELLED = object()
 
 EPILOG = """examples:
   cresize resize photo.jpg --fit 1024x1024 -o small.jpg
@@ -72,9 +79,11 @@ def _parser():
     q.add_argument("--align-corners", action="store_true")
     q.add_argument("--quality", type=int, choices=range(1, 101), metavar="1-100",
                    help="JPEG/WebP quality (default 90)")
+    q.add_argument("--exact", action="store_true",
+                   help="decode JPEGs at full size (no shrink-on-load; slower)")
     r = p.add_argument_group("running")
     r.add_argument("-j", "--jobs", type=int, default=1,
-                   help="worker processes (0: one per core; default 1)")
+                   help="files at once, in threads (0: one per usable CPU; default 1)")
     r.add_argument("-q", "--quiet", action="store_true", help="no progress bar and no summary")
     r.add_argument("--overwrite", action="store_true", help="replace existing outputs")
     r.add_argument("--in-place", action="store_true", help="allow replacing the input itself")
@@ -110,6 +119,14 @@ def main(argv=None):
         print("cresize resize: error: -o/--output takes one input; use --out-dir for many",
               file=sys.stderr)
         return 2
+    clashes = _clashes(tasks, failures)
+    if clashes:
+        for src, dst, other in clashes:
+            print(f"cresize resize: error: the output {dst} of {src} would replace the input "
+                  f"{other} before it is read", file=sys.stderr)
+        print("cresize resize: nothing was done; choose another --suffix or --out-dir",
+              file=sys.stderr)
+        return 1
     for src, reason in failures:
         print(f"cresize resize: {src}: {reason}", file=sys.stderr)
     if args.dry_run:
@@ -119,46 +136,64 @@ def main(argv=None):
     jobs, threads = split_cores(args.jobs, len(tasks))
     options = dict(geometry=geometry, mode=args.mode, antialias=args.antialias,
                    align_corners=args.align_corners, format=args.format, quality=args.quality,
-                   num_threads=threads)
-    start, done, bad = time.perf_counter(), 0, len(failures)
-    bar = _Progress(len(tasks), enabled=not args.quiet and sys.stderr.isatty())
-    previous = signal.getsignal(signal.SIGTERM)
-    if previous is not None and _main_thread():
-        signal.signal(signal.SIGTERM, _interrupt)
+                   num_threads=threads, exact=args.exact)
+    start, results = time.perf_counter(), []
+    counts = {"done": 0, "bad": len(failures), "narrowed": False}
+    bar = _progress(len(tasks), enabled=not args.quiet and sys.stderr.isatty())
+
+    def report(src, reason, narrowed):
+        if reason is _CANCELLED:
+            return
+        if reason is None:
+            counts["done"] += 1
+        else:
+            counts["bad"] += 1
+            bar.clear()
+            print(f"cresize resize: {src}: {reason}", file=sys.stderr)
+        if narrowed and not counts["narrowed"]:
+            counts["narrowed"] = True
+            bar.clear()
+            print(f"cresize resize: note: 16-bit samples are rounded to 8 bits for "
+                  f"{narrowed} output (write PNG or TIFF to keep 16 bits)", file=sys.stderr)
+        bar.step()
+
+    stop = threading.Event()
+    todo = [(src, dst, dict(options, overwrite=args.overwrite or same))
+            for src, dst, same in tasks]
     try:
-        todo = [(src, dst, dict(options, overwrite=args.overwrite or same))
-                for src, dst, same in tasks]
-        for src, reason in _run(todo, jobs):
-            if reason is None:
-                done += 1
-            else:
-                bad += 1
-                bar.clear()
-                print(f"cresize resize: {src}: {reason}", file=sys.stderr)
-            bar.step()
+        with _stop_on_signals(stop):
+            _run(todo, jobs, report, results, stop)
     except KeyboardInterrupt:
-        bar.clear()
-        print(f"cresize resize: interrupted after {done} file(s); no partial outputs were left",
-              file=sys.stderr)
+        bar.close()
+        done = sum(reason is None for _, reason, _ in results)
+        print(f"cresize resize: interrupted after {done} file(s); "
+              f"no partial outputs were left", file=sys.stderr)
         return 130
-    finally:
-        if previous is not None and _main_thread():
-            signal.signal(signal.SIGTERM, previous)
-    bar.clear()
+    bar.close()
     if not args.quiet:
         seconds = time.perf_counter() - start
-        print(f"cresize resize: {done} resized, {bad} failed in {seconds:.2f} s")
-    return 1 if bad else 0
+        print(f"cresize resize: {counts['done']} resized, {counts['bad']} failed "
+              f"in {seconds:.2f} s")
+    return 1 if counts["bad"] else 0
+
+
+def usable_cpus():
+    """The CPUs this process may run on (affinity, ``PYTHON_CPU_COUNT``), at least 1."""
+    if hasattr(os, "process_cpu_count"):  # Python 3.13+
+        return os.process_cpu_count() or 1
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0)) or 1
+    return os.cpu_count() or 1
 
 
 def split_cores(jobs, n_tasks):
-    """``(processes, OpenMP threads each)`` with ``processes * threads <= os.cpu_count()``.
+    """``(files at once, OpenMP threads each)`` with ``files * threads <= usable_cpus()``.
 
-    ``jobs=0`` means one process per core; never more processes than tasks or
-    cores; the threads are also capped by OpenMP's default (``OMP_NUM_THREADS``).
+    ``jobs=0`` means one file per usable CPU; never more files than tasks or
+    CPUs; the threads are also capped by OpenMP's default (``OMP_NUM_THREADS``).
     """
     from cresize import _kernels
-    cpus = os.cpu_count() or 1
+    cpus = usable_cpus()
     jobs = max(1, min(jobs or cpus, cpus, n_tasks))
     return jobs, max(1, min(_kernels.max_threads(), cpus // jobs))
 
@@ -236,63 +271,134 @@ def _walk(top, recursive, out_dir):
         yield from (os.path.join(root, f) for f in sorted(files) if not f.startswith("."))
 
 
-def _run(tasks, jobs):
-    """Yield ``(src, reason or None)`` per task, in order."""
-    if jobs <= 1 or len(tasks) <= 1:
-        yield from map(_one, tasks)
-        return
-    pool = multiprocessing.get_context("spawn").Pool(jobs, initializer=_worker_init)
+def _clashes(tasks, failures):
+    """``[(src, dst, other input)]`` where an output is another input of the batch."""
+    named = [src for src, _ in failures if os.path.isfile(src)] + [src for src, _, _ in tasks]
+    inputs = {os.path.realpath(src): src for src in named}
+    return [(src, dst, inputs[key]) for src, dst, _ in tasks
+            for key in [os.path.realpath(dst)] if key in inputs and inputs[key] != src
+            and key != os.path.realpath(src)]
+
+
+def _run(tasks, jobs, report, results, stop=None):
+    """Do ``tasks`` in a pool of ``jobs`` threads; ``report(src, reason, narrowed)`` each.
+
+    Each worker appends its ``(src, reason, narrowed)`` to ``results`` itself.
+    When ``stop`` is set (Ctrl-C or SIGTERM, see ``_stop_on_signals``), no new
+    file is started and none is written any more; the files being written are
+    finished (each is renamed into place whole); then KeyboardInterrupt is
+    raised, here, at a known point, and ``results`` counts exactly the files
+    written.
+    """
+    cancel = stop if stop is not None else threading.Event()
+
+    def work(task):
+        result = _one(task, cancel)
+        results.append(result)
+        return result
+
+    pool = concurrent.futures.ThreadPoolExecutor(jobs, thread_name_prefix="cresize-resize")
+    unreported, queue = [], iter(tasks)
     try:
-        yield from pool.imap(_one, tasks)
-        pool.close()
+        while True:
+            while len(unreported) < 2 * jobs:
+                task = next(queue, None)
+                if task is None:
+                    break
+                unreported.append(pool.submit(work, task))
+            if not unreported:
+                break
+            # The timeout bounds how long a stop request waits to be seen.
+            concurrent.futures.wait(unreported, timeout=0.1,
+                                    return_when=concurrent.futures.FIRST_COMPLETED)
+            while unreported and unreported[0].done():  # in order
+                report(*unreported.pop(0).result())
+            if cancel.is_set():
+                raise KeyboardInterrupt
     except BaseException:
-        pool.terminate()  # SIGTERM: each worker removes its temporary file and exits
+        cancel.set()
+        pool.shutdown(wait=True, cancel_futures=True)
         raise
     finally:
-        pool.join()
+        pool.shutdown(wait=True)
 
 
-def _one(task):
-    """Resize one file; return ``(src, None)`` or ``(src, reason)``."""
+def _one(task, cancel=None):
+    """Resize one file; return ``(src, reason or None, narrowed format or None)``."""
     src, dst, o = task
-    from cresize.image import open_image, resize_image, save_image
+    from cresize.image import FORMATS, _format, narrows, resize_image, save_image
+    if cancel is not None and cancel.is_set():
+        return src, _CANCELLED, None
     try:
         if not os.path.isfile(src):
-            return src, "not a regular file"
-        image = open_image(src)
-        result = resize_image(image, **o["geometry"], mode=o["mode"], antialias=o["antialias"],
-                              align_corners=o["align_corners"], num_threads=o["num_threads"])
+            return src, "not a regular file", None
+        result = resize_image(src, **o["geometry"], mode=o["mode"], antialias=o["antialias"],
+                              align_corners=o["align_corners"], num_threads=o["num_threads"],
+                              exact=o["exact"])
+        fmt = FORMATS[o["format"]][0] if o["format"] else _format(dst, None)
+        narrowed = fmt if narrows(result, fmt) else None
+        if cancel is not None and cancel.is_set():
+            return src, _CANCELLED, None
         os.makedirs(os.path.dirname(dst) or ".", exist_ok=True)
         save_image(result, dst, format=o["format"], quality=o["quality"], overwrite=o["overwrite"])
     except MemoryError:
-        return src, "too large for memory"
+        return src, "too large for memory", None
     except Exception as exc:
         if type(exc).__name__ == "UnidentifiedImageError":
-            return src, "not an image, or a format Pillow cannot read"
-        return src, f"{type(exc).__name__}: {exc}"
-    return src, None
+            return src, "not an image, or a format Pillow cannot read", None
+        return src, f"{type(exc).__name__}: {exc}", None
+    return src, None, narrowed
 
 
-def _worker_init():
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the parent, which terminates us
-    signal.signal(signal.SIGTERM, _exit)
+@contextlib.contextmanager
+def _stop_on_signals(stop):
+    """While running, SIGINT and SIGTERM only set ``stop``.
+
+    The handlers raise nothing: an exception raised by a signal inside library
+    code (say, while ``concurrent.futures`` holds a future's lock) can leave a
+    lock held and hang the pool. ``_run`` sees ``stop`` and ends at a known point.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signals are delivered to the main thread only
+        return
+    names = [name for name in ("SIGINT", "SIGTERM") if hasattr(signal, name)]
+    previous = {name: signal.getsignal(getattr(signal, name)) for name in names}
+    for name in names:
+        if previous[name] is not None:  # None: installed from C, leave it alone
+            signal.signal(getattr(signal, name), lambda signum, frame: stop.set())
+    try:
+        yield
+    finally:
+        for name in names:
+            if previous[name] is not None:
+                signal.signal(getattr(signal, name), previous[name])
 
 
-def _exit(signum, frame):
-    # An exception raised inside a finalizer or import callback is printed and
-    # dropped; the alarm ends a worker that went on, rather than hang the pool.
-    if hasattr(signal, "alarm"):
-        signal.alarm(_GRACE_S)
-    raise SystemExit(128 + signum)  # unwinds save_image, which removes its temporary file
+def _progress(total, enabled):
+    """tqdm's bar on a terminal when tqdm is installed, else a plain one."""
+    if enabled and total > 0:
+        try:
+            from tqdm import tqdm
+        except ImportError:
+            pass
+        else:
+            return _Tqdm(tqdm(total=total, file=sys.stderr, unit="file", leave=False,
+                              mininterval=0, dynamic_ncols=True))
+    return _Progress(total, enabled)
 
 
-def _interrupt(signum, frame):
-    raise KeyboardInterrupt
+class _Tqdm:
+    def __init__(self, bar):
+        self.bar = bar
 
+    def step(self):
+        self.bar.update(1)
 
-def _main_thread():
-    import threading
-    return threading.current_thread() is threading.main_thread()
+    def clear(self):
+        self.bar.clear()
+
+    def close(self):
+        self.bar.close()
 
 
 class _Progress:
@@ -310,3 +416,5 @@ class _Progress:
         if self.enabled:
             sys.stderr.write("\r\033[K")
             sys.stderr.flush()
+
+    close = clear

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from cresize import _api, _fast, _kernels, _spec
+from cresize._dtypes import round_to
 from cresize._tables import taps
 
 #: Taps per output beyond which float32 sums are accumulated in float64, so that
@@ -187,11 +188,7 @@ def _execute(program, tables, x, out, num_threads):
         _run_step(TO_INT, result.reshape(-1), target.reshape(-1), (), num_threads,
                   2 * result.size)
     elif native.kind in "iu":  # 32/64-bit: clip to the float64 values inside the range
-        info = np.iinfo(native)
-        high = np.float64(info.max)
-        if int(high) > info.max:
-            high = np.nextafter(high, 0)
-        np.copyto(target, np.clip(np.rint(result), info.min, high), casting="unsafe")
+        round_to(native, result, out=target)
     else:
         np.copyto(target, result, casting="unsafe")
     return target
