@@ -8,7 +8,7 @@ from cresize._api import resize, resize_backward, weights
 from cresize._config import show_config
 from cresize._kernels import openmp_enabled
 from cresize._tables import MODES
+from cresize._version import __version__
 
-__version__ = "0.1.0"
 __all__ = ["MODES", "__version__", "openmp_enabled", "resize", "resize_backward", "show_config",
            "weights"]
