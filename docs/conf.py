@@ -33,8 +33,11 @@ myst_enable_extensions = ["colon_fence", "dollarmath"]
 # dependencies mocked where they are not installed (the pages still build).
 autodoc_member_order = "bysource"
 autodoc_typehints = "none"
-autodoc_mock_imports = [name for name in ("torch", "dask", "distributed", "PIL")
-                        if importlib.util.find_spec(name) is None]
+autodoc_mock_imports = [
+    name
+    for name in ("torch", "dask", "distributed", "PIL")
+    if importlib.util.find_spec(name) is None
+]
 numpydoc_show_class_members = False
 numpydoc_xref_param_type = False
 

@@ -73,8 +73,10 @@ def draw_kernel(mode: str) -> Image.Image:
         tx, ty = px(gx, Y_RANGE[0])
         draw.text((tx - 4, ty + 4), str(gx), fill="black", font=font)
     for gy in (0.0, 0.5, 1.0):
-        draw.line([px(X_RANGE[0], gy), px(X_RANGE[1], gy)],
-                  fill=(150, 150, 150) if gy == 0 else (225, 225, 225))
+        draw.line(
+            [px(X_RANGE[0], gy), px(X_RANGE[1], gy)],
+            fill=(150, 150, 150) if gy == 0 else (225, 225, 225),
+        )
         tx, ty = px(X_RANGE[0], gy)
         draw.text((tx - 30, ty - 7), f"{gy:g}", fill="black", font=font)
     x, y = kernel_curve(mode)

@@ -22,8 +22,11 @@ OPTIONAL = {"torch", "PIL", "dask", "distributed"}
 
 MODULES = sorted(
     ["cresize"]
-    + [info.name for info in pkgutil.walk_packages(cresize.__path__, "cresize.")
-       if info.name != "cresize.__main__"]
+    + [
+        info.name
+        for info in pkgutil.walk_packages(cresize.__path__, "cresize.")
+        if info.name != "cresize.__main__"
+    ]
 )
 
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
