@@ -9,8 +9,14 @@ CRESIZE_OPENMP = auto (default) | 1 | 0
 CRESIZE_DEBUG = 1
     Turn Cython's bounds, wraparound and initialisation checks back on.
 CRESIZE_CLEAN_BUILD = 1 (default) | 0
-    Remove build/ first, so that a change of OpenMP flags is never hidden by
-    stale objects. 0 keeps it for incremental rebuilds.
+    Rebuild from scratch, so that a change of OpenMP flags is never hidden by
+    stale objects: ``build`` first removes its own build/lib* and build/temp*
+    folders (stale modules never reach a wheel) and ``build_ext`` recompiles
+    every source. 0 keeps them for incremental rebuilds.
+
+Everything is relative to this file's folder, whatever the current directory
+(``python path/to/setup.py build_ext --inplace`` works), and nothing is deleted
+merely by running or importing this file.
 
 The sources stay ``.pyx``: Cython runs inside ``build_ext`` and writes its C
 into the build directory, so the sdist carries no generated C. ``build_ext``
@@ -29,6 +35,7 @@ import tempfile
 import warnings
 
 from setuptools import Extension, setup
+from setuptools.command.build import build
 from setuptools.command.build_ext import build_ext
 from setuptools.command.build_py import build_py
 
@@ -51,12 +58,21 @@ int main(void) {
 
 BUILD_INFO = "_build_info"
 
+# setuptools resolves pyproject.toml, src/ and build/ against the current folder:
+# make that this file's folder.
+HERE = os.path.dirname(os.path.abspath(__file__))
+os.chdir(HERE)
+
 
 def openmp_mode():
     mode = os.environ.get("CRESIZE_OPENMP", "auto").strip().lower()
     if mode not in ("auto", "0", "1"):
         raise SystemExit(f"CRESIZE_OPENMP must be auto, 0 or 1, not {mode!r}")
     return mode
+
+
+def clean_build():
+    return os.environ.get("CRESIZE_CLEAN_BUILD", "1") != "0"
 
 
 def cython_directives():
@@ -75,9 +91,14 @@ class BuildExt(build_ext):
     """Probe OpenMP with the compiler that builds the extension, cythonize, build,
     then record what was used in ``cresize/_build_info.py``."""
 
+    def finalize_options(self):
+        super().finalize_options()
+        if clean_build():
+            self.force = True  # recompile, whatever the timestamps of old objects say
+
     def build_extensions(self):
-        import numpy as np
         import Cython
+        import numpy as np
         from Cython.Build import cythonize
 
         mode = openmp_mode()
@@ -85,7 +106,7 @@ class BuildExt(build_ext):
         if probe is None and mode == "1":
             raise SystemExit("CRESIZE_OPENMP=1 but the compiler cannot build and run an OpenMP program")
         if probe is None and mode == "auto":
-            warnings.warn("OpenMP not found: building serial cresize kernels")
+            warnings.warn("OpenMP not found: building serial cresize kernels", stacklevel=2)
         cflags, lflags, spec = probe if probe else ([], [], None)
         if self.compiler.compiler_type != "msvc":
             # Never -ffast-math or -march=native.
@@ -100,6 +121,7 @@ class BuildExt(build_ext):
         directives = cython_directives()
         for ext in self.extensions:  # keep setuptools' Extension objects; swap .pyx for .c
             ext.sources = cythonize(ext, compiler_directives=directives, quiet=True,
+                                    force=self.force,
                                     build_dir=os.path.join(self.build_temp, "cython"))[0].sources
         super().build_extensions()
         self.write_build_info({
@@ -203,14 +225,23 @@ class BuildPy(build_py):
                 if (m[0], m[1]) != ("cresize", BUILD_INFO)]
 
 
-if os.path.isdir("build") and os.environ.get("CRESIZE_CLEAN_BUILD", "1") == "1":
-    # A stale build/ hides a change of OpenMP flags: always rebuild.
-    shutil.rmtree("build", ignore_errors=True)
+class Build(build):
+    """Start from empty build folders (``CRESIZE_CLEAN_BUILD``): a stale object hides
+    a change of OpenMP flags, and a stale module in build/lib would reach the wheel.
+    Only this command's own lib and temp folders are removed, never build/ itself."""
+
+    def run(self):
+        if clean_build():
+            for folder in {self.build_lib, self.build_platlib, self.build_purelib, self.build_temp}:
+                if os.path.isdir(folder):
+                    shutil.rmtree(folder)
+        super().run()
+
 
 setup(
     # depends: headers the kernels include; they rebuild the extension and go into the sdist.
     ext_modules=[Extension("cresize._kernels", ["src/cresize/_kernels.pyx"],
                            depends=sorted(glob.glob("src/cresize/*.h"))),
                  Extension("cresize._fast", ["src/cresize/_fast.pyx"])],
-    cmdclass={"build_ext": BuildExt, "build_py": BuildPy},
+    cmdclass={"build": Build, "build_ext": BuildExt, "build_py": BuildPy},
 )

@@ -25,8 +25,14 @@ import numpy as np
 import pytest
 
 from helpers.data import BURN_CASES, burn_cases
-from helpers.oracle import (assert_close, backward_matrices, operator_scale, reference_backward,
-                    reference_matrices, reference_resize)
+from helpers.oracle import (
+    assert_close,
+    backward_matrices,
+    operator_scale,
+    reference_backward,
+    reference_matrices,
+    reference_resize,
+)
 
 BURN_TOL = {"default": (0.005, 1e-5), "permissive": (0.01, 0.01)}  # (R, A)
 STALE_LITERAL = "lanczos3::test_1d_lanczos3"

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import cresize
-from helpers import oracle
 from cresize import _golden, _tables
+from helpers import oracle
 from helpers.cases import shifted_transpose
 
 

@@ -17,8 +17,15 @@ import pytest
 
 from helpers.data import burn_cases
 from helpers.oracle import (
-    TOL, assert_close, dense_weights, lanczos3, nearest_index_mismatches, operator_scale,
-    reference_backward, reference_matrices, reference_resize,
+    TOL,
+    assert_close,
+    dense_weights,
+    lanczos3,
+    nearest_index_mismatches,
+    operator_scale,
+    reference_backward,
+    reference_matrices,
+    reference_resize,
 )
 
 RNG_SEED = 20240611

@@ -8,8 +8,13 @@ import numpy as np
 import pytest
 
 import cresize
-from helpers.oracle import (assert_close, dense_weights, operator_scale, reference_backward,
-                    reference_resize)
+from helpers.oracle import (
+    assert_close,
+    dense_weights,
+    operator_scale,
+    reference_backward,
+    reference_resize,
+)
 
 CONFIGS = [("nearest", False, False), ("nearest-exact", False, False), ("area", False, False)] + [
     (mode, ac, aa) for mode in ("bilinear", "bicubic", "lanczos3")

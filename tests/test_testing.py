@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 import cresize
-from helpers import oracle
 from cresize import _tables, testing
+from helpers import oracle
 from helpers.cases import shifted_transpose
 
 COMBOS = [(m, ac, aa) for m in cresize.MODES
@@ -123,7 +123,7 @@ def test_off_by_one_transposed_table_is_caught(monkeypatch, mode):
     monkeypatch.setattr(cresize._plan, "_CACHE", cresize._plan._Cache(0))  # no plan outlives it
     with pytest.raises(AssertionError, match=r"<resize\(x\), g> = .* relative .* > rtol"):
         testing.check_adjoint((3, 6, 5), (4, 9), mode=mode)
-    with pytest.raises(AssertionError, match="numeric .* analytic"):
+    with pytest.raises(AssertionError, match=r"numeric .* analytic"):
         testing.check_gradient((3, 6, 5), (4, 9), mode=mode)
     # only the backward is wrong: rtol=inf measures it, and the forward is untouched
     assert testing.check_adjoint((3, 6, 5), (4, 9), mode=mode, rtol=np.inf) > 1e-6

@@ -33,8 +33,12 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from helpers.oracle import (assert_close, nearest_index_mismatches, operator_scale,  # noqa: E402
-                    reference_matrices)
+from helpers.oracle import (  # noqa: E402
+    assert_close,
+    nearest_index_mismatches,
+    operator_scale,
+    reference_matrices,
+)
 from helpers.torch_ref import CRESIZE_MODE, torch_copies_axis, torch_nearest_index, torch_resize  # noqa: E402
 
 

@@ -9,7 +9,7 @@ from cresize._config import show_config
 from cresize._kernels import openmp_enabled
 from cresize._plan import Plan, cache_info, clear_cache, plan, set_cache_limit
 from cresize._tables import MODES
+from cresize._version import __version__
 
-__version__ = "0.1.0"
 __all__ = ["MODES", "Plan", "__version__", "cache_info", "clear_cache", "openmp_enabled", "plan",
            "resize", "resize_backward", "set_cache_limit", "show_config", "weights"]

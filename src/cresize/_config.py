@@ -6,17 +6,25 @@ OpenMP library the kernels actually call (the one that defines
 ``omp_get_max_threads`` for them, found with ``dladdr``) and, when threadpoolctl
 is installed, its version and every other OpenMP runtime loaded alongside it.
 """
+from __future__ import annotations
+
 import ctypes
 import os
 import platform
 import sys
+from collections.abc import Callable
+from typing import Any, Literal, overload
 
 # _OPENMP dates of the OpenMP specifications.
 OPENMP_SPECS = {200203: "2.0", 200505: "2.5", 200805: "3.0", 201107: "3.1", 201307: "4.0",
                 201511: "4.5", 201811: "5.0", 202011: "5.1", 202111: "5.2", 202411: "6.0"}
 
 
-def show_config(mode="stdout"):
+@overload
+def show_config(mode: Literal["stdout"] = ...) -> None: ...
+@overload
+def show_config(mode: Literal["dicts"]) -> dict[str, Any]: ...
+def show_config(mode: str = "stdout") -> dict[str, Any] | None:
     """Print or return the version, build and OpenMP configuration of cresize.
 
     Parameters
@@ -49,12 +57,13 @@ def show_config(mode="stdout"):
     return None
 
 
-def _collect():
+def _collect() -> dict[str, Any]:
     import numpy as np
 
     import cresize
     from cresize import _api, _kernels
 
+    build: dict[str, Any] | None
     try:
         from cresize._build_info import BUILD_INFO as build
     except ImportError:
@@ -95,7 +104,7 @@ class _DlInfo(ctypes.Structure):
                 ("dli_sname", ctypes.c_char_p), ("dli_saddr", ctypes.c_void_p)]
 
 
-def _openmp_runtime(module_path):
+def _openmp_runtime(module_path: str) -> str | None:
     """Path of the library that provides ``omp_get_max_threads`` to ``module_path``.
 
     ``dlsym`` on the module's handle searches the module and then its
@@ -114,7 +123,7 @@ def _openmp_runtime(module_path):
     return os.path.realpath(os.fsdecode(info.dli_fname))
 
 
-def _dladdr():
+def _dladdr() -> Callable[..., int]:
     for name in (None, "libdl.so.2"):  # glibc < 2.34 keeps dladdr in libdl
         try:
             dladdr = ctypes.CDLL(name).dladdr
@@ -126,7 +135,7 @@ def _dladdr():
     raise OSError("dladdr is not available")
 
 
-def _loaded_openmp_runtimes():
+def _loaded_openmp_runtimes() -> list[dict[str, Any]] | None:
     """threadpoolctl's view of the OpenMP libraries in this process (None without it)."""
     try:
         from threadpoolctl import threadpool_info
@@ -136,14 +145,14 @@ def _loaded_openmp_runtimes():
             for lib in threadpool_info() if lib.get("user_api") == "openmp"]
 
 
-def _same_file(a, b):
+def _same_file(a: str, b: str) -> bool:
     try:
         return os.path.samefile(a, b)
     except OSError:
         return False
 
 
-def _format(config):
+def _format(config: dict[str, Any]) -> str:
     build, omp = config["build"], config["openmp"]
     lines = [f"cresize {config['cresize']['version']}  ({config['cresize']['path']})",
              "python   {version} ({implementation}, {platform})".format(**config["python"]),
