@@ -101,7 +101,10 @@ def resize(x, size=None, *, scale_factor=None, mode="bilinear", align_corners=Fa
         return _apply(np.ascontiguousarray(x), tables, out, num_threads)
     small_int = x.dtype.kind in "iu" and x.dtype.itemsize <= 2
     native = x.dtype.newbyteorder("=")
-    if small_int:  # 8/16-bit images: convert and round in parallel
+    if small_int and all(t.index.shape[1] <= LONG_SUM for t in tables.values()):
+        # 8/16-bit images: the kernels read and write the integers (float32 sums)
+        return _apply(np.ascontiguousarray(x, native), tables, out, num_threads)
+    if small_int:  # very long sums (float64): convert and round in parallel
         src = np.empty(x.shape, np.float32)
         _kernels.integers_to_float(np.ascontiguousarray(x, native).reshape(-1),
                                    src.reshape(-1), _useful_threads(num_threads, 2 * src.size))
@@ -229,7 +232,8 @@ def _apply(src, tables, out, num_threads):
         for axis, table in step:
             shape[axis] = table.n_out
         last = number == len(steps) - 1
-        dst = out if (last and out is not None) else np.empty(shape, src.dtype)
+        work = src.dtype if last or src.dtype.kind == "f" else np.float32  # integers: float32
+        dst = out if (last and out is not None) else np.empty(shape, work)
         if dst.size:
             _run_step(current, dst, step, num_threads)
         current = dst
@@ -255,7 +259,29 @@ def _run_step(src, dst, step, num_threads):
     first, table = step[0]
     outer = math.prod(src.shape[:first])
     inner = math.prod(dst.shape[step[-1][0] + 1:])
-    if len(step) == 2:
+    if src.dtype.kind in "iu" or dst.dtype.kind in "iu":  # 8/16-bit integers, float32 sums
+        one = taps(1, 1, "nearest")  # the identity of length 1: the axis a step leaves alone
+        if len(step) == 2:
+            y, x, channels = table, step[1][1], inner
+        elif inner == 1:  # along the contiguous axis: every line is a row
+            y, x, channels = one, table, 1
+        else:  # whole rows of `inner` values combined
+            y, x, channels = table, one, inner
+        if y.n_out > y.n_in and x is not one:
+            order, slots = _kernels.Order.RING, y.span
+        else:
+            order = _kernels.Order.DIRECT if y.is_selection else _kernels.Order.VERTICAL_FIRST
+            slots = 1
+        src3 = src.reshape(outer, y.n_in, -1)
+        dst3 = dst.reshape(outer, y.n_out, -1)
+        length = _kernels.scratch_length(order, slots, src3.shape[2], dst3.shape[2],
+                                         dst.dtype == np.float32)
+        _kernels.resize_2d_int(src3, dst3, channels=channels,
+                               y=y.kernel_args(np.float32), x=x.row_args(np.float32),
+                               order=order, scratch=np.empty((num_threads, length), np.float32),
+                               tags=np.empty((num_threads, slots), np.intp),
+                               num_threads=num_threads)
+    elif len(step) == 2:
         x_table = step[1][1]
         if table.n_out > table.n_in:
             order, slots, row = _kernels.Order.RING, table.span, table.span * x_table.n_out
