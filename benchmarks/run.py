@@ -41,6 +41,11 @@ CV2_MODE = {"nearest": "INTER_NEAREST", "bilinear": "INTER_LINEAR", "bicubic": "
 PIL_MODE = {"bilinear": "BILINEAR", "bicubic": "BICUBIC", "lanczos3": "LANCZOS"}
 
 
+#: Groups in modules of their own (``benchmarks/<module>.py`` with
+#: ``run(threads, repeat) -> str``, a Markdown table), run with ``--groups``.
+GROUPS = {"images": "images"}
+
+
 class Case:
     """One row: a geometry and options, forward or backward."""
 
@@ -253,7 +258,16 @@ def main(argv=None):
     parser.add_argument("--write", action="store_true", help="write benchmarks/RESULTS.md")
     parser.add_argument("--no-extras", action="store_true",
                         help="skip the memory and antialias-scaling tables")
+    parser.add_argument("--groups", default="",
+                        help=f"comma-separated groups of their own ({', '.join(GROUPS)}): "
+                             "run these instead of the cases")
     args = parser.parse_args(argv)
+    if args.groups:
+        import importlib
+        for group in args.groups.split(","):
+            print(f"\n## {group}\n")
+            importlib.import_module(GROUPS[group]).run(args.threads, args.repeat)
+        return 0
     if torch is not None:
         torch.set_num_threads(args.threads)
     if cv2 is not None:

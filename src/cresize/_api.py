@@ -23,9 +23,10 @@ def resize(x, size=None, *, scale_factor=None, mode="bilinear", align_corners=Fa
     ----------
     x : array_like
         float32 and float64 are computed natively; float16 is computed in
-        float32; integer arrays are computed in float32 (8- and 16-bit) or
-        float64 (wider), then rounded to nearest and clipped to the dtype's range.
-        The result has ``x``'s dtype. bool, complex and object arrays are errors.
+        float32; 8- and 16-bit integers are read and written by the kernels
+        (float32 sums for 8-bit, float64 for 16-bit, no float copy of ``x``), wider
+        integers computed in float64; then rounded to nearest (half to even) and
+        clipped to the dtype's range. The result has ``x``'s dtype. bool, complex and object arrays are errors.
     size : int or tuple of int, optional
         Output length of each resized axis (an int applies to every resized axis).
     scale_factor : float or tuple of float, optional
@@ -101,8 +102,9 @@ def resize(x, size=None, *, scale_factor=None, mode="bilinear", align_corners=Fa
         return _apply(np.ascontiguousarray(x), tables, out, num_threads)
     small_int = x.dtype.kind in "iu" and x.dtype.itemsize <= 2
     native = x.dtype.newbyteorder("=")
-    if small_int and all(t.index.shape[1] <= LONG_SUM for t in tables.values()):
-        # 8/16-bit images: the kernels read and write the integers (float32 sums)
+    if small_int and (_sum_dtype(x.dtype) == np.float64
+                      or all(t.index.shape[1] <= LONG_SUM for t in tables.values())):
+        # 8/16-bit images: the kernels read and write the integers
         return _apply(np.ascontiguousarray(x, native), tables, out, num_threads)
     if small_int:  # very long sums (float64): convert and round in parallel
         src = np.empty(x.shape, np.float32)
@@ -232,7 +234,7 @@ def _apply(src, tables, out, num_threads):
         for axis, table in step:
             shape[axis] = table.n_out
         last = number == len(steps) - 1
-        work = src.dtype if last or src.dtype.kind == "f" else np.float32  # integers: float32
+        work = src.dtype if last or src.dtype.kind == "f" else _sum_dtype(src.dtype)
         dst = out if (last and out is not None) else np.empty(shape, work)
         if dst.size:
             _run_step(current, dst, step, num_threads)
@@ -243,6 +245,13 @@ def _apply(src, tables, out, num_threads):
         np.copyto(out, src)
         return out
     return current
+
+
+def _sum_dtype(dtype):
+    """What 8- and 16-bit integers are summed in (and kept in between steps): float32
+    for 8-bit, float64 for 16-bit, whose float32 sums round differently from the
+    float64 result on more than 1% of random values (docs/spec.md section 5)."""
+    return np.dtype(np.float32 if dtype.itemsize == 1 else np.float64)
 
 
 #: Values read and written per thread below which more threads cost more than they save.
@@ -259,7 +268,8 @@ def _run_step(src, dst, step, num_threads):
     first, table = step[0]
     outer = math.prod(src.shape[:first])
     inner = math.prod(dst.shape[step[-1][0] + 1:])
-    if src.dtype.kind in "iu" or dst.dtype.kind in "iu":  # 8/16-bit integers, float32 sums
+    if src.dtype.kind in "iu" or dst.dtype.kind in "iu":  # 8/16-bit integers
+        compute = _sum_dtype(src.dtype if src.dtype.kind in "iu" else dst.dtype)
         one = taps(1, 1, "nearest")  # the identity of length 1: the axis a step leaves alone
         if len(step) == 2:
             y, x, channels = table, step[1][1], inner
@@ -267,18 +277,18 @@ def _run_step(src, dst, step, num_threads):
             y, x, channels = one, table, 1
         else:  # whole rows of `inner` values combined
             y, x, channels = table, one, inner
-        if y.n_out > y.n_in and x is not one:
+        order, slots = _kernels.Order.VERTICAL_FIRST, 1
+        if y.is_selection:  # nearest: a gather of input rows (same values as a ring of them)
+            order = _kernels.Order.DIRECT
+        elif y.n_out > y.n_in and x is not one:
             order, slots = _kernels.Order.RING, y.span
-        else:
-            order = _kernels.Order.DIRECT if y.is_selection else _kernels.Order.VERTICAL_FIRST
-            slots = 1
         src3 = src.reshape(outer, y.n_in, -1)
         dst3 = dst.reshape(outer, y.n_out, -1)
         length = _kernels.scratch_length(order, slots, src3.shape[2], dst3.shape[2],
-                                         dst.dtype == np.float32)
+                                         dst.dtype == compute)
         _kernels.resize_2d_int(src3, dst3, channels=channels,
-                               y=y.kernel_args(np.float32), x=x.row_args(np.float32),
-                               order=order, scratch=np.empty((num_threads, length), np.float32),
+                               y=y.kernel_args(compute), x=x.row_args(compute),
+                               order=order, scratch=np.empty((num_threads, length), compute),
                                tags=np.empty((num_threads, slots), np.intp),
                                num_threads=num_threads)
     elif len(step) == 2:

@@ -16,6 +16,7 @@ Everything here is called with validated, allocated, C-contiguous arrays (see
 cimport cython
 from cython cimport floating
 from libc.math cimport rintf
+from libc.string cimport memcpy
 from cython.parallel cimport parallel, prange, threadid
 
 from cresize._openmp cimport cresize_max_threads, cresize_openmp_enabled
@@ -24,6 +25,13 @@ from cresize._openmp cimport cresize_max_threads, cresize_openmp_enabled
 ctypedef fused source:  # what a row is read from (converted on read)
     float
     double
+    unsigned char
+    signed char
+    unsigned short
+    short
+
+
+ctypedef fused small_int:
     unsigned char
     signed char
     unsigned short
@@ -155,16 +163,9 @@ def resize_2d(const floating[:, :, ::1] src, floating[:, :, ::1] dst, Py_ssize_t
                               &y_index[oy, 0], &y_weight[oy, 0], y_count[oy], slots)
 
 
-ctypedef fused pixel_in:  # what resize_2d_int reads
+ctypedef fused pixel:  # what resize_2d_int reads
     float
-    unsigned char
-    signed char
-    unsigned short
-    short
-
-
-ctypedef fused pixel_out:  # what resize_2d_int writes
-    float
+    double
     unsigned char
     signed char
     unsigned short
@@ -177,7 +178,7 @@ def scratch_length(int order, Py_ssize_t slots, Py_ssize_t in_row, Py_ssize_t ou
 
     ``RING``: ``slots`` resampled rows of ``out_row``; ``VERTICAL_FIRST``: one
     combined row of ``in_row``; ``DIRECT``: none. An integer output adds one row of
-    ``out_row`` floats, rounded and clipped into the output.
+    ``out_row`` sums, rounded and clipped into the output.
     """
     cdef Py_ssize_t n = 0
     if order == RING:
@@ -187,57 +188,87 @@ def scratch_length(int order, Py_ssize_t slots, Py_ssize_t in_row, Py_ssize_t ou
     return n + (0 if float_output else out_row)
 
 
-def resize_2d_int(const pixel_in[:, :, ::1] src, pixel_out[:, :, ::1] dst, Py_ssize_t channels,
-                  tuple y, tuple x, int order, float[:, ::1] scratch, Py_ssize_t[:, ::1] tags,
+def resize_2d_int(const pixel[:, :, ::1] src, dst, Py_ssize_t channels, tuple y, tuple x,
+                  int order, floating[:, ::1] scratch, Py_ssize_t[:, ::1] tags,
                   int num_threads):
     """``resize_2d`` for 8- and 16-bit integers, read and written as they are.
 
-    ``src`` and ``dst`` are integer (uint8, int8, uint16, int16) or float32 (one
-    step of a multi-step resize); at least one of them is an integer. The sums are
-    float32, exactly as ``resize_2d`` computes them on the same values converted to
-    float32 (an integer converts exactly), in a few rows of ``scratch`` per thread
-    (``scratch_length``); an integer output is ``clip(rint(sum))`` (half to even).
-    With ``order == DIRECT`` and a selection ``x`` table (nearest), an integer input
-    is gathered, with no arithmetic.
+    ``src (B, IH, IW*C)`` and ``dst (B, OH, OW*C)`` (a C-contiguous ndarray) are
+    integers (uint8, int8, uint16, int16) or, for one step of a multi-step resize,
+    floats of ``scratch``'s dtype; at least one of them is an integer. The sums are
+    in ``scratch``'s dtype (the caller uses float32 for 8-bit images and float64 for
+    16-bit ones), computed exactly as ``resize_2d`` computes them on the same values
+    converted (an integer converts exactly), in a few rows of ``scratch`` per
+    thread (``scratch_length``); an integer output is ``clip(rint(sum))`` (half to
+    even). With ``order == DIRECT``, a selection ``x`` table (nearest) and ``src``
+    and ``dst`` of the same integer dtype, pixels are copied, with no arithmetic.
 
     ``y`` is ``(index, weight, count)`` and ``x`` is
     ``(index, weight, count, start, select)`` (``Taps.kernel_args`` /
-    ``Taps.row_args`` with float32 weights); ``order``, ``tags`` (``slots`` = its
-    second length) as in ``resize_2d``. A single-axis step passes the identity of
-    length 1 (``taps(1, 1, "nearest")``) as the other table: ``y`` with
-    ``DIRECT`` for a resample along the contiguous axis, ``x`` with ``channels``
-    = the row length for a combination of whole rows.
+    ``Taps.row_args``, weights of ``scratch``'s dtype); ``order`` and ``tags``
+    (``slots`` = its second length) as in ``resize_2d``. A single-axis step passes
+    the identity of length 1 (``taps(1, 1, "nearest")``) as the other table: as
+    ``y`` with ``DIRECT`` for a resample along the contiguous axis, as ``x`` with
+    ``channels`` = the row length for a combination of whole rows.
     """
     cdef const Py_ssize_t[:, ::1] y_index = y[0]
-    cdef const float[:, ::1] y_weight = y[1]
+    cdef const floating[:, ::1] y_weight = y[1]
     cdef const Py_ssize_t[::1] y_count = y[2]
     cdef const Py_ssize_t[:, ::1] x_index = x[0]
-    cdef const float[:, ::1] x_weight = x[1]
+    cdef const floating[:, ::1] x_weight = x[1]
     cdef const Py_ssize_t[::1] x_count = x[2]
     cdef const Py_ssize_t[::1] x_start = x[3]
     cdef bint x_select = x[4]
-    cdef Py_ssize_t n_planes = dst.shape[0], out_h = dst.shape[1], out_row = dst.shape[2]
+    cdef str src_kind, sum_kind = "f" if floating is float else "d"
+    cdef str kind = getattr(getattr(dst, "dtype", None), "char", "")
+    cdef Py_ssize_t itemsize, n_planes, out_h, out_row
     cdef Py_ssize_t in_h = src.shape[1], in_row = src.shape[2]
-    cdef Py_ssize_t slots = tags.shape[1], jobs = n_planes * out_h
+    cdef Py_ssize_t slots = tags.shape[1], jobs, row_bytes
     cdef Py_ssize_t j, b, oy, k, s, iy, key, tid, t, ring_len
-    cdef float* ring  # RING: the resampled rows; VERTICAL_FIRST: the combined row
-    cdef float* row  # integer output: the row of sums before rounding
-    cdef float* target
+    cdef floating* ring  # RING: the resampled rows; VERTICAL_FIRST: the combined row
+    cdef floating* row  # integer output: the row of sums before rounding
+    cdef floating* target
+    cdef char* out_row_ptr
+    cdef char out_kind
     cdef Py_ssize_t* tag
-    cdef bint float_out = False, gather, x_identity
-    if pixel_out is float:
-        float_out = True
-    if pixel_in is float and pixel_out is float:
-        raise TypeError("resize_2d_int needs an integer src or dst; use resize_2d for floats")
-    gather = x_select  # nearest: an integer input is copied, never multiplied
-    if pixel_in is float:
-        gather = False  # float sums into integers: rounded
+    cdef unsigned char[::1] out_bytes
+    cdef bint float_out, gather, x_identity
+    if pixel is float:
+        src_kind = "f"
+    elif pixel is double:
+        src_kind = "d"
+    elif pixel is cython.uchar:
+        src_kind = "B"
+    elif pixel is cython.schar:
+        src_kind = "b"
+    elif pixel is cython.ushort:
+        src_kind = "H"
+    else:
+        src_kind = "h"
+    if kind not in ("B", "b", "H", "h", "f", "d") or dst.ndim != 3 or not dst.flags.c_contiguous:
+        raise TypeError("dst must be a C-contiguous 3-d uint8, int8, uint16, int16, float32 "
+                        "or float64 array")
+    if src_kind in "fd" and kind in "fd":
+        raise TypeError("resize_2d_int needs an integer src or dst; resize_2d does floats")
+    if (src_kind in "fd" and src_kind != sum_kind) or (kind in "fd" and kind != sum_kind):
+        raise TypeError(f"a float src or dst must have scratch's dtype ({sum_kind}); "
+                        f"got {src_kind} -> {kind}")
+    float_out = kind == sum_kind
+    gather = x_select and order == DIRECT and kind == src_kind  # integers: copied
+    out_kind = ord(kind)
+    n_planes, out_h, out_row = dst.shape
+    itemsize = dst.itemsize
+    row_bytes = out_row * itemsize
+    jobs = n_planes * out_h
     ring_len = scratch_length(order, slots, in_row, out_row, True)
     _check_2d(src.shape[0], in_h, in_row, n_planes, out_h, out_row, channels,
               y_index, y_weight.shape[0], y_weight.shape[1], y_count,
               x_index, x_weight.shape[0], x_weight.shape[1], x_count, x_start, x_select,
               order, scratch.shape[0], scratch.shape[1],
               scratch_length(order, slots, in_row, out_row, float_out), tags, num_threads)
+    if jobs * out_row == 0:
+        return
+    out_bytes = dst.reshape(-1).view("u1")  # C-contiguous: a view, written in place
     # Whole rows combined (a single-axis step): the combination is the output row.
     x_identity = x_select and x_index.shape[0] == 1 and in_row == out_row
     with nogil, parallel(num_threads=num_threads):
@@ -250,15 +281,14 @@ def resize_2d_int(const pixel_in[:, :, ::1] src, pixel_out[:, :, ::1] dst, Py_ss
         for j in prange(jobs, schedule="static"):
             b = j // out_h
             oy = j - b * out_h
-            target = row
-            if pixel_out is float:
-                target = &dst[b, oy, 0]
-            if order == DIRECT:
-                if gather:
-                    _gather_row(&dst[b, oy, 0], &src[b, y_index[oy, 0], 0], channels, x_index)
-                else:
-                    _resample_row(target, &src[b, y_index[oy, 0], 0], channels,
-                                  x_index, x_weight, x_count, x_start, x_select)
+            out_row_ptr = <char*>&out_bytes[0] + j * row_bytes
+            target = <floating*>out_row_ptr if float_out else row
+            if gather:
+                _gather_pixels(out_row_ptr, <const char*>&src[b, y_index[oy, 0], 0],
+                               channels * itemsize, x_index)
+            elif order == DIRECT:
+                _resample_row(target, &src[b, y_index[oy, 0], 0], channels,
+                              x_index, x_weight, x_count, x_start, x_select)
             elif order == VERTICAL_FIRST:
                 if x_identity:
                     _combine_rows(target, &src[b, 0, 0], in_row,
@@ -279,53 +309,61 @@ def resize_2d_int(const pixel_in[:, :, ::1] src, pixel_out[:, :, ::1] dst, Py_ss
                         tag[s] = key
                 _combine_rows(target, ring, out_row,
                               &y_index[oy, 0], &y_weight[oy, 0], y_count[oy], slots)
-            if not float_out and not (gather and order == DIRECT):
-                _store_row(&dst[b, oy, 0], target, out_row)
+            if not float_out and not gather:
+                _store_any(out_row_ptr, out_kind, target, out_row)
 
 
-cdef inline void _gather_row(pixel_out* out, const pixel_in* line, Py_ssize_t channels,
-                             const Py_ssize_t[:, ::1] index) noexcept nogil:
-    """Nearest: pixel ``o`` of ``out`` is pixel ``index[o, 0]`` of ``line``, copied."""
-    cdef Py_ssize_t n_out = index.shape[0], o, c
-    cdef const pixel_in* p
-    cdef pixel_out* q
-    if channels == 1:
+cdef inline void _gather_pixels(char* out, const char* line, Py_ssize_t size,
+                                const Py_ssize_t[:, ::1] index) noexcept nogil:
+    """Nearest: pixel ``o`` (``size`` bytes) of ``out`` is pixel ``index[o, 0]`` of ``line``."""
+    cdef Py_ssize_t n_out = index.shape[0], o
+    if size == 1:
         for o in range(n_out):
-            out[o] = <pixel_out>line[index[o, 0]]
-    elif channels == 3:
+            out[o] = line[index[o, 0]]
+    elif size == 3:
         for o in range(n_out):
-            p = line + 3 * index[o, 0]
-            q = out + 3 * o
-            q[0] = <pixel_out>p[0]
-            q[1] = <pixel_out>p[1]
-            q[2] = <pixel_out>p[2]
+            memcpy(out + 3 * o, line + 3 * index[o, 0], 3)
+    elif size == 4:
+        for o in range(n_out):
+            memcpy(out + 4 * o, line + 4 * index[o, 0], 4)
+    elif size == 6:
+        for o in range(n_out):
+            memcpy(out + 6 * o, line + 6 * index[o, 0], 6)
     else:
         for o in range(n_out):
-            p = line + channels * index[o, 0]
-            q = out + channels * o
-            for c in range(channels):
-                q[c] = <pixel_out>p[c]
+            memcpy(out + size * o, line + size * index[o, 0], size)
 
 
-cdef inline void _store_row(pixel_out* out, const float* row, Py_ssize_t n) noexcept nogil:
+cdef inline void _store_any(char* out, char kind, const floating* row,
+                            Py_ssize_t n) noexcept nogil:
+    if kind == b"B":
+        _store_row(<unsigned char*>out, row, n)
+    elif kind == b"b":
+        _store_row(<signed char*>out, row, n)
+    elif kind == b"H":
+        _store_row(<unsigned short*>out, row, n)
+    elif kind == b"h":
+        _store_row(<short*>out, row, n)
+
+
+cdef inline void _store_row(small_int* out, const floating* row, Py_ssize_t n) noexcept nogil:
     """``out = clip(rint(row))`` (half to even) to the integer type's range.
 
     Clipping first keeps ``|v| <= 65535``, where adding and subtracting
-    ``1.5 * 2**23`` in float32 rounds to the nearest integer, ties to even, in the
-    default rounding mode: ``rintf`` exactly, and vectorisable.
+    ``1.5 * 2**23`` (float32; ``2**52`` for float64) rounds to the nearest integer,
+    ties to even, in the default rounding mode: ``rint`` exactly, and vectorisable.
     """
-    cdef float lo = 0, hi = 0, v
-    cdef float magic = 12582912.0
+    cdef floating lo, hi, v, magic
     cdef Py_ssize_t i
-    if pixel_out is float:
-        for i in range(n):
-            out[i] = row[i]
-        return
-    elif pixel_out is cython.uchar:
+    if floating is float:
+        magic = 12582912.0
+    else:
+        magic = 6755399441055744.0
+    if small_int is cython.uchar:
         lo, hi = 0, 255
-    elif pixel_out is cython.schar:
+    elif small_int is cython.schar:
         lo, hi = -128, 127
-    elif pixel_out is cython.ushort:
+    elif small_int is cython.ushort:
         lo, hi = 0, 65535
     else:
         lo, hi = -32768, 32767
@@ -335,7 +373,7 @@ cdef inline void _store_row(pixel_out* out, const float* row, Py_ssize_t n) noex
         v = v if v < hi else hi
         v = v + magic
         v = v - magic
-        out[i] = <pixel_out>v
+        out[i] = <small_int>v
 
 
 # ----------------------------------------------------------------------------
@@ -567,11 +605,6 @@ cdef inline void _combine_rows(floating* row, const source* plane, Py_ssize_t wi
             row[c] = row[c] + wa * a[c]
 
 
-ctypedef fused small_int:
-    unsigned char
-    signed char
-    unsigned short
-    short
 
 
 def integers_to_float(const small_int[::1] src, float[::1] dst, int num_threads):
