@@ -100,14 +100,15 @@ def runners(row, x, threads):
             images = list(x) if row.layout == "nhwc" else list(x.reshape(-1, *x.shape[-2:]))
             found["opencv"] = lambda: [cv2.resize(p, (w, h), interpolation=flag) for p in images]
     if "pillow" in row.peers and Image is not None:
-        img = Image.fromarray(x)
-        flag = getattr(Image.Resampling, PIL[row.mode])
-        found["pillow"] = lambda: img.resize((w, h), flag)
+        pil_image = Image.fromarray(x)
+        pil_flag = getattr(Image.Resampling, PIL[row.mode])
+        found["pillow"] = lambda: pil_image.resize((w, h), pil_flag)
     if "libvips" in row.peers and pyvips is not None:
-        img = pyvips.Image.new_from_memory(x.data, x.shape[1], x.shape[0], x.shape[2], "uchar")
+        vips_image = pyvips.Image.new_from_memory(x.data, x.shape[1], x.shape[0], x.shape[2],
+                                                  "uchar")
         kernel = VIPS[row.mode]
-        found["libvips"] = lambda: img.resize(w / x.shape[1], vscale=h / x.shape[0],
-                                              kernel=kernel).write_to_memory()
+        found["libvips"] = lambda: vips_image.resize(w / x.shape[1], vscale=h / x.shape[0],
+                                                     kernel=kernel).write_to_memory()
     return found
 
 

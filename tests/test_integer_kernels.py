@@ -257,3 +257,58 @@ def test_float_kernel_entry_checks_sizes():
     with pytest.raises(ValueError, match="index"):
         _kernels.gather_planes(np.zeros((1, 5, 2), np.float32), np.zeros((1, 4, 2), np.float32),
                                *y.kernel_args(np.float32), 1)
+
+
+SIMD_SCRIPT = r"""
+import sys
+import numpy as np
+import cresize
+from cresize import _kernels
+rng = np.random.default_rng(11)
+results = {"level": np.array(_kernels.simd_level())}
+n = 0
+for dtype in (np.float32, np.float64, np.uint8, np.uint16, np.int16, np.int8):
+    for channels in (1, 3, 4):
+        if np.dtype(dtype).kind == "f":
+            x = rng.uniform(-2, 2, (37, 29, channels)).astype(dtype)
+        else:
+            info = np.iinfo(dtype)
+            x = rng.integers(info.min, int(info.max) + 1, (37, 29, channels)).astype(dtype)
+        for mode, aa in (("bilinear", False), ("bicubic", False), ("lanczos3", True),
+                         ("area", False), ("nearest", False)):
+            for size in ((80, 61), (11, 7), (37, 64)):
+                results[str(n)] = cresize.resize(x, size, axes=(0, 1), mode=mode,
+                                                 antialias=aa, num_threads=2)
+                n += 1
+np.savez(sys.argv[1], **results)
+"""
+
+
+@pytest.mark.parametrize("level", ["none", "sse2"])
+def test_simd_levels_give_the_same_bits(tmp_path, level):
+    """CRESIZE_SIMD (read at import) lowers the SIMD level; every level, the
+    portable loops included, gives the same bits."""
+    import os
+    import subprocess
+    import sys
+
+    script = tmp_path / "run.py"
+    script.write_text(SIMD_SCRIPT)
+    files = {}
+    for name, env in (("default", None), (level, level)):
+        environ = {k: v for k, v in os.environ.items() if k != "CRESIZE_SIMD"}
+        if env is not None:
+            environ["CRESIZE_SIMD"] = env
+        files[name] = tmp_path / f"{name}.npz"
+        subprocess.run([sys.executable, str(script), str(files[name])], env=environ,
+                       check=True, timeout=300)
+    default, forced = np.load(files["default"]), np.load(files[level])
+    assert str(default["level"]) == _kernels.simd_level()
+    best = _kernels.SIMD_LEVELS.index(_kernels.simd_level())
+    expect = _kernels.SIMD_LEVELS[min(best, _kernels.SIMD_LEVELS.index(level))]
+    assert str(forced["level"]) == expect
+    keys = [k for k in default.files if k != "level"]
+    assert len(keys) > 100
+    for k in keys:
+        np.testing.assert_array_equal(default[k], forced[k], err_msg=k)
+        assert default[k].dtype == forced[k].dtype

@@ -293,9 +293,9 @@ def _run_step(src, dst, step, num_threads):
                                num_threads=num_threads)
     elif len(step) == 2:
         x_table = step[1][1]
-        if table.n_out > table.n_in:
+        if table.n_out > table.n_in and not table.is_selection:
             order, slots, row = _kernels.Order.RING, table.span, table.span * x_table.n_out
-        else:
+        else:  # nearest: each output row is a resampled input row (the ring's bits)
             order = _kernels.Order.DIRECT if table.is_selection else _kernels.Order.VERTICAL_FIRST
             slots, row = 1, x_table.n_in
         scratch = np.empty((num_threads, row * inner), src.dtype)

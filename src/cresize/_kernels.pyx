@@ -41,6 +41,62 @@ ctypedef fused small_int:
 cdef extern from "_simd.h" nogil:
     void cresize_rows4_f32(float* out, const float* line, const Py_ssize_t* start,
                            const float* weight, Py_ssize_t width) noexcept
+    int cresize_simd_best() noexcept
+    void cresize_simd_set(int level) noexcept
+    int cresize_simd_level
+    int cresize_pixels_f32(float* out, const float* line, Py_ssize_t channels, Py_ssize_t n_in,
+                           const Py_ssize_t* index, const float* weight,
+                           const Py_ssize_t* count, Py_ssize_t width, Py_ssize_t n_out) noexcept
+    int cresize_pixels_u8(float* out, const unsigned char* line, Py_ssize_t channels,
+                          Py_ssize_t n_in, const Py_ssize_t* index, const float* weight,
+                          const Py_ssize_t* count, Py_ssize_t width, Py_ssize_t n_out) noexcept
+    int cresize_pixels_f64(double* out, const double* line, Py_ssize_t channels,
+                           Py_ssize_t n_in, const Py_ssize_t* index, const double* weight,
+                           const Py_ssize_t* count, Py_ssize_t width, Py_ssize_t n_out) noexcept
+    int cresize_pixels_u16(double* out, const unsigned short* line, Py_ssize_t channels,
+                           Py_ssize_t n_in, const Py_ssize_t* index, const double* weight,
+                           const Py_ssize_t* count, Py_ssize_t width, Py_ssize_t n_out) noexcept
+    int cresize_store_u8_f32(unsigned char* out, const float* row, Py_ssize_t n) noexcept
+    int cresize_store_s8_f32(signed char* out, const float* row, Py_ssize_t n) noexcept
+    int cresize_store_u16_f64(unsigned short* out, const double* row, Py_ssize_t n) noexcept
+    int cresize_store_s16_f64(short* out, const double* row, Py_ssize_t n) noexcept
+    int cresize_pixels_s16(double* out, const short* line, Py_ssize_t channels,
+                           Py_ssize_t n_in, const Py_ssize_t* index, const double* weight,
+                           const Py_ssize_t* count, Py_ssize_t width, Py_ssize_t n_out) noexcept
+
+
+#: SIMD levels, lowest first (``_simd_pixels.h``).
+SIMD_LEVELS = ("none", "sse2", "avx2")
+
+
+def _init_simd():
+    """Read ``CRESIZE_SIMD`` once, at import: ``none`` forces the portable loops,
+    ``sse2`` / ``avx2`` cap the level, unset or ``auto`` takes the best the CPU has."""
+    import os
+    import warnings
+    best = cresize_simd_best()
+    asked = os.environ.get("CRESIZE_SIMD", "auto").strip().lower() or "auto"
+    if asked == "auto":
+        level = best
+    elif asked in SIMD_LEVELS:
+        level = min(SIMD_LEVELS.index(asked), best)
+    else:
+        warnings.warn(f"CRESIZE_SIMD={asked!r} is not one of auto, {', '.join(SIMD_LEVELS)}: "
+                      f"using auto", RuntimeWarning, stacklevel=2)
+        level = best
+    cresize_simd_set(level)
+
+
+_init_simd()
+
+
+def simd_level():
+    """The SIMD level the kernels use: ``"none"``, ``"sse2"`` or ``"avx2"``.
+
+    Every level gives the same bits; ``CRESIZE_SIMD=none`` (read at import) forces
+    the portable loops.
+    """
+    return SIMD_LEVELS[cresize_simd_level]
 
 
 def openmp_enabled():
@@ -66,7 +122,8 @@ def gather_lines(const floating[:, ::1] src, floating[:, ::1] dst,
     _check_row_extras("", index, count, start, select, src.shape[1])
     if rows >= num_threads:
         for r in prange(rows, nogil=True, schedule="static", num_threads=num_threads):
-            _resample_row(&dst[r, 0], &src[r, 0], 1, index, weight, count, start, select)
+            _resample_row(&dst[r, 0], &src[r, 0], 1, src.shape[1], index, weight, count, start,
+                          select)
     else:  # a few long lines: share out the outputs instead
         for o in prange(n_out, nogil=True, schedule="static", num_threads=num_threads):
             for r in range(rows):
@@ -127,6 +184,7 @@ def resize_2d(const floating[:, :, ::1] src, floating[:, :, ::1] dst, Py_ssize_t
     cdef Py_ssize_t in_h = src.shape[1], in_row = src.shape[2]
     cdef Py_ssize_t slots = tags.shape[1], jobs = n_planes * out_h
     cdef Py_ssize_t j, b, oy, k, s, iy, key, tid, t
+    cdef Py_ssize_t in_px = in_row // channels if channels > 0 else 0
     cdef floating* buf
     cdef Py_ssize_t* tag
     _check_2d(src.shape[0], in_h, in_row, n_planes, out_h, out_row, channels,
@@ -144,19 +202,25 @@ def resize_2d(const floating[:, :, ::1] src, floating[:, :, ::1] dst, Py_ssize_t
             b = j // out_h
             oy = j - b * out_h
             if order == DIRECT:
-                _resample_row(&dst[b, oy, 0], &src[b, y_index[oy, 0], 0], channels,
-                              x_index, x_weight, x_count, x_start, x_select)
+                if oy > 0 and tag[0] == j - 1 and y_index[oy, 0] == y_index[oy - 1, 0]:
+                    # The row this thread wrote last read the same input row: copy it.
+                    memcpy(&dst[b, oy, 0], &dst[b, oy - 1, 0], out_row * sizeof(floating))
+                else:
+                    _resample_row(&dst[b, oy, 0], &src[b, y_index[oy, 0], 0], channels, in_px,
+                                  x_index, x_weight, x_count, x_start, x_select)
+                tag[0] = j
             elif order == VERTICAL_FIRST:
                 _combine_rows(buf, &src[b, 0, 0], in_row,
                               &y_index[oy, 0], &y_weight[oy, 0], y_count[oy], in_h)
-                _resample_row(&dst[b, oy, 0], buf, channels, x_index, x_weight, x_count, x_start, x_select)
+                _resample_row(&dst[b, oy, 0], buf, channels, in_px, x_index, x_weight, x_count,
+                              x_start, x_select)
             else:
                 for k in range(y_count[oy]):
                     iy = y_index[oy, k]
                     s = iy % slots
                     key = b * in_h + iy
                     if tag[s] != key:
-                        _resample_row(buf + s * out_row, &src[b, iy, 0], channels,
+                        _resample_row(buf + s * out_row, &src[b, iy, 0], channels, in_px,
                                       x_index, x_weight, x_count, x_start, x_select)
                         tag[s] = key
                 _combine_rows(&dst[b, oy, 0], buf, out_row,
@@ -224,6 +288,7 @@ def resize_2d_int(const pixel[:, :, ::1] src, dst, Py_ssize_t channels, tuple y,
     cdef Py_ssize_t itemsize, n_planes, out_h, out_row
     cdef Py_ssize_t in_h = src.shape[1], in_row = src.shape[2]
     cdef Py_ssize_t slots = tags.shape[1], jobs, row_bytes
+    cdef Py_ssize_t in_px = in_row // channels if channels > 0 else 0
     cdef Py_ssize_t j, b, oy, k, s, iy, key, tid, t, ring_len
     cdef floating* ring  # RING: the resampled rows; VERTICAL_FIRST: the combined row
     cdef floating* row  # integer output: the row of sums before rounding
@@ -283,11 +348,17 @@ def resize_2d_int(const pixel[:, :, ::1] src, dst, Py_ssize_t channels, tuple y,
             oy = j - b * out_h
             out_row_ptr = <char*>&out_bytes[0] + j * row_bytes
             target = <floating*>out_row_ptr if float_out else row
+            if (order == DIRECT and oy > 0 and tag[0] == j - 1
+                    and y_index[oy, 0] == y_index[oy - 1, 0]):
+                # The row this thread wrote last read the same input row: copy it.
+                memcpy(out_row_ptr, out_row_ptr - row_bytes, row_bytes)
+                tag[0] = j
+                continue
             if gather:
                 _gather_pixels(out_row_ptr, <const char*>&src[b, y_index[oy, 0], 0],
                                channels * itemsize, x_index)
             elif order == DIRECT:
-                _resample_row(target, &src[b, y_index[oy, 0], 0], channels,
+                _resample_row(target, &src[b, y_index[oy, 0], 0], channels, in_px,
                               x_index, x_weight, x_count, x_start, x_select)
             elif order == VERTICAL_FIRST:
                 if x_identity:
@@ -296,21 +367,23 @@ def resize_2d_int(const pixel[:, :, ::1] src, dst, Py_ssize_t channels, tuple y,
                 else:
                     _combine_rows(ring, &src[b, 0, 0], in_row,
                                   &y_index[oy, 0], &y_weight[oy, 0], y_count[oy], in_h)
-                    _resample_row(target, ring, channels, x_index, x_weight, x_count, x_start,
-                                  x_select)
+                    _resample_row(target, ring, channels, in_px, x_index, x_weight, x_count,
+                                  x_start, x_select)
             else:
                 for k in range(y_count[oy]):
                     iy = y_index[oy, k]
                     s = iy % slots
                     key = b * in_h + iy
                     if tag[s] != key:
-                        _resample_row(ring + s * out_row, &src[b, iy, 0], channels,
+                        _resample_row(ring + s * out_row, &src[b, iy, 0], channels, in_px,
                                       x_index, x_weight, x_count, x_start, x_select)
                         tag[s] = key
                 _combine_rows(target, ring, out_row,
                               &y_index[oy, 0], &y_weight[oy, 0], y_count[oy], slots)
             if not float_out and not gather:
                 _store_any(out_row_ptr, out_kind, target, out_row)
+            if order == DIRECT:
+                tag[0] = j
 
 
 cdef inline void _gather_pixels(char* out, const char* line, Py_ssize_t size,
@@ -355,6 +428,20 @@ cdef inline void _store_row(small_int* out, const floating* row, Py_ssize_t n) n
     """
     cdef floating lo, hi, v, magic
     cdef Py_ssize_t i
+    if floating is float:  # SIMD where the level allows it, with the same integers
+        if small_int is cython.uchar:
+            if cresize_store_u8_f32(out, row, n):
+                return
+        elif small_int is cython.schar:
+            if cresize_store_s8_f32(out, row, n):
+                return
+    else:
+        if small_int is cython.ushort:
+            if cresize_store_u16_f64(out, row, n):
+                return
+        elif small_int is cython.short:
+            if cresize_store_s16_f64(out, row, n):
+                return
     if floating is float:
         magic = 12582912.0
     else:
@@ -461,6 +548,8 @@ cdef int _check_2d(Py_ssize_t src_planes, Py_ssize_t in_h, Py_ssize_t in_row,
         if slots < span:
             raise ValueError(f"order RING needs tags with >= {span} slots (the y span); "
                              f"got {slots}")
+    if slots < 1:
+        raise ValueError("tags needs at least one slot per thread")
     if scratch_threads < num_threads or tags.shape[0] < num_threads:
         raise ValueError(f"scratch and tags need a row per thread ({num_threads}); got "
                          f"{scratch_threads} and {tags.shape[0]}")
@@ -480,6 +569,7 @@ cdef inline floating _dot(const source* line, const Py_ssize_t* index,
 
 
 cdef inline void _resample_row(floating* out, const source* line, Py_ssize_t channels,
+                               Py_ssize_t in_px,
                                const Py_ssize_t[:, ::1] index, const floating[:, ::1] weight,
                                const Py_ssize_t[::1] count, const Py_ssize_t[::1] start,
                                bint select) noexcept nogil:
@@ -513,6 +603,9 @@ cdef inline void _resample_row(floating* out, const source* line, Py_ssize_t cha
     elif channels == 1:
         for o in range(n_out):
             out[o] = _dot(line, &index[o, 0], &weight[o, 0], count[o])
+    elif (channels == 3 or channels == 4) and _simd_pixels(out, line, channels, in_px, index,
+                                                           weight, count):
+        pass  # same bits as the loops below, a register per pixel
     elif channels == 3:  # RGB: the three sums stay in registers
         for o in range(n_out):
             _pixel3(out + 3 * o, line, &index[o, 0], &weight[o, 0], count[o])
@@ -528,6 +621,32 @@ cdef inline void _resample_row(floating* out, const source* line, Py_ssize_t cha
                 pixel = line + index[o, k] * channels
                 for c in range(channels):
                     target[c] = target[c] + weight[o, k] * pixel[c]
+
+
+cdef inline bint _simd_pixels(floating* out, const source* line, Py_ssize_t channels,
+                              Py_ssize_t in_px, const Py_ssize_t[:, ::1] index,
+                              const floating[:, ::1] weight,
+                              const Py_ssize_t[::1] count) noexcept nogil:
+    """A row of 3- or 4-value pixels by ``_simd_pixels.h`` where the level allows it."""
+    cdef Py_ssize_t n_out = index.shape[0], width = index.shape[1]
+    if floating is float:
+        if source is float:
+            return cresize_pixels_f32(out, line, channels, in_px, &index[0, 0], &weight[0, 0],
+                                      &count[0], width, n_out)
+        elif source is cython.uchar:
+            return cresize_pixels_u8(out, line, channels, in_px, &index[0, 0], &weight[0, 0],
+                                     &count[0], width, n_out)
+    else:
+        if source is double:
+            return cresize_pixels_f64(out, line, channels, in_px, &index[0, 0], &weight[0, 0],
+                                      &count[0], width, n_out)
+        elif source is cython.ushort:
+            return cresize_pixels_u16(out, line, channels, in_px, &index[0, 0], &weight[0, 0],
+                                      &count[0], width, n_out)
+        elif source is cython.short:
+            return cresize_pixels_s16(out, line, channels, in_px, &index[0, 0], &weight[0, 0],
+                                      &count[0], width, n_out)
+    return False
 
 
 cdef inline void _pixel3(floating* out, const source* line, const Py_ssize_t* index,
