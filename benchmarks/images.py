@@ -19,7 +19,7 @@ import numpy as np
 import cresize
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run import measure  # noqa: E402
+from run import measure
 
 try:
     import cv2

@@ -152,8 +152,8 @@ def _format(config):
              f"numpy    {config['numpy']['version']}"
              + (f" (built against {config['numpy']['build_version']})"
                 if config["numpy"]["build_version"] else ""),
-             f"simd     {config['simd']['level']}  (CRESIZE_SIMD="
-             f"{config['simd']['requested'] or 'auto'} at import; all levels bit-identical)",
+             (f"simd     {config['simd']['level']}  (CRESIZE_SIMD="
+              f"{config['simd']['requested'] or 'auto'} at import; all levels bit-identical)"),
              "build"]
     if build is None:
         lines.append("  unknown: no build information (not compiled by cresize's setup.py)")
