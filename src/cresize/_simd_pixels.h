@@ -63,21 +63,61 @@ static void cresize_simd_set(int level) { cresize_simd_level = level; }
             out[C * o + 3] = d;                                                  \
     }
 
+/* Whether pixel o may be read and written as C = 4 values (see above). */
+static inline int cresize_pixel_inside(const Py_ssize_t *idx, Py_ssize_t cnt, Py_ssize_t n_in,
+                                       Py_ssize_t C, Py_ssize_t o, Py_ssize_t n_out)
+{
+    if (C == 4)
+        return 1;
+    if (o + 1 >= n_out)
+        return 0;
+    for (Py_ssize_t k = 0; k < cnt; k++)
+        if (idx[k] + 1 >= n_in)
+            return 0;
+    return 1;
+}
+
+/* Four pixels with the same tap count go together, four independent sums (so the
+ * additions of one pixel need not wait for each other's latency); each pixel's own
+ * sum is the same sequence of operations. Stores go in pixel order, so the 4th value
+ * a 3-value pixel writes is rewritten by the next pixel. */
 #define CRESIZE_PIXEL_LOOP(ACC, T, VEC, ZERO, SET1, ADD, MUL, LOAD, STORE)       \
-    for (Py_ssize_t o = 0; o < n_out; o++) {                                     \
+    Py_ssize_t o = 0;                                                            \
+    while (o < n_out) {                                                          \
         const Py_ssize_t *idx = index + o * width;                               \
         const ACC *w = weight + o * width;                                       \
         Py_ssize_t cnt = count[o], k;                                            \
-        int inside = C == 4 || o + 1 < n_out;                                    \
-        for (k = 0; k < cnt && inside && C == 3; k++)                            \
-            inside = idx[k] + 1 < n_in;                                          \
-        if (inside) {                                                            \
+        if (o + 4 <= n_out && count[o + 1] == cnt && count[o + 2] == cnt         \
+            && count[o + 3] == cnt                                               \
+            && cresize_pixel_inside(idx + 3 * width, cnt, n_in, C, o + 3, n_out) \
+            && cresize_pixel_inside(idx + 2 * width, cnt, n_in, C, o + 2, n_out) \
+            && cresize_pixel_inside(idx + width, cnt, n_in, C, o + 1, n_out)     \
+            && cresize_pixel_inside(idx, cnt, n_in, C, o, n_out)) {              \
+            VEC s0 = ZERO(), s1 = ZERO(), s2 = ZERO(), s3 = ZERO();              \
+            for (k = 0; k < cnt; k++) {                                          \
+                s0 = ADD(s0, MUL(SET1(w[k]), LOAD(line + C * idx[k])));          \
+                s1 = ADD(s1, MUL(SET1(w[width + k]),                             \
+                                 LOAD(line + C * idx[width + k])));              \
+                s2 = ADD(s2, MUL(SET1(w[2 * width + k]),                         \
+                                 LOAD(line + C * idx[2 * width + k])));          \
+                s3 = ADD(s3, MUL(SET1(w[3 * width + k]),                         \
+                                 LOAD(line + C * idx[3 * width + k])));          \
+            }                                                                    \
+            STORE(out + C * o, s0);                                              \
+            STORE(out + C * (o + 1), s1);                                        \
+            STORE(out + C * (o + 2), s2);                                        \
+            STORE(out + C * (o + 3), s3);                                        \
+            o += 4;                                                              \
+            continue;                                                            \
+        }                                                                        \
+        if (cresize_pixel_inside(idx, cnt, n_in, C, o, n_out)) {                 \
             VEC acc = ZERO();                                                    \
             for (k = 0; k < cnt; k++)                                            \
                 acc = ADD(acc, MUL(SET1(w[k]), LOAD(line + C * idx[k])));        \
             STORE(out + C * o, acc);                                             \
         } else                                                                   \
             CRESIZE_SCALAR_PIXEL(ACC, T)                                         \
+        o++;                                                                     \
     }
 
 #if CRESIZE_SSE
