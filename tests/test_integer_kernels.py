@@ -210,6 +210,8 @@ def test_kernel_entry_checks_sizes():
     index, weight, count = y.kernel_args(np.float32)
     bad_index = index.copy()
     bad_index[2, 0] = 6
+    unsorted = index.copy()
+    unsorted[1, :2] = unsorted[1, 1::-1]
     too_wide = count.copy()
     too_wide[0] = 5
     for change, words in [
@@ -218,6 +220,7 @@ def test_kernel_entry_checks_sizes():
         ({"tags": np.empty((1, 1), np.intp)}, "per thread"),
         ({"y": (bad_index, weight, count)}, "y_index"),
         ({"y": (index, weight, too_wide)}, "y_count"),
+        ({"y": (unsorted, weight, count)}, "ascending"),
         ({"y": taps(6, 5, "bilinear").kernel_args(np.float32)}, "rows"),
         ({"dst": np.zeros((1, 5, 3), np.uint8)}, "rows"),
         ({"dst": np.zeros((2, 4, 3), np.uint8)}, "planes"),

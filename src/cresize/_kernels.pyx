@@ -482,7 +482,8 @@ cdef int _check_same(str a_name, Py_ssize_t a, str b_name, Py_ssize_t b) except 
 cdef int _check_axis(str name, const Py_ssize_t[:, ::1] index, Py_ssize_t weight_rows,
                      Py_ssize_t weight_width, const Py_ssize_t[::1] count,
                      Py_ssize_t n_out, Py_ssize_t n_in) except -1:
-    """A table of ``n_out`` rows whose taps read inputs ``0 … n_in - 1``."""
+    """A table of ``n_out`` rows whose taps read inputs ``0 … n_in - 1``, in ascending
+    index order (as ``Taps`` builds them; the SIMD pixel rows rely on it)."""
     cdef Py_ssize_t width = index.shape[1], o, k
     if index.shape[0] != n_out or weight_rows != n_out or count.shape[0] != n_out:
         raise ValueError(f"{name}index, {name}weight and {name}count have {index.shape[0]}, "
@@ -496,6 +497,8 @@ cdef int _check_axis(str name, const Py_ssize_t[:, ::1] index, Py_ssize_t weight
             if not 0 <= index[o, k] < n_in:
                 raise ValueError(f"{name}index[{o}, {k}] = {index[o, k]} is outside "
                                  f"0..{n_in - 1}")
+            if k and index[o, k] <= index[o, k - 1]:
+                raise ValueError(f"{name}index row {o} is not in ascending order")
     return 0
 
 

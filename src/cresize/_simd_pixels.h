@@ -63,18 +63,13 @@ static void cresize_simd_set(int level) { cresize_simd_level = level; }
             out[C * o + 3] = d;                                                  \
     }
 
-/* Whether pixel o may be read and written as C = 4 values (see above). */
+/* Whether pixel o may be read and written as C = 4 values (see above). A row's taps
+ * are in ascending index order (the kernels' entry checks make sure), so its last
+ * tap is its largest index. */
 static inline int cresize_pixel_inside(const Py_ssize_t *idx, Py_ssize_t cnt, Py_ssize_t n_in,
                                        Py_ssize_t C, Py_ssize_t o, Py_ssize_t n_out)
 {
-    if (C == 4)
-        return 1;
-    if (o + 1 >= n_out)
-        return 0;
-    for (Py_ssize_t k = 0; k < cnt; k++)
-        if (idx[k] + 1 >= n_in)
-            return 0;
-    return 1;
+    return C == 4 || (o + 1 < n_out && (cnt == 0 || idx[cnt - 1] + 1 < n_in));
 }
 
 /* Four pixels with the same tap count go together, four independent sums (so the
