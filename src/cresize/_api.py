@@ -26,7 +26,8 @@ def resize(x, size=None, *, scale_factor=None, mode="bilinear", align_corners=Fa
         float32; 8- and 16-bit integers are read and written by the kernels
         (float32 sums for 8-bit, float64 for 16-bit, no float copy of ``x``), wider
         integers computed in float64; then rounded to nearest (half to even) and
-        clipped to the dtype's range. The result has ``x``'s dtype. bool, complex and object arrays are errors.
+        clipped to the dtype's range. The result has ``x``'s dtype. bool, complex
+        and object arrays are errors.
     size : int or tuple of int, optional
         Output length of each resized axis (an int applies to every resized axis).
     scale_factor : float or tuple of float, optional
