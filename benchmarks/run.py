@@ -45,6 +45,7 @@ GROUPS = {
     "feature-maps": "feature_maps",
     "dask": "dask_group",
     "files": "files",
+    "images": "images",
 }
 
 

@@ -36,8 +36,10 @@ def show_config(mode: str = "stdout") -> dict[str, Any] | None:
     -------
     dict or None
         With ``mode="dicts"``: ``{"cresize": ..., "python": ..., "numpy": ...,
-        "build": ..., "openmp": ...}``. ``build`` is None for a copy compiled
-        without cresize's ``setup.py`` (its build information is missing).
+        "build": ..., "simd": ..., "openmp": ...}``; ``simd["level"]`` is the
+        kernels' SIMD level (``"none"``, ``"sse2"``, ``"avx2"``). ``build`` is None
+        for a copy compiled without cresize's ``setup.py`` (its build information is
+        missing).
         ``openmp["default_threads"]`` is what ``num_threads=None`` means here and
         now (``OMP_NUM_THREADS``, threadpoolctl, 1 in a forked child).
 
@@ -86,6 +88,7 @@ def _collect() -> dict[str, Any]:
         "numpy": {"version": np.__version__,
                   "build_version": (build or {}).get("numpy_build_version")},
         "build": build,
+        "simd": {"level": _kernels.simd_level(), "requested": os.environ.get("CRESIZE_SIMD")},
         "openmp": {
             "enabled": enabled,
             "requested": (build or {}).get("openmp_request"),
@@ -159,6 +162,8 @@ def _format(config: dict[str, Any]) -> str:
              f"numpy    {config['numpy']['version']}"
              + (f" (built against {config['numpy']['build_version']})"
                 if config["numpy"]["build_version"] else ""),
+             (f"simd     {config['simd']['level']}  (CRESIZE_SIMD="
+              f"{config['simd']['requested'] or 'auto'} at import; all levels bit-identical)"),
              "build"]
     if build is None:
         lines.append("  unknown: no build information (not compiled by cresize's setup.py)")

@@ -11,6 +11,7 @@ import numpy as np
 from cresize import _kernels
 
 cdef object _resize_2d = _kernels.resize_2d
+cdef object _resize_2d_int = _kernels.resize_2d_int
 cdef object _gather_lines = _kernels.gather_lines
 cdef object _gather_planes = _kernels.gather_planes
 cdef object _to_float = _kernels.integers_to_float
@@ -19,7 +20,7 @@ cdef object _empty = np.empty
 cdef object _intp = np.intp
 
 #: Kinds of kernel call (the same numbers as ``_plan``'s constants).
-LINES, PLANES, FUSED, TO_FLOAT, TO_INT = 0, 1, 2, 3, 4
+LINES, PLANES, FUSED, TO_FLOAT, TO_INT, INTEGER = 0, 1, 2, 3, 4, 5
 
 
 cpdef run_step(int kind, object src, object dst, tuple args, int num_threads,
@@ -37,6 +38,10 @@ cpdef run_step(int kind, object src, object dst, tuple args, int num_threads,
         _gather_lines(src, dst, *args, n)
     elif kind == 1:
         _gather_planes(src, dst, *args, n)
+    elif kind == 5:  # 8/16-bit: args = (channels, y, x, order, sum dtype); row = scratch length
+        _resize_2d_int(src, dst, channels=args[0], y=args[1], x=args[2], order=args[3],
+                       scratch=_empty((n, row), args[4]), tags=_empty((n, slots), _intp),
+                       num_threads=n)
     elif kind == 3:
         _to_float(src, dst, n)
     else:
@@ -45,17 +50,18 @@ cpdef run_step(int kind, object src, object dst, tuple args, int num_threads,
 
 cpdef object run_steps(list steps, object src, object out, int num_threads,
                        Py_ssize_t min_work):
-    """Run compiled ``steps`` on ``src`` (C-contiguous, their dtype); the last
-    result goes to ``out`` when given. Returns the result."""
+    """Run compiled ``steps`` on ``src`` (C-contiguous, their dtype); each step's
+    result has the step's dtype (its last field); the last result goes to ``out``
+    when given. Returns the result."""
     cdef Py_ssize_t i, last = len(steps) - 1
     cdef tuple step
-    cdef object current = src, dst, dtype = src.dtype
+    cdef object current = src, dst
     for i in range(last + 1):
         step = <tuple>steps[i]
         if i == last and out is not None:
             dst = out
         else:
-            dst = _empty(step[2], dtype)
+            dst = _empty(step[2], step[8])
         if step[5]:
             run_step(step[0], current.reshape(step[1]), dst.reshape(step[3]), step[4],
                      num_threads, step[5], step[6], step[7], min_work)

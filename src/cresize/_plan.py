@@ -74,13 +74,17 @@ def _table_bytes(t):
 class _Program:
     """The passes of one direction: tables, fusion, order, promotion."""
 
-    def __init__(self, tables, compute, shape):
+    def __init__(self, tables, compute, shape, storage=None):
         self.tables = tables                      # {axis: Taps}, every resized axis
-        self.compute = compute                    # dtype the kernels see (before promotion)
+        self.compute = compute                    # dtype the kernels sum in (before promotion)
         self.identity = all(t.is_identity for t in tables.values())
         self.promote = compute == np.float32 and any(
             t.index.shape[1] > LONG_SUM for t in tables.values())
         self.run_dtype = np.dtype(np.float64) if self.promote else compute
+        #: 8/16-bit input read and written by the kernels themselves (no float copy);
+        #: 8-bit rows long enough to need float64 sums take the converting path.
+        self.native_int = (storage is not None and storage.kind in "iu"
+                           and storage.itemsize <= 2 and not self.promote)
         passes = sorted((a, t) for a, t in tables.items() if not t.is_identity)
         groups = [[p] for p in passes]
         if len(passes) >= 2 and passes[-2][0] + 1 == passes[-1][0]:
@@ -92,10 +96,10 @@ class _Program:
             axes = tuple(a for a, _ in g)
             if len(g) == 2:
                 y = g[0][1]
-                if y.n_out > y.n_in:
-                    order, slots = _kernels.Order.RING, y.span
-                elif y.is_selection:
+                if y.is_selection:  # nearest: each output row is one resampled input row
                     order, slots = _kernels.Order.DIRECT, 1
+                elif y.n_out > y.n_in:
+                    order, slots = _kernels.Order.RING, y.span
                 else:
                     order, slots = _kernels.Order.VERTICAL_FIRST, 1
                 self.steps.append((axes, int(order), slots))
@@ -156,8 +160,8 @@ class _Slice:
 
 
 #: Kinds of kernel call (``_fast.run_step``).
-LINES, PLANES, FUSED, TO_FLOAT, TO_INT = _fast.LINES, _fast.PLANES, _fast.FUSED, \
-    _fast.TO_FLOAT, _fast.TO_INT
+LINES, PLANES, FUSED, TO_FLOAT, TO_INT, INTEGER = _fast.LINES, _fast.PLANES, _fast.FUSED, \
+    _fast.TO_FLOAT, _fast.TO_INT, _fast.INTEGER
 
 
 def _execute(program, tables, x, out, num_threads):
@@ -170,7 +174,7 @@ def _execute(program, tables, x, out, num_threads):
         np.copyto(out, x)
         return out
     compute = program.compute
-    if compute == native:
+    if compute == native or (program.native_int and native.kind in "iu"):
         return _apply(program, tables, np.ascontiguousarray(x, native), out, num_threads)
     shape = list(x.shape)
     for a, t in tables.items():
@@ -211,8 +215,10 @@ def _apply(program, tables, src, out, num_threads):
 
 def _compile(program, tables, shape, dtype):
     """The kernel calls of ``program`` on an input of ``shape``: ``(kind, src shape,
-    dst shape, dst kernel shape, table args, work, scratch row, ring slots)``;
+    dst shape, dst kernel shape, table args, work, scratch row, ring slots, dst dtype)``;
     work 0: nothing to compute."""
+    if dtype.kind in "iu":
+        return _compile_int(program, tables, shape, dtype)
     steps = []
     shape = list(shape)
     for axes, order, slots in program.steps:
@@ -235,13 +241,57 @@ def _compile(program, tables, shape, dtype):
             row = (slots * x.n_out if order == _kernels.Order.RING else x.n_in) * inner
             args = (inner, *y.kernel_args(dtype), *x.row_args(dtype), order)
             steps.append((FUSED, (outer, y.n_in, x.n_in * inner), tuple(out_shape),
-                          (outer, y.n_out, x.n_out * inner), args, work, row, slots))
+                          (outer, y.n_out, x.n_out * inner), args, work, row, slots, dtype))
         elif inner == 1:
             steps.append((LINES, (outer, y.n_in), tuple(out_shape), (outer, y.n_out),
-                          y.row_args(dtype), work, 0, 0))
+                          y.row_args(dtype), work, 0, 0, dtype))
         else:
             steps.append((PLANES, (outer, y.n_in, inner), tuple(out_shape),
-                          (outer, y.n_out, inner), y.kernel_args(dtype), work, 0, 0))
+                          (outer, y.n_out, inner), y.kernel_args(dtype), work, 0, 0, dtype))
+        shape = out_shape
+    return steps
+
+
+def _compile_int(program, tables, shape, dtype):
+    """``_compile`` for 8/16-bit integers (``_kernels.resize_2d_int``): the first
+    step reads the integers, the last writes them; steps in between keep the sums'
+    dtype. A single-axis step pairs its table with the identity of length 1."""
+    compute = program.run_dtype
+    one = table(1, 1, "nearest", False, False, None)
+    steps = []
+    shape = list(shape)
+    last_step = len(program.steps) - 1
+    for number, (axes, order, slots) in enumerate(program.steps):
+        first, last = axes[0], axes[-1]
+        out_shape = list(shape)
+        for a in axes:
+            out_shape[a] = tables[a].n_out
+        outer = math.prod(shape[:first])
+        inner = math.prod(shape[last + 1:])
+        if len(axes) == 2:
+            y, x, channels = tables[first], tables[last], inner
+        elif inner == 1:  # along the contiguous axis: every line is a row of pixels
+            y, x, channels = one, tables[first], 1
+            order, slots = int(_kernels.Order.DIRECT), 1
+        else:  # whole rows of `inner` values combined
+            y, x, channels = tables[first], one, inner
+            order = int(_kernels.Order.DIRECT if y.is_selection else _kernels.Order.VERTICAL_FIRST)
+            slots = 1
+        for t in (y, x):
+            _check_table(t, compute)
+        if order == _kernels.Order.RING and _span(y) > slots:
+            raise RuntimeError(f"kernel contract: a ring of {slots} rows cannot hold a "
+                               f"span of {_span(y)} input rows")
+        src_shape = (outer, y.n_in, x.n_in * channels)
+        dst_shape = (outer, y.n_out, x.n_out * channels)
+        size_in, size_out = math.prod(shape), math.prod(out_shape)
+        work = size_in + size_out if size_out else 0
+        dst_dtype = dtype if number == last_step else compute
+        length = _kernels.scratch_length(order, slots, src_shape[2], dst_shape[2],
+                                         dst_dtype == compute)
+        args = (channels, y.kernel_args(compute), x.row_args(compute), order, compute)
+        steps.append((INTEGER, src_shape, tuple(out_shape), dst_shape, args, work, length, slots,
+                      dst_dtype))
         shape = out_shape
     return steps
 
@@ -288,7 +338,7 @@ class Plan:
         self._key = None
         tables = {a: table(n_in, n_out, spec.mode, spec.align_corners, spec.antialias, f)
                   for a, n_in, n_out, f in _spec.axis_geometry(spec)}
-        self._forward = _Program(tables, self._compute, spec.input_shape)
+        self._forward = _Program(tables, self._compute, spec.input_shape, dtype)
         self._backward = None
         self._lock = threading.Lock()
 

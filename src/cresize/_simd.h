@@ -1,4 +1,5 @@
-/* Four outputs of a float32 row resample at once, with SSE where it exists.
+/* Four outputs of a float32 row resample at once, with SSE where it exists and
+ * cresize_simd_level allows it (see _simd_pixels.h for the level).
  *
  * Each of the four outputs j has `width` taps on the contiguous inputs
  * line[start[j]] ... line[start[j] + width - 1] with weights w[j*width + k].
@@ -14,8 +15,8 @@
 #include <emmintrin.h>
 #define CRESIZE_SSE 1
 
-static inline void cresize_rows4_f32(float *out, const float *line, const Py_ssize_t *start,
-                                     const float *w, Py_ssize_t width)
+static inline void cresize_rows4_f32_sse(float *out, const float *line, const Py_ssize_t *start,
+                                         const float *w, Py_ssize_t width)
 {
     const float *l0 = line + start[0], *l1 = line + start[1];
     const float *l2 = line + start[2], *l3 = line + start[3];
@@ -53,9 +54,11 @@ static inline void cresize_rows4_f32(float *out, const float *line, const Py_ssi
 
 #else
 #define CRESIZE_SSE 0
+#endif
 
-static inline void cresize_rows4_f32(float *out, const float *line, const Py_ssize_t *start,
-                                     const float *w, Py_ssize_t width)
+/* The portable twin: lane j's sum, in the same order, from the same 0. */
+static inline void cresize_rows4_f32_c(float *out, const float *line, const Py_ssize_t *start,
+                                       const float *w, Py_ssize_t width)
 {
     for (int j = 0; j < 4; j++) {
         float acc = 0.0f;
@@ -64,6 +67,19 @@ static inline void cresize_rows4_f32(float *out, const float *line, const Py_ssi
         out[j] = acc;
     }
 }
+
+#include "_simd_pixels.h"
+
+static inline void cresize_rows4_f32(float *out, const float *line, const Py_ssize_t *start,
+                                     const float *w, Py_ssize_t width)
+{
+#if CRESIZE_SSE
+    if (cresize_simd_level >= 1) {
+        cresize_rows4_f32_sse(out, line, start, w, width);
+        return;
+    }
 #endif
+    cresize_rows4_f32_c(out, line, start, w, width);
+}
 
 #endif
