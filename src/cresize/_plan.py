@@ -220,48 +220,59 @@ def _compile(program, tables, shape, dtype):
     if dtype.kind in "iu":
         return _compile_int(program, tables, shape, dtype)
     steps = []
-    shape = list(shape)
+    shape = tuple(shape)
     for axes, order, slots in program.steps:
-        first, last = axes[0], axes[-1]
-        y = tables[first]
-        out_shape = list(shape)
-        for a in axes:
-            out_shape[a] = tables[a].n_out
-        outer = math.prod(shape[:first])
-        inner = math.prod(shape[last + 1:])
-        size_in, size_out = math.prod(shape), math.prod(out_shape)
-        work = size_in + size_out if size_out else 0
-        for a in axes:
-            _check_table(tables[a], dtype)
-        if len(axes) == 2:
-            x = tables[last]
-            if order == _kernels.Order.RING and _span(y) > slots:
-                raise RuntimeError(f"kernel contract: a ring of {slots} rows cannot hold a "
-                                   f"span of {_span(y)} input rows")
-            row = (slots * x.n_out if order == _kernels.Order.RING else x.n_in) * inner
-            args = (inner, *y.kernel_args(dtype), *x.row_args(dtype), order)
-            steps.append((FUSED, (outer, y.n_in, x.n_in * inner), tuple(out_shape),
-                          (outer, y.n_out, x.n_out * inner), args, work, row, slots, dtype))
-        elif inner == 1:
-            steps.append((LINES, (outer, y.n_in), tuple(out_shape), (outer, y.n_out),
-                          y.row_args(dtype), work, 0, 0, dtype))
-        else:
-            steps.append((PLANES, (outer, y.n_in, inner), tuple(out_shape),
-                          (outer, y.n_out, inner), y.kernel_args(dtype), work, 0, 0, dtype))
-        shape = out_shape
+        step = _float_step(tables, shape, axes, order, slots, dtype)
+        steps.append(step)
+        shape = step[2]
     return steps
+
+
+def _float_step(tables, shape, axes, order, slots, dtype):
+    """One kernel call of ``_compile`` on floats of ``dtype``."""
+    first, last = axes[0], axes[-1]
+    y = tables[first]
+    out_shape = list(shape)
+    for a in axes:
+        out_shape[a] = tables[a].n_out
+    outer = math.prod(shape[:first])
+    inner = math.prod(shape[last + 1:])
+    size_in, size_out = math.prod(shape), math.prod(out_shape)
+    work = size_in + size_out if size_out else 0
+    for a in axes:
+        _check_table(tables[a], dtype)
+    if len(axes) == 2:
+        x = tables[last]
+        if order == _kernels.Order.RING and _span(y) > slots:
+            raise RuntimeError(f"kernel contract: a ring of {slots} rows cannot hold a "
+                               f"span of {_span(y)} input rows")
+        row = (slots * x.n_out if order == _kernels.Order.RING else x.n_in) * inner
+        args = (inner, *y.kernel_args(dtype), *x.row_args(dtype), order)
+        return (FUSED, (outer, y.n_in, x.n_in * inner), tuple(out_shape),
+                (outer, y.n_out, x.n_out * inner), args, work, row, slots, dtype)
+    if inner == 1:
+        return (LINES, (outer, y.n_in), tuple(out_shape), (outer, y.n_out),
+                y.row_args(dtype), work, 0, 0, dtype)
+    return (PLANES, (outer, y.n_in, inner), tuple(out_shape),
+            (outer, y.n_out, inner), y.kernel_args(dtype), work, 0, 0, dtype)
 
 
 def _compile_int(program, tables, shape, dtype):
     """``_compile`` for 8/16-bit integers (``_kernels.resize_2d_int``): the first
-    step reads the integers, the last writes them; steps in between keep the sums'
-    dtype. A single-axis step pairs its table with the identity of length 1."""
+    step reads the integers, the last writes them; steps in between run the float
+    kernels on the sums' dtype. A single-axis integer step pairs its table with the
+    identity of length 1."""
     compute = program.run_dtype
     one = table(1, 1, "nearest", False, False, None)
     steps = []
     shape = list(shape)
     last_step = len(program.steps) - 1
     for number, (axes, order, slots) in enumerate(program.steps):
+        if 0 < number < last_step:  # sums in, sums out: the float kernels
+            step = _float_step(tables, tuple(shape), axes, order, slots, compute)
+            steps.append(step)
+            shape = list(step[2])
+            continue
         first, last = axes[0], axes[-1]
         out_shape = list(shape)
         for a in axes:
