@@ -6,13 +6,13 @@ from the tap tables (``_tables``) and the loops from the kernels (``_kernels``).
 import math
 import numbers
 import operator
-import os
 
 import numpy as np
 
 from cresize import _kernels
 from cresize._tables import (ALIASES, ANTIALIAS_SUPPORT, MODES, NO_ALIGN_CORNERS,
                              output_length, taps)
+from cresize._threads import resolve as _threads
 
 
 def resize(x, size=None, *, scale_factor=None, mode="bilinear", align_corners=False,
@@ -382,8 +382,6 @@ def _lengths(shape, axes, size, scale_factor):
 
 #: Bound on an axis length (and so on what a scale factor may ask for).
 MAX_LENGTH = 2**40
-#: Bound on num_threads.
-MAX_THREADS = 4096
 
 
 def _is_sequence(value):
@@ -451,41 +449,19 @@ def _check_out(out, shape, dtype, inputs):
         raise ValueError("out must be C-contiguous")
     if not out.flags.writeable:
         raise ValueError("out must be writeable")
-    if any(np.may_share_memory(out, a) for a in inputs):
+    if any(_overlap(out, a) for a in inputs):
         raise ValueError("out must not share memory with the input")
     return out
 
 
-# libgomp is not fork-safe: a child forked after the parent ran a parallel loop
-# can hang in its own next one. In such a child num_threads=None means 1 thread.
-_openmp_used = False
-_forked_after_openmp = False
+#: Effort ``np.shares_memory`` may spend deciding whether ``out`` overlaps an input
+#: (milliseconds at most); undecided counts as overlapping.
+OVERLAP_WORK = 10**5
 
 
-def _after_fork_in_child():
-    global _forked_after_openmp
-    _forked_after_openmp = _forked_after_openmp or _openmp_used
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_after_fork_in_child)
-
-
-def _threads(num_threads):
-    """Resolve ``num_threads`` for a kernel call (None: OpenMP's current default,
-    or 1 in a process forked after this one's parent ran a parallel loop)."""
-    global _openmp_used
-    _openmp_used = _kernels.openmp_enabled()
-    default = 1 if _forked_after_openmp else _kernels.max_threads()
-    if num_threads is None:
-        return default
-    if isinstance(num_threads, bool) or not isinstance(num_threads, (numbers.Integral, np.integer)):
-        raise TypeError(f"num_threads must be None or a nonzero int; got {num_threads!r}")
-    if num_threads == 0:
-        raise ValueError("num_threads must be None, a positive int, or a negative int "
-                         "counted back from the maximum (-1 = all); got 0")
-    if num_threads > MAX_THREADS:
-        raise ValueError(f"num_threads must be at most {MAX_THREADS}; got {num_threads}")
-    if num_threads < 0:
-        return max(default + 1 + int(num_threads), 1)
-    return int(num_threads)
+def _overlap(a, b):
+    """Whether ``a`` and ``b`` share a byte (exact: interleaved views do not)."""
+    try:
+        return np.shares_memory(a, b, max_work=OVERLAP_WORK)
+    except np.exceptions.TooHardError:
+        return True

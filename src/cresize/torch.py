@@ -43,7 +43,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         float32 and float64 are differentiable; float16 and integer tensors are
         resized without gradient (integers are rounded and clipped).
     size : int or sequence of int, optional
-        Output length of each spatial dimension.
+        Output length of each spatial dimension; 0-d integer tensors are ints.
     scale_factor : float or sequence of float, optional
         Per spatial dimension; the output length is ``floor(I * f)`` and, unless
         ``recompute_scale_factor`` is true, the sampling scale is ``1 / f``.
@@ -60,14 +60,18 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     antialias : bool
         Widen the kernel when shrinking (bilinear, bicubic, lanczos3).
     num_threads : int, optional
-        OpenMP threads of the forward and backward; None: ``torch.get_num_threads()``
-        at call time, so ``torch.set_num_threads`` governs it. The numbers do not
-        depend on it.
+        OpenMP threads of the forward and backward; None: OpenMP's default at
+        call time, as for ``cresize.resize`` (1 in a forked child, such as a
+        DataLoader worker: see docs/limits.md). When PyTorch and cresize share
+        one OpenMP runtime (the usual case on Linux), ``torch.set_num_threads``
+        sets that default. The numbers do not depend on it.
 
     Returns
     -------
     torch.Tensor
-        ``(N, C, *resized)``, contiguous, of ``input``'s dtype.
+        ``(N, C, *resized)`` of ``input``'s dtype, contiguous; channels-last
+        (``torch.channels_last`` / ``channels_last_3d``) when ``input``'s
+        strides are, as ``F.interpolate`` returns it.
 
     Examples
     --------
@@ -103,17 +107,19 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if (size is None) == (scale_factor is None):
         raise ValueError("give size or scale_factor (exactly one of them)")
     if size is not None:
-        size = _per_axis(size, spatial, "size")
+        size = _per_axis(_tensor_sizes(size), spatial, "size")
     else:
         scale_factor = _per_axis(scale_factor, spatial, "scale_factor")
         if recompute_scale_factor:
             size = tuple(math.floor(n * f) for n, f in zip(input.shape[2:], scale_factor))
             scale_factor = None
-    if num_threads is None:
-        num_threads = torch.get_num_threads()
-    _threads(num_threads)  # validate here rather than inside autograd
+    _threads(num_threads)  # validate here rather than inside autograd; None stays None
+    channels_last = _channels_last(input)
+    if channels_last:  # resize the (N, *spatial, C) view: channels-last in and out, no copy
+        input, axes = input.movedim(1, -1), tuple(range(1, input.dim() - 1))
     options = (size, scale_factor, mode, align_corners, antialias, axes, num_threads)
-    return _Resize.apply(input, options)
+    result = _Resize.apply(input, options)
+    return result.movedim(-1, 1) if channels_last else result
 
 
 class Resize(torch.nn.Module):
@@ -196,3 +202,38 @@ def _per_axis(value, n, name):
     if isinstance(value, (numbers.Real, np.number)) and not isinstance(value, bool):
         return (value,) * n
     raise TypeError(f"{name} must be a number or a sequence of {n}; got {value!r}")
+
+
+def _tensor_sizes(size):
+    """0-d integer tensors (alone or in a sequence) as ints, as ``F.interpolate`` takes them."""
+    def plain(value):
+        if not isinstance(value, torch.Tensor):
+            return value
+        if value.dim() != 0 or value.dtype.is_floating_point or value.dtype.is_complex \
+                or value.dtype == torch.bool:
+            raise TypeError(f"size must be an int, a 0-d integer tensor or a sequence of them; "
+                            f"got {value!r}")
+        return int(value)
+    return [plain(s) for s in size] if isinstance(size, (list, tuple)) else plain(size)
+
+
+def _channels_last(tensor):
+    """Whether ``F.interpolate`` returns ``tensor``'s result channels-last.
+
+    PyTorch's ``suggest_memory_format`` rule (c10's ``is_channels_last_strides_2d``
+    / ``_3d``): the strides grow in the order C, W, (D,) H, N; ambiguous cases
+    (size-1 dimensions that fit both orders) are contiguous.
+    """
+    if tensor.dim() not in (4, 5):
+        return False
+    sizes, strides = tensor.shape, tensor.stride()
+    if strides[1] == 0:
+        return False
+    smallest = 0
+    for d in (1, *range(tensor.dim() - 1, 1, -1), 0):
+        if sizes[d] == 0 or strides[d] < smallest:
+            return False
+        if d == 0 and smallest == strides[1]:
+            return False
+        smallest = strides[d] * sizes[d]
+    return True
