@@ -35,10 +35,18 @@ TIMEOUT = 60
 POSIX = pytest.mark.skipif(not hasattr(os, "fork"), reason="fork() and rlimits are POSIX only")
 
 
-def run(script, timeout=TIMEOUT):
-    """Run ``script`` in a new interpreter; return its last stdout line parsed as JSON."""
+def run(script, timeout=TIMEOUT, path=None):
+    """Run ``script`` in a new interpreter; return its last stdout line parsed as JSON.
+
+    With ``path``, the script is written there and run as a file (``spawn`` workers
+    import their functions from it).
+    """
     env = dict(os.environ, OMP_NUM_THREADS="2", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
-    proc = subprocess.Popen([sys.executable, "-c", textwrap.dedent(script)], env=env, text=True,
+    script = textwrap.dedent(script)
+    if path is not None:
+        path.write_text(script)
+    args = ["-c", script] if path is None else [str(path)]
+    proc = subprocess.Popen([sys.executable, *args], env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True)
     try:
@@ -285,6 +293,25 @@ def test_3_forked_child_defaults_to_one_thread_explicit_counts_honoured():
             print(json.dumps([pool.apply(child), [_threads.in_forked_child()]]))
         """)
     assert got == [[True, 1, 1, 3], [False]]
+
+
+@POSIX
+def test_3_start_methods_seen_from_a_first_import_in_the_worker(tmp_path):
+    """cresize imported only in the worker: fork/forkserver workers count as forked, spawn not."""
+    got = run("""
+        import json, multiprocessing
+        def child():
+            from cresize import _kernels, _threads
+            return [_threads.in_forked_child(), _threads.resolve(None) == (
+                1 if _threads.in_forked_child() else _kernels.max_threads())]
+        if __name__ == "__main__":
+            seen = {}
+            for method in ("fork", "forkserver", "spawn"):
+                with multiprocessing.get_context(method).Pool(1) as pool:
+                    seen[method] = pool.apply_async(child).get(timeout=40)
+            print(json.dumps(seen))
+        """, path=tmp_path / "workers.py")
+    assert got == {"fork": [True, True], "forkserver": [True, True], "spawn": [False, True]}
 
 
 # ----------------------------------------------------------------------------
