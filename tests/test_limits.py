@@ -408,3 +408,18 @@ def test_7_torch_channels_last_is_kept(dims, fmt, mode):
         if comparable:
             assert (ct.interpolate(x, size=size, mode=mode).stride()
                     == F.interpolate(x, size=size, mode=torch_mode).stride())
+
+
+def test_7_torch_resize_module_follows_each_input_layout():
+    """One ``Resize`` fed channels-last, then contiguous, then channels-last inputs."""
+    torch = pytest.importorskip("torch")
+    import cresize.torch as ct
+    layer = ct.Resize(size=(5, 11), mode="bicubic")
+    base = torch.rand(2, 3, 9, 7, dtype=torch.float64)
+    want = ct.interpolate(base, size=(5, 11), mode="bicubic")
+    for channels_last in (True, False, True):
+        x = base.contiguous(memory_format=torch.channels_last) if channels_last else base
+        y = layer(x)
+        assert torch.equal(y, want)
+        assert y.is_contiguous(memory_format=torch.channels_last) == channels_last
+        assert y.is_contiguous() != channels_last
