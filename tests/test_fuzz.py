@@ -37,7 +37,7 @@ DTYPES = (np.float32, np.float64)
 
 
 def _factor(rng, n_in, keep):
-    """A scale factor for an axis of length ``n_in``; ``keep``: ``floor(n_in*f) == n_in``, f != 1."""
+    """A factor for an axis of length ``n_in``; ``keep``: ``floor(n_in*f) == n_in`` with f != 1."""
     if keep:
         while True:  # f in (1, (n_in + 1) / n_in): the length stays, the scale does not
             f = 1.0 + rng.uniform(0.01, 0.99) / n_in
