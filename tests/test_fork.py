@@ -1,8 +1,10 @@
 """A child forked after its parent ran an OpenMP resize must not hang.
 
 libgomp is not fork-safe: a forked child's first parallel loop waits forever for
-the parent's pool threads, which were not forked. cresize's rule (``_api._threads``):
-in a child forked after cresize ran, ``num_threads=None`` means 1 thread.
+the parent's pool threads, which were not forked. cresize's rule
+(``cresize._threads.resolve``): in any forked child, ``num_threads=None`` means
+1 thread, whoever ran OpenMP in the parent (tests/test_limits.py forks after
+PyTorch ran); an explicit ``num_threads`` is honoured.
 
 Each case runs in a fresh interpreter, in its own process group, under a
 timeout, so a hang fails the test instead of stalling the suite.
@@ -83,19 +85,23 @@ print("ok")
 """)
 
 
-def test_child_forked_before_cresize_ran_keeps_the_default():
-    # Nothing to inherit: before the first call no OpenMP pool exists.
+def test_child_forked_before_cresize_ran_defaults_to_one_thread():
+    # cresize cannot know whether something else ran an OpenMP team in the parent,
+    # so even here None means 1. Here nothing ran one, so an explicit count is safe.
     run("""
 import os
 import numpy as np
 import cresize
-from cresize import _api, _kernels
+from cresize import _api, _kernels, _threads
 pid = os.fork()
 if pid == 0:
-    x = np.arange(12.0).reshape(3, 4)
-    ok = (_api._threads(None) == _kernels.max_threads()
-          and np.array_equal(cresize.resize(x, (6, 8)), cresize.resize(x, (6, 8), num_threads=1)))
+    x = np.random.default_rng(0).random((4, 128, 128))
+    ok = (_api._threads(None) == 1 and _threads.in_forked_child()
+          and _api._threads(2) == 2
+          and np.array_equal(cresize.resize(x, (96, 200), num_threads=2),
+                             cresize.resize(x, (96, 200), num_threads=1)))
     os._exit(0 if ok else 1)
 assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
+assert not _threads.in_forked_child() and _api._threads(None) == _kernels.max_threads()
 print("ok")
 """)

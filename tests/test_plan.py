@@ -120,7 +120,7 @@ def test_plan_refuses_wrong_input():
 def test_plan_resolves_threads_at_call_time(monkeypatch):
     p = cresize.plan((4, 5), 3)
     seen = []
-    monkeypatch.setattr(cresize._api, "_threads", lambda n: seen.append(n) or 1)
+    monkeypatch.setattr(cresize._threads, "resolve", lambda n: seen.append(n) or 1)
     p(np.zeros((4, 5), np.float32))
     p(np.zeros((4, 5), np.float32), num_threads=3)
     q = cresize.plan((4, 5), 3, num_threads=2)

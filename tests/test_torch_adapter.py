@@ -15,7 +15,7 @@ COMBOS = [(m, ac, aa) for m in cresize.MODES
 
 @pytest.fixture(autouse=True, scope="module")
 def one_thread():
-    """Tiny tensors: one thread (cresize.torch follows torch.get_num_threads())."""
+    """Tiny tensors: one thread (torch.set_num_threads sets the shared OpenMP default)."""
     before = torch.get_num_threads()
     torch.set_num_threads(1)
     yield

@@ -5,13 +5,13 @@ description (``_plan``) and runs it; thread resolution lives here.
 """
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from cresize import _fast, _kernels, _plan, _spec
+from cresize import _fast, _plan, _spec
+from cresize._threads import resolve as _threads
 
 
 def resize(x: ArrayLike, size: int | Sequence[int] | None = None, *,
@@ -170,32 +170,3 @@ def weights(in_size: int, out_size: int | None = None, *, mode: str = "bilinear"
     _spec.check_sizes(spec, 8, dense=True)
     (_, n_in, n_out, f), = _spec.axis_geometry(spec)
     return _plan.table(n_in, n_out, spec.mode, spec.align_corners, spec.antialias, f).dense()
-
-
-# libgomp is not fork-safe: a child forked after the parent ran a parallel loop
-# can hang in its own next one. In such a child num_threads=None means 1 thread.
-_openmp_used = False
-_forked_after_openmp = False
-
-
-def _after_fork_in_child():
-    global _forked_after_openmp
-    _forked_after_openmp = _forked_after_openmp or _openmp_used
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_after_fork_in_child)
-
-
-def _threads(num_threads):
-    """Resolve ``num_threads`` for a kernel call (None: OpenMP's current default,
-    or 1 in a process forked after this one's parent ran a parallel loop)."""
-    global _openmp_used
-    _openmp_used = _kernels.openmp_enabled()
-    default = 1 if _forked_after_openmp else _kernels.max_threads()
-    if num_threads is None:
-        return default
-    num_threads = _spec.threads_value(num_threads)
-    if num_threads < 0:
-        return max(default + 1 + int(num_threads), 1)
-    return int(num_threads)

@@ -341,8 +341,8 @@ def _one(task, cancel=None):
             return src, _CANCELLED, None
         os.makedirs(os.path.dirname(dst) or ".", exist_ok=True)
         save_image(result, dst, format=o["format"], quality=o["quality"], overwrite=o["overwrite"])
-    except MemoryError:
-        return src, "too large for memory", None
+    except MemoryError as exc:  # cresize's refusals name the sizes; a failed allocation does not
+        return src, f"too large for memory: {exc}" if str(exc) else "too large for memory", None
     except Exception as exc:
         if type(exc).__name__ == "UnidentifiedImageError":
             return src, "not an image, or a format Pillow cannot read", None

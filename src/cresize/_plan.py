@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from cresize import _api, _fast, _kernels, _spec
+from cresize import _fast, _kernels, _spec, _threads
 from cresize._dtypes import round_to
 from cresize._tables import taps
 
@@ -465,7 +465,7 @@ class Plan:
 
     # -- helpers
     def _threads(self, num_threads):
-        return _api._threads(self._num_threads if num_threads is None else num_threads)
+        return _threads.resolve(self._num_threads if num_threads is None else num_threads)
 
     def _backward_program(self):
         if self._backward is None:
@@ -517,6 +517,19 @@ class Plan:
         return slice(first, last)
 
 
+#: Effort ``np.shares_memory`` may spend deciding whether ``out`` overlaps an input
+#: (milliseconds at most); undecided counts as overlapping.
+OVERLAP_WORK = 10**5
+
+
+def _overlap(a, b):
+    """Whether ``a`` and ``b`` share a byte (exact: interleaved views do not)."""
+    try:
+        return np.shares_memory(a, b, max_work=OVERLAP_WORK)
+    except np.exceptions.TooHardError:
+        return True
+
+
 def _check_out(out, shape, dtype, inputs):
     if out is None:
         return None
@@ -531,7 +544,7 @@ def _check_out(out, shape, dtype, inputs):
         raise ValueError("out must be C-contiguous")
     if not out.flags.writeable:
         raise ValueError("out must be writeable")
-    if any(np.may_share_memory(out, a) for a in inputs):
+    if any(_overlap(out, a) for a in inputs):
         raise ValueError("out must not share memory with the input")
     return out
 

@@ -40,7 +40,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         float32 and float64 are differentiable; float16 and integer tensors are
         resized without gradient (integers are rounded and clipped).
     size : int or sequence of int, optional
-        Output length of each spatial dimension.
+        Output length of each spatial dimension; 0-d integer tensors are ints.
     scale_factor : float or sequence of float, optional
         Per spatial dimension; the output length is ``floor(I * f)`` and, unless
         ``recompute_scale_factor`` is true, the sampling scale is ``1 / f``.
@@ -57,14 +57,18 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     antialias : bool
         Widen the kernel when shrinking (bilinear, bicubic, lanczos3).
     num_threads : int, optional
-        OpenMP threads of the forward and backward; None: ``torch.get_num_threads()``
-        at call time, so ``torch.set_num_threads`` governs it. The numbers do not
-        depend on it.
+        OpenMP threads of the forward and backward; None: OpenMP's default at
+        call time, as for ``cresize.resize`` (1 in a forked child, such as a
+        DataLoader worker: see docs/limits.md). When PyTorch and cresize share
+        one OpenMP runtime (the usual case on Linux), ``torch.set_num_threads``
+        sets that default. The numbers do not depend on it.
 
     Returns
     -------
     torch.Tensor
-        ``(N, C, *resized)``, contiguous, of ``input``'s dtype.
+        ``(N, C, *resized)`` of ``input``'s dtype, contiguous; channels-last
+        (``torch.channels_last`` / ``channels_last_3d``) when ``input``'s
+        strides are, as ``F.interpolate`` returns it.
 
     Examples
     --------
@@ -76,12 +80,19 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     tensor([[[2., 2., 2., 2.]]], dtype=torch.float64)
     """
     _check_input(input)
+    _threads(num_threads)  # validate here rather than inside autograd; None stays None
+    channels_last = _channels_last(input)
     found = _input_plan(input, size, scale_factor, mode, align_corners, recompute_scale_factor,
-                        antialias)
-    if num_threads is None:
-        num_threads = torch.get_num_threads()
-    _threads(num_threads)  # validate here rather than inside autograd
-    return _Resize.apply(input, found, num_threads)
+                        antialias, channels_last=channels_last)
+    return _apply(input, found, num_threads, channels_last)
+
+
+def _apply(input, found, num_threads, channels_last):
+    """``found`` on ``input``; a channels-last input is resized as its (N, *spatial, C)
+    view, so the result is channels-last too, without a copy."""
+    if not channels_last:
+        return _Resize.apply(input, found, num_threads)
+    return _Resize.apply(input.movedim(1, -1), found, num_threads).movedim(-1, 1)
 
 
 def _check_input(input):
@@ -102,18 +113,23 @@ def _check_input(input):
 
 
 def _input_plan(input, size, scale_factor, mode, align_corners, recompute_scale_factor,
-                antialias, previous=None):
-    """The cached plan of this call (``previous`` when it is the same call)."""
+                antialias, previous=None, *, channels_last=False):
+    """The cached plan of this call (``previous`` when it is the same call); with
+    ``channels_last``, the plan of the (N, *spatial, C) view."""
     mode = _spec.torch_mode(mode, antialias)
     spatial = input.dim() - 2
-    axes = tuple(range(2, input.dim()))
+    shape = tuple(input.shape)
+    if channels_last:
+        shape = (shape[0], *shape[2:], shape[1])
+        axes = tuple(range(1, input.dim() - 1))
+    else:
+        axes = tuple(range(2, input.dim()))
     if (size is None) == (scale_factor is None):
         raise ValueError("give size or scale_factor (exactly one of them)")
     if size is not None:
-        size = _per_axis(size, spatial, "size")
+        size = _per_axis(_tensor_sizes(size), spatial, "size")
     else:
         scale_factor = _per_axis(scale_factor, spatial, "scale_factor")
-    shape = tuple(input.shape)
     if scale_factor is not None and recompute_scale_factor:  # as if the size had been given
         size = _spec.forward(shape, None, scale_factor, mode, align_corners, antialias,
                              axes).lengths
@@ -153,14 +169,15 @@ class Resize(torch.nn.Module):
 
     def forward(self, input):
         _check_input(input)
-        key = (tuple(input.shape), input.dtype, self.size, self.scale_factor, self.mode,
-               self.align_corners, self.recompute_scale_factor, self.antialias)
-        if self.plan is None or key != self._plan_key:  # a new shape or changed options
+        channels_last = _channels_last(input)
+        key = (tuple(input.shape), input.dtype, channels_last, self.size, self.scale_factor,
+               self.mode, self.align_corners, self.recompute_scale_factor, self.antialias)
+        if self.plan is None or key != self._plan_key:  # a new shape, layout or options
             self.plan = _input_plan(input, self.size, self.scale_factor, self.mode,
                                     self.align_corners, self.recompute_scale_factor,
-                                    self.antialias, self.plan)
+                                    self.antialias, self.plan, channels_last=channels_last)
             self._plan_key = key
-        return _Resize.apply(input, self.plan, torch.get_num_threads())
+        return _apply(input, self.plan, None, channels_last)
 
     def extra_repr(self):
         given = (f"size={self.size}" if self.size is not None
@@ -209,3 +226,38 @@ def _per_axis(value, n, name):
     if isinstance(value, (numbers.Real, np.number)) and not isinstance(value, bool):
         return (value,) * n
     raise TypeError(f"{name} must be a number or a sequence of {n}; got {value!r}")
+
+
+def _tensor_sizes(size):
+    """0-d integer tensors (alone or in a sequence) as ints, as ``F.interpolate`` takes them."""
+    def plain(value):
+        if not isinstance(value, torch.Tensor):
+            return value
+        if value.dim() != 0 or value.dtype.is_floating_point or value.dtype.is_complex \
+                or value.dtype == torch.bool:
+            raise TypeError(f"size must be an int, a 0-d integer tensor or a sequence of them; "
+                            f"got {value!r}")
+        return int(value)
+    return [plain(s) for s in size] if isinstance(size, (list, tuple)) else plain(size)
+
+
+def _channels_last(tensor):
+    """Whether ``F.interpolate`` returns ``tensor``'s result channels-last.
+
+    PyTorch's ``suggest_memory_format`` rule (c10's ``is_channels_last_strides_2d``
+    / ``_3d``): the strides grow in the order C, W, (D,) H, N; ambiguous cases
+    (size-1 dimensions that fit both orders) are contiguous.
+    """
+    if tensor.dim() not in (4, 5):
+        return False
+    sizes, strides = tensor.shape, tensor.stride()
+    if strides[1] == 0:
+        return False
+    smallest = 0
+    for d in (1, *range(tensor.dim() - 1, 1, -1), 0):
+        if sizes[d] == 0 or strides[d] < smallest:
+            return False
+        if d == 0 and smallest == strides[1]:
+            return False
+        smallest = strides[d] * sizes[d]
+    return True

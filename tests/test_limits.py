@@ -1,0 +1,425 @@
+"""Limits and failure modes (docs/limits.md): one test per defect found at the edges.
+
+1. Impossible requests are refused before anything is built: a ValueError or
+   MemoryError naming the size, under 1 s of CPU time and under 512 MiB.
+2. The table cache is bounded in bytes: resampling 1-million-sample signals of
+   70 different lengths fits in a 4 GiB address space.
+3. A forked child never hangs with default arguments, whoever ran OpenMP in
+   the parent (cresize, PyTorch, cresize.torch).
+4. Shapes, axes and sizes are strictly validated (bool is not an int, huge
+   values are ValueErrors naming the argument).
+7. ``out=`` interleaved with a strided input without overlap is accepted; the
+   torch adapter takes sizes as tensors and keeps channels-last.
+
+Items 1, 2 and 4 live in the spec/plan layer (``cresize.plan``, the plan cache).
+Items 5 and 6 and the CLI parts of 7 are tested in test_image.py and
+test_cli_resize.py.
+
+Whatever could hang or eat memory runs in a fresh interpreter, in its own
+process group, under a timeout (and, where the defect is memory, under an
+address-space limit), so a failure fails the test instead of stalling the suite.
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import cresize
+
+TIMEOUT = 60
+POSIX = pytest.mark.skipif(not hasattr(os, "fork"), reason="fork() and rlimits are POSIX only")
+
+
+def run(script, timeout=TIMEOUT, path=None):
+    """Run ``script`` in a new interpreter; return its last stdout line parsed as JSON.
+
+    With ``path``, the script is written there and run as a file (``spawn`` workers
+    import their functions from it).
+    """
+    env = dict(os.environ, OMP_NUM_THREADS="2", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    script = textwrap.dedent(script)
+    if path is not None:
+        path.write_text(script)
+    args = ["-c", script] if path is None else [str(path)]
+    proc = subprocess.Popen([sys.executable, *args], env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)  # the interpreter and any child it forked
+        proc.communicate()
+        pytest.fail(f"hung: killed after {timeout} s")
+    assert proc.returncode == 0, out + err
+    return json.loads(out.strip().splitlines()[-1])
+
+
+# ----------------------------------------------------------------------------
+# 1. Impossible requests fail fast, without allocating
+
+#: The address-space limit of the refusals (the issue's bound on their peak memory).
+SMALL_AS = 512 << 20
+
+#: The process's peak resident memory: VmHWM (ru_maxrss survives exec: it would count pytest's).
+PEAK = """
+def peak_rss():
+    try:
+        with open("/proc/self/status") as status:
+            return next(int(line.split()[1]) * 1024 for line in status
+                        if line.startswith("VmHWM:"))
+    except (OSError, StopIteration):
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+"""
+
+REFUSE = """
+import json, resource, time
+resource.setrlimit(resource.RLIMIT_AS, ({limit}, {limit}))
+""" + PEAK + """
+import numpy as np
+import cresize
+cpu = time.process_time()
+try:
+    {call}
+except (ValueError, MemoryError) as exc:
+    kind, message = type(exc).__name__, str(exc)
+else:
+    kind, message = None, ""
+cpu = time.process_time() - cpu
+peak = peak_rss()
+print(json.dumps(dict(kind=kind, message=message, cpu=cpu, peak=peak)))
+"""
+
+IMPOSSIBLE = {
+    "size": ("cresize.resize(np.ones((1, 1)), (10**8, 10**8))", 10**8),
+    "scale_factor": ("cresize.resize(np.ones((1, 1)), scale_factor=2e8)", 2 * 10**8),
+    "weights": ("cresize.weights(10**8, 10**8)", 10**8),
+    "backward_area": ("cresize.resize_backward(np.ones(3), (10**9,), mode='area')", 10**9),
+}
+
+
+def _names(message, n):
+    digits = message.replace(",", "").replace("_", "")
+    return str(n) in digits or f"{n:.0e}".replace("+0", "").replace("+", "") in digits
+
+
+@POSIX
+@pytest.mark.parametrize("name", IMPOSSIBLE)
+def test_1_impossible_requests_are_refused_before_building_anything(name):
+    """Needs the plan layer: today's main builds 8 GiB of tables first."""
+    call, n = IMPOSSIBLE[name]
+    got = run(REFUSE.format(limit=SMALL_AS, call=call))
+    assert got["kind"] in ("ValueError", "MemoryError"), got
+    # A refusal, not an allocation that failed under the limit ("Unable to allocate ...").
+    assert "allocate" not in got["message"], got
+    assert _names(got["message"], n), got
+    # Milliseconds of work; 1 s of CPU time (not wall time: the machine may be busy)
+    # is what building any table of these sizes would take many times over.
+    assert got["cpu"] < 1.0, got
+    assert got["peak"] < SMALL_AS, got
+
+
+@POSIX
+def test_1_cli_refuses_an_impossible_scale(tmp_path):
+    """``cresize resize --scale 1e6`` on a 50x40 PNG: exit 1, the reason printed, no output."""
+    pytest.importorskip("PIL")
+    from PIL import Image
+    src, dst = tmp_path / "in.png", tmp_path / "out.png"
+    Image.new("RGB", (50, 40), (10, 200, 30)).save(src)
+    original = src.read_bytes()
+    got = run(REFUSE.format(limit=SMALL_AS, call=textwrap.dedent(f"""\
+        import contextlib, io
+        from cresize._cli_resize import main
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            rc = main([{str(src)!r}, "--scale", "1e6", "-o", {str(dst)!r}, "-q"])
+        raise ValueError(f"rc={{rc}} " + err.getvalue())""").replace("\n", "\n    ")))
+    assert got["message"].startswith("rc=1 "), got
+    assert "allocate" not in got["message"] and _names(got["message"], 50 * 10**6), got
+    assert got["cpu"] < 1.0 and got["peak"] < SMALL_AS, got
+    assert not dst.exists() and src.read_bytes() == original
+
+
+# ----------------------------------------------------------------------------
+# 2. The table cache is bounded in bytes
+
+LOOP = """
+import json, resource
+resource.setrlimit(resource.RLIMIT_AS, ({limit}, {limit}))
+""" + PEAK + """
+import numpy as np
+import cresize
+rng = np.random.default_rng(0)
+done = 0
+for i in range({geometries}):
+    n = 1_000_000 + 7919 * i                 # a 1-million-sample signal of a new length,
+    m = n * 16000 // 44100                   # resampled from 44.1 kHz to 16 kHz
+    x = rng.random(n, dtype=np.float32)
+    y = cresize.resize(x, m, mode="bilinear", antialias=True)
+    g = cresize.resize_backward(y, x.shape, mode="bilinear", antialias=True)
+    assert y.shape == (m,) and g.shape == (n,)
+    assert abs(float(y.mean()) - float(x.mean())) < 1e-2
+    done += 1
+info = cresize.cache_info() if hasattr(cresize, "cache_info") else None
+peak = peak_rss()
+print(json.dumps(dict(done=done, info=info, peak=peak)))
+"""
+
+LOOP_AS = 4 << 30
+GEOMETRIES = 70
+
+
+@POSIX
+def test_2_a_loop_over_70_signal_lengths_fits_in_4_gib():
+    """Needs the plan layer: today's main keeps ~113 MB of tables per length (128 of them)."""
+    got = run(LOOP.format(limit=LOOP_AS, geometries=GEOMETRIES), timeout=600)
+    assert got["done"] == GEOMETRIES
+    assert got["peak"] < LOOP_AS
+    if got["info"] is not None:  # what the cache holds stays within its bound
+        assert got["info"]["nbytes"] <= got["info"]["limit"], got["info"]
+
+
+def test_2_the_cache_can_be_cleared_and_bounded():
+    """Needs the plan layer: a public way to bound the cache in bytes and to clear it."""
+    info = cresize.cache_info()
+    assert {"limit", "nbytes"} <= set(info)
+    before = info["limit"]
+    try:
+        cresize.clear_cache()
+        assert cresize.cache_info()["nbytes"] == 0
+        cresize.set_cache_limit(4 << 20)
+        x = np.random.default_rng(1).random(50_000)
+        for n in range(30_000, 30_010):  # each geometry's tables are about 2 MB
+            y = cresize.resize(x, n, mode="bicubic")
+            assert cresize.cache_info()["nbytes"] <= 4 << 20
+        assert cresize.cache_info()["nbytes"] > 0  # bounded, not off
+        assert np.array_equal(y, cresize.resize(x, n, mode="bicubic"))
+        with pytest.raises((TypeError, ValueError), match="nbytes"):
+            cresize.set_cache_limit(True)
+        with pytest.raises(ValueError, match="nbytes"):
+            cresize.set_cache_limit(-1)
+    finally:
+        cresize.set_cache_limit(before)
+
+
+# ----------------------------------------------------------------------------
+# 3. Forked children never hang with default arguments
+
+FORK = """
+import json, multiprocessing, os
+{prelude}
+import numpy as np
+
+def os_threads():
+    return len(os.listdir("/proc/self/task")) if os.path.isdir("/proc/self/task") else None
+
+def compute():  # in the forked child: without the fork rule this is where it hangs
+    {compute}
+
+before = os_threads()
+{parent}
+started = os_threads()
+with multiprocessing.get_context("fork").Pool(2) as pool:
+    results = [pool.apply_async(compute) for _ in range(2)]
+    children = [r.get(timeout=40) for r in results]
+expected = compute()  # the parent's own result, with its own default thread count
+print(json.dumps(dict(started=None if before is None else started > before,
+                      same=all(np.array_equal(c, expected) for c in children))))
+"""
+
+X = "np.random.default_rng(0).random((8, 192, 160))"
+
+
+def _fork_case(prelude, parent, compute):
+    got = run(FORK.format(prelude=prelude, parent=parent, compute=compute))
+    # The parent really started an OpenMP team (else there would be nothing to test).
+    assert got["started"] in (True, None), "the parent never started an OpenMP team"
+    assert got["same"], "a forked child computed different numbers"
+
+
+@POSIX
+def test_3_fork_after_cresize_ran():
+    if not cresize.openmp_enabled():
+        pytest.skip("a serial build starts no OpenMP team")  # nothing can hang
+    _fork_case("import cresize",
+               f"x = {X}\ncresize.resize(x, (256, 96), mode='bicubic', num_threads=2)",
+               f"x = {X}\n    return cresize.resize(x, (256, 96), mode='bicubic')")
+
+
+@POSIX
+def test_3_fork_after_only_a_pytorch_op_with_cresize_imported():
+    """The parent imported torch first and ran only a PyTorch op; the child calls resize."""
+    pytest.importorskip("torch")
+    _fork_case("import torch\nimport cresize",
+               "torch.set_num_threads(2)\n"
+               "torch.nn.functional.interpolate(torch.rand(4, 8, 256, 256), scale_factor=2)",
+               f"x = {X}\n    return cresize.resize(x, (256, 96), mode='bicubic')")
+
+
+@POSIX
+def test_3_fork_after_only_a_pytorch_op_cresize_imported_in_the_child():
+    """As above, but cresize is first imported inside the forked worker."""
+    pytest.importorskip("torch")
+    _fork_case("import torch",
+               "torch.set_num_threads(2)\n"
+               "torch.nn.functional.interpolate(torch.rand(4, 8, 256, 256), scale_factor=2)",
+               f"import cresize\n    x = {X}\n"
+               f"    return cresize.resize(x, (256, 96), mode='bicubic')")
+
+
+@POSIX
+def test_3_fork_with_the_torch_adapter_default_arguments():
+    """cresize.torch.interpolate passes num_threads=None through (not torch's count)."""
+    pytest.importorskip("torch")
+    call = ("cresize.torch.interpolate(torch.from_numpy(np.random.default_rng(0).random("
+            "(2, 4, 192, 160))), size=(256, 96), mode='bicubic').numpy()")
+    _fork_case("import torch\nimport cresize.torch", f"torch.set_num_threads(2)\n{call}",
+               f"return {call}")
+
+
+@POSIX
+def test_3_forked_child_defaults_to_one_thread_explicit_counts_honoured():
+    got = run("""
+        import json, multiprocessing
+        from cresize import _threads
+        def child():
+            return [_threads.in_forked_child(), _threads.resolve(None), _threads.resolve(-1),
+                    _threads.resolve(3)]
+        with multiprocessing.get_context("fork").Pool(1) as pool:
+            print(json.dumps([pool.apply(child), [_threads.in_forked_child()]]))
+        """)
+    assert got == [[True, 1, 1, 3], [False]]
+
+
+@POSIX
+def test_3_start_methods_seen_from_a_first_import_in_the_worker(tmp_path):
+    """cresize imported only in the worker: fork/forkserver workers count as forked, spawn not."""
+    got = run("""
+        import json, multiprocessing
+        def child():
+            from cresize import _kernels, _threads
+            return [_threads.in_forked_child(), _threads.resolve(None) == (
+                1 if _threads.in_forked_child() else _kernels.max_threads())]
+        if __name__ == "__main__":
+            seen = {}
+            for method in ("fork", "forkserver", "spawn"):
+                with multiprocessing.get_context(method).Pool(1) as pool:
+                    seen[method] = pool.apply_async(child).get(timeout=40)
+            print(json.dumps(seen))
+        """, path=tmp_path / "workers.py")
+    assert got == {"fork": [True, True], "forkserver": [True, True], "spawn": [False, True]}
+
+
+# ----------------------------------------------------------------------------
+# 4. Strict validation of shapes, axes and sizes
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: cresize.resize_backward(np.array(2.5), ()), "grad_output"),
+    (lambda: cresize.resize_backward(np.ones(3), (2**64,)), "input_shape"),
+    (lambda: cresize.resize_backward(np.ones((3, 4)), (True, 4)), "input_shape"),
+    (lambda: cresize.resize(np.ones((3, 4)), 5, axes=(True,)), "axes"),
+    (lambda: cresize.resize(np.ones((3, 4)), (True, 5)), "size"),
+    (lambda: cresize.resize(np.ones((3, 4)), 2**70), "size"),
+    (lambda: cresize.resize_backward(np.ones((0, 4)), (3, 4)), "grad_output"),
+])
+def test_4_shapes_axes_and_sizes_are_checked(call, name):
+    """Needs the plan layer's strict validation (today: shape (1,), OverflowError, bool as 1)."""
+    with pytest.raises((ValueError, TypeError)) as info:
+        call()
+    assert name in str(info.value)
+    if name != "size":  # no size was given: the message must not blame one
+        assert "size must be" not in str(info.value)
+
+
+# ----------------------------------------------------------------------------
+# 7. out= without real overlap; sizes as tensors; channels-last kept
+
+
+def test_7_out_interleaved_with_a_strided_input_is_accepted():
+    buf = np.random.default_rng(2).random((9, 4))
+    x = buf[::3]  # rows 0, 3, 6: out below takes rows 1 and 2, between them
+    before = buf.copy()
+    expected = cresize.resize(x, (2, 4), mode="bilinear")
+    out = buf[1:3]
+    assert np.may_share_memory(out, x) and not np.shares_memory(out, x)
+    assert cresize.resize(x, (2, 4), mode="bilinear", out=out) is out
+    np.testing.assert_array_equal(out, expected)
+    np.testing.assert_array_equal(buf[::3], before[::3])  # the input is untouched
+    gbuf = np.random.default_rng(3).random((9, 4))
+    g = gbuf[::3]  # the same for the backward: out between the rows of grad_output
+    expected = cresize.resize_backward(g, (2, 4), mode="bilinear")
+    assert cresize.resize_backward(g, (2, 4), mode="bilinear", out=gbuf[1:3]) is not None
+    np.testing.assert_array_equal(gbuf[1:3], expected)
+    with pytest.raises(ValueError, match="share memory"):  # a real overlap is refused
+        cresize.resize(buf[::3], (2, 4), out=buf[3:5])
+
+
+def test_7_torch_sizes_given_as_tensors():
+    torch = pytest.importorskip("torch")
+    import cresize.torch as ct
+    x = torch.rand(2, 3, 6, 5, dtype=torch.float64)
+    want = ct.interpolate(x, size=(4, 7), mode="bilinear")
+    assert torch.equal(ct.interpolate(x, size=(torch.tensor(4), torch.tensor(7)),
+                                      mode="bilinear"), want)
+    assert torch.equal(ct.interpolate(x, size=[torch.tensor(4), 7], mode="bilinear"), want)
+    assert torch.equal(ct.interpolate(x, size=torch.tensor(4), mode="bilinear"),
+                       ct.interpolate(x, size=4, mode="bilinear"))
+    for bad in (torch.tensor(4.0), torch.tensor([4, 7]), torch.tensor(True)):
+        with pytest.raises(TypeError, match="size"):
+            ct.interpolate(x, size=bad, mode="bilinear")
+
+
+@pytest.mark.parametrize("dims, fmt", [(4, "channels_last"), (5, "channels_last_3d")])
+@pytest.mark.parametrize("mode", ["nearest", "bilinear", "bicubic", "area"])
+def test_7_torch_channels_last_is_kept(dims, fmt, mode):
+    """Channels-last in, channels-last out (PyTorch's layout rule), same numbers and gradients."""
+    torch = pytest.importorskip("torch")
+    import cresize.torch as ct
+    F = torch.nn.functional
+    if dims == 5 and mode == "bicubic":
+        mode = "lanczos3"  # no 3-D bicubic in PyTorch; cresize has every mode in any N-D
+    memory_format = getattr(torch, fmt)
+    torch_mode = "trilinear" if (dims, mode) == (5, "bilinear") else mode
+    # PyTorch's 3-D area (adaptive_avg_pool3d) returns contiguous: cresize keeps the layout.
+    comparable = mode != "lanczos3" and (dims, mode) != (5, "area")
+    shape, size = ((2, 3, 9, 7), (5, 11)) if dims == 4 else ((2, 3, 4, 9, 7), (3, 5, 11))
+    for dtype in (torch.float32, torch.float64):
+        base = torch.rand(shape, dtype=dtype, generator=torch.Generator().manual_seed(3))
+        x = base.contiguous(memory_format=memory_format).requires_grad_()
+        y = ct.interpolate(x, size=size, mode=mode)
+        assert y.is_contiguous(memory_format=memory_format) and not y.is_contiguous()
+        plain = base.clone().requires_grad_()
+        want = ct.interpolate(plain, size=size, mode=mode)
+        assert torch.equal(y, want)  # the same numbers, bit for bit, in either layout
+        if comparable:
+            assert y.stride() == F.interpolate(x.detach(), size=size, mode=torch_mode).stride()
+        g = torch.rand(y.shape, dtype=dtype, generator=torch.Generator().manual_seed(4))
+        y.backward(g)
+        want.backward(g)
+        assert torch.equal(x.grad, plain.grad)
+    # Ambiguous strides (one channel; 1x1 images) stay contiguous, as in PyTorch.
+    for odd in ((2, 1) + shape[2:], shape[:2] + (1,) * (dims - 2)):
+        x = torch.rand(odd).contiguous(memory_format=memory_format)
+        if comparable:
+            assert (ct.interpolate(x, size=size, mode=mode).stride()
+                    == F.interpolate(x, size=size, mode=torch_mode).stride())
+
+
+def test_7_torch_resize_module_follows_each_input_layout():
+    """One ``Resize`` fed channels-last, then contiguous, then channels-last inputs."""
+    torch = pytest.importorskip("torch")
+    import cresize.torch as ct
+    layer = ct.Resize(size=(5, 11), mode="bicubic")
+    base = torch.rand(2, 3, 9, 7, dtype=torch.float64)
+    want = ct.interpolate(base, size=(5, 11), mode="bicubic")
+    for channels_last in (True, False, True):
+        x = base.contiguous(memory_format=torch.channels_last) if channels_last else base
+        y = layer(x)
+        assert torch.equal(y, want)
+        assert y.is_contiguous(memory_format=torch.channels_last) == channels_last
+        assert y.is_contiguous() != channels_last
