@@ -351,6 +351,7 @@ def test_streams_small():
     assert peak < 400 * 2**20, peak / 2**20
 
 
+@pytest.mark.slow
 def test_streams_6gb_under_2gib():
     """The issue's case: 40000x40000 float32 (6.4 GB, Dask's default 128 MiB chunks)
     to 2500x2500, lanczos3 antialias, threaded scheduler: peak RSS under 2 GiB."""

@@ -173,6 +173,7 @@ LOOP_AS = 4 << 30
 GEOMETRIES = 70
 
 
+@pytest.mark.slow
 @POSIX
 def test_2_a_loop_over_70_signal_lengths_fits_in_4_gib():
     """Needs the plan layer: today's main keeps ~113 MB of tables per length (128 of them)."""

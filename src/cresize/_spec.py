@@ -354,7 +354,7 @@ def axis_geometry(spec):
 # Dtypes
 
 
-def as_array(x, name):
+def as_array(x, name: str) -> np.ndarray:
     if isinstance(x, np.ndarray):
         return x
     try:

@@ -167,7 +167,8 @@ def _region_array(prefix, src, ref, out_chunks, dtype, *, backward, num_threads)
     if math.prod(out_shape) == 0:
         for index in itertools.product(*(range(len(c)) for c in out_chunks)):
             shape = tuple(c[i] for c, i in zip(out_chunks, index))
-            dsk[(name, *index)] = (_empty, shape, dtype)
+            key = (name, *index)
+            dsk[key] = (_empty, shape, dtype)
         graph = HighLevelGraph.from_collections(name, dsk, dependencies=[src])
         return da.Array(graph, name, out_chunks, dtype=dtype)
     per_axis = [_axis_pieces(ref.plan, src.chunks, out_shape, out_chunks, a, backward)
@@ -184,8 +185,8 @@ def _region_array(prefix, src, ref, out_chunks, dtype, *, backward, num_threads)
         else:
             block = _nested(src.name, pieces, getters, get_name, dsk)
             joined = any(len(p) > 1 for p in pieces)
-        dsk[(name, *index)] = (_run_region, ref, block, joined, out_region, backward,
-                               num_threads)
+        key = (name, *index)
+        dsk[key] = (_run_region, ref, block, joined, out_region, backward, num_threads)
     graph = HighLevelGraph.from_collections(name, dsk, dependencies=[src])
     return da.Array(graph, name, out_chunks, dtype=dtype)
 
