@@ -20,10 +20,17 @@ import math
 
 import numpy as np
 import pytest
-from helpers.oracle import (assert_close, backward_matrices, operator_scale, reference_backward,
-                            reference_matrices, reference_resize, tolerance)
 
 import cresize
+from helpers.oracle import (
+    assert_close,
+    backward_matrices,
+    operator_scale,
+    reference_backward,
+    reference_matrices,
+    reference_resize,
+    tolerance,
+)
 
 SEED = 20261201
 N_CONFIGS = 2400

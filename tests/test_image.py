@@ -228,7 +228,7 @@ def test_bad_images():
         resize_image(np.zeros((2, 3, 4, 5), np.uint8), (2, 2))
     with pytest.raises(TypeError, match="image array must be HW or HWC"):
         resize_image(np.zeros((4, 4), bool), (2, 2))
-    with pytest.raises(TypeError, match="image must be a path, a PIL.Image"):
+    with pytest.raises(TypeError, match=r"image must be a path, a PIL\.Image"):
         resize_image([[1, 2], [3, 4]], (2, 2))
 
 

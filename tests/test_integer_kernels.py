@@ -12,11 +12,11 @@ import tracemalloc
 
 import numpy as np
 import pytest
-from helpers.oracle import reference_resize
 
 import cresize
 from cresize import _kernels
 from cresize._tables import taps
+from helpers.oracle import reference_resize
 
 DTYPES = (np.uint8, np.int8, np.uint16, np.int16)
 SMOOTH = [(m, ac, aa) for m in ("bilinear", "bicubic", "lanczos3")

@@ -17,9 +17,8 @@ import time
 import numpy as np
 
 import cresize
-from cresize import testing
+from cresize import _spec, testing
 from cresize._api import _threads
-from cresize import _spec
 from cresize._tables import MODES
 
 #: (name, input shape, size, scale_factor, axes, in the --quick set)

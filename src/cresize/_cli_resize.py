@@ -34,7 +34,8 @@ def _pair(text):
         w, h = text.lower().replace("\u00d7", "x").split("x")
         w, h = int(w), int(h)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT such as 800x600; got {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"expected WIDTHxHEIGHT such as 800x600; got {text!r}") from None
     if w < 1 or h < 1:
         raise argparse.ArgumentTypeError(f"width and height must be >= 1; got {text!r}")
     return (w, h)
@@ -45,7 +46,7 @@ def _positive(kind):
         try:
             value = kind(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a number; got {text!r}")
+            raise argparse.ArgumentTypeError(f"expected a number; got {text!r}") from None
         if not value > 0 or value == float("inf"):
             raise argparse.ArgumentTypeError(f"must be > 0; got {text!r}")
         return value

@@ -49,6 +49,7 @@ def build_sheet(pattern):
         The RGB sheet, and ``{(mode, heading): (left, top, tile array)}``.
     """
     from PIL import Image, ImageDraw, ImageFont, features
+
     from cresize.image import resize_image
     top, left, side = CROP
     sources = {"pattern": pattern, "crop": pattern[top:top + side, left:left + side]}

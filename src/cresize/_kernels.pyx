@@ -727,8 +727,6 @@ cdef inline void _combine_rows(floating* row, const source* plane, Py_ssize_t wi
             row[c] = row[c] + wa * a[c]
 
 
-
-
 def integers_to_float(const small_int[::1] src, float[::1] dst, int num_threads):
     """``dst = src`` as float32, for 8- and 16-bit images."""
     cdef Py_ssize_t i

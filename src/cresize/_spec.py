@@ -416,7 +416,7 @@ def check_sizes(spec, itemsize, *, dense=False):
         raise ValueError(f"the result would have shape {spec.output_shape} "
                          f"({elements} elements): more than any array can hold")
     need = max(elements, math.prod(spec.input_shape)) * itemsize
-    for a, n_in, n_out, f in axis_geometry(spec):
+    for _, n_in, n_out, f in axis_geometry(spec):
         need += 16 * table_taps(n_in, n_out, f, spec.mode, spec.align_corners, spec.antialias)
         if dense:
             need += 8 * n_in * n_out

@@ -13,8 +13,8 @@ import secrets
 
 import numpy as np
 
-from cresize._api import resize
 from cresize import _spec
+from cresize._api import resize
 from cresize._dtypes import round_to
 from cresize._tables import ANTIALIAS_SUPPORT
 
