@@ -24,6 +24,7 @@ also writes ``cresize/_build_info.py`` beside the compiled module (the
 compiler, its flags and the OpenMP choice, for ``cresize.show_config()``); that
 file is generated, git-ignored and kept out of the sdist.
 """
+
 import glob
 import os
 import pprint
@@ -104,15 +105,19 @@ class BuildExt(build_ext):
         mode = openmp_mode()
         probe = None if mode == "0" else self.probe_openmp()
         if probe is None and mode == "1":
-            raise SystemExit("CRESIZE_OPENMP=1 but the compiler cannot build and run an OpenMP program")
+            raise SystemExit(
+                "CRESIZE_OPENMP=1 but the compiler cannot build and run an OpenMP program"
+            )
         if probe is None and mode == "auto":
             warnings.warn("OpenMP not found: building serial cresize kernels", stacklevel=2)
         cflags, lflags, spec = probe if probe else ([], [], None)
         if self.compiler.compiler_type != "msvc":
             # Never -ffast-math or -march=native.
             cflags = cflags + ["-O3", "-ffp-contract=off"]
-        macros = [("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION"),
-                  ("CRESIZE_HAVE_OPENMP", "1" if probe else "0")]
+        macros = [
+            ("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION"),
+            ("CRESIZE_HAVE_OPENMP", "1" if probe else "0"),
+        ]
         for ext in self.extensions:
             ext.include_dirs.extend([np.get_include(), os.path.join("src", "cresize")])
             ext.define_macros.extend(macros)
@@ -120,26 +125,32 @@ class BuildExt(build_ext):
             ext.extra_link_args.extend(lflags)
         directives = cython_directives()
         for ext in self.extensions:  # keep setuptools' Extension objects; swap .pyx for .c
-            ext.sources = cythonize(ext, compiler_directives=directives, quiet=True,
-                                    force=self.force,
-                                    build_dir=os.path.join(self.build_temp, "cython"))[0].sources
+            ext.sources = cythonize(
+                ext,
+                compiler_directives=directives,
+                quiet=True,
+                force=self.force,
+                build_dir=os.path.join(self.build_temp, "cython"),
+            )[0].sources
         super().build_extensions()
-        self.write_build_info({
-            "compiler_type": self.compiler.compiler_type,
-            "compiler": self.compiler_command(),
-            "compiler_version": self.compiler_version(),
-            "extra_compile_args": cflags,
-            "extra_link_args": lflags,
-            "define_macros": [f"{k}={v}" for k, v in macros],
-            "openmp_request": mode,
-            "openmp": probe is not None,
-            "openmp_spec": spec,
-            "cython_version": Cython.__version__,
-            "cython_directives": directives,
-            "numpy_build_version": np.__version__,
-            "platform": sysconfig.get_platform(),
-            "python": sys.version.split()[0],
-        })
+        self.write_build_info(
+            {
+                "compiler_type": self.compiler.compiler_type,
+                "compiler": self.compiler_command(),
+                "compiler_version": self.compiler_version(),
+                "extra_compile_args": cflags,
+                "extra_link_args": lflags,
+                "define_macros": [f"{k}={v}" for k, v in macros],
+                "openmp_request": mode,
+                "openmp": probe is not None,
+                "openmp_spec": spec,
+                "cython_version": Cython.__version__,
+                "cython_directives": directives,
+                "numpy_build_version": np.__version__,
+                "platform": sysconfig.get_platform(),
+                "python": sys.version.split()[0],
+            }
+        )
 
     def probe_openmp(self):
         """(compile_args, link_args, _OPENMP) for the first flags that compile,
@@ -157,12 +168,22 @@ class BuildExt(build_ext):
             for cflags, lflags in candidates:
                 try:
                     objs = self.compiler.compile([src], output_dir=tmp, extra_postargs=cflags)
-                    self.compiler.link_executable(objs, "probe", output_dir=tmp, extra_postargs=lflags)
+                    self.compiler.link_executable(
+                        objs, "probe", output_dir=tmp, extra_postargs=lflags
+                    )
                     exe = os.path.join(tmp, self.compiler.executable_filename("probe"))
-                    run = subprocess.run([exe], check=True, capture_output=True, text=True, timeout=60)
+                    run = subprocess.run(
+                        [exe], check=True, capture_output=True, text=True, timeout=60
+                    )
                     spec = int(run.stdout.split()[1])
-                except (CompileError, LinkError, OSError, subprocess.SubprocessError,
-                        IndexError, ValueError):
+                except (
+                    CompileError,
+                    LinkError,
+                    OSError,
+                    subprocess.SubprocessError,
+                    IndexError,
+                    ValueError,
+                ):
                     continue
                 return cflags, lflags, spec
         return None
@@ -190,7 +211,9 @@ class BuildExt(build_ext):
         path = self.build_info_paths()[0]
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "w") as f:
-            f.write('"""How this copy of cresize was compiled. Generated by setup.py; do not edit."""\n')
+            f.write(
+                '"""How this copy of cresize was compiled. Generated by setup.py; do not edit."""\n'
+            )
             f.write(f"BUILD_INFO = {pprint.pformat(info, sort_dicts=False)}\n")
 
     # The build info travels with the compiled module: into the wheel from
@@ -198,8 +221,10 @@ class BuildExt(build_ext):
     def build_info_paths(self):
         """(path in build_lib, path in the source package) of _build_info.py."""
         package_dir = self.get_finalized_command("build_py").get_package_dir("cresize")
-        return (os.path.join(self.build_lib, "cresize", BUILD_INFO + ".py"),
-                os.path.join(package_dir, BUILD_INFO + ".py"))
+        return (
+            os.path.join(self.build_lib, "cresize", BUILD_INFO + ".py"),
+            os.path.join(package_dir, BUILD_INFO + ".py"),
+        )
 
     def copy_extensions_to_source(self):
         super().copy_extensions_to_source()
@@ -221,8 +246,11 @@ class BuildPy(build_py):
     ``BuildExt`` writes the one that describes the build."""
 
     def find_package_modules(self, package, package_dir):
-        return [m for m in super().find_package_modules(package, package_dir)
-                if (m[0], m[1]) != ("cresize", BUILD_INFO)]
+        return [
+            m
+            for m in super().find_package_modules(package, package_dir)
+            if (m[0], m[1]) != ("cresize", BUILD_INFO)
+        ]
 
 
 class Build(build):
@@ -240,8 +268,13 @@ class Build(build):
 
 setup(
     # depends: headers the kernels include; they rebuild the extension and go into the sdist.
-    ext_modules=[Extension("cresize._kernels", ["src/cresize/_kernels.pyx"],
-                           depends=sorted(glob.glob("src/cresize/*.h"))),
-                 Extension("cresize._fast", ["src/cresize/_fast.pyx"])],
+    ext_modules=[
+        Extension(
+            "cresize._kernels",
+            ["src/cresize/_kernels.pyx"],
+            depends=sorted(glob.glob("src/cresize/*.h")),
+        ),
+        Extension("cresize._fast", ["src/cresize/_fast.pyx"]),
+    ],
     cmdclass={"build": Build, "build_ext": BuildExt, "build_py": BuildPy},
 )

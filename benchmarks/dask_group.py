@@ -15,6 +15,7 @@ with ``threads`` workers (cresize: one thread per task):
 Rounds alternate between the two calls of a row; medians; ratios below 1 mean
 cresize.dask is faster.
 """
+
 import argparse
 import os
 import statistics
@@ -35,7 +36,7 @@ def measure(funcs, repeat):
         f()  # warm-up
     names = list(funcs)
     for round_ in range(repeat):
-        for name in names[round_ % 2:] + names[:round_ % 2]:
+        for name in names[round_ % 2 :] + names[: round_ % 2]:
             t0 = time.perf_counter()
             funcs[name]()
             times[name].append(time.perf_counter() - t0)
@@ -60,22 +61,33 @@ def run(threads: int, repeat: int) -> str:
         assert diff < 4 * np.finfo(np.float32).eps, diff  # float32 round-off
         t_area = measure({"cresize": area.compute, "coarsen": coarse.compute}, repeat)
         lanczos = cd.resize(x, (n, n), mode="lanczos3", antialias=True)
-        assert np.array_equal(lanczos.compute(), cresize.resize(
-            data, (n, n), mode="lanczos3", antialias=True, num_threads=threads))
-        t_lz = measure({"cresize": lanczos.compute,
-                        "memory": lambda: cresize.resize(data, (n, n), mode="lanczos3",
-                                                         antialias=True, num_threads=threads)},
-                       repeat)
+        assert np.array_equal(
+            lanczos.compute(),
+            cresize.resize(data, (n, n), mode="lanczos3", antialias=True, num_threads=threads),
+        )
+        t_lz = measure(
+            {
+                "cresize": lanczos.compute,
+                "memory": lambda: cresize.resize(
+                    data, (n, n), mode="lanczos3", antialias=True, num_threads=threads
+                ),
+            },
+            repeat,
+        )
     rows = [
         "| case | cresize.dask ms | peer | peer ms | cresize.dask / peer | notes |",
         "|---|---|---|---|---|---|",
-        (f"| area 8000x8000 -> {n}x{n}, chunks {CHUNK}^2 | {t_area['cresize'] * 1e3:.1f} "
-         f"| `da.coarsen(np.mean)` | {t_area['coarsen'] * 1e3:.1f} "
-         f"| {t_area['cresize'] / t_area['coarsen']:.2f} "
-         f"| max difference {diff:.1e} of max abs (float32 eps {np.finfo(np.float32).eps:.1e}) |"),
-        (f"| lanczos3+aa 8000x8000 -> {n}x{n}, chunks {CHUNK}^2 | {t_lz['cresize'] * 1e3:.1f} "
-         f"| `cresize.resize` in memory | {t_lz['memory'] * 1e3:.1f} "
-         f"| {t_lz['cresize'] / t_lz['memory']:.2f} | bit-identical results |"),
+        (
+            f"| area 8000x8000 -> {n}x{n}, chunks {CHUNK}^2 | {t_area['cresize'] * 1e3:.1f} "
+            f"| `da.coarsen(np.mean)` | {t_area['coarsen'] * 1e3:.1f} "
+            f"| {t_area['cresize'] / t_area['coarsen']:.2f} "
+            f"| max difference {diff:.1e} of max abs (float32 eps {np.finfo(np.float32).eps:.1e}) |"
+        ),
+        (
+            f"| lanczos3+aa 8000x8000 -> {n}x{n}, chunks {CHUNK}^2 | {t_lz['cresize'] * 1e3:.1f} "
+            f"| `cresize.resize` in memory | {t_lz['memory'] * 1e3:.1f} "
+            f"| {t_lz['cresize'] / t_lz['memory']:.2f} | bit-identical results |"
+        ),
     ]
     return "\n".join(rows)
 
@@ -84,24 +96,26 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--repeat", type=int, default=7)
-    parser.add_argument("--write", action="store_true",
-                        help="write benchmarks/RESULTS-dask.md")
+    parser.add_argument("--write", action="store_true", help="write benchmarks/RESULTS-dask.md")
     args = parser.parse_args(argv)
     table = run(args.threads, args.repeat)
     print(table)
     if args.write:
         import dask
+
         path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "RESULTS-dask.md")
         with open(path, "w") as f:
-            f.write("# Benchmark results: group dask\n\n"
-                    f"{os.cpu_count()} logical cores; {args.threads} Dask workers (threaded "
-                    f"scheduler), one cresize thread per task; cresize {cresize.__version__}, "
-                    f"dask {dask.__version__}, numpy {np.__version__}, Python "
-                    f"{sys.version.split()[0]}\n\n"
-                    f"Command: `python benchmarks/dask_group.py --threads {args.threads} "
-                    f"--repeat {args.repeat} --write`\n\n"
-                    "Medians; rounds alternate between the two calls of a row; a ratio below "
-                    "1 means cresize.dask is faster.\n\n" + table + "\n")
+            f.write(
+                "# Benchmark results: group dask\n\n"
+                f"{os.cpu_count()} logical cores; {args.threads} Dask workers (threaded "
+                f"scheduler), one cresize thread per task; cresize {cresize.__version__}, "
+                f"dask {dask.__version__}, numpy {np.__version__}, Python "
+                f"{sys.version.split()[0]}\n\n"
+                f"Command: `python benchmarks/dask_group.py --threads {args.threads} "
+                f"--repeat {args.repeat} --write`\n\n"
+                "Medians; rounds alternate between the two calls of a row; a ratio below "
+                "1 means cresize.dask is faster.\n\n" + table + "\n"
+            )
         print(f"wrote {path}")
     return 0
 

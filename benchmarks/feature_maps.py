@@ -6,6 +6,7 @@ Forward: ``cresize.resize`` vs ``F.interpolate``; backward: ``cresize.resize_bac
 vs PyTorch's autograd backward of ``F.interpolate`` (``torch.autograd.grad``).
 Medians, libraries alternating round by round; ratios below 1: cresize is faster.
 """
+
 import numpy as np
 from run import measure
 
@@ -18,8 +19,7 @@ except ImportError:  # pragma: no cover - optional
     torch = None
 
 #: (shape, scale, mode, goal forward, goal backward)
-CASES = [((16, 64, 56, 56), 2, "nearest", 0.5, 0.25),
-         ((16, 64, 56, 56), 2, "bilinear", 0.5, 0.25)]
+CASES = [((16, 64, 56, 56), 2, "nearest", 0.5, 0.25), ((16, 64, 56, 56), 2, "bilinear", 0.5, 0.25)]
 
 
 def run(threads, repeat):
@@ -34,9 +34,11 @@ def run(threads, repeat):
         label = f"{'x'.join(map(str, shape))} x{scale} {mode}"
         for kind, goal in (("fwd", goal_fwd), ("bwd", goal_bwd)):
             ratio = t[kind] / t["torch_" + kind]
-            lines.append(f"| {label} {kind} | {t[kind] * 1e3:.2f} | "
-                         f"{t['torch_' + kind] * 1e3:.2f} | {ratio:.2f} | <= {goal} | "
-                         f"{'met' if ratio <= goal else 'NOT met'} |")
+            lines.append(
+                f"| {label} {kind} | {t[kind] * 1e3:.2f} | "
+                f"{t['torch_' + kind] * 1e3:.2f} | {ratio:.2f} | <= {goal} | "
+                f"{'met' if ratio <= goal else 'NOT met'} |"
+            )
     return "\n".join(lines)
 
 
@@ -48,12 +50,15 @@ def _case(rng, shape, scale, mode, threads, repeat):
     yt = F.interpolate(xt, size=size, mode=mode)
     gt = torch.from_numpy(g)
     plain = torch.from_numpy(x)
-    return measure({
-        "fwd": lambda: cresize.resize(x, size, mode=mode, num_threads=threads),
-        "torch_fwd": lambda: F.interpolate(plain, size=size, mode=mode),
-        "bwd": lambda: cresize.resize_backward(g, shape, mode=mode, num_threads=threads),
-        "torch_bwd": lambda: torch.autograd.grad(yt, xt, gt, retain_graph=True),
-    }, repeat)
+    return measure(
+        {
+            "fwd": lambda: cresize.resize(x, size, mode=mode, num_threads=threads),
+            "torch_fwd": lambda: F.interpolate(plain, size=size, mode=mode),
+            "bwd": lambda: cresize.resize_backward(g, shape, mode=mode, num_threads=threads),
+            "torch_bwd": lambda: torch.autograd.grad(yt, xt, gt, retain_graph=True),
+        },
+        repeat,
+    )
 
 
 if __name__ == "__main__":

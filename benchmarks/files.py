@@ -18,6 +18,7 @@ start and imports, as a user's command does), rounds interleaved between tools:
 The PSNR column compares cresize's thumbnails with the exact result (full
 decode, lanczos3 antialias, ``resize_image(..., exact=True)``): the worst file.
 """
+
 import argparse
 import os
 import shutil
@@ -85,28 +86,47 @@ def synthetic_photo(h, w, seed):
 
 def make_inputs(folder, count, h=3000, w=4000):
     from PIL import Image
+
     for i in range(count):
-        Image.fromarray(synthetic_photo(h, w, i)).save(os.path.join(folder, f"{i:02d}.jpg"),
-                                                       quality=92)
+        Image.fromarray(synthetic_photo(h, w, i)).save(
+            os.path.join(folder, f"{i:02d}.jpg"), quality=92
+        )
 
 
 def psnr(a, b):
     err = np.mean((np.asarray(a, np.float64) - np.asarray(b, np.float64)) ** 2)
-    return float("inf") if err == 0 else 10 * np.log10(255.0 ** 2 / err)
+    return float("inf") if err == 0 else 10 * np.log10(255.0**2 / err)
 
 
 def commands(src, threads):
-    env = dict(os.environ, PYTHONPATH=SRC + os.pathsep + os.environ.get("PYTHONPATH", ""),
-               OMP_NUM_THREADS=str(threads))
-    flags = [src, "--fit", f"{BOX}x{BOX}", "--format", "png", "--jobs", str(threads), "-q",
-             "--out-dir"]
-    tools = {"cresize": ([sys.executable, "-m", "cresize", "resize", *flags], env),
-             # For information: the shrink-on-load margin of libvips (about 1) instead of 2.5.
-             "cresize margin 1.25": ([sys.executable, "-c", LOOSE, *flags], env)}
+    env = dict(
+        os.environ,
+        PYTHONPATH=SRC + os.pathsep + os.environ.get("PYTHONPATH", ""),
+        OMP_NUM_THREADS=str(threads),
+    )
+    flags = [
+        src,
+        "--fit",
+        f"{BOX}x{BOX}",
+        "--format",
+        "png",
+        "--jobs",
+        str(threads),
+        "-q",
+        "--out-dir",
+    ]
+    tools = {
+        "cresize": ([sys.executable, "-m", "cresize", "resize", *flags], env),
+        # For information: the shrink-on-load margin of libvips (about 1) instead of 2.5.
+        "cresize margin 1.25": ([sys.executable, "-c", LOOSE, *flags], env),
+    }
     try:
         import pyvips  # noqa: F401
-        tools["libvips"] = ([sys.executable, "-c", VIPS.format(box=BOX), src],
-                            dict(env, VIPS_CONCURRENCY=str(threads)))
+
+        tools["libvips"] = (
+            [sys.executable, "-c", VIPS.format(box=BOX), src],
+            dict(env, VIPS_CONCURRENCY=str(threads)),
+        )
     except ImportError:
         pass
     tools[f"pillow x{threads}"] = ([sys.executable, "-c", PILLOW.format(box=BOX), src], env)
@@ -120,6 +140,7 @@ def run(threads, repeat, count=12):
     from PIL import Image
 
     from cresize.image import resize_image
+
     root = tempfile.mkdtemp(prefix="cresize-files-")
     try:
         src = os.path.join(root, "in")
@@ -138,23 +159,43 @@ def run(threads, repeat, count=12):
                     times[name].append(time.perf_counter() - t)
                 if r < repeat:
                     shutil.rmtree(out)
-        exact = [resize_image(os.path.join(src, f"{i:02d}.jpg"), fit=(BOX, BOX), exact=True)
-                 for i in range(count)]
-        worst = {name: min(psnr(Image.open(os.path.join(root, f"out-{name.replace(' ', '')}-"
-                                                       f"{repeat}", f"{i:02d}.png")), exact[i])
-                           for i in range(count))
-                 for name in tools if name.startswith("cresize")}
+        exact = [
+            resize_image(os.path.join(src, f"{i:02d}.jpg"), fit=(BOX, BOX), exact=True)
+            for i in range(count)
+        ]
+        worst = {
+            name: min(
+                psnr(
+                    Image.open(
+                        os.path.join(root, f"out-{name.replace(' ', '')}-{repeat}", f"{i:02d}.png")
+                    ),
+                    exact[i],
+                )
+                for i in range(count)
+            )
+            for name in tools
+            if name.startswith("cresize")
+        }
     finally:
         shutil.rmtree(root)
     med = {name: statistics.median(t) for name, t in times.items()}
-    lines = [(f"{count} JPEGs 4000x3000 q92 -> --fit {BOX}x{BOX} PNG, {threads} threads each, "
-              f"medians of {repeat}"), "",
-             "| tool | median s | cresize / tool |", "|---|---|---|"]
+    lines = [
+        (
+            f"{count} JPEGs 4000x3000 q92 -> --fit {BOX}x{BOX} PNG, {threads} threads each, "
+            f"medians of {repeat}"
+        ),
+        "",
+        "| tool | median s | cresize / tool |",
+        "|---|---|---|",
+    ]
     lines += [f"| {name} | {t:.3f} | {med['cresize'] / t:.2f} |" for name, t in med.items()]
     if "libvips" not in med:
         lines.append("| libvips | skipped: pyvips is not installed | |")
-    lines += [""] + [f"{name} thumbnails vs exact full-decode lanczos3 antialias: worst PSNR "
-                     f"{db:.2f} dB over {count} files" for name, db in worst.items()]
+    lines += [""] + [
+        f"{name} thumbnails vs exact full-decode lanczos3 antialias: worst PSNR "
+        f"{db:.2f} dB over {count} files"
+        for name, db in worst.items()
+    ]
     return "\n".join(lines)
 
 

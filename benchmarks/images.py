@@ -10,6 +10,7 @@ is cresize / peer of the medians: below 1 means cresize is faster. ``peak MiB`` 
 cresize's peak traced memory (tracemalloc) in one call, next to the size of the
 array it returns. libvips is optional (``pyvips``): without it its column says so.
 """
+
 import os
 import sys
 import tracemalloc
@@ -35,8 +36,12 @@ except (ImportError, OSError):  # pragma: no cover - optional (needs the libvips
     pyvips = None
 
 PEERS = ("opencv", "pillow", "libvips")
-CV2 = {"nearest": "INTER_NEAREST", "bilinear": "INTER_LINEAR", "bicubic": "INTER_CUBIC",
-       "area": "INTER_AREA"}
+CV2 = {
+    "nearest": "INTER_NEAREST",
+    "bilinear": "INTER_LINEAR",
+    "bicubic": "INTER_CUBIC",
+    "area": "INTER_AREA",
+}
 PIL = {"bilinear": "BILINEAR", "bicubic": "BICUBIC", "lanczos3": "LANCZOS"}
 VIPS = {"lanczos3": "lanczos3", "bilinear": "linear", "bicubic": "cubic"}
 
@@ -63,21 +68,29 @@ class Row:
 
 def rows():
     rgb1k, mp3, mp12 = (1024, 1024, 3), (1500, 2000, 3), (3000, 4000, 3)
-    table = [Row(np.uint8, rgb1k, (2048, 2048), m, "hwc", ("opencv",))
-             for m in ("nearest", "bilinear")]
+    table = [
+        Row(np.uint8, rgb1k, (2048, 2048), m, "hwc", ("opencv",)) for m in ("nearest", "bilinear")
+    ]
     table.append(Row(np.uint8, rgb1k, (2048, 2048), "bicubic", "hwc", ("opencv", "pillow")))
     table.append(Row(np.uint16, mp3, (3000, 4000), "bicubic", "hwc", ("opencv",)))
     table.append(Row(np.uint8, mp12, (750, 1000), "area", "hwc", ("opencv",)))
-    table.append(Row(np.uint8, mp12, (750, 1000), "lanczos3", "hwc", ("pillow", "libvips"),
-                     antialias=True))
-    table.append(Row(np.uint8, mp12, (750, 1000), "bilinear", "hwc", ("pillow", "libvips"),
-                     antialias=True))
-    table += [Row(np.float32, rgb1k, (2048, 2048), m, "hwc", ("opencv",))
-              for m in ("bilinear", "bicubic")]
-    table += [Row(np.float32, (8, 512, 512, 3), (1024, 1024), m, "nhwc", ("opencv",))
-              for m in ("nearest", "bilinear")]
-    table += [Row(np.float32, (8, 3, 512, 512), (1024, 1024), m, "nchw", ("opencv",))
-              for m in ("nearest", "bilinear")]
+    table.append(
+        Row(np.uint8, mp12, (750, 1000), "lanczos3", "hwc", ("pillow", "libvips"), antialias=True)
+    )
+    table.append(
+        Row(np.uint8, mp12, (750, 1000), "bilinear", "hwc", ("pillow", "libvips"), antialias=True)
+    )
+    table += [
+        Row(np.float32, rgb1k, (2048, 2048), m, "hwc", ("opencv",)) for m in ("bilinear", "bicubic")
+    ]
+    table += [
+        Row(np.float32, (8, 512, 512, 3), (1024, 1024), m, "nhwc", ("opencv",))
+        for m in ("nearest", "bilinear")
+    ]
+    table += [
+        Row(np.float32, (8, 3, 512, 512), (1024, 1024), m, "nchw", ("opencv",))
+        for m in ("nearest", "bilinear")
+    ]
     return table
 
 
@@ -90,8 +103,11 @@ def data(row):
 
 def runners(row, x, threads):
     h, w = row.size
-    found = {"cresize": lambda: cresize.resize(x, row.size, axes=row.axes, mode=row.mode,
-                                               antialias=row.antialias, num_threads=threads)}
+    found = {
+        "cresize": lambda: cresize.resize(
+            x, row.size, axes=row.axes, mode=row.mode, antialias=row.antialias, num_threads=threads
+        )
+    }
     if "opencv" in row.peers and cv2 is not None:
         flag = getattr(cv2, CV2[row.mode])
         if row.layout == "hwc":
@@ -104,11 +120,13 @@ def runners(row, x, threads):
         pil_flag = getattr(Image.Resampling, PIL[row.mode])
         found["pillow"] = lambda: pil_image.resize((w, h), pil_flag)
     if "libvips" in row.peers and pyvips is not None:
-        vips_image = pyvips.Image.new_from_memory(x.data, x.shape[1], x.shape[0], x.shape[2],
-                                                  "uchar")
+        vips_image = pyvips.Image.new_from_memory(
+            x.data, x.shape[1], x.shape[0], x.shape[2], "uchar"
+        )
         kernel = VIPS[row.mode]
-        found["libvips"] = lambda: vips_image.resize(w / x.shape[1], vscale=h / x.shape[0],
-                                                     kernel=kernel).write_to_memory()
+        found["libvips"] = lambda: vips_image.resize(
+            w / x.shape[1], vscale=h / x.shape[0], kernel=kernel
+        ).write_to_memory()
     return found
 
 
@@ -130,8 +148,11 @@ def run(threads: int, repeat: int) -> str:
     if pyvips is not None:
         pyvips.cache_set_max(0)
         pyvips.concurrency_set(threads)
-    head = ("| case | cresize ms | " + " | ".join(f"cresize/{p}" for p in PEERS)
-            + " | cresize peak MiB | result MiB |")
+    head = (
+        "| case | cresize ms | "
+        + " | ".join(f"cresize/{p}" for p in PEERS)
+        + " | cresize peak MiB | result MiB |"
+    )
     lines = [head, "|" + "---|" * (4 + len(PEERS))]
     for row in rows():
         x = data(row)
@@ -146,8 +167,11 @@ def run(threads: int, repeat: int) -> str:
                 ratios.append("(pyvips missing)")
             else:
                 ratios.append("")
-        line = (f"| {row.label} | {t['cresize'] * 1e3:.2f} | " + " | ".join(ratios)
-                + f" | {peak:.1f} | {result:.1f} |")
+        line = (
+            f"| {row.label} | {t['cresize'] * 1e3:.2f} | "
+            + " | ".join(ratios)
+            + f" | {peak:.1f} | {result:.1f} |"
+        )
         lines.append(line)
     return "\n".join(lines)
 
@@ -160,24 +184,28 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--repeat", type=int, default=7)
-    parser.add_argument("--write", action="store_true",
-                        help="write benchmarks/RESULTS-images.md")
+    parser.add_argument("--write", action="store_true", help="write benchmarks/RESULTS-images.md")
     args = parser.parse_args(argv)
     table = run(args.threads, args.repeat)
     if args.write:
         versions = []
         if pyvips is not None:
-            versions.append(f"libvips {pyvips.version(0)}.{pyvips.version(1)} "
-                            f"(pyvips {pyvips.__version__})")
+            versions.append(
+                f"libvips {pyvips.version(0)}.{pyvips.version(1)} (pyvips {pyvips.__version__})"
+            )
         path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "RESULTS-images.md")
         with open(path, "w") as f:
-            f.write("# Benchmark results: images\n\n" + machine(args.threads) + "\n\n"
-                    + (f"Also: {', '.join(versions)}\n\n" if versions else "")
-                    + f"Command: `python benchmarks/images.py --threads {args.threads} "
-                    f"--repeat {args.repeat} --write`\n\n"
-                    "Medians of interleaved rounds; a ratio below 1 means cresize is faster. "
-                    "OpenCV runs NCHW batches plane by plane and NHWC batches image by image. "
-                    "Peak memory: tracemalloc in one cresize call.\n\n" + table + "\n")
+            f.write(
+                "# Benchmark results: images\n\n"
+                + machine(args.threads)
+                + "\n\n"
+                + (f"Also: {', '.join(versions)}\n\n" if versions else "")
+                + f"Command: `python benchmarks/images.py --threads {args.threads} "
+                f"--repeat {args.repeat} --write`\n\n"
+                "Medians of interleaved rounds; a ratio below 1 means cresize is faster. "
+                "OpenCV runs NCHW batches plane by plane and NHWC batches image by image. "
+                "Peak memory: tracemalloc in one cresize call.\n\n" + table + "\n"
+            )
         print(f"wrote {path}")
     return 0
 

@@ -6,6 +6,7 @@ PyTorch ``F.interpolate`` and OpenCV, side by side in one run.
 Each figure is the median over ``repeat`` rounds of the mean time of a batch of
 calls (libraries alternate round by round). Ratios below 1: cresize is faster.
 """
+
 import statistics
 import time
 
@@ -30,7 +31,7 @@ def timed(funcs, repeat, target=0.02):
     times = {name: [] for name in funcs}
     names = list(funcs)
     for r in range(repeat):
-        for name in names[r % len(names):] + names[:r % len(names)]:
+        for name in names[r % len(names) :] + names[: r % len(names)]:
             f, n = funcs[name], batch[name]
             t0 = time.perf_counter()
             for _ in range(n):
@@ -42,8 +43,10 @@ def timed(funcs, repeat, target=0.02):
 def _row(label, t, ours, peer, goal):
     ratio = t[ours] / t[peer]
     verdict = "met" if ratio <= goal else "NOT met"
-    return (f"| {label} | {t[ours] * 1e6:.1f} | {t[peer] * 1e6:.1f} | {ratio:.2f} | "
-            f"<= {goal} | {verdict} |")
+    return (
+        f"| {label} | {t[ours] * 1e6:.1f} | {t[peer] * 1e6:.1f} | {ratio:.2f} | "
+        f"<= {goal} | {verdict} |"
+    )
 
 
 def run(threads, repeat):
@@ -59,22 +62,28 @@ def run(threads, repeat):
     x = rng.random((1, 1, 4, 4), dtype=np.float32)
     p = cresize.plan(x.shape, (8, 8), num_threads=threads)
     g = np.ones(p.output_shape, np.float32)
-    funcs = {"resize": lambda: cresize.resize(x, (8, 8), num_threads=threads),
-             "plan": lambda: p(x), "backward": lambda: p.backward(g)}
+    funcs = {
+        "resize": lambda: cresize.resize(x, (8, 8), num_threads=threads),
+        "plan": lambda: p(x),
+        "backward": lambda: p.backward(g),
+    }
     if torch is not None:
         xt = torch.from_numpy(x)
         funcs["torch"] = lambda: F.interpolate(xt, size=(8, 8), mode="bilinear")
         t = timed(funcs, repeat)
         lines.append(_row("(1,1,4,4)->8x8 bilinear resize() vs torch", t, "resize", "torch", 1.0))
         lines.append(_row("(1,1,4,4)->8x8 plan call vs torch", t, "plan", "torch", 0.5))
-        lines.append(_row("(1,1,4,4)->8x8 plan.backward vs torch forward", t, "backward",
-                          "torch", 0.5))
+        lines.append(
+            _row("(1,1,4,4)->8x8 plan.backward vs torch forward", t, "backward", "torch", 0.5)
+        )
 
     # (1,3,224,224) -> 112 bilinear, and the HWC image against OpenCV
     x = rng.random((1, 3, 224, 224), dtype=np.float32)
     hwc = np.ascontiguousarray(x[0].transpose(1, 2, 0))
-    funcs = {"resize": lambda: cresize.resize(x, (112, 112), num_threads=threads),
-             "hwc": lambda: cresize.resize(hwc, (112, 112), axes=(0, 1), num_threads=threads)}
+    funcs = {
+        "resize": lambda: cresize.resize(x, (112, 112), num_threads=threads),
+        "hwc": lambda: cresize.resize(hwc, (112, 112), axes=(0, 1), num_threads=threads),
+    }
     if torch is not None:
         xt = torch.from_numpy(x)
         funcs["torch"] = lambda: F.interpolate(xt, size=(112, 112), mode="bilinear")
@@ -82,11 +91,13 @@ def run(threads, repeat):
         funcs["opencv"] = lambda: cv2.resize(hwc, (112, 112), interpolation=cv2.INTER_LINEAR)
     t = timed(funcs, repeat)
     if torch is not None:
-        lines.append(_row("(1,3,224,224)->112² bilinear resize() vs torch", t, "resize",
-                          "torch", 0.6))
+        lines.append(
+            _row("(1,3,224,224)->112² bilinear resize() vs torch", t, "resize", "torch", 0.6)
+        )
     if cv2 is not None:
-        lines.append(_row("(224,224,3) float32 axes=(0,1) ->112² vs OpenCV", t, "hwc",
-                          "opencv", 1.0))
+        lines.append(
+            _row("(224,224,3) float32 axes=(0,1) ->112² vs OpenCV", t, "hwc", "opencv", 1.0)
+        )
     return "\n".join(lines)
 
 

@@ -9,6 +9,7 @@ on a shared machine are noise; the ratios from one run are the figure.
 ``--write`` stores the table with the machine description in
 ``benchmarks/RESULTS.md``.
 """
+
 import argparse
 import os
 import platform
@@ -34,10 +35,20 @@ try:
 except ImportError:  # pragma: no cover - optional
     Image = None
 
-TORCH_MODE = {"nearest": "nearest", "nearest-exact": "nearest-exact", "bilinear": "bilinear",
-              "bicubic": "bicubic", "area": "area", "lanczos3": "lanczos"}
-CV2_MODE = {"nearest": "INTER_NEAREST", "bilinear": "INTER_LINEAR", "bicubic": "INTER_CUBIC",
-            "area": "INTER_AREA"}
+TORCH_MODE = {
+    "nearest": "nearest",
+    "nearest-exact": "nearest-exact",
+    "bilinear": "bilinear",
+    "bicubic": "bicubic",
+    "area": "area",
+    "lanczos3": "lanczos",
+}
+CV2_MODE = {
+    "nearest": "INTER_NEAREST",
+    "bilinear": "INTER_LINEAR",
+    "bicubic": "INTER_CUBIC",
+    "area": "INTER_AREA",
+}
 PIL_MODE = {"bilinear": "BILINEAR", "bicubic": "BICUBIC", "lanczos3": "LANCZOS"}
 #: Groups in modules of their own (``benchmarks/<module>.py``, ``run(threads, repeat) -> str``).
 GROUPS = {
@@ -52,8 +63,9 @@ GROUPS = {
 class Case:
     """One row: a geometry and options, forward or backward."""
 
-    def __init__(self, group, shape, size, mode, antialias=False, backward=False,
-                 dtype=np.float32, axes=None):
+    def __init__(
+        self, group, shape, size, mode, antialias=False, backward=False, dtype=np.float32, axes=None
+    ):
         self.group, self.shape, self.size, self.mode = group, shape, size, mode
         self.antialias, self.backward, self.dtype, self.axes = antialias, backward, dtype, axes
 
@@ -76,23 +88,47 @@ def cases(selected):
     up, down, aa_modes = (8, 3, 512, 512), (8, 3, 512, 512), ("bilinear", "bicubic", "lanczos3")
     table = []
     for backward in (False, True):
-        table += [Case("up", up, (1024, 1024), m, backward=backward)
-                  for m in ("nearest", "bilinear", "bicubic", "lanczos3")]
-        table += [Case("down-aa", down, (256, 256), m, antialias=True, backward=backward)
-                  for m in aa_modes]
+        table += [
+            Case("up", up, (1024, 1024), m, backward=backward)
+            for m in ("nearest", "bilinear", "bicubic", "lanczos3")
+        ]
+        table += [
+            Case("down-aa", down, (256, 256), m, antialias=True, backward=backward)
+            for m in aa_modes
+        ]
         table += [Case("down-aa", down, (256, 256), "area", backward=backward)]
         # The rest of every mode at both sizes (the core issue's bar: not slower than PyTorch)
-        table += [Case("modes", up, (1024, 1024), m, backward=backward)
-                  for m in ("nearest-exact", "area")]
-        table += [Case("modes", down, (256, 256), m, backward=backward)
-                  for m in ("nearest", "nearest-exact", "bilinear", "bicubic", "lanczos3")]
+        table += [
+            Case("modes", up, (1024, 1024), m, backward=backward) for m in ("nearest-exact", "area")
+        ]
+        table += [
+            Case("modes", down, (256, 256), m, backward=backward)
+            for m in ("nearest", "nearest-exact", "bilinear", "bicubic", "lanczos3")
+        ]
         table += [Case("f64", up, (1024, 1024), "bicubic", backward=backward, dtype=np.float64)]
         table += [Case("small", (1, 3, 64, 64), (128, 128), "bilinear", backward=backward)]
-        table += [Case("extreme", (1, 1, 4096, 4096), (64, 64), "bicubic", antialias=True,
-                       backward=backward),
-                  Case("extreme", (1, 1, 4096, 4096), (8192, 8192), "bilinear", backward=backward)]
-    table.append(Case("image", (2048, 2048, 3), (1024, 1024), "lanczos3", antialias=True,
-                      dtype=np.uint8, axes=(0, 1)))
+        table += [
+            Case(
+                "extreme",
+                (1, 1, 4096, 4096),
+                (64, 64),
+                "bicubic",
+                antialias=True,
+                backward=backward,
+            ),
+            Case("extreme", (1, 1, 4096, 4096), (8192, 8192), "bilinear", backward=backward),
+        ]
+    table.append(
+        Case(
+            "image",
+            (2048, 2048, 3),
+            (1024, 1024),
+            "lanczos3",
+            antialias=True,
+            dtype=np.uint8,
+            axes=(0, 1),
+        )
+    )
     return [c for c in table if c.group in selected]
 
 
@@ -110,8 +146,9 @@ def runners(case, threads):
         g = rng.uniform(-1, 1, out_shape).astype(case.dtype)
         found["cresize"] = lambda: cresize.resize_backward(g, x.shape, num_threads=threads, **opts)
     else:
-        found["cresize"] = lambda: cresize.resize(x, case.size, axes=case.axes,
-                                                  num_threads=threads, **opts)
+        found["cresize"] = lambda: cresize.resize(
+            x, case.size, axes=case.axes, num_threads=threads, **opts
+        )
     found.update(torch_runner(case, x, out_shape))
     if not case.backward:
         found.update(cv2_runner(case, x))
@@ -156,8 +193,11 @@ def cv2_runner(case, x):
     if case.axes == (0, 1):
         return {"opencv": lambda: cv2.resize(x, (w, h), interpolation=flag)}
     planes = x.reshape(-1, *x.shape[-2:])
-    return {"opencv" + ("-area" if case.antialias else ""):
-            lambda: [cv2.resize(p, (w, h), interpolation=flag) for p in planes]}
+    return {
+        "opencv" + ("-area" if case.antialias else ""): lambda: [
+            cv2.resize(p, (w, h), interpolation=flag) for p in planes
+        ]
+    }
 
 
 def pil_runner(case, x):
@@ -188,7 +228,7 @@ def measure(funcs, repeat):
         f()  # warm-up
     names = list(funcs)
     for round_ in range(repeat):
-        for name in names[round_ % len(names):] + names[:round_ % len(names)]:
+        for name in names[round_ % len(names) :] + names[: round_ % len(names)]:
             t0 = time.perf_counter()
             funcs[name]()
             times[name].append(time.perf_counter() - t0)
@@ -198,24 +238,31 @@ def measure(funcs, repeat):
 def memory_table(threads):
     """Peak extra memory (tracemalloc) of one call, relative to the array it returns."""
     import tracemalloc
+
     lines = ["| call | returns MiB | peak MiB | peak / returned |", "|---|---|---|---|"]
     x = np.random.default_rng(0).uniform(-1, 1, (8, 3, 512, 512)).astype(np.float32)
     for size, mode, aa in [((1024, 1024), "bicubic", False), ((256, 256), "lanczos3", True)]:
         cresize.resize(x, size, mode=mode, antialias=aa, num_threads=threads)  # warm caches
         g = np.ones((8, 3) + size, np.float32)
         cresize.resize_backward(g, x.shape, mode=mode, antialias=aa, num_threads=threads)
-        for kind, call in [("fwd", lambda: cresize.resize(x, size, mode=mode, antialias=aa,
-                                                          num_threads=threads)),
-                           ("bwd", lambda: cresize.resize_backward(g, x.shape, mode=mode,
-                                                                   antialias=aa,
-                                                                   num_threads=threads))]:
+        for kind, call in [
+            ("fwd", lambda: cresize.resize(x, size, mode=mode, antialias=aa, num_threads=threads)),
+            (
+                "bwd",
+                lambda: cresize.resize_backward(
+                    g, x.shape, mode=mode, antialias=aa, num_threads=threads
+                ),
+            ),
+        ]:
             tracemalloc.start()
             result = call()
             peak = tracemalloc.get_traced_memory()[1]
             tracemalloc.stop()
-            lines.append(f"| {mode}{'+aa' if aa else ''} 8x3x512x512 <-> {size[0]}x{size[1]} {kind} "
-                         f"| {result.nbytes / 2**20:.1f} | {peak / 2**20:.1f} "
-                         f"| {peak / result.nbytes:.3f} |")
+            lines.append(
+                f"| {mode}{'+aa' if aa else ''} 8x3x512x512 <-> {size[0]}x{size[1]} {kind} "
+                f"| {result.nbytes / 2**20:.1f} | {peak / 2**20:.1f} "
+                f"| {peak / result.nbytes:.3f} |"
+            )
     return lines
 
 
@@ -225,8 +272,14 @@ def scaling_table(threads, repeat):
     lines = ["| factor | output | ms | ns per input pixel |", "|---|---|---|---|"]
     for factor in (2, 3, 4, 8, 16, 32, 64):
         n = 4096 // factor
-        t = measure({"c": lambda: cresize.resize(x, (n, n), mode="bicubic", antialias=True,
-                                                 num_threads=threads)}, repeat)["c"]
+        t = measure(
+            {
+                "c": lambda: cresize.resize(
+                    x, (n, n), mode="bicubic", antialias=True, num_threads=threads
+                )
+            },
+            repeat,
+        )["c"]
         lines.append(f"| {factor} | {n}x{n} | {t * 1e3:.1f} | {t * 1e9 / x.size:.2f} |")
     return lines
 
@@ -238,34 +291,45 @@ def machine(threads):
             cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
     except (OSError, StopIteration):
         pass
-    libs = [f"cresize {cresize.__version__} (OpenMP {'on' if cresize.openmp_enabled() else 'off'})",
-            f"numpy {np.__version__}"]
+    libs = [
+        f"cresize {cresize.__version__} (OpenMP {'on' if cresize.openmp_enabled() else 'off'})",
+        f"numpy {np.__version__}",
+    ]
     if torch is not None:
         libs.append(f"torch {torch.__version__}")
     if cv2 is not None:
         libs.append(f"opencv {cv2.__version__}")
     if Image is not None:
         import PIL
+
         libs.append(f"pillow {PIL.__version__}")
-    return (f"CPU: {cpu}; {os.cpu_count()} logical cores; threads per library: {threads} "
-            f"(Pillow is single-threaded)\n\nLibraries: {', '.join(libs)}\n\nPython {sys.version.split()[0]}")
+    return (
+        f"CPU: {cpu}; {os.cpu_count()} logical cores; threads per library: {threads} "
+        f"(Pillow is single-threaded)\n\nLibraries: {', '.join(libs)}\n\nPython {sys.version.split()[0]}"
+    )
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--repeat", type=int, default=7)
-    parser.add_argument("--cases", default="up,down-aa,modes,f64,small,image,extreme",
-                        help="comma-separated groups: up, down-aa, modes, f64, small, image, "
-                             "extreme")
+    parser.add_argument(
+        "--cases",
+        default="up,down-aa,modes,f64,small,image,extreme",
+        help="comma-separated groups: up, down-aa, modes, f64, small, image, extreme",
+    )
     parser.add_argument("--write", action="store_true", help="write benchmarks/RESULTS.md")
-    parser.add_argument("--no-extras", action="store_true",
-                        help="skip the memory and antialias-scaling tables")
-    parser.add_argument("--groups", help=f"comma-separated module groups ({', '.join(GROUPS)}): "
-                                          f"run those instead of the cases")
+    parser.add_argument(
+        "--no-extras", action="store_true", help="skip the memory and antialias-scaling tables"
+    )
+    parser.add_argument(
+        "--groups",
+        help=f"comma-separated module groups ({', '.join(GROUPS)}): run those instead of the cases",
+    )
     args = parser.parse_args(argv)
     if args.groups:
         import importlib
+
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
         for name in args.groups.split(","):
             module = importlib.import_module(GROUPS[name.strip()])
@@ -276,8 +340,11 @@ def main(argv=None):
     if cv2 is not None:
         cv2.setNumThreads(args.threads)
     peers = ["torch", "opencv", "opencv-area", "pillow"]
-    head = ("| case | cresize ms | copy floor ms | cresize/copy | "
-            + " | ".join(f"cresize/{p}" for p in peers) + " |")
+    head = (
+        "| case | cresize ms | copy floor ms | cresize/copy | "
+        + " | ".join(f"cresize/{p}" for p in peers)
+        + " |"
+    )
     lines = [head, "|" + "---|" * (4 + len(peers))]
     print(lines[0]), print(lines[1])
     for case in cases(set(args.cases.split(","))):
@@ -286,27 +353,33 @@ def main(argv=None):
         repeat = args.repeat if case.group != "small" else args.repeat * 20
         t = measure(funcs, repeat)
         ratios = [f"{t['cresize'] / t[p]:.2f}" if p in t else "" for p in peers]
-        row = (f"| {case.label} | {t['cresize'] * 1e3:.2f} | {t['copy'] * 1e3:.2f} | "
-               f"{t['cresize'] / t['copy']:.2f} | " + " | ".join(ratios) + " |")
+        row = (
+            f"| {case.label} | {t['cresize'] * 1e3:.2f} | {t['copy'] * 1e3:.2f} | "
+            f"{t['cresize'] / t['copy']:.2f} | " + " | ".join(ratios) + " |"
+        )
         print(row, flush=True)
         lines.append(row)
     extras = []
     if not args.no_extras:
-        extras = (["", "Peak extra memory of one call (tracemalloc):", ""]
-                  + memory_table(args.threads)
-                  + ["", "Antialiased bicubic shrink of 4096x4096 float32 by factor:", ""]
-                  + scaling_table(args.threads, args.repeat))
+        extras = (
+            ["", "Peak extra memory of one call (tracemalloc):", ""]
+            + memory_table(args.threads)
+            + ["", "Antialiased bicubic shrink of 4096x4096 float32 by factor:", ""]
+            + scaling_table(args.threads, args.repeat)
+        )
         print("\n".join(extras))
     if args.write:
         path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "RESULTS.md")
         with open(path, "w") as f:
-            f.write("# Benchmark results\n\n" + machine(args.threads) + "\n\n"
-                    f"Command: `python benchmarks/run.py --threads {args.threads} "
-                    f"--repeat {args.repeat} --cases {args.cases} --write`\n\n"
-                    "Medians; a ratio below 1 means cresize is faster. `opencv-area` is "
-                    "`cv2.INTER_AREA`, OpenCV's antialiased shrink, against cresize's antialiased "
-                    "mode. The copy floor is `np.copy` of an array the size of the result "
-                    "(allocating it, as resize does).\n\n" + "\n".join(lines + extras) + "\n")
+            f.write(
+                "# Benchmark results\n\n" + machine(args.threads) + "\n\n"
+                f"Command: `python benchmarks/run.py --threads {args.threads} "
+                f"--repeat {args.repeat} --cases {args.cases} --write`\n\n"
+                "Medians; a ratio below 1 means cresize is faster. `opencv-area` is "
+                "`cv2.INTER_AREA`, OpenCV's antialiased shrink, against cresize's antialiased "
+                "mode. The copy floor is `np.copy` of an array the size of the result "
+                "(allocating it, as resize does).\n\n" + "\n".join(lines + extras) + "\n"
+            )
         print(f"wrote {path}")
     return 0
 

@@ -1,4 +1,5 @@
 """Fixtures shared by the test modules; shared code lives in ``tests/helpers``."""
+
 import pytest
 
 from helpers.data import burn_cases as _burn_cases

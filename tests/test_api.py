@@ -1,5 +1,6 @@
 """The user-facing contract of resize / resize_backward / weights: dtypes,
 layouts, out=, num_threads and the errors for bad input."""
+
 import numpy as np
 import pytest
 
@@ -16,17 +17,27 @@ def test_public_names():
     assert isinstance(cresize.__version__, str)
 
 
-@pytest.mark.parametrize("alias,mode", [("linear", "bilinear"), ("trilinear", "bilinear"),
-                                        ("cubic", "bicubic"), ("nearest_exact", "nearest-exact")])
+@pytest.mark.parametrize(
+    "alias,mode",
+    [
+        ("linear", "bilinear"),
+        ("trilinear", "bilinear"),
+        ("cubic", "bicubic"),
+        ("nearest_exact", "nearest-exact"),
+    ],
+)
 def test_aliases(alias, mode):
     x = rand((5, 9, 10))
-    assert np.array_equal(cresize.resize(x, (4, 17), mode=alias), cresize.resize(x, (4, 17), mode=mode))
+    assert np.array_equal(
+        cresize.resize(x, (4, 17), mode=alias), cresize.resize(x, (4, 17), mode=mode)
+    )
 
 
 def test_align_corners_none_means_false():
     x = rand((9, 10))
-    assert np.array_equal(cresize.resize(x, 5, align_corners=None),
-                          cresize.resize(x, 5, align_corners=False))
+    assert np.array_equal(
+        cresize.resize(x, 5, align_corners=None), cresize.resize(x, 5, align_corners=False)
+    )
 
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.int16, np.int8, np.int32])
@@ -49,7 +60,8 @@ def test_float16_computed_in_float32():
     y = cresize.resize(x, (7, 30), mode="bicubic")
     assert y.dtype == np.float16
     np.testing.assert_array_equal(
-        y, cresize.resize(x.astype(np.float32), (7, 30), mode="bicubic").astype(np.float16))
+        y, cresize.resize(x.astype(np.float32), (7, 30), mode="bicubic").astype(np.float16)
+    )
 
 
 @pytest.mark.parametrize("dtype", [bool, np.complex64, np.complex128, object, "U3", "M8[s]"])
@@ -67,8 +79,11 @@ def test_backward_dtypes(dtype):
 def test_any_strides_and_byte_order():
     base = rand((2, 21, 3, 17))
     expected = cresize.resize(np.ascontiguousarray(base[:, ::2, 1, ::-1]), (4, 9))
-    for view in (base[:, ::2, 1, ::-1], np.asfortranarray(base)[:, ::2, 1, ::-1],
-                 base.astype(">f8")[:, ::2, 1, ::-1]):
+    for view in (
+        base[:, ::2, 1, ::-1],
+        np.asfortranarray(base)[:, ::2, 1, ::-1],
+        base.astype(">f8")[:, ::2, 1, ::-1],
+    ):
         y = cresize.resize(view, (4, 9))
         assert y.flags.c_contiguous and y.dtype == np.float64 and y.dtype.isnative
         np.testing.assert_array_equal(y, expected)
@@ -76,7 +91,8 @@ def test_any_strides_and_byte_order():
     expected_g = cresize.resize_backward(g, (2, 11, 17))
     np.testing.assert_array_equal(cresize.resize_backward(g.astype(">f8"), (2, 11, 17)), expected_g)
     np.testing.assert_array_equal(
-        cresize.resize_backward(np.asfortranarray(g), (2, 11, 17)), expected_g)
+        cresize.resize_backward(np.asfortranarray(g), (2, 11, 17)), expected_g
+    )
 
 
 def test_inputs_are_never_modified():
@@ -112,13 +128,16 @@ def test_out():
     np.testing.assert_array_equal(out8, cresize.resize(u8, (4, 20)))
 
 
-@pytest.mark.parametrize("bad,message", [
-    (np.empty((2, 4, 21), np.float32), "shape"),
-    (np.empty((2, 4, 20), np.float64), "dtype"),
-    (np.empty((2, 20, 4), np.float32).transpose(0, 2, 1), "C-contiguous"),
-    (np.empty((2, 4, 20), ">f4"), "dtype"),
-    ([[0.0]], "NumPy array"),
-])
+@pytest.mark.parametrize(
+    "bad,message",
+    [
+        (np.empty((2, 4, 21), np.float32), "shape"),
+        (np.empty((2, 4, 20), np.float64), "dtype"),
+        (np.empty((2, 20, 4), np.float32).transpose(0, 2, 1), "C-contiguous"),
+        (np.empty((2, 4, 20), ">f4"), "dtype"),
+        ([[0.0]], "NumPy array"),
+    ],
+)
 def test_bad_out(bad, message):
     with pytest.raises((ValueError, TypeError), match=message):
         cresize.resize(rand((2, 9, 10), np.float32), (4, 20), out=bad)
@@ -134,44 +153,49 @@ def test_out_read_only_or_overlapping():
         cresize.resize(x, (9, 10), out=x)
     big = np.zeros((2, 9, 30))
     with pytest.raises(ValueError, match="share memory"):
-        cresize.resize_backward(big[:, :, :20], (2, 9, 20), out=big.reshape(-1)[:360].reshape(2, 9, 20))
+        cresize.resize_backward(
+            big[:, :, :20], (2, 9, 20), out=big.reshape(-1)[:360].reshape(2, 9, 20)
+        )
 
 
-@pytest.mark.parametrize("kwargs,exc,message", [
-    (dict(size=3, mode="bilinearr"), ValueError, "mode must be one of"),
-    (dict(size=3, mode=3), TypeError, "mode must be a string"),
-    (dict(), ValueError, "size or scale_factor"),
-    (dict(size=3, scale_factor=2.0), ValueError, "not both"),
-    (dict(size=0), ValueError, "size must be >= 1"),
-    (dict(size=(3, -1)), ValueError, "size must be >= 1"),
-    (dict(size=2.5), TypeError, "size must be a positive int"),
-    (dict(size=True), TypeError, "size must be a positive int"),
-    (dict(size="3"), TypeError, "size must be a positive int"),
-    (dict(scale_factor=0.0), ValueError, "scale_factor must be finite and > 0"),
-    (dict(scale_factor=-1.5), ValueError, "scale_factor must be finite and > 0"),
-    (dict(scale_factor=float("nan")), ValueError, "scale_factor must be finite and > 0"),
-    (dict(scale_factor=float("inf")), ValueError, "scale_factor must be finite and > 0"),
-    (dict(scale_factor="2"), TypeError, "scale_factor must be a positive float"),
-    (dict(scale_factor=0.01), ValueError, "at least 1"),
-    (dict(size=(2, 2, 2, 2)), ValueError, "only 3 dimensions"),
-    (dict(size=3, axes=(0, 0)), ValueError, "duplicate"),
-    (dict(size=3, axes=(1, -2)), ValueError, "duplicate"),
-    (dict(size=3, axes=(3,)), ValueError, "out of range"),
-    (dict(size=3, axes=(-4,)), ValueError, "out of range"),
-    (dict(size=3, axes=1.0), TypeError, "axes must be an int"),
-    (dict(size=3, axes=()), ValueError, "at least one axis"),
-    (dict(size=(3, 3), axes=(0,)), ValueError, "size has 2 entries but axes has 1"),
-    (dict(size=3, mode="nearest", align_corners=True), ValueError, "align_corners=True"),
-    (dict(size=3, mode="nearest-exact", align_corners=True), ValueError, "align_corners=True"),
-    (dict(size=3, mode="area", align_corners=True), ValueError, "align_corners=True"),
-    (dict(size=3, mode="nearest", antialias=True), ValueError, "antialias=True"),
-    (dict(size=3, mode="area", antialias=True), ValueError, "antialias=True"),
-    (dict(size=3, align_corners="yes"), TypeError, "align_corners must be"),
-    (dict(size=3, antialias=None), TypeError, "antialias must be"),
-    (dict(size=3, num_threads=0), ValueError, "num_threads"),
-    (dict(size=3, num_threads=1.5), TypeError, "num_threads"),
-    (dict(size=3, num_threads=True), TypeError, "num_threads"),
-])
+@pytest.mark.parametrize(
+    "kwargs,exc,message",
+    [
+        (dict(size=3, mode="bilinearr"), ValueError, "mode must be one of"),
+        (dict(size=3, mode=3), TypeError, "mode must be a string"),
+        (dict(), ValueError, "size or scale_factor"),
+        (dict(size=3, scale_factor=2.0), ValueError, "not both"),
+        (dict(size=0), ValueError, "size must be >= 1"),
+        (dict(size=(3, -1)), ValueError, "size must be >= 1"),
+        (dict(size=2.5), TypeError, "size must be a positive int"),
+        (dict(size=True), TypeError, "size must be a positive int"),
+        (dict(size="3"), TypeError, "size must be a positive int"),
+        (dict(scale_factor=0.0), ValueError, "scale_factor must be finite and > 0"),
+        (dict(scale_factor=-1.5), ValueError, "scale_factor must be finite and > 0"),
+        (dict(scale_factor=float("nan")), ValueError, "scale_factor must be finite and > 0"),
+        (dict(scale_factor=float("inf")), ValueError, "scale_factor must be finite and > 0"),
+        (dict(scale_factor="2"), TypeError, "scale_factor must be a positive float"),
+        (dict(scale_factor=0.01), ValueError, "at least 1"),
+        (dict(size=(2, 2, 2, 2)), ValueError, "only 3 dimensions"),
+        (dict(size=3, axes=(0, 0)), ValueError, "duplicate"),
+        (dict(size=3, axes=(1, -2)), ValueError, "duplicate"),
+        (dict(size=3, axes=(3,)), ValueError, "out of range"),
+        (dict(size=3, axes=(-4,)), ValueError, "out of range"),
+        (dict(size=3, axes=1.0), TypeError, "axes must be an int"),
+        (dict(size=3, axes=()), ValueError, "at least one axis"),
+        (dict(size=(3, 3), axes=(0,)), ValueError, "size has 2 entries but axes has 1"),
+        (dict(size=3, mode="nearest", align_corners=True), ValueError, "align_corners=True"),
+        (dict(size=3, mode="nearest-exact", align_corners=True), ValueError, "align_corners=True"),
+        (dict(size=3, mode="area", align_corners=True), ValueError, "align_corners=True"),
+        (dict(size=3, mode="nearest", antialias=True), ValueError, "antialias=True"),
+        (dict(size=3, mode="area", antialias=True), ValueError, "antialias=True"),
+        (dict(size=3, align_corners="yes"), TypeError, "align_corners must be"),
+        (dict(size=3, antialias=None), TypeError, "antialias must be"),
+        (dict(size=3, num_threads=0), ValueError, "num_threads"),
+        (dict(size=3, num_threads=1.5), TypeError, "num_threads"),
+        (dict(size=3, num_threads=True), TypeError, "num_threads"),
+    ],
+)
 def test_bad_arguments(kwargs, exc, message):
     x = rand((2, 5, 6))
     keep = x.copy()
@@ -188,17 +212,29 @@ def test_bad_shapes():
     assert cresize.resize(np.zeros((0, 4, 4)), (2, 3)).shape == (0, 2, 3)  # empty batch is fine
 
 
-@pytest.mark.parametrize("call,exc,message", [
-    (lambda g: cresize.resize_backward(g, (2, 9, 10, 1)), ValueError, "dimensions"),
-    (lambda g: cresize.resize_backward(g, (2, 0, 10)), ValueError, "length 0"),
-    (lambda g: cresize.resize_backward(g, (2, 9, 10), scale_factor=3.0), ValueError,
-     "grad_output has shape"),
-    (lambda g: cresize.resize_backward(g, (2, 9, 10), axes=(2,)), ValueError,
-     "grad_output has shape"),
-    (lambda g: cresize.resize_backward(g, "abc"), TypeError, "input_shape"),
-    (lambda g: cresize.resize_backward(g, (2, 9, 10), mode="nearest", align_corners=True),
-     ValueError, "align_corners"),
-])
+@pytest.mark.parametrize(
+    "call,exc,message",
+    [
+        (lambda g: cresize.resize_backward(g, (2, 9, 10, 1)), ValueError, "dimensions"),
+        (lambda g: cresize.resize_backward(g, (2, 0, 10)), ValueError, "length 0"),
+        (
+            lambda g: cresize.resize_backward(g, (2, 9, 10), scale_factor=3.0),
+            ValueError,
+            "grad_output has shape",
+        ),
+        (
+            lambda g: cresize.resize_backward(g, (2, 9, 10), axes=(2,)),
+            ValueError,
+            "grad_output has shape",
+        ),
+        (lambda g: cresize.resize_backward(g, "abc"), TypeError, "input_shape"),
+        (
+            lambda g: cresize.resize_backward(g, (2, 9, 10), mode="nearest", align_corners=True),
+            ValueError,
+            "align_corners",
+        ),
+    ],
+)
 def test_bad_backward(call, exc, message):
     g = rand((2, 4, 20))
     with pytest.raises(exc, match=message):
@@ -221,13 +257,16 @@ def test_num_threads_negative_counts_back():
         assert np.array_equal(cresize.resize(x, (13, 77), num_threads=n), y)
 
 
-@pytest.mark.parametrize("kwargs,exc,message", [
-    (dict(in_size=0, out_size=3), ValueError, "in_size"),
-    (dict(in_size=4), ValueError, "out_size or scale_factor"),
-    (dict(in_size=4, out_size=3, scale_factor=2.0), ValueError, "does not match"),
-    (dict(in_size=4, out_size=3.0), TypeError, "out_size"),
-    (dict(in_size=4, out_size=3, mode="area", align_corners=True), ValueError, "align_corners"),
-])
+@pytest.mark.parametrize(
+    "kwargs,exc,message",
+    [
+        (dict(in_size=0, out_size=3), ValueError, "in_size"),
+        (dict(in_size=4), ValueError, "out_size or scale_factor"),
+        (dict(in_size=4, out_size=3, scale_factor=2.0), ValueError, "does not match"),
+        (dict(in_size=4, out_size=3.0), TypeError, "out_size"),
+        (dict(in_size=4, out_size=3, mode="area", align_corners=True), ValueError, "align_corners"),
+    ],
+)
 def test_bad_weights(kwargs, exc, message):
     with pytest.raises(exc, match=message):
         cresize.weights(**kwargs)
@@ -246,10 +285,15 @@ def test_integer_byte_order_and_strides(dtype):
     view = x[:, ::-2, ::2]
     y = cresize.resize(view, (7, 30), mode="bicubic", axes=(1, 2))
     assert y.dtype == np.dtype(dtype).newbyteorder("=") and y.flags.c_contiguous
-    expected = cresize.resize(np.ascontiguousarray(view).astype(np.float32), (7, 30),
-                              mode="bicubic", axes=(1, 2))
-    np.testing.assert_array_equal(y, np.clip(np.rint(expected), *(
-        (np.iinfo(y.dtype).min, np.iinfo(y.dtype).max))).astype(y.dtype))
+    expected = cresize.resize(
+        np.ascontiguousarray(view).astype(np.float32), (7, 30), mode="bicubic", axes=(1, 2)
+    )
+    np.testing.assert_array_equal(
+        y,
+        np.clip(np.rint(expected), *((np.iinfo(y.dtype).min, np.iinfo(y.dtype).max))).astype(
+            y.dtype
+        ),
+    )
 
 
 @pytest.mark.parametrize("dtype", [np.int64, np.uint64, np.int32, np.uint32])
@@ -264,7 +308,9 @@ def test_wide_integers_keep_their_extremes(dtype):
 
 
 def test_float32_long_rows_stay_within_tolerance():
-    x = np.random.default_rng(0).uniform(0, 1, (2, 20000)).astype(np.float32)  # positive: worst case
+    x = (
+        np.random.default_rng(0).uniform(0, 1, (2, 20000)).astype(np.float32)
+    )  # positive: worst case
     y = cresize.resize(x, 1, axes=1, mode="bicubic", antialias=True)
     w = cresize.weights(20000, 1, mode="bicubic", antialias=True)
     expected = x.astype(np.float64) @ w.T
@@ -282,13 +328,16 @@ def test_zero_dim_arrays_as_size_and_scale():
     assert cresize.resize(x, np.array([3, 2])).shape == (3, 2)
 
 
-@pytest.mark.parametrize("kwargs,exc,message", [
-    (dict(scale_factor=1e308), ValueError, "scale_factor"),
-    (dict(scale_factor=1e20), ValueError, "scale_factor"),
-    (dict(size=2**45), ValueError, "size must be <"),
-    (dict(size=3, num_threads=2**31), ValueError, "num_threads must be at most"),
-    (dict(size=3, out="matrix"), TypeError, "out must be a NumPy array"),
-])
+@pytest.mark.parametrize(
+    "kwargs,exc,message",
+    [
+        (dict(scale_factor=1e308), ValueError, "scale_factor"),
+        (dict(scale_factor=1e20), ValueError, "scale_factor"),
+        (dict(size=2**45), ValueError, "size must be <"),
+        (dict(size=3, num_threads=2**31), ValueError, "num_threads must be at most"),
+        (dict(size=3, out="matrix"), TypeError, "out must be a NumPy array"),
+    ],
+)
 def test_more_bad_arguments(kwargs, exc, message):
     if kwargs.get("out") == "matrix":
         with pytest.warns(PendingDeprecationWarning):

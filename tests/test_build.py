@@ -1,5 +1,6 @@
 """The build the user got: OpenMP where it is required, the recorded build
 configuration, ``show_config``, and the files a distribution must carry."""
+
 import importlib.metadata
 import os
 import subprocess
@@ -13,12 +14,16 @@ from cresize import _api
 OPENMP = cresize.openmp_enabled()
 
 
-@pytest.mark.skipif(os.environ.get("CRESIZE_REQUIRE_OPENMP") != "1",
-                    reason="CRESIZE_REQUIRE_OPENMP=1 not set: a serial build may be intended "
-                           "(macOS wheels, CRESIZE_OPENMP=0)")
+@pytest.mark.skipif(
+    os.environ.get("CRESIZE_REQUIRE_OPENMP") != "1",
+    reason="CRESIZE_REQUIRE_OPENMP=1 not set: a serial build may be intended "
+    "(macOS wheels, CRESIZE_OPENMP=0)",
+)
 def test_openmp_when_required():
-    assert OPENMP, ("this build has serial kernels but CRESIZE_REQUIRE_OPENMP=1: "
-                    "the compiler's OpenMP was not found or not used")
+    assert OPENMP, (
+        "this build has serial kernels but CRESIZE_REQUIRE_OPENMP=1: "
+        "the compiler's OpenMP was not found or not used"
+    )
 
 
 def test_build_info_matches_the_kernels():
@@ -56,7 +61,12 @@ def test_show_config_prints_a_report(capsys):
     assert cresize.show_config() is None
     out = capsys.readouterr().out
     assert out.startswith(f"cresize {cresize.__version__}")
-    for line in ("compiler ", "compile args", "runtime ", f"default threads   {_api._threads(None)}"):
+    for line in (
+        "compiler ",
+        "compile args",
+        "runtime ",
+        f"default threads   {_api._threads(None)}",
+    ):
         assert line in out, out
 
 
@@ -67,8 +77,14 @@ def test_show_config_rejects_an_unknown_mode():
 
 def test_default_threads_follow_omp_num_threads():
     code = "import cresize; print(cresize.show_config('dicts')['openmp']['default_threads'])"
-    out = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, OMP_NUM_THREADS="3"),
-                         capture_output=True, text=True, timeout=60, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        env=dict(os.environ, OMP_NUM_THREADS="3"),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout
     assert int(out) == (3 if OPENMP else 1)
 
 
@@ -84,8 +100,9 @@ def test_threadpoolctl_sees_and_limits_the_runtime():
 
 
 def test_version_command_prints_the_configuration():
-    run = subprocess.run([sys.executable, "-m", "cresize", "--version"],
-                         capture_output=True, text=True, timeout=60)
+    run = subprocess.run(
+        [sys.executable, "-m", "cresize", "--version"], capture_output=True, text=True, timeout=60
+    )
     assert run.returncode == 0, run.stderr
     assert run.stdout.startswith(f"cresize {cresize.__version__}")
     assert "openmp" in run.stdout and "default threads" in run.stdout, run.stdout

@@ -20,7 +20,6 @@ burn's ``align_corners`` defaults to true and its nearest ignores it, so
 nearest runs with ``align_corners=False`` here.
 """
 
-
 import numpy as np
 import pytest
 
@@ -56,7 +55,13 @@ def test_fixture_file_present_and_complete():
     assert LOAD_ERROR is None, LOAD_ERROR
     assert len(FULL) >= 20, f"only {len(FULL)} full cases in {BURN_CASES}"
     kinds = {c["kind"] for c in CASES}
-    assert kinds <= {"forward", "backward", "forward_partial", "backward_partial", "reference_comparison"}, kinds
+    assert kinds <= {
+        "forward",
+        "backward",
+        "forward_partial",
+        "backward_partial",
+        "reference_comparison",
+    }, kinds
     assert len(FULL) + len(PARTIAL) + len(DESCRIPTIONS) == len(CASES)
 
 
@@ -79,8 +84,11 @@ def _arrays(case):
     out_shape = shape[:2] + tuple(case["output_size"])
     g = None
     if case["kind"] in ("backward", "backward_partial"):
-        g = (np.ones(out_shape) if case["grad_output"] is None
-             else np.array(case["grad_output"], dtype=np.float64).reshape(out_shape))
+        g = (
+            np.ones(out_shape)
+            if case["grad_output"] is None
+            else np.array(case["grad_output"], dtype=np.float64).reshape(out_shape)
+        )
     return x, out_shape, g
 
 
@@ -91,8 +99,10 @@ def _burn_close(actual, expected, tolerance, what):
     diff = np.abs(actual - expected)
     limit = np.maximum(A, R * np.maximum(np.abs(actual), np.abs(expected)))
     bad = np.argwhere(~(diff < limit))
-    assert bad.size == 0, (f"{what}: {len(bad)} values outside burn's {tolerance} tolerance, first at "
-                           f"{bad[0].tolist()}: got {actual[tuple(bad[0])]}, burn {expected[tuple(bad[0])]}")
+    assert bad.size == 0, (
+        f"{what}: {len(bad)} values outside burn's {tolerance} tolerance, first at "
+        f"{bad[0].tolist()}: got {actual[tuple(bad[0])]}, burn {expected[tuple(bad[0])]}"
+    )
 
 
 def _oracle(case, x, out_shape, g):
@@ -102,7 +112,9 @@ def _oracle(case, x, out_shape, g):
         mats = reference_matrices(x.shape, sizes, **opts)
         return reference_resize(x, sizes, **opts), operator_scale(x, mats)
     mats = backward_matrices(g.shape, x.shape, axes=(2, 3), **opts)
-    return reference_backward(g, x.shape, axes=(2, 3), **opts), operator_scale(g, [m.T for m in mats.values()])
+    return reference_backward(g, x.shape, axes=(2, 3), **opts), operator_scale(
+        g, [m.T for m in mats.values()]
+    )
 
 
 def _cresize(cresize, case, x, out_shape, g, dtype):
@@ -143,6 +155,7 @@ def test_cresize_matches_burn(cresize, case, dtype):
 # -------------------------------------------------------------------------
 # Partial burn-flex tests: their own assertions, written out
 # -------------------------------------------------------------------------
+
 
 def _check_nearest_upsample_2x(out, x):
     flat = np.asarray(out).ravel()
@@ -215,8 +228,14 @@ KNOWN_DESCRIPTIONS = {"cubecl::nearest_interpolate_should_match_reference_backen
 def test_descriptions_carry_no_data():
     assert {c["name"] for c in DESCRIPTIONS} <= KNOWN_DESCRIPTIONS, "new description-only entries"
     for c in DESCRIPTIONS:
-        for key in ("input_shape", "input_values", "output_size", "expected_output", "expected_grad_input",
-                    "grad_output"):
+        for key in (
+            "input_shape",
+            "input_values",
+            "output_size",
+            "expected_output",
+            "expected_grad_input",
+            "grad_output",
+        ):
             assert c[key] is None, (c["name"], key)
 
 

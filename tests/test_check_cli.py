@@ -1,4 +1,5 @@
 """``cresize check``: the verification matrix, its table, JSON and exit status."""
+
 import json
 import os
 import subprocess
@@ -14,8 +15,21 @@ from helpers.cases import shifted_transpose
 
 def test_quick_matrix_passes_and_writes_json(tmp_path, capsys):
     path = tmp_path / "check.json"
-    assert _check.main(["--quick", "--modes", "linear,area", "--no-torch", "--threads", "1",
-                        "--json", str(path)]) == 0
+    assert (
+        _check.main(
+            [
+                "--quick",
+                "--modes",
+                "linear,area",
+                "--no-torch",
+                "--threads",
+                "1",
+                "--json",
+                str(path),
+            ]
+        )
+        == 0
+    )
     printed = capsys.readouterr().out
     assert "0 failed" in printed and "FAIL" not in printed
     report = json.loads(path.read_text())
@@ -40,8 +54,12 @@ def test_off_by_one_backward_fails_the_check(monkeypatch, capsys):
     cresize.clear_cache()  # plans made before the patch keep their correct backward tables
     monkeypatch.setattr(_tables.Taps, "transpose", shifted_transpose(_tables.Taps.transpose))
     monkeypatch.setattr(cresize._plan, "_CACHE", cresize._plan._Cache(0))  # no plan outlives it
-    assert _check.main(["--quick", "--modes", "bicubic", "--no-torch", "--failures-only",
-                        "--threads", "1"]) == 1
+    assert (
+        _check.main(
+            ["--quick", "--modes", "bicubic", "--no-torch", "--failures-only", "--threads", "1"]
+        )
+        == 1
+    )
     printed = capsys.readouterr().out
     assert "FAIL bicubic" in printed and "adjoint error" in printed
     assert "reference error" in printed and "gradient error" in printed
@@ -77,11 +95,18 @@ def test_bad_arguments_exit_2(capsys):
 
 def test_torch_column(capsys):
     torch = pytest.importorskip("torch")
-    rows = [_check.run_one(case, mode, ac, aa, dtype, torch, num_threads=1)
-            for case in _check.CASES if case[0] in ("odd-nchw", "3d-volume")
-            for mode, ac, aa in (("bilinear", True, False), ("lanczos3", False, True),
-                                 ("lanczos3", False, False), ("area", False, False))
-            for dtype in (np.float64, np.float32)]
+    rows = [
+        _check.run_one(case, mode, ac, aa, dtype, torch, num_threads=1)
+        for case in _check.CASES
+        if case[0] in ("odd-nchw", "3d-volume")
+        for mode, ac, aa in (
+            ("bilinear", True, False),
+            ("lanczos3", False, True),
+            ("lanczos3", False, False),
+            ("area", False, False),
+        )
+        for dtype in (np.float64, np.float32)
+    ]
     for r in rows:
         assert r["passed"], r["message"]
         nchw = r["case"] == "odd-nchw"
@@ -94,8 +119,18 @@ def test_torch_column(capsys):
 
 def test_console_entry_point():
     env = dict(os.environ, PYTHONPATH=os.path.dirname(cresize.__path__[0]))
-    command = [sys.executable, "-m", "cresize", "check", "--quick", "--modes", "nearest",
-               "--no-torch", "--threads", "1"]
+    command = [
+        sys.executable,
+        "-m",
+        "cresize",
+        "check",
+        "--quick",
+        "--modes",
+        "nearest",
+        "--no-torch",
+        "--threads",
+        "1",
+    ]
     done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "12 configurations, 0 failed" in done.stdout

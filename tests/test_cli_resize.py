@@ -1,4 +1,5 @@
 """``cresize resize``: real files in tmp_path, in-process and in subprocesses."""
+
 import os
 import signal
 import subprocess
@@ -33,8 +34,9 @@ def write(path, h=40, w=60, seed=0, mode="RGB", **kwargs):
 
 
 def tree(root):
-    return sorted(os.path.relpath(os.path.join(d, f), root)
-                  for d, _, files in os.walk(root) for f in files)
+    return sorted(
+        os.path.relpath(os.path.join(d, f), root) for d, _, files in os.walk(root) for f in files
+    )
 
 
 def test_single_file(tmp_path, capsys):
@@ -53,16 +55,45 @@ def test_directories_globs_and_mirroring(tmp_path):
             (tmp_path / "in" / rel).write_text("not an image")
         else:
             write(tmp_path / "in" / rel)
-    assert main([str(tmp_path / "in"), "--width", "30", "--out-dir", str(tmp_path / "flat"),
-                 "-q"]) == 0
+    assert (
+        main([str(tmp_path / "in"), "--width", "30", "--out-dir", str(tmp_path / "flat"), "-q"])
+        == 0
+    )
     assert tree(tmp_path / "flat") == ["a.png", "b.jpg"]
-    assert main([str(tmp_path / "in"), "-r", "--height", "10", "--out-dir", str(tmp_path / "all"),
-                 "--suffix", "_s", "--format", "webp", "-q"]) == 0
+    assert (
+        main(
+            [
+                str(tmp_path / "in"),
+                "-r",
+                "--height",
+                "10",
+                "--out-dir",
+                str(tmp_path / "all"),
+                "--suffix",
+                "_s",
+                "--format",
+                "webp",
+                "-q",
+            ]
+        )
+        == 0
+    )
     assert tree(tmp_path / "all") == ["a_s.webp", "b_s.webp", "sub/c_s.webp", "sub/deep/d_s.webp"]
     assert {Image.open(tmp_path / "all" / p).size for p in tree(tmp_path / "all")} == {(15, 10)}
     assert Image.open(tmp_path / "all" / "a_s.webp").format == "WEBP"
-    assert main([str(tmp_path / "in" / "**" / "*.png"), "--scale", "0.5",
-                 "--out-dir", str(tmp_path / "glob"), "-q"]) == 0
+    assert (
+        main(
+            [
+                str(tmp_path / "in" / "**" / "*.png"),
+                "--scale",
+                "0.5",
+                "--out-dir",
+                str(tmp_path / "glob"),
+                "-q",
+            ]
+        )
+        == 0
+    )
     assert tree(tmp_path / "glob") == ["a.png", "sub/c.png"]
     assert Image.open(tmp_path / "glob" / "sub" / "c.png").size == (30, 20)
 
@@ -73,33 +104,39 @@ def test_next_to_the_input_with_suffix(tmp_path):
     assert Image.open(tmp_path / "p_small.png").size == (12, 7)
 
 
-@pytest.mark.parametrize("flags,size", [
-    (["--size", "25x10"], (25, 10)),
-    (["--width", "30"], (30, 20)),
-    (["--height", "30"], (45, 30)),
-    (["--width", "7", "--height", "9"], (7, 9)),
-    (["--scale", "1.5"], (90, 60)),
-    (["--fit", "100x100"], (60, 40)),
-    (["--fit", "100x100", "--allow-upscale"], (100, 67)),
-    (["--fit", "30x30"], (30, 20)),
-    (["--fill", "30x30"], (30, 30)),
-    (["--fill", "100x20"], (60, 20)),
-])
+@pytest.mark.parametrize(
+    "flags,size",
+    [
+        (["--size", "25x10"], (25, 10)),
+        (["--width", "30"], (30, 20)),
+        (["--height", "30"], (45, 30)),
+        (["--width", "7", "--height", "9"], (7, 9)),
+        (["--scale", "1.5"], (90, 60)),
+        (["--fit", "100x100"], (60, 40)),
+        (["--fit", "100x100", "--allow-upscale"], (100, 67)),
+        (["--fit", "30x30"], (30, 20)),
+        (["--fill", "30x30"], (30, 30)),
+        (["--fill", "100x20"], (60, 20)),
+    ],
+)
 def test_geometry_flags(tmp_path, flags, size):
     src = write(tmp_path / "in.png")
     assert main([str(src), "-o", str(tmp_path / "out.png"), "-q", *flags]) == 0
     assert Image.open(tmp_path / "out.png").size == size
 
 
-@pytest.mark.parametrize("argv,words", [
-    (["x.png"], "give one of --size"),
-    (["x.png", "--size", "3x3", "--scale", "2"], "got size, scale"),
-    (["x.png", "--size", "3by3"], "expected WIDTHxHEIGHT"),
-    (["x.png", "--width", "0"], "must be > 0"),
-    (["x.png", "--size", "3x3", "--mode", "sinc"], "invalid choice"),
-    (["x.png", "--size", "3x3", "--quality", "101"], "invalid choice"),
-    (["x.png", "--size", "3x3", "-o", "a.png", "--out-dir", "d"], "not both"),
-])
+@pytest.mark.parametrize(
+    "argv,words",
+    [
+        (["x.png"], "give one of --size"),
+        (["x.png", "--size", "3x3", "--scale", "2"], "got size, scale"),
+        (["x.png", "--size", "3by3"], "expected WIDTHxHEIGHT"),
+        (["x.png", "--width", "0"], "must be > 0"),
+        (["x.png", "--size", "3x3", "--mode", "sinc"], "invalid choice"),
+        (["x.png", "--size", "3x3", "--quality", "101"], "invalid choice"),
+        (["x.png", "--size", "3x3", "-o", "a.png", "--out-dir", "d"], "not both"),
+    ],
+)
 def test_usage_errors(argv, words, capsys):
     assert main(argv) == 2
     assert words in capsys.readouterr().err
@@ -110,9 +147,20 @@ def test_bad_files_are_reported_and_the_rest_done(tmp_path, capsys):
         write(tmp_path / "in" / name)
     (tmp_path / "in" / "b.png").write_bytes(b"definitely not a PNG")
     whole = (tmp_path / "in" / "e.jpg").read_bytes()
-    (tmp_path / "in" / "d.jpg").write_bytes(whole[:len(whole) // 2])
-    assert main([str(tmp_path / "in"), str(tmp_path / "missing.png"), "--fit", "20x20",
-                 "--out-dir", str(tmp_path / "out")]) == 1
+    (tmp_path / "in" / "d.jpg").write_bytes(whole[: len(whole) // 2])
+    assert (
+        main(
+            [
+                str(tmp_path / "in"),
+                str(tmp_path / "missing.png"),
+                "--fit",
+                "20x20",
+                "--out-dir",
+                str(tmp_path / "out"),
+            ]
+        )
+        == 1
+    )
     out, err = capsys.readouterr()
     assert tree(tmp_path / "out") == ["a.png", "c.png", "e.jpg"]
     assert f"{tmp_path / 'in' / 'b.png'}: not an image" in err
@@ -149,8 +197,12 @@ def test_in_place(tmp_path, capsys):
 def test_dry_run_writes_nothing(tmp_path, capsys):
     write(tmp_path / "in" / "a.png")
     write(tmp_path / "in" / "b.png")
-    assert main([str(tmp_path / "in"), "--fit", "9x9", "--out-dir", str(tmp_path / "out"),
-                 "--dry-run"]) == 0
+    assert (
+        main(
+            [str(tmp_path / "in"), "--fit", "9x9", "--out-dir", str(tmp_path / "out"), "--dry-run"]
+        )
+        == 0
+    )
     lines = capsys.readouterr().out.splitlines()
     assert lines == [f"{tmp_path / 'in' / n} -> {tmp_path / 'out' / n}" for n in ("a.png", "b.png")]
     assert not (tmp_path / "out").exists()
@@ -168,8 +220,9 @@ def test_two_inputs_one_destination(tmp_path, capsys):
     assert main([str(a), str(b), "--width", "9", "--out-dir", str(tmp_path / "o")]) == 1
     assert "is also the output of" in capsys.readouterr().err
     assert tree(tmp_path / "o") == ["p.png"]
-    assert main([str(a), str(tmp_path / "x"), "--width", "9",
-                 "--out-dir", str(tmp_path / "z")]) == 0
+    assert (
+        main([str(a), str(tmp_path / "x"), "--width", "9", "--out-dir", str(tmp_path / "z")]) == 0
+    )
     assert "1 resized, 0 failed" in capsys.readouterr().out  # the same file named twice
 
 
@@ -184,29 +237,52 @@ def test_pixels_and_metadata(tmp_path):
     rgba = np.zeros((20, 20, 4), np.uint8)
     rgba[:, :10] = (0, 200, 0, 255)
     Image.fromarray(rgba).save(tmp_path / "rgba.png")
-    assert main([str(tmp_path / p) for p in ("in.jpg", "pal.png", "rgba.png")]
-                + ["--scale", "0.5", "--out-dir", str(tmp_path / "o"), "-q"]) == 0
+    assert (
+        main(
+            [str(tmp_path / p) for p in ("in.jpg", "pal.png", "rgba.png")]
+            + ["--scale", "0.5", "--out-dir", str(tmp_path / "o"), "-q"]
+        )
+        == 0
+    )
     rotated = Image.open(tmp_path / "o" / "in.jpg")
     assert rotated.size == (15, 25) and rotated.info["icc_profile"] == icc
     assert rotated.getexif().get(0x0112, 1) == 1
     assert Image.open(tmp_path / "o" / "pal.png").mode == "RGBA"
     out = np.asarray(Image.open(tmp_path / "o" / "rgba.png"))
     assert out[..., 1][out[..., 3] > 0].min() >= 199  # premultiplied: no dark fringe
-    assert main([str(tmp_path / "rgba.png"), "--scale", "0.5", "--format", "jpeg",
-                 "--out-dir", str(tmp_path / "j"), "-q"]) == 0
+    assert (
+        main(
+            [
+                str(tmp_path / "rgba.png"),
+                "--scale",
+                "0.5",
+                "--format",
+                "jpeg",
+                "--out-dir",
+                str(tmp_path / "j"),
+                "-q",
+            ]
+        )
+        == 0
+    )
     assert np.asarray(Image.open(tmp_path / "j" / "rgba.jpg"))[:, -2:].min() > 240  # on white
 
 
 def test_quality(tmp_path):
     src = write(tmp_path / "in.png", 96, 96)
     for q in ("10", "95"):
-        assert main([str(src), "--scale", "0.9", "-o", str(tmp_path / f"{q}.jpg"), "--quality", q,
-                     "-q"]) == 0
+        assert (
+            main(
+                [str(src), "--scale", "0.9", "-o", str(tmp_path / f"{q}.jpg"), "--quality", q, "-q"]
+            )
+            == 0
+        )
     assert (tmp_path / "10.jpg").stat().st_size < 0.7 * (tmp_path / "95.jpg").stat().st_size
 
 
 def test_jobs_split_the_cores(monkeypatch):
     from cresize import _cli_resize, _kernels
+
     monkeypatch.setattr(_cli_resize, "usable_cpus", lambda: 8)
     monkeypatch.setattr(_kernels, "max_threads", lambda: 8)
     assert split_cores(1, 100) == (1, 8)
@@ -222,6 +298,7 @@ def test_jobs_split_the_cores(monkeypatch):
 @pytest.mark.skipif(not hasattr(os, "sched_getaffinity"), reason="no CPU affinity here")
 def test_cores_are_those_this_process_may_use(monkeypatch):
     from cresize import _cli_resize, _kernels
+
     monkeypatch.setattr(os, "cpu_count", lambda: 64)  # the machine; the process may use 3
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 5, 9})
     monkeypatch.delattr(os, "process_cpu_count", raising=False)
@@ -235,8 +312,23 @@ def test_jobs_2_gives_the_same_bytes_as_jobs_1(tmp_path):
     for i in range(4):
         write(tmp_path / "in" / f"{i}.png", 50 + i, 70, seed=i)
     (tmp_path / "in" / "bad.png").write_bytes(b"nope")
-    codes = [main([str(tmp_path / "in"), "--fit", "33x33", "--mode", "bicubic", "-q",
-                   "--out-dir", str(tmp_path / f"j{j}"), "--jobs", str(j)]) for j in (1, 2)]
+    codes = [
+        main(
+            [
+                str(tmp_path / "in"),
+                "--fit",
+                "33x33",
+                "--mode",
+                "bicubic",
+                "-q",
+                "--out-dir",
+                str(tmp_path / f"j{j}"),
+                "--jobs",
+                str(j),
+            ]
+        )
+        for j in (1, 2)
+    ]
     assert codes == [1, 1]
     names = tree(tmp_path / "j1")
     assert names == tree(tmp_path / "j2") and len(names) == 4
@@ -256,6 +348,7 @@ def test_writer_failing_mid_write_leaves_no_partial_output(tmp_path, monkeypatch
             fp.write(b"\x89PNG\r\n\x1a\n a third of a PNG")
             raise OSError("No space left on device")
         return real(self, fp, *args, **kwargs)
+
     if writer == "pillow":  # Pillow writes the PNG (OpenCV, where installed, is faster)
         monkeypatch.setitem(sys.modules, "cv2", None)
         monkeypatch.setattr(Image.Image, "save", flaky)
@@ -269,7 +362,7 @@ def test_writer_failing_mid_write_leaves_no_partial_output(tmp_path, monkeypatch
             def write(self, data):
                 calls.append(self)
                 if len(calls) == 2:
-                    self.f.write(bytes(data)[:len(data) // 3])
+                    self.f.write(bytes(data)[: len(data) // 3])
                     raise OSError("No space left on device")
                 return self.f.write(data)
 
@@ -281,6 +374,7 @@ def test_writer_failing_mid_write_leaves_no_partial_output(tmp_path, monkeypatch
 
             def __exit__(self, *exc):
                 self.f.close()
+
         monkeypatch.setattr(cresize.image, "open", lambda *a: Flaky(open(*a)), raising=False)
     assert main([str(tmp_path / "in"), "--width", "30", "--out-dir", str(tmp_path / "out")]) == 1
     assert "b.png: OSError: No space left on device" in capsys.readouterr().err
@@ -321,9 +415,26 @@ def _start(tmp_path, n, jobs):
         write(tmp_path / "in" / f"{i:03d}.png", 192, 256, seed=i)
     env = dict(os.environ, PYTHONPATH=CRESIZE_ROOT)
     return subprocess.Popen(
-        [sys.executable, "-m", "cresize", "resize", str(tmp_path / "in"), "--scale", "3",
-         "--mode", "bicubic", "--out-dir", str(tmp_path / "out"), "--jobs", str(jobs)],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-m",
+            "cresize",
+            "resize",
+            str(tmp_path / "in"),
+            "--scale",
+            "3",
+            "--mode",
+            "bicubic",
+            "--out-dir",
+            str(tmp_path / "out"),
+            "--jobs",
+            str(jobs),
+        ],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def _wait_for_output(proc, out_dir):
@@ -393,10 +504,27 @@ def test_early_ctrl_c_prints_no_traceback(tmp_path, delay):
         write(tmp_path / "in" / f"{i:03d}.png", 192, 256, seed=i)
     env = dict(os.environ, PYTHONPATH=CRESIZE_ROOT)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "cresize", "resize", str(tmp_path / "in"), "--scale", "3",
-         "--mode", "bicubic", "--out-dir", str(tmp_path / "out"), "--jobs", "2"],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        start_new_session=True)
+        [
+            sys.executable,
+            "-m",
+            "cresize",
+            "resize",
+            str(tmp_path / "in"),
+            "--scale",
+            "3",
+            "--mode",
+            "bicubic",
+            "--out-dir",
+            str(tmp_path / "out"),
+            "--jobs",
+            "2",
+        ],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and proc.poll() is None:
         if _children(proc.pid) or os.path.isdir(tmp_path / "out"):
@@ -424,6 +552,7 @@ def test_interrupted_count_includes_the_file_just_written(tmp_path, monkeypatch,
         renamed.append(b)
         if len(renamed) == 2:
             signal.raise_signal(signal.SIGINT)
+
     monkeypatch.setattr(os, "replace", replace_then_ctrl_c)
     assert main([str(tmp_path / "in"), "--width", "9", "--out-dir", str(tmp_path / "out")]) == 130
     written = sorted(os.listdir(tmp_path / "out"))
@@ -473,8 +602,9 @@ def test_16bit_colour_stays_16bit(tmp_path, ext, channels, capsys):
     want = resize_image(pixels, (25, 17))
     np.testing.assert_array_equal(out[..., [2, 1, 0, 3][:channels]], want)
     if channels == 3:  # within 1 of the exact result
-        exact = cresize.resize(pixels.astype(np.float64), (17, 25), mode="lanczos3",
-                               antialias=True, axes=(0, 1))
+        exact = cresize.resize(
+            pixels.astype(np.float64), (17, 25), mode="lanczos3", antialias=True, axes=(0, 1)
+        )
         assert np.abs(want - np.clip(np.rint(exact), 0, 65535)).max() <= 1
 
 
@@ -482,8 +612,22 @@ def test_16bit_to_jpeg_is_rounded_and_said_once(tmp_path, capsys):
     for i in range(3):
         write16(tmp_path / "in" / f"{i}.png", seed=i)
     write(tmp_path / "in" / "8bit.png")
-    assert main([str(tmp_path / "in"), "--width", "25", "--format", "jpeg", "--jobs", "2",
-                 "--out-dir", str(tmp_path / "o")]) == 0
+    assert (
+        main(
+            [
+                str(tmp_path / "in"),
+                "--width",
+                "25",
+                "--format",
+                "jpeg",
+                "--jobs",
+                "2",
+                "--out-dir",
+                str(tmp_path / "o"),
+            ]
+        )
+        == 0
+    )
     err = capsys.readouterr().err
     assert err.count("16-bit samples are rounded to 8 bits for JPEG output") == 1
     assert tree(tmp_path / "o") == ["0.jpg", "1.jpg", "2.jpg", "8bit.jpg"]
@@ -513,6 +657,7 @@ def test_exact_turns_shrink_on_load_off(tmp_path):
 def test_the_cresize_command_has_argparse_subcommands(tmp_path, capsys, monkeypatch):
     from cresize import __main__ as top
     from cresize import _selfcheck
+
     assert top.main(["-h"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("usage: cresize") and all(name in out for name in top.SUBCOMMANDS)

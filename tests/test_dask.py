@@ -1,5 +1,6 @@
 """cresize.dask: chunked resizing equals the whole-array call bit for bit, with a
 lean graph, bounded memory, on a cluster of worker processes, and pyramids."""
+
 import itertools
 import os
 import re
@@ -75,8 +76,9 @@ def random_case(rng):
         size = tuple(int(s) for s in rng.integers(1, 30, n_axes))
     else:
         size = None
-        opts["scale_factor"] = tuple(float(max(rng.uniform(0.15, 3.0), 1.01 / shape[a]))
-                                     for a in axes)
+        opts["scale_factor"] = tuple(
+            float(max(rng.uniform(0.15, 3.0), 1.01 / shape[a])) for a in axes
+        )
     return shape, size, opts, random_chunking(rng, shape)
 
 
@@ -94,8 +96,11 @@ def test_forward_equals_in_memory(seed):
     rng = np.random.default_rng(seed)
     for _ in range(5):
         shape, size, opts, chunks = random_case(rng)
-        dtype = DTYPES[int(rng.integers(len(DTYPES)))] if rng.random() < 0.4 else \
-            (np.float32, np.float64, np.uint8)[int(rng.integers(3))]
+        dtype = (
+            DTYPES[int(rng.integers(len(DTYPES)))]
+            if rng.random() < 0.4
+            else (np.float32, np.float64, np.uint8)[int(rng.integers(3))]
+        )
         x = random_data(rng, shape, dtype)
         expected = cresize.resize(x, size, **opts)
         out_chunks = None
@@ -138,27 +143,35 @@ def test_chunks_smaller_than_the_kernel():
     rng = np.random.default_rng(7)
     x = rng.uniform(0, 1, (40, 45)).astype(np.float32)
     y = cd.resize(da.from_array(x, chunks=(1, 45)), (8, 9), mode="lanczos3", antialias=True)
-    assert same_bits(y.compute(scheduler="sync"),
-                     cresize.resize(x, (8, 9), mode="lanczos3", antialias=True))
+    assert same_bits(
+        y.compute(scheduler="sync"), cresize.resize(x, (8, 9), mode="lanczos3", antialias=True)
+    )
     y = cd.resize(da.from_array(x, chunks=(10, 2)), (8, 9), mode="lanczos3", antialias=True)
-    assert same_bits(y.compute(scheduler="sync"),
-                     cresize.resize(x, (8, 9), mode="lanczos3", antialias=True))
+    assert same_bits(
+        y.compute(scheduler="sync"), cresize.resize(x, (8, 9), mode="lanczos3", antialias=True)
+    )
     g = rng.uniform(0, 1, (8, 9)).astype(np.float64)
-    b = cd.resize_backward(da.from_array(g, chunks=1), x.shape, mode="lanczos3",
-                           antialias=True, chunks=(3, 7))
-    assert same_bits(b.compute(scheduler="sync"),
-                     cresize.resize_backward(g, x.shape, mode="lanczos3", antialias=True))
+    b = cd.resize_backward(
+        da.from_array(g, chunks=1), x.shape, mode="lanczos3", antialias=True, chunks=(3, 7)
+    )
+    assert same_bits(
+        b.compute(scheduler="sync"),
+        cresize.resize_backward(g, x.shape, mode="lanczos3", antialias=True),
+    )
 
 
 def test_uint8_image_chunked():
     rng = np.random.default_rng(3)
     img = rng.integers(0, 256, (123, 157, 3), dtype=np.uint8)
     for mode, aa in [("lanczos3", True), ("bicubic", False), ("area", False), ("nearest", False)]:
-        y = cd.resize(da.from_array(img, chunks=(20, 33, 3)), (61, 200), axes=(0, 1),
-                      mode=mode, antialias=aa)
+        y = cd.resize(
+            da.from_array(img, chunks=(20, 33, 3)), (61, 200), axes=(0, 1), mode=mode, antialias=aa
+        )
         assert y.chunks[2] == (3,)
-        assert same_bits(y.compute(scheduler="threads"),
-                         cresize.resize(img, (61, 200), axes=(0, 1), mode=mode, antialias=aa))
+        assert same_bits(
+            y.compute(scheduler="threads"),
+            cresize.resize(img, (61, 200), axes=(0, 1), mode=mode, antialias=aa),
+        )
 
 
 def test_byte_order_and_strides():
@@ -221,24 +234,30 @@ def chunks_touched(chunks, lo, hi):
     return {k for k in range(len(chunks)) if bounds[k] < hi and bounds[k + 1] > lo}
 
 
-@pytest.mark.parametrize("mode,aa,size,in_chunks,out_chunks", [
-    ("lanczos3", True, (50, 260), (1, 37, 29), (1, 9, 40)),
-    ("bilinear", False, (300, 91), (2, 64, 50), None),
-    ("area", False, (25, 26), (1, 25, 26), None),
-    ("bicubic", False, (33, 700), (3, 5, 7), (2, 4, 100)),
-])
-def test_each_chunk_reads_only_the_chunks_its_taps_touch(mode, aa, size, in_chunks,
-                                                         out_chunks):
+@pytest.mark.parametrize(
+    "mode,aa,size,in_chunks,out_chunks",
+    [
+        ("lanczos3", True, (50, 260), (1, 37, 29), (1, 9, 40)),
+        ("bilinear", False, (300, 91), (2, 64, 50), None),
+        ("area", False, (25, 26), (1, 25, 26), None),
+        ("bicubic", False, (33, 700), (3, 5, 7), (2, 4, 100)),
+    ],
+)
+def test_each_chunk_reads_only_the_chunks_its_taps_touch(mode, aa, size, in_chunks, out_chunks):
     x = da.ones((3, 100, 104), dtype=np.float32, chunks=in_chunks)
     y = cd.resize(x, size, mode=mode, antialias=aa, chunks=out_chunks)
     deps = dependencies_on(y, x.name)
-    spans = [intervals_from_weights(x.shape[a], y.chunks[a], mode=mode, antialias=aa)
-             for a in (1, 2)]
+    spans = [
+        intervals_from_weights(x.shape[a], y.chunks[a], mode=mode, antialias=aa) for a in (1, 2)
+    ]
     for key, got in deps.items():
-        expected = set(itertools.product(
-            chunks_touched(x.chunks[0], *(np.cumsum((0,) + y.chunks[0])[key[0]:key[0] + 2])),
-            chunks_touched(x.chunks[1], *spans[0][key[1]]),
-            chunks_touched(x.chunks[2], *spans[1][key[2]])))
+        expected = set(
+            itertools.product(
+                chunks_touched(x.chunks[0], *(np.cumsum((0,) + y.chunks[0])[key[0] : key[0] + 2])),
+                chunks_touched(x.chunks[1], *spans[0][key[1]]),
+                chunks_touched(x.chunks[2], *spans[1][key[2]]),
+            )
+        )
         assert got == expected, key
     # one new layer over the input's: no rechunk, no overlap/halo-exchange layers
     new = set(y.__dask_graph__().layers) - set(x.__dask_graph__().layers)
@@ -309,10 +328,13 @@ def test_numpy_input_untouched_and_identity_backward():
 
 
 def test_import_error_names_the_extra():
-    code = ("import sys\nsys.modules['dask'] = None\n"
-            "try:\n    import cresize.dask\nexcept ImportError as e:\n    print(e)\n")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            check=True)
+    code = (
+        "import sys\nsys.modules['dask'] = None\n"
+        "try:\n    import cresize.dask\nexcept ImportError as e:\n    print(e)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
     assert 'pip install "cresize[dask]"' in result.stdout
 
 
@@ -340,8 +362,13 @@ STREAM = textwrap.dedent("""
 def stream(n, m, chunk):
     if not sys.platform.startswith("linux"):
         pytest.skip("ru_maxrss is in KiB on Linux only")
-    out = subprocess.run([sys.executable, "-c", STREAM, str(n), str(m), str(chunk)],
-                         capture_output=True, text=True, timeout=900, check=False)
+    out = subprocess.run(
+        [sys.executable, "-c", STREAM, str(n), str(m), str(chunk)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
     assert out.returncode == 0, out.stderr
     peak, deviation = out.stdout.split()
     return int(peak), float(deviation)
@@ -373,39 +400,54 @@ def test_local_cluster_with_worker_processes():
     x = rng.uniform(-1, 1, (2, 260, 300)).astype(np.float32)
     img = rng.integers(0, 256, (200, 230, 3), dtype=np.uint8)
     g = rng.uniform(-1, 1, (2, 90, 410)).astype(np.float64)
-    config = {"distributed.worker.multiprocessing-method": "spawn",
-              "distributed.scheduler.work-stealing": True}
-    with dask.config.set(config), \
-            distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                     host="127.0.0.1", dashboard_address=None) as cluster, \
-            distributed.Client(cluster) as client:
+    config = {
+        "distributed.worker.multiprocessing-method": "spawn",
+        "distributed.scheduler.work-stealing": True,
+    }
+    with (
+        dask.config.set(config),
+        distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
         pids = client.run(os.getpid)
         assert len(pids) == 2 and os.getpid() not in pids.values()
-        y = cd.resize(da.from_array(x, chunks=(1, 64, 64)), (90, 410), mode="lanczos3",
-                      antialias=True)
-        z = cd.resize(da.from_array(img, chunks=(50, 60, 3)), (77, 500), axes=(0, 1),
-                      mode="bicubic")
-        b = cd.resize_backward(da.from_array(g, chunks=(1, 30, 100)), x.shape,
-                               mode="lanczos3", antialias=True)
+        y = cd.resize(
+            da.from_array(x, chunks=(1, 64, 64)), (90, 410), mode="lanczos3", antialias=True
+        )
+        z = cd.resize(
+            da.from_array(img, chunks=(50, 60, 3)), (77, 500), axes=(0, 1), mode="bicubic"
+        )
+        b = cd.resize_backward(
+            da.from_array(g, chunks=(1, 30, 100)), x.shape, mode="lanczos3", antialias=True
+        )
         got = client.compute([y, z, b], sync=True)
         ran_on = client.run(lambda dask_worker: len(dask_worker.state.log) > 0)
     assert all(ran_on.values())  # both workers ran tasks
     assert same_bits(got[0], cresize.resize(x, (90, 410), mode="lanczos3", antialias=True))
     assert same_bits(got[1], cresize.resize(img, (77, 500), axes=(0, 1), mode="bicubic"))
-    assert same_bits(got[2], cresize.resize_backward(g, x.shape, mode="lanczos3",
-                                                     antialias=True))
+    assert same_bits(got[2], cresize.resize_backward(g, x.shape, mode="lanczos3", antialias=True))
 
 
 def test_tasks_ship_the_plan_as_its_arguments():
     """What a worker process receives: a few hundred bytes, not the tables, and the
     same plan rebuilt from them (size- and scale_factor-based)."""
     import pickle
+
     rng = np.random.default_rng(8)
     x = rng.uniform(-1, 1, (3, 5000, 64)).astype(np.float32)
     for kwargs in [{"size": (77, 64)}, {"scale_factor": (0.013, 1.5), "align_corners": True}]:
         y = cd.resize(da.from_array(x, chunks=(1, 1000, 64)), mode="lanczos3", **kwargs)
-        args = [getattr(arg, "value", arg) for task in dict(y.__dask_graph__()).values()
-                for arg in (task if isinstance(task, tuple) else getattr(task, "args", ()))]
+        args = [
+            getattr(arg, "value", arg)
+            for task in dict(y.__dask_graph__()).values()
+            for arg in (task if isinstance(task, tuple) else getattr(task, "args", ()))
+        ]
         ref = next(arg for arg in args if isinstance(arg, cd._PlanRef))
         payload = pickle.dumps(ref)
         assert len(payload) < 1000
@@ -413,8 +455,7 @@ def test_tasks_ship_the_plan_as_its_arguments():
         assert again.plan.output_shape == ref.plan.output_shape == y.shape
         region = (slice(1, 3), slice(10, 40), slice(0, 50))
         block = x[ref.plan.input_region(region)]
-        assert same_bits(again.plan.run_region(block, region),
-                         ref.plan.run_region(block, region))
+        assert same_bits(again.plan.run_region(block, region), ref.plan.run_region(block, region))
 
 
 # ----------------------------------------------------------------------------
@@ -435,8 +476,7 @@ def test_pyramid_equals_repeated_in_memory_halving():
         assert set(y.chunks[1][:-1]) <= {min(64, y.shape[1])}  # regular, as Zarr wants
         assert same_bits(y.compute(), level)
     # an axis that reaches length 1 stays 1
-    tiny = cd.pyramid(da.ones((5, 3), chunks=2), 4, axes=(0, 1), mode="area",
-                      antialias=False)
+    tiny = cd.pyramid(da.ones((5, 3), chunks=2), 4, axes=(0, 1), mode="area", antialias=False)
     assert [t.shape for t in tiny] == [(5, 3), (2, 1), (1, 1), (1, 1)]
 
 

@@ -1,4 +1,5 @@
 """The built-in example: ``python -m cresize._demo`` writes a comparison sheet."""
+
 import sys
 
 import numpy as np
@@ -26,18 +27,19 @@ def test_writes_the_sheet(tmp_path, monkeypatch, capsys):
     sheet = np.asarray(Image.open(path).convert("RGB"))
     pattern = _demo.test_pattern()
     top, left, side = _demo.CROP
-    sources = {"pattern": pattern, "crop": pattern[top:top + side, left:left + side]}
+    sources = {"pattern": pattern, "crop": pattern[top : top + side, left : left + side]}
     shown = pattern.copy()  # the original, with the enlarged crop outlined in red
     r0, r1, c0, c1 = top - 1, top + side, left - 1, left + side
-    shown[[r0, r1], c0:c1 + 1] = shown[r0:r1 + 1, [c0, c1]] = (255, 0, 0)
-    np.testing.assert_array_equal(sheet[_demo.HEAD:_demo.HEAD + _demo.SIDE,
-                                        _demo.PAD:_demo.PAD + _demo.SIDE], shown)
+    shown[[r0, r1], c0 : c1 + 1] = shown[r0 : r1 + 1, [c0, c1]] = (255, 0, 0)
+    np.testing.assert_array_equal(
+        sheet[_demo.HEAD : _demo.HEAD + _demo.SIDE, _demo.PAD : _demo.PAD + _demo.SIDE], shown
+    )
     _, tiles = _demo.build_sheet(pattern)
     assert len(tiles) == 2 * len(MODES) + 3  # antialias for bilinear, bicubic, lanczos3
     for (mode, heading), (x, y, tile) in tiles.items():
         _, source, kwargs = next(c for c in _demo.COLUMNS if c[0] == heading)
         np.testing.assert_array_equal(tile, resize_image(sources[source], mode=mode, **kwargs))
-        np.testing.assert_array_equal(sheet[y:y + tile.shape[0], x:x + tile.shape[1]], tile)
+        np.testing.assert_array_equal(sheet[y : y + tile.shape[0], x : x + tile.shape[1]], tile)
     down = [tiles[m, _demo.COLUMNS[0][0]][2] for m in MODES]
     assert len({t.tobytes() for t in down}) == len(MODES)  # every mode shows something else
 

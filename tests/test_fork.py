@@ -9,6 +9,7 @@ PyTorch ran); an explicit ``num_threads`` is honoured.
 Each case runs in a fresh interpreter, in its own process group, under a
 timeout, so a hang fails the test instead of stalling the suite.
 """
+
 import os
 import signal
 import subprocess
@@ -16,8 +17,9 @@ import sys
 
 import pytest
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "fork"),
-                                reason="fork() exists on POSIX only; Windows always spawns")
+pytestmark = pytest.mark.skipif(
+    not hasattr(os, "fork"), reason="fork() exists on POSIX only; Windows always spawns"
+)
 
 TIMEOUT = 60
 
@@ -51,9 +53,14 @@ def child_ok():  # computes first: without the rule this is where a child hangs
 def run(script):
     """Run PARENT + script in a new interpreter; fail on a hang or a nonzero exit."""
     env = dict(os.environ, OMP_NUM_THREADS="2")
-    proc = subprocess.Popen([sys.executable, "-c", script], env=env, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script],
+        env=env,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
     try:
         out, err = proc.communicate(timeout=TIMEOUT)
     except subprocess.TimeoutExpired:
@@ -65,7 +72,9 @@ def run(script):
 
 
 def test_os_fork_child_after_openmp():
-    run(PARENT + """
+    run(
+        PARENT
+        + """
 pid = os.fork()
 if pid == 0:
     os._exit(0 if child_ok() else 1)
@@ -73,16 +82,20 @@ assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0, "the child compute
 # The parent keeps its own default.
 assert _api._threads(None) == _kernels.max_threads() == (2 if cresize.openmp_enabled() else 1)
 print("ok")
-""")
+"""
+    )
 
 
 def test_multiprocessing_fork_pool_after_openmp():
-    run(PARENT + """
+    run(
+        PARENT
+        + """
 with multiprocessing.get_context("fork").Pool(2) as pool:
     results = [pool.apply_async(child_ok) for _ in range(4)]
     assert all(r.get(timeout=50) for r in results), "a worker computed wrong results"
 print("ok")
-""")
+"""
+    )
 
 
 def test_child_forked_before_cresize_ran_defaults_to_one_thread():

@@ -16,6 +16,7 @@ be rerun alone with ``check(CONFIGS[i])``). Each covers, at random:
 and checks the forward and the backward against the oracle within the
 docs/spec.md tolerances, and the adjoint identity ``<W x, g> == <x, W^T g>``.
 """
+
 import math
 
 import numpy as np
@@ -36,10 +37,12 @@ SEED = 20261201
 N_CONFIGS = 2400
 CHUNK = 100
 
-COMBOS = [(m, ac, aa) for m in ("nearest", "nearest-exact", "bilinear", "bicubic", "lanczos3",
-                                "area")
-          for ac in ((False,) if m in ("nearest", "nearest-exact", "area") else (False, True))
-          for aa in ((False, True) if m in ("bilinear", "bicubic", "lanczos3") else (False,))]
+COMBOS = [
+    (m, ac, aa)
+    for m in ("nearest", "nearest-exact", "bilinear", "bicubic", "lanczos3", "area")
+    for ac in ((False,) if m in ("nearest", "nearest-exact", "area") else (False, True))
+    for aa in ((False, True) if m in ("bilinear", "bicubic", "lanczos3") else (False,))
+]
 DTYPES = (np.float32, np.float64)
 
 
@@ -51,8 +54,11 @@ def _factor(rng, n_in, keep):
             if math.floor(n_in * f) == n_in and f != 1.0:
                 return f
     while True:
-        f = float(rng.choice([0.5, 2.0, 1.5, 0.75, 3.0, 1.0 / 3.0])) if rng.random() < 0.3 \
+        f = (
+            float(rng.choice([0.5, 2.0, 1.5, 0.75, 3.0, 1.0 / 3.0]))
+            if rng.random() < 0.3
             else rng.uniform(0.2, 3.2)
+        )
         if math.floor(n_in * f) >= 1:
             return f
 
@@ -89,20 +95,33 @@ def make_config(index):
             factors = [_factor(rng, shape[a], keep and rng.random() < 0.8) for a in resized]
         lengths = [math.floor(shape[a] * f) for a, f in zip(resized, factors)]
         geometry = dict(scale_factor=factors[0] if one_value else tuple(factors))
-    return dict(index=index, shape=shape, axes=axes, resized=resized, lengths=lengths,
-                factors=factors, geometry=geometry, mode=mode, align_corners=align_corners,
-                antialias=antialias, dtype=dtype,
-                x_view=_layout(rng, ndim), g_view=_layout(rng, ndim),
-                out=bool(rng.random() < 0.2), threads=[None, 1, 2][int(rng.integers(0, 3))])
+    return dict(
+        index=index,
+        shape=shape,
+        axes=axes,
+        resized=resized,
+        lengths=lengths,
+        factors=factors,
+        geometry=geometry,
+        mode=mode,
+        align_corners=align_corners,
+        antialias=antialias,
+        dtype=dtype,
+        x_view=_layout(rng, ndim),
+        g_view=_layout(rng, ndim),
+        out=bool(rng.random() < 0.2),
+        threads=[None, 1, 2][int(rng.integers(0, 3))],
+    )
 
 
 def _layout(rng, ndim):
     """Which views make up an array: byte-swapped, transposed, stepped, flipped."""
-    return dict(swap=bool(rng.random() < 0.25),
-                transpose=tuple(int(a) for a in rng.permutation(ndim))
-                if rng.random() < 0.3 else None,
-                step=int(rng.integers(0, ndim)) if rng.random() < 0.3 else None,
-                flip=int(rng.integers(0, ndim)) if rng.random() < 0.3 else None)
+    return dict(
+        swap=bool(rng.random() < 0.25),
+        transpose=tuple(int(a) for a in rng.permutation(ndim)) if rng.random() < 0.3 else None,
+        step=int(rng.integers(0, ndim)) if rng.random() < 0.3 else None,
+        flip=int(rng.integers(0, ndim)) if rng.random() < 0.3 else None,
+    )
 
 
 def view(values, dtype, layout):
@@ -156,8 +175,9 @@ def check(cfg):
         backward_geometry = dict(scale_factor=cfg["geometry"]["scale_factor"])
 
     out = np.empty(out_shape, dtype) if cfg["out"] else None
-    y = cresize.resize(x, **cfg["geometry"], axes=cfg["axes"], out=out,
-                       num_threads=cfg["threads"], **options)
+    y = cresize.resize(
+        x, **cfg["geometry"], axes=cfg["axes"], out=out, num_threads=cfg["threads"], **options
+    )
     assert out is None or y is out
     assert y.shape == out_shape and y.dtype == np.dtype(dtype) and y.flags.c_contiguous
     mats = reference_matrices(shape, **oracle, **options)
@@ -165,21 +185,35 @@ def check(cfg):
     assert_close(y, reference_resize(xv, **oracle, **options), forward_scale, dtype, "forward")
 
     out = np.empty(shape, dtype) if cfg["out"] else None
-    gx = cresize.resize_backward(g, shape, **backward_geometry, axes=cfg["axes"], out=out,
-                                 num_threads=cfg["threads"], **options)
+    gx = cresize.resize_backward(
+        g,
+        shape,
+        **backward_geometry,
+        axes=cfg["axes"],
+        out=out,
+        num_threads=cfg["threads"],
+        **options,
+    )
     assert out is None or gx is out
     assert gx.shape == shape and gx.dtype == np.dtype(dtype) and gx.flags.c_contiguous
-    bmats = backward_matrices(out_shape, shape, oracle.get("scale_factors"), axes=resized,
-                              **options)
+    bmats = backward_matrices(
+        out_shape, shape, oracle.get("scale_factors"), axes=resized, **options
+    )
     backward_scale = operator_scale(gv, [w.T for w in bmats.values()])
-    assert_close(gx, reference_backward(gv, shape, oracle.get("scale_factors"), axes=resized,
-                                        **options), backward_scale, dtype, "backward")
+    assert_close(
+        gx,
+        reference_backward(gv, shape, oracle.get("scale_factors"), axes=resized, **options),
+        backward_scale,
+        dtype,
+        "backward",
+    )
 
     # <W x, g> == <x, W^T g>, each side from cresize: within what the two tolerances allow.
     y64, gx64 = y.astype(np.float64), gx.astype(np.float64)
     lhs, rhs = float(np.vdot(y64, gv)), float(np.vdot(xv, gx64))
-    bound = tolerance(dtype) * (forward_scale * np.abs(gv).sum() + backward_scale
-                                * np.abs(xv).sum())
+    bound = tolerance(dtype) * (
+        forward_scale * np.abs(gv).sum() + backward_scale * np.abs(xv).sum()
+    )
     bound += 1e-13 * (np.abs(y64 * gv).sum() + np.abs(xv * gx64).sum())  # float64 sums
     assert abs(lhs - rhs) <= bound, f"adjoint: {lhs!r} != {rhs!r} (bound {bound:.3e})"
 
@@ -195,14 +229,22 @@ def test_configuration_count_and_coverage():
     seen = {(c["mode"], c["align_corners"], c["antialias"], c["dtype"]) for c in CONFIGS}
     assert len(seen) == len(COMBOS) * len(DTYPES) == 30
     assert {len(c["shape"]) for c in CONFIGS} == {1, 2, 3, 4}
-    keep = [c for c in CONFIGS if c["factors"] is not None and any(
-        f != 1 and math.floor(c["shape"][a] * f) == c["shape"][a]
-        for a, f in zip(c["resized"], c["factors"]))]
+    keep = [
+        c
+        for c in CONFIGS
+        if c["factors"] is not None
+        and any(
+            f != 1 and math.floor(c["shape"][a] * f) == c["shape"][a]
+            for a, f in zip(c["resized"], c["factors"])
+        )
+    ]
     assert len(keep) >= 200  # floor(I*f) == I with f != 1
     assert sum(c["factors"] is None for c in CONFIGS) >= 800
     assert sum(c["axes"] is None for c in CONFIGS) >= 400
-    assert sum(c["axes"] is not None and list(c["resized"]) != sorted(c["resized"])
-               for c in CONFIGS) >= 200  # axes out of order
+    assert (
+        sum(c["axes"] is not None and list(c["resized"]) != sorted(c["resized"]) for c in CONFIGS)
+        >= 200
+    )  # axes out of order
     for key in ("swap", "transpose", "step", "flip"):
         for which in ("x_view", "g_view"):
             made = sum(c[which][key] is not None and c[which][key] is not False for c in CONFIGS)
@@ -211,7 +253,7 @@ def test_configuration_count_and_coverage():
 
 @pytest.mark.parametrize("chunk", range(math.ceil(N_CONFIGS / CHUNK)))
 def test_fuzz(chunk):
-    for cfg in CONFIGS[chunk * CHUNK:(chunk + 1) * CHUNK]:
+    for cfg in CONFIGS[chunk * CHUNK : (chunk + 1) * CHUNK]:
         try:
             check(cfg)
         except AssertionError as exc:

@@ -3,6 +3,7 @@
 Pillow's own resize is the oracle: LANCZOS, BICUBIC and BILINEAR are
 lanczos3, bicubic and bilinear with antialias=True (docs/spec.md section 4).
 """
+
 import os
 import sys
 
@@ -61,8 +62,15 @@ def test_noise_rounds_once(mode):
     noise = np.random.default_rng(1).integers(0, 256, (30, 41, 3), dtype=np.uint8)
     for size in [(17, 13), (77, 64)]:
         got = resize_image(noise, size, mode=mode)
-        want = np.stack([np.asarray(Image.fromarray(noise[..., c].astype(np.float32))
-                                    .resize(size, FILTERS[mode])) for c in range(3)], -1)
+        want = np.stack(
+            [
+                np.asarray(
+                    Image.fromarray(noise[..., c].astype(np.float32)).resize(size, FILTERS[mode])
+                )
+                for c in range(3)
+            ],
+            -1,
+        )
         assert got.dtype == np.uint8 and got.shape == (size[1], size[0], 3)
         assert diff(got, np.clip(np.rint(want), 0, 255)) <= 1
 
@@ -146,8 +154,13 @@ def test_exif_orientation_applied_and_metadata_kept(tmp_path, fmt):
 
 def test_arrays_keep_dtype_and_are_not_modified():
     rng = np.random.default_rng(5)
-    for array in [photo(30, 40, 1), photo(30, 40), rng.random((30, 40, 3), np.float32),
-                  rng.integers(0, 65536, (30, 40, 4), dtype=np.uint16), rng.random((30, 40))]:
+    for array in [
+        photo(30, 40, 1),
+        photo(30, 40),
+        rng.random((30, 40, 3), np.float32),
+        rng.integers(0, 65536, (30, 40, 4), dtype=np.uint16),
+        rng.random((30, 40)),
+    ]:
         before = array.copy()
         out = resize_image(array, fill=(16, 16), mode="bicubic")
         assert out.dtype == array.dtype and out.shape == (16, 16) + array.shape[2:]
@@ -155,7 +168,8 @@ def test_arrays_keep_dtype_and_are_not_modified():
     rgb = photo(30, 40)
     np.testing.assert_array_equal(  # no alpha: exactly the core call
         resize_image(rgb, (19, 13), mode="bicubic"),
-        cresize.resize(rgb, (13, 19), mode="bicubic", antialias=True, axes=(0, 1)))
+        cresize.resize(rgb, (13, 19), mode="bicubic", antialias=True, axes=(0, 1)),
+    )
 
 
 def test_alpha_flag_for_arrays():
@@ -174,26 +188,29 @@ def test_nearest_and_area_ignore_antialias_and_pick_pixels():
     assert resize_image(rgba[..., 0], (5, 4), mode="area").shape == (4, 5)
 
 
-@pytest.mark.parametrize("w,h,kwargs,size,crop", [
-    (4000, 3000, dict(fit=(800, 800)), (800, 600), None),
-    (3000, 4000, dict(fit=(800, 800)), (600, 800), None),
-    (100, 50, dict(fit=(800, 800)), (100, 50), None),
-    (100, 50, dict(fit=(800, 800), allow_upscale=True), (800, 400), None),
-    (3, 1, dict(fit=(2, 2)), (2, 1), None),
-    (4000, 3000, dict(fill=(800, 800)), (1067, 800), (133, 0, 933, 800)),
-    (3000, 4000, dict(fill=(800, 400)), (800, 1067), (0, 333, 800, 733)),
-    (100, 50, dict(fill=(80, 80)), (100, 50), (10, 0, 90, 50)),
-    (100, 50, dict(fill=(80, 80), allow_upscale=True), (160, 80), (40, 0, 120, 80)),
-    (400, 300, dict(fill=(200, 150)), (200, 150), None),
-    (4000, 3000, dict(size=(1000, None)), (1000, 750), None),
-    (4000, 3000, dict(size=(None, 1000)), (1333, 1000), None),
-    (10, 1000, dict(size=(1, None)), (1, 100), None),
-    (1000, 10, dict(size=(10, None)), (10, 1), None),
-    (101, 101, dict(scale=0.5), (51, 51), None),
-    (100, 80, dict(scale=(2.0, 0.5)), (200, 40), None),
-    (3, 3, dict(scale=0.01), (1, 1), None),
-    (640, 480, dict(size=(32, 32)), (32, 32), None),
-])
+@pytest.mark.parametrize(
+    "w,h,kwargs,size,crop",
+    [
+        (4000, 3000, dict(fit=(800, 800)), (800, 600), None),
+        (3000, 4000, dict(fit=(800, 800)), (600, 800), None),
+        (100, 50, dict(fit=(800, 800)), (100, 50), None),
+        (100, 50, dict(fit=(800, 800), allow_upscale=True), (800, 400), None),
+        (3, 1, dict(fit=(2, 2)), (2, 1), None),
+        (4000, 3000, dict(fill=(800, 800)), (1067, 800), (133, 0, 933, 800)),
+        (3000, 4000, dict(fill=(800, 400)), (800, 1067), (0, 333, 800, 733)),
+        (100, 50, dict(fill=(80, 80)), (100, 50), (10, 0, 90, 50)),
+        (100, 50, dict(fill=(80, 80), allow_upscale=True), (160, 80), (40, 0, 120, 80)),
+        (400, 300, dict(fill=(200, 150)), (200, 150), None),
+        (4000, 3000, dict(size=(1000, None)), (1000, 750), None),
+        (4000, 3000, dict(size=(None, 1000)), (1333, 1000), None),
+        (10, 1000, dict(size=(1, None)), (1, 100), None),
+        (1000, 10, dict(size=(10, None)), (10, 1), None),
+        (101, 101, dict(scale=0.5), (51, 51), None),
+        (100, 80, dict(scale=(2.0, 0.5)), (200, 40), None),
+        (3, 3, dict(scale=0.01), (1, 1), None),
+        (640, 480, dict(size=(32, 32)), (32, 32), None),
+    ],
+)
 def test_target_size(w, h, kwargs, size, crop):
     assert target_size(w, h, **kwargs) == (size, crop)
 
@@ -205,19 +222,22 @@ def test_fill_is_centre_crop_of_cover():
     np.testing.assert_array_equal(out, cover[:, 6:26])
 
 
-@pytest.mark.parametrize("kwargs,error,words", [
-    (dict(), ValueError, "exactly one of size, scale, fit, fill"),
-    (dict(size=(4, 4), fit=(4, 4)), ValueError, "exactly one"),
-    (dict(size=(0, 4)), ValueError, "size entries must be positive"),
-    (dict(size=4), TypeError, "size must be a (width, height) pair"),
-    (dict(size=(None, None)), ValueError, "size must give a width"),
-    (dict(fit=(4, None)), ValueError, "fit entries"),
-    (dict(scale=-1.0), ValueError, "scale must be a positive"),
-    (dict(size=(4, 4), mode="sinc"), ValueError, "mode must be one of"),
-    (dict(size=(4, 4), antialias="yes"), TypeError, "antialias"),
-    (dict(size=(4, 4), alpha=1), TypeError, "alpha"),
-    (dict(size=(4, 4), mode="nearest", align_corners=True), ValueError, "align_corners"),
-])
+@pytest.mark.parametrize(
+    "kwargs,error,words",
+    [
+        (dict(), ValueError, "exactly one of size, scale, fit, fill"),
+        (dict(size=(4, 4), fit=(4, 4)), ValueError, "exactly one"),
+        (dict(size=(0, 4)), ValueError, "size entries must be positive"),
+        (dict(size=4), TypeError, "size must be a (width, height) pair"),
+        (dict(size=(None, None)), ValueError, "size must give a width"),
+        (dict(fit=(4, None)), ValueError, "fit entries"),
+        (dict(scale=-1.0), ValueError, "scale must be a positive"),
+        (dict(size=(4, 4), mode="sinc"), ValueError, "mode must be one of"),
+        (dict(size=(4, 4), antialias="yes"), TypeError, "antialias"),
+        (dict(size=(4, 4), alpha=1), TypeError, "alpha"),
+        (dict(size=(4, 4), mode="nearest", align_corners=True), ValueError, "align_corners"),
+    ],
+)
 def test_bad_arguments(kwargs, error, words):
     with pytest.raises(error, match=words.replace("(", r"\(").replace(")", r"\)")):
         resize_image(photo(8, 8), **kwargs)
@@ -239,7 +259,7 @@ def test_corrupt_and_truncated_files(tmp_path):
     for fmt in ("PNG", "JPEG"):
         path = tmp_path / f"whole.{fmt.lower()}"
         Image.fromarray(photo(64, 64)).save(path, fmt)
-        (tmp_path / "cut").write_bytes(path.read_bytes()[:path.stat().st_size // 2])
+        (tmp_path / "cut").write_bytes(path.read_bytes()[: path.stat().st_size // 2])
         with pytest.raises(OSError):
             open_image(tmp_path / "cut")
     with pytest.raises(FileNotFoundError):
@@ -263,7 +283,7 @@ class HalfWrites:
         self.f, self.exc = f, exc
 
     def write(self, data):
-        self.f.write(bytes(data)[:len(data) // 2])
+        self.f.write(bytes(data)[: len(data) // 2])
         raise self.exc
 
     def __getattr__(self, name):
@@ -284,13 +304,16 @@ def test_failed_write_leaves_nothing(tmp_path, monkeypatch, exc, writer):
     def broken(self, fp, *args, **kwargs):
         fp.write(b"\x89PNG half an image")
         raise exc
+
     if writer == "pillow":  # Pillow writes the PNG (OpenCV, where installed, is faster)
         monkeypatch.setitem(sys.modules, "cv2", None)
         monkeypatch.setattr(Image.Image, "save", broken)
     else:  # whichever library encodes, the file's writes fail
         import cresize.image
-        monkeypatch.setattr(cresize.image, "open", lambda *a: HalfWrites(open(*a), exc),
-                            raising=False)
+
+        monkeypatch.setattr(
+            cresize.image, "open", lambda *a: HalfWrites(open(*a), exc), raising=False
+        )
     for name, overwrite in [("new.png", False), ("old.png", True)]:
         with pytest.raises(type(exc)):
             save_image(photo(8, 8), tmp_path / name, overwrite=overwrite)
@@ -306,6 +329,7 @@ def test_signal_as_the_temporary_file_opens_leaves_nothing(tmp_path, monkeypatch
     def interrupted(*args, **kwargs):
         open(*args, **kwargs).close()
         raise KeyboardInterrupt
+
     monkeypatch.setattr(cresize.image, "open", interrupted, raising=False)
     with pytest.raises(KeyboardInterrupt):
         save_image(photo(8, 8), tmp_path / "new.png")
@@ -314,6 +338,7 @@ def test_signal_as_the_temporary_file_opens_leaves_nothing(tmp_path, monkeypatch
 
 def test_temporary_name_taken_by_another_file_is_left_alone(tmp_path, monkeypatch):
     import cresize.image
+
     monkeypatch.setattr(cresize.image.secrets, "token_hex", lambda n: "cafe")
     (tmp_path / ".new.png.cafe.tmp").write_bytes(b"not ours")
     with pytest.raises(FileExistsError):
@@ -382,6 +407,7 @@ def test_alpha_arrays_keep_integer_maxima(dtype):
 
 def test_round_to_is_the_core_rule():
     from cresize._dtypes import round_to
+
     v = np.array([-1e30, -0.5, 0.5, 1.5, 2.49, 254.5, 255.5, 1e30, 2.0**63, 2.0**64])
     np.testing.assert_array_equal(round_to(np.uint8, v), [0, 0, 0, 2, 2, 254, 255, 255, 255, 255])
     big = round_to(np.int64, v)
@@ -390,7 +416,8 @@ def test_round_to_is_the_core_rule():
     x = np.array([[0, 2**62, 2**63 - 1]] * 3, np.int64)
     np.testing.assert_array_equal(  # the core's 32/64-bit path is this function
         cresize.resize(x, (3, 5), mode="bicubic"),
-        round_to(np.int64, cresize.resize(x.astype(np.float64), (3, 5), mode="bicubic")))
+        round_to(np.int64, cresize.resize(x.astype(np.float64), (3, 5), mode="bicubic")),
+    )
     with pytest.raises(TypeError, match="dtype must be an integer"):
         round_to(np.float32, v)
 
@@ -401,7 +428,7 @@ def test_round_to_is_the_core_rule():
 
 def psnr(a, b):
     err = np.mean((np.asarray(a, np.float64) - np.asarray(b, np.float64)) ** 2)
-    return 10 * np.log10(255.0 ** 2 / err) if err else np.inf
+    return 10 * np.log10(255.0**2 / err) if err else np.inf
 
 
 def zone_plate(h, w):
@@ -411,8 +438,9 @@ def zone_plate(h, w):
     return np.repeat(np.clip(np.rint(v * 255), 0, 255).astype(np.uint8)[..., None], 3, -1)
 
 
-@pytest.mark.parametrize("kwargs", [dict(fit=(100, 100)), dict(fill=(90, 60)),
-                                    dict(size=(57, None)), dict(scale=0.11)])
+@pytest.mark.parametrize(
+    "kwargs", [dict(fit=(100, 100)), dict(fill=(90, 60)), dict(size=(57, None)), dict(scale=0.11)]
+)
 @pytest.mark.parametrize("content", ["photo", "zone plate"])
 def test_shrink_on_load_within_40db_of_exact(tmp_path, kwargs, content):
     pixels = photo(480, 640) if content == "photo" else zone_plate(480, 640)
@@ -430,19 +458,24 @@ def test_shrink_on_load_within_40db_of_exact(tmp_path, kwargs, content):
 def test_shrink_on_load_decodes_at_least_the_margin(tmp_path, monkeypatch):
     Image.fromarray(photo(400, 800)).save(tmp_path / "in.jpg")
     from PIL import ImageFile
+
     sizes = []
     real = ImageFile.ImageFile.load
 
     def load(self):
         sizes.append(self.size)
         return real(self)
+
     monkeypatch.setattr(ImageFile.ImageFile, "load", load)
     from cresize.image import SHRINK_ON_LOAD_MARGIN
+
     assert SHRINK_ON_LOAD_MARGIN == 2.5
-    for box, decoded in [(80, (200, 100)),    # 80x40 -> at least 200x100: 1/4
-                         (40, (100, 50)),     # 40x20 -> 1/8
-                         (81, (400, 200)),    # 81x41 -> at least 203x103: 1/2
-                         (161, (800, 400))]:  # 161x81 -> at least 403x203: full
+    for box, decoded in [
+        (80, (200, 100)),  # 80x40 -> at least 200x100: 1/4
+        (40, (100, 50)),  # 40x20 -> 1/8
+        (81, (400, 200)),  # 81x41 -> at least 203x103: 1/2
+        (161, (800, 400)),
+    ]:  # 161x81 -> at least 403x203: full
         sizes.clear()
         resize_image(tmp_path / "in.jpg", fit=(box, box))
         assert sizes[0] == decoded, box
@@ -466,6 +499,7 @@ def test_shrink_on_load_of_a_rotated_jpeg(tmp_path):
 @pytest.mark.parametrize("orientation", range(1, 9))
 def test_orient_is_exif_transpose(orientation):
     from cresize.image import _orient
+
     pixels = photo(5, 7)
     im = Image.fromarray(pixels)
     exif = im.getexif()
@@ -487,7 +521,7 @@ def rgb16(h, w, channels, seed=0):
 
 def write16(path, pixels):
     cv2 = pytest.importorskip("cv2")
-    order = [2, 1, 0, 3][:pixels.shape[2]]
+    order = [2, 1, 0, 3][: pixels.shape[2]]
     assert cv2.imwrite(str(path), np.ascontiguousarray(pixels[..., order]))
     return path
 
@@ -495,7 +529,7 @@ def write16(path, pixels):
 def read16(path):
     cv2 = pytest.importorskip("cv2")
     bgr = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
-    return bgr[..., [2, 1, 0, 3][:bgr.shape[2]]]
+    return bgr[..., [2, 1, 0, 3][: bgr.shape[2]]]
 
 
 @pytest.mark.parametrize("ext", ["png", "tif"])
@@ -512,8 +546,9 @@ def test_16bit_colour_is_kept(tmp_path, ext, channels):
     np.testing.assert_array_equal(got, resize_image(pixels, (30, 23)))
     assert (got & 0xFF).any() and got.max() > 255
     if channels == 3:  # within 1 of the exact (float64) result
-        exact = cresize.resize(pixels.astype(np.float64), (23, 30), mode="lanczos3",
-                               antialias=True, axes=(0, 1))
+        exact = cresize.resize(
+            pixels.astype(np.float64), (23, 30), mode="lanczos3", antialias=True, axes=(0, 1)
+        )
         assert np.abs(got - np.clip(np.rint(exact), 0, 65535)).max() <= 1
     save_image(got, tmp_path / f"out.{ext}")
     np.testing.assert_array_equal(read16(tmp_path / f"out.{ext}"), got)
@@ -521,6 +556,7 @@ def test_16bit_colour_is_kept(tmp_path, ext, channels):
 
 def test_16bit_colour_to_8bit_formats_rounds(tmp_path):
     from cresize.image import narrows
+
     pixels = rgb16(20, 30, 3)
     assert narrows(pixels, "jpeg") and narrows(pixels, "WEBP") and not narrows(pixels, "png")
     assert not narrows(photo(4, 4), "jpeg")

@@ -8,6 +8,7 @@ how the numbers are computed: 8-bit sums are float32 and 16-bit sums float64, in
 the float kernels' order, so the result is exactly ``clip(rint(.))`` of the float
 path on the converted image, whatever the layout, strides or thread count.
 """
+
 import tracemalloc
 
 import numpy as np
@@ -19,10 +20,17 @@ from cresize._tables import taps
 from helpers.oracle import reference_resize
 
 DTYPES = (np.uint8, np.int8, np.uint16, np.int16)
-SMOOTH = [(m, ac, aa) for m in ("bilinear", "bicubic", "lanczos3")
-          for ac in (False, True) for aa in (False, True)]
-OPTIONS = SMOOTH + [("area", False, False), ("nearest", False, False),
-                    ("nearest-exact", False, False)]
+SMOOTH = [
+    (m, ac, aa)
+    for m in ("bilinear", "bicubic", "lanczos3")
+    for ac in (False, True)
+    for aa in (False, True)
+]
+OPTIONS = SMOOTH + [
+    ("area", False, False),
+    ("nearest", False, False),
+    ("nearest-exact", False, False),
+]
 
 
 def image(rng, shape, dtype, channel_axis):
@@ -47,8 +55,9 @@ def image(rng, shape, dtype, channel_axis):
 
 def assert_contract(out, x, sizes, mode, align_corners, antialias):
     info = np.iinfo(x.dtype)
-    exact = reference_resize(x.astype(np.float64), sizes, mode=mode,
-                             align_corners=align_corners, antialias=antialias)
+    exact = reference_resize(
+        x.astype(np.float64), sizes, mode=mode, align_corners=align_corners, antialias=antialias
+    )
     e = np.clip(exact, info.min, info.max)
     assert out.dtype == x.dtype and out.shape == e.shape
     if mode.startswith("nearest"):  # exact gathers
@@ -75,8 +84,9 @@ def float_path(x, *args, **kwargs):
 @pytest.mark.parametrize("mode, align_corners, antialias", OPTIONS)
 @pytest.mark.parametrize("layout", ["planar", "hwc"])
 def test_contract_against_float64(dtype, mode, align_corners, antialias, layout):
-    rng = np.random.default_rng(abs(hash((np.dtype(dtype).name, mode, align_corners,
-                                          antialias, layout))) % 2**32)
+    rng = np.random.default_rng(
+        abs(hash((np.dtype(dtype).name, mode, align_corners, antialias, layout))) % 2**32
+    )
     for channels in range(1, 6):
         for size in ((29, 13), (8, 41)):  # one axis up, one down, both ways round
             if layout == "planar":
@@ -85,35 +95,50 @@ def test_contract_against_float64(dtype, mode, align_corners, antialias, layout)
             else:
                 x = image(rng, (19, 23, channels), dtype, 2)
                 sizes, kwargs = {0: size[0], 1: size[1]}, {"axes": (0, 1)}
-            out = cresize.resize(x, size, mode=mode, align_corners=align_corners,
-                                 antialias=antialias, **kwargs)
+            out = cresize.resize(
+                x, size, mode=mode, align_corners=align_corners, antialias=antialias, **kwargs
+            )
             assert_contract(out, x, sizes, mode, align_corners, antialias)
             np.testing.assert_array_equal(
-                out, float_path(x, size, mode=mode, align_corners=align_corners,
-                                antialias=antialias, **kwargs))
+                out,
+                float_path(
+                    x, size, mode=mode, align_corners=align_corners, antialias=antialias, **kwargs
+                ),
+            )
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("mode, align_corners, antialias",
-                         [("bicubic", False, False), ("lanczos3", False, True),
-                          ("area", False, False), ("nearest", False, False),
-                          ("bilinear", True, False)])
-@pytest.mark.parametrize("shape, axes, size", [
-    ((7, 9, 11), (0, 1, 2), (12, 5, 15)),  # three steps: float intermediates
-    ((7, 9, 11), (0, 2), (3, 17)),  # non-adjacent axes
-    ((13, 17), (0,), (30,)),  # whole rows combined
-    ((13, 17), (1,), (6,)),  # along the contiguous axis
-    ((2, 13, 17, 3), (1, 2), (5, 25)),  # (N, H, W, C)
-])
+@pytest.mark.parametrize(
+    "mode, align_corners, antialias",
+    [
+        ("bicubic", False, False),
+        ("lanczos3", False, True),
+        ("area", False, False),
+        ("nearest", False, False),
+        ("bilinear", True, False),
+    ],
+)
+@pytest.mark.parametrize(
+    "shape, axes, size",
+    [
+        ((7, 9, 11), (0, 1, 2), (12, 5, 15)),  # three steps: float intermediates
+        ((7, 9, 11), (0, 2), (3, 17)),  # non-adjacent axes
+        ((13, 17), (0,), (30,)),  # whole rows combined
+        ((13, 17), (1,), (6,)),  # along the contiguous axis
+        ((2, 13, 17, 3), (1, 2), (5, 25)),  # (N, H, W, C)
+    ],
+)
 def test_other_axes(dtype, mode, align_corners, antialias, shape, axes, size):
     rng = np.random.default_rng(7)
     x = image(rng, shape, dtype, None if len(shape) < 4 else 3)
-    out = cresize.resize(x, size, axes=axes, mode=mode, align_corners=align_corners,
-                         antialias=antialias)
+    out = cresize.resize(
+        x, size, axes=axes, mode=mode, align_corners=align_corners, antialias=antialias
+    )
     assert_contract(out, x, dict(zip(axes, size)), mode, align_corners, antialias)
-    np.testing.assert_array_equal(out, float_path(x, size, axes=axes, mode=mode,
-                                                  align_corners=align_corners,
-                                                  antialias=antialias))
+    np.testing.assert_array_equal(
+        out,
+        float_path(x, size, axes=axes, mode=mode, align_corners=align_corners, antialias=antialias),
+    )
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -121,11 +146,15 @@ def test_other_axes(dtype, mode, align_corners, antialias, shape, axes, size):
 def test_constant_images_stay_constant(dtype, mode, align_corners, antialias):
     info = np.iinfo(dtype)
     for value in (info.min, info.max, (int(info.min) + int(info.max)) // 2 + 1):
-        for shape, axes, size in [((23, 31, 3), (0, 1), (50, 7)), ((2, 23, 31), None, (9, 64)),
-                                  ((9, 10, 11), (0, 1, 2), (4, 21, 5))]:
+        for shape, axes, size in [
+            ((23, 31, 3), (0, 1), (50, 7)),
+            ((2, 23, 31), None, (9, 64)),
+            ((9, 10, 11), (0, 1, 2), (4, 21, 5)),
+        ]:
             x = np.full(shape, value, dtype)
-            out = cresize.resize(x, size, axes=axes, mode=mode,
-                                 align_corners=align_corners, antialias=antialias)
+            out = cresize.resize(
+                x, size, axes=axes, mode=mode, align_corners=align_corners, antialias=antialias
+            )
             assert out.dtype == dtype
             assert np.all(out == value), (value, np.unique(out))
 
@@ -135,43 +164,70 @@ def test_strided_and_reversed_views(dtype):
     rng = np.random.default_rng(3)
     base = image(rng, (40, 50, 4), dtype, 2)
     before = base.copy()
-    views = [base[::2, 1::3], base[::-1, ::-2], base[5:30, :, ::-1][:, :, :3],
-             base.transpose(1, 0, 2)]
+    views = [
+        base[::2, 1::3],
+        base[::-1, ::-2],
+        base[5:30, :, ::-1][:, :, :3],
+        base.transpose(1, 0, 2),
+    ]
     for view in views:
         for mode in ("nearest", "bilinear", "lanczos3"):
-            got = cresize.resize(view, (17, 26), axes=(0, 1), mode=mode,
-                                 antialias=mode == "lanczos3")
-            want = cresize.resize(np.ascontiguousarray(view), (17, 26), axes=(0, 1), mode=mode,
-                                  antialias=mode == "lanczos3")
+            got = cresize.resize(
+                view, (17, 26), axes=(0, 1), mode=mode, antialias=mode == "lanczos3"
+            )
+            want = cresize.resize(
+                np.ascontiguousarray(view),
+                (17, 26),
+                axes=(0, 1),
+                mode=mode,
+                antialias=mode == "lanczos3",
+            )
             np.testing.assert_array_equal(got, want)
             assert got.flags.c_contiguous
     swapped = base.astype(base.dtype.newbyteorder(">"))
-    np.testing.assert_array_equal(cresize.resize(swapped, (17, 26), axes=(0, 1)),
-                                  cresize.resize(base, (17, 26), axes=(0, 1)))
+    np.testing.assert_array_equal(
+        cresize.resize(swapped, (17, 26), axes=(0, 1)), cresize.resize(base, (17, 26), axes=(0, 1))
+    )
     np.testing.assert_array_equal(base, before)  # the input is never written
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("mode, antialias", [("nearest", False), ("bilinear", False),
-                                             ("bicubic", False), ("lanczos3", True),
-                                             ("area", False)])
+@pytest.mark.parametrize(
+    "mode, antialias",
+    [
+        ("nearest", False),
+        ("bilinear", False),
+        ("bicubic", False),
+        ("lanczos3", True),
+        ("area", False),
+    ],
+)
 def test_same_bits_for_any_thread_count(dtype, mode, antialias):
     rng = np.random.default_rng(5)
-    cases = [(image(rng, (300, 220, 3), dtype, 2), (190, 410), (0, 1)),
-             (image(rng, (3, 240, 200), dtype, 0), (500, 130), None),
-             (image(rng, (40, 60, 50), dtype, None), (70, 30, 90), (0, 1, 2))]
+    cases = [
+        (image(rng, (300, 220, 3), dtype, 2), (190, 410), (0, 1)),
+        (image(rng, (3, 240, 200), dtype, 0), (500, 130), None),
+        (image(rng, (40, 60, 50), dtype, None), (70, 30, 90), (0, 1, 2)),
+    ]
     for x, size, axes in cases:
-        results = [cresize.resize(x, size, axes=axes, mode=mode, antialias=antialias,
-                                  num_threads=n) for n in (1, 2, 3)]
+        results = [
+            cresize.resize(x, size, axes=axes, mode=mode, antialias=antialias, num_threads=n)
+            for n in (1, 2, 3)
+        ]
         for r in results[1:]:
             np.testing.assert_array_equal(r, results[0])
 
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.uint16])
-@pytest.mark.parametrize("mode, antialias, size", [("lanczos3", True, (300, 400)),
-                                                   ("bilinear", False, (1500, 2000)),
-                                                   ("nearest", False, (1500, 2000)),
-                                                   ("area", False, (250, 250))])
+@pytest.mark.parametrize(
+    "mode, antialias, size",
+    [
+        ("lanczos3", True, (300, 400)),
+        ("bilinear", False, (1500, 2000)),
+        ("nearest", False, (1500, 2000)),
+        ("area", False, (250, 250)),
+    ],
+)
 def test_peak_memory_is_the_result_plus_scratch(dtype, mode, antialias, size):
     x = image(np.random.default_rng(0), (1000, 1200, 3), dtype, 2)
     cresize.resize(x, size, axes=(0, 1), mode=mode, antialias=antialias)  # tables cached
@@ -196,10 +252,17 @@ def _int_call(**change):
     """A consistent resize_2d_int call (uint8 (1, 6, 8) -> (1, 4, 3) bilinear), with
     some arguments replaced."""
     y, x = taps(6, 4, "bilinear"), taps(8, 3, "bilinear")
-    args = {"src": np.zeros((1, 6, 8), np.uint8), "dst": np.zeros((1, 4, 3), np.uint8),
-                "channels": 1, "y": y.kernel_args(np.float32), "x": x.row_args(np.float32),
-                "order": _kernels.Order.VERTICAL_FIRST, "tags": np.empty((2, 1), np.intp),
-                "scratch": np.empty((2, 8 + 3), np.float32), "num_threads": 2}
+    args = {
+        "src": np.zeros((1, 6, 8), np.uint8),
+        "dst": np.zeros((1, 4, 3), np.uint8),
+        "channels": 1,
+        "y": y.kernel_args(np.float32),
+        "x": x.row_args(np.float32),
+        "order": _kernels.Order.VERTICAL_FIRST,
+        "tags": np.empty((2, 1), np.intp),
+        "scratch": np.empty((2, 8 + 3), np.float32),
+        "num_threads": 2,
+    }
     args.update(change)
     return lambda: _kernels.resize_2d_int(**args)
 
@@ -241,13 +304,26 @@ def test_kernel_entry_checks_sizes():
 def test_float_kernel_entry_checks_sizes():
     y, x = taps(6, 4, "bicubic"), taps(8, 3, "bicubic")
     src, dst = np.zeros((1, 6, 8), np.float32), np.zeros((1, 4, 3), np.float32)
-    ok = {"order": _kernels.Order.VERTICAL_FIRST, "scratch": np.empty((1, 8), np.float32),
-              "tags": np.empty((1, 1), np.intp), "num_threads": 1}
+    ok = {
+        "order": _kernels.Order.VERTICAL_FIRST,
+        "scratch": np.empty((1, 8), np.float32),
+        "tags": np.empty((1, 1), np.intp),
+        "num_threads": 1,
+    }
 
     def call(**change):
         a = {**ok, **change}
-        _kernels.resize_2d(src, dst, 1, *y.kernel_args(np.float32), *x.row_args(np.float32),
-                           a["order"], a["scratch"], a["tags"], a["num_threads"])
+        _kernels.resize_2d(
+            src,
+            dst,
+            1,
+            *y.kernel_args(np.float32),
+            *x.row_args(np.float32),
+            a["order"],
+            a["scratch"],
+            a["tags"],
+            a["num_threads"],
+        )
 
     call()
     with pytest.raises(ValueError, match="scratch"):
@@ -255,11 +331,16 @@ def test_float_kernel_entry_checks_sizes():
     with pytest.raises(ValueError, match="per thread"):
         call(num_threads=2)
     with pytest.raises(ValueError, match="index"):
-        _kernels.gather_lines(np.zeros((2, 5), np.float32), np.zeros((2, 3), np.float32),
-                              *x.row_args(np.float32), 1)
+        _kernels.gather_lines(
+            np.zeros((2, 5), np.float32), np.zeros((2, 3), np.float32), *x.row_args(np.float32), 1
+        )
     with pytest.raises(ValueError, match="index"):
-        _kernels.gather_planes(np.zeros((1, 5, 2), np.float32), np.zeros((1, 4, 2), np.float32),
-                               *y.kernel_args(np.float32), 1)
+        _kernels.gather_planes(
+            np.zeros((1, 5, 2), np.float32),
+            np.zeros((1, 4, 2), np.float32),
+            *y.kernel_args(np.float32),
+            1,
+        )
 
 
 SIMD_SCRIPT = r"""
@@ -301,8 +382,9 @@ def test_simd_levels_give_the_same_bits(tmp_path, level):
     for name, env in (("default", "auto"), (level, level)):
         environ = {**os.environ, "CRESIZE_SIMD": env}
         files[name] = tmp_path / f"{name}.npz"
-        subprocess.run([sys.executable, str(script), str(files[name])], env=environ,
-                       check=True, timeout=300)
+        subprocess.run(
+            [sys.executable, str(script), str(files[name])], env=environ, check=True, timeout=300
+        )
     default, forced = np.load(files["default"]), np.load(files[level])
     best = _kernels.SIMD_LEVELS.index(str(default["level"]))  # what this CPU has
     assert best >= _kernels.SIMD_LEVELS.index(_kernels.simd_level())

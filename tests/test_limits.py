@@ -19,6 +19,7 @@ Whatever could hang or eat memory runs in a fresh interpreter, in its own
 process group, under a timeout (and, where the defect is memory, under an
 address-space limit), so a failure fails the test instead of stalling the suite.
 """
+
 import json
 import os
 import signal
@@ -46,9 +47,14 @@ def run(script, timeout=TIMEOUT, path=None):
     if path is not None:
         path.write_text(script)
     args = ["-c", script] if path is None else [str(path)]
-    proc = subprocess.Popen([sys.executable, *args], env=env, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, *args],
+        env=env,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -76,10 +82,13 @@ def peak_rss():
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 """
 
-REFUSE = """
+REFUSE = (
+    """
 import json, resource, time
 resource.setrlimit(resource.RLIMIT_AS, ({limit}, {limit}))
-""" + PEAK + """
+"""
+    + PEAK
+    + """
 import numpy as np
 import cresize
 cpu = time.process_time()
@@ -93,6 +102,7 @@ cpu = time.process_time() - cpu
 peak = peak_rss()
 print(json.dumps(dict(kind=kind, message=message, cpu=cpu, peak=peak)))
 """
+)
 
 IMPOSSIBLE = {
     "size": ("cresize.resize(np.ones((1, 1)), (10**8, 10**8))", 10**8),
@@ -128,16 +138,22 @@ def test_1_cli_refuses_an_impossible_scale(tmp_path):
     """``cresize resize --scale 1e6`` on a 50x40 PNG: exit 1, the reason printed, no output."""
     pytest.importorskip("PIL")
     from PIL import Image
+
     src, dst = tmp_path / "in.png", tmp_path / "out.png"
     Image.new("RGB", (50, 40), (10, 200, 30)).save(src)
     original = src.read_bytes()
-    got = run(REFUSE.format(limit=SMALL_AS, call=textwrap.dedent(f"""\
+    got = run(
+        REFUSE.format(
+            limit=SMALL_AS,
+            call=textwrap.dedent(f"""\
         import contextlib, io
         from cresize._cli_resize import main
         err = io.StringIO()
         with contextlib.redirect_stderr(err):
             rc = main([{str(src)!r}, "--scale", "1e6", "-o", {str(dst)!r}, "-q"])
-        raise ValueError(f"rc={{rc}} " + err.getvalue())""").replace("\n", "\n    ")))
+        raise ValueError(f"rc={{rc}} " + err.getvalue())""").replace("\n", "\n    "),
+        )
+    )
     assert got["message"].startswith("rc=1 "), got
     assert "allocate" not in got["message"] and _names(got["message"], 50 * 10**6), got
     assert got["cpu"] < 1.0 and got["peak"] < SMALL_AS, got
@@ -147,10 +163,13 @@ def test_1_cli_refuses_an_impossible_scale(tmp_path):
 # ----------------------------------------------------------------------------
 # 2. The table cache is bounded in bytes
 
-LOOP = """
+LOOP = (
+    """
 import json, resource
 resource.setrlimit(resource.RLIMIT_AS, ({limit}, {limit}))
-""" + PEAK + """
+"""
+    + PEAK
+    + """
 import numpy as np
 import cresize
 rng = np.random.default_rng(0)
@@ -168,6 +187,7 @@ info = cresize.cache_info() if hasattr(cresize, "cache_info") else None
 peak = peak_rss()
 print(json.dumps(dict(done=done, info=info, peak=peak)))
 """
+)
 
 LOOP_AS = 4 << 30
 GEOMETRIES = 70
@@ -246,40 +266,48 @@ def _fork_case(prelude, parent, compute):
 def test_3_fork_after_cresize_ran():
     if not cresize.openmp_enabled():
         pytest.skip("a serial build starts no OpenMP team")  # nothing can hang
-    _fork_case("import cresize",
-               f"x = {X}\ncresize.resize(x, (256, 96), mode='bicubic', num_threads=2)",
-               f"x = {X}\n    return cresize.resize(x, (256, 96), mode='bicubic')")
+    _fork_case(
+        "import cresize",
+        f"x = {X}\ncresize.resize(x, (256, 96), mode='bicubic', num_threads=2)",
+        f"x = {X}\n    return cresize.resize(x, (256, 96), mode='bicubic')",
+    )
 
 
 @POSIX
 def test_3_fork_after_only_a_pytorch_op_with_cresize_imported():
     """The parent imported torch first and ran only a PyTorch op; the child calls resize."""
     pytest.importorskip("torch")
-    _fork_case("import torch\nimport cresize",
-               "torch.set_num_threads(2)\n"
-               "torch.nn.functional.interpolate(torch.rand(4, 8, 256, 256), scale_factor=2)",
-               f"x = {X}\n    return cresize.resize(x, (256, 96), mode='bicubic')")
+    _fork_case(
+        "import torch\nimport cresize",
+        "torch.set_num_threads(2)\n"
+        "torch.nn.functional.interpolate(torch.rand(4, 8, 256, 256), scale_factor=2)",
+        f"x = {X}\n    return cresize.resize(x, (256, 96), mode='bicubic')",
+    )
 
 
 @POSIX
 def test_3_fork_after_only_a_pytorch_op_cresize_imported_in_the_child():
     """As above, but cresize is first imported inside the forked worker."""
     pytest.importorskip("torch")
-    _fork_case("import torch",
-               "torch.set_num_threads(2)\n"
-               "torch.nn.functional.interpolate(torch.rand(4, 8, 256, 256), scale_factor=2)",
-               f"import cresize\n    x = {X}\n"
-               f"    return cresize.resize(x, (256, 96), mode='bicubic')")
+    _fork_case(
+        "import torch",
+        "torch.set_num_threads(2)\n"
+        "torch.nn.functional.interpolate(torch.rand(4, 8, 256, 256), scale_factor=2)",
+        f"import cresize\n    x = {X}\n    return cresize.resize(x, (256, 96), mode='bicubic')",
+    )
 
 
 @POSIX
 def test_3_fork_with_the_torch_adapter_default_arguments():
     """cresize.torch.interpolate passes num_threads=None through (not torch's count)."""
     pytest.importorskip("torch")
-    call = ("cresize.torch.interpolate(torch.from_numpy(np.random.default_rng(0).random("
-            "(2, 4, 192, 160))), size=(256, 96), mode='bicubic').numpy()")
-    _fork_case("import torch\nimport cresize.torch", f"torch.set_num_threads(2)\n{call}",
-               f"return {call}")
+    call = (
+        "cresize.torch.interpolate(torch.from_numpy(np.random.default_rng(0).random("
+        "(2, 4, 192, 160))), size=(256, 96), mode='bicubic').numpy()"
+    )
+    _fork_case(
+        "import torch\nimport cresize.torch", f"torch.set_num_threads(2)\n{call}", f"return {call}"
+    )
 
 
 @POSIX
@@ -299,7 +327,8 @@ def test_3_forked_child_defaults_to_one_thread_explicit_counts_honoured():
 @POSIX
 def test_3_start_methods_seen_from_a_first_import_in_the_worker(tmp_path):
     """cresize imported only in the worker: fork/forkserver workers count as forked, spawn not."""
-    got = run("""
+    got = run(
+        """
         import json, multiprocessing
         def child():
             from cresize import _kernels, _threads
@@ -311,7 +340,9 @@ def test_3_start_methods_seen_from_a_first_import_in_the_worker(tmp_path):
                 with multiprocessing.get_context(method).Pool(1) as pool:
                     seen[method] = pool.apply_async(child).get(timeout=40)
             print(json.dumps(seen))
-        """, path=tmp_path / "workers.py")
+        """,
+        path=tmp_path / "workers.py",
+    )
     assert got == {"fork": [True, True], "forkserver": [True, True], "spawn": [False, True]}
 
 
@@ -319,15 +350,18 @@ def test_3_start_methods_seen_from_a_first_import_in_the_worker(tmp_path):
 # 4. Strict validation of shapes, axes and sizes
 
 
-@pytest.mark.parametrize("call, name", [
-    (lambda: cresize.resize_backward(np.array(2.5), ()), "grad_output"),
-    (lambda: cresize.resize_backward(np.ones(3), (2**64,)), "input_shape"),
-    (lambda: cresize.resize_backward(np.ones((3, 4)), (True, 4)), "input_shape"),
-    (lambda: cresize.resize(np.ones((3, 4)), 5, axes=(True,)), "axes"),
-    (lambda: cresize.resize(np.ones((3, 4)), (True, 5)), "size"),
-    (lambda: cresize.resize(np.ones((3, 4)), 2**70), "size"),
-    (lambda: cresize.resize_backward(np.ones((0, 4)), (3, 4)), "grad_output"),
-])
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda: cresize.resize_backward(np.array(2.5), ()), "grad_output"),
+        (lambda: cresize.resize_backward(np.ones(3), (2**64,)), "input_shape"),
+        (lambda: cresize.resize_backward(np.ones((3, 4)), (True, 4)), "input_shape"),
+        (lambda: cresize.resize(np.ones((3, 4)), 5, axes=(True,)), "axes"),
+        (lambda: cresize.resize(np.ones((3, 4)), (True, 5)), "size"),
+        (lambda: cresize.resize(np.ones((3, 4)), 2**70), "size"),
+        (lambda: cresize.resize_backward(np.ones((0, 4)), (3, 4)), "grad_output"),
+    ],
+)
 def test_4_shapes_axes_and_sizes_are_checked(call, name):
     """Needs the plan layer's strict validation (today: shape (1,), OverflowError, bool as 1)."""
     with pytest.raises((ValueError, TypeError)) as info:
@@ -363,13 +397,17 @@ def test_7_out_interleaved_with_a_strided_input_is_accepted():
 def test_7_torch_sizes_given_as_tensors():
     torch = pytest.importorskip("torch")
     import cresize.torch as ct
+
     x = torch.rand(2, 3, 6, 5, dtype=torch.float64)
     want = ct.interpolate(x, size=(4, 7), mode="bilinear")
-    assert torch.equal(ct.interpolate(x, size=(torch.tensor(4), torch.tensor(7)),
-                                      mode="bilinear"), want)
+    assert torch.equal(
+        ct.interpolate(x, size=(torch.tensor(4), torch.tensor(7)), mode="bilinear"), want
+    )
     assert torch.equal(ct.interpolate(x, size=[torch.tensor(4), 7], mode="bilinear"), want)
-    assert torch.equal(ct.interpolate(x, size=torch.tensor(4), mode="bilinear"),
-                       ct.interpolate(x, size=4, mode="bilinear"))
+    assert torch.equal(
+        ct.interpolate(x, size=torch.tensor(4), mode="bilinear"),
+        ct.interpolate(x, size=4, mode="bilinear"),
+    )
     for bad in (torch.tensor(4.0), torch.tensor([4, 7]), torch.tensor(True)):
         with pytest.raises(TypeError, match="size"):
             ct.interpolate(x, size=bad, mode="bilinear")
@@ -381,6 +419,7 @@ def test_7_torch_channels_last_is_kept(dims, fmt, mode):
     """Channels-last in, channels-last out (PyTorch's layout rule), same numbers and gradients."""
     torch = pytest.importorskip("torch")
     import cresize.torch as ct
+
     F = torch.nn.functional
     if dims == 5 and mode == "bicubic":
         mode = "lanczos3"  # no 3-D bicubic in PyTorch; cresize has every mode in any N-D
@@ -407,14 +446,17 @@ def test_7_torch_channels_last_is_kept(dims, fmt, mode):
     for odd in ((2, 1) + shape[2:], shape[:2] + (1,) * (dims - 2)):
         x = torch.rand(odd).contiguous(memory_format=memory_format)
         if comparable:
-            assert (ct.interpolate(x, size=size, mode=mode).stride()
-                    == F.interpolate(x, size=size, mode=torch_mode).stride())
+            assert (
+                ct.interpolate(x, size=size, mode=mode).stride()
+                == F.interpolate(x, size=size, mode=torch_mode).stride()
+            )
 
 
 def test_7_torch_resize_module_follows_each_input_layout():
     """One ``Resize`` fed channels-last, then contiguous, then channels-last inputs."""
     torch = pytest.importorskip("torch")
     import cresize.torch as ct
+
     layer = ct.Resize(size=(5, 11), mode="bicubic")
     base = torch.rand(2, 3, 9, 7, dtype=torch.float64)
     want = ct.interpolate(base, size=(5, 11), mode="bicubic")

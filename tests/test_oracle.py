@@ -35,14 +35,21 @@ RNG_SEED = 20240611
 # -------------------------------------------------------------------------
 
 PLAIN_CONFIGS = [  # (mode, align_corners, antialias)
-    ("nearest", False, False), ("nearest-exact", False, False),
-    ("bilinear", False, False), ("bilinear", True, False),
-    ("bicubic", False, False), ("bicubic", True, False),
-    ("lanczos3", False, False), ("lanczos3", True, False),
+    ("nearest", False, False),
+    ("nearest-exact", False, False),
+    ("bilinear", False, False),
+    ("bilinear", True, False),
+    ("bicubic", False, False),
+    ("bicubic", True, False),
+    ("lanczos3", False, False),
+    ("lanczos3", True, False),
     ("area", False, False),
-    ("bilinear", False, True), ("bilinear", True, True),
-    ("bicubic", False, True), ("bicubic", True, True),
-    ("lanczos3", False, True), ("lanczos3", True, True),
+    ("bilinear", False, True),
+    ("bilinear", True, True),
+    ("bicubic", False, True),
+    ("bicubic", True, True),
+    ("lanczos3", False, True),
+    ("lanczos3", True, True),
 ]
 SIZES = [1, 2, 3, 5, 8, 13]
 
@@ -50,7 +57,9 @@ SIZES = [1, 2, 3, 5, 8, 13]
 @pytest.mark.parametrize("mode,ac,aa", PLAIN_CONFIGS)
 def test_rows_sum_to_one_and_identity(mode, ac, aa):
     for I in SIZES + [31]:
-        assert np.array_equal(dense_weights(I, I, mode, ac, aa), np.eye(I)), "same length must be the identity"
+        assert np.array_equal(dense_weights(I, I, mode, ac, aa), np.eye(I)), (
+            "same length must be the identity"
+        )
         assert np.array_equal(dense_weights(I, I, mode, ac, aa, scale_factor=1.0), np.eye(I))
         for O in SIZES + [1, 40]:
             W = dense_weights(I, O, mode, ac, aa)
@@ -59,17 +68,29 @@ def test_rows_sum_to_one_and_identity(mode, ac, aa):
 
 
 def test_aliases():
-    for alias, name in [("linear", "bilinear"), ("trilinear", "bilinear"), ("cubic", "bicubic"),
-                        ("nearest_exact", "nearest-exact")]:
+    for alias, name in [
+        ("linear", "bilinear"),
+        ("trilinear", "bilinear"),
+        ("cubic", "bicubic"),
+        ("nearest_exact", "nearest-exact"),
+    ]:
         for I, O in [(5, 8), (8, 3), (1, 4)]:
             assert np.array_equal(dense_weights(I, O, alias), dense_weights(I, O, name))
 
 
-@pytest.mark.parametrize("mode,kw", [
-    ("nearest", {"align_corners": True}), ("nearest-exact", {"align_corners": True}),
-    ("area", {"align_corners": True}), ("nearest", {"antialias": True}), ("area", {"antialias": True}),
-    ("nearest-exact", {"antialias": True}), ("lanczos", {}), ("box", {}),
-])
+@pytest.mark.parametrize(
+    "mode,kw",
+    [
+        ("nearest", {"align_corners": True}),
+        ("nearest-exact", {"align_corners": True}),
+        ("area", {"align_corners": True}),
+        ("nearest", {"antialias": True}),
+        ("area", {"antialias": True}),
+        ("nearest-exact", {"antialias": True}),
+        ("lanczos", {}),
+        ("box", {}),
+    ],
+)
 def test_invalid_options(mode, kw):
     with pytest.raises(ValueError):
         dense_weights(4, 3, mode, **kw)
@@ -91,7 +112,9 @@ def test_lanczos_kernel_exact_zeros():
     assert lanczos3(0.5) > 0 and lanczos3(1.5) < 0 and lanczos3(2.5) > 0
     # An integer source coordinate gives a single tap (ac=True, 8 -> 8 and 3 -> 5 (s = 0.5)).
     W = dense_weights(3, 5, "lanczos3", align_corners=True)
-    assert np.count_nonzero(W[0]) == 1 and np.count_nonzero(W[2]) == 1 and np.count_nonzero(W[4]) == 1
+    assert (
+        np.count_nonzero(W[0]) == 1 and np.count_nonzero(W[2]) == 1 and np.count_nonzero(W[4]) == 1
+    )
 
 
 def test_taps_on_clamped_index_add_up():
@@ -102,7 +125,9 @@ def test_taps_on_clamped_index_add_up():
     # A 1-pixel input: every mode gives the single weight 1 (bicubic: up to the round-off of
     # summing its four Keys weights).
     for mode, ac, aa in PLAIN_CONFIGS:
-        np.testing.assert_allclose(dense_weights(1, 7, mode, ac, aa), np.ones((7, 1)), rtol=0, atol=1e-15)
+        np.testing.assert_allclose(
+            dense_weights(1, 7, mode, ac, aa), np.ones((7, 1)), rtol=0, atol=1e-15
+        )
 
 
 @pytest.mark.parametrize("mode,ac,aa", PLAIN_CONFIGS)
@@ -140,10 +165,14 @@ def test_scale_factor_sets_length_and_scale():
     s = 1 / 0.37
     np.testing.assert_allclose(y, [(o + 0.5) * s - 0.5 for o in range(3)], rtol=0, atol=1e-13)
     # align_corners=True ignores f for the weights
-    assert np.array_equal(dense_weights(10, 3, "bilinear", True, scale_factor=0.37),
-                          dense_weights(10, 3, "bilinear", True))
+    assert np.array_equal(
+        dense_weights(10, 3, "bilinear", True, scale_factor=0.37),
+        dense_weights(10, 3, "bilinear", True),
+    )
     # area: scale_factor only sets O
-    assert np.array_equal(dense_weights(10, 3, "area", scale_factor=0.37), dense_weights(10, 3, "area"))
+    assert np.array_equal(
+        dense_weights(10, 3, "area", scale_factor=0.37), dense_weights(10, 3, "area")
+    )
 
 
 def test_operator_scale():
@@ -181,7 +210,17 @@ TORCH_1D_CASES = [(tm, om, aa, ac) for tm, om, aa, acs in TORCH_1D for ac in acs
 TORCH_IDS = [f"{tm}-aa{int(aa)}-ac{int(ac)}" for tm, om, aa, ac in TORCH_1D_CASES]
 
 GRID = [1, 2, 3, 5, 7, 8, 13, 16]
-SPECIAL_PAIRS = [(1, 1), (1, 300), (300, 1), (7, 1000), (1000, 7), (300, 300), (2, 1), (1, 2), (17, 16)]
+SPECIAL_PAIRS = [
+    (1, 1),
+    (1, 300),
+    (300, 1),
+    (7, 1000),
+    (1000, 7),
+    (300, 300),
+    (2, 1),
+    (1, 2),
+    (17, 16),
+]
 FACTORS = [0.37, 1.7, 2.5, 0.5, 2.0, 0.1, 3.3, 1.0]
 
 
@@ -234,14 +273,28 @@ def test_torch_fact_copies_unchanged_length_despite_scale_factor():
     I, f = 5, 1.05
     spec = dense_weights(I, I, "bilinear", scale_factor=f)
     assert not np.allclose(spec, np.eye(I))
-    for tmode, aa in [("linear", False), ("bilinear", False), ("bilinear", True), ("bicubic", True),
-                      ("lanczos", True)]:
+    for tmode, aa in [
+        ("linear", False),
+        ("bilinear", False),
+        ("bilinear", True),
+        ("bicubic", True),
+        ("lanczos", True),
+    ]:
         assert torch_copies_axis(tmode, aa, False, I, I, f)
-        assert np.array_equal(torch_matrix(tmode, I, scale_factor=f, antialias=aa), np.eye(I)), tmode
-    for tmode, omode in [("bicubic", "bicubic"), ("nearest", "nearest"), ("nearest-exact", "nearest-exact")]:
+        assert np.array_equal(torch_matrix(tmode, I, scale_factor=f, antialias=aa), np.eye(I)), (
+            tmode
+        )
+    for tmode, omode in [
+        ("bicubic", "bicubic"),
+        ("nearest", "nearest"),
+        ("nearest-exact", "nearest-exact"),
+    ]:
         assert not torch_copies_axis(tmode, False, False, I, I, f)
-        _assert_matrix_close(torch_matrix(tmode, I, scale_factor=f),
-                             dense_weights(I, I, omode, scale_factor=f), tmode)
+        _assert_matrix_close(
+            torch_matrix(tmode, I, scale_factor=f),
+            dense_weights(I, I, omode, scale_factor=f),
+            tmode,
+        )
 
 
 @needs_torch
@@ -256,8 +309,14 @@ def test_torch_fact_antialias_output_width_one():
     if not np.allclose(raw, ref):  # the bug (still there in 2.13.0)
         assert np.all(raw == raw[0, 0, 0, 0])
     y, _ = torch_resize(x, size=[9, 1], mode="bilinear", antialias=True)
-    assert_close(y, ref, operator_scale(x, reference_matrices(x.shape, {2: 9, 3: 1}, mode="bilinear",
-                                                                 antialias=True)), np.float64)
+    assert_close(
+        y,
+        ref,
+        operator_scale(
+            x, reference_matrices(x.shape, {2: 9, 3: 1}, mode="bilinear", antialias=True)
+        ),
+        np.float64,
+    )
 
 
 @needs_torch
@@ -270,7 +329,9 @@ def test_torch_fact_lanczos_align_corners():
     with pytest.raises(ValueError):
         F.interpolate(torch.tensor(x), size=(3, 9), mode="lanczos", antialias=False)
     with pytest.raises(ValueError):
-        F.interpolate(torch.tensor(x), size=(3, 9), mode="lanczos", antialias=True, align_corners=True)
+        F.interpolate(
+            torch.tensor(x), size=(3, 9), mode="lanczos", antialias=True, align_corners=True
+        )
     op = getattr(torch._C._nn, "_upsample_lanczos2d_aa", None)
     if op is None:
         pytest.skip("no _upsample_lanczos2d_aa op")
@@ -278,7 +339,12 @@ def test_torch_fact_lanczos_align_corners():
         y = op(torch.tensor(x), list(size), True, None).numpy()
         kw = dict(mode="lanczos3", align_corners=True, antialias=True)
         mats = reference_matrices(x.shape, {2: size[0], 3: size[1]}, **kw)
-        assert_close(y, reference_resize(x, {2: size[0], 3: size[1]}, **kw), operator_scale(x, mats), np.float64)
+        assert_close(
+            y,
+            reference_resize(x, {2: size[0], 3: size[1]}, **kw),
+            operator_scale(x, mats),
+            np.float64,
+        )
 
 
 # N-D: values and autograd gradients, float64.
@@ -333,33 +399,59 @@ def test_nd_values_and_gradients_vs_torch(tmode, omode, aa, ac, shape, out, fact
     g = rng.uniform(-1, 1, y_ref.shape)
     gx_ref = reference_backward(g, x.shape, sf, axes=axes, **kw)
 
-    y, gx = torch_resize(x, g, mode=tmode, align_corners=ac, antialias=aa,
-                         size=out if by == "size" else None,
-                         scale_factor=factors if by == "scale_factor" else None)
+    y, gx = torch_resize(
+        x,
+        g,
+        mode=tmode,
+        align_corners=ac,
+        antialias=aa,
+        size=out if by == "size" else None,
+        scale_factor=factors if by == "scale_factor" else None,
+    )
     assert y.shape == y_ref.shape
     if omode in ("nearest", "nearest-exact"):
         for a in axes:  # no boundary index differs at these sizes
-            idx = torch_nearest_index(x.shape, a, mode=tmode, size=out if by == "size" else None,
-                                      scale_factor=factors if by == "scale_factor" else None)
-            assert nearest_index_mismatches(omode, x.shape[a], sizes[a], idx,
-                                            None if by == "size" else sf[a])[0] == []
+            idx = torch_nearest_index(
+                x.shape,
+                a,
+                mode=tmode,
+                size=out if by == "size" else None,
+                scale_factor=factors if by == "scale_factor" else None,
+            )
+            assert (
+                nearest_index_mismatches(
+                    omode, x.shape[a], sizes[a], idx, None if by == "size" else sf[a]
+                )[0]
+                == []
+            )
     assert_close(y, y_ref, operator_scale(x, mats), np.float64, "forward")
-    assert_close(gx, gx_ref, operator_scale(g, [m.T for m in mats.values()]), np.float64, "backward")
+    assert_close(
+        gx, gx_ref, operator_scale(g, [m.T for m in mats.values()]), np.float64, "backward"
+    )
 
 
 @needs_torch
 def test_align_corners_ignores_scale_factor_for_weights():
     rng = np.random.default_rng(RNG_SEED)
     x = rng.uniform(-1, 1, (1, 2, 7, 9))
-    for tmode, omode, aa in [("bilinear", "bilinear", False), ("bicubic", "bicubic", False),
-                             ("bilinear", "bilinear", True), ("bicubic", "bicubic", True)]:
-        y, _ = torch_resize(x, scale_factor=[1.7, 0.37], mode=tmode, align_corners=True, antialias=aa)
+    for tmode, omode, aa in [
+        ("bilinear", "bilinear", False),
+        ("bicubic", "bicubic", False),
+        ("bilinear", "bilinear", True),
+        ("bicubic", "bicubic", True),
+    ]:
+        y, _ = torch_resize(
+            x, scale_factor=[1.7, 0.37], mode=tmode, align_corners=True, antialias=aa
+        )
         kw = dict(mode=omode, align_corners=True, antialias=aa)
         ref = reference_resize(x, {2: 11, 3: 3}, **kw)  # sizes only
-        assert_close(y, ref, operator_scale(x, reference_matrices(x.shape, {2: 11, 3: 3}, **kw)), np.float64)
+        assert_close(
+            y, ref, operator_scale(x, reference_matrices(x.shape, {2: 11, 3: 3}, **kw)), np.float64
+        )
 
 
 # Nearest index boundaries: PyTorch's float32 scale (docs/spec.md section 3).
+
 
 def _sweep_nearest(mode, dtype, pairs, factors=False):
     total, mismatched, bad, examples = 0, 0, [], []
@@ -395,8 +487,10 @@ def test_nearest_boundaries_vs_torch(mode, dtype):
         total, mismatched, bad, examples = _sweep_nearest(mode, dtype, pairs, factors)
         assert bad == [], f"non-boundary differences from SPEC: {bad[:5]}"
         assert mismatched <= 1e-3 * total, (mismatched, total)
-        print(f"{mode} {np.dtype(dtype).name} {'scale' if factors else 'size'}: "
-              f"{mismatched} boundary differences in {total} indices, e.g. {examples}")
+        print(
+            f"{mode} {np.dtype(dtype).name} {'scale' if factors else 'size'}: "
+            f"{mismatched} boundary differences in {total} indices, e.g. {examples}"
+        )
 
 
 @needs_torch
@@ -415,6 +509,7 @@ def test_torch_fact_nearest_float32_small_size():
 # Pillow mode "F"
 # -------------------------------------------------------------------------
 
+
 def _pil():
     return pytest.importorskip("PIL.Image")
 
@@ -428,8 +523,11 @@ def test_pillow_float_matches_antialias(mode, kind):
     """Pillow's BILINEAR / BICUBIC / LANCZOS on float32 images == the antialias rule, align_corners=False,
     when shrinking, enlarging or both (Pillow skips an unchanged axis, which is the identity)."""
     Image = _pil()
-    resample = {"bilinear": Image.Resampling.BILINEAR, "bicubic": Image.Resampling.BICUBIC,
-                "lanczos3": Image.Resampling.LANCZOS}[mode]
+    resample = {
+        "bilinear": Image.Resampling.BILINEAR,
+        "bicubic": Image.Resampling.BICUBIC,
+        "lanczos3": Image.Resampling.LANCZOS,
+    }[mode]
     rng = np.random.default_rng(RNG_SEED)
     cases = {
         "down": [((20, 31), (7, 13)), ((9, 9), (1, 4)), ((33, 8), (10, 8)), ((40, 17), (3, 2))],
@@ -444,13 +542,19 @@ def test_pillow_float_matches_antialias(mode, kind):
         y = np.asarray(im.resize((w, h), resample=resample), dtype=np.float64)
         kw = dict(mode=mode, antialias=True)
         ref = reference_resize(x, {0: h, 1: w}, **kw)
-        assert_close(y, ref, operator_scale(x, reference_matrices(x.shape, {0: h, 1: w}, **kw)), np.float32,
-                     f"{(H, W)}->{(h, w)}")
+        assert_close(
+            y,
+            ref,
+            operator_scale(x, reference_matrices(x.shape, {0: h, 1: w}, **kw)),
+            np.float32,
+            f"{(H, W)}->{(h, w)}",
+        )
 
 
 # -------------------------------------------------------------------------
 # burn fixtures (lanczos3 without antialias is burn's rule)
 # -------------------------------------------------------------------------
+
 
 def _fixtures():
     return burn_cases()
@@ -462,12 +566,20 @@ def test_lanczos3_matches_burn_fixtures():
     assert len(cases) >= 5
     for c in cases:
         x = np.array(c["input_values"], dtype=np.float64).reshape(c["input_shape"])
-        y = reference_resize(x, {2: c["output_size"][0], 3: c["output_size"][1]}, mode="lanczos3",
-                             align_corners=c["align_corners"])
+        y = reference_resize(
+            x,
+            {2: c["output_size"][0], 3: c["output_size"][1]},
+            mode="lanczos3",
+            align_corners=c["align_corners"],
+        )
         e = np.array(c["expected_output"], dtype=np.float64).reshape(y.shape)
         R, A = BURN_TOL[c["tolerance"]]
-        assert np.all(np.abs(y - e) < np.maximum(A, R * np.maximum(np.abs(y), np.abs(e)))), c["name"]
-        if c["name"] != "lanczos3::test_1d_lanczos3":  # all others hold to 1e-4 (4 written decimals)
+        assert np.all(np.abs(y - e) < np.maximum(A, R * np.maximum(np.abs(y), np.abs(e)))), c[
+            "name"
+        ]
+        if (
+            c["name"] != "lanczos3::test_1d_lanczos3"
+        ):  # all others hold to 1e-4 (4 written decimals)
             assert np.abs(y - e).max() < 1e-4, c["name"]
         else:  # the stale literal: off by up to 9.2e-3, as the fixtures README says
             assert 5e-3 < np.abs(y - e).max() < 9.3e-3

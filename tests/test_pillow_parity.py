@@ -22,10 +22,22 @@ RESAMPLE = {
 }
 
 CASES = {
-    "down": [((20, 31), (7, 13)), ((9, 9), (1, 4)), ((33, 8), (10, 8)), ((40, 17), (3, 2)), ((64, 48), (9, 5))],
+    "down": [
+        ((20, 31), (7, 13)),
+        ((9, 9), (1, 4)),
+        ((33, 8), (10, 8)),
+        ((40, 17), (3, 2)),
+        ((64, 48), (9, 5)),
+    ],
     "up": [((3, 5), (11, 9)), ((1, 2), (5, 7)), ((6, 6), (13, 6)), ((7, 4), (15, 30))],
     "mixed": [((20, 3), (7, 13)), ((2, 17), (9, 5))],
-    "edge": [((1, 1), (1, 1)), ((7, 1), (1, 300)), ((300, 1), (1, 1)), ((1, 7), (1, 1000)), ((5, 6), (5, 6))],
+    "edge": [
+        ((1, 1), (1, 1)),
+        ((7, 1), (1, 300)),
+        ((300, 1), (1, 1)),
+        ((1, 7), (1, 1000)),
+        ((5, 6), (5, 6)),
+    ],
 }
 
 
@@ -52,7 +64,9 @@ def test_pillow_float_parity(cr, mode, kind):
         y = cr.resize(x, size=size, mode=mode, antialias=True)
         assert y.dtype == np.float32 and y.shape == size
         mats = reference_matrices(x.shape, {0: size[0], 1: size[1]}, mode=mode, antialias=True)
-        assert_close(y, _pillow(x, size, mode), operator_scale(x, mats), np.float32, f"{shape}->{size}")
+        assert_close(
+            y, _pillow(x, size, mode), operator_scale(x, mats), np.float32, f"{shape}->{size}"
+        )
 
 
 @pytest.mark.parametrize("mode", list(RESAMPLE))

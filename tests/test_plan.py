@@ -1,4 +1,5 @@
 """Plans (docs/spec.md section 7): the same bits as the functions, whole and by block."""
+
 import threading
 
 import numpy as np
@@ -55,13 +56,22 @@ def test_plan_equals_functions(config, dtype):
         assert p.backward(g, out=out) is out
         np.testing.assert_array_equal(out, gx, strict=True)
         for axis, w in p.weights.items():
-            np.testing.assert_array_equal(w, cresize.weights(
-                shape[axis], y.shape[axis], scale_factor=None if scale_factor is None else
-                scale_factor[sorted(p.axes).index(axis)], **config))
+            np.testing.assert_array_equal(
+                w,
+                cresize.weights(
+                    shape[axis],
+                    y.shape[axis],
+                    scale_factor=None
+                    if scale_factor is None
+                    else scale_factor[sorted(p.axes).index(axis)],
+                    **config,
+                ),
+            )
 
 
-@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.uint16, np.int16, np.int32, np.int64,
-                                   np.uint64, np.float16])
+@pytest.mark.parametrize(
+    "dtype", [np.uint8, np.int8, np.uint16, np.int16, np.int32, np.int64, np.uint64, np.float16]
+)
 @pytest.mark.parametrize("mode", ["nearest", "bilinear", "bicubic", "area"])
 def test_plan_integers_and_float16(dtype, mode):
     for shape, size, scale_factor, axes in GEOMETRIES:
@@ -79,8 +89,13 @@ def test_plan_shared_by_threads():
     p = cresize.plan((3, 64, 48), (97, 31), mode="bicubic", dtype="float64")
     xs = [_array(p.input_shape, np.float64, seed=s) for s in range(6)]
     gs = [_array(p.output_shape, np.float64, seed=10 + s) for s in range(6)]
-    expected = [(cresize.resize(x, (97, 31), mode="bicubic"),
-                 cresize.resize_backward(g, x.shape, mode="bicubic")) for x, g in zip(xs, gs)]
+    expected = [
+        (
+            cresize.resize(x, (97, 31), mode="bicubic"),
+            cresize.resize_backward(g, x.shape, mode="bicubic"),
+        )
+        for x, g in zip(xs, gs)
+    ]
     results = [None] * 6
     barrier = threading.Barrier(6)
 
@@ -157,13 +172,13 @@ def _random_region(rng, shape):
 
 
 REGION_CASES = [
-    ((2, 31, 27), (67, 9), None, None),          # fused, RING (enlarging y)
-    ((2, 31, 27), (9, 67), None, None),          # fused, VERTICAL_FIRST
-    ((3, 20, 17), None, (0.37, 2.6), None),      # scale factors
-    ((9, 4, 13), (5, 29), None, (0, 2)),         # two single-axis passes
-    ((5, 6, 7), (11, 3, 8), None, None),         # 3-D
-    ((40,), (7,), None, None),                   # 1-D, long rows
-    ((12, 10, 3), (25, 5), None, (0, 1)),        # HWC, channels ride along
+    ((2, 31, 27), (67, 9), None, None),  # fused, RING (enlarging y)
+    ((2, 31, 27), (9, 67), None, None),  # fused, VERTICAL_FIRST
+    ((3, 20, 17), None, (0.37, 2.6), None),  # scale factors
+    ((9, 4, 13), (5, 29), None, (0, 2)),  # two single-axis passes
+    ((5, 6, 7), (11, 3, 8), None, None),  # 3-D
+    ((40,), (7,), None, None),  # 1-D, long rows
+    ((12, 10, 3), (25, 5), None, (0, 1)),  # HWC, channels ride along
 ]
 
 
@@ -249,7 +264,8 @@ def test_torch_adapter_holds_and_shares_plans():
     q = cresize.plan((2, 3, 9, 4), (4, 2), mode="lanczos3", antialias=True, dtype="float64")
     np.testing.assert_array_equal(
         ct.interpolate(x, size=(4, 2), mode="lanczos", antialias=True).detach().numpy(),
-        q(x.detach().numpy()))
+        q(x.detach().numpy()),
+    )
     with pytest.raises(ValueError, match="antialias=True"):
         ct.interpolate(x, size=(4, 2), mode="lanczos")
 
@@ -272,8 +288,12 @@ def test_kernel_contract_is_checked_before_the_kernels():
     _plan._check_table(good, np.dtype(np.float64))
     index = good.index.copy()
     index[2, 0] = 9  # past the input
-    bad = SimpleNamespace(n_in=9, n_out=4, is_selection=False,
-                          kernel_args=lambda dtype: (index, good.weight, good.count))
+    bad = SimpleNamespace(
+        n_in=9,
+        n_out=4,
+        is_selection=False,
+        kernel_args=lambda dtype: (index, good.weight, good.count),
+    )
     with pytest.raises(RuntimeError, match="kernel contract"):
         _plan._check_table(bad, np.dtype(np.float64))
 

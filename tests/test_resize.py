@@ -4,6 +4,7 @@ Every mode x align_corners x antialias x dtype on awkward geometries: forward
 values, backward values, the adjoint identity, finite differences, thread-count
 independence, NaN/Inf propagation and the identity rule.
 """
+
 import numpy as np
 import pytest
 
@@ -17,16 +18,32 @@ from helpers.oracle import (
 )
 
 CONFIGS = [("nearest", False, False), ("nearest-exact", False, False), ("area", False, False)] + [
-    (mode, ac, aa) for mode in ("bilinear", "bicubic", "lanczos3")
-    for ac in (False, True) for aa in (False, True)]
+    (mode, ac, aa)
+    for mode in ("bilinear", "bicubic", "lanczos3")
+    for ac in (False, True)
+    for aa in (False, True)
+]
 CONFIG_IDS = [f"{m}-ac{int(ac)}-aa{int(aa)}" for m, ac, aa in CONFIGS]
 DTYPES = [np.float32, np.float64]
 
 # (input length, output length or None, scale_factor or None)
 GEOMETRIES_1D = [
-    (5, 5, None), (1, 1, None), (1, 7, None), (7, 1, None), (1, 300, None), (300, 1, None),
-    (7, 1000, None), (13, 6, None), (6, 13, None), (23, 17, None), (64, 21, None),
-    (10, None, 0.37), (9, None, 1.7), (5, None, 2.5), (20, None, 0.5), (11, None, 1.0),
+    (5, 5, None),
+    (1, 1, None),
+    (1, 7, None),
+    (7, 1, None),
+    (1, 300, None),
+    (300, 1, None),
+    (7, 1000, None),
+    (13, 6, None),
+    (6, 13, None),
+    (23, 17, None),
+    (64, 21, None),
+    (10, None, 0.37),
+    (9, None, 1.7),
+    (5, None, 2.5),
+    (20, None, 0.5),
+    (11, None, 1.0),
     (12, None, 0.999),
 ]
 
@@ -54,9 +71,17 @@ def check_both_passes(x, kwargs, opts, mats_axes, dtype):
     ref_sizes = None if sizes is None else dict(zip(axes, np.broadcast_to(sizes, len(axes))))
     ref_factors = None if factors is None else dict(zip(axes, np.broadcast_to(factors, len(axes))))
     expected = reference_resize(x, ref_sizes, ref_factors, **opts)
-    mats = [dense_weights(x.shape[a], y.shape[a], opts["mode"], opts["align_corners"],
-                          opts["antialias"], None if ref_factors is None else ref_factors[a])
-            for a in axes]
+    mats = [
+        dense_weights(
+            x.shape[a],
+            y.shape[a],
+            opts["mode"],
+            opts["align_corners"],
+            opts["antialias"],
+            None if ref_factors is None else ref_factors[a],
+        )
+        for a in axes
+    ]
     assert_close(y, expected, operator_scale(x, mats), dtype, "forward")
 
     g = random_array(y.shape, dtype, seed=1)
@@ -84,14 +109,18 @@ def test_one_axis(config, geometry, dtype):
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("config", CONFIGS, ids=CONFIG_IDS)
-@pytest.mark.parametrize("case", [
-    ((2, 3, 11, 9), dict(size=(5, 14), axes=(2, 3))),
-    ((2, 3, 11, 9), dict(scale_factor=(0.6, 2.3), axes=(2, 3))),
-    ((4, 5, 6, 7), dict(size=(3, 8, 4), axes=(1, 2, 3))),        # a volume
-    ((9, 7, 3), dict(size=(4, 12), axes=(0, 1))),                 # HWC image
-    ((2, 7, 3, 8), dict(size=(13, 3), axes=(3, 1))),              # unsorted axes
-    ((37,), dict(size=(5,), axes=(0,))),                          # 1-D signal
-], ids=["nchw", "nchw-scale", "volume", "hwc", "unsorted-axes", "signal"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        ((2, 3, 11, 9), dict(size=(5, 14), axes=(2, 3))),
+        ((2, 3, 11, 9), dict(scale_factor=(0.6, 2.3), axes=(2, 3))),
+        ((4, 5, 6, 7), dict(size=(3, 8, 4), axes=(1, 2, 3))),  # a volume
+        ((9, 7, 3), dict(size=(4, 12), axes=(0, 1))),  # HWC image
+        ((2, 7, 3, 8), dict(size=(13, 3), axes=(3, 1))),  # unsorted axes
+        ((37,), dict(size=(5,), axes=(0,))),  # 1-D signal
+    ],
+    ids=["nchw", "nchw-scale", "volume", "hwc", "unsorted-axes", "signal"],
+)
 def test_several_axes(case, config, dtype):
     shape, kwargs = case
     check_both_passes(random_array(shape, dtype), kwargs, options(config), kwargs["axes"], dtype)
@@ -108,13 +137,14 @@ def test_default_axes_and_axis_by_axis(config):
     step = cresize.resize(cresize.resize(x, 7, axes=2, **opts), 19, axes=3, **opts)
     np.testing.assert_allclose(y, step, rtol=0, atol=1e-13)
     g = random_array(y.shape, np.float64, seed=3)
-    gx = cresize.resize_backward(g, x.shape, **opts)   # axes found from the shapes
+    gx = cresize.resize_backward(g, x.shape, **opts)  # axes found from the shapes
     np.testing.assert_array_equal(gx, cresize.resize_backward(g, x.shape, axes=(2, 3), **opts))
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=CONFIG_IDS)
-@pytest.mark.parametrize("kwargs", [dict(size=(11, 7)), dict(size=(4, 16)),
-                                    dict(scale_factor=(0.7, 1.9))], ids=str)
+@pytest.mark.parametrize(
+    "kwargs", [dict(size=(11, 7)), dict(size=(4, 16)), dict(scale_factor=(0.7, 1.9))], ids=str
+)
 def test_finite_differences(config, kwargs):
     opts = options(config)
     x = random_array((2, 8, 9), np.float64)
@@ -126,15 +156,20 @@ def test_finite_differences(config, kwargs):
     for _ in range(3):
         v = rng.standard_normal(x.shape)
         h = 1e-3
-        fd = (np.vdot(cresize.resize(x + h * v, **kwargs, **opts), g)
-              - np.vdot(cresize.resize(x - h * v, **kwargs, **opts), g)) / (2 * h)
+        fd = (
+            np.vdot(cresize.resize(x + h * v, **kwargs, **opts), g)
+            - np.vdot(cresize.resize(x - h * v, **kwargs, **opts), g)
+        ) / (2 * h)
         assert fd == pytest.approx(np.vdot(gx, v), rel=1e-9, abs=1e-9)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("config", CONFIGS, ids=CONFIG_IDS)
-@pytest.mark.parametrize("shape,size", [((3, 70, 90), (45, 200)), ((2, 2, 130, 40), (9, 64)),
-                                        ((300, 1), (7, 1))], ids=str)
+@pytest.mark.parametrize(
+    "shape,size",
+    [((3, 70, 90), (45, 200)), ((2, 2, 130, 40), (9, 64)), ((300, 1), (7, 1))],
+    ids=str,
+)
 def test_threads_bitwise(config, dtype, shape, size, monkeypatch):
     monkeypatch.setattr(cresize._plan, "MIN_WORK_PER_THREAD", 1)  # small arrays use every thread
     opts = options(config)
@@ -143,7 +178,9 @@ def test_threads_bitwise(config, dtype, shape, size, monkeypatch):
     results = [cresize.resize(x, size, num_threads=n, **opts) for n in (1, 2, 3, None, -1)]
     g = random_array(results[0].shape, dtype, seed=2)
     g.ravel()[::5] = -0.0
-    grads = [cresize.resize_backward(g, x.shape, num_threads=n, **opts) for n in (1, 2, 3, None, -1)]
+    grads = [
+        cresize.resize_backward(g, x.shape, num_threads=n, **opts) for n in (1, 2, 3, None, -1)
+    ]
     for r in results[1:] + grads[1:]:
         reference = results[0] if r.shape == results[0].shape else grads[0]
         assert r.tobytes() == reference.tobytes()  # bit for bit
@@ -196,8 +233,9 @@ def test_unchanged_axis_is_identity(config, dtype):
         assert np.array_equal(cresize.weights(n, n, **opts), np.eye(n))
     x = random_array((5, 8, 13), dtype)
     assert np.array_equal(cresize.resize(x, (8, 13), **opts), x)
-    assert np.array_equal(cresize.resize(x, (8, 6), **opts)[:, :, :],
-                          cresize.resize(x, 6, axes=2, **opts))
+    assert np.array_equal(
+        cresize.resize(x, (8, 6), **opts)[:, :, :], cresize.resize(x, 6, axes=2, **opts)
+    )
     if not opts["align_corners"]:
         assert np.array_equal(cresize.resize(x, scale_factor=1.0, **opts), x)
 
@@ -208,7 +246,10 @@ def test_weights_is_the_axis_operator(config):
     x = random_array((4, 15, 3), np.float64)
     for n_out, factor in [(6, None), (40, None), (None, 1.45)]:
         w = cresize.weights(15, n_out, scale_factor=factor, **opts)
-        assert w.shape == (cresize.resize(x, **call_kwargs(n_out, factor), axes=1, **opts).shape[1], 15)
+        assert w.shape == (
+            cresize.resize(x, **call_kwargs(n_out, factor), axes=1, **opts).shape[1],
+            15,
+        )
         y = cresize.resize(x, **call_kwargs(n_out, factor), axes=1, **opts)
         np.testing.assert_allclose(y, np.einsum("oi,bic->boc", w, x), rtol=0, atol=1e-14)
         expected = dense_weights(15, w.shape[0], *config, scale_factor=factor)

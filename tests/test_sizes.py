@@ -1,4 +1,5 @@
 """Impossible sizes fail fast, the plan cache is bounded in bytes, arguments are strict."""
+
 import gc
 import subprocess
 import sys
@@ -38,8 +39,9 @@ IMPOSSIBLE = textwrap.dedent("""
 
 
 def test_impossible_requests_fail_fast_without_memory():
-    run = subprocess.run([sys.executable, "-c", IMPOSSIBLE], capture_output=True, text=True,
-                         timeout=120, check=False)
+    run = subprocess.run(
+        [sys.executable, "-c", IMPOSSIBLE], capture_output=True, text=True, timeout=120, check=False
+    )
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
     assert len(lines) == 7, run.stdout + run.stderr
@@ -107,21 +109,27 @@ def test_cache_limit_is_checked():
 # Strict validation
 
 
-@pytest.mark.parametrize("call, error, match", [
-    (lambda: cresize.resize_backward(np.ones((2, 4)), (True, 4)), TypeError, "input_shape"),
-    (lambda: cresize.plan((True, 4), 2), TypeError, "input_shape"),
-    (lambda: cresize.resize(np.ones((3, 4)), 2, axes=(True,)), TypeError, "axes"),
-    (lambda: cresize.resize(np.ones((3, 4)), 2, axes=True), TypeError, "axes"),
-    (lambda: cresize.resize(np.ones((3, 4)), (True, 2)), TypeError, "size"),
-    (lambda: cresize.resize(np.ones((3, 4)), np.True_), TypeError, "size"),
-    (lambda: cresize.plan((2**64,), 3), ValueError, "input_shape"),
-    (lambda: cresize.resize_backward(np.ones(3), (2**64,)), ValueError, "input_shape"),
-    (lambda: cresize.resize(np.ones(3), 2**64), ValueError, "size"),
-    (lambda: cresize.resize(np.ones(3), 3, num_threads=2**64), ValueError, "num_threads"),
-    (lambda: cresize.resize_backward(np.array(2.5), ()), ValueError, "at least one dimension"),
-    (lambda: cresize.resize_backward(np.ones((0, 3)), (4, 3)), ValueError,
-     "grad_output has length 0 on axis 0"),
-])
+@pytest.mark.parametrize(
+    "call, error, match",
+    [
+        (lambda: cresize.resize_backward(np.ones((2, 4)), (True, 4)), TypeError, "input_shape"),
+        (lambda: cresize.plan((True, 4), 2), TypeError, "input_shape"),
+        (lambda: cresize.resize(np.ones((3, 4)), 2, axes=(True,)), TypeError, "axes"),
+        (lambda: cresize.resize(np.ones((3, 4)), 2, axes=True), TypeError, "axes"),
+        (lambda: cresize.resize(np.ones((3, 4)), (True, 2)), TypeError, "size"),
+        (lambda: cresize.resize(np.ones((3, 4)), np.True_), TypeError, "size"),
+        (lambda: cresize.plan((2**64,), 3), ValueError, "input_shape"),
+        (lambda: cresize.resize_backward(np.ones(3), (2**64,)), ValueError, "input_shape"),
+        (lambda: cresize.resize(np.ones(3), 2**64), ValueError, "size"),
+        (lambda: cresize.resize(np.ones(3), 3, num_threads=2**64), ValueError, "num_threads"),
+        (lambda: cresize.resize_backward(np.array(2.5), ()), ValueError, "at least one dimension"),
+        (
+            lambda: cresize.resize_backward(np.ones((0, 3)), (4, 3)),
+            ValueError,
+            "grad_output has length 0 on axis 0",
+        ),
+    ],
+)
 def test_strict_validation(call, error, match):
     with pytest.raises(error, match=match):
         call()
@@ -145,8 +153,9 @@ def test_repeated_backward_uses_the_cached_plan_and_stays_strict():
     with pytest.raises(TypeError, match="input_shape"):
         cresize.resize_backward(g, (True, 5))
     with pytest.raises(ValueError, match="grad_output has shape"):
-        cresize.resize_backward(np.ones((2, 4), np.float32), (2, 5), axes=(1,),
-                                scale_factor=0.5)
+        cresize.resize_backward(np.ones((2, 4), np.float32), (2, 5), axes=(1,), scale_factor=0.5)
     g64 = g.astype(np.float64)  # another dtype: another plan, not the float32 one
-    np.testing.assert_array_equal(cresize.resize_backward(g64, (2, 5)),
-                                  cresize.plan((2, 5), (2, 3), dtype="float64").backward(g64))
+    np.testing.assert_array_equal(
+        cresize.resize_backward(g64, (2, 5)),
+        cresize.plan((2, 5), (2, 3), dtype="float64").backward(g64),
+    )

@@ -1,4 +1,5 @@
 """cresize.testing: passes on cresize, fails on wrong backwards; the reference is right."""
+
 import functools
 
 import numpy as np
@@ -9,18 +10,24 @@ from cresize import _tables, testing
 from helpers import oracle
 from helpers.cases import shifted_transpose
 
-COMBOS = [(m, ac, aa) for m in cresize.MODES
-          for ac in ((False,) if m in oracle.NO_ALIGN_CORNERS else (False, True))
-          for aa in ((False, True) if m in oracle.ANTIALIAS_MODES else (False,))]
+COMBOS = [
+    (m, ac, aa)
+    for m in cresize.MODES
+    for ac in ((False,) if m in oracle.NO_ALIGN_CORNERS else (False, True))
+    for aa in ((False, True) if m in oracle.ANTIALIAS_MODES else (False,))
+]
 # (shape, size, scale_factor, axes): up/down mixed, a non-integer scale on a HWC image
 # tiny arrays: one thread keeps the matrix fast on a busy machine (the numbers don't depend on it)
-ONE_THREAD = dict(forward=functools.partial(cresize.resize, num_threads=1),
-                  backward=functools.partial(cresize.resize_backward, num_threads=1))
+ONE_THREAD = dict(
+    forward=functools.partial(cresize.resize, num_threads=1),
+    backward=functools.partial(cresize.resize_backward, num_threads=1),
+)
 GEOMETRIES = [((2, 5, 7), (9, 3), None, None), ((6, 4, 2), None, (1.6, 0.55), (0, 1))]
 
 
 def wrong_backwards():
     """Backwards that are wrong in the ways a port typically is."""
+
     def ignores_align_corners(g, shape, **options):
         return cresize.resize_backward(g, shape, **{**options, "align_corners": False})
 
@@ -31,20 +38,35 @@ def wrong_backwards():
         dx = cresize.resize_backward(g, shape, **options)
         return np.take(dx, np.minimum(np.arange(shape[-2]) + 1, shape[-2] - 1), axis=-2)
 
-    return {"ignores_align_corners": ignores_align_corners, "slightly_scaled": slightly_scaled,
-            "shifted": shifted}
+    return {
+        "ignores_align_corners": ignores_align_corners,
+        "slightly_scaled": slightly_scaled,
+        "shifted": shifted,
+    }
 
 
 @pytest.mark.parametrize("mode, align_corners, antialias", COMBOS)
 @pytest.mark.parametrize("shape, size, scale_factor, axes", GEOMETRIES)
 def test_checks_pass_for_cresize(mode, align_corners, antialias, shape, size, scale_factor, axes):
-    options = dict(scale_factor=scale_factor, mode=mode, align_corners=align_corners,
-                   antialias=antialias, axes=axes, **ONE_THREAD)
+    options = dict(
+        scale_factor=scale_factor,
+        mode=mode,
+        align_corners=align_corners,
+        antialias=antialias,
+        axes=axes,
+        **ONE_THREAD,
+    )
     for dtype in (np.float64, np.float32):
-        assert 0 <= testing.check_adjoint(shape, size, dtype=dtype, **options) \
+        assert (
+            0
+            <= testing.check_adjoint(shape, size, dtype=dtype, **options)
             <= testing.TOLERANCES[np.dtype(dtype)]
-        assert 0 <= testing.check_reference(shape, size, dtype=dtype, **options) \
+        )
+        assert (
+            0
+            <= testing.check_reference(shape, size, dtype=dtype, **options)
             <= testing.TOLERANCES[np.dtype(dtype)]
+        )
     assert 0 <= testing.check_gradient(shape, size, **options) <= testing.FD_TOLERANCE
 
 
@@ -59,13 +81,22 @@ def test_reference_matches_spec_oracle_and_cresize(mode, align_corners, antialia
     spec = oracle.reference_resize(x, sizes, **options)
     mats = oracle.reference_matrices(x.shape, sizes, **options)
     oracle.assert_close(ours, spec, oracle.operator_scale(x, mats), np.float64, "forward")
-    oracle.assert_close(cresize.resize(x, (11, 2), **options), ours,
-                        oracle.operator_scale(x, mats), np.float64, "cresize")
+    oracle.assert_close(
+        cresize.resize(x, (11, 2), **options),
+        ours,
+        oracle.operator_scale(x, mats),
+        np.float64,
+        "cresize",
+    )
     g = rng.standard_normal(ours.shape)
     back = testing.reference_backward(g, x.shape, **options)
-    oracle.assert_close(back, oracle.reference_backward(g, x.shape, **options),
-                        oracle.operator_scale(g, [w.T for w in mats.values()]), np.float64,
-                        "backward")
+    oracle.assert_close(
+        back,
+        oracle.reference_backward(g, x.shape, **options),
+        oracle.operator_scale(g, [w.T for w in mats.values()]),
+        np.float64,
+        "backward",
+    )
     np.testing.assert_array_equal(x, x_before)
 
 
@@ -108,6 +139,7 @@ def test_wrong_backwards_are_caught(name):
         testing.check_gradient((2, 5, 7), (9, 4), backward=wrong, **options)
     with pytest.raises(AssertionError, match="backward deviates"):
         testing.check_reference((2, 5, 7), (9, 4), backward=wrong, **options)
+
     # the same wrapper around the correct backward passes
     def correct(g, shape, **options):
         return cresize.resize_backward(g, shape, **options)
@@ -127,8 +159,11 @@ def test_off_by_one_transposed_table_is_caught(monkeypatch, mode):
         testing.check_gradient((3, 6, 5), (4, 9), mode=mode)
     # only the backward is wrong: rtol=inf measures it, and the forward is untouched
     assert testing.check_adjoint((3, 6, 5), (4, 9), mode=mode, rtol=np.inf) > 1e-6
-    np.testing.assert_allclose(cresize.resize(np.eye(6), 9, axes=1, mode=mode),
-                               cresize.weights(6, 9, mode=mode).T, atol=1e-15)
+    np.testing.assert_allclose(
+        cresize.resize(np.eye(6), 9, axes=1, mode=mode),
+        cresize.weights(6, 9, mode=mode).T,
+        atol=1e-15,
+    )
 
 
 def test_checks_are_seeded_and_measure_float32():
@@ -152,21 +187,30 @@ def test_other_implementations_are_checked_for_shape_and_dtype():
         testing.check_gradient((5, 6), (3, 3), backward=float32_result)
 
 
-@pytest.mark.parametrize("call, error, match", [
-    (lambda: testing.check_adjoint((4, 4), 2, dtype=np.int32), TypeError, "float32 or float64"),
-    (lambda: testing.check_adjoint((4, 4), 2, dtype="nonsense"), TypeError, "dtype must be"),
-    (lambda: testing.check_adjoint((4, 4), 2, rtol=0), ValueError, "rtol must be > 0"),
-    (lambda: testing.check_adjoint((4, 4), 2, rtol="1"), TypeError, "rtol"),
-    (lambda: testing.check_gradient((4, 4), 2, n_directions=0), ValueError, "n_directions"),
-    (lambda: testing.check_gradient((4, 4), 2, step=np.inf), ValueError, "step must be finite"),
-    (lambda: testing.check_adjoint(4, 2), TypeError, "shape must be a tuple"),
-    (lambda: testing.check_adjoint((4, 4), 2, backward=3), TypeError, "backward must be"),
-    (lambda: testing.check_adjoint((4, 4), 2, mode="box"), ValueError, "mode must be one of"),
-    (lambda: testing.check_reference((4, 4), 2, mode="area", align_corners=True), ValueError,
-     "align_corners"),
-    (lambda: testing.reference_resize(np.ones((4, 4)), 2, scale_factor=0.5), ValueError,
-     "not both"),
-])
+@pytest.mark.parametrize(
+    "call, error, match",
+    [
+        (lambda: testing.check_adjoint((4, 4), 2, dtype=np.int32), TypeError, "float32 or float64"),
+        (lambda: testing.check_adjoint((4, 4), 2, dtype="nonsense"), TypeError, "dtype must be"),
+        (lambda: testing.check_adjoint((4, 4), 2, rtol=0), ValueError, "rtol must be > 0"),
+        (lambda: testing.check_adjoint((4, 4), 2, rtol="1"), TypeError, "rtol"),
+        (lambda: testing.check_gradient((4, 4), 2, n_directions=0), ValueError, "n_directions"),
+        (lambda: testing.check_gradient((4, 4), 2, step=np.inf), ValueError, "step must be finite"),
+        (lambda: testing.check_adjoint(4, 2), TypeError, "shape must be a tuple"),
+        (lambda: testing.check_adjoint((4, 4), 2, backward=3), TypeError, "backward must be"),
+        (lambda: testing.check_adjoint((4, 4), 2, mode="box"), ValueError, "mode must be one of"),
+        (
+            lambda: testing.check_reference((4, 4), 2, mode="area", align_corners=True),
+            ValueError,
+            "align_corners",
+        ),
+        (
+            lambda: testing.reference_resize(np.ones((4, 4)), 2, scale_factor=0.5),
+            ValueError,
+            "not both",
+        ),
+    ],
+)
 def test_bad_arguments(call, error, match):
     with pytest.raises(error, match=match):
         call()

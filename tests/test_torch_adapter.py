@@ -1,4 +1,5 @@
 """cresize.torch: gradcheck, gradgradcheck, agreement with F.interpolate, errors, training."""
+
 import numpy as np
 import pytest
 
@@ -8,9 +9,12 @@ F = torch.nn.functional
 import cresize  # noqa: E402
 import cresize.torch as ct  # noqa: E402
 
-COMBOS = [(m, ac, aa) for m in cresize.MODES
-          for ac in ((False,) if m in ("nearest", "nearest-exact", "area") else (False, True))
-          for aa in ((False, True) if m in ("bilinear", "bicubic", "lanczos3") else (False,))]
+COMBOS = [
+    (m, ac, aa)
+    for m in cresize.MODES
+    for ac in ((False,) if m in ("nearest", "nearest-exact", "area") else (False, True))
+    for aa in ((False, True) if m in ("bilinear", "bicubic", "lanczos3") else (False,))
+]
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -27,18 +31,25 @@ def test_gradcheck_and_gradgradcheck(mode, align_corners, antialias):
     x = torch.randn(1, 2, 4, 3, dtype=torch.float64, requires_grad=True)
 
     def f(t):
-        return ct.interpolate(t, size=(3, 5), mode=mode, align_corners=align_corners,
-                              antialias=antialias)
+        return ct.interpolate(
+            t, size=(3, 5), mode=mode, align_corners=align_corners, antialias=antialias
+        )
 
     assert torch.autograd.gradcheck(f, (x,))
     assert torch.autograd.gradgradcheck(f, (x,))
 
 
-@pytest.mark.parametrize("shape, kwargs", [
-    ((2, 1, 6), dict(size=4, mode="lanczos3")),
-    ((1, 1, 3, 4, 2), dict(scale_factor=(1.5, 0.75, 2.0), mode="trilinear", align_corners=True)),
-    ((1, 2, 4, 5), dict(scale_factor=0.6, mode="area")),
-])
+@pytest.mark.parametrize(
+    "shape, kwargs",
+    [
+        ((2, 1, 6), dict(size=4, mode="lanczos3")),
+        (
+            (1, 1, 3, 4, 2),
+            dict(scale_factor=(1.5, 0.75, 2.0), mode="trilinear", align_corners=True),
+        ),
+        ((1, 2, 4, 5), dict(scale_factor=0.6, mode="area")),
+    ],
+)
 def test_gradcheck_other_dimensions_and_scale_factors(shape, kwargs):
     x = torch.randn(*shape, dtype=torch.float64, requires_grad=True)
     assert torch.autograd.gradcheck(lambda t: ct.interpolate(t, **kwargs), (x,))
@@ -54,8 +65,12 @@ def test_double_backward_is_the_forward():
     (dg,) = torch.autograd.grad(dx, g, v)
     expected = cresize.resize(v.numpy(), (7, 3), mode="bicubic", antialias=True)
     np.testing.assert_allclose(dg.numpy(), expected, rtol=0, atol=1e-14)
-    np.testing.assert_allclose(dx.detach().numpy(), cresize.resize_backward(
-        g.detach().numpy(), x.shape, mode="bicubic", antialias=True), rtol=0, atol=1e-14)
+    np.testing.assert_allclose(
+        dx.detach().numpy(),
+        cresize.resize_backward(g.detach().numpy(), x.shape, mode="bicubic", antialias=True),
+        rtol=0,
+        atol=1e-14,
+    )
 
 
 # (torch mode, cresize mode, align_corners, antialias, input shape, size or scale_factor)
@@ -77,19 +92,23 @@ TORCH_CASES = [
 
 @pytest.mark.parametrize("dtype", [torch.float64, torch.float32])
 @pytest.mark.parametrize("torch_mode, mode, align_corners, antialias, shape, geometry", TORCH_CASES)
-def test_matches_torch_values_and_gradients(torch_mode, mode, align_corners, antialias, shape,
-                                            geometry, dtype):
+def test_matches_torch_values_and_gradients(
+    torch_mode, mode, align_corners, antialias, shape, geometry, dtype
+):
     gen = torch.Generator().manual_seed(0)
     x = torch.rand(*shape, dtype=dtype, generator=gen) * 2 - 1
     ours_x, theirs_x = x.clone().requires_grad_(), x.clone().requires_grad_()
-    ours = ct.interpolate(ours_x, mode=torch_mode, align_corners=align_corners,
-                          antialias=antialias, **geometry)
+    ours = ct.interpolate(
+        ours_x, mode=torch_mode, align_corners=align_corners, antialias=antialias, **geometry
+    )
     if mode != torch_mode:  # cresize's own name gives the same
-        same = ct.interpolate(x, mode=mode, align_corners=align_corners, antialias=antialias,
-                              **geometry)
+        same = ct.interpolate(
+            x, mode=mode, align_corners=align_corners, antialias=antialias, **geometry
+        )
         assert torch.equal(same, ours)
-    theirs = F.interpolate(theirs_x, mode=torch_mode, align_corners=align_corners,
-                           antialias=antialias, **geometry)
+    theirs = F.interpolate(
+        theirs_x, mode=torch_mode, align_corners=align_corners, antialias=antialias, **geometry
+    )
     g = torch.rand(theirs.shape, dtype=dtype, generator=gen) * 2 - 1
     ours.backward(g)
     theirs.backward(g)
@@ -107,8 +126,9 @@ def test_plain_lanczos3_matches_dense_weights():
     expected = np.einsum("oi,ncij,pj->ncop", wh, x.detach().numpy(), ww)
     np.testing.assert_allclose(y.detach().numpy(), expected, rtol=0, atol=1e-13)
     y.backward(torch.ones_like(y))  # an expanded-style gradient of ones
-    np.testing.assert_allclose(x.grad.numpy(), np.broadcast_to(
-        np.outer(wh.sum(0), ww.sum(0)), x.shape), rtol=0, atol=1e-13)
+    np.testing.assert_allclose(
+        x.grad.numpy(), np.broadcast_to(np.outer(wh.sum(0), ww.sum(0)), x.shape), rtol=0, atol=1e-13
+    )
 
 
 def test_non_contiguous_inputs_and_gradients():
@@ -117,13 +137,15 @@ def test_non_contiguous_inputs_and_gradients():
     assert not x.is_contiguous()
     x.requires_grad_()
     y = ct.interpolate(x, size=(4, 9), mode="bicubic", align_corners=True)
-    contiguous = ct.interpolate(x.detach().contiguous(), size=(4, 9), mode="bicubic",
-                                align_corners=True)
+    contiguous = ct.interpolate(
+        x.detach().contiguous(), size=(4, 9), mode="bicubic", align_corners=True
+    )
     assert torch.equal(y, contiguous)
     g = torch.randn(9, 4, 2, 2, dtype=torch.float64).permute(2, 3, 1, 0)  # non-contiguous
     y.backward(g)
-    expected = cresize.resize_backward(g.contiguous().numpy(), x.shape, mode="bicubic",
-                                       align_corners=True)
+    expected = cresize.resize_backward(
+        g.contiguous().numpy(), x.shape, mode="bicubic", align_corners=True
+    )
     np.testing.assert_array_equal(x.grad.numpy(), expected)
     before = base.clone()
     ct.interpolate(x, size=(4, 9), mode="area").sum().backward()
@@ -134,8 +156,9 @@ def test_integer_and_half_forward():
     img = torch.randint(0, 256, (1, 3, 8, 6), dtype=torch.uint8)
     out = ct.interpolate(img, size=(5, 9), mode="bilinear", antialias=True)
     assert out.dtype == torch.uint8 and not out.requires_grad
-    np.testing.assert_array_equal(out.numpy(), cresize.resize(
-        img.numpy(), (5, 9), mode="bilinear", antialias=True))
+    np.testing.assert_array_equal(
+        out.numpy(), cresize.resize(img.numpy(), (5, 9), mode="bilinear", antialias=True)
+    )
     half = ct.interpolate(img.to(torch.float16), size=(5, 9), mode="bilinear")
     assert half.dtype == torch.float16
 
@@ -143,8 +166,9 @@ def test_integer_and_half_forward():
 def test_recompute_scale_factor_and_threads():
     x = torch.randn(1, 2, 7, 5, dtype=torch.float64)
     kwargs = dict(scale_factor=(1.3, 2.7), mode="bilinear", recompute_scale_factor=True)
-    torch.testing.assert_close(ct.interpolate(x, **kwargs), F.interpolate(x, **kwargs),
-                               rtol=0, atol=1e-12)
+    torch.testing.assert_close(
+        ct.interpolate(x, **kwargs), F.interpolate(x, **kwargs), rtol=0, atol=1e-12
+    )
     one = ct.interpolate(x, size=(40, 33), mode="lanczos3", num_threads=1)
     assert torch.equal(one, ct.interpolate(x, size=(40, 33), mode="lanczos3", num_threads=2))
 
@@ -153,9 +177,13 @@ def test_resize_module_trains():
     torch.manual_seed(0)
 
     def model(resize):
-        return torch.nn.Sequential(torch.nn.Conv2d(1, 4, 3, padding=1), resize,
-                                   torch.nn.Tanh(), torch.nn.Flatten(),
-                                   torch.nn.Linear(4 * 5 * 5, 1)).double()
+        return torch.nn.Sequential(
+            torch.nn.Conv2d(1, 4, 3, padding=1),
+            resize,
+            torch.nn.Tanh(),
+            torch.nn.Flatten(),
+            torch.nn.Linear(4 * 5 * 5, 1),
+        ).double()
 
     ours = model(ct.Resize(size=(5, 5), mode="bilinear", antialias=True))
     theirs = model(torch.nn.Upsample(size=(5, 5), mode="bilinear"))
@@ -183,24 +211,35 @@ def test_resize_module_trains():
         torch.testing.assert_close(a.grad, b.grad, rtol=1e-10, atol=1e-12)
 
 
-@pytest.mark.parametrize("make, kwargs, error, match", [
-    (lambda: torch.zeros(1, 1, 4, 4, device="meta"), {}, ValueError, "CPU tensors"),
-    (lambda: torch.zeros(1, 1, 4, 4, dtype=torch.float16, requires_grad=True), {}, TypeError,
-     "gradients need a float32 or float64"),
-    (lambda: torch.zeros(1, 1, 4, 4, dtype=torch.bfloat16), {}, TypeError, "input dtype"),
-    (lambda: torch.zeros(1, 1, 4, 4, dtype=torch.complex64), {}, TypeError, "input dtype"),
-    (lambda: torch.zeros(1, 1, 4, 4, dtype=torch.bool), {}, TypeError, "input dtype"),
-    (lambda: np.zeros((1, 1, 4, 4)), {}, TypeError, "torch.Tensor"),
-    (lambda: torch.zeros(4, 4), {}, ValueError, "at least one spatial"),
-    (lambda: torch.zeros(1, 1, 4, 4), dict(mode="lanczos"), ValueError, "antialias=True"),
-    (lambda: torch.zeros(1, 1, 4, 4), dict(mode="box"), ValueError, "mode must be one of"),
-    (lambda: torch.zeros(1, 1, 4, 4), dict(mode="area", align_corners=True), ValueError,
-     "align_corners"),
-    (lambda: torch.zeros(1, 1, 4, 4), dict(scale_factor=2.0), ValueError, "exactly one"),
-    (lambda: torch.zeros(1, 1, 4, 4), dict(size=(2, 2, 2)), ValueError, "3 entries"),
-    (lambda: torch.zeros(1, 1, 4, 4), dict(size="2"), TypeError, "size must be"),
-    (lambda: torch.zeros(1, 1, 4, 4), dict(num_threads=0), ValueError, "num_threads"),
-])
+@pytest.mark.parametrize(
+    "make, kwargs, error, match",
+    [
+        (lambda: torch.zeros(1, 1, 4, 4, device="meta"), {}, ValueError, "CPU tensors"),
+        (
+            lambda: torch.zeros(1, 1, 4, 4, dtype=torch.float16, requires_grad=True),
+            {},
+            TypeError,
+            "gradients need a float32 or float64",
+        ),
+        (lambda: torch.zeros(1, 1, 4, 4, dtype=torch.bfloat16), {}, TypeError, "input dtype"),
+        (lambda: torch.zeros(1, 1, 4, 4, dtype=torch.complex64), {}, TypeError, "input dtype"),
+        (lambda: torch.zeros(1, 1, 4, 4, dtype=torch.bool), {}, TypeError, "input dtype"),
+        (lambda: np.zeros((1, 1, 4, 4)), {}, TypeError, "torch.Tensor"),
+        (lambda: torch.zeros(4, 4), {}, ValueError, "at least one spatial"),
+        (lambda: torch.zeros(1, 1, 4, 4), dict(mode="lanczos"), ValueError, "antialias=True"),
+        (lambda: torch.zeros(1, 1, 4, 4), dict(mode="box"), ValueError, "mode must be one of"),
+        (
+            lambda: torch.zeros(1, 1, 4, 4),
+            dict(mode="area", align_corners=True),
+            ValueError,
+            "align_corners",
+        ),
+        (lambda: torch.zeros(1, 1, 4, 4), dict(scale_factor=2.0), ValueError, "exactly one"),
+        (lambda: torch.zeros(1, 1, 4, 4), dict(size=(2, 2, 2)), ValueError, "3 entries"),
+        (lambda: torch.zeros(1, 1, 4, 4), dict(size="2"), TypeError, "size must be"),
+        (lambda: torch.zeros(1, 1, 4, 4), dict(num_threads=0), ValueError, "num_threads"),
+    ],
+)
 def test_errors(make, kwargs, error, match):
     kwargs = {"size": 2, **kwargs}
     with pytest.raises(error, match=match):
@@ -210,6 +249,7 @@ def test_errors(make, kwargs, error, match):
 def test_missing_torch_gives_install_hint(monkeypatch):
     import importlib
     import sys
+
     monkeypatch.setitem(sys.modules, "torch", None)  # makes `import torch` fail
     monkeypatch.delitem(sys.modules, "cresize.torch")
     with pytest.raises(ImportError, match=r"pip install \"cresize\[torch\]\""):

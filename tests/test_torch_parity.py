@@ -50,10 +50,19 @@ def cr():
 
 
 SHAPES = {
-    1: [((7,), (13,), (0.37,)), ((12,), (5,), (2.5,)), ((1,), (6,), (1.7,)), ((6,), (1,), (0.2,)),
-        ((8,), (8,), (1.0,))],
-    2: [((5, 8), (9, 3), (1.7, 0.37)), ((1, 6), (4, 1), (2.5, 0.5)), ((9, 12), (9, 20), (0.37, 1.7)),
-        ((6, 1), (3, 7), (2.5, 2.0))],
+    1: [
+        ((7,), (13,), (0.37,)),
+        ((12,), (5,), (2.5,)),
+        ((1,), (6,), (1.7,)),
+        ((6,), (1,), (0.2,)),
+        ((8,), (8,), (1.0,)),
+    ],
+    2: [
+        ((5, 8), (9, 3), (1.7, 0.37)),
+        ((1, 6), (4, 1), (2.5, 0.5)),
+        ((9, 12), (9, 20), (0.37, 1.7)),
+        ((6, 1), (3, 7), (2.5, 2.0)),
+    ],
     3: [((3, 4, 5), (5, 2, 7), (2.5, 0.5, 1.7)), ((1, 6, 2), (4, 6, 1), (1.7, 0.37, 2.0))],
 }
 
@@ -87,10 +96,17 @@ def _cresize_mode(tmode):
 def _oracle_mats(x_shape, sizes, factors, cmode, ac, aa, by):
     axes = range(2, len(x_shape))
     if by == "size" or cmode == "area":
-        return reference_matrices(x_shape, dict(zip(axes, sizes)), None, mode=cmode, align_corners=ac,
-                                  antialias=aa)
-    return reference_matrices(x_shape, dict(zip(axes, sizes)), dict(zip(axes, factors)), mode=cmode,
-                              align_corners=ac, antialias=aa)
+        return reference_matrices(
+            x_shape, dict(zip(axes, sizes)), None, mode=cmode, align_corners=ac, antialias=aa
+        )
+    return reference_matrices(
+        x_shape,
+        dict(zip(axes, sizes)),
+        dict(zip(axes, factors)),
+        mode=cmode,
+        align_corners=ac,
+        antialias=aa,
+    )
 
 
 def _run(cr, tmode, aa, ac, x, g, out, factors, by, torch_dtype):
@@ -100,20 +116,34 @@ def _run(cr, tmode, aa, ac, x, g, out, factors, by, torch_dtype):
     if by == "size":
         y = cr.resize(x, size=tuple(out), **opts)
         gx = cr.resize_backward(g.astype(x.dtype), x.shape, **opts)
-        ty, tgx = torch_resize(x.astype(torch_dtype), g.astype(torch_dtype), size=list(out), mode=tmode,
-                               align_corners=ac, antialias=aa)
+        ty, tgx = torch_resize(
+            x.astype(torch_dtype),
+            g.astype(torch_dtype),
+            size=list(out),
+            mode=tmode,
+            align_corners=ac,
+            antialias=aa,
+        )
     else:
         y = cr.resize(x, scale_factor=tuple(factors), **opts)
         gx = cr.resize_backward(g.astype(x.dtype), x.shape, scale_factor=tuple(factors), **opts)
-        ty, tgx = torch_resize(x.astype(torch_dtype), g.astype(torch_dtype), scale_factor=list(factors),
-                               mode=tmode, align_corners=ac, antialias=aa)
+        ty, tgx = torch_resize(
+            x.astype(torch_dtype),
+            g.astype(torch_dtype),
+            scale_factor=list(factors),
+            mode=tmode,
+            align_corners=ac,
+            antialias=aa,
+        )
     return y, gx, ty, tgx
 
 
 def _compare(tmode, aa, ac, x, g, out, factors, by, y, gx, ty, tgx, tol_dtype, torch_dtype):
     cmode = _cresize_mode(tmode)
     nsp = x.ndim - 2
-    sizes = list(out) if by == "size" else [math.floor(x.shape[2 + i] * factors[i]) for i in range(nsp)]
+    sizes = (
+        list(out) if by == "size" else [math.floor(x.shape[2 + i] * factors[i]) for i in range(nsp)]
+    )
     assert y.shape == ty.shape == x.shape[:2] + tuple(sizes)
     assert gx.shape == tgx.shape == x.shape
     if by == "scale_factor":
@@ -128,11 +158,17 @@ def _compare(tmode, aa, ac, x, g, out, factors, by, y, gx, ty, tgx, tol_dtype, t
         all_equal = True
         for i in range(nsp):
             a = 2 + i
-            idx = torch_nearest_index(x.shape, a, mode=tmode, dtype=torch_dtype,
-                                      size=out if by == "size" else None,
-                                      scale_factor=factors if by == "scale_factor" else None)
-            mism, bad = nearest_index_mismatches(cmode, x.shape[a], sizes[i], idx,
-                                                 None if by == "size" else factors[i])
+            idx = torch_nearest_index(
+                x.shape,
+                a,
+                mode=tmode,
+                dtype=torch_dtype,
+                size=out if by == "size" else None,
+                scale_factor=factors if by == "scale_factor" else None,
+            )
+            mism, bad = nearest_index_mismatches(
+                cmode, x.shape[a], sizes[i], idx, None if by == "size" else factors[i]
+            )
             assert bad == [], f"PyTorch nearest index off SPEC away from a boundary: {bad}"
             if mism:
                 all_equal = False
@@ -141,7 +177,9 @@ def _compare(tmode, aa, ac, x, g, out, factors, by, y, gx, ty, tgx, tol_dtype, t
                 ok = np.ones(sizes[i], dtype=bool)
                 ok[mism] = False
                 agree &= ok.reshape(shape)
-        assert_close(np.where(agree, y, 0.0), np.where(agree, ty, 0.0), fscale, tol_dtype, "forward")
+        assert_close(
+            np.where(agree, y, 0.0), np.where(agree, ty, 0.0), fscale, tol_dtype, "forward"
+        )
         if all_equal:
             assert_close(gx, tgx, gscale, tol_dtype, "backward")
         return
@@ -168,15 +206,31 @@ def test_parity(cr, tmode, aa, ac, shape, out, factors, by, dtype):
 
 # Long axes (1 -> 300, 300 -> 1, 7 -> 1000, ...): float64 against float64 PyTorch, and float32
 # cresize against float64 PyTorch (float32 PyTorch's own error is too large there, see the docstring).
-LONG = [((1, 300), (1, 1)), ((1, 1), (1, 300)), ((1, 7), (1, 1000)), ((300, 2), (1, 5)), ((2, 40), (150, 3))]
-LONG_MODES = [("nearest", False, False), ("nearest-exact", False, False), ("area", False, False),
-              ("bilinear", False, False), ("bilinear", False, True), ("bicubic", False, False),
-              ("bicubic", False, True), ("bilinear", True, False), ("bicubic", True, True),
-              ("lanczos", True, False)]
+LONG = [
+    ((1, 300), (1, 1)),
+    ((1, 1), (1, 300)),
+    ((1, 7), (1, 1000)),
+    ((300, 2), (1, 5)),
+    ((2, 40), (150, 3)),
+]
+LONG_MODES = [
+    ("nearest", False, False),
+    ("nearest-exact", False, False),
+    ("area", False, False),
+    ("bilinear", False, False),
+    ("bilinear", False, True),
+    ("bicubic", False, False),
+    ("bicubic", False, True),
+    ("bilinear", True, False),
+    ("bicubic", True, True),
+    ("lanczos", True, False),
+]
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["float64", "float32"])
-@pytest.mark.parametrize("tmode,aa,ac", LONG_MODES, ids=[f"{m}-aa{int(a)}-ac{int(c)}" for m, a, c in LONG_MODES])
+@pytest.mark.parametrize(
+    "tmode,aa,ac", LONG_MODES, ids=[f"{m}-aa{int(a)}-ac{int(c)}" for m, a, c in LONG_MODES]
+)
 def test_parity_long_axes(cr, tmode, aa, ac, dtype):
     rng = np.random.default_rng(7)
     for shape, out in LONG:
@@ -193,6 +247,10 @@ def test_lanczos_is_antialiased_lanczos3(cr):
     x = rng.uniform(-1, 1, (1, 1, 12, 9))
     ty, _ = torch_resize(x, size=[5, 20], mode="lanczos", antialias=True)
     mats = reference_matrices(x.shape, {2: 5, 3: 20}, mode="lanczos3", antialias=True)
-    assert_close(cr.resize(x, size=(5, 20), mode="lanczos3", antialias=True), ty, operator_scale(x, mats),
-                 np.float64)
+    assert_close(
+        cr.resize(x, size=(5, 20), mode="lanczos3", antialias=True),
+        ty,
+        operator_scale(x, mats),
+        np.float64,
+    )
     assert np.abs(cr.resize(x, size=(5, 20), mode="lanczos3") - ty).max() > 1e-3

@@ -4,6 +4,7 @@ Argparse subcommands; each lives in its own module, imported on demand, which
 parses the rest of the command line itself. Without a subcommand: print the
 build configuration and self-check every mode (``selfcheck``).
 """
+
 import argparse
 import importlib
 import sys
@@ -20,10 +21,13 @@ SUBCOMMANDS = {
 
 def parser():
     p = argparse.ArgumentParser(
-        prog="cresize", description="Exact forward and backward image resizing for NumPy.",
-        epilog="Without a subcommand: selfcheck. 'cresize SUBCOMMAND -h' shows its options.")
-    p.add_argument("-V", "--version", action="store_true",
-                   help="print the version and build configuration")
+        prog="cresize",
+        description="Exact forward and backward image resizing for NumPy.",
+        epilog="Without a subcommand: selfcheck. 'cresize SUBCOMMAND -h' shows its options.",
+    )
+    p.add_argument(
+        "-V", "--version", action="store_true", help="print the version and build configuration"
+    )
     sub = p.add_subparsers(dest="command", metavar="SUBCOMMAND", title="subcommands")
     for name, (_, text) in SUBCOMMANDS.items():
         # No arguments here: the subcommand's own parser reads the rest, -h included.
@@ -33,8 +37,7 @@ def parser():
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
-    if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "-V",
-                                                                "--version")):
+    if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "-V", "--version")):
         argv = ["selfcheck", *argv]  # no subcommand: the self-check takes the options
     try:
         args, rest = parser().parse_known_args(argv)
@@ -42,6 +45,7 @@ def main(argv=None):
         return exc.code
     if args.version:
         from cresize import show_config
+
         show_config()
         return 0
     return importlib.import_module(SUBCOMMANDS[args.command][0]).main(rest)

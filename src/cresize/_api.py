@@ -3,6 +3,7 @@
 Each call normalises its arguments (``_spec``), takes the cached plan of that
 description (``_plan``) and runs it; thread resolution lives here.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -14,11 +15,18 @@ from cresize import _fast, _plan, _spec
 from cresize._threads import resolve as _threads
 
 
-def resize(x: ArrayLike, size: int | Sequence[int] | None = None, *,
-           scale_factor: float | Sequence[float] | None = None, mode: str = "bilinear",
-           align_corners: bool | None = False, antialias: bool = False,
-           axes: int | Sequence[int] | None = None, out: np.ndarray | None = None,
-           num_threads: int | None = None) -> np.ndarray:
+def resize(
+    x: ArrayLike,
+    size: int | Sequence[int] | None = None,
+    *,
+    scale_factor: float | Sequence[float] | None = None,
+    mode: str = "bilinear",
+    align_corners: bool | None = False,
+    antialias: bool = False,
+    axes: int | Sequence[int] | None = None,
+    out: np.ndarray | None = None,
+    num_threads: int | None = None,
+) -> np.ndarray:
     """Resize an array along some of its axes.
 
     Parameters
@@ -84,33 +92,52 @@ def resize(x: ArrayLike, size: int | Sequence[int] | None = None, *,
     """
     key = None
     if type(x) is np.ndarray and out is None:  # the common call: one dict look-up
-        result = _fast.cached_resize(_plan._FAST, x, size, scale_factor, mode, align_corners,
-                                     antialias, axes, _threads, num_threads,
-                                     _plan.MIN_WORK_PER_THREAD)
+        result = _fast.cached_resize(
+            _plan._FAST,
+            x,
+            size,
+            scale_factor,
+            mode,
+            align_corners,
+            antialias,
+            axes,
+            _threads,
+            num_threads,
+            _plan.MIN_WORK_PER_THREAD,
+        )
         if result is not None:
             return result
         key = _plan.fast_key(x, size, scale_factor, mode, align_corners, antialias, axes)
         ref = _plan._FAST.get(key)
         found = ref() if ref is not None else None
         if found is not None:
-            return _plan._execute(found._forward, found._forward.tables, x, None,
-                                  _threads(num_threads))
+            return _plan._execute(
+                found._forward, found._forward.tables, x, None, _threads(num_threads)
+            )
     x = _spec.as_array(x, "x")
     dtype = x.dtype.newbyteorder("=")
     _spec.compute_dtype(dtype)
-    spec = _spec.forward(x.shape, size, scale_factor, mode, align_corners, antialias, axes,
-                         checked_shape=True)
+    spec = _spec.forward(
+        x.shape, size, scale_factor, mode, align_corners, antialias, axes, checked_shape=True
+    )
     out = _plan._check_out(out, spec.output_shape, dtype, (x,))
     found = _plan.cached_plan(spec, dtype)
     _plan.remember(key, found)
     return _plan._execute(found._forward, found._forward.tables, x, out, _threads(num_threads))
 
 
-def resize_backward(grad_output: ArrayLike, input_shape: Sequence[int], *,
-                    scale_factor: float | Sequence[float] | None = None, mode: str = "bilinear",
-                    align_corners: bool | None = False, antialias: bool = False,
-                    axes: int | Sequence[int] | None = None, out: np.ndarray | None = None,
-                    num_threads: int | None = None) -> np.ndarray:
+def resize_backward(
+    grad_output: ArrayLike,
+    input_shape: Sequence[int],
+    *,
+    scale_factor: float | Sequence[float] | None = None,
+    mode: str = "bilinear",
+    align_corners: bool | None = False,
+    antialias: bool = False,
+    axes: int | Sequence[int] | None = None,
+    out: np.ndarray | None = None,
+    num_threads: int | None = None,
+) -> np.ndarray:
     """Gradient of ``resize`` with respect to its input (the exact adjoint).
 
     Parameters
@@ -136,20 +163,21 @@ def resize_backward(grad_output: ArrayLike, input_shape: Sequence[int], *,
     """
     key = None
     if type(grad_output) is np.ndarray and out is None:  # a repeated call: one dict look-up
-        key = _plan.fast_key(grad_output, input_shape, scale_factor, mode, align_corners,
-                             antialias, axes)
+        key = _plan.fast_key(
+            grad_output, input_shape, scale_factor, mode, align_corners, antialias, axes
+        )
         key = None if key is None else ("backward", key)
         ref = _plan._FAST.get(key)
         found = ref() if ref is not None else None
         if found is not None:
             program = found._backward
-            return _plan._execute(program, program.tables, grad_output, None,
-                                  _threads(num_threads))
+            return _plan._execute(program, program.tables, grad_output, None, _threads(num_threads))
     grad = _spec.as_array(grad_output, "grad_output")
     if grad.dtype.type not in (np.float32, np.float64):
         raise TypeError(f"grad_output must be float32 or float64, not {grad.dtype}")
-    spec = _spec.backward(grad.shape, input_shape, scale_factor, mode, align_corners, antialias,
-                          axes)
+    spec = _spec.backward(
+        grad.shape, input_shape, scale_factor, mode, align_corners, antialias, axes
+    )
     dtype = grad.dtype.newbyteorder("=")
     out = _plan._check_out(out, spec.input_shape, dtype, (grad,))
     found = _plan.cached_plan(spec, dtype)
@@ -158,9 +186,15 @@ def resize_backward(grad_output: ArrayLike, input_shape: Sequence[int], *,
     return _plan._execute(program, program.tables, grad, out, _threads(num_threads))
 
 
-def weights(in_size: int, out_size: int | None = None, *, mode: str = "bilinear",
-            align_corners: bool | None = False, antialias: bool = False,
-            scale_factor: float | None = None) -> np.ndarray:
+def weights(
+    in_size: int,
+    out_size: int | None = None,
+    *,
+    mode: str = "bilinear",
+    align_corners: bool | None = False,
+    antialias: bool = False,
+    scale_factor: float | None = None,
+) -> np.ndarray:
     """The dense ``(out_size, in_size)`` float64 matrix of one resized axis.
 
     ``resize`` along an axis equals ``weights(...) @ x`` along that axis. With
@@ -168,5 +202,5 @@ def weights(in_size: int, out_size: int | None = None, *, mode: str = "bilinear"
     """
     spec = _spec.weights_spec(in_size, out_size, mode, align_corners, antialias, scale_factor)
     _spec.check_sizes(spec, 8, dense=True)
-    (_, n_in, n_out, f), = _spec.axis_geometry(spec)
+    ((_, n_in, n_out, f),) = _spec.axis_geometry(spec)
     return _plan.table(n_in, n_out, spec.mode, spec.align_corners, spec.antialias, f).dense()

@@ -8,6 +8,7 @@ reference, and PyTorch's ``F.interpolate`` (values and gradient) when torch is
 importable and has the mode (nearest indices that PyTorch picks with its float32
 scale are tolerated, docs/spec.md section 3). Exit status 1 when anything fails.
 """
+
 import argparse
 import functools
 import json
@@ -48,16 +49,22 @@ TORCH_FLOAT32_SLACK = 4 * 2.0**-23
 
 def main(argv=None):
     """Run the matrix; return 0 when every check passes, 1 otherwise, 2 on bad usage."""
-    parser = argparse.ArgumentParser(prog="cresize check",
-                                     description="Run the gradient verification matrix.")
-    parser.add_argument("--modes", help="comma-separated modes (default: all of "
-                                        f"{', '.join(MODES)})")
+    parser = argparse.ArgumentParser(
+        prog="cresize check", description="Run the gradient verification matrix."
+    )
+    parser.add_argument(
+        "--modes", help=f"comma-separated modes (default: all of {', '.join(MODES)})"
+    )
     parser.add_argument("--quick", action="store_true", help="a smaller set of geometries")
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     parser.add_argument("--no-torch", action="store_true", help="skip the PyTorch comparison")
     parser.add_argument("--failures-only", action="store_true", help="print failing rows only")
-    parser.add_argument("--threads", type=int, metavar="N",
-                        help="num_threads of every call (default: OpenMP's default)")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        metavar="N",
+        help="num_threads of every call (default: OpenMP's default)",
+    )
     try:
         args = parser.parse_args(argv)
         modes = _modes(args.modes)
@@ -71,24 +78,37 @@ def main(argv=None):
     torch = None if args.no_torch else _import_torch()
     cases = [c for c in CASES if c[5] or not args.quick]
     start = time.perf_counter()
-    rows = [run_one(case, mode, ac, aa, dtype, torch, args.threads)
-            for mode in modes for ac, aa in option_combinations(mode)
-            for case in cases for dtype in DTYPES]
+    rows = [
+        run_one(case, mode, ac, aa, dtype, torch, args.threads)
+        for mode in modes
+        for ac, aa in option_combinations(mode)
+        for case in cases
+        for dtype in DTYPES
+    ]
     seconds = time.perf_counter() - start
     failed = [r for r in rows if not r["passed"]]
     _print_table([r for r in rows if not args.failures_only or not r["passed"]])
     for row in failed:
         print(f"FAIL {_label(row)}: {row['message']}")
-    print(f"{len(rows)} configurations, {len(failed)} failed, {seconds:.1f} s; "
-          f"cresize {cresize.__version__}, torch "
-          f"{torch.__version__ if torch is not None else 'not compared'}")
+    print(
+        f"{len(rows)} configurations, {len(failed)} failed, {seconds:.1f} s; "
+        f"cresize {cresize.__version__}, torch "
+        f"{torch.__version__ if torch is not None else 'not compared'}"
+    )
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump({"cresize": cresize.__version__,
-                       "torch": None if torch is None else torch.__version__,
-                       "tolerances": {str(k): v for k, v in testing.TOLERANCES.items()},
-                       "fd_tolerance": testing.FD_TOLERANCE,
-                       "failed": len(failed), "results": rows}, fh, indent=1)
+            json.dump(
+                {
+                    "cresize": cresize.__version__,
+                    "torch": None if torch is None else torch.__version__,
+                    "tolerances": {str(k): v for k, v in testing.TOLERANCES.items()},
+                    "fd_tolerance": testing.FD_TOLERANCE,
+                    "failed": len(failed),
+                    "results": rows,
+                },
+                fh,
+                indent=1,
+            )
     return 1 if failed else 0
 
 
@@ -101,18 +121,42 @@ def run_one(case, mode, align_corners, antialias, dtype, torch=None, num_threads
     """Check one configuration; a dict with the numbers, ``passed`` and ``message``."""
     name, shape, size, scale_factor, axes, _ = case
     dtype = np.dtype(dtype)
-    options = dict(scale_factor=scale_factor, mode=mode, align_corners=align_corners,
-                   antialias=antialias, axes=axes)
-    threads = {} if num_threads is None else dict(
-        forward=functools.partial(cresize.resize, num_threads=num_threads),
-        backward=functools.partial(cresize.resize_backward, num_threads=num_threads))
-    row = dict(case=name, shape=list(shape), size=_jsonable(size),
-               scale_factor=_jsonable(scale_factor), axes=_jsonable(axes), mode=mode,
-               align_corners=align_corners, antialias=antialias, dtype=dtype.name,
-               adjoint=None, gradient=None, reference=None, torch=None, torch_tolerated=False)
+    options = dict(
+        scale_factor=scale_factor,
+        mode=mode,
+        align_corners=align_corners,
+        antialias=antialias,
+        axes=axes,
+    )
+    threads = (
+        {}
+        if num_threads is None
+        else dict(
+            forward=functools.partial(cresize.resize, num_threads=num_threads),
+            backward=functools.partial(cresize.resize_backward, num_threads=num_threads),
+        )
+    )
+    row = dict(
+        case=name,
+        shape=list(shape),
+        size=_jsonable(size),
+        scale_factor=_jsonable(scale_factor),
+        axes=_jsonable(axes),
+        mode=mode,
+        align_corners=align_corners,
+        antialias=antialias,
+        dtype=dtype.name,
+        adjoint=None,
+        gradient=None,
+        reference=None,
+        torch=None,
+        torch_tolerated=False,
+    )
     messages = []
-    checks = [("adjoint", testing.check_adjoint, dict(dtype=dtype)),
-              ("reference", testing.check_reference, dict(dtype=dtype))]
+    checks = [
+        ("adjoint", testing.check_adjoint, dict(dtype=dtype)),
+        ("reference", testing.check_reference, dict(dtype=dtype)),
+    ]
     if dtype == np.float64:
         checks.append(("gradient", testing.check_gradient, {}))
     tolerance = testing.TOLERANCES[dtype]
@@ -127,8 +171,9 @@ def run_one(case, mode, align_corners, antialias, dtype, torch=None, num_threads
             messages.append(f"{key} error {row[key]:.3e} > {limit:.1e}")
     if torch is not None:
         try:
-            row["torch"] = torch_deviation(torch, shape, size, dtype=dtype,
-                                           num_threads=num_threads, **options)
+            row["torch"] = torch_deviation(
+                torch, shape, size, dtype=dtype, num_threads=num_threads, **options
+            )
         except Exception as exc:
             messages.append(f"torch: {type(exc).__name__}: {exc}")
         limit = tolerance
@@ -146,9 +191,20 @@ def run_one(case, mode, align_corners, antialias, dtype, torch=None, num_threads
     return row
 
 
-def torch_deviation(torch, shape, size=None, *, scale_factor=None, mode="bilinear",
-                    align_corners=False, antialias=False, axes=None, dtype=np.float64, seed=1,
-                    num_threads=None):
+def torch_deviation(
+    torch,
+    shape,
+    size=None,
+    *,
+    scale_factor=None,
+    mode="bilinear",
+    align_corners=False,
+    antialias=False,
+    axes=None,
+    dtype=np.float64,
+    seed=1,
+    num_threads=None,
+):
     """Largest deviation of cresize from ``F.interpolate`` (value and gradient), relative.
 
     The resized axes are moved last and the others flattened into the batch, so
@@ -156,19 +212,35 @@ def torch_deviation(torch, shape, size=None, *, scale_factor=None, mode="bilinea
     no equivalent of the configuration.
     """
     spec = _spec.forward(shape, size, scale_factor, mode, align_corners, antialias, axes)
-    matrices = testing.reference_matrices(shape, size, scale_factor=scale_factor, mode=mode,
-                                          align_corners=align_corners, antialias=antialias,
-                                          axes=axes)
+    matrices = testing.reference_matrices(
+        shape,
+        size,
+        scale_factor=scale_factor,
+        mode=mode,
+        align_corners=align_corners,
+        antialias=antialias,
+        axes=axes,
+    )
     axes = tuple(matrices)
     n = len(axes)
     torch_mode = _spec.torch_name(mode, n)
-    if (n > 3 or (mode == "bicubic" and n != 2) or (antialias and n != 2)
-            or (mode == "lanczos3" and not (antialias and not align_corners and n == 2))):
+    if (
+        n > 3
+        or (mode == "bicubic" and n != 2)
+        or (antialias and n != 2)
+        or (mode == "lanczos3" and not (antialias and not align_corners and n == 2))
+    ):
         return None
     rng = np.random.default_rng(seed)
     x = rng.uniform(-1, 1, shape).astype(dtype)
-    options = dict(scale_factor=scale_factor, mode=mode, align_corners=align_corners,
-                   antialias=antialias, axes=axes, num_threads=num_threads)
+    options = dict(
+        scale_factor=scale_factor,
+        mode=mode,
+        align_corners=align_corners,
+        antialias=antialias,
+        axes=axes,
+        num_threads=num_threads,
+    )
     y = cresize.resize(x, size, **options)
     g = rng.uniform(-1, 1, y.shape).astype(dtype)
     dx = cresize.resize_backward(g, x.shape, **options)
@@ -176,7 +248,9 @@ def torch_deviation(torch, shape, size=None, *, scale_factor=None, mode="bilinea
 
     def to_torch(a):
         a = np.moveaxis(a, axes, last)
-        return torch.from_numpy(np.ascontiguousarray(a).reshape((-1, 1) + a.shape[len(shape) - n:]))
+        return torch.from_numpy(
+            np.ascontiguousarray(a).reshape((-1, 1) + a.shape[len(shape) - n :])
+        )
 
     xt = to_torch(x).requires_grad_(True)
     kwargs = dict(mode=torch_mode, antialias=antialias)
@@ -190,13 +264,16 @@ def torch_deviation(torch, shape, size=None, *, scale_factor=None, mode="bilinea
     yt = torch.nn.functional.interpolate(xt, **kwargs)
     yt.backward(to_torch(g))
     deviations = []
-    for ours, theirs, a, mats in ((y, yt.detach(), x, matrices.values()),
-                                  (dx, xt.grad, g, [w.T for w in matrices.values()])):
+    for ours, theirs, a, mats in (
+        (y, yt.detach(), x, matrices.values()),
+        (dx, xt.grad, g, [w.T for w in matrices.values()]),
+    ):
         ours = to_torch(ours).to(torch.float64)
         theirs = theirs.to(torch.float64)
         if ours.shape != theirs.shape:
-            raise AssertionError(f"PyTorch returned shape {tuple(theirs.shape)}, "
-                                 f"cresize {tuple(ours.shape)}")
+            raise AssertionError(
+                f"PyTorch returned shape {tuple(theirs.shape)}, cresize {tuple(ours.shape)}"
+            )
         scale = float(np.abs(a).max()) * float(np.prod([np.abs(w).sum(axis=1).max() for w in mats]))
         deviation = float((ours - theirs).abs().max()) if ours.numel() else 0.0
         deviations.append(deviation / scale if scale else deviation)
@@ -211,8 +288,9 @@ def _modes(text):
         try:
             modes.append(_spec.canonical_mode(name.strip()))
         except (TypeError, ValueError):
-            raise ValueError(f"--modes: unknown mode {name.strip()!r}; choose from "
-                             f"{', '.join(MODES)}") from None
+            raise ValueError(
+                f"--modes: unknown mode {name.strip()!r}; choose from {', '.join(MODES)}"
+            ) from None
     return list(dict.fromkeys(modes))
 
 
@@ -231,13 +309,17 @@ def _jsonable(value):
 
 
 def _label(row):
-    return (f"{row['mode']} ac={int(row['align_corners'])} aa={int(row['antialias'])} "
-            f"{row['dtype']} {row['case']}")
+    return (
+        f"{row['mode']} ac={int(row['align_corners'])} aa={int(row['antialias'])} "
+        f"{row['dtype']} {row['case']}"
+    )
 
 
 def _print_table(rows):
-    header = (f"{'mode':14s}{'ac':>3s}{'aa':>3s}  {'dtype':8s}{'case':20s}{'adjoint':>10s}"
-              f"{'fin.diff':>10s}{'reference':>10s}{'torch':>10s}  result")
+    header = (
+        f"{'mode':14s}{'ac':>3s}{'aa':>3s}  {'dtype':8s}{'case':20s}{'adjoint':>10s}"
+        f"{'fin.diff':>10s}{'reference':>10s}{'torch':>10s}  result"
+    )
     print(header)
     print("-" * len(header))
 
@@ -245,10 +327,14 @@ def _print_table(rows):
         return f"{'-':>9s} " if value is None else f"{value:9.1e}" + ("*" if tolerated else " ")
 
     for r in rows:
-        print(f"{r['mode']:14s}{int(r['align_corners']):3d}{int(r['antialias']):3d}  "
-              f"{r['dtype']:8s}{r['case']:20s}{cell(r['adjoint'])}{cell(r['gradient'])}"
-              f"{cell(r['reference'])}{cell(r['torch'], r['torch_tolerated'])}  "
-              f"{'ok' if r['passed'] else 'FAIL'}")
+        print(
+            f"{r['mode']:14s}{int(r['align_corners']):3d}{int(r['antialias']):3d}  "
+            f"{r['dtype']:8s}{r['case']:20s}{cell(r['adjoint'])}{cell(r['gradient'])}"
+            f"{cell(r['reference'])}{cell(r['torch'], r['torch_tolerated'])}  "
+            f"{'ok' if r['passed'] else 'FAIL'}"
+        )
     if any(r["torch_tolerated"] for r in rows):
-        print("* PyTorch picks some nearest indices with a float32 scale; the exact rule "
-              "(docs/spec.md section 3) wins")
+        print(
+            "* PyTorch picks some nearest indices with a float32 scale; the exact rule "
+            "(docs/spec.md section 3) wins"
+        )

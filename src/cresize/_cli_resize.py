@@ -8,6 +8,7 @@ the GIL, so decoding, resizing and encoding overlap without process start-up
 between files and OpenMP threads. The whole batch is planned before any file is
 touched.
 """
+
 import argparse
 import concurrent.futures
 import contextlib
@@ -35,7 +36,8 @@ def _pair(text):
         w, h = int(w), int(h)
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"expected WIDTHxHEIGHT such as 800x600; got {text!r}") from None
+            f"expected WIDTHxHEIGHT such as 800x600; got {text!r}"
+        ) from None
     if w < 1 or h < 1:
         raise argparse.ArgumentTypeError(f"width and height must be >= 1; got {text!r}")
     return (w, h)
@@ -50,14 +52,19 @@ def _positive(kind):
         if not value > 0 or value == float("inf"):
             raise argparse.ArgumentTypeError(f"must be > 0; got {text!r}")
         return value
+
     return parse
 
 
 def _parser():
     from cresize.image import FORMATS
-    p = argparse.ArgumentParser(prog="cresize resize", epilog=EPILOG,
-                                formatter_class=argparse.RawDescriptionHelpFormatter,
-                                description="Resize image files with cresize's kernels.")
+
+    p = argparse.ArgumentParser(
+        prog="cresize resize",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Resize image files with cresize's kernels.",
+    )
     p.add_argument("inputs", nargs="+", metavar="INPUT", help="files, directories or glob patterns")
     p.add_argument("-o", "--output", metavar="FILE", help="output file (one input only)")
     p.add_argument("--out-dir", metavar="DIR", help="output directory (mirrors the input tree)")
@@ -73,18 +80,38 @@ def _parser():
     g.add_argument("--fill", type=_pair, metavar="WxH", help="cover WxH, then crop the centre")
     g.add_argument("--allow-upscale", action="store_true", help="let --fit/--fill enlarge")
     q = p.add_argument_group("quality")
-    q.add_argument("--mode", default="lanczos3", choices=MODES + tuple(ALIASES), metavar="MODE",
-                   help=f"{', '.join(MODES)} (default lanczos3)")
-    q.add_argument("--no-antialias", dest="antialias", action="store_false",
-                   help="do not widen the kernel when shrinking")
+    q.add_argument(
+        "--mode",
+        default="lanczos3",
+        choices=MODES + tuple(ALIASES),
+        metavar="MODE",
+        help=f"{', '.join(MODES)} (default lanczos3)",
+    )
+    q.add_argument(
+        "--no-antialias",
+        dest="antialias",
+        action="store_false",
+        help="do not widen the kernel when shrinking",
+    )
     q.add_argument("--align-corners", action="store_true")
-    q.add_argument("--quality", type=int, choices=range(1, 101), metavar="1-100",
-                   help="JPEG/WebP quality (default 90)")
-    q.add_argument("--exact", action="store_true",
-                   help="decode JPEGs at full size (no shrink-on-load; slower)")
+    q.add_argument(
+        "--quality",
+        type=int,
+        choices=range(1, 101),
+        metavar="1-100",
+        help="JPEG/WebP quality (default 90)",
+    )
+    q.add_argument(
+        "--exact", action="store_true", help="decode JPEGs at full size (no shrink-on-load; slower)"
+    )
     r = p.add_argument_group("running")
-    r.add_argument("-j", "--jobs", type=int, default=1,
-                   help="files at once, in threads (0: one per usable CPU; default 1)")
+    r.add_argument(
+        "-j",
+        "--jobs",
+        type=int,
+        default=1,
+        help="files at once, in threads (0: one per usable CPU; default 1)",
+    )
     r.add_argument("-q", "--quiet", action="store_true", help="no progress bar and no summary")
     r.add_argument("--overwrite", action="store_true", help="replace existing outputs")
     r.add_argument("--in-place", action="store_true", help="allow replacing the input itself")
@@ -96,6 +123,7 @@ def main(argv=None):
     """Run ``cresize resize``; return 0, 1 (a file failed), 2 (usage) or 130 (interrupted)."""
     try:
         from cresize import image
+
         image._pil()
     except ImportError as exc:
         print(f"cresize resize: {exc}", file=sys.stderr)
@@ -117,16 +145,23 @@ def main(argv=None):
         return 2
     tasks, failures = _plan(args)
     if args.output and len(tasks) + len(failures) > 1:
-        print("cresize resize: error: -o/--output takes one input; use --out-dir for many",
-              file=sys.stderr)
+        print(
+            "cresize resize: error: -o/--output takes one input; use --out-dir for many",
+            file=sys.stderr,
+        )
         return 2
     clashes = _clashes(tasks, failures)
     if clashes:
         for src, dst, other in clashes:
-            print(f"cresize resize: error: the output {dst} of {src} would replace the input "
-                  f"{other} before it is read", file=sys.stderr)
-        print("cresize resize: nothing was done; choose another --suffix or --out-dir",
-              file=sys.stderr)
+            print(
+                f"cresize resize: error: the output {dst} of {src} would replace the input "
+                f"{other} before it is read",
+                file=sys.stderr,
+            )
+        print(
+            "cresize resize: nothing was done; choose another --suffix or --out-dir",
+            file=sys.stderr,
+        )
         return 1
     for src, reason in failures:
         print(f"cresize resize: {src}: {reason}", file=sys.stderr)
@@ -135,9 +170,16 @@ def main(argv=None):
             print(f"{src} -> {dst}")
         return 1 if failures else 0
     jobs, threads = split_cores(args.jobs, len(tasks))
-    options = dict(geometry=geometry, mode=args.mode, antialias=args.antialias,
-                   align_corners=args.align_corners, format=args.format, quality=args.quality,
-                   num_threads=threads, exact=args.exact)
+    options = dict(
+        geometry=geometry,
+        mode=args.mode,
+        antialias=args.antialias,
+        align_corners=args.align_corners,
+        format=args.format,
+        quality=args.quality,
+        num_threads=threads,
+        exact=args.exact,
+    )
     start, results = time.perf_counter(), []
     counts = {"done": 0, "bad": len(failures), "narrowed": False}
     bar = _progress(len(tasks), enabled=not args.quiet and sys.stderr.isatty())
@@ -154,27 +196,32 @@ def main(argv=None):
         if narrowed and not counts["narrowed"]:
             counts["narrowed"] = True
             bar.clear()
-            print(f"cresize resize: note: 16-bit samples are rounded to 8 bits for "
-                  f"{narrowed} output (write PNG or TIFF to keep 16 bits)", file=sys.stderr)
+            print(
+                f"cresize resize: note: 16-bit samples are rounded to 8 bits for "
+                f"{narrowed} output (write PNG or TIFF to keep 16 bits)",
+                file=sys.stderr,
+            )
         bar.step()
 
     stop = threading.Event()
-    todo = [(src, dst, dict(options, overwrite=args.overwrite or same))
-            for src, dst, same in tasks]
+    todo = [(src, dst, dict(options, overwrite=args.overwrite or same)) for src, dst, same in tasks]
     try:
         with _stop_on_signals(stop):
             _run(todo, jobs, report, results, stop)
     except KeyboardInterrupt:
         bar.close()
         done = sum(reason is None for _, reason, _ in results)
-        print(f"cresize resize: interrupted after {done} file(s); "
-              f"no partial outputs were left", file=sys.stderr)
+        print(
+            f"cresize resize: interrupted after {done} file(s); no partial outputs were left",
+            file=sys.stderr,
+        )
         return 130
     bar.close()
     if not args.quiet:
         seconds = time.perf_counter() - start
-        print(f"cresize resize: {counts['done']} resized, {counts['bad']} failed "
-              f"in {seconds:.2f} s")
+        print(
+            f"cresize resize: {counts['done']} resized, {counts['bad']} failed in {seconds:.2f} s"
+        )
     return 1 if counts["bad"] else 0
 
 
@@ -194,6 +241,7 @@ def split_cores(jobs, n_tasks):
     CPUs; the threads are also capped by OpenMP's default (``OMP_NUM_THREADS``).
     """
     from cresize import _kernels
+
     cpus = usable_cpus()
     jobs = max(1, min(jobs or cpus, cpus, n_tasks))
     return jobs, max(1, min(_kernels.max_threads(), cpus // jobs))
@@ -205,8 +253,11 @@ def _geometry(parser, args):
         given.append("width/height")
     if len(given) != 1:
         parser.print_usage(sys.stderr)
-        print("cresize resize: error: give one of --size, --width/--height, --scale, --fit, --fill"
-              + (f"; got {', '.join(given)}" if given else ""), file=sys.stderr)
+        print(
+            "cresize resize: error: give one of --size, --width/--height, --scale, --fit, --fill"
+            + (f"; got {', '.join(given)}" if given else ""),
+            file=sys.stderr,
+        )
         return None
     if given == ["width/height"]:
         return dict(size=(args.width, args.height))
@@ -216,19 +267,24 @@ def _geometry(parser, args):
 def _plan(args):
     """``[(src, dst, dst is src)]`` to do and ``[(src, reason)]`` refused before starting."""
     from cresize.image import FORMATS, _pil
+
     Image = _pil()
     Image.init()
     readable = {ext for ext, fmt in Image.registered_extensions().items() if fmt in Image.OPEN}
     sources, failures = [], []
     for item in args.inputs:
         if os.path.isdir(item):
-            sources += [(path, item) for path in _walk(item, args.recursive, args.out_dir)
-                        if os.path.splitext(path)[1].lower() in readable]
+            sources += [
+                (path, item)
+                for path in _walk(item, args.recursive, args.out_dir)
+                if os.path.splitext(path)[1].lower() in readable
+            ]
         elif os.path.lexists(item):
             sources.append((item, None))
         elif any(c in item for c in "*?["):
-            base = item[:min(item.index(c) for c in "*?[" if c in item)]
+            base = item[: min(item.index(c) for c in "*?[" if c in item)]
             import glob
+
             matches = [m for m in sorted(glob.glob(item, recursive=True)) if not os.path.isdir(m)]
             sources += [(m, os.path.dirname(base) or ".") for m in matches]
             if not matches:
@@ -249,8 +305,13 @@ def _plan(args):
         key = os.path.realpath(dst)
         same = key == os.path.realpath(src)
         if same and not args.in_place:
-            failures.append((src, f"the output {dst} is the input itself (use --in-place, "
-                                  f"--suffix, --format or --out-dir)"))
+            failures.append(
+                (
+                    src,
+                    f"the output {dst} is the input itself (use --in-place, "
+                    f"--suffix, --format or --out-dir)",
+                )
+            )
         elif os.path.lexists(dst) and not (same or args.overwrite):
             failures.append((src, f"{dst} exists (use --overwrite)"))
         elif key in seen and os.path.realpath(seen[key]) == os.path.realpath(src):
@@ -267,8 +328,13 @@ def _walk(top, recursive, out_dir):
     """Files under ``top`` in a stable order, skipping ``out_dir`` and hidden entries."""
     skip = os.path.realpath(out_dir) if out_dir else None
     for root, dirs, files in os.walk(top):
-        dirs[:] = sorted(d for d in dirs if recursive and not d.startswith(".")
-                         and os.path.realpath(os.path.join(root, d)) != skip)
+        dirs[:] = sorted(
+            d
+            for d in dirs
+            if recursive
+            and not d.startswith(".")
+            and os.path.realpath(os.path.join(root, d)) != skip
+        )
         yield from (os.path.join(root, f) for f in sorted(files) if not f.startswith("."))
 
 
@@ -276,9 +342,12 @@ def _clashes(tasks, failures):
     """``[(src, dst, other input)]`` where an output is another input of the batch."""
     named = [src for src, _ in failures if os.path.isfile(src)] + [src for src, _, _ in tasks]
     inputs = {os.path.realpath(src): src for src in named}
-    return [(src, dst, inputs[key]) for src, dst, _ in tasks
-            for key in [os.path.realpath(dst)] if key in inputs and inputs[key] != src
-            and key != os.path.realpath(src)]
+    return [
+        (src, dst, inputs[key])
+        for src, dst, _ in tasks
+        for key in [os.path.realpath(dst)]
+        if key in inputs and inputs[key] != src and key != os.path.realpath(src)
+    ]
 
 
 def _run(tasks, jobs, report, results, stop=None):
@@ -310,8 +379,9 @@ def _run(tasks, jobs, report, results, stop=None):
             if not unreported:
                 break
             # The timeout bounds how long a stop request waits to be seen.
-            concurrent.futures.wait(unreported, timeout=0.1,
-                                    return_when=concurrent.futures.FIRST_COMPLETED)
+            concurrent.futures.wait(
+                unreported, timeout=0.1, return_when=concurrent.futures.FIRST_COMPLETED
+            )
             while unreported and unreported[0].done():  # in order
                 report(*unreported.pop(0).result())
             if cancel.is_set():
@@ -328,14 +398,21 @@ def _one(task, cancel=None):
     """Resize one file; return ``(src, reason or None, narrowed format or None)``."""
     src, dst, o = task
     from cresize.image import FORMATS, _format, narrows, resize_image, save_image
+
     if cancel is not None and cancel.is_set():
         return src, _CANCELLED, None
     try:
         if not os.path.isfile(src):
             return src, "not a regular file", None
-        result = resize_image(src, **o["geometry"], mode=o["mode"], antialias=o["antialias"],
-                              align_corners=o["align_corners"], num_threads=o["num_threads"],
-                              exact=o["exact"])
+        result = resize_image(
+            src,
+            **o["geometry"],
+            mode=o["mode"],
+            antialias=o["antialias"],
+            align_corners=o["align_corners"],
+            num_threads=o["num_threads"],
+            exact=o["exact"],
+        )
         fmt = FORMATS[o["format"]][0] if o["format"] else _format(dst, None)
         narrowed = fmt if narrows(result, fmt) else None
         if cancel is not None and cancel.is_set():
@@ -383,8 +460,16 @@ def _progress(total, enabled):
         except ImportError:
             pass
         else:
-            return _Tqdm(tqdm(total=total, file=sys.stderr, unit="file", leave=False,
-                              mininterval=0, dynamic_ncols=True))
+            return _Tqdm(
+                tqdm(
+                    total=total,
+                    file=sys.stderr,
+                    unit="file",
+                    leave=False,
+                    mininterval=0,
+                    dynamic_ncols=True,
+                )
+            )
     return _Progress(total, enabled)
 
 

@@ -6,6 +6,7 @@ OpenMP library the kernels actually call (the one that defines
 ``omp_get_max_threads`` for them, found with ``dladdr``) and, when threadpoolctl
 is installed, its version and every other OpenMP runtime loaded alongside it.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -16,8 +17,18 @@ from collections.abc import Callable
 from typing import Any, Literal, overload
 
 # _OPENMP dates of the OpenMP specifications.
-OPENMP_SPECS = {200203: "2.0", 200505: "2.5", 200805: "3.0", 201107: "3.1", 201307: "4.0",
-                201511: "4.5", 201811: "5.0", 202011: "5.1", 202111: "5.2", 202411: "6.0"}
+OPENMP_SPECS = {
+    200203: "2.0",
+    200505: "2.5",
+    200805: "3.0",
+    201107: "3.1",
+    201307: "4.0",
+    201511: "4.5",
+    201811: "5.0",
+    202011: "5.1",
+    202111: "5.2",
+    202411: "6.0",
+}
 
 
 @overload
@@ -82,11 +93,15 @@ def _collect() -> dict[str, Any]:
     spec = (build or {}).get("openmp_spec")
     return {
         "cresize": {"version": cresize.__version__, "path": os.path.dirname(cresize.__file__)},
-        "python": {"version": platform.python_version(),
-                   "implementation": platform.python_implementation(),
-                   "platform": platform.platform()},
-        "numpy": {"version": np.__version__,
-                  "build_version": (build or {}).get("numpy_build_version")},
+        "python": {
+            "version": platform.python_version(),
+            "implementation": platform.python_implementation(),
+            "platform": platform.platform(),
+        },
+        "numpy": {
+            "version": np.__version__,
+            "build_version": (build or {}).get("numpy_build_version"),
+        },
         "build": build,
         "simd": {"level": _kernels.simd_level(), "requested": os.environ.get("CRESIZE_SIMD")},
         "openmp": {
@@ -103,8 +118,12 @@ def _collect() -> dict[str, Any]:
 
 
 class _DlInfo(ctypes.Structure):
-    _fields_ = [("dli_fname", ctypes.c_char_p), ("dli_fbase", ctypes.c_void_p),
-                ("dli_sname", ctypes.c_char_p), ("dli_saddr", ctypes.c_void_p)]
+    _fields_ = [
+        ("dli_fname", ctypes.c_char_p),
+        ("dli_fbase", ctypes.c_void_p),
+        ("dli_sname", ctypes.c_char_p),
+        ("dli_saddr", ctypes.c_void_p),
+    ]
 
 
 def _openmp_runtime(module_path: str) -> str | None:
@@ -144,8 +163,11 @@ def _loaded_openmp_runtimes() -> list[dict[str, Any]] | None:
         from threadpoolctl import threadpool_info
     except ImportError:
         return None
-    return [{"filepath": lib["filepath"], "prefix": lib.get("prefix"), "version": lib.get("version")}
-            for lib in threadpool_info() if lib.get("user_api") == "openmp"]
+    return [
+        {"filepath": lib["filepath"], "prefix": lib.get("prefix"), "version": lib.get("version")}
+        for lib in threadpool_info()
+        if lib.get("user_api") == "openmp"
+    ]
 
 
 def _same_file(a: str, b: str) -> bool:
@@ -157,14 +179,21 @@ def _same_file(a: str, b: str) -> bool:
 
 def _format(config: dict[str, Any]) -> str:
     build, omp = config["build"], config["openmp"]
-    lines = [f"cresize {config['cresize']['version']}  ({config['cresize']['path']})",
-             "python   {version} ({implementation}, {platform})".format(**config["python"]),
-             f"numpy    {config['numpy']['version']}"
-             + (f" (built against {config['numpy']['build_version']})"
-                if config["numpy"]["build_version"] else ""),
-             (f"simd     {config['simd']['level']}  (CRESIZE_SIMD="
-              f"{config['simd']['requested'] or 'auto'} at import; all levels bit-identical)"),
-             "build"]
+    lines = [
+        f"cresize {config['cresize']['version']}  ({config['cresize']['path']})",
+        "python   {version} ({implementation}, {platform})".format(**config["python"]),
+        f"numpy    {config['numpy']['version']}"
+        + (
+            f" (built against {config['numpy']['build_version']})"
+            if config["numpy"]["build_version"]
+            else ""
+        ),
+        (
+            f"simd     {config['simd']['level']}  (CRESIZE_SIMD="
+            f"{config['simd']['requested'] or 'auto'} at import; all levels bit-identical)"
+        ),
+        "build",
+    ]
     if build is None:
         lines.append("  unknown: no build information (not compiled by cresize's setup.py)")
     else:
@@ -197,4 +226,3 @@ def _format(config: dict[str, Any]) -> str:
         lines.append(f"  also loaded       {', '.join(omp['other_runtimes'])}")
     lines.append(f"  default threads   {omp['default_threads']}")
     return "\n".join(lines)
-

@@ -5,6 +5,7 @@ the end; ``cresize.image`` (premultiplied alpha) does the same. Both call
 ``round_to`` (the 8/16-bit core path does the same in a parallel kernel,
 ``_kernels.float_to_integers``), so the rule lives in one place.
 """
+
 import numpy as np
 
 __all__ = ["round_to"]

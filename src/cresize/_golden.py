@@ -9,6 +9,7 @@ those two fields replaced (any file name ending in ``.json``; ``"dtype":
 "float32"`` in a result selects the float32 tolerance). ``cresize golden --verify
 RESULTS`` then compares them with the expected values, case by case.
 """
+
 import argparse
 import json
 import os
@@ -37,18 +38,25 @@ GEOMETRIES = (
 
 def main(argv=None):
     """Write (``--out``) or verify (``--verify``) golden vectors; the exit status."""
-    parser = argparse.ArgumentParser(prog="cresize golden",
-                                     description="Write or verify golden test vectors.")
+    parser = argparse.ArgumentParser(
+        prog="cresize golden", description="Write or verify golden test vectors."
+    )
     what = parser.add_mutually_exclusive_group(required=True)
     what.add_argument("--out", metavar="DIR", help="write the golden cases into DIR")
     what.add_argument("--verify", metavar="DIR", help="check the result files in DIR")
-    parser.add_argument("--expected", metavar="DIR",
-                        help="with --verify: the golden directory to compare with "
-                             "(default: regenerate the cases in memory with --seed)")
+    parser.add_argument(
+        "--expected",
+        metavar="DIR",
+        help="with --verify: the golden directory to compare with "
+        "(default: regenerate the cases in memory with --seed)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    parser.add_argument("--rtol", type=float,
-                        help="with --verify: relative tolerance (default: 1e-12, or 2e-6 for "
-                             "results marked \"dtype\": \"float32\")")
+    parser.add_argument(
+        "--rtol",
+        type=float,
+        help="with --verify: relative tolerance (default: 1e-12, or 2e-6 for "
+        'results marked "dtype": "float32")',
+    )
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:
@@ -83,31 +91,53 @@ def golden_cases(seed=0):
             for geometry, shape, size, scale_factor in GEOMETRIES:
                 name = f"{mode}-ac{int(align_corners)}-aa{int(antialias)}-{geometry}"
                 rng = np.random.default_rng([seed, zlib.crc32(name.encode())])
-                options = dict(scale_factor=scale_factor, mode=mode, axes=AXES,
-                               align_corners=align_corners, antialias=antialias)
+                options = dict(
+                    scale_factor=scale_factor,
+                    mode=mode,
+                    axes=AXES,
+                    align_corners=align_corners,
+                    antialias=antialias,
+                )
                 x = rng.uniform(-1, 1, shape)
                 y = cresize.resize(x, size, **options, num_threads=1)  # tiny: one thread
                 g = rng.uniform(-1, 1, y.shape)
                 matrices = testing.reference_matrices(shape, size, **options)
                 rows = np.prod([np.abs(w).sum(axis=1).max() for w in matrices.values()])
                 cols = np.prod([np.abs(w).sum(axis=0).max() for w in matrices.values()])
-                cases.append({
-                    "schema": SCHEMA, "name": name, "generator": f"cresize {cresize.__version__}",
-                    "seed": seed, "mode": mode, "align_corners": align_corners,
-                    "antialias": antialias, "input_shape": list(shape), "axes": list(AXES),
-                    "size": [y.shape[a] for a in AXES],
-                    "scale_factor": None if scale_factor is None else list(scale_factor),
-                    "output_shape": list(y.shape),
-                    "input": x.ravel(), "output": y.ravel(), "grad_output": g.ravel(),
-                    "grad_input": cresize.resize_backward(g, shape, **options,
-                                                          num_threads=1).ravel(),
-                    "weights": [{"axis": a, "in_size": w.shape[1], "out_size": w.shape[0],
-                                 "matrix": w} for a, w in matrices.items()],
-                    "scale": {"output": float(np.abs(x).max() * rows),
-                              "grad_input": float(np.abs(g).max() * cols)},
-                    "tolerance": {"float64": testing.TOLERANCES[np.dtype(np.float64)],
-                                  "float32": testing.TOLERANCES[np.dtype(np.float32)]},
-                })
+                cases.append(
+                    {
+                        "schema": SCHEMA,
+                        "name": name,
+                        "generator": f"cresize {cresize.__version__}",
+                        "seed": seed,
+                        "mode": mode,
+                        "align_corners": align_corners,
+                        "antialias": antialias,
+                        "input_shape": list(shape),
+                        "axes": list(AXES),
+                        "size": [y.shape[a] for a in AXES],
+                        "scale_factor": None if scale_factor is None else list(scale_factor),
+                        "output_shape": list(y.shape),
+                        "input": x.ravel(),
+                        "output": y.ravel(),
+                        "grad_output": g.ravel(),
+                        "grad_input": cresize.resize_backward(
+                            g, shape, **options, num_threads=1
+                        ).ravel(),
+                        "weights": [
+                            {"axis": a, "in_size": w.shape[1], "out_size": w.shape[0], "matrix": w}
+                            for a, w in matrices.items()
+                        ],
+                        "scale": {
+                            "output": float(np.abs(x).max() * rows),
+                            "grad_input": float(np.abs(g).max() * cols),
+                        },
+                        "tolerance": {
+                            "float64": testing.TOLERANCES[np.dtype(np.float64)],
+                            "float32": testing.TOLERANCES[np.dtype(np.float32)],
+                        },
+                    }
+                )
     return cases
 
 
@@ -123,8 +153,9 @@ def write(directory, seed=0):
             fh.write("\n")
         paths.append(path)
     with open(os.path.join(directory, "index.json"), "w", encoding="utf-8") as fh:
-        json.dump({"schema": SCHEMA, "seed": seed, "cases": [c["name"] for c in cases]},
-                  fh, indent=1)
+        json.dump(
+            {"schema": SCHEMA, "seed": seed, "cases": [c["name"] for c in cases]}, fh, indent=1
+        )
         fh.write("\n")
     return paths
 
@@ -151,8 +182,9 @@ def verify(directory, expected=None, seed=0, rtol=None):
     """
     if rtol is not None and not rtol > 0:
         raise ValueError(f"--rtol must be > 0; got {rtol}")
-    golden = _load_dir(expected) if expected is not None else {
-        c["name"]: c for c in golden_cases(seed)}
+    golden = (
+        _load_dir(expected) if expected is not None else {c["name"]: c for c in golden_cases(seed)}
+    )
     results = _load_dir(directory)
     failures = 0
     print(f"{'case':34s}{'output':>11s}{'grad_input':>12s}  result")
@@ -183,8 +215,10 @@ def verify(directory, expected=None, seed=0, rtol=None):
         status = "FAIL: " + "; ".join(problems) if problems else "ok"
         print(f"{name:34s}{cells[0]:>11s}{cells[1]:>12s}  {status}")
     missing = sorted(set(golden) - set(results))
-    print(f"{len(results)} results, {failures} failed, {len(missing)} golden cases without "
-          f"a result{': ' + ', '.join(missing[:5]) + ' ...' if missing else ''}")
+    print(
+        f"{len(results)} results, {failures} failed, {len(missing)} golden cases without "
+        f"a result{': ' + ', '.join(missing[:5]) + ' ...' if missing else ''}"
+    )
     if not results:
         print(f"cresize golden: no result files in {directory}", file=sys.stderr)
     return 1 if failures or not results else 0
@@ -217,7 +251,7 @@ def _load_dir(directory):
             except json.JSONDecodeError as exc:
                 raise ValueError(f"{entry}: not valid JSON: {exc}") from None
         if not isinstance(data, dict) or not isinstance(data.get("name"), str):
-            raise ValueError(f"{entry}: expected a JSON object with a \"name\"")
+            raise ValueError(f'{entry}: expected a JSON object with a "name"')
         if data["name"] in found:
             raise ValueError(f"{entry}: a second result for case {data['name']!r}")
         found[data["name"]] = data

@@ -1,4 +1,5 @@
 """Type stubs for the compiled gather kernels (see _kernels.pyx)."""
+
 import numpy as np
 import numpy.typing as npt
 
@@ -14,21 +15,48 @@ class Order(enum.IntEnum):
 
 def openmp_enabled() -> bool: ...
 def max_threads() -> int: ...
-def gather_lines(src: _F, dst: _F, index: _I, weight: _F, count: _I, start: _I, select: bool,
-                 num_threads: int) -> None: ...
-def gather_planes(src: _F, dst: _F, index: _I, weight: _F, count: _I,
-                  num_threads: int) -> None: ...
-def resize_2d(src: _F, dst: _F, channels: int, y_index: _I, y_weight: _F, y_count: _I,
-              x_index: _I, x_weight: _F, x_count: _I, x_start: _I, x_select: bool, order: int,
-              scratch: _F, tags: _I, num_threads: int) -> None: ...
-def resize_2d_int(src: npt.NDArray[np.generic], dst: npt.NDArray[np.generic], channels: int,
-                  y: tuple[_I, _F, _I], x: tuple[_I, _F, _I, _I, bool], order: int,
-                  scratch: _F, tags: _I, num_threads: int) -> None: ...
-def scratch_length(order: int, slots: int, in_row: int, out_row: int,
-                   float_output: bool) -> int: ...
+def gather_lines(
+    src: _F, dst: _F, index: _I, weight: _F, count: _I, start: _I, select: bool, num_threads: int
+) -> None: ...
+def gather_planes(src: _F, dst: _F, index: _I, weight: _F, count: _I, num_threads: int) -> None: ...
+def resize_2d(
+    src: _F,
+    dst: _F,
+    channels: int,
+    y_index: _I,
+    y_weight: _F,
+    y_count: _I,
+    x_index: _I,
+    x_weight: _F,
+    x_count: _I,
+    x_start: _I,
+    x_select: bool,
+    order: int,
+    scratch: _F,
+    tags: _I,
+    num_threads: int,
+) -> None: ...
+def resize_2d_int(
+    src: npt.NDArray[np.generic],
+    dst: npt.NDArray[np.generic],
+    channels: int,
+    y: tuple[_I, _F, _I],
+    x: tuple[_I, _F, _I, _I, bool],
+    order: int,
+    scratch: _F,
+    tags: _I,
+    num_threads: int,
+) -> None: ...
+def scratch_length(
+    order: int, slots: int, in_row: int, out_row: int, float_output: bool
+) -> int: ...
+
 SIMD_LEVELS: tuple[str, ...]
+
 def simd_level() -> str: ...
-def integers_to_float(src: npt.NDArray[np.integer], dst: npt.NDArray[np.float32],
-                      num_threads: int) -> None: ...
-def float_to_integers(src: npt.NDArray[np.float32], dst: npt.NDArray[np.integer],
-                      num_threads: int) -> None: ...
+def integers_to_float(
+    src: npt.NDArray[np.integer], dst: npt.NDArray[np.float32], num_threads: int
+) -> None: ...
+def float_to_integers(
+    src: npt.NDArray[np.float32], dst: npt.NDArray[np.integer], num_threads: int
+) -> None: ...

@@ -12,6 +12,7 @@ array's, and every output keeps its taps in the same order.
 
 Every kernel call is in ``_fast.run_step`` (the executor; ``_run_step`` here forwards to it).
 """
+
 from __future__ import annotations
 
 import math
@@ -75,16 +76,21 @@ class _Program:
     """The passes of one direction: tables, fusion, order, promotion."""
 
     def __init__(self, tables, compute, shape, storage=None):
-        self.tables = tables                      # {axis: Taps}, every resized axis
-        self.compute = compute                    # dtype the kernels sum in (before promotion)
+        self.tables = tables  # {axis: Taps}, every resized axis
+        self.compute = compute  # dtype the kernels sum in (before promotion)
         self.identity = all(t.is_identity for t in tables.values())
         self.promote = compute == np.float32 and any(
-            t.index.shape[1] > LONG_SUM for t in tables.values())
+            t.index.shape[1] > LONG_SUM for t in tables.values()
+        )
         self.run_dtype = np.dtype(np.float64) if self.promote else compute
         #: 8/16-bit input read and written by the kernels themselves (no float copy);
         #: 8-bit rows long enough to need float64 sums take the converting path.
-        self.native_int = (storage is not None and storage.kind in "iu"
-                           and storage.itemsize <= 2 and not self.promote)
+        self.native_int = (
+            storage is not None
+            and storage.kind in "iu"
+            and storage.itemsize <= 2
+            and not self.promote
+        )
         passes = sorted((a, t) for a, t in tables.items() if not t.is_identity)
         groups = [[p] for p in passes]
         if len(passes) >= 2 and passes[-2][0] + 1 == passes[-1][0]:
@@ -160,8 +166,14 @@ class _Slice:
 
 
 #: Kinds of kernel call (``_fast.run_step``).
-LINES, PLANES, FUSED, TO_FLOAT, TO_INT, INTEGER = _fast.LINES, _fast.PLANES, _fast.FUSED, \
-    _fast.TO_FLOAT, _fast.TO_INT, _fast.INTEGER
+LINES, PLANES, FUSED, TO_FLOAT, TO_INT, INTEGER = (
+    _fast.LINES,
+    _fast.PLANES,
+    _fast.FUSED,
+    _fast.TO_FLOAT,
+    _fast.TO_INT,
+    _fast.INTEGER,
+)
 
 
 def _execute(program, tables, x, out, num_threads):
@@ -182,15 +194,20 @@ def _execute(program, tables, x, out, num_threads):
     small_int = native.kind in "iu" and native.itemsize <= 2
     if small_int:  # 8/16-bit images: convert and round in parallel
         src = np.empty(x.shape, np.float32)
-        _run_step(TO_FLOAT, np.ascontiguousarray(x, native).reshape(-1), src.reshape(-1), (),
-                  num_threads, 2 * src.size)
+        _run_step(
+            TO_FLOAT,
+            np.ascontiguousarray(x, native).reshape(-1),
+            src.reshape(-1),
+            (),
+            num_threads,
+            2 * src.size,
+        )
     else:
         src = np.ascontiguousarray(x, dtype=compute)
     result = _apply(program, tables, src, None, num_threads)
     target = out if out is not None else np.empty(tuple(shape), native)
     if small_int:
-        _run_step(TO_INT, result.reshape(-1), target.reshape(-1), (), num_threads,
-                  2 * result.size)
+        _run_step(TO_INT, result.reshape(-1), target.reshape(-1), (), num_threads, 2 * result.size)
     elif native.kind in "iu":  # 32/64-bit: clip to the float64 values inside the range
         round_to(native, result, out=target)
     else:
@@ -236,7 +253,7 @@ def _float_step(tables, shape, axes, order, slots, dtype):
     for a in axes:
         out_shape[a] = tables[a].n_out
     outer = math.prod(shape[:first])
-    inner = math.prod(shape[last + 1:])
+    inner = math.prod(shape[last + 1 :])
     size_in, size_out = math.prod(shape), math.prod(out_shape)
     work = size_in + size_out if size_out else 0
     for a in axes:
@@ -244,17 +261,46 @@ def _float_step(tables, shape, axes, order, slots, dtype):
     if len(axes) == 2:
         x = tables[last]
         if order == _kernels.Order.RING and _span(y) > slots:
-            raise RuntimeError(f"kernel contract: a ring of {slots} rows cannot hold a "
-                               f"span of {_span(y)} input rows")
+            raise RuntimeError(
+                f"kernel contract: a ring of {slots} rows cannot hold a "
+                f"span of {_span(y)} input rows"
+            )
         row = (slots * x.n_out if order == _kernels.Order.RING else x.n_in) * inner
         args = (inner, *y.kernel_args(dtype), *x.row_args(dtype), order)
-        return (FUSED, (outer, y.n_in, x.n_in * inner), tuple(out_shape),
-                (outer, y.n_out, x.n_out * inner), args, work, row, slots, dtype)
+        return (
+            FUSED,
+            (outer, y.n_in, x.n_in * inner),
+            tuple(out_shape),
+            (outer, y.n_out, x.n_out * inner),
+            args,
+            work,
+            row,
+            slots,
+            dtype,
+        )
     if inner == 1:
-        return (LINES, (outer, y.n_in), tuple(out_shape), (outer, y.n_out),
-                y.row_args(dtype), work, 0, 0, dtype)
-    return (PLANES, (outer, y.n_in, inner), tuple(out_shape),
-            (outer, y.n_out, inner), y.kernel_args(dtype), work, 0, 0, dtype)
+        return (
+            LINES,
+            (outer, y.n_in),
+            tuple(out_shape),
+            (outer, y.n_out),
+            y.row_args(dtype),
+            work,
+            0,
+            0,
+            dtype,
+        )
+    return (
+        PLANES,
+        (outer, y.n_in, inner),
+        tuple(out_shape),
+        (outer, y.n_out, inner),
+        y.kernel_args(dtype),
+        work,
+        0,
+        0,
+        dtype,
+    )
 
 
 def _compile_int(program, tables, shape, dtype):
@@ -278,7 +324,7 @@ def _compile_int(program, tables, shape, dtype):
         for a in axes:
             out_shape[a] = tables[a].n_out
         outer = math.prod(shape[:first])
-        inner = math.prod(shape[last + 1:])
+        inner = math.prod(shape[last + 1 :])
         if len(axes) == 2:
             y, x, channels = tables[first], tables[last], inner
         elif inner == 1:  # along the contiguous axis: every line is a row of pixels
@@ -291,18 +337,22 @@ def _compile_int(program, tables, shape, dtype):
         for t in (y, x):
             _check_table(t, compute)
         if order == _kernels.Order.RING and _span(y) > slots:
-            raise RuntimeError(f"kernel contract: a ring of {slots} rows cannot hold a "
-                               f"span of {_span(y)} input rows")
+            raise RuntimeError(
+                f"kernel contract: a ring of {slots} rows cannot hold a "
+                f"span of {_span(y)} input rows"
+            )
         src_shape = (outer, y.n_in, x.n_in * channels)
         dst_shape = (outer, y.n_out, x.n_out * channels)
         size_in, size_out = math.prod(shape), math.prod(out_shape)
         work = size_in + size_out if size_out else 0
         dst_dtype = dtype if number == last_step else compute
-        length = _kernels.scratch_length(order, slots, src_shape[2], dst_shape[2],
-                                         dst_dtype == compute)
+        length = _kernels.scratch_length(
+            order, slots, src_shape[2], dst_shape[2], dst_dtype == compute
+        )
         args = (channels, y.kernel_args(compute), x.row_args(compute), order, compute)
-        steps.append((INTEGER, src_shape, tuple(out_shape), dst_shape, args, work, length, slots,
-                      dst_dtype))
+        steps.append(
+            (INTEGER, src_shape, tuple(out_shape), dst_shape, args, work, length, slots, dst_dtype)
+        )
         shape = out_shape
     return steps
 
@@ -312,16 +362,22 @@ def _check_table(t, dtype):
     every used index inside the input, counts within the width, matching shapes."""
     index, weight, count = t.kernel_args(dtype)
     n_out, width = index.shape
-    ok = (weight.shape == index.shape and count.shape == (n_out,) and n_out == t.n_out
-          and weight.dtype == dtype and (n_out == 0 or (count.min() >= 0
-                                                        and count.max() <= width)))
+    ok = (
+        weight.shape == index.shape
+        and count.shape == (n_out,)
+        and n_out == t.n_out
+        and weight.dtype == dtype
+        and (n_out == 0 or (count.min() >= 0 and count.max() <= width))
+    )
     if ok and n_out:
         used = np.arange(width) < count[:, None]
         ok = not used.any() or (index[used].min() >= 0 and index[used].max() < t.n_in)
         ok = ok and (not t.is_selection or bool(np.all(count == 1)))
     if not ok:
-        raise RuntimeError(f"kernel contract: a table of {t.n_out} rows over {t.n_in} inputs "
-                           f"has indices, counts or shapes the kernels cannot read")
+        raise RuntimeError(
+            f"kernel contract: a table of {t.n_out} rows over {t.n_in} inputs "
+            f"has indices, counts or shapes the kernels cannot read"
+        )
 
 
 def _span(t):
@@ -347,8 +403,10 @@ class Plan:
         self.dtype: np.dtype = dtype
         self._compute = _spec.compute_dtype(dtype, "dtype")
         self._key = None
-        tables = {a: table(n_in, n_out, spec.mode, spec.align_corners, spec.antialias, f)
-                  for a, n_in, n_out, f in _spec.axis_geometry(spec)}
+        tables = {
+            a: table(n_in, n_out, spec.mode, spec.align_corners, spec.antialias, f)
+            for a, n_in, n_out, f in _spec.axis_geometry(spec)
+        }
         self._forward = _Program(tables, self._compute, spec.input_shape, dtype)
         self._backward = None
         self._lock = threading.Lock()
@@ -386,34 +444,53 @@ class Plan:
 
     def __repr__(self):
         s = self._spec
-        return (f"cresize.plan({s.input_shape} -> {s.output_shape}, axes={s.axes}, "
-                f"mode={s.mode!r}, align_corners={s.align_corners}, "
-                f"antialias={s.antialias}, dtype={self.dtype})")
+        return (
+            f"cresize.plan({s.input_shape} -> {s.output_shape}, axes={s.axes}, "
+            f"mode={s.mode!r}, align_corners={s.align_corners}, "
+            f"antialias={s.antialias}, dtype={self.dtype})"
+        )
 
     # -- execution
-    def __call__(self, x: np.ndarray, out: np.ndarray | None = None, *,
-                 num_threads: int | None = None) -> np.ndarray:
+    def __call__(
+        self, x: np.ndarray, out: np.ndarray | None = None, *, num_threads: int | None = None
+    ) -> np.ndarray:
         """``cresize.resize(x, ...)`` with this plan's arguments, bit for bit."""
         program = self._forward
-        if (out is None and program.direct is not None and type(x) is np.ndarray
-                and x.dtype is program.run_dtype and x.shape == program.shape
-                and x.flags.c_contiguous):
-            return _fast.run_steps(program.direct, x, None, self._threads(num_threads),
-                                   MIN_WORK_PER_THREAD)
+        if (
+            out is None
+            and program.direct is not None
+            and type(x) is np.ndarray
+            and x.dtype is program.run_dtype
+            and x.shape == program.shape
+            and x.flags.c_contiguous
+        ):
+            return _fast.run_steps(
+                program.direct, x, None, self._threads(num_threads), MIN_WORK_PER_THREAD
+            )
         x = self._check_input(x, self.input_shape, "x")
         out = _check_out(out, self.output_shape, self.dtype, (x,))
-        return _execute(self._forward, self._forward.tables, x, out,
-                        self._threads(num_threads))
+        return _execute(self._forward, self._forward.tables, x, out, self._threads(num_threads))
 
-    def backward(self, grad_output: np.ndarray, out: np.ndarray | None = None, *,
-                 num_threads: int | None = None) -> np.ndarray:
+    def backward(
+        self,
+        grad_output: np.ndarray,
+        out: np.ndarray | None = None,
+        *,
+        num_threads: int | None = None,
+    ) -> np.ndarray:
         """``cresize.resize_backward(grad_output, input_shape, ...)``, bit for bit."""
         program = self._backward if self._backward is not None else self._backward_program()
-        if (out is None and program.direct is not None and type(grad_output) is np.ndarray
-                and grad_output.dtype is program.run_dtype and grad_output.shape == program.shape
-                and grad_output.flags.c_contiguous):
-            return _fast.run_steps(program.direct, grad_output, None, self._threads(num_threads),
-                                   MIN_WORK_PER_THREAD)
+        if (
+            out is None
+            and program.direct is not None
+            and type(grad_output) is np.ndarray
+            and grad_output.dtype is program.run_dtype
+            and grad_output.shape == program.shape
+            and grad_output.flags.c_contiguous
+        ):
+            return _fast.run_steps(
+                program.direct, grad_output, None, self._threads(num_threads), MIN_WORK_PER_THREAD
+            )
         g = self._check_input(grad_output, self.output_shape, "grad_output")
         out = _check_out(out, self.input_shape, self.dtype, (g,))
         return _execute(program, program.tables, g, out, self._threads(num_threads))
@@ -439,9 +516,15 @@ class Plan:
         region = self._region(out_region, backward)
         return tuple(self._box(program, a, r) for a, r in enumerate(region))
 
-    def run_region(self, block: np.ndarray, out_region: Region, *, backward: bool = False,
-                   out: np.ndarray | None = None,
-                   num_threads: int | None = None) -> np.ndarray:
+    def run_region(
+        self,
+        block: np.ndarray,
+        out_region: Region,
+        *,
+        backward: bool = False,
+        out: np.ndarray | None = None,
+        num_threads: int | None = None,
+    ) -> np.ndarray:
         """``p(x)[out_region]`` computed from ``block = x[p.input_region(out_region)]``.
 
         Bit for bit equal to the slice of the whole result (``backward=True``:
@@ -459,8 +542,10 @@ class Plan:
         if 0 in out_shape:
             return out if out is not None else np.empty(out_shape, self.dtype)
         dtype = program.run_dtype
-        tables = {a: _Slice(t, region[a].start, region[a].stop, box[a].start, shape[a], dtype)
-                  for a, t in program.tables.items()}
+        tables = {
+            a: _Slice(t, region[a].start, region[a].stop, box[a].start, shape[a], dtype)
+            for a, t in program.tables.items()
+        }
         return _execute(program, tables, x, out, self._threads(num_threads))
 
     # -- helpers
@@ -470,8 +555,9 @@ class Plan:
     def _backward_program(self):
         if self._backward is None:
             if self.dtype not in _FLOATS:
-                raise TypeError(f"backward needs a float32 or float64 plan; this plan is "
-                                f"{self.dtype}")
+                raise TypeError(
+                    f"backward needs a float32 or float64 plan; this plan is {self.dtype}"
+                )
             with self._lock:
                 if self._backward is None:
                     tables = {a: t.transpose() for a, t in self._forward.tables.items()}
@@ -492,8 +578,10 @@ class Plan:
         shape = self.input_shape if backward else self.output_shape
         what = "input_shape" if backward else "the output"
         if not isinstance(out_region, (tuple, list)) or len(out_region) != len(shape):
-            raise ValueError(f"out_region must be a tuple of {len(shape)} slices (one per "
-                             f"dimension of {what} {shape}); got {out_region!r}")
+            raise ValueError(
+                f"out_region must be a tuple of {len(shape)} slices (one per "
+                f"dimension of {what} {shape}); got {out_region!r}"
+            )
         region = []
         for a, (r, n) in enumerate(zip(out_region, shape)):
             if not isinstance(r, slice):
@@ -511,7 +599,7 @@ class Plan:
         if r.start == r.stop:
             return slice(0, 0)
         lo, hi = program.bounds[axis]
-        first, last = int(lo[r.start:r.stop].min()), int(hi[r.start:r.stop].max())
+        first, last = int(lo[r.start : r.stop].min()), int(hi[r.start : r.stop].max())
         if first >= last:  # every row is empty (all weights 0): read one input anyway
             return slice(0, 1)
         return slice(first, last)
@@ -538,8 +626,9 @@ def _check_out(out, shape, dtype, inputs):
     if out.shape != shape:
         raise ValueError(f"out has shape {out.shape}; expected {shape}")
     if out.dtype.newbyteorder("=") != dtype.newbyteorder("=") or not out.dtype.isnative:
-        raise ValueError(f"out has dtype {out.dtype}; expected native-order "
-                         f"{dtype.newbyteorder('=')}")
+        raise ValueError(
+            f"out has dtype {out.dtype}; expected native-order {dtype.newbyteorder('=')}"
+        )
     if not out.flags.c_contiguous:
         raise ValueError("out must be C-contiguous")
     if not out.flags.writeable:
@@ -558,7 +647,7 @@ class _Cache:
 
     def __init__(self, limit):
         self.limit = limit
-        self.entries: OrderedDict = OrderedDict()   # key -> (plan, nbytes)
+        self.entries: OrderedDict = OrderedDict()  # key -> (plan, nbytes)
         self.nbytes = 0
         self.hits = self.misses = 0
         self.lock = threading.RLock()
@@ -640,8 +729,13 @@ def clear_cache() -> None:
 def cache_info() -> dict:
     """``{"limit", "nbytes", "plans", "hits", "misses"}`` of the plan cache."""
     with _CACHE.lock:
-        return {"limit": _CACHE.limit, "nbytes": _CACHE.nbytes, "plans": len(_CACHE.entries),
-                "hits": _CACHE.hits, "misses": _CACHE.misses}
+        return {
+            "limit": _CACHE.limit,
+            "nbytes": _CACHE.nbytes,
+            "plans": len(_CACHE.entries),
+            "hits": _CACHE.hits,
+            "misses": _CACHE.misses,
+        }
 
 
 def cached_plan(spec: _spec.Spec, dtype: np.dtype) -> Plan:
@@ -664,11 +758,18 @@ def remember(key, found):
         _FAST[key] = weakref.ref(found)
 
 
-def plan(input_shape: Sequence[int], size: int | Sequence[int] | None = None, *,
-         scale_factor: float | Sequence[float] | None = None, mode: str = "bilinear",
-         align_corners: bool | None = False, antialias: bool = False,
-         axes: int | Sequence[int] | None = None, dtype: Any = "float32",
-         num_threads: int | None = None) -> Plan:
+def plan(
+    input_shape: Sequence[int],
+    size: int | Sequence[int] | None = None,
+    *,
+    scale_factor: float | Sequence[float] | None = None,
+    mode: str = "bilinear",
+    align_corners: bool | None = False,
+    antialias: bool = False,
+    axes: int | Sequence[int] | None = None,
+    dtype: Any = "float32",
+    num_threads: int | None = None,
+) -> Plan:
     """Fix everything of a resize but the data: validate, build tables, decide passes.
 
     Parameters

@@ -8,6 +8,7 @@ and the size checks (docs/spec.md section 5; a result or a table that cannot
 exist is refused before anything is built) live here too. Nothing else computes
 an output shape, a canonical mode or default axes.
 """
+
 import math
 import numbers
 import operator
@@ -35,8 +36,14 @@ MAX_ELEMENTS = 2**62
 #: (cresize mode, antialias required). ``"lanczos"`` is PyTorch's antialiased Lanczos-3.
 TORCH_MODES = {"lanczos": ("lanczos3", True)}
 #: cresize's canonical mode -> PyTorch's ``F.interpolate`` name for it (``None``: none).
-TORCH_NAME = {"nearest": "nearest", "nearest-exact": "nearest-exact", "area": "area",
-              "bilinear": "linear", "bicubic": "bicubic", "lanczos3": "lanczos"}
+TORCH_NAME = {
+    "nearest": "nearest",
+    "nearest-exact": "nearest-exact",
+    "area": "area",
+    "bilinear": "linear",
+    "bicubic": "bicubic",
+    "lanczos3": "lanczos",
+}
 #: PyTorch's name of a ``linear`` mode by spatial rank.
 TORCH_LINEAR = {1: "linear", 2: "bilinear", 3: "trilinear"}
 
@@ -45,9 +52,9 @@ class Spec(NamedTuple):
     """What a call computes, everything but the data and the dtype."""
 
     input_shape: tuple
-    axes: tuple            # resized axes, increasing order is NOT implied (as given)
-    lengths: tuple         # output length per entry of ``axes``
-    factors: tuple         # scale factor per entry of ``axes`` (None: size-based)
+    axes: tuple  # resized axes, increasing order is NOT implied (as given)
+    lengths: tuple  # output length per entry of ``axes``
+    factors: tuple  # scale factor per entry of ``axes`` (None: size-based)
     output_shape: tuple
     mode: str
     align_corners: bool
@@ -79,11 +86,15 @@ def options(mode, align_corners, antialias):
     if not isinstance(antialias, (bool, np.bool_)):
         raise TypeError(f"antialias must be True or False; got {antialias!r}")
     if align_corners and canonical in NO_ALIGN_CORNERS:
-        raise ValueError(f"align_corners=True is not defined for mode={mode!r}; it is allowed "
-                         f"for bilinear, bicubic and lanczos3")
+        raise ValueError(
+            f"align_corners=True is not defined for mode={mode!r}; it is allowed "
+            f"for bilinear, bicubic and lanczos3"
+        )
     if antialias and canonical not in ANTIALIAS_SUPPORT:
-        raise ValueError(f"antialias=True is not defined for mode={mode!r}; it is allowed for "
-                         f"{', '.join(ANTIALIAS_SUPPORT)}")
+        raise ValueError(
+            f"antialias=True is not defined for mode={mode!r}; it is allowed for "
+            f"{', '.join(ANTIALIAS_SUPPORT)}"
+        )
     return canonical, bool(align_corners), bool(antialias)
 
 
@@ -104,8 +115,10 @@ def torch_mode(mode, antialias):
     if isinstance(mode, str) and mode in TORCH_MODES:
         canonical, needs_antialias = TORCH_MODES[mode]
         if needs_antialias and not antialias:
-            raise ValueError(f"mode={mode!r} is PyTorch's antialiased Lanczos-3 and needs "
-                             f"antialias=True; use mode='lanczos3' for the plain Lanczos-3")
+            raise ValueError(
+                f"mode={mode!r} is PyTorch's antialiased Lanczos-3 and needs "
+                f"antialias=True; use mode='lanczos3' for the plain Lanczos-3"
+            )
         return canonical
     return canonical_mode(mode)
 
@@ -128,8 +141,9 @@ def is_sequence(value):
 def _integer(value, name, what):
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value[()]
-    if type(value) is not int and (isinstance(value, (bool, np.bool_)) or
-                                   not isinstance(value, (numbers.Integral, np.integer))):
+    if type(value) is not int and (
+        isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, np.integer))
+    ):
         raise TypeError(f"{name} must be {what}; got {value!r}")
     return int(value)
 
@@ -149,7 +163,8 @@ def factor(value, name):
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value[()]
     if isinstance(value, (bool, np.bool_)) or not isinstance(
-            value, (numbers.Real, np.floating, np.integer)):
+        value, (numbers.Real, np.floating, np.integer)
+    ):
         raise TypeError(f"{name} must be a positive float (or tuple of them); got {value!r}")
     value = float(value)
     if not (value > 0 and math.isfinite(value)):
@@ -160,12 +175,16 @@ def factor(value, name):
 def checked_length(n_in, f, name="scale_factor"):
     """``floor(n_in * f)``, refused when it is < 1 or too large."""
     if not n_in * f < MAX_LENGTH:
-        raise ValueError(f"{name}={f} gives {n_in} * {f} output samples on an "
-                         f"axis; at most {MAX_LENGTH - 1} are possible")
+        raise ValueError(
+            f"{name}={f} gives {n_in} * {f} output samples on an "
+            f"axis; at most {MAX_LENGTH - 1} are possible"
+        )
     n_out = output_length(n_in, f)
     if n_out < 1:
-        raise ValueError(f"{name}={f} gives floor({n_in} * {f}) = {n_out} "
-                         f"output samples; it must give at least 1")
+        raise ValueError(
+            f"{name}={f} gives floor({n_in} * {f}) = {n_out} "
+            f"output samples; it must give at least 1"
+        )
     return n_out
 
 
@@ -197,11 +216,14 @@ def threads_value(num_threads):
     if num_threads is None:
         return None
     if isinstance(num_threads, (bool, np.bool_)) or not isinstance(
-            num_threads, (numbers.Integral, np.integer)):
+        num_threads, (numbers.Integral, np.integer)
+    ):
         raise TypeError(f"num_threads must be None or a nonzero int; got {num_threads!r}")
     if num_threads == 0:
-        raise ValueError("num_threads must be None, a positive int, or a negative int "
-                         "counted back from the maximum (-1 = all); got 0")
+        raise ValueError(
+            "num_threads must be None, a positive int, or a negative int "
+            "counted back from the maximum (-1 = all); got 0"
+        )
     if num_threads > MAX_THREADS:
         raise ValueError(f"num_threads must be at most {MAX_THREADS}; got {num_threads}")
     return int(num_threads)
@@ -224,8 +246,9 @@ def resize_axes(ndim, size, scale_factor, axes):
     if axes is None:
         if is_sequence(given):
             if len(given) > ndim:
-                raise ValueError(f"{name} has {len(given)} entries but the array has only "
-                                 f"{ndim} dimensions")
+                raise ValueError(
+                    f"{name} has {len(given)} entries but the array has only {ndim} dimensions"
+                )
             if len(given) == 0:
                 raise ValueError(f"{name} must not be empty")
             return tuple(range(ndim - len(given), ndim))
@@ -274,8 +297,9 @@ def lengths(in_shape, axes, size, scale_factor):
         factors = (None,) * n
     else:
         given = scale_factor
-        factors = tuple(factor(f, "scale_factor")
-                        for f in (given if is_sequence(given) else (given,) * n))
+        factors = tuple(
+            factor(f, "scale_factor") for f in (given if is_sequence(given) else (given,) * n)
+        )
         for a in axes:
             _resizable(in_shape, a, "x")
         out = tuple(checked_length(in_shape[a], f) for a, f in zip(axes, factors))
@@ -286,8 +310,9 @@ def lengths(in_shape, axes, size, scale_factor):
 
 def _resizable(in_shape, axis, name):
     if in_shape[axis] < 1:
-        raise ValueError(f"axis {axis} of {name} has length {in_shape[axis]}; a resized axis "
-                         f"needs length >= 1")
+        raise ValueError(
+            f"axis {axis} of {name} has length {in_shape[axis]}; a resized axis needs length >= 1"
+        )
 
 
 def _output_shape(in_shape, axes, out_lengths):
@@ -297,20 +322,44 @@ def _output_shape(in_shape, axes, out_lengths):
     return tuple(result)
 
 
-def forward(input_shape, size=None, scale_factor=None, mode="bilinear", align_corners=False,
-            antialias=False, axes=None, *, checked_shape=False):
+def forward(
+    input_shape,
+    size=None,
+    scale_factor=None,
+    mode="bilinear",
+    align_corners=False,
+    antialias=False,
+    axes=None,
+    *,
+    checked_shape=False,
+):
     """The ``Spec`` of ``resize(x, size, ...)`` for ``x.shape == input_shape``."""
     mode, align_corners, antialias = options(mode, align_corners, antialias)
     if not checked_shape:
         input_shape = shape(input_shape, "input_shape")
     axes = resize_axes(len(input_shape), size, scale_factor, axes)
     out_lengths, factors = lengths(input_shape, axes, size, scale_factor)
-    return Spec(input_shape, axes, out_lengths, factors,
-                _output_shape(input_shape, axes, out_lengths), mode, align_corners, antialias)
+    return Spec(
+        input_shape,
+        axes,
+        out_lengths,
+        factors,
+        _output_shape(input_shape, axes, out_lengths),
+        mode,
+        align_corners,
+        antialias,
+    )
 
 
-def backward(grad_shape, input_shape, scale_factor=None, mode="bilinear", align_corners=False,
-             antialias=False, axes=None):
+def backward(
+    grad_shape,
+    input_shape,
+    scale_factor=None,
+    mode="bilinear",
+    align_corners=False,
+    antialias=False,
+    axes=None,
+):
     """The ``Spec`` of the forward call whose adjoint is ``resize_backward(g, input_shape, ...)``.
 
     Default axes: with ``scale_factor`` ``resize``'s rule, otherwise the axes
@@ -324,30 +373,44 @@ def backward(grad_shape, input_shape, scale_factor=None, mode="bilinear", align_
     if axes is None and scale_factor is None:
         axes = tuple(a for a in range(len(grad_shape)) if grad_shape[a] != input_shape[a])
     else:
-        axes = resize_axes(len(grad_shape), None if scale_factor is not None else 1,
-                           scale_factor, axes)
+        axes = resize_axes(
+            len(grad_shape), None if scale_factor is not None else 1, scale_factor, axes
+        )
     if scale_factor is None:
         for a in axes:
             if grad_shape[a] < 1:
-                raise ValueError(f"grad_output has length 0 on axis {a}, which input_shape "
-                                 f"{input_shape} resizes from {input_shape[a]}; resize never "
-                                 f"returns an empty resized axis")
+                raise ValueError(
+                    f"grad_output has length 0 on axis {a}, which input_shape "
+                    f"{input_shape} resizes from {input_shape[a]}; resize never "
+                    f"returns an empty resized axis"
+                )
             _resizable(input_shape, a, "input_shape")
         out_lengths, factors = tuple(grad_shape[a] for a in axes), (None,) * len(axes)
     else:
         out_lengths, factors = lengths(input_shape, axes, None, scale_factor)
-    spec = Spec(input_shape, axes, out_lengths, factors,
-                _output_shape(input_shape, axes, out_lengths), mode, align_corners, antialias)
+    spec = Spec(
+        input_shape,
+        axes,
+        out_lengths,
+        factors,
+        _output_shape(input_shape, axes, out_lengths),
+        mode,
+        align_corners,
+        antialias,
+    )
     if spec.output_shape != grad_shape:
-        raise ValueError(f"grad_output has shape {grad_shape}, but resize would return "
-                         f"{spec.output_shape} for input_shape {input_shape} on axes {axes}")
+        raise ValueError(
+            f"grad_output has shape {grad_shape}, but resize would return "
+            f"{spec.output_shape} for input_shape {input_shape} on axes {axes}"
+        )
     return spec
 
 
 def axis_geometry(spec):
     """``[(axis, n_in, n_out, factor)]`` of the resized axes, in increasing axis order."""
-    return sorted((a, spec.input_shape[a], n, f)
-                  for a, n, f in zip(spec.axes, spec.lengths, spec.factors))
+    return sorted(
+        (a, spec.input_shape[a], n, f) for a, n, f in zip(spec.axes, spec.lengths, spec.factors)
+    )
 
 
 # ----------------------------------------------------------------------------
@@ -413,8 +476,10 @@ def check_sizes(spec, itemsize, *, dense=False):
     """
     elements = math.prod(spec.output_shape)
     if elements > MAX_ELEMENTS or math.prod(spec.input_shape) > MAX_ELEMENTS:
-        raise ValueError(f"the result would have shape {spec.output_shape} "
-                         f"({elements} elements): more than any array can hold")
+        raise ValueError(
+            f"the result would have shape {spec.output_shape} "
+            f"({elements} elements): more than any array can hold"
+        )
     need = max(elements, math.prod(spec.input_shape)) * itemsize
     for _, n_in, n_out, f in axis_geometry(spec):
         need += 16 * table_taps(n_in, n_out, f, spec.mode, spec.align_corners, spec.antialias)
@@ -424,14 +489,18 @@ def check_sizes(spec, itemsize, *, dense=False):
         limit = memory_limit()
         if need > limit:
             if dense:
-                (_, n_in, n_out, _), = axis_geometry(spec)
+                ((_, n_in, n_out, _),) = axis_geometry(spec)
                 what = f"the weight matrix of shape ({n_out}, {n_in})"
             else:
-                what = (f"resizing shape {spec.input_shape} to {spec.output_shape} "
-                        f"(the larger array and the tap tables)")
-            raise MemoryError(f"{what} would need at least {need / 2**30:.3g} GiB; at most "
-                              f"{limit / 2**30:.3g} GiB can exist here (physical memory or "
-                              f"the address-space limit)")
+                what = (
+                    f"resizing shape {spec.input_shape} to {spec.output_shape} "
+                    f"(the larger array and the tap tables)"
+                )
+            raise MemoryError(
+                f"{what} would need at least {need / 2**30:.3g} GiB; at most "
+                f"{limit / 2**30:.3g} GiB can exist here (physical memory or "
+                f"the address-space limit)"
+            )
 
 
 def memory_limit():
@@ -443,6 +512,7 @@ def memory_limit():
         pass
     try:
         import resource
+
         for which in ("RLIMIT_AS", "RLIMIT_DATA"):
             soft = resource.getrlimit(getattr(resource, which))[0]
             if soft != resource.RLIM_INFINITY and soft > 0:
@@ -460,11 +530,12 @@ def weights_spec(in_size, out_size, mode, align_corners, antialias, scale_factor
         f = factor(scale_factor, "scale_factor")
         n_out = checked_length(in_size, f)
         if out_size is not None and length(out_size, "out_size") != n_out:
-            raise ValueError(f"out_size={out_size} does not match scale_factor={scale_factor}: "
-                             f"floor({in_size} * {scale_factor}) = {n_out}")
+            raise ValueError(
+                f"out_size={out_size} does not match scale_factor={scale_factor}: "
+                f"floor({in_size} * {scale_factor}) = {n_out}"
+            )
     elif out_size is None:
         raise ValueError("weights needs out_size or scale_factor")
     else:
         n_out, f = length(out_size, "out_size"), None
     return Spec((in_size,), (0,), (n_out,), (f,), (n_out,), mode, align_corners, antialias)
-

@@ -6,6 +6,7 @@ taps that landed on the same input index, drops taps of exactly zero weight and
 pads the rows to a common width. The kernels apply ``Taps`` forward and
 ``Taps.transpose()`` backward.
 """
+
 import math
 
 import numpy as np
@@ -62,8 +63,9 @@ class Taps:
         self.index, self.weight, self.count = _frozen(index), _frozen(weight), _frozen(count)
         #: Every row reads one input with weight 1 (nearest modes).
         self.is_selection = width == 1 and bool(np.all(count == 1)) and bool(np.all(weight == 1.0))
-        self.is_identity = (self.is_selection and n_in == n_out
-                            and bool(np.all(index[:, 0] == np.arange(n_out))))
+        self.is_identity = (
+            self.is_selection and n_in == n_out and bool(np.all(index[:, 0] == np.arange(n_out)))
+        )
         self._cast = {}
         self._transposed = None
 
@@ -214,9 +216,9 @@ def _area(n_in, n_out):
 
 def _antialiased(n_in, n_out, scale, mode):
     base = ANTIALIAS_SUPPORT[mode]
-    kernel = {"bilinear": triangle,
-              "bicubic": lambda x: keys_cubic(x, -0.5),
-              "lanczos3": lanczos3}[mode]
+    kernel = {"bilinear": triangle, "bicubic": lambda x: keys_cubic(x, -0.5), "lanczos3": lanczos3}[
+        mode
+    ]
     support, inv = (base * scale, 1.0 / scale) if scale >= 1 else (base, 1.0)
     center = scale * (np.arange(n_out) + 0.5)
     lo = np.maximum(np.trunc(center - support + 0.5), 0).astype(np.int64)
@@ -243,8 +245,14 @@ def taps(n_in, n_out, mode, align_corners=False, antialias=False, scale_factor=N
     if antialias:
         index, weight = _antialiased(n_in, n_out, scale, mode)
     elif mode in ("nearest", "nearest-exact"):
-        index, weight = _nearest(n_in, n_out, scale, align_corners, scale_factor is None,
-                                 0.5 if mode == "nearest-exact" else 0.0)
+        index, weight = _nearest(
+            n_in,
+            n_out,
+            scale,
+            align_corners,
+            scale_factor is None,
+            0.5 if mode == "nearest-exact" else 0.0,
+        )
     elif mode == "bilinear":
         index, weight = _bilinear(n_in, n_out, scale, align_corners)
     elif mode == "bicubic":

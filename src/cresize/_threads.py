@@ -25,6 +25,7 @@ A forked child is recognised by
 A bare ``os.fork()`` that happens before cresize is first imported is not
 seen: import cresize before forking (or pass ``num_threads=1``).
 """
+
 import os
 import sys
 

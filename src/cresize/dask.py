@@ -9,6 +9,7 @@
 touches: no rechunk, no halo exchange, batch axes keep their chunks. See
 docs/dask.md.
 """
+
 import functools
 import itertools
 import math
@@ -23,8 +24,9 @@ try:
     from dask.base import tokenize
     from dask.highlevelgraph import HighLevelGraph
 except ImportError as exc:  # pragma: no cover - exercised in a subprocess
-    raise ImportError("cresize.dask needs Dask: pip install \"cresize[dask]\" "
-                      "(or pip install \"dask[array]\")") from exc
+    raise ImportError(
+        'cresize.dask needs Dask: pip install "cresize[dask]" (or pip install "dask[array]")'
+    ) from exc
 
 import cresize
 from cresize import _spec
@@ -32,8 +34,18 @@ from cresize import _spec
 __all__ = ["pyramid", "resize", "resize_backward"]
 
 
-def resize(x, size=None, *, scale_factor=None, mode="bilinear", align_corners=False,
-           antialias=False, axes=None, chunks=None, num_threads=1):
+def resize(
+    x,
+    size=None,
+    *,
+    scale_factor=None,
+    mode="bilinear",
+    align_corners=False,
+    antialias=False,
+    axes=None,
+    chunks=None,
+    num_threads=1,
+):
     """Resize a Dask array; equals ``cresize.resize`` on the whole array bit for bit.
 
     Parameters
@@ -62,18 +74,42 @@ def resize(x, size=None, *, scale_factor=None, mode="bilinear", align_corners=Fa
         its taps read.
     """
     x = _as_dask(x, "x")
-    plan = cresize.plan(x.shape, size, scale_factor=scale_factor, mode=mode,
-                        align_corners=align_corners, antialias=antialias, axes=axes,
-                        dtype=x.dtype, num_threads=num_threads)
+    plan = cresize.plan(
+        x.shape,
+        size,
+        scale_factor=scale_factor,
+        mode=mode,
+        align_corners=align_corners,
+        antialias=antialias,
+        axes=axes,
+        dtype=x.dtype,
+        num_threads=num_threads,
+    )
     ref = _PlanRef.of(plan, scale_factor, mode, align_corners, antialias)
     out_chunks = _output_chunks(x, plan.output_shape, plan.axes, chunks)
-    return _region_array("cresize-resize", x, ref, out_chunks, x.dtype.newbyteorder("="),
-                         backward=False, num_threads=num_threads)
+    return _region_array(
+        "cresize-resize",
+        x,
+        ref,
+        out_chunks,
+        x.dtype.newbyteorder("="),
+        backward=False,
+        num_threads=num_threads,
+    )
 
 
-def resize_backward(grad_output, input_shape, *, scale_factor=None, mode="bilinear",
-                    align_corners=False, antialias=False, axes=None, chunks=None,
-                    num_threads=1):
+def resize_backward(
+    grad_output,
+    input_shape,
+    *,
+    scale_factor=None,
+    mode="bilinear",
+    align_corners=False,
+    antialias=False,
+    axes=None,
+    chunks=None,
+    num_threads=1,
+):
     """Gradient of ``resize`` (the exact adjoint) of a Dask array; equals
     ``cresize.resize_backward`` on the whole array bit for bit.
 
@@ -98,18 +134,33 @@ def resize_backward(grad_output, input_shape, *, scale_factor=None, mode="biline
     if grad.dtype.type not in (np.float32, np.float64):
         raise TypeError(f"grad_output must be float32 or float64, not {grad.dtype}")
     # the forward call whose adjoint this is (default axes, shape checks: the spec layer)
-    spec = _spec.backward(grad.shape, input_shape, scale_factor, mode, align_corners,
-                          antialias, axes)
+    spec = _spec.backward(
+        grad.shape, input_shape, scale_factor, mode, align_corners, antialias, axes
+    )
     if not spec.axes:  # every axis keeps its length: the identity, as in memory
         return _identity(grad, chunks)
-    plan = cresize.plan(spec.input_shape, None if scale_factor is not None else spec.lengths,
-                        scale_factor=None if scale_factor is None else spec.factors,
-                        mode=mode, align_corners=align_corners, antialias=antialias,
-                        axes=spec.axes, dtype=grad.dtype, num_threads=num_threads)
+    plan = cresize.plan(
+        spec.input_shape,
+        None if scale_factor is not None else spec.lengths,
+        scale_factor=None if scale_factor is None else spec.factors,
+        mode=mode,
+        align_corners=align_corners,
+        antialias=antialias,
+        axes=spec.axes,
+        dtype=grad.dtype,
+        num_threads=num_threads,
+    )
     ref = _PlanRef.of(plan, scale_factor, mode, align_corners, antialias)
     out_chunks = _output_chunks(grad, spec.input_shape, plan.axes, chunks)
-    return _region_array("cresize-resize-backward", grad, ref, out_chunks,
-                         grad.dtype.newbyteorder("="), backward=True, num_threads=num_threads)
+    return _region_array(
+        "cresize-resize-backward",
+        grad,
+        ref,
+        out_chunks,
+        grad.dtype.newbyteorder("="),
+        backward=True,
+        num_threads=num_threads,
+    )
 
 
 def pyramid(x, levels, *, axes=None, mode="lanczos3", antialias=True, num_threads=1):
@@ -142,8 +193,17 @@ def pyramid(x, levels, *, axes=None, mode="lanczos3", antialias=True, num_thread
         above = result[-1]
         factors = tuple(0.5 if above.shape[a] >= 2 else 1.0 for a in axes)
         chunks = {a: min(x.chunksize[a], above.shape[a] // 2 or 1) for a in axes}
-        result.append(resize(above, scale_factor=factors, axes=axes, mode=mode,
-                             antialias=antialias, chunks=chunks, num_threads=num_threads))
+        result.append(
+            resize(
+                above,
+                scale_factor=factors,
+                axes=axes,
+                mode=mode,
+                antialias=antialias,
+                chunks=chunks,
+                num_threads=num_threads,
+            )
+        )
     return result
 
 
@@ -171,8 +231,9 @@ def _region_array(prefix, src, ref, out_chunks, dtype, *, backward, num_threads)
             dsk[key] = (_empty, shape, dtype)
         graph = HighLevelGraph.from_collections(name, dsk, dependencies=[src])
         return da.Array(graph, name, out_chunks, dtype=dtype)
-    per_axis = [_axis_pieces(ref.plan, src.chunks, out_shape, out_chunks, a, backward)
-                for a in range(ndim)]
+    per_axis = [
+        _axis_pieces(ref.plan, src.chunks, out_shape, out_chunks, a, backward) for a in range(ndim)
+    ]
     getters = {}
     for index in itertools.product(*(range(len(c)) for c in out_chunks)):
         entries = [per_axis[a][i] for a, i in enumerate(index)]
@@ -205,7 +266,8 @@ def _axis_pieces(plan, in_chunks, out_shape, out_chunks, axis, backward):
             continue
         probe[axis] = out_slice
         lo, hi, _ = plan.input_region(tuple(probe), backward=backward)[axis].indices(
-            int(bounds[-1]))
+            int(bounds[-1])
+        )
         pieces = []
         first = int(np.searchsorted(bounds, lo, side="right")) - 1
         for k in range(max(first, 0), len(bounds) - 1):
@@ -213,8 +275,9 @@ def _axis_pieces(plan, in_chunks, out_shape, out_chunks, axis, backward):
                 break
             a, b = max(lo, bounds[k]), min(hi, bounds[k + 1])
             if b > a:
-                pieces.append((k, slice(int(a - bounds[k]), int(b - bounds[k])),
-                               bounds[k + 1] - bounds[k]))
+                pieces.append(
+                    (k, slice(int(a - bounds[k]), int(b - bounds[k])), bounds[k + 1] - bounds[k])
+                )
         entries.append((out_slice, pieces))
     return entries
 
@@ -222,6 +285,7 @@ def _axis_pieces(plan, in_chunks, out_shape, out_chunks, axis, backward):
 def _nested(src_name, pieces, getters, get_name, dsk):
     """Nested lists (one level per axis) of the keys of the input pieces, or the
     one key when the box lies in one input chunk."""
+
     def leaf(combo):
         key = (src_name, *(k for k, _, _ in combo))
         if all(s.start == 0 and s.stop == length for _, s, length in combo):
@@ -272,15 +336,26 @@ class _PlanRef:
 
     def __init__(self, plan, options):
         self.plan = plan
-        self.key = (tuple(plan.input_shape), tuple(plan.axes), np.dtype(plan.dtype).str,
-                    tuple(sorted(options.items())))
+        self.key = (
+            tuple(plan.input_shape),
+            tuple(plan.axes),
+            np.dtype(plan.dtype).str,
+            tuple(sorted(options.items())),
+        )
 
     @classmethod
     def of(cls, plan, scale_factor, mode, align_corners, antialias):
         """The reference of a plan made with these arguments (sizes and factors per axis)."""
-        return cls(plan, {"size": None if scale_factor is not None else _sizes(plan),
-                          "scale_factor": _factors(plan, scale_factor), "mode": mode,
-                          "align_corners": align_corners, "antialias": antialias})
+        return cls(
+            plan,
+            {
+                "size": None if scale_factor is not None else _sizes(plan),
+                "scale_factor": _factors(plan, scale_factor),
+                "mode": mode,
+                "align_corners": align_corners,
+                "antialias": antialias,
+            },
+        )
 
     def __reduce__(self):
         return _plan_for, (self.key,)
@@ -291,8 +366,9 @@ def _plan_for(key):
     """The plan of ``key`` in this process, built once (what a worker unpickles)."""
     input_shape, axes, dtype, options = key
     options = dict(options)
-    plan = cresize.plan(input_shape, options.pop("size"), axes=axes, dtype=np.dtype(dtype),
-                        num_threads=1, **options)
+    plan = cresize.plan(
+        input_shape, options.pop("size"), axes=axes, dtype=np.dtype(dtype), num_threads=1, **options
+    )
     ref = _PlanRef(plan, {})
     ref.key = key
     return ref
@@ -309,8 +385,7 @@ def _as_dask(x, name):
         except (TypeError, ValueError) as exc:
             raise TypeError(f"{name} must be a dask array or array_like: {exc}") from None
     if any(math.isnan(n) for c in x.chunks for n in c):
-        raise ValueError(f"{name} has unknown chunk sizes; call {name}.compute_chunk_sizes() "
-                         f"first")
+        raise ValueError(f"{name} has unknown chunk sizes; call {name}.compute_chunk_sizes() first")
     return x
 
 
@@ -353,13 +428,17 @@ def _output_chunks(src, out_shape, axes, chunks):
             except TypeError:
                 raise TypeError(f"chunks: dict keys must be axes (ints); got {a!r}") from None
             if not -len(out_shape) <= axis < len(out_shape):
-                raise ValueError(f"chunks: axis {a} is out of range for {len(out_shape)} "
-                                 f"dimensions")
+                raise ValueError(
+                    f"chunks: axis {a} is out of range for {len(out_shape)} dimensions"
+                )
             spec[axis % len(out_shape)] = default[axis % len(out_shape)] if c is None else c
         chunks = tuple(spec)
     try:
-        return normalize_chunks(chunks, tuple(out_shape), limit=limit, dtype=src.dtype,
-                                previous_chunks=tuple(default))
+        return normalize_chunks(
+            chunks, tuple(out_shape), limit=limit, dtype=src.dtype, previous_chunks=tuple(default)
+        )
     except (ValueError, TypeError, AssertionError) as exc:
-        raise ValueError(f"chunks={chunks!r} is not a valid chunking of the result, shape "
-                         f"{tuple(out_shape)}: {exc}") from None
+        raise ValueError(
+            f"chunks={chunks!r} is not a valid chunking of the result, shape "
+            f"{tuple(out_shape)}: {exc}"
+        ) from None

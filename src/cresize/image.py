@@ -6,6 +6,7 @@ writes files. Pillow has no 16-bit colour modes, so 16-bit RGB(A) PNG and TIFF
 files are read and written with OpenCV (``opencv-python-headless``, also in the
 ``image`` extra). Arrays need neither. See docs/files.md.
 """
+
 import math
 import numbers
 import os
@@ -21,8 +22,10 @@ from cresize._tables import ANTIALIAS_SUPPORT
 __all__ = ["narrows", "open_image", "resize_image", "save_image", "target_size"]
 
 INSTALL_HINT = 'Pillow is needed to read and write image files: pip install "cresize[image]"'
-OPENCV_HINT = ('OpenCV reads and writes 16-bit colour (Pillow would keep 8 bits): '
-               'pip install "cresize[image]" (or opencv-python-headless)')
+OPENCV_HINT = (
+    "OpenCV reads and writes 16-bit colour (Pillow would keep 8 bits): "
+    'pip install "cresize[image]" (or opencv-python-headless)'
+)
 
 #: Shrink-on-load: a JPEG is decoded reduced by 2, 4 or 8 (DCT scaling) only to
 #: a size at least this many times the target, then resampled exactly (like
@@ -36,16 +39,40 @@ SHRINK_ON_LOAD_MARGIN = 2.5
 SIXTEEN_BIT_FORMATS = ("PNG", "TIFF")
 
 #: ``--format`` names -> (Pillow format, file extension).
-FORMATS = {"png": ("PNG", ".png"), "jpeg": ("JPEG", ".jpg"), "jpg": ("JPEG", ".jpg"),
-           "webp": ("WEBP", ".webp"), "tiff": ("TIFF", ".tif"), "tif": ("TIFF", ".tif"),
-           "bmp": ("BMP", ".bmp")}
+FORMATS = {
+    "png": ("PNG", ".png"),
+    "jpeg": ("JPEG", ".jpg"),
+    "jpg": ("JPEG", ".jpg"),
+    "webp": ("WEBP", ".webp"),
+    "tiff": ("TIFF", ".tif"),
+    "tif": ("TIFF", ".tif"),
+    "bmp": ("BMP", ".bmp"),
+}
 
 # Modes resampled as they are; anything else is converted first (see _pixels).
-_KEEP = {"L", "LA", "RGB", "RGBA", "I", "I;16", "I;16L", "I;16B", "I;16N", "F",
-         "CMYK", "YCbCr", "LAB", "HSV"}
+_KEEP = {
+    "L",
+    "LA",
+    "RGB",
+    "RGBA",
+    "I",
+    "I;16",
+    "I;16L",
+    "I;16B",
+    "I;16N",
+    "F",
+    "CMYK",
+    "YCbCr",
+    "LAB",
+    "HSV",
+}
 # Modes each writer takes; others are converted (see _for_format). TIFF takes all.
-_WRITES = {"JPEG": ("L", "RGB", "CMYK"), "WEBP": ("L", "RGB", "RGBA"),
-           "BMP": ("L", "RGB"), "PNG": ("L", "LA", "RGB", "RGBA", "I", "I;16")}
+_WRITES = {
+    "JPEG": ("L", "RGB", "CMYK"),
+    "WEBP": ("L", "RGB", "RGBA"),
+    "BMP": ("L", "RGB"),
+    "PNG": ("L", "LA", "RGB", "RGBA", "I", "I;16"),
+}
 
 
 def _pil():
@@ -83,6 +110,7 @@ def _read(path, geometry=None):
     """
     Image = _pil()
     from PIL import ImageOps
+
     with Image.open(path) as im:
         sixteen = _is_16bit_colour(im)  # before getexif, which may load a PNG
         orientation = im.getexif().get(0x0112, 1)
@@ -95,8 +123,10 @@ def _read(path, geometry=None):
             if turned:
                 w, h = h, w
             if 2 * w <= im.size[0] and 2 * h <= im.size[1]:
-                im.draft(None, (math.ceil(w * SHRINK_ON_LOAD_MARGIN),
-                                math.ceil(h * SHRINK_ON_LOAD_MARGIN)))
+                im.draft(
+                    None,
+                    (math.ceil(w * SHRINK_ON_LOAD_MARGIN), math.ceil(h * SHRINK_ON_LOAD_MARGIN)),
+                )
         im.load()
         ImageOps.exif_transpose(im, in_place=True)
     return im, full
@@ -135,10 +165,16 @@ def _read_16bit(path, mode, orientation):
 
 def _orient(array, orientation):
     """``array`` (HW or HWC) turned upright for an EXIF orientation 1-8, as a view."""
-    turns = {1: lambda a: a, 2: lambda a: a[:, ::-1], 3: lambda a: a[::-1, ::-1],
-             4: lambda a: a[::-1], 5: lambda a: a.swapaxes(0, 1),
-             6: lambda a: a.swapaxes(0, 1)[:, ::-1], 7: lambda a: a.swapaxes(0, 1)[::-1, ::-1],
-             8: lambda a: a.swapaxes(0, 1)[::-1]}
+    turns = {
+        1: lambda a: a,
+        2: lambda a: a[:, ::-1],
+        3: lambda a: a[::-1, ::-1],
+        4: lambda a: a[::-1],
+        5: lambda a: a.swapaxes(0, 1),
+        6: lambda a: a.swapaxes(0, 1)[:, ::-1],
+        7: lambda a: a.swapaxes(0, 1)[::-1, ::-1],
+        8: lambda a: a.swapaxes(0, 1)[::-1],
+    }
     return turns.get(orientation, turns[1])(array)
 
 
@@ -213,6 +249,7 @@ def _opencv_encode(fmt, pixels, params):
         return data
     import struct
     import zlib
+
     chunks = []
     if params.get("icc_profile"):
         chunks.append((b"iCCP", b"ICC Profile\0\0" + zlib.compress(params["icc_profile"])))
@@ -222,8 +259,10 @@ def _opencv_encode(fmt, pixels, params):
     if params.get("dpi"):
         x, y = (int(d / 0.0254 + 0.5) for d in params["dpi"])
         chunks.append((b"pHYs", struct.pack(">IIB", x, y, 1)))
-    extra = b"".join(struct.pack(">I", len(body)) + kind + body
-                     + struct.pack(">I", zlib.crc32(kind + body)) for kind, body in chunks)
+    extra = b"".join(
+        struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+        for kind, body in chunks
+    )
     return data[:33] + extra + data[33:]  # after the signature and IHDR
 
 
@@ -252,8 +291,13 @@ def _write_atomic(path, write, overwrite):
 
 def _is_16bit_array(image):
     """A 16-bit colour (or grey + alpha) array, which Pillow cannot hold."""
-    return (isinstance(image, np.ndarray) and image.dtype.kind == "u" and image.dtype.itemsize == 2
-            and image.ndim == 3 and image.shape[2] in (2, 3, 4))
+    return (
+        isinstance(image, np.ndarray)
+        and image.dtype.kind == "u"
+        and image.dtype.itemsize == 2
+        and image.ndim == 3
+        and image.shape[2] in (2, 3, 4)
+    )
 
 
 def _to_8bit(pixels):
@@ -276,8 +320,7 @@ def narrows(image, format):
     return image.mode.startswith("I;16")
 
 
-def target_size(width, height, size=None, *, scale=None, fit=None, fill=None,
-                allow_upscale=False):
+def target_size(width, height, size=None, *, scale=None, fit=None, fill=None, allow_upscale=False):
     """The resized size and the centre crop for a ``width x height`` image.
 
     Exactly one of ``size``, ``scale``, ``fit`` and ``fill``. Sizes are
@@ -304,18 +347,21 @@ def target_size(width, height, size=None, *, scale=None, fit=None, fill=None,
         ``(new_width, new_height)`` and the crop box ``(left, top, right, bottom)``
         in the resized image, or None when nothing is cropped.
     """
-    given = {k: v for k, v in dict(size=size, scale=scale, fit=fit, fill=fill).items()
-             if v is not None}
+    given = {
+        k: v for k, v in dict(size=size, scale=scale, fit=fit, fill=fill).items() if v is not None
+    }
     if len(given) != 1:
-        raise ValueError(f"give exactly one of size, scale, fit, fill; "
-                         f"got {sorted(given) or 'none'}")
-    (name, value), = given.items()
+        raise ValueError(
+            f"give exactly one of size, scale, fit, fill; got {sorted(given) or 'none'}"
+        )
+    ((name, value),) = given.items()
     if name == "scale":
         fx, fy = value if isinstance(value, (tuple, list)) else (value, value)
         for f in (fx, fy):
             if isinstance(f, bool) or not isinstance(f, numbers.Real) or not (0 < f < math.inf):
-                raise ValueError(f"scale must be a positive finite number or a pair of them; "
-                                 f"got {value!r}")
+                raise ValueError(
+                    f"scale must be a positive finite number or a pair of them; got {value!r}"
+                )
         return (max(1, math.floor(width * fx + 0.5)), max(1, math.floor(height * fy + 0.5))), None
     if not (isinstance(value, (tuple, list)) and len(value) == 2):
         raise TypeError(f"{name} must be a (width, height) pair; got {value!r}")
@@ -347,9 +393,21 @@ def _ratio(length, new_other, other):
     return max(1, (2 * length * new_other + other) // (2 * other))
 
 
-def resize_image(image, size=None, *, scale=None, fit=None, fill=None, mode="lanczos3",
-                 antialias=True, align_corners=False, allow_upscale=False, alpha=None,
-                 num_threads=None, exact=False):
+def resize_image(
+    image,
+    size=None,
+    *,
+    scale=None,
+    fit=None,
+    fill=None,
+    mode="lanczos3",
+    antialias=True,
+    align_corners=False,
+    allow_upscale=False,
+    alpha=None,
+    num_threads=None,
+    exact=False,
+):
     """Resize an image with the core kernels, Pillow-style.
 
     Parameters
@@ -407,12 +465,18 @@ def resize_image(image, size=None, *, scale=None, fit=None, fill=None, mode="lan
     if alpha is not None and not isinstance(alpha, (bool, np.bool_)):
         raise TypeError(f"alpha must be None, True or False; got {alpha!r}")
     geometry = dict(size=size, scale=scale, fit=fit, fill=fill, allow_upscale=allow_upscale)
-    options = dict(mode=mode, align_corners=align_corners, num_threads=num_threads,
-                   antialias=bool(antialias) and _spec.canonical_mode(mode) in ANTIALIAS_SUPPORT)
+    options = dict(
+        mode=mode,
+        align_corners=align_corners,
+        num_threads=num_threads,
+        antialias=bool(antialias) and _spec.canonical_mode(mode) in ANTIALIAS_SUPPORT,
+    )
     if isinstance(image, np.ndarray):
         if image.ndim not in (2, 3) or image.dtype.kind not in "uif":
-            raise TypeError(f"image array must be HW or HWC with an integer or float dtype; "
-                            f"got shape {image.shape} and dtype {image.dtype}")
+            raise TypeError(
+                f"image array must be HW or HWC with an integer or float dtype; "
+                f"got shape {image.shape} and dtype {image.dtype}"
+            )
         has_alpha = alpha if alpha is not None else image.ndim == 3 and image.shape[2] in (2, 4)
         return _resize_array(image, bool(has_alpha), geometry, options)
     if not isinstance(exact, (bool, np.bool_)):
@@ -425,8 +489,9 @@ def resize_image(image, size=None, *, scale=None, fit=None, fill=None, mode="lan
             return _resize_array(image, image.shape[2] in (2, 4), geometry, options, full)
     Image = _pil()
     if not isinstance(image, Image.Image):
-        raise TypeError(f"image must be a path, a PIL.Image or a HW/HWC NumPy array; "
-                        f"got {type(image).__name__}")
+        raise TypeError(
+            f"image must be a path, a PIL.Image or a HW/HWC NumPy array; got {type(image).__name__}"
+        )
     image = _pixels(image)
     out = _resize_array(np.asarray(image), image.mode in ("LA", "RGBA"), geometry, options, full)
     if image.mode in ("CMYK", "YCbCr", "LAB", "HSV"):
@@ -481,14 +546,18 @@ def _format(path, format):
         fmt = FORMATS.get(format.lower(), (format.upper(), None))[0]
         Image.init()
         if fmt not in Image.SAVE:
-            raise ValueError(f"format must be one of {', '.join(FORMATS)} (or a Pillow format "
-                             f"that can be written); got {format!r}")
+            raise ValueError(
+                f"format must be one of {', '.join(FORMATS)} (or a Pillow format "
+                f"that can be written); got {format!r}"
+            )
         return fmt
     ext = os.path.splitext(path)[1].lower()
     fmt = Image.registered_extensions().get(ext)
     if fmt is None or fmt not in Image.SAVE:
-        raise ValueError(f"cannot tell the image format from the extension {ext!r} of {path}; "
-                         f"give format= (one of {', '.join(FORMATS)})")
+        raise ValueError(
+            f"cannot tell the image format from the extension {ext!r} of {path}; "
+            f"give format= (one of {', '.join(FORMATS)})"
+        )
     return fmt
 
 

@@ -22,6 +22,7 @@ value) and compared with ``1e-12`` for float64, ``2e-6`` for float32. The
 adjoint check bounds the error of both inner products by that scale (see
 ``adjoint_scale``); finite differences use ``FD_TOLERANCE``.
 """
+
 import numpy as np
 
 import cresize
@@ -33,16 +34,33 @@ TOLERANCES = {np.dtype(np.float32): 2e-6, np.dtype(np.float64): 1e-12}
 #: Relative tolerance of ``check_gradient`` (float64 central differences).
 FD_TOLERANCE = 1e-8
 
-__all__ = ["FD_TOLERANCE", "TOLERANCES", "adjoint_scale", "check_adjoint", "check_gradient",
-           "check_reference", "reference_backward", "reference_matrices", "reference_resize"]
+__all__ = [
+    "FD_TOLERANCE",
+    "TOLERANCES",
+    "adjoint_scale",
+    "check_adjoint",
+    "check_gradient",
+    "check_reference",
+    "reference_backward",
+    "reference_matrices",
+    "reference_resize",
+]
 
 
 # ----------------------------------------------------------------------------
 # The dense reference
 
 
-def reference_matrices(input_shape, size=None, *, scale_factor=None, mode="bilinear",
-                       align_corners=False, antialias=False, axes=None):
+def reference_matrices(
+    input_shape,
+    size=None,
+    *,
+    scale_factor=None,
+    mode="bilinear",
+    align_corners=False,
+    antialias=False,
+    axes=None,
+):
     """The dense ``(O, I)`` float64 matrix of every resized axis.
 
     Parameters
@@ -63,12 +81,22 @@ def reference_matrices(input_shape, size=None, *, scale_factor=None, mode="bilin
 
 def _matrices(spec):
     options = dict(mode=spec.mode, align_corners=spec.align_corners, antialias=spec.antialias)
-    return {axis: cresize.weights(n_in, n_out, scale_factor=f, **options)
-            for axis, n_in, n_out, f in _spec.axis_geometry(spec)}
+    return {
+        axis: cresize.weights(n_in, n_out, scale_factor=f, **options)
+        for axis, n_in, n_out, f in _spec.axis_geometry(spec)
+    }
 
 
-def reference_resize(x, size=None, *, scale_factor=None, mode="bilinear", align_corners=False,
-                     antialias=False, axes=None):
+def reference_resize(
+    x,
+    size=None,
+    *,
+    scale_factor=None,
+    mode="bilinear",
+    align_corners=False,
+    antialias=False,
+    axes=None,
+):
     """``cresize.resize`` as a dense float64 matrix product (slow; for checking).
 
     Parameters
@@ -91,15 +119,30 @@ def reference_resize(x, size=None, *, scale_factor=None, mode="bilinear", align_
     array([0.  , 0.25, 0.75, 1.25, 1.75, 2.25, 2.75, 3.  ])
     """
     y = _float64(x, "x")
-    matrices = reference_matrices(y.shape, size, scale_factor=scale_factor, mode=mode,
-                                  align_corners=align_corners, antialias=antialias, axes=axes)
+    matrices = reference_matrices(
+        y.shape,
+        size,
+        scale_factor=scale_factor,
+        mode=mode,
+        align_corners=align_corners,
+        antialias=antialias,
+        axes=axes,
+    )
     for axis, matrix in matrices.items():
         y = _contract(y, axis, matrix)
     return y
 
 
-def reference_backward(grad_output, input_shape, *, scale_factor=None, mode="bilinear",
-                       align_corners=False, antialias=False, axes=None):
+def reference_backward(
+    grad_output,
+    input_shape,
+    *,
+    scale_factor=None,
+    mode="bilinear",
+    align_corners=False,
+    antialias=False,
+    axes=None,
+):
     """``cresize.resize_backward`` as a dense float64 product with every ``W.T``.
 
     Parameters
@@ -118,8 +161,7 @@ def reference_backward(grad_output, input_shape, *, scale_factor=None, mode="bil
         float64 of shape ``input_shape``.
     """
     g = _float64(grad_output, "grad_output")
-    spec = _spec.backward(g.shape, input_shape, scale_factor, mode, align_corners, antialias,
-                          axes)
+    spec = _spec.backward(g.shape, input_shape, scale_factor, mode, align_corners, antialias, axes)
     for axis, matrix in _matrices(spec).items():
         g = _contract(g, axis, matrix.T)
     return g
@@ -142,9 +184,21 @@ def adjoint_scale(x, g, matrices):
 # The checks
 
 
-def check_adjoint(shape, size=None, *, scale_factor=None, mode="bilinear", align_corners=False,
-                  antialias=False, axes=None, dtype=np.float64, seed=0, rtol=None,
-                  forward=None, backward=None):
+def check_adjoint(
+    shape,
+    size=None,
+    *,
+    scale_factor=None,
+    mode="bilinear",
+    align_corners=False,
+    antialias=False,
+    axes=None,
+    dtype=np.float64,
+    seed=0,
+    rtol=None,
+    forward=None,
+    backward=None,
+):
     """Check ``<resize(x), g> == <x, resize_backward(g)>`` for random ``x`` and ``g``.
 
     Parameters
@@ -183,7 +237,8 @@ def check_adjoint(shape, size=None, *, scale_factor=None, mode="bilinear", align
     """
     dtype, rtol = _dtype_rtol(dtype, rtol, "check_adjoint")
     forward, backward, matrices, options, out_shape = _setup(
-        shape, size, scale_factor, mode, align_corners, antialias, axes, forward, backward)
+        shape, size, scale_factor, mode, align_corners, antialias, axes, forward, backward
+    )
     rng = np.random.default_rng(seed)
     x = rng.uniform(-1, 1, shape).astype(dtype)
     y = _result(forward(x, size, **options), out_shape, dtype, "forward")
@@ -198,13 +253,27 @@ def check_adjoint(shape, size=None, *, scale_factor=None, mode="bilinear", align
             f"adjoint identity fails for shape={tuple(shape)} {_describe(size, options)}: "
             f"<resize(x), g> = {lhs!r}, <x, resize_backward(g)> = {rhs!r}, "
             f"difference {abs(lhs - rhs):.3e}, scale {scale:.3e}, relative {error:.3e} > "
-            f"rtol {rtol:.1e}")
+            f"rtol {rtol:.1e}"
+        )
     return error
 
 
-def check_gradient(shape, size=None, *, scale_factor=None, mode="bilinear", align_corners=False,
-                   antialias=False, axes=None, n_directions=3, step=1e-3, seed=0, rtol=None,
-                   forward=None, backward=None):
+def check_gradient(
+    shape,
+    size=None,
+    *,
+    scale_factor=None,
+    mode="bilinear",
+    align_corners=False,
+    antialias=False,
+    axes=None,
+    n_directions=3,
+    step=1e-3,
+    seed=0,
+    rtol=None,
+    forward=None,
+    backward=None,
+):
     """Check ``resize_backward`` against float64 central finite differences.
 
     For a random point ``x``, a random ``g`` and each random direction ``v``,
@@ -245,7 +314,8 @@ def check_gradient(shape, size=None, *, scale_factor=None, mode="bilinear", alig
     if not np.isfinite(step):
         raise ValueError(f"step must be finite; got {step}")
     forward, backward, matrices, options, out_shape = _setup(
-        shape, size, scale_factor, mode, align_corners, antialias, axes, forward, backward)
+        shape, size, scale_factor, mode, align_corners, antialias, axes, forward, backward
+    )
     rng = np.random.default_rng(seed)
     x = rng.uniform(-1, 1, shape)
     g = rng.uniform(-1, 1, out_shape)
@@ -266,14 +336,27 @@ def check_gradient(shape, size=None, *, scale_factor=None, mode="bilinear", alig
             raise AssertionError(
                 f"finite differences disagree with resize_backward for shape={tuple(shape)} "
                 f"{_describe(size, options)}: numeric {numeric!r}, analytic {analytic!r}, "
-                f"scale {scale:.3e}, relative {error:.3e} > rtol {rtol:.1e}")
+                f"scale {scale:.3e}, relative {error:.3e} > rtol {rtol:.1e}"
+            )
         worst = max(worst, error)
     return worst
 
 
-def check_reference(shape, size=None, *, scale_factor=None, mode="bilinear", align_corners=False,
-                    antialias=False, axes=None, dtype=np.float64, seed=0, rtol=None,
-                    forward=None, backward=None):
+def check_reference(
+    shape,
+    size=None,
+    *,
+    scale_factor=None,
+    mode="bilinear",
+    align_corners=False,
+    antialias=False,
+    axes=None,
+    dtype=np.float64,
+    seed=0,
+    rtol=None,
+    forward=None,
+    backward=None,
+):
     """Compare forward and backward with the dense float64 reference.
 
     Parameters
@@ -297,28 +380,36 @@ def check_reference(shape, size=None, *, scale_factor=None, mode="bilinear", ali
     """
     dtype, rtol = _dtype_rtol(dtype, rtol, "check_reference")
     forward, backward, matrices, options, out_shape = _setup(
-        shape, size, scale_factor, mode, align_corners, antialias, axes, forward, backward)
+        shape, size, scale_factor, mode, align_corners, antialias, axes, forward, backward
+    )
     rng = np.random.default_rng(seed)
     x = rng.uniform(-1, 1, shape).astype(dtype)
     g = rng.uniform(-1, 1, out_shape).astype(dtype)
     errors = []
     for name, a, result, mats in (
-            ("forward", x, forward(x, size, **options), matrices),
-            ("backward", g, backward(g, tuple(shape), **options),
-             {axis: w.T for axis, w in matrices.items()})):
+        ("forward", x, forward(x, size, **options), matrices),
+        (
+            "backward",
+            g,
+            backward(g, tuple(shape), **options),
+            {axis: w.T for axis, w in matrices.items()},
+        ),
+    ):
         expected = a.astype(np.float64)
         for axis, matrix in mats.items():
             expected = _contract(expected, axis, matrix)
         result = _result(result, expected.shape, dtype, name)
         scale = float(np.abs(a).max(initial=0)) * np.prod(
-            [np.abs(w).sum(axis=1).max() for w in mats.values()])
+            [np.abs(w).sum(axis=1).max() for w in mats.values()]
+        )
         deviation = float(np.abs(result.astype(np.float64) - expected).max(initial=0))
         error = deviation / scale if scale else deviation
         if not error <= rtol:
             raise AssertionError(
                 f"{name} deviates from the dense reference for shape={tuple(shape)} "
                 f"{_describe(size, options)} dtype={dtype}: max deviation {deviation:.3e}, "
-                f"scale {scale:.3e}, relative {error:.3e} > rtol {rtol:.1e}")
+                f"scale {scale:.3e}, relative {error:.3e} > rtol {rtol:.1e}"
+            )
         errors.append(error)
     return max(errors)
 
@@ -338,8 +429,13 @@ def _setup(shape, size, scale_factor, mode, align_corners, antialias, axes, forw
     backward = cresize.resize_backward if backward is None else backward
     spec = _spec.forward(tuple(shape), size, scale_factor, mode, align_corners, antialias, axes)
     matrices = _matrices(spec)
-    options = dict(scale_factor=scale_factor, mode=mode, align_corners=align_corners,
-                   antialias=antialias, axes=tuple(matrices))
+    options = dict(
+        scale_factor=scale_factor,
+        mode=mode,
+        align_corners=align_corners,
+        antialias=antialias,
+        axes=tuple(matrices),
+    )
     return forward, backward, matrices, options, spec.output_shape
 
 
@@ -388,7 +484,12 @@ def _count(value, name):
 
 
 def _describe(size, options):
-    given = f"size={size}" if options["scale_factor"] is None else \
-        f"scale_factor={options['scale_factor']}"
-    return (f"{given} mode={options['mode']!r} align_corners={options['align_corners']} "
-            f"antialias={options['antialias']} axes={options['axes']}")
+    given = (
+        f"size={size}"
+        if options["scale_factor"] is None
+        else f"scale_factor={options['scale_factor']}"
+    )
+    return (
+        f"{given} mode={options['mode']!r} align_corners={options['align_corners']} "
+        f"antialias={options['antialias']} axes={options['axes']}"
+    )

@@ -9,6 +9,7 @@ so ``gradgradcheck`` and higher derivatives work.
 
 Needs PyTorch (``pip install "cresize[torch]"``).
 """
+
 import numbers
 
 import numpy as np
@@ -16,8 +17,10 @@ import numpy as np
 try:
     import torch
 except ImportError as exc:
-    raise ImportError("cresize.torch needs PyTorch, which is not installed: "
-                      "pip install \"cresize[torch]\" (or pip install torch)") from exc
+    raise ImportError(
+        "cresize.torch needs PyTorch, which is not installed: "
+        'pip install "cresize[torch]" (or pip install torch)'
+    ) from exc
 
 from cresize import _plan, _spec
 from cresize._api import _threads
@@ -25,12 +28,27 @@ from cresize._api import _threads
 __all__ = ["Resize", "interpolate"]
 
 _GRAD_DTYPES = (torch.float32, torch.float64)
-_DTYPES = _GRAD_DTYPES + (torch.float16, torch.uint8, torch.int8, torch.int16, torch.int32,
-                          torch.int64)
+_DTYPES = _GRAD_DTYPES + (
+    torch.float16,
+    torch.uint8,
+    torch.int8,
+    torch.int16,
+    torch.int32,
+    torch.int64,
+)
 
 
-def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
-                recompute_scale_factor=None, antialias=False, *, num_threads=None):
+def interpolate(
+    input,
+    size=None,
+    scale_factor=None,
+    mode="nearest",
+    align_corners=None,
+    recompute_scale_factor=None,
+    antialias=False,
+    *,
+    num_threads=None,
+):
     """Resize the spatial dimensions of a CPU tensor; differentiable, like ``F.interpolate``.
 
     Parameters
@@ -82,8 +100,16 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     _check_input(input)
     _threads(num_threads)  # validate here rather than inside autograd; None stays None
     channels_last = _channels_last(input)
-    found = _input_plan(input, size, scale_factor, mode, align_corners, recompute_scale_factor,
-                        antialias, channels_last=channels_last)
+    found = _input_plan(
+        input,
+        size,
+        scale_factor,
+        mode,
+        align_corners,
+        recompute_scale_factor,
+        antialias,
+        channels_last=channels_last,
+    )
     return _apply(input, found, num_threads, channels_last)
 
 
@@ -99,21 +125,37 @@ def _check_input(input):
     if not isinstance(input, torch.Tensor):
         raise TypeError(f"input must be a torch.Tensor; got {type(input).__name__}")
     if input.device.type != "cpu":
-        raise ValueError(f"cresize.torch works on CPU tensors; input is on {input.device}. "
-                         f"Move it with .cpu() (or use torch.nn.functional.interpolate there)")
+        raise ValueError(
+            f"cresize.torch works on CPU tensors; input is on {input.device}. "
+            f"Move it with .cpu() (or use torch.nn.functional.interpolate there)"
+        )
     if input.dtype not in _DTYPES:
-        raise TypeError(f"input dtype must be one of {', '.join(str(d) for d in _DTYPES)}; "
-                        f"got {input.dtype}")
+        raise TypeError(
+            f"input dtype must be one of {', '.join(str(d) for d in _DTYPES)}; got {input.dtype}"
+        )
     if input.requires_grad and input.dtype not in _GRAD_DTYPES:
-        raise TypeError(f"gradients need a float32 or float64 input; got {input.dtype} with "
-                        f"requires_grad=True")
+        raise TypeError(
+            f"gradients need a float32 or float64 input; got {input.dtype} with requires_grad=True"
+        )
     if input.dim() < 3:
-        raise ValueError(f"input must be (N, C, *spatial) with at least one spatial dimension; "
-                         f"got {input.dim()} dimensions")
+        raise ValueError(
+            f"input must be (N, C, *spatial) with at least one spatial dimension; "
+            f"got {input.dim()} dimensions"
+        )
 
 
-def _input_plan(input, size, scale_factor, mode, align_corners, recompute_scale_factor,
-                antialias, previous=None, *, channels_last=False):
+def _input_plan(
+    input,
+    size,
+    scale_factor,
+    mode,
+    align_corners,
+    recompute_scale_factor,
+    antialias,
+    previous=None,
+    *,
+    channels_last=False,
+):
     """The cached plan of this call (``previous`` when it is the same call); with
     ``channels_last``, the plan of the (N, *spatial, C) view."""
     mode = _spec.torch_mode(mode, antialias)
@@ -131,8 +173,9 @@ def _input_plan(input, size, scale_factor, mode, align_corners, recompute_scale_
     else:
         scale_factor = _per_axis(scale_factor, spatial, "scale_factor")
     if scale_factor is not None and recompute_scale_factor:  # as if the size had been given
-        size = _spec.forward(shape, None, scale_factor, mode, align_corners, antialias,
-                             axes).lengths
+        size = _spec.forward(
+            shape, None, scale_factor, mode, align_corners, antialias, axes
+        ).lengths
         scale_factor = None
     spec = _spec.forward(shape, size, scale_factor, mode, align_corners, antialias, axes)
     dtype = np.dtype(str(input.dtype).replace("torch.", ""))
@@ -157,8 +200,15 @@ class Resize(torch.nn.Module):
     torch.Size([2, 3, 8, 8])
     """
 
-    def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=None,
-                 recompute_scale_factor=None, antialias=False):
+    def __init__(
+        self,
+        size=None,
+        scale_factor=None,
+        mode="nearest",
+        align_corners=None,
+        recompute_scale_factor=None,
+        antialias=False,
+    ):
         super().__init__()
         self.size, self.scale_factor, self.mode = size, scale_factor, mode
         self.align_corners, self.antialias = align_corners, antialias
@@ -170,20 +220,40 @@ class Resize(torch.nn.Module):
     def forward(self, input):
         _check_input(input)
         channels_last = _channels_last(input)
-        key = (tuple(input.shape), input.dtype, channels_last, self.size, self.scale_factor,
-               self.mode, self.align_corners, self.recompute_scale_factor, self.antialias)
+        key = (
+            tuple(input.shape),
+            input.dtype,
+            channels_last,
+            self.size,
+            self.scale_factor,
+            self.mode,
+            self.align_corners,
+            self.recompute_scale_factor,
+            self.antialias,
+        )
         if self.plan is None or key != self._plan_key:  # a new shape, layout or options
-            self.plan = _input_plan(input, self.size, self.scale_factor, self.mode,
-                                    self.align_corners, self.recompute_scale_factor,
-                                    self.antialias, self.plan, channels_last=channels_last)
+            self.plan = _input_plan(
+                input,
+                self.size,
+                self.scale_factor,
+                self.mode,
+                self.align_corners,
+                self.recompute_scale_factor,
+                self.antialias,
+                self.plan,
+                channels_last=channels_last,
+            )
             self._plan_key = key
         return _apply(input, self.plan, None, channels_last)
 
     def extra_repr(self):
-        given = (f"size={self.size}" if self.size is not None
-                 else f"scale_factor={self.scale_factor}")
-        return (f"{given}, mode={self.mode!r}, align_corners={self.align_corners}, "
-                f"antialias={self.antialias}")
+        given = (
+            f"size={self.size}" if self.size is not None else f"scale_factor={self.scale_factor}"
+        )
+        return (
+            f"{given}, mode={self.mode!r}, align_corners={self.align_corners}, "
+            f"antialias={self.antialias}"
+        )
 
 
 class _Resize(torch.autograd.Function):
@@ -220,8 +290,9 @@ def _numpy(tensor):
 def _per_axis(value, n, name):
     if isinstance(value, (list, tuple)):
         if len(value) != n:
-            raise ValueError(f"{name} has {len(value)} entries but input has {n} spatial "
-                             f"dimensions")
+            raise ValueError(
+                f"{name} has {len(value)} entries but input has {n} spatial dimensions"
+            )
         return tuple(value)
     if isinstance(value, (numbers.Real, np.number)) and not isinstance(value, bool):
         return (value,) * n
@@ -230,14 +301,21 @@ def _per_axis(value, n, name):
 
 def _tensor_sizes(size):
     """0-d integer tensors (alone or in a sequence) as ints, as ``F.interpolate`` takes them."""
+
     def plain(value):
         if not isinstance(value, torch.Tensor):
             return value
-        if value.dim() != 0 or value.dtype.is_floating_point or value.dtype.is_complex \
-                or value.dtype == torch.bool:
-            raise TypeError(f"size must be an int, a 0-d integer tensor or a sequence of them; "
-                            f"got {value!r}")
+        if (
+            value.dim() != 0
+            or value.dtype.is_floating_point
+            or value.dtype.is_complex
+            or value.dtype == torch.bool
+        ):
+            raise TypeError(
+                f"size must be an int, a 0-d integer tensor or a sequence of them; got {value!r}"
+            )
         return int(value)
+
     return [plain(s) for s in size] if isinstance(size, (list, tuple)) else plain(size)
 
 

@@ -1,4 +1,5 @@
 """Case lists and deliberately wrong variants shared by several test modules."""
+
 import numpy as np
 
 from cresize import _tables
@@ -6,6 +7,7 @@ from cresize import _tables
 
 def shifted_transpose(original):
     """A transposed table off by one: input row ``i`` gets the taps of row ``i + 1``."""
+
     def transpose(self):
         t = original(self)
         n = t.n_out
@@ -13,4 +15,5 @@ def shifted_transpose(original):
         used = np.arange(t.index.shape[1]) < t.count[keep][:, None]
         index = np.where(used, t.index[keep], -1)
         return _tables.Taps.from_dense_rows(t.n_in, index, np.where(used, t.weight[keep], 0.0))
+
     return transpose

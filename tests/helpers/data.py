@@ -1,4 +1,5 @@
 """The test data shipped in ``tests/data`` (see its README for provenance)."""
+
 import functools
 import json
 from pathlib import Path

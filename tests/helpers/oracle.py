@@ -114,6 +114,7 @@ def canonical_mode(mode: str) -> str:
 # Kernels (docs/spec.md section 3, "Kernels")
 # --------------------------------------------------------------------------
 
+
 def keys_cubic(x: float, a: float = -0.75) -> float:
     """Keys cubic convolution kernel with parameter ``a``."""
     x = abs(x)
@@ -144,11 +145,14 @@ def triangle(x: float) -> float:
 # Scale and source coordinate (docs/spec.md section 2)
 # --------------------------------------------------------------------------
 
+
 def output_length(in_size: int, scale_factor: float) -> int:
     """``O = floor(I*f)`` in float64; ``O < 1`` is an error."""
     out = math.floor(float(in_size) * float(scale_factor))
     if out < 1:
-        raise ValueError(f"scale_factor {scale_factor} gives output length {out} for input length {in_size}")
+        raise ValueError(
+            f"scale_factor {scale_factor} gives output length {out} for input length {in_size}"
+        )
     return out
 
 
@@ -168,6 +172,7 @@ def _clamp(i: int, n: int) -> int:
 # --------------------------------------------------------------------------
 # Taps, one list of (input index, weight) per output (docs/spec.md sections 3 and 4)
 # --------------------------------------------------------------------------
+
 
 def _taps_plain(mode, I, O, align_corners, scale_factor):
     s, src_of = scale_and_source(I, O, align_corners, scale_factor)
@@ -234,7 +239,9 @@ def _taps_antialias(mode, I, O, align_corners, scale_factor):
     return rows
 
 
-def taps(in_size, out_size, mode="bilinear", align_corners=False, antialias=False, scale_factor=None):
+def taps(
+    in_size, out_size, mode="bilinear", align_corners=False, antialias=False, scale_factor=None
+):
     """Per-output lists of ``(input index, weight)`` exactly as SPEC lists them.
 
     Validates the options the way SPEC requires (errors raise ValueError).
@@ -256,7 +263,9 @@ def taps(in_size, out_size, mode="bilinear", align_corners=False, antialias=Fals
     return _taps_plain(mode, I, O, align_corners, scale_factor)
 
 
-def dense_weights(in_size, out_size, mode="bilinear", align_corners=False, antialias=False, scale_factor=None):
+def dense_weights(
+    in_size, out_size, mode="bilinear", align_corners=False, antialias=False, scale_factor=None
+):
     """Dense float64 weight matrix of shape ``(out_size, in_size)``.
 
     Taps on the same clamped index add up (``W[o, i] += w``).
@@ -272,6 +281,7 @@ def dense_weights(in_size, out_size, mode="bilinear", align_corners=False, antia
 # --------------------------------------------------------------------------
 # Applying the matrices
 # --------------------------------------------------------------------------
+
 
 def _norm_axis(axis, ndim):
     if not -ndim <= axis < ndim:
@@ -296,8 +306,15 @@ def _apply(a, axis, M):
     return np.moveaxis(out, 0, axis)
 
 
-def reference_matrices(input_shape, sizes=None, scale_factors=None, *, mode="bilinear",
-                       align_corners=False, antialias=False):
+def reference_matrices(
+    input_shape,
+    sizes=None,
+    scale_factors=None,
+    *,
+    mode="bilinear",
+    align_corners=False,
+    antialias=False,
+):
     """``{axis: W}`` for every resized axis (see module docstring)."""
     ndim = len(input_shape)
     sizes = {_norm_axis(a, ndim): int(n) for a, n in (sizes or {}).items()}
@@ -311,19 +328,29 @@ def reference_matrices(input_shape, sizes=None, scale_factors=None, *, mode="bil
     return mats
 
 
-def reference_resize(x, sizes=None, scale_factors=None, *, mode="bilinear", align_corners=False,
-                     antialias=False):
+def reference_resize(
+    x, sizes=None, scale_factors=None, *, mode="bilinear", align_corners=False, antialias=False
+):
     """Forward resize of a float64 copy of ``x``; returns a float64 array."""
     y = np.array(x, dtype=np.float64, copy=True)
-    mats = reference_matrices(y.shape, sizes, scale_factors, mode=mode,
-                              align_corners=align_corners, antialias=antialias)
+    mats = reference_matrices(
+        y.shape, sizes, scale_factors, mode=mode, align_corners=align_corners, antialias=antialias
+    )
     for axis, W in mats.items():
         y = _apply(y, axis, W)
     return y
 
 
-def backward_matrices(grad_shape, input_shape, scale_factors=None, *, axes=None, mode="bilinear",
-                      align_corners=False, antialias=False):
+def backward_matrices(
+    grad_shape,
+    input_shape,
+    scale_factors=None,
+    *,
+    axes=None,
+    mode="bilinear",
+    align_corners=False,
+    antialias=False,
+):
     """``{axis: W}`` (forward matrices, shape (O, I)) for a backward pass."""
     ndim = len(input_shape)
     if len(grad_shape) != ndim:
@@ -336,30 +363,54 @@ def backward_matrices(grad_shape, input_shape, scale_factors=None, *, axes=None,
     else:
         axes = [a for a in range(ndim) if grad_shape[a] != input_shape[a]]
     return {
-        a: dense_weights(int(input_shape[a]), int(grad_shape[a]), mode, align_corners, antialias,
-                         scale_factors.get(a))
+        a: dense_weights(
+            int(input_shape[a]),
+            int(grad_shape[a]),
+            mode,
+            align_corners,
+            antialias,
+            scale_factors.get(a),
+        )
         for a in axes
     }
 
 
-def reference_backward(g, input_shape, scale_factors=None, *, axes=None, mode="bilinear",
-                       align_corners=False, antialias=False):
+def reference_backward(
+    g,
+    input_shape,
+    scale_factors=None,
+    *,
+    axes=None,
+    mode="bilinear",
+    align_corners=False,
+    antialias=False,
+):
     """Adjoint of ``reference_resize``: contracts a float64 copy of ``g`` with every ``W.T``."""
     r = np.array(g, dtype=np.float64, copy=True)
-    mats = backward_matrices(r.shape, tuple(input_shape), scale_factors, axes=axes, mode=mode,
-                             align_corners=align_corners, antialias=antialias)
+    mats = backward_matrices(
+        r.shape,
+        tuple(input_shape),
+        scale_factors,
+        axes=axes,
+        mode=mode,
+        align_corners=align_corners,
+        antialias=antialias,
+    )
     for axis, W in mats.items():
         r = _apply(r, axis, W.T)
     for a in range(r.ndim):
         if r.shape[a] != input_shape[a]:
-            raise ValueError(f"axis {a}: gradient length {r.shape[a]} but input length {input_shape[a]} "
-                             "and the axis is not resized")
+            raise ValueError(
+                f"axis {a}: gradient length {r.shape[a]} but input length {input_shape[a]} "
+                "and the axis is not resized"
+            )
     return r
 
 
 # --------------------------------------------------------------------------
 # Tolerances (docs/spec.md section 6)
 # --------------------------------------------------------------------------
+
 
 def operator_scale(x, mats) -> float:
     """``max|x| * prod over mats of max_row sum|w|`` (NaN/Inf in ``x`` are ignored)."""
@@ -388,16 +439,21 @@ def assert_close(actual, expected, scale, dtype, what=""):
     assert actual.shape == expected.shape, f"{what}: shape {actual.shape} != {expected.shape}"
     fin_a, fin_e = np.isfinite(actual), np.isfinite(expected)
     assert np.array_equal(fin_a, fin_e), f"{what}: non-finite positions differ"
-    assert np.array_equal(actual[~fin_e], expected[~fin_e], equal_nan=True), f"{what}: non-finite values differ"
+    assert np.array_equal(actual[~fin_e], expected[~fin_e], equal_nan=True), (
+        f"{what}: non-finite values differ"
+    )
     err = float(np.max(np.abs(actual[fin_e] - expected[fin_e]), initial=0.0))
     bound = tolerance(dtype) * scale
-    assert err <= bound, (f"{what}: max abs error {err:.3e} > {bound:.3e} "
-                          f"(tol {tolerance(dtype)} x scale {scale:.3e})")
+    assert err <= bound, (
+        f"{what}: max abs error {err:.3e} > {bound:.3e} "
+        f"(tol {tolerance(dtype)} x scale {scale:.3e})"
+    )
 
 
 # --------------------------------------------------------------------------
 # Nearest index boundaries (docs/spec.md section 3: PyTorch's float32 scale)
 # --------------------------------------------------------------------------
+
 
 def nearest_coordinate(mode, in_size, out_size, o, scale_factor=None):
     """The source coordinate whose floor is the SPEC nearest index (before clamping).

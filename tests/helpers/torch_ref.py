@@ -63,8 +63,16 @@ def _interp(xt, size, scale_factor, mode, align_corners, antialias):
     return F.interpolate(xt, **kwargs)
 
 
-def torch_resize(x, g=None, *, size=None, scale_factor=None, mode="bilinear", align_corners=False,
-                 antialias=False):
+def torch_resize(
+    x,
+    g=None,
+    *,
+    size=None,
+    scale_factor=None,
+    mode="bilinear",
+    align_corners=False,
+    antialias=False,
+):
     """``F.interpolate`` on a NumPy N, C, *spatial array, in its dtype.
 
     Returns ``(y, grad_x)`` as NumPy arrays of x's dtype; ``grad_x`` is
@@ -83,8 +91,14 @@ def torch_resize(x, g=None, *, size=None, scale_factor=None, mode="bilinear", al
         out_w = int(np.floor(x.shape[-1] * float(scale_factor[-1])))
     swap = antialias and x.ndim == 4 and out_w == 1 and x.shape[-1] >= 1
     if swap:  # PyTorch 2.13 bug, see the module docstring: resize the transposed image
-        y = _interp(xt.transpose(-1, -2).contiguous(), None if size is None else size[::-1],
-                    None if scale_factor is None else scale_factor[::-1], mode, align_corners, antialias)
+        y = _interp(
+            xt.transpose(-1, -2).contiguous(),
+            None if size is None else size[::-1],
+            None if scale_factor is None else scale_factor[::-1],
+            mode,
+            align_corners,
+            antialias,
+        )
         y = y.transpose(-1, -2)
     else:
         y = _interp(xt, size, scale_factor, mode, align_corners, antialias)
@@ -98,7 +112,9 @@ def torch_resize(x, g=None, *, size=None, scale_factor=None, mode="bilinear", al
     return y.detach().numpy().copy(), grad
 
 
-def torch_nearest_index(shape, axis, *, size=None, scale_factor=None, mode="nearest", dtype=np.float64):
+def torch_nearest_index(
+    shape, axis, *, size=None, scale_factor=None, mode="nearest", dtype=np.float64
+):
     """PyTorch's nearest index map along ``axis`` (a spatial axis of ``shape``).
 
     Resizes an array holding ``arange(shape[axis])`` along ``axis`` with
@@ -113,8 +129,16 @@ def torch_nearest_index(shape, axis, *, size=None, scale_factor=None, mode="near
     return idx.astype(np.int64)
 
 
-def torch_matrix(mode, in_size, out_size=None, *, scale_factor=None, align_corners=False, antialias=False,
-                 dtype=np.float64):
+def torch_matrix(
+    mode,
+    in_size,
+    out_size=None,
+    *,
+    scale_factor=None,
+    align_corners=False,
+    antialias=False,
+    dtype=np.float64,
+):
     """The (O, I) matrix of one axis as PyTorch applies it, read off by resizing the unit vectors.
 
     The unit vectors sit on the channel axis; 3-D input (N, C, L) for the
@@ -123,12 +147,22 @@ def torch_matrix(mode, in_size, out_size=None, *, scale_factor=None, align_corne
     eye = np.eye(in_size, dtype=dtype)
     if mode in ("bilinear", "bicubic", "lanczos") or antialias:
         x = eye.reshape(1, in_size, 1, in_size)
-        y, _ = torch_resize(x, size=None if out_size is None else [1, out_size],
-                            scale_factor=None if scale_factor is None else [1.0, scale_factor],
-                            mode=mode, align_corners=align_corners, antialias=antialias)
+        y, _ = torch_resize(
+            x,
+            size=None if out_size is None else [1, out_size],
+            scale_factor=None if scale_factor is None else [1.0, scale_factor],
+            mode=mode,
+            align_corners=align_corners,
+            antialias=antialias,
+        )
         return y[0, :, 0, :].T.astype(np.float64)
     x = eye.reshape(1, in_size, in_size)
-    y, _ = torch_resize(x, size=None if out_size is None else [out_size],
-                        scale_factor=None if scale_factor is None else [scale_factor],
-                        mode=mode, align_corners=align_corners, antialias=antialias)
+    y, _ = torch_resize(
+        x,
+        size=None if out_size is None else [out_size],
+        scale_factor=None if scale_factor is None else [scale_factor],
+        mode=mode,
+        align_corners=align_corners,
+        antialias=antialias,
+    )
     return y[0].T.astype(np.float64)
