@@ -317,3 +317,28 @@ def test_run_region_into_out():
     out = np.full((2, 5, 23), np.nan, np.float32)
     assert p.run_region(x[p.input_region(region)], region, out=out) is out
     np.testing.assert_array_equal(out, p(x)[region])
+
+
+@pytest.mark.parametrize(
+    ("dtype", "given"),
+    [("uint8", np.float32), ("uint16", np.float64), ("int16", np.float64), ("float16", np.float32)],
+)
+def test_plan_of_a_non_float_dtype_refuses_float_input(dtype, given):
+    p = cresize.plan((64, 64), 32, dtype=dtype)
+    with pytest.raises(TypeError, match=f"this plan takes {dtype}"):
+        p(np.zeros((64, 64), given))
+
+
+def test_plans_pickle_and_copy_as_their_description():
+    import copy
+    import pickle
+
+    x = np.random.default_rng(3).random((5, 9)).astype(np.float32)
+    for p in (
+        cresize.plan((5, 9), (4, 13), mode="bicubic"),
+        cresize.plan((5, 9), 7, num_threads=1),
+    ):
+        p(x)  # used first: it holds compiled steps and a lock
+        for q in (pickle.loads(pickle.dumps(p)), copy.deepcopy(p), copy.copy(p)):
+            assert q.output_shape == p.output_shape and q._num_threads == p._num_threads
+            assert np.array_equal(q(x), p(x))

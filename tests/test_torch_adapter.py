@@ -254,3 +254,41 @@ def test_missing_torch_gives_install_hint(monkeypatch):
     monkeypatch.delitem(sys.modules, "cresize.torch")
     with pytest.raises(ImportError, match=r"pip install \"cresize\[torch\]\""):
         importlib.import_module("cresize.torch")
+
+
+def test_resize_module_copies_pickles_and_follows_changed_options():
+    import copy
+    import io
+    import pickle
+
+    m = ct.Resize(size=[7, 9], mode="bilinear")
+    x = torch.rand(1, 2, 6, 6)
+    assert m(x).shape == (1, 2, 7, 9)
+    for clone in (copy.deepcopy(m), pickle.loads(pickle.dumps(m))):
+        assert torch.equal(clone(x), m(x))
+    torch.save(m, io.BytesIO())
+    m.size[0] = 5  # the list given is changed in place: the next call follows it
+    assert m(x).shape == (1, 2, 5, 9)
+
+
+def test_resize_module_shared_by_threads_with_different_shapes():
+    import threading
+
+    m = ct.Resize(size=(3, 5), mode="bilinear")
+    inputs = [torch.rand(1, 4, 6, 6), torch.rand(1, 6, 4, 6)]
+    expected = [F.interpolate(x, size=(3, 5), mode="bilinear") for x in inputs]
+    errors = []
+
+    def work(i):
+        try:
+            for _ in range(200):
+                torch.testing.assert_close(m(inputs[i]), expected[i], rtol=1e-6, atol=1e-6)
+        except Exception as exc:  # collected and reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(i % 2,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []

@@ -240,11 +240,11 @@ def split_cores(jobs, n_tasks):
     ``jobs=0`` means one file per usable CPU; never more files than tasks or
     CPUs; the threads are also capped by OpenMP's default (``OMP_NUM_THREADS``).
     """
-    from cresize import _kernels
+    from cresize import _threads
 
     cpus = usable_cpus()
     jobs = max(1, min(jobs or cpus, cpus, n_tasks))
-    return jobs, max(1, min(_kernels.max_threads(), cpus // jobs))
+    return jobs, max(1, min(_threads.default(), cpus // jobs))
 
 
 def _geometry(parser, args):

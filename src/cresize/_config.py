@@ -74,7 +74,7 @@ def _collect() -> dict[str, Any]:
     import numpy as np
 
     import cresize
-    from cresize import _api, _kernels
+    from cresize import _kernels, _threads
 
     build: dict[str, Any] | None
     try:
@@ -112,7 +112,7 @@ def _collect() -> dict[str, Any]:
             "runtime_version": mine[0]["version"] if mine else None,
             "other_runtimes": [lib["filepath"] for lib in loaded if lib not in mine],
             "threadpoolctl": have_threadpoolctl,
-            "default_threads": _api._threads(None),
+            "default_threads": _threads.resolve(None),
         },
     }
 

@@ -120,7 +120,12 @@ class _Program:
         #: The whole array's steps when a C-contiguous input of ``run_dtype`` needs
         #: nothing else (no conversion, no promotion, not the identity); else None.
         self.direct = None
-        if not self.identity and not self.promote and compute in _FLOATS:
+        if (
+            not self.identity
+            and not self.promote
+            and compute in _FLOATS
+            and (storage is None or storage == compute)
+        ):
             self.direct = self.compiled(compute)
 
     def compiled(self, dtype):
@@ -548,6 +553,11 @@ class Plan:
         }
         return _execute(program, tables, x, out, self._threads(num_threads))
 
+    def __reduce__(self):
+        # Pickled (and copied) as its description: the tables are rebuilt or found in
+        # the cache, and the lock is new.
+        return (_rebuild, (self._spec, self.dtype, self._num_threads))
+
     # -- helpers
     def _threads(self, num_threads):
         return _threads.resolve(self._num_threads if num_threads is None else num_threads)
@@ -814,11 +824,20 @@ def plan(
     spec = _spec.forward(input_shape, size, scale_factor, mode, align_corners, antialias, axes)
     dtype = _spec.plan_dtype(dtype)
     _spec.threads_value(num_threads)
-    found = cached_plan(spec, dtype)
+    return _with_threads(cached_plan(spec, dtype), num_threads)
+
+
+def _with_threads(found, num_threads):
+    """``found``, or a plan sharing its tables and programs with its own thread count."""
     if num_threads is None:
         return found
-    own = Plan.__new__(Plan)  # share the tables and programs, keep its own thread count
+    own = Plan.__new__(Plan)
     own.__dict__.update(found.__dict__)
     own._num_threads = _spec.threads_value(num_threads)
     own._key = None
     return own
+
+
+def _rebuild(spec, dtype, num_threads):
+    """Unpickle a plan: the cached plan of its description (``Plan.__reduce__``)."""
+    return _with_threads(cached_plan(spec, dtype), num_threads)

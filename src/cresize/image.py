@@ -523,8 +523,7 @@ def _resize_array(array, has_alpha, geometry, options, full=None):
         out = resize(array, (new_h, new_w), axes=(0, 1), **options)
     else:
         integer = array.dtype.kind in "iu"
-        wide = array.dtype.itemsize > (2 if integer else 4)
-        x = array.astype(np.float64 if wide else np.float32)
+        x = array.astype(_spec.compute_dtype(array.dtype))  # the core's sum dtype
         top = float(np.iinfo(array.dtype).max) if integer else 1.0
         x[..., :-1] *= x[..., -1:] / top
         y = resize(x, (new_h, new_w), axes=(0, 1), **options)

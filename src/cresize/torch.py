@@ -214,8 +214,13 @@ class Resize(torch.nn.Module):
         self.align_corners, self.antialias = align_corners, antialias
         self.recompute_scale_factor = recompute_scale_factor
 
-        self.plan = None  # the plan of the last input's shape and dtype
-        self._plan_key = None
+        self._cached = None  # (key, plan) of the last input's shape, dtype and layout
+
+    @property
+    def plan(self):
+        """The ``cresize.Plan`` of the last input (None before the first call)."""
+        cached = self._cached
+        return None if cached is None else cached[1]
 
     def forward(self, input):
         _check_input(input)
@@ -224,15 +229,16 @@ class Resize(torch.nn.Module):
             tuple(input.shape),
             input.dtype,
             channels_last,
-            self.size,
-            self.scale_factor,
+            _frozen(self.size),
+            _frozen(self.scale_factor),
             self.mode,
             self.align_corners,
             self.recompute_scale_factor,
             self.antialias,
         )
-        if self.plan is None or key != self._plan_key:  # a new shape, layout or options
-            self.plan = _input_plan(
+        cached = self._cached  # read once: another thread may replace it meanwhile
+        if cached is None or key != cached[0]:  # a new shape, layout or options
+            found = _input_plan(
                 input,
                 self.size,
                 self.scale_factor,
@@ -240,11 +246,11 @@ class Resize(torch.nn.Module):
                 self.align_corners,
                 self.recompute_scale_factor,
                 self.antialias,
-                self.plan,
+                None if cached is None else cached[1],
                 channels_last=channels_last,
             )
-            self._plan_key = key
-        return _apply(input, self.plan, None, channels_last)
+            cached = self._cached = (key, found)
+        return _apply(input, cached[1], None, channels_last)
 
     def extra_repr(self):
         given = (
@@ -339,3 +345,12 @@ def _channels_last(tensor):
             return False
         smallest = strides[d] * sizes[d]
     return True
+
+
+def _frozen(value):
+    """A hashable, unchanging copy of a size or scale factor (lists become tuples)."""
+    if isinstance(value, (list, tuple)):
+        return tuple(_frozen(v) for v in value)
+    if isinstance(value, torch.Tensor) and value.dim() == 0:
+        return value.item()
+    return value
