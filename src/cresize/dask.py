@@ -10,13 +10,18 @@ touches: no rechunk, no halo exchange, batch axes keep their chunks. See
 docs/dask.md.
 """
 
+from __future__ import annotations
+
 import functools
 import itertools
 import math
 import numbers
 import operator
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 try:
     import dask.array as da
@@ -35,17 +40,17 @@ __all__ = ["pyramid", "resize", "resize_backward"]
 
 
 def resize(
-    x,
-    size=None,
+    x: da.Array | ArrayLike,
+    size: int | Sequence[int] | None = None,
     *,
-    scale_factor=None,
-    mode="bilinear",
-    align_corners=False,
-    antialias=False,
-    axes=None,
-    chunks=None,
-    num_threads=1,
-):
+    scale_factor: float | Sequence[float] | None = None,
+    mode: str = "bilinear",
+    align_corners: bool | None = False,
+    antialias: bool = False,
+    axes: int | Sequence[int] | None = None,
+    chunks: Any = None,
+    num_threads: int = 1,
+) -> da.Array:
     """Resize a Dask array; equals ``cresize.resize`` on the whole array bit for bit.
 
     Parameters
@@ -99,17 +104,17 @@ def resize(
 
 
 def resize_backward(
-    grad_output,
-    input_shape,
+    grad_output: da.Array | ArrayLike,
+    input_shape: Sequence[int],
     *,
-    scale_factor=None,
-    mode="bilinear",
-    align_corners=False,
-    antialias=False,
-    axes=None,
-    chunks=None,
-    num_threads=1,
-):
+    scale_factor: float | Sequence[float] | None = None,
+    mode: str = "bilinear",
+    align_corners: bool | None = False,
+    antialias: bool = False,
+    axes: int | Sequence[int] | None = None,
+    chunks: Any = None,
+    num_threads: int = 1,
+) -> da.Array:
     """Gradient of ``resize`` (the exact adjoint) of a Dask array; equals
     ``cresize.resize_backward`` on the whole array bit for bit.
 
@@ -163,7 +168,15 @@ def resize_backward(
     )
 
 
-def pyramid(x, levels, *, axes=None, mode="lanczos3", antialias=True, num_threads=1):
+def pyramid(
+    x: da.Array | ArrayLike,
+    levels: int,
+    *,
+    axes: int | Sequence[int] | None = None,
+    mode: str = "lanczos3",
+    antialias: bool = True,
+    num_threads: int = 1,
+) -> list[da.Array]:
     """The levels of a multiscale pyramid: ``[x, x/2, x/4, ...]`` (``levels`` arrays).
 
     Level ``k`` is level ``k-1`` resized with ``scale_factor=0.5`` along ``axes``
@@ -378,15 +391,17 @@ def _plan_for(key):
 # Arguments
 
 
-def _as_dask(x, name):
-    if not isinstance(x, da.Array):
+def _as_dask(x: da.Array | ArrayLike, name: str) -> da.Array:
+    if isinstance(x, da.Array):
+        array = x
+    else:
         try:
-            x = da.asarray(x)
+            array = da.asarray(x)
         except (TypeError, ValueError) as exc:
             raise TypeError(f"{name} must be a dask array or array_like: {exc}") from None
-    if any(math.isnan(n) for c in x.chunks for n in c):
+    if any(math.isnan(n) for c in array.chunks for n in c):
         raise ValueError(f"{name} has unknown chunk sizes; call {name}.compute_chunk_sizes() first")
-    return x
+    return array
 
 
 def _sizes(plan):

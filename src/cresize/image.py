@@ -7,10 +7,14 @@ files are read and written with OpenCV (``opencv-python-headless``, also in the
 ``image`` extra). Arrays need neither. See docs/files.md.
 """
 
+from __future__ import annotations
+
 import math
 import numbers
 import os
 import secrets
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 import numpy as np
 
@@ -18,6 +22,9 @@ from cresize import _spec
 from cresize._api import resize
 from cresize._dtypes import round_to
 from cresize._tables import ANTIALIAS_SUPPORT
+
+if TYPE_CHECKING:
+    import PIL.Image
 
 __all__ = ["narrows", "open_image", "resize_image", "save_image", "target_size"]
 
@@ -83,7 +90,7 @@ def _pil():
     return Image
 
 
-def open_image(path):
+def open_image(path: str | os.PathLike[str]) -> PIL.Image.Image | np.ndarray:
     """Read an image file completely and apply its EXIF orientation.
 
     Parameters
@@ -178,7 +185,14 @@ def _orient(array, orientation):
     return turns.get(orientation, turns[1])(array)
 
 
-def save_image(image, path, *, format=None, quality=None, overwrite=False):
+def save_image(
+    image: PIL.Image.Image | np.ndarray,
+    path: str | os.PathLike[str],
+    *,
+    format: str | None = None,
+    quality: int | None = None,
+    overwrite: bool = False,
+) -> None:
     """Write an image atomically: to a temporary file next to ``path``, then renamed.
 
     An exception or Ctrl-C while writing leaves neither a partial ``path`` nor
@@ -216,17 +230,16 @@ def save_image(image, path, *, format=None, quality=None, overwrite=False):
         return
     if _is_16bit_array(image):
         image = _to_8bit(image)
-    if isinstance(image, np.ndarray):
-        image = Image.fromarray(image)
-    image = _for_format(image, fmt)
+    pil_image: PIL.Image.Image = Image.fromarray(image) if isinstance(image, np.ndarray) else image
+    image = _for_format(pil_image, fmt)
     params = {key: image.info[key] for key in ("icc_profile", "exif", "dpi") if image.info.get(key)}
     if fmt in ("JPEG", "WEBP"):
         params["quality"] = 90 if quality is None else int(quality)
     if fmt == "PNG" and image.mode in _OPENCV_PNG and _opencv() is not None:
-        order = _OPENCV_PNG[image.mode]
+        channels = _OPENCV_PNG[image.mode]
         pixels = np.asarray(image)
         pixels = pixels.astype(pixels.dtype.newbyteorder("="), copy=False)
-        data = _opencv_encode(fmt, pixels if order is None else pixels[..., order], params)
+        data = _opencv_encode(fmt, pixels if channels is None else pixels[..., channels], params)
         _write_atomic(path, lambda f: f.write(data), overwrite)
         return
     _write_atomic(path, lambda f: image.save(f, format=fmt, **params), overwrite)
@@ -289,7 +302,7 @@ def _write_atomic(path, write, overwrite):
         raise
 
 
-def _is_16bit_array(image):
+def _is_16bit_array(image: object) -> TypeGuard[np.ndarray]:
     """A 16-bit colour (or grey + alpha) array, which Pillow cannot hold."""
     return (
         isinstance(image, np.ndarray)
@@ -306,7 +319,7 @@ def _to_8bit(pixels):
     return ((wide * 255 + 32767) // 65535).astype(np.uint8)
 
 
-def narrows(image, format):
+def narrows(image: PIL.Image.Image | np.ndarray, format: str) -> bool:
     """Whether writing ``image`` as ``format`` rounds 16-bit samples to 8 bits.
 
     ``image`` is what ``resize_image`` returns; ``format`` a Pillow format name
@@ -320,7 +333,16 @@ def narrows(image, format):
     return image.mode.startswith("I;16")
 
 
-def target_size(width, height, size=None, *, scale=None, fit=None, fill=None, allow_upscale=False):
+def target_size(
+    width: int,
+    height: int,
+    size: Sequence[int | None] | None = None,
+    *,
+    scale: float | Sequence[float] | None = None,
+    fit: Sequence[int] | None = None,
+    fill: Sequence[int] | None = None,
+    allow_upscale: bool = False,
+) -> tuple[tuple[int, int], tuple[int, int, int, int] | None]:
     """The resized size and the centre crop for a ``width x height`` image.
 
     Exactly one of ``size``, ``scale``, ``fit`` and ``fill``. Sizes are
@@ -347,7 +369,7 @@ def target_size(width, height, size=None, *, scale=None, fit=None, fill=None, al
         ``(new_width, new_height)`` and the crop box ``(left, top, right, bottom)``
         in the resized image, or None when nothing is cropped.
     """
-    given = {
+    given: dict[str, Any] = {  # one value, of the type of its keyword
         k: v for k, v in dict(size=size, scale=scale, fit=fit, fill=fill).items() if v is not None
     }
     if len(given) != 1:
@@ -358,7 +380,8 @@ def target_size(width, height, size=None, *, scale=None, fit=None, fill=None, al
     if name == "scale":
         fx, fy = value if isinstance(value, (tuple, list)) else (value, value)
         for f in (fx, fy):
-            if isinstance(f, bool) or not isinstance(f, numbers.Real) or not (0 < f < math.inf):
+            # typeshed's numbers.Real declares no "<": the ignore covers that stub gap only.
+            if isinstance(f, bool) or not isinstance(f, numbers.Real) or not (0 < f < math.inf):  # type: ignore[operator]
                 raise ValueError(
                     f"scale must be a positive finite number or a pair of them; got {value!r}"
                 )
@@ -394,20 +417,20 @@ def _ratio(length, new_other, other):
 
 
 def resize_image(
-    image,
-    size=None,
+    image: str | os.PathLike[str] | PIL.Image.Image | np.ndarray,
+    size: Sequence[int | None] | None = None,
     *,
-    scale=None,
-    fit=None,
-    fill=None,
-    mode="lanczos3",
-    antialias=True,
-    align_corners=False,
-    allow_upscale=False,
-    alpha=None,
-    num_threads=None,
-    exact=False,
-):
+    scale: float | Sequence[float] | None = None,
+    fit: Sequence[int] | None = None,
+    fill: Sequence[int] | None = None,
+    mode: str = "lanczos3",
+    antialias: bool = True,
+    align_corners: bool | None = False,
+    allow_upscale: bool = False,
+    alpha: bool | None = None,
+    num_threads: int | None = None,
+    exact: bool = False,
+) -> PIL.Image.Image | np.ndarray:
     """Resize an image with the core kernels, Pillow-style.
 
     Parameters
@@ -464,7 +487,9 @@ def resize_image(
         raise TypeError(f"antialias must be True or False; got {antialias!r}")
     if alpha is not None and not isinstance(alpha, (bool, np.bool_)):
         raise TypeError(f"alpha must be None, True or False; got {alpha!r}")
-    geometry = dict(size=size, scale=scale, fit=fit, fill=fill, allow_upscale=allow_upscale)
+    geometry: dict[str, Any] = dict(
+        size=size, scale=scale, fit=fit, fill=fill, allow_upscale=allow_upscale
+    )
     options = dict(
         mode=mode,
         align_corners=align_corners,
@@ -502,7 +527,7 @@ def resize_image(
     return result
 
 
-def _pixels(image):
+def _pixels(image: PIL.Image.Image) -> PIL.Image.Image:
     """``image`` in a mode that is resampled channel by channel."""
     if image.mode in ("P", "PA") or "transparency" in image.info:
         return image.convert("RGBA" if image.has_transparency_data else "RGB")
@@ -560,7 +585,7 @@ def _format(path, format):
     return fmt
 
 
-def _for_format(image, fmt):
+def _for_format(image: PIL.Image.Image, fmt: str) -> PIL.Image.Image:
     """``image`` converted, where needed, to a mode that ``fmt`` can write."""
     allowed = _WRITES.get(fmt)
     if allowed is None or image.mode in allowed:

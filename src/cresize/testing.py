@@ -23,7 +23,13 @@ adjoint check bounds the error of both inner products by that scale (see
 ``adjoint_scale``); finite differences use ``FD_TOLERANCE``.
 """
 
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
 import numpy as np
+from numpy.typing import ArrayLike, DTypeLike
 
 import cresize
 from cresize import _spec
@@ -52,15 +58,15 @@ __all__ = [
 
 
 def reference_matrices(
-    input_shape,
-    size=None,
+    input_shape: Sequence[int],
+    size: int | Sequence[int] | None = None,
     *,
-    scale_factor=None,
-    mode="bilinear",
-    align_corners=False,
-    antialias=False,
-    axes=None,
-):
+    scale_factor: float | Sequence[float] | None = None,
+    mode: str = "bilinear",
+    align_corners: bool | None = False,
+    antialias: bool = False,
+    axes: int | Sequence[int] | None = None,
+) -> dict[int, np.ndarray]:
     """The dense ``(O, I)`` float64 matrix of every resized axis.
 
     Parameters
@@ -88,15 +94,15 @@ def _matrices(spec):
 
 
 def reference_resize(
-    x,
-    size=None,
+    x: ArrayLike,
+    size: int | Sequence[int] | None = None,
     *,
-    scale_factor=None,
-    mode="bilinear",
-    align_corners=False,
-    antialias=False,
-    axes=None,
-):
+    scale_factor: float | Sequence[float] | None = None,
+    mode: str = "bilinear",
+    align_corners: bool | None = False,
+    antialias: bool = False,
+    axes: int | Sequence[int] | None = None,
+) -> np.ndarray:
     """``cresize.resize`` as a dense float64 matrix product (slow; for checking).
 
     Parameters
@@ -134,15 +140,15 @@ def reference_resize(
 
 
 def reference_backward(
-    grad_output,
-    input_shape,
+    grad_output: ArrayLike,
+    input_shape: Sequence[int],
     *,
-    scale_factor=None,
-    mode="bilinear",
-    align_corners=False,
-    antialias=False,
-    axes=None,
-):
+    scale_factor: float | Sequence[float] | None = None,
+    mode: str = "bilinear",
+    align_corners: bool | None = False,
+    antialias: bool = False,
+    axes: int | Sequence[int] | None = None,
+) -> np.ndarray:
     """``cresize.resize_backward`` as a dense float64 product with every ``W.T``.
 
     Parameters
@@ -167,7 +173,7 @@ def reference_backward(
     return g
 
 
-def adjoint_scale(x, g, matrices):
+def adjoint_scale(x: ArrayLike, g: ArrayLike, matrices: Mapping[int, np.ndarray]) -> float:
     """The bound that the errors of ``<resize(x), g>`` and ``<x, resize_backward(g)>`` live on.
 
     ``sum|g| * max|x| * prod(max row sum |W|) + sum|x| * max|g| * prod(max column sum |W|)``:
@@ -185,20 +191,20 @@ def adjoint_scale(x, g, matrices):
 
 
 def check_adjoint(
-    shape,
-    size=None,
+    shape: Sequence[int],
+    size: int | Sequence[int] | None = None,
     *,
-    scale_factor=None,
-    mode="bilinear",
-    align_corners=False,
-    antialias=False,
-    axes=None,
-    dtype=np.float64,
-    seed=0,
-    rtol=None,
-    forward=None,
-    backward=None,
-):
+    scale_factor: float | Sequence[float] | None = None,
+    mode: str = "bilinear",
+    align_corners: bool | None = False,
+    antialias: bool = False,
+    axes: int | Sequence[int] | None = None,
+    dtype: DTypeLike = np.float64,
+    seed: int = 0,
+    rtol: float | None = None,
+    forward: Callable[..., Any] | None = None,
+    backward: Callable[..., Any] | None = None,
+) -> float:
     """Check ``<resize(x), g> == <x, resize_backward(g)>`` for random ``x`` and ``g``.
 
     Parameters
@@ -259,21 +265,21 @@ def check_adjoint(
 
 
 def check_gradient(
-    shape,
-    size=None,
+    shape: Sequence[int],
+    size: int | Sequence[int] | None = None,
     *,
-    scale_factor=None,
-    mode="bilinear",
-    align_corners=False,
-    antialias=False,
-    axes=None,
-    n_directions=3,
-    step=1e-3,
-    seed=0,
-    rtol=None,
-    forward=None,
-    backward=None,
-):
+    scale_factor: float | Sequence[float] | None = None,
+    mode: str = "bilinear",
+    align_corners: bool | None = False,
+    antialias: bool = False,
+    axes: int | Sequence[int] | None = None,
+    n_directions: int = 3,
+    step: float = 1e-3,
+    seed: int = 0,
+    rtol: float | None = None,
+    forward: Callable[..., Any] | None = None,
+    backward: Callable[..., Any] | None = None,
+) -> float:
     """Check ``resize_backward`` against float64 central finite differences.
 
     For a random point ``x``, a random ``g`` and each random direction ``v``,
@@ -343,20 +349,20 @@ def check_gradient(
 
 
 def check_reference(
-    shape,
-    size=None,
+    shape: Sequence[int],
+    size: int | Sequence[int] | None = None,
     *,
-    scale_factor=None,
-    mode="bilinear",
-    align_corners=False,
-    antialias=False,
-    axes=None,
-    dtype=np.float64,
-    seed=0,
-    rtol=None,
-    forward=None,
-    backward=None,
-):
+    scale_factor: float | Sequence[float] | None = None,
+    mode: str = "bilinear",
+    align_corners: bool | None = False,
+    antialias: bool = False,
+    axes: int | Sequence[int] | None = None,
+    dtype: DTypeLike = np.float64,
+    seed: int = 0,
+    rtol: float | None = None,
+    forward: Callable[..., Any] | None = None,
+    backward: Callable[..., Any] | None = None,
+) -> float:
     """Compare forward and backward with the dense float64 reference.
 
     Parameters

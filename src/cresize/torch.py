@@ -10,7 +10,11 @@ so ``gradgradcheck`` and higher derivatives work.
 Needs PyTorch (``pip install "cresize[torch]"``).
 """
 
+from __future__ import annotations
+
 import numbers
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -39,16 +43,16 @@ _DTYPES = _GRAD_DTYPES + (
 
 
 def interpolate(
-    input,
-    size=None,
-    scale_factor=None,
-    mode="nearest",
-    align_corners=None,
-    recompute_scale_factor=None,
-    antialias=False,
+    input: torch.Tensor,
+    size: int | Sequence[int] | None = None,
+    scale_factor: float | Sequence[float] | None = None,
+    mode: str = "nearest",
+    align_corners: bool | None = None,
+    recompute_scale_factor: bool | None = None,
+    antialias: bool = False,
     *,
-    num_threads=None,
-):
+    num_threads: int | None = None,
+) -> torch.Tensor:
     """Resize the spatial dimensions of a CPU tensor; differentiable, like ``F.interpolate``.
 
     Parameters
@@ -202,27 +206,28 @@ class Resize(torch.nn.Module):
 
     def __init__(
         self,
-        size=None,
-        scale_factor=None,
-        mode="nearest",
-        align_corners=None,
-        recompute_scale_factor=None,
-        antialias=False,
-    ):
+        size: int | Sequence[int] | None = None,
+        scale_factor: float | Sequence[float] | None = None,
+        mode: str = "nearest",
+        align_corners: bool | None = None,
+        recompute_scale_factor: bool | None = None,
+        antialias: bool = False,
+    ) -> None:
         super().__init__()
         self.size, self.scale_factor, self.mode = size, scale_factor, mode
         self.align_corners, self.antialias = align_corners, antialias
         self.recompute_scale_factor = recompute_scale_factor
 
-        self._cached = None  # (key, plan) of the last input's shape, dtype and layout
+        # (key, plan) of the last input's shape, dtype and layout
+        self._cached: tuple[tuple[Any, ...], _plan.Plan] | None = None
 
     @property
-    def plan(self):
+    def plan(self) -> _plan.Plan | None:
         """The ``cresize.Plan`` of the last input (None before the first call)."""
         cached = self._cached
         return None if cached is None else cached[1]
 
-    def forward(self, input):
+    def forward(self, input: torch.Tensor) -> torch.Tensor:
         _check_input(input)
         channels_last = _channels_last(input)
         key = (
@@ -252,7 +257,7 @@ class Resize(torch.nn.Module):
             cached = self._cached = (key, found)
         return _apply(input, cached[1], None, channels_last)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         given = (
             f"size={self.size}" if self.size is not None else f"scale_factor={self.scale_factor}"
         )
