@@ -460,7 +460,32 @@ class Plan:
         self, x: np.ndarray, out: np.ndarray | None = None, *, num_threads: int | None = None
     ) -> np.ndarray:
         """``cresize.resize(x, ...)`` with this plan's arguments, bit for bit."""
-        program = self._forward
+        return self._run(
+            self._forward, x, out, self.input_shape, self.output_shape, "x", num_threads
+        )
+
+    def backward(
+        self,
+        grad_output: np.ndarray,
+        out: np.ndarray | None = None,
+        *,
+        num_threads: int | None = None,
+    ) -> np.ndarray:
+        """``cresize.resize_backward(grad_output, input_shape, ...)``, bit for bit."""
+        program = self._backward if self._backward is not None else self._backward_program()
+        return self._run(
+            program,
+            grad_output,
+            out,
+            self.output_shape,
+            self.input_shape,
+            "grad_output",
+            num_threads,
+        )
+
+    def _run(self, program, x, out, shape, out_shape, name, num_threads):
+        """``program`` on the whole array ``x`` (of ``shape``), checked unless it is the
+        plain call its precompiled steps take."""
         if (
             out is None
             and program.direct is not None
@@ -472,33 +497,9 @@ class Plan:
             return _fast.run_steps(
                 program.direct, x, None, self._threads(num_threads), MIN_WORK_PER_THREAD
             )
-        x = self._check_input(x, self.input_shape, "x")
-        out = _check_out(out, self.output_shape, self.dtype, (x,))
-        return _execute(self._forward, self._forward.tables, x, out, self._threads(num_threads))
-
-    def backward(
-        self,
-        grad_output: np.ndarray,
-        out: np.ndarray | None = None,
-        *,
-        num_threads: int | None = None,
-    ) -> np.ndarray:
-        """``cresize.resize_backward(grad_output, input_shape, ...)``, bit for bit."""
-        program = self._backward if self._backward is not None else self._backward_program()
-        if (
-            out is None
-            and program.direct is not None
-            and type(grad_output) is np.ndarray
-            and grad_output.dtype is program.run_dtype
-            and grad_output.shape == program.shape
-            and grad_output.flags.c_contiguous
-        ):
-            return _fast.run_steps(
-                program.direct, grad_output, None, self._threads(num_threads), MIN_WORK_PER_THREAD
-            )
-        g = self._check_input(grad_output, self.output_shape, "grad_output")
-        out = _check_out(out, self.input_shape, self.dtype, (g,))
-        return _execute(program, program.tables, g, out, self._threads(num_threads))
+        x = self._check_input(x, shape, name)
+        out = _check_out(out, out_shape, self.dtype, (x,))
+        return _execute(program, program.tables, x, out, self._threads(num_threads))
 
     def input_region(self, out_region: Region, backward: bool = False) -> tuple:
         """The smallest box of the input whose values the outputs in ``out_region`` read.
