@@ -455,18 +455,23 @@ def test_shrink_on_load_within_40db_of_exact(tmp_path, kwargs, content):
     assert psnr(fast, exact) >= (50 if content == "photo" else 38)
 
 
-def test_shrink_on_load_decodes_at_least_the_margin(tmp_path, monkeypatch):
+@pytest.mark.parametrize("decoder", ["opencv", "pillow"])
+def test_shrink_on_load_decodes_at_least_the_margin(tmp_path, monkeypatch, decoder):
+    if decoder == "opencv":
+        pytest.importorskip("cv2")
+    else:
+        monkeypatch.setitem(sys.modules, "cv2", None)
     Image.fromarray(photo(400, 800)).save(tmp_path / "in.jpg")
-    from PIL import ImageFile
+    import cresize.image
 
     sizes = []
-    real = ImageFile.ImageFile.load
+    real = cresize.image._resize_array
 
-    def load(self):
-        sizes.append(self.size)
-        return real(self)
+    def resample(array, *args):
+        sizes.append(array.shape[1::-1])  # (width, height) of what was decoded
+        return real(array, *args)
 
-    monkeypatch.setattr(ImageFile.ImageFile, "load", load)
+    monkeypatch.setattr(cresize.image, "_resize_array", resample)
     from cresize.image import SHRINK_ON_LOAD_MARGIN
 
     assert SHRINK_ON_LOAD_MARGIN == 2.5
@@ -478,12 +483,48 @@ def test_shrink_on_load_decodes_at_least_the_margin(tmp_path, monkeypatch):
     ]:  # 161x81 -> at least 403x203: full
         sizes.clear()
         resize_image(tmp_path / "in.jpg", fit=(box, box))
-        assert sizes[0] == decoded, box
+        assert sizes == [decoded], box
     sizes.clear()
     resize_image(tmp_path / "in.jpg", fit=(80, 80), exact=True)
-    assert sizes[0] == (800, 400)
+    assert sizes == [(800, 400)]
     with pytest.raises(TypeError, match="exact"):
         resize_image(tmp_path / "in.jpg", fit=(100, 100), exact=1)
+
+
+@pytest.mark.parametrize("orientation", [1, 3, 6, 8])
+@pytest.mark.parametrize("grey", [False, True])
+@pytest.mark.parametrize("exact", [False, True])
+def test_opencv_and_pillow_jpeg_decodes_agree(tmp_path, monkeypatch, orientation, grey, exact):
+    # OpenCV decodes RGB and grey JPEGs (the same libjpeg-turbo decode, into NumPy
+    # directly); without it Pillow does. Pixels, size, ICC profile and EXIF agree.
+    pytest.importorskip("cv2")
+    exif = Image.Exif()
+    exif[0x0112] = orientation
+    exif[0x010F] = "cresize-test"
+    im = Image.fromarray(photo(300, 420))
+    (im.convert("L") if grey else im).save(
+        tmp_path / "in.jpg", quality=90, exif=exif.tobytes(), icc_profile=_icc()
+    )
+    fast = resize_image(tmp_path / "in.jpg", fit=(60, 60), exact=exact)
+    with monkeypatch.context() as m:
+        m.setitem(sys.modules, "cv2", None)
+        slow = resize_image(tmp_path / "in.jpg", fit=(60, 60), exact=exact)
+    assert fast.mode == slow.mode == ("L" if grey else "RGB")
+    assert fast.size == slow.size == ((60, 43) if orientation in (1, 3) else (43, 60))
+    np.testing.assert_array_equal(np.asarray(fast), np.asarray(slow))
+    assert fast.info == slow.info
+    assert fast.getexif().get(0x0112, 1) == 1 and fast.getexif()[0x010F] == "cresize-test"
+    assert fast.info["icc_profile"] == _icc()
+
+
+def test_a_jpeg_opencv_cannot_decode_goes_to_pillow(tmp_path):
+    # OpenCV gives no image for a truncated JPEG; Pillow then decodes it and says why not.
+    pytest.importorskip("cv2")
+    path = tmp_path / "in.jpg"
+    Image.fromarray(photo(200, 300)).save(path)
+    path.write_bytes(path.read_bytes()[:-200])
+    with pytest.raises(OSError, match="truncated"):
+        resize_image(path, fit=(50, 50))
 
 
 def test_shrink_on_load_of_a_rotated_jpeg(tmp_path):

@@ -266,18 +266,15 @@ def _geometry(parser, args):
 
 def _plan(args):
     """``[(src, dst, dst is src)]`` to do and ``[(src, reason)]`` refused before starting."""
-    from cresize.image import FORMATS, _pil
+    from cresize.image import FORMATS, _extension_format
 
-    Image = _pil()
-    Image.init()
-    readable = {ext for ext, fmt in Image.registered_extensions().items() if fmt in Image.OPEN}
     sources, failures = [], []
     for item in args.inputs:
         if os.path.isdir(item):
             sources += [
                 (path, item)
                 for path in _walk(item, args.recursive, args.out_dir)
-                if os.path.splitext(path)[1].lower() in readable
+                if _extension_format(os.path.splitext(path)[1].lower()) is not None
             ]
         elif os.path.lexists(item):
             sources.append((item, None))

@@ -14,7 +14,7 @@ import numbers
 import os
 import secrets
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, TypeGuard
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeGuard
 
 import numpy as np
 
@@ -109,11 +109,13 @@ def open_image(path: str | os.PathLike[str]) -> PIL.Image.Image | np.ndarray:
     return _read(path)[0]
 
 
-def _read(path, geometry=None):
+def _read(path, geometry=None, opencv=False):
     """``(image, (width, height) of the upright full image)``.
 
     With ``geometry`` (``target_size``'s keywords), a JPEG is decoded reduced
-    (``Image.draft``) to no less than ``SHRINK_ON_LOAD_MARGIN`` times the target.
+    (DCT scaling, ``Image.draft``) to no less than ``SHRINK_ON_LOAD_MARGIN``
+    times the target. With ``opencv``, an RGB or grey JPEG is decoded by OpenCV
+    when it is installed, and comes back as a ``_Decoded``: see ``_decode_jpeg``.
     """
     Image = _pil()
     from PIL import ImageOps
@@ -125,18 +127,65 @@ def _read(path, geometry=None):
         full = im.size[::-1] if turned else im.size
         if sixteen:
             return _read_16bit(path, im.mode, orientation), full
+        scale = 1
         if geometry is not None and im.format in ("JPEG", "MPO"):
             (w, h), _ = target_size(*full, **geometry)
             if turned:
                 w, h = h, w
             if 2 * w <= im.size[0] and 2 * h <= im.size[1]:
-                im.draft(
+                width = im.size[0]
+                drafted = im.draft(
                     None,
                     (math.ceil(w * SHRINK_ON_LOAD_MARGIN), math.ceil(h * SHRINK_ON_LOAD_MARGIN)),
                 )
+                if drafted is not None:  # (mode, box of the full image / scale)
+                    scale = round(width / drafted[1][2])
+        if opencv and im.format == "JPEG" and im.mode in ("RGB", "L"):
+            decoded = _decode_jpeg(path, im, scale, orientation)
+            if decoded is not None:
+                return decoded, full
         im.load()
         ImageOps.exif_transpose(im, in_place=True)
     return im, full
+
+
+class _Decoded(NamedTuple):
+    """A JPEG decoded by OpenCV: upright ``pixels`` (BGR or grey) and Pillow's ``info``."""
+
+    pixels: np.ndarray
+    info: dict
+
+
+def _decode_jpeg(path, im, scale, orientation):
+    """``path``, an RGB or grey JPEG open in Pillow as ``im``, decoded by OpenCV.
+
+    The same libjpeg-turbo decode as Pillow's, DCT scaling by ``scale`` (1, 2, 4
+    or 8) included, with the same pixels bit for bit, but straight into a NumPy
+    array (Pillow's pixels need a copy into NumPy), in BGR order: the resample
+    works channel by channel, so only the small result needs reordering. The
+    ``info`` is what ``ImageOps.exif_transpose`` leaves (the orientation tag
+    removed), taken from the header. None without OpenCV, or when OpenCV cannot
+    decode the file (Pillow then decodes it, or says what is wrong).
+    """
+    cv2 = _opencv()
+    if cv2 is None:
+        return None
+    grey = im.mode == "L"
+    flags = {
+        1: cv2.IMREAD_GRAYSCALE if grey else cv2.IMREAD_COLOR,
+        2: cv2.IMREAD_REDUCED_GRAYSCALE_2 if grey else cv2.IMREAD_REDUCED_COLOR_2,
+        4: cv2.IMREAD_REDUCED_GRAYSCALE_4 if grey else cv2.IMREAD_REDUCED_COLOR_4,
+        8: cv2.IMREAD_REDUCED_GRAYSCALE_8 if grey else cv2.IMREAD_REDUCED_COLOR_8,
+    }[scale]
+    pixels = cv2.imdecode(np.fromfile(path, np.uint8), flags | cv2.IMREAD_IGNORE_ORIENTATION)
+    if pixels is None or pixels.shape[:2] != im.size[::-1]:  # im.size: after the draft
+        return None
+    from PIL import ImageOps
+
+    stand_in = _pil().new("L", (1, 1))  # Pillow's own rule for the metadata
+    stand_in.info = dict(im.info)
+    ImageOps.exif_transpose(stand_in, in_place=True)
+    return _Decoded(_orient(pixels, orientation), stand_in.info)
 
 
 def _is_16bit_colour(im):
@@ -249,12 +298,28 @@ def save_image(
 #: OpenCV's PNG encoder (zlib at its fast default, no adaptive filter search)
 #: makes files about as small as Pillow's default in about a tenth of the time.
 _OPENCV_PNG = {"L": None, "I;16": None, "RGB": [2, 1, 0], "RGBA": [2, 1, 0, 3]}
+#: How OpenCV writes PNG: zlib level (0-9), zlib strategy, row filter (these are
+#: OpenCV's defaults, spelled out). libvips' ``pngsave`` default is level 6, the
+#: default strategy and no filter: files about 1.5 times as large, and slower to
+#: write (docs/files.md).
+PNG_ZLIB = {"level": 1, "strategy": "rle", "filter": "sub"}
 
 
 def _opencv_encode(fmt, pixels, params):
     """The file's bytes, from OpenCV; a PNG gets ``params``' ICC profile, EXIF and DPI."""
     cv2 = _opencv()
-    ok, data = cv2.imencode(".png" if fmt == "PNG" else ".tif", np.ascontiguousarray(pixels))
+    settings = []
+    if fmt == "PNG":
+        strategy = getattr(cv2, f"IMWRITE_PNG_STRATEGY_{PNG_ZLIB['strategy'].upper()}")
+        row_filter = getattr(cv2, f"IMWRITE_PNG_FILTER_{PNG_ZLIB['filter'].upper()}", None)
+        settings = [
+            *(cv2.IMWRITE_PNG_COMPRESSION, PNG_ZLIB["level"]),
+            *(cv2.IMWRITE_PNG_STRATEGY, strategy),
+        ]
+        if hasattr(cv2, "IMWRITE_PNG_FILTER"):  # OpenCV 4.11+; before, always "sub"
+            settings += [cv2.IMWRITE_PNG_FILTER, row_filter]
+    ext = ".png" if fmt == "PNG" else ".tif"
+    ok, data = cv2.imencode(ext, np.ascontiguousarray(pixels), settings)
     if not ok:
         raise OSError(f"OpenCV could not encode a {pixels.shape} {pixels.dtype} image as {fmt}")
     data = data.tobytes()
@@ -509,10 +574,15 @@ def resize_image(
     full = None
     if isinstance(image, (str, os.PathLike)):
         target_size(1, 1, **geometry)  # bad geometry is an error before the file is read
-        image, full = _read(image, None if exact else geometry)
+        image, full = _read(image, None if exact else geometry, opencv=True)
         if isinstance(image, np.ndarray):  # 16-bit colour
             return _resize_array(image, image.shape[2] in (2, 4), geometry, options, full)
     Image = _pil()
+    if isinstance(image, _Decoded):  # a JPEG decoded by OpenCV: BGR or grey
+        out = _resize_array(image.pixels, False, geometry, options, full)
+        result = Image.fromarray(np.ascontiguousarray(out[..., ::-1] if out.ndim == 3 else out))
+        result.info = image.info
+        return result
     if not isinstance(image, Image.Image):
         raise TypeError(
             f"image must be a path, a PIL.Image or a HW/HWC NumPy array; got {type(image).__name__}"
@@ -568,7 +638,7 @@ def _format(path, format):
         if not isinstance(format, str):
             raise TypeError(f"format must be a string such as 'png'; got {format!r}")
         fmt = FORMATS.get(format.lower(), (format.upper(), None))[0]
-        Image.init()
+        _plugins(lambda: fmt in Image.SAVE)
         if fmt not in Image.SAVE:
             raise ValueError(
                 f"format must be one of {', '.join(FORMATS)} (or a Pillow format "
@@ -576,13 +646,31 @@ def _format(path, format):
             )
         return fmt
     ext = os.path.splitext(path)[1].lower()
-    fmt = Image.registered_extensions().get(ext)
-    if fmt is None or fmt not in Image.SAVE:
+    fmt = _extension_format(ext, "SAVE")
+    if fmt is None:
         raise ValueError(
             f"cannot tell the image format from the extension {ext!r} of {path}; "
             f"give format= (one of {', '.join(FORMATS)})"
         )
     return fmt
+
+
+def _extension_format(ext, table="OPEN"):
+    """The Pillow format of the extension ``ext`` (``".jpg"``) if Pillow can
+    ``"OPEN"`` (read) or ``"SAVE"`` (write) it, else None."""
+    Image = _pil()
+    _plugins(lambda: getattr(Image, table).get(Image.EXTENSION.get(ext)) is not None)
+    fmt = Image.EXTENSION.get(ext)
+    return fmt if fmt in getattr(Image, table) else None
+
+
+def _plugins(enough):
+    """Pillow's common plugins (``Image.preinit``: JPEG, PNG, GIF, BMP, PPM), and
+    all of them (``Image.init``, some 15 ms more) only where ``enough()`` is false."""
+    Image = _pil()
+    Image.preinit()
+    if not enough():
+        Image.init()
 
 
 def _for_format(image: PIL.Image.Image, fmt: str) -> PIL.Image.Image:
