@@ -6,17 +6,20 @@
 Twelve 12-megapixel (4000x3000) photo-like JPEGs at quality 92 are generated in
 a temporary directory. Each tool makes 800x800-box PNG thumbnails of all of them
 into a fresh directory, in a subprocess of its own (each pays its interpreter
-start and imports, as a user's command does), rounds interleaved between tools:
+start and imports, as a user's command does; round 0, not timed, writes every
+tool's bytecode, see ``commands``), rounds interleaved between tools:
 
 * cresize: ``python -m cresize resize DIR --fit 800x800 --format png --jobs T --out-dir OUT``
-  (and, for information, the same with a shrink-on-load margin of 1.25, as libvips);
+  (and, for information, the same writing PNG with libvips' zlib settings: level
+  6, default strategy, no row filter, instead of OpenCV's level 1, RLE, "sub");
 * libvips: ``pyvips.Image.thumbnail(path, 800, height=800)`` + ``write_to_file``,
   file by file with ``VIPS_CONCURRENCY=T`` (skipped with a note without pyvips);
 * Pillow: ``Image.thumbnail((800, 800), LANCZOS)`` (its default ``reducing_gap``,
   so JPEG draft) + ``save``, in a pool of T threads and in one thread.
 
-The PSNR column compares cresize's thumbnails with the exact result (full
+The PSNR lines compare cresize's thumbnails with the exact result (full
 decode, lanczos3 antialias, ``resize_image(..., exact=True)``): the worst file.
+The size column is the total of each tool's twelve PNGs.
 """
 
 import argparse
@@ -41,10 +44,10 @@ for name in sorted(os.listdir(src)):
     im = pyvips.Image.thumbnail(os.path.join(src, name), {box}, height={box})
     im.write_to_file(os.path.join(out, os.path.splitext(name)[0] + ".png"))
 """
-LOOSE = """
+VIPS_PNG = """
 import sys
 import cresize.image
-cresize.image.SHRINK_ON_LOAD_MARGIN = 1.25
+cresize.image.PNG_ZLIB = {"level": 6, "strategy": "default", "filter": "none"}
 from cresize._cli_resize import main
 sys.exit(main(sys.argv[1:]))
 """
@@ -98,12 +101,18 @@ def psnr(a, b):
     return float("inf") if err == 0 else 10 * np.log10(255.0**2 / err)
 
 
-def commands(src, threads):
+def commands(src, threads, pycache):
+    """``{tool: (argv, env)}``. Every tool's modules are read from bytecode that
+    round 0 writes under ``pycache``, as an installed package's are (pip compiles
+    them): cresize runs from the source tree, where PYTHONDONTWRITEBYTECODE would
+    otherwise make it compile its modules in every run, and its peers not."""
     env = dict(
         os.environ,
         PYTHONPATH=SRC + os.pathsep + os.environ.get("PYTHONPATH", ""),
         OMP_NUM_THREADS=str(threads),
+        PYTHONPYCACHEPREFIX=pycache,
     )
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     flags = [
         src,
         "--fit",
@@ -117,8 +126,8 @@ def commands(src, threads):
     ]
     tools = {
         "cresize": ([sys.executable, "-m", "cresize", "resize", *flags], env),
-        # For information: the shrink-on-load margin of libvips (about 1) instead of 2.5.
-        "cresize margin 1.25": ([sys.executable, "-c", LOOSE, *flags], env),
+        # For information: the PNG files written with libvips' zlib settings.
+        "cresize, libvips' PNG settings": ([sys.executable, "-c", VIPS_PNG, *flags], env),
     }
     try:
         import pyvips  # noqa: F401
@@ -146,11 +155,12 @@ def run(threads, repeat, count=12):
         src = os.path.join(root, "in")
         os.mkdir(src)
         make_inputs(src, count)
-        tools = commands(src, threads)
+        tools = commands(src, threads, os.path.join(root, "pycache"))
         times = {name: [] for name in tools}
+        folder = {name: os.path.join(root, f"out-{k}") for k, name in enumerate(tools)}
         for r in range(repeat + 1):  # round 0 warms the page cache and imports
             for name, (argv, env) in tools.items():
-                out = os.path.join(root, f"out-{name.replace(' ', '')}-{r}")
+                out = f"{folder[name]}-{r}"
                 os.mkdir(out)
                 extra = [out, name.split("x")[-1]] if name.startswith("pillow") else [out]
                 t = time.perf_counter()
@@ -159,18 +169,17 @@ def run(threads, repeat, count=12):
                     times[name].append(time.perf_counter() - t)
                 if r < repeat:
                     shutil.rmtree(out)
+        kb = {
+            name: sum(e.stat().st_size for e in os.scandir(f"{folder[name]}-{repeat}")) / 1000
+            for name in tools
+        }
         exact = [
             resize_image(os.path.join(src, f"{i:02d}.jpg"), fit=(BOX, BOX), exact=True)
             for i in range(count)
         ]
         worst = {
             name: min(
-                psnr(
-                    Image.open(
-                        os.path.join(root, f"out-{name.replace(' ', '')}-{repeat}", f"{i:02d}.png")
-                    ),
-                    exact[i],
-                )
+                psnr(Image.open(os.path.join(f"{folder[name]}-{repeat}", f"{i:02d}.png")), exact[i])
                 for i in range(count)
             )
             for name in tools
@@ -185,12 +194,15 @@ def run(threads, repeat, count=12):
             f"medians of {repeat}"
         ),
         "",
-        "| tool | median s | cresize / tool |",
-        "|---|---|---|",
+        "| tool | median s | cresize / tool | PNG files, KB |",
+        "|---|---|---|---|",
     ]
-    lines += [f"| {name} | {t:.3f} | {med['cresize'] / t:.2f} |" for name, t in med.items()]
+    lines += [
+        f"| {name} | {t:.3f} | {med['cresize'] / t:.2f} | {kb[name]:.0f} |"
+        for name, t in med.items()
+    ]
     if "libvips" not in med:
-        lines.append("| libvips | skipped: pyvips is not installed | |")
+        lines.append("| libvips | skipped: pyvips is not installed | | |")
     lines += [""] + [
         f"{name} thumbnails vs exact full-decode lanczos3 antialias: worst PSNR "
         f"{db:.2f} dB over {count} files"

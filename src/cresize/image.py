@@ -284,20 +284,23 @@ def save_image(
     params = {key: image.info[key] for key in ("icc_profile", "exif", "dpi") if image.info.get(key)}
     if fmt in ("JPEG", "WEBP"):
         params["quality"] = 90 if quality is None else int(quality)
-    if fmt == "PNG" and image.mode in _OPENCV_PNG and _opencv() is not None:
-        channels = _OPENCV_PNG[image.mode]
+    cv2 = _opencv() if fmt == "PNG" and image.mode in _OPENCV_PNG else None
+    if cv2 is not None:
+        to_bgr = _OPENCV_PNG[image.mode]
         pixels = np.asarray(image)
         pixels = pixels.astype(pixels.dtype.newbyteorder("="), copy=False)
-        data = _opencv_encode(fmt, pixels if channels is None else pixels[..., channels], params)
+        if to_bgr is not None:
+            pixels = cv2.cvtColor(pixels, getattr(cv2, to_bgr))
+        data = _opencv_encode(fmt, pixels, params)
         _write_atomic(path, lambda f: f.write(data), overwrite)
         return
     _write_atomic(path, lambda f: image.save(f, format=fmt, **params), overwrite)
 
 
-#: Pillow modes written as PNG by OpenCV -> channel order for OpenCV (BGR), or None.
+#: Pillow modes written as PNG by OpenCV -> the conversion to OpenCV's BGR(A), or None.
 #: OpenCV's PNG encoder (zlib at its fast default, no adaptive filter search)
 #: makes files about as small as Pillow's default in about a tenth of the time.
-_OPENCV_PNG = {"L": None, "I;16": None, "RGB": [2, 1, 0], "RGBA": [2, 1, 0, 3]}
+_OPENCV_PNG = {"L": None, "I;16": None, "RGB": "COLOR_RGB2BGR", "RGBA": "COLOR_RGBA2BGRA"}
 #: How OpenCV writes PNG: zlib level (0-9), zlib strategy, row filter (these are
 #: OpenCV's defaults, spelled out). libvips' ``pngsave`` default is level 6, the
 #: default strategy and no filter: files about 1.5 times as large, and slower to
@@ -580,7 +583,10 @@ def resize_image(
     Image = _pil()
     if isinstance(image, _Decoded):  # a JPEG decoded by OpenCV: BGR or grey
         out = _resize_array(image.pixels, False, geometry, options, full)
-        result = Image.fromarray(np.ascontiguousarray(out[..., ::-1] if out.ndim == 3 else out))
+        if out.ndim == 3:
+            cv2 = _opencv()
+            out = cv2.cvtColor(out, cv2.COLOR_BGR2RGB)
+        result = Image.fromarray(out)
         result.info = image.info
         return result
     if not isinstance(image, Image.Image):
