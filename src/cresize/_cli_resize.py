@@ -1,7 +1,7 @@
 """``cresize resize``: resize image files from the command line.
 
-Each file is read with Pillow (16-bit colour with OpenCV), resized by the core
-kernels (``cresize.image``) and written atomically. ``--jobs`` files are done at
+Each file is read with Pillow and OpenCV (``cresize.image``: 16-bit colour and
+JPEG pixels by OpenCV), resized by the core kernels and written atomically. ``--jobs`` files are done at
 once in a thread pool: Pillow's and OpenCV's codecs and cresize's kernels release
 the GIL, so decoding, resizing and encoding overlap without process start-up
 (a spawn pool was measured slower, see docs/files.md); the usable CPUs are split

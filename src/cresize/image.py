@@ -2,9 +2,11 @@
 
 The pixels are computed by the core kernels (``cresize.resize(..., axes=(0, 1))``),
 never by Pillow's resize; Pillow (``pip install "cresize[image]"``) only reads and
-writes files. Pillow has no 16-bit colour modes, so 16-bit RGB(A) PNG and TIFF
-files are read and written with OpenCV (``opencv-python-headless``, also in the
-``image`` extra). Arrays need neither. See docs/files.md.
+writes files. OpenCV (``opencv-python-headless``, also in the ``image`` extra)
+reads and writes what Pillow cannot (16-bit RGB(A) PNG and TIFF), decodes the
+pixels of RGB and grey JPEGs (the same pixels as Pillow's, without a copy) and
+encodes PNG fast; without it Pillow does all but 16-bit colour. Arrays need
+neither. See docs/files.md.
 """
 
 from __future__ import annotations
@@ -504,7 +506,7 @@ def resize_image(
     Parameters
     ----------
     image : str, os.PathLike, PIL.Image.Image or ndarray
-        A path (opened with ``open_image``), a Pillow image, or a HW / HWC array
+        A path (read as ``open_image`` reads it), a Pillow image, or a HW / HWC array
         of any integer or float dtype. The input is never modified.
     size, scale, fit, fill, allow_upscale
         The geometry, as in ``target_size``: sizes are ``(width, height)``.
