@@ -19,6 +19,8 @@ tool's bytecode, see ``commands``), rounds interleaved between tools:
 
 The PSNR lines compare cresize's thumbnails with the exact result (full
 decode, lanczos3 antialias, ``resize_image(..., exact=True)``): the worst file.
+The CPU columns are user + system seconds of each tool's process (threads
+included): on a shared machine they move less with the load than the times do.
 The size column is the total of each tool's twelve PNGs.
 """
 
@@ -144,6 +146,16 @@ def commands(src, threads, pycache):
     return tools
 
 
+def _children_cpu():
+    """CPU seconds (user + system) of the finished subprocesses; 0 where unknown."""
+    try:
+        import resource
+    except ImportError:  # Windows
+        return 0.0
+    use = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return use.ru_utime + use.ru_stime
+
+
 def run(threads, repeat, count=12):
     """Markdown table: median seconds per tool, ratios cresize / peer, worst PSNR."""
     from PIL import Image
@@ -157,16 +169,18 @@ def run(threads, repeat, count=12):
         make_inputs(src, count)
         tools = commands(src, threads, os.path.join(root, "pycache"))
         times = {name: [] for name in tools}
+        cpu = {name: [] for name in tools}
         folder = {name: os.path.join(root, f"out-{k}") for k, name in enumerate(tools)}
         for r in range(repeat + 1):  # round 0 warms the page cache and imports
             for name, (argv, env) in tools.items():
                 out = f"{folder[name]}-{r}"
                 os.mkdir(out)
                 extra = [out, name.split("x")[-1]] if name.startswith("pillow") else [out]
-                t = time.perf_counter()
+                t, used = time.perf_counter(), _children_cpu()
                 subprocess.run(argv + extra, env=env, check=True)
                 if r:
                     times[name].append(time.perf_counter() - t)
+                    cpu[name].append(_children_cpu() - used)
                 if r < repeat:
                     shutil.rmtree(out)
         kb = {
@@ -188,21 +202,23 @@ def run(threads, repeat, count=12):
     finally:
         shutil.rmtree(root)
     med = {name: statistics.median(t) for name, t in times.items()}
+    med_cpu = {name: statistics.median(t) for name, t in cpu.items()}
     lines = [
         (
             f"{count} JPEGs 4000x3000 q92 -> --fit {BOX}x{BOX} PNG, {threads} threads each, "
             f"medians of {repeat}"
         ),
         "",
-        "| tool | median s | cresize / tool | PNG files, KB |",
-        "|---|---|---|---|",
+        "| tool | median s | cresize / tool | median CPU s | cresize / tool, CPU | PNG files, KB |",
+        "|---|---|---|---|---|---|",
     ]
     lines += [
-        f"| {name} | {t:.3f} | {med['cresize'] / t:.2f} | {kb[name]:.0f} |"
+        f"| {name} | {t:.3f} | {med['cresize'] / t:.2f} | {med_cpu[name]:.3f} | "
+        f"{med_cpu['cresize'] / max(med_cpu[name], 1e-9):.2f} | {kb[name]:.0f} |"
         for name, t in med.items()
     ]
     if "libvips" not in med:
-        lines.append("| libvips | skipped: pyvips is not installed | | |")
+        lines.append("| libvips | skipped: pyvips is not installed | | | | |")
     lines += [""] + [
         f"{name} thumbnails vs exact full-decode lanczos3 antialias: worst PSNR "
         f"{db:.2f} dB over {count} files"

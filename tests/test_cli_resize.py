@@ -672,3 +672,30 @@ def test_the_cresize_command_has_argparse_subcommands(tmp_path, capsys, monkeypa
     src = write(tmp_path / "in.png")
     assert top.main(["resize", str(src), "--width", "9", "-o", str(tmp_path / "o.png"), "-q"]) == 0
     assert Image.open(tmp_path / "o.png").size == (9, 6)
+
+
+def test_rarer_pillow_plugins_are_imported_only_when_needed(tmp_path):
+    # JPEG in, PNG out: Pillow's common plugins do (Image.preinit); a TIFF input
+    # in a directory is still found (Image.init, on demand). A fresh process:
+    # this one may have imported every plugin already.
+    write(tmp_path / "jpg" / "a.jpg")
+    write(tmp_path / "tif" / "b.tif")
+    script = (
+        "import sys\n"
+        "from cresize._cli_resize import main\n"
+        "argv = ['--width', '20', '--format', 'png', '-q', '--out-dir']\n"
+        "assert main([sys.argv[1], *argv, sys.argv[3]]) == 0\n"
+        "print('PIL.TiffImagePlugin' in sys.modules)\n"
+        "assert main([sys.argv[2], *argv, sys.argv[3]]) == 0\n"
+    )
+    paths = [str(tmp_path / name) for name in ("jpg", "tif", "out")]
+    done = subprocess.run(
+        [sys.executable, "-c", script, *paths],
+        env=dict(os.environ, PYTHONPATH=CRESIZE_ROOT),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False"]
+    assert tree(tmp_path / "out") == ["a.png", "b.png"]

@@ -618,6 +618,22 @@ def test_16bit_colour_without_opencv_is_refused(tmp_path, monkeypatch):
     assert sorted(os.listdir(tmp_path)) == ["in.png"]
 
 
+def test_png_zlib_settings_are_used(tmp_path, monkeypatch):
+    pytest.importorskip("cv2")
+    import cresize.image
+
+    im = Image.fromarray(photo(60, 80))
+    save_image(im, tmp_path / "default.png")
+    monkeypatch.setattr(
+        cresize.image, "PNG_ZLIB", {"level": 0, "strategy": "default", "filter": "none"}
+    )
+    save_image(im, tmp_path / "stored.png")
+    assert os.path.getsize(tmp_path / "stored.png") > 60 * 80 * 3  # zlib level 0: stored
+    assert os.path.getsize(tmp_path / "default.png") < 60 * 80 * 3
+    for name in ("default.png", "stored.png"):
+        np.testing.assert_array_equal(np.asarray(Image.open(tmp_path / name)), np.asarray(im))
+
+
 @pytest.mark.parametrize("mode", ["L", "RGB", "RGBA", "I;16", "LA", "P"])
 def test_png_writers_agree(tmp_path, monkeypatch, mode):
     # OpenCV (when installed) writes L/RGB/RGBA/I;16 PNGs much faster than Pillow;
