@@ -517,11 +517,23 @@ def test_opencv_and_pillow_jpeg_decodes_agree(tmp_path, monkeypatch, orientation
     assert fast.info["icc_profile"] == icc
 
 
-def test_a_jpeg_opencv_cannot_decode_goes_to_pillow(tmp_path):
+def test_a_jpeg_opencv_cannot_decode_goes_to_pillow(tmp_path, monkeypatch):
     # OpenCV gives no image for a truncated JPEG; Pillow then decodes it and says why not.
-    pytest.importorskip("cv2")
+    cv2 = pytest.importorskip("cv2")
     path = tmp_path / "in.jpg"
     Image.fromarray(photo(200, 300)).save(path)
+    whole = resize_image(path, fit=(50, 50))
+    # OpenCV raising (as beyond its pixel limit): Pillow decodes it, to the same pixels.
+    calls = []
+
+    def refuse(*args):
+        calls.append(args)
+        raise cv2.error("too large")
+
+    monkeypatch.setattr(cv2, "imdecode", refuse)
+    np.testing.assert_array_equal(np.asarray(resize_image(path, fit=(50, 50))), np.asarray(whole))
+    assert len(calls) == 1
+    monkeypatch.undo()
     path.write_bytes(path.read_bytes()[:-200])
     with pytest.raises(OSError, match="truncated"):
         resize_image(path, fit=(50, 50))

@@ -179,7 +179,10 @@ def _decode_jpeg(path, im, scale, orientation):
         4: cv2.IMREAD_REDUCED_GRAYSCALE_4 if grey else cv2.IMREAD_REDUCED_COLOR_4,
         8: cv2.IMREAD_REDUCED_GRAYSCALE_8 if grey else cv2.IMREAD_REDUCED_COLOR_8,
     }[scale]
-    pixels = cv2.imdecode(np.fromfile(path, np.uint8), flags | cv2.IMREAD_IGNORE_ORIENTATION)
+    try:
+        pixels = cv2.imdecode(np.fromfile(path, np.uint8), flags | cv2.IMREAD_IGNORE_ORIENTATION)
+    except cv2.error:  # e.g. beyond OpenCV's pixel limit (CV_IO_MAX_IMAGE_PIXELS)
+        return None
     if pixels is None or pixels.shape[:2] != im.size[::-1]:  # im.size: after the draft
         return None
     from PIL import ImageOps
