@@ -699,3 +699,32 @@ def test_rarer_pillow_plugins_are_imported_only_when_needed(tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["False"]
     assert tree(tmp_path / "out") == ["a.png", "b.png"]
+
+
+def test_large_buffers_are_reused_from_the_heap(tmp_path, monkeypatch):
+    # glibc: the command sets mallopt's mmap and trim thresholds (its own process),
+    # unless MALLOC_MMAP_THRESHOLD_ / MALLOC_TRIM_THRESHOLD_ say otherwise.
+    import ctypes
+
+    try:
+        glibc = os.confstr("CS_GNU_LIBC_VERSION").startswith("glibc")
+    except (AttributeError, ValueError, OSError):
+        glibc = False
+    calls = []
+
+    class Libc:
+        def mallopt(self, param, value):
+            calls.append((param, value))
+            return 1
+
+    monkeypatch.setattr(ctypes, "CDLL", lambda name: Libc())
+    write(tmp_path / "in" / "a.png")
+    for env in ({}, {"MALLOC_TRIM_THRESHOLD_": "131072"}):
+        calls.clear()
+        with monkeypatch.context() as m:
+            for name, value in env.items():
+                m.setenv(name, value)
+            out = tmp_path / f"out{len(env)}"
+            assert main([str(tmp_path / "in"), "--width", "20", "-q", "--out-dir", str(out)]) == 0
+        want = [(-3, 32 << 20), (-1, 128 << 20)] if glibc and not env else []
+        assert calls == want

@@ -203,6 +203,7 @@ def main(argv=None):
             )
         bar.step()
 
+    _reuse_freed_memory()
     stop = threading.Event()
     todo = [(src, dst, dict(options, overwrite=args.overwrite or same)) for src, dst, same in tasks]
     try:
@@ -223,6 +224,36 @@ def main(argv=None):
             f"cresize resize: {counts['done']} resized, {counts['bad']} failed in {seconds:.2f} s"
         )
     return 1 if counts["bad"] else 0
+
+
+#: glibc's ``mallopt`` parameters (malloc.h) and the values the CLI sets.
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
+_MMAP_THRESHOLD = 32 << 20  # glibc's largest: buffers above it still come from mmap
+_TRIM_THRESHOLD = 128 << 20
+
+
+def _reuse_freed_memory():
+    """glibc only: let the large per-file buffers (a 12-MP JPEG decoded at 1/2 is
+    9 MB) be reused file after file from the heap.
+
+    By default each comes from a fresh ``mmap``, whose pages the kernel faults in
+    and zeroes again for every file: about 2,300 page faults a file. Set here, in
+    the command's own process, as ``MALLOC_MMAP_THRESHOLD_`` /
+    ``MALLOC_TRIM_THRESHOLD_`` would (those, when set, win). The cost: up to
+    ``_TRIM_THRESHOLD`` of freed memory is kept until the run ends.
+    """
+    if any(name in os.environ for name in ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_")):
+        return
+    try:
+        if not os.confstr("CS_GNU_LIBC_VERSION").startswith("glibc"):
+            return
+        import ctypes
+
+        mallopt = ctypes.CDLL(None).mallopt
+    except (AttributeError, ValueError, OSError, TypeError):  # not glibc, or no confstr
+        return
+    mallopt(_M_MMAP_THRESHOLD, _MMAP_THRESHOLD)
+    mallopt(_M_TRIM_THRESHOLD, _TRIM_THRESHOLD)
 
 
 def usable_cpus():
