@@ -1,6 +1,10 @@
 """The user-facing contract of resize / resize_backward / weights: dtypes,
 layouts, out=, num_threads and the errors for bad input."""
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -344,3 +348,45 @@ def test_more_bad_arguments(kwargs, exc, message):
             kwargs = dict(kwargs, out=np.asmatrix(np.empty((3, 3))))
     with pytest.raises(exc, match=message):
         cresize.resize(rand((6, 8)), **kwargs)
+
+
+def test_public_names_load_on_demand_and_are_all_listed():
+    # `import cresize` alone loads neither NumPy nor the kernels (the CLI sets up the
+    # process first); every public name resolves, and __all__ lists exactly them.
+    code = (
+        "import sys, cresize\n"
+        "assert 'numpy' not in sys.modules and 'cresize._kernels' not in sys.modules\n"
+        "names = sorted(cresize._SOURCES) + ['__version__']\n"
+        "assert sorted(cresize.__all__) == sorted(names), cresize.__all__\n"
+        "assert all(getattr(cresize, n) is not None for n in cresize.__all__)\n"
+        "assert set(cresize.__all__) <= set(dir(cresize))\n"
+        "try:\n"
+        "    cresize.no_such_name\n"
+        "except AttributeError as e:\n"
+        "    assert 'no_such_name' in str(e)\n"
+        "else:\n"
+        "    raise AssertionError('no AttributeError')\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    subprocess.run([sys.executable, "-c", code], check=True, env=env)
+
+
+def test_resize_command_runs_openblas_single_threaded(monkeypatch):
+    # The CLI's no-BLAS subcommands set OPENBLAS_NUM_THREADS=1 before NumPy loads; a
+    # value the user set wins.
+    code = (
+        "import os, sys\n"
+        "from cresize import __main__ as m\n"
+        "try:\n"
+        "    m.main(['resize', '--help'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(os.environ.get('OPENBLAS_NUM_THREADS'))\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    env.pop("OPENBLAS_NUM_THREADS", None)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.stdout.strip().splitlines()[-1] == "1", out.stdout + out.stderr
+    env["OPENBLAS_NUM_THREADS"] = "3"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.stdout.strip().splitlines()[-1] == "3", out.stdout + out.stderr
