@@ -31,6 +31,10 @@
  * sums go in groups, the sums of a group stored and reloaded by the next (exactly). */
 #define CRESIZE_ROW_TAPS 32
 
+/* Bytes ahead of a block that its sweep prefetches in every tap's row: the taps'
+ * rows are too many streams for the hardware prefetchers. */
+#define CRESIZE_ROW_AHEAD 256
+
 #if CRESIZE_X86_DISPATCH
 
 CRESIZE_AVX2 static inline __m256 cresize_row8_f32(const float *p) { return _mm256_loadu_ps(p); }
@@ -87,6 +91,7 @@ CRESIZE_AVX2 static inline void cresize_store_ps8(float *p, __m256 v) { _mm256_s
     for (k = k0 == 0; k < taps; k++) {                                           \
         VEC wk = SET1(w[k]);                                                     \
         const T *p = src[k] + c;                                                 \
+        _mm_prefetch((const char *)p + CRESIZE_ROW_AHEAD, _MM_HINT_T0);          \
         s0 = ADD(s0, MUL(wk, LOAD(p)));                                          \
         s1 = ADD(s1, MUL(wk, LOAD(p + LANES)));                                  \
         s2 = ADD(s2, MUL(wk, LOAD(p + 2 * LANES)));                              \
