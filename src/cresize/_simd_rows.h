@@ -165,18 +165,21 @@ CRESIZE_AVX2 static inline __m128i cresize_round4_pd(__m256d v, __m256d lo, __m2
     return _mm256_cvtpd_epi32(_mm256_min_pd(_mm256_max_pd(v, lo), hi));
 }
 
-/* The scalar store of _simd_pixels.h's CRESIZE_STORE_TAIL: clip, then round half to
- * even by adding and subtracting 1.5 * 2**23 (2**52). */
-#define CRESIZE_STORE_ONE(T, LO, HI, MAGIC)                                      \
-    r = r > LO ? r : LO;                                                         \
-    r = r < HI ? r : HI;                                                         \
-    r = r + MAGIC;                                                               \
-    r = r - MAGIC;                                                               \
-    out[c] = (T)r;
+/* The last columns (fewer than a block): their sums, then _simd_pixels.h's store. */
+#define CRESIZE_STORE_REST(ACC, BLOCK, STORE)                                    \
+    if (c < width) {                                                             \
+        ACC rest[BLOCK];                                                         \
+        Py_ssize_t c0 = c;                                                       \
+        for (; c < width; c++) {                                                 \
+            CRESIZE_SUM_ONE(ACC)                                                 \
+            rest[c - c0] = r;                                                    \
+        }                                                                        \
+        STORE(out + c0, rest, width - c0);                                       \
+    }
 
 /* 8-bit rows from float32 sums, 32 values a block: two saturating packs (in range
  * already) interleave the 128-bit lanes, one permutation puts them back in order. */
-#define CRESIZE_COMBINE_STORE8(NAME, T, PACK16, LO, HI)                          \
+#define CRESIZE_COMBINE_STORE8(NAME, T, PACK16, LO, HI, STORE)                   \
     CRESIZE_AVX2 static void NAME(T *out, const float *plane, Py_ssize_t width,  \
                                   const Py_ssize_t *index, const float *weight,  \
                                   Py_ssize_t count, Py_ssize_t n_rows)           \
@@ -197,14 +200,11 @@ CRESIZE_AVX2 static inline __m128i cresize_round4_pd(__m256d v, __m256d lo, __m2
             _mm256_storeu_si256((__m256i *)(out + c),                            \
                                 _mm256_permutevar8x32_epi32(PACK16(a, b), order)); \
         }                                                                        \
-        for (; c < width; c++) {                                                 \
-            CRESIZE_SUM_ONE(float)                                               \
-            CRESIZE_STORE_ONE(T, LO, HI, 12582912.0f)                            \
-        }                                                                        \
+        CRESIZE_STORE_REST(float, 32, STORE)                                     \
     }
 
 /* 16-bit rows from float64 sums, 16 values a block. */
-#define CRESIZE_COMBINE_STORE16(NAME, T, PACK32, LO, HI)                         \
+#define CRESIZE_COMBINE_STORE16(NAME, T, PACK32, LO, HI, STORE)                  \
     CRESIZE_AVX2 static void NAME(T *out, const double *plane, Py_ssize_t width, \
                                   const Py_ssize_t *index, const double *weight, \
                                   Py_ssize_t count, Py_ssize_t n_rows)           \
@@ -224,20 +224,17 @@ CRESIZE_AVX2 static inline __m128i cresize_round4_pd(__m256d v, __m256d lo, __m2
                              PACK32(cresize_round4_pd(s2, lo, hi),               \
                                     cresize_round4_pd(s3, lo, hi)));             \
         }                                                                        \
-        for (; c < width; c++) {                                                 \
-            CRESIZE_SUM_ONE(double)                                              \
-            CRESIZE_STORE_ONE(T, LO, HI, 6755399441055744.0)                     \
-        }                                                                        \
+        CRESIZE_STORE_REST(double, 16, STORE)                                    \
     }
 
 CRESIZE_COMBINE_STORE8(cresize_combine_store_u8_avx2, unsigned char, _mm256_packus_epi16, 0.0f,
-                       255.0f)
+                       255.0f, cresize_store_u8_f32)
 CRESIZE_COMBINE_STORE8(cresize_combine_store_s8_avx2, signed char, _mm256_packs_epi16, -128.0f,
-                       127.0f)
+                       127.0f, cresize_store_s8_f32)
 CRESIZE_COMBINE_STORE16(cresize_combine_store_u16_avx2, unsigned short, _mm_packus_epi32, 0.0,
-                        65535.0)
+                        65535.0, cresize_store_u16_f64)
 CRESIZE_COMBINE_STORE16(cresize_combine_store_s16_avx2, short, _mm_packs_epi32, -32768.0,
-                        32767.0)
+                        32767.0, cresize_store_s16_f64)
 
 /* Entry points of the fused sums and stores: one group of taps only. */
 #define CRESIZE_COMBINE_STORE_ENTRY(NAME, T, ACC, F)                             \
