@@ -1,7 +1,7 @@
 """The "images" group: 8/16-bit and channels-last images against OpenCV, Pillow and libvips.
 
     python benchmarks/run.py --groups images [--threads 2] [--repeat 7]
-    python benchmarks/images.py [--threads 2] [--repeat 7] [--write]
+    python benchmarks/images.py [--threads 2] [--repeat 7] [--write] [--only TEXT ...]
 
 Every row runs cresize and its peers in the same process, rounds interleaved
 (``run.measure``), with ``threads`` threads each (Pillow is single-threaded;
@@ -141,8 +141,8 @@ def peak_mib(call):
     return peak / 2**20, result.nbytes / 2**20
 
 
-def run(threads: int, repeat: int) -> str:
-    """The group's Markdown table."""
+def run(threads: int, repeat: int, only=()) -> str:
+    """The group's Markdown table (the rows whose label contains one of ``only``, if given)."""
     if cv2 is not None:
         cv2.setNumThreads(threads)
     if pyvips is not None:
@@ -155,6 +155,8 @@ def run(threads: int, repeat: int) -> str:
     )
     lines = [head, "|" + "---|" * (4 + len(PEERS))]
     for row in rows():
+        if only and not any(text in row.label for text in only):
+            continue
         x = data(row)
         funcs = runners(row, x, threads)
         t = measure(funcs, repeat)
@@ -185,8 +187,13 @@ def main(argv=None):
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--write", action="store_true", help="write benchmarks/RESULTS-images.md")
+    parser.add_argument(
+        "--only", nargs="+", default=(), metavar="TEXT", help="rows whose label contains TEXT"
+    )
     args = parser.parse_args(argv)
-    table = run(args.threads, args.repeat)
+    if args.write and args.only:
+        parser.error("--write writes the whole table: leave out --only")
+    table = run(args.threads, args.repeat, args.only)
     if args.write:
         versions = []
         if pyvips is not None:
