@@ -214,6 +214,8 @@ def main(argv=None):
                 "Peak memory: tracemalloc in one cresize call.\n\n" + table + "\n"
             )
         print(f"wrote {path}")
+    else:
+        print(table)
     return 0
 
 
