@@ -396,7 +396,7 @@ np.savez(sys.argv[1], **results)
 """
 
 
-@pytest.mark.parametrize("level", ["none", "sse2"])
+@pytest.mark.parametrize("level", ["none", "sse2", "avx2"])
 def test_simd_levels_give_the_same_bits(tmp_path, level):
     """CRESIZE_SIMD (read at import) lowers the SIMD level; every level, the
     portable loops included, gives the same bits."""

@@ -65,7 +65,9 @@ cdef extern from "_simd.h" nogil:
                            const Py_ssize_t* count, Py_ssize_t width, Py_ssize_t n_out) noexcept
 
 cdef extern from "_simd_rows.h" nogil:
-    # Sums of whole rows (``_combine_rows``) and fused sum + rounding store, AVX2.
+    # Sums of whole rows (``_combine_rows``) and fused sum + rounding store, AVX2 /
+    # AVX-512; the best level counting AVX-512.
+    int cresize_simd_best_rows() noexcept
     int cresize_combine_f32_f32(float* row, const float* plane, Py_ssize_t width,
                                 const Py_ssize_t* index, const float* weight,
                                 Py_ssize_t count, Py_ssize_t n_rows) noexcept
@@ -99,15 +101,16 @@ cdef extern from "_simd_rows.h" nogil:
 
 
 #: SIMD levels, lowest first (``_simd_pixels.h``).
-SIMD_LEVELS = ("none", "sse2", "avx2")
+SIMD_LEVELS = ("none", "sse2", "avx2", "avx512")
 
 
 def _init_simd():
     """Read ``CRESIZE_SIMD`` once, at import: ``none`` forces the portable loops,
-    ``sse2`` / ``avx2`` cap the level, unset or ``auto`` takes the best the CPU has."""
+    ``sse2`` / ``avx2`` / ``avx512`` cap the level, unset or ``auto`` takes the best the
+    CPU has."""
     import os
     import warnings
-    best = cresize_simd_best()
+    best = cresize_simd_best_rows()
     asked = os.environ.get("CRESIZE_SIMD", "auto").strip().lower() or "auto"
     if asked == "auto":
         level = best
@@ -124,7 +127,8 @@ _init_simd()
 
 
 def simd_level():
-    """The SIMD level the kernels use: ``"none"``, ``"sse2"`` or ``"avx2"``.
+    """The SIMD level the kernels use: ``"none"``, ``"sse2"``, ``"avx2"`` or ``"avx512"``
+    (AVX-512F: the sums of whole rows; the rest runs its AVX2 loops).
 
     Every level gives the same bits; ``CRESIZE_SIMD=none`` (read at import) forces
     the portable loops.

@@ -20,7 +20,8 @@
  *
  * Every function returns 1 when it has done the work and 0, writing nothing, when
  * the level (cresize_simd_level, _simd_pixels.h) is below AVX2 or the case is not
- * one it takes; the caller then runs its portable loop.
+ * one it takes; the caller then runs its portable loop. At level 3 (AVX-512F,
+ * cresize_simd_best_rows) the sums run on 512-bit registers, the stores stay AVX2.
  */
 #ifndef CRESIZE_SIMD_ROWS_H
 #define CRESIZE_SIMD_ROWS_H
@@ -104,11 +105,11 @@ CRESIZE_AVX2 static inline void cresize_store_ps8(float *p, __m256 v) { _mm256_s
     for (k = k0 == 0; k < taps; k++)                                             \
         r = r + w[k] * src[k][c];
 
-#define CRESIZE_COMBINE_AVX2(NAME, ACC, T, VEC, LANES, SET1, ADD, MUL, LOAD, LOADACC,  \
-                             STOREACC)                                                 \
-    CRESIZE_AVX2 static void NAME(ACC *row, const T *plane, Py_ssize_t width,          \
-                                  const Py_ssize_t *index, const ACC *weight,          \
-                                  Py_ssize_t count, Py_ssize_t n_rows)                 \
+#define CRESIZE_COMBINE(NAME, ATTR, ACC, T, VEC, LANES, SET1, ADD, MUL, LOAD, LOADACC,  \
+                        STOREACC)                                                      \
+    ATTR static void NAME(ACC *row, const T *plane, Py_ssize_t width,                  \
+                          const Py_ssize_t *index, const ACC *weight,                  \
+                          Py_ssize_t count, Py_ssize_t n_rows)                         \
     {                                                                                  \
         Py_ssize_t k0, k, c;                                                           \
         for (k0 = 0; k0 < count; k0 += CRESIZE_ROW_TAPS) {                             \
@@ -136,24 +137,79 @@ CRESIZE_AVX2 static inline void cresize_store_ps8(float *p, __m256 v) { _mm256_s
         }                                                                              \
     }
 
-CRESIZE_COMBINE_AVX2(cresize_combine_f32_f32_avx2, float, float, __m256, 8, cresize_set1_ps8,
-                     cresize_add_ps8, cresize_mul_ps8, cresize_row8_f32, cresize_load_ps8,
-                     cresize_store_ps8)
-CRESIZE_COMBINE_AVX2(cresize_combine_f32_u8_avx2, float, unsigned char, __m256, 8,
-                     cresize_set1_ps8, cresize_add_ps8, cresize_mul_ps8, cresize_row8_u8,
-                     cresize_load_ps8, cresize_store_ps8)
-CRESIZE_COMBINE_AVX2(cresize_combine_f32_s8_avx2, float, signed char, __m256, 8,
-                     cresize_set1_ps8, cresize_add_ps8, cresize_mul_ps8, cresize_row8_s8,
-                     cresize_load_ps8, cresize_store_ps8)
-CRESIZE_COMBINE_AVX2(cresize_combine_f64_f64_avx2, double, double, __m256d, 4, cresize_set1_pd,
-                     cresize_add_pd, cresize_mul_pd, cresize_row4_f64, cresize_row4_f64,
-                     cresize_store_pd)
-CRESIZE_COMBINE_AVX2(cresize_combine_f64_u16_avx2, double, unsigned short, __m256d, 4,
-                     cresize_set1_pd, cresize_add_pd, cresize_mul_pd, cresize_row4_u16,
-                     cresize_row4_f64, cresize_store_pd)
-CRESIZE_COMBINE_AVX2(cresize_combine_f64_s16_avx2, double, short, __m256d, 4, cresize_set1_pd,
-                     cresize_add_pd, cresize_mul_pd, cresize_row4_s16, cresize_row4_f64,
-                     cresize_store_pd)
+CRESIZE_COMBINE(cresize_combine_f32_f32_avx2, CRESIZE_AVX2, float, float, __m256, 8,
+                cresize_set1_ps8, cresize_add_ps8, cresize_mul_ps8, cresize_row8_f32,
+                cresize_load_ps8, cresize_store_ps8)
+CRESIZE_COMBINE(cresize_combine_f32_u8_avx2, CRESIZE_AVX2, float, unsigned char, __m256, 8,
+                cresize_set1_ps8, cresize_add_ps8, cresize_mul_ps8, cresize_row8_u8,
+                cresize_load_ps8, cresize_store_ps8)
+CRESIZE_COMBINE(cresize_combine_f32_s8_avx2, CRESIZE_AVX2, float, signed char, __m256, 8,
+                cresize_set1_ps8, cresize_add_ps8, cresize_mul_ps8, cresize_row8_s8,
+                cresize_load_ps8, cresize_store_ps8)
+CRESIZE_COMBINE(cresize_combine_f64_f64_avx2, CRESIZE_AVX2, double, double, __m256d, 4,
+                cresize_set1_pd, cresize_add_pd, cresize_mul_pd, cresize_row4_f64,
+                cresize_row4_f64, cresize_store_pd)
+CRESIZE_COMBINE(cresize_combine_f64_u16_avx2, CRESIZE_AVX2, double, unsigned short, __m256d, 4,
+                cresize_set1_pd, cresize_add_pd, cresize_mul_pd, cresize_row4_u16,
+                cresize_row4_f64, cresize_store_pd)
+CRESIZE_COMBINE(cresize_combine_f64_s16_avx2, CRESIZE_AVX2, double, short, __m256d, 4,
+                cresize_set1_pd, cresize_add_pd, cresize_mul_pd, cresize_row4_s16,
+                cresize_row4_f64, cresize_store_pd)
+
+/* AVX-512F (level 3): the same loops on 16 float32 / 8 float64 lanes. */
+#define CRESIZE_AVX512 __attribute__((target("avx512f")))
+
+CRESIZE_AVX512 static inline __m512 cresize_row16_f32(const float *p) { return _mm512_loadu_ps(p); }
+
+CRESIZE_AVX512 static inline __m512 cresize_row16_u8(const unsigned char *p)
+{
+    return _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)p)));
+}
+
+CRESIZE_AVX512 static inline __m512 cresize_row16_s8(const signed char *p)
+{
+    return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)p)));
+}
+
+CRESIZE_AVX512 static inline __m512d cresize_row8_f64(const double *p) { return _mm512_loadu_pd(p); }
+
+CRESIZE_AVX512 static inline __m512d cresize_row8_u16(const unsigned short *p)
+{
+    return _mm512_cvtepi32_pd(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p)));
+}
+
+CRESIZE_AVX512 static inline __m512d cresize_row8_s16(const short *p)
+{
+    return _mm512_cvtepi32_pd(_mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)p)));
+}
+
+CRESIZE_AVX512 static inline __m512 cresize_set1_ps16(float w) { return _mm512_set1_ps(w); }
+CRESIZE_AVX512 static inline __m512 cresize_add_ps16(__m512 a, __m512 b) { return _mm512_add_ps(a, b); }
+CRESIZE_AVX512 static inline __m512 cresize_mul_ps16(__m512 a, __m512 b) { return _mm512_mul_ps(a, b); }
+CRESIZE_AVX512 static inline void cresize_store_ps16(float *p, __m512 v) { _mm512_storeu_ps(p, v); }
+CRESIZE_AVX512 static inline __m512d cresize_set1_pd8(double w) { return _mm512_set1_pd(w); }
+CRESIZE_AVX512 static inline __m512d cresize_add_pd8(__m512d a, __m512d b) { return _mm512_add_pd(a, b); }
+CRESIZE_AVX512 static inline __m512d cresize_mul_pd8(__m512d a, __m512d b) { return _mm512_mul_pd(a, b); }
+CRESIZE_AVX512 static inline void cresize_store_pd8(double *p, __m512d v) { _mm512_storeu_pd(p, v); }
+
+CRESIZE_COMBINE(cresize_combine_f32_f32_avx512, CRESIZE_AVX512, float, float, __m512, 16,
+                cresize_set1_ps16, cresize_add_ps16, cresize_mul_ps16, cresize_row16_f32,
+                cresize_row16_f32, cresize_store_ps16)
+CRESIZE_COMBINE(cresize_combine_f32_u8_avx512, CRESIZE_AVX512, float, unsigned char, __m512, 16,
+                cresize_set1_ps16, cresize_add_ps16, cresize_mul_ps16, cresize_row16_u8,
+                cresize_row16_f32, cresize_store_ps16)
+CRESIZE_COMBINE(cresize_combine_f32_s8_avx512, CRESIZE_AVX512, float, signed char, __m512, 16,
+                cresize_set1_ps16, cresize_add_ps16, cresize_mul_ps16, cresize_row16_s8,
+                cresize_row16_f32, cresize_store_ps16)
+CRESIZE_COMBINE(cresize_combine_f64_f64_avx512, CRESIZE_AVX512, double, double, __m512d, 8,
+                cresize_set1_pd8, cresize_add_pd8, cresize_mul_pd8, cresize_row8_f64,
+                cresize_row8_f64, cresize_store_pd8)
+CRESIZE_COMBINE(cresize_combine_f64_u16_avx512, CRESIZE_AVX512, double, unsigned short, __m512d,
+                8, cresize_set1_pd8, cresize_add_pd8, cresize_mul_pd8, cresize_row8_u16,
+                cresize_row8_f64, cresize_store_pd8)
+CRESIZE_COMBINE(cresize_combine_f64_s16_avx512, CRESIZE_AVX512, double, short, __m512d, 8,
+                cresize_set1_pd8, cresize_add_pd8, cresize_mul_pd8, cresize_row8_s16,
+                cresize_row8_f64, cresize_store_pd8)
 
 CRESIZE_AVX2 static inline __m256i cresize_round8_ps(__m256 v, __m256 lo, __m256 hi)
 {
@@ -255,7 +311,10 @@ CRESIZE_COMBINE_STORE16(cresize_combine_store_s16_avx2, short, _mm_packs_epi32, 
     {                                                                            \
         if (cresize_simd_level < 2 || count < 1)                                 \
             return 0;                                                            \
-        F(row, plane, width, index, weight, count, n_rows);                      \
+        if (cresize_simd_level >= 3)                                             \
+            F##512(row, plane, width, index, weight, count, n_rows);             \
+        else                                                                     \
+            F##2(row, plane, width, index, weight, count, n_rows);               \
         return 1;                                                                \
     }
 #else
@@ -279,13 +338,13 @@ CRESIZE_COMBINE_STORE16(cresize_combine_store_s16_avx2, short, _mm_packs_epi32, 
     }
 #endif
 
-CRESIZE_COMBINE_ENTRY(cresize_combine_f32_f32, float, float, cresize_combine_f32_f32_avx2)
-CRESIZE_COMBINE_ENTRY(cresize_combine_f32_u8, float, unsigned char, cresize_combine_f32_u8_avx2)
-CRESIZE_COMBINE_ENTRY(cresize_combine_f32_s8, float, signed char, cresize_combine_f32_s8_avx2)
-CRESIZE_COMBINE_ENTRY(cresize_combine_f64_f64, double, double, cresize_combine_f64_f64_avx2)
+CRESIZE_COMBINE_ENTRY(cresize_combine_f32_f32, float, float, cresize_combine_f32_f32_avx)
+CRESIZE_COMBINE_ENTRY(cresize_combine_f32_u8, float, unsigned char, cresize_combine_f32_u8_avx)
+CRESIZE_COMBINE_ENTRY(cresize_combine_f32_s8, float, signed char, cresize_combine_f32_s8_avx)
+CRESIZE_COMBINE_ENTRY(cresize_combine_f64_f64, double, double, cresize_combine_f64_f64_avx)
 CRESIZE_COMBINE_ENTRY(cresize_combine_f64_u16, double, unsigned short,
-                      cresize_combine_f64_u16_avx2)
-CRESIZE_COMBINE_ENTRY(cresize_combine_f64_s16, double, short, cresize_combine_f64_s16_avx2)
+                      cresize_combine_f64_u16_avx)
+CRESIZE_COMBINE_ENTRY(cresize_combine_f64_s16, double, short, cresize_combine_f64_s16_avx)
 
 CRESIZE_COMBINE_STORE_ENTRY(cresize_combine_store_u8, unsigned char, float,
                             cresize_combine_store_u8_avx2)
@@ -295,5 +354,17 @@ CRESIZE_COMBINE_STORE_ENTRY(cresize_combine_store_u16, unsigned short, double,
                             cresize_combine_store_u16_avx2)
 CRESIZE_COMBINE_STORE_ENTRY(cresize_combine_store_s16, short, double,
                             cresize_combine_store_s16_avx2)
+
+/* The best level this CPU and build allow, counting level 3 (AVX-512F): only the
+ * sums of whole rows have AVX-512 loops; every other loop runs its AVX2 code there. */
+static int cresize_simd_best_rows(void)
+{
+    int best = cresize_simd_best();
+#if CRESIZE_X86_DISPATCH
+    if (best >= 2 && __builtin_cpu_supports("avx512f"))
+        best = 3;
+#endif
+    return best;
+}
 
 #endif
