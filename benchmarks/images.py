@@ -2,6 +2,7 @@
 
     python benchmarks/run.py --groups images [--threads 2] [--repeat 7]
     python benchmarks/images.py [--threads 2] [--repeat 7] [--write] [--only TEXT ...]
+    python benchmarks/images.py --threads 1 --cpu-time [--only TEXT ...]
 
 Every row runs cresize and its peers in the same process, rounds interleaved
 (``run.measure``), with ``threads`` threads each (Pillow is single-threaded;
@@ -130,6 +131,24 @@ def runners(row, x, threads):
     return found
 
 
+def measure_cpu(funcs, repeat):
+    """Least CPU seconds (``time.process_time``: every thread of the process) per
+    library over ``repeat`` interleaved rounds: with one thread each, a figure that
+    other jobs on a shared machine disturb much less than wall-clock medians."""
+    import time
+
+    times = {name: [] for name in funcs}
+    for f in funcs.values():
+        f()  # warm-up
+    names = list(funcs)
+    for round_ in range(repeat):
+        for name in names[round_ % len(names) :] + names[: round_ % len(names)]:
+            t0 = time.process_time()
+            funcs[name]()
+            times[name].append(time.process_time() - t0)
+    return {name: min(t) for name, t in times.items()}
+
+
 def peak_mib(call):
     call()
     tracemalloc.start()
@@ -141,15 +160,16 @@ def peak_mib(call):
     return peak / 2**20, result.nbytes / 2**20
 
 
-def run(threads: int, repeat: int, only=()) -> str:
-    """The group's Markdown table (the rows whose label contains one of ``only``, if given)."""
+def run(threads: int, repeat: int, only=(), cpu_time=False) -> str:
+    """The group's Markdown table (the rows whose label contains one of ``only``, if
+    given); ``cpu_time``: least CPU times (``measure_cpu``) instead of medians."""
     if cv2 is not None:
         cv2.setNumThreads(threads)
     if pyvips is not None:
         pyvips.cache_set_max(0)
         pyvips.concurrency_set(threads)
     head = (
-        "| case | cresize ms | "
+        f"| case | cresize {'CPU ' if cpu_time else ''}ms | "
         + " | ".join(f"cresize/{p}" for p in PEERS)
         + " | cresize peak MiB | result MiB |"
     )
@@ -159,7 +179,7 @@ def run(threads: int, repeat: int, only=()) -> str:
             continue
         x = data(row)
         funcs = runners(row, x, threads)
-        t = measure(funcs, repeat)
+        t = (measure_cpu if cpu_time else measure)(funcs, repeat)
         peak, result = peak_mib(funcs["cresize"])
         ratios = []
         for p in PEERS:
@@ -190,10 +210,16 @@ def main(argv=None):
     parser.add_argument(
         "--only", nargs="+", default=(), metavar="TEXT", help="rows whose label contains TEXT"
     )
+    parser.add_argument(
+        "--cpu-time",
+        action="store_true",
+        help="least CPU time of the rounds (process_time) instead of the median wall time; "
+        "meant for --threads 1 on a shared machine",
+    )
     args = parser.parse_args(argv)
-    if args.write and args.only:
-        parser.error("--write writes the whole table: leave out --only")
-    table = run(args.threads, args.repeat, args.only)
+    if args.write and (args.only or args.cpu_time):
+        parser.error("--write writes the whole table of wall times: leave out --only, --cpu-time")
+    table = run(args.threads, args.repeat, args.only, args.cpu_time)
     if args.write:
         versions = []
         if pyvips is not None:
