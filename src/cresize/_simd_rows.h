@@ -21,7 +21,7 @@
  * Every function returns 1 when it has done the work and 0, writing nothing, when
  * the level (cresize_simd_level, _simd_pixels.h) is below AVX2 or the case is not
  * one it takes; the caller then runs its portable loop. At level 3 (AVX-512F,
- * cresize_simd_best_rows) the sums run on 512-bit registers, the stores stay AVX2.
+ * cresize_simd_best_rows) the same loops run on 512-bit registers.
  */
 #ifndef CRESIZE_SIMD_ROWS_H
 #define CRESIZE_SIMD_ROWS_H
@@ -292,6 +292,75 @@ CRESIZE_COMBINE_STORE16(cresize_combine_store_u16_avx2, unsigned short, _mm_pack
 CRESIZE_COMBINE_STORE16(cresize_combine_store_s16_avx2, short, _mm_packs_epi32, -32768.0,
                         32767.0, cresize_store_s16_f64)
 
+/* AVX-512F: the same, 64 float32 / 32 float64 sums a block, narrowed by the
+ * saturating moves vpmov(u)sdb / vpmov(u)sdw (the values are in range already). */
+CRESIZE_AVX512 static inline __m512i cresize_round16_ps(__m512 v, __m512 lo, __m512 hi)
+{
+    return _mm512_cvtps_epi32(_mm512_min_ps(_mm512_max_ps(v, lo), hi));
+}
+
+CRESIZE_AVX512 static inline __m512i cresize_round16_pd(__m512d a, __m512d b, __m512d lo,
+                                                        __m512d hi)
+{
+    __m256i x = _mm512_cvtpd_epi32(_mm512_min_pd(_mm512_max_pd(a, lo), hi));
+    __m256i y = _mm512_cvtpd_epi32(_mm512_min_pd(_mm512_max_pd(b, lo), hi));
+    return _mm512_inserti64x4(_mm512_castsi256_si512(x), y, 1);
+}
+
+#define CRESIZE_COMBINE_STORE8_512(NAME, T, NARROW, LO, HI, STORE)               \
+    CRESIZE_AVX512 static void NAME(T *out, const float *plane, Py_ssize_t width, \
+                                    const Py_ssize_t *index, const float *weight, \
+                                    Py_ssize_t count, Py_ssize_t n_rows)         \
+    {                                                                            \
+        const Py_ssize_t k0 = 0, taps = count;                                   \
+        const float *w = weight, *row = plane; /* row: never read (k0 == 0) */   \
+        const __m512 lo = _mm512_set1_ps(LO), hi = _mm512_set1_ps(HI);           \
+        Py_ssize_t k, c;                                                         \
+        CRESIZE_ROW_POINTERS(float)                                              \
+        for (c = 0; c + 64 <= width; c += 64) {                                  \
+            CRESIZE_SUM4(float, __m512, 16, cresize_set1_ps16, cresize_add_ps16, \
+                         cresize_mul_ps16, cresize_row16_f32, cresize_row16_f32) \
+            _mm_storeu_si128((__m128i *)(out + c), NARROW(cresize_round16_ps(s0, lo, hi))); \
+            _mm_storeu_si128((__m128i *)(out + c + 16),                          \
+                             NARROW(cresize_round16_ps(s1, lo, hi)));            \
+            _mm_storeu_si128((__m128i *)(out + c + 32),                          \
+                             NARROW(cresize_round16_ps(s2, lo, hi)));            \
+            _mm_storeu_si128((__m128i *)(out + c + 48),                          \
+                             NARROW(cresize_round16_ps(s3, lo, hi)));            \
+        }                                                                        \
+        CRESIZE_STORE_REST(float, 64, STORE)                                     \
+    }
+
+#define CRESIZE_COMBINE_STORE16_512(NAME, T, NARROW, LO, HI, STORE)              \
+    CRESIZE_AVX512 static void NAME(T *out, const double *plane, Py_ssize_t width, \
+                                    const Py_ssize_t *index, const double *weight, \
+                                    Py_ssize_t count, Py_ssize_t n_rows)         \
+    {                                                                            \
+        const Py_ssize_t k0 = 0, taps = count;                                   \
+        const double *w = weight, *row = plane; /* row: never read (k0 == 0) */  \
+        const __m512d lo = _mm512_set1_pd(LO), hi = _mm512_set1_pd(HI);         \
+        Py_ssize_t k, c;                                                         \
+        CRESIZE_ROW_POINTERS(double)                                             \
+        for (c = 0; c + 32 <= width; c += 32) {                                  \
+            CRESIZE_SUM4(double, __m512d, 8, cresize_set1_pd8, cresize_add_pd8,  \
+                         cresize_mul_pd8, cresize_row8_f64, cresize_row8_f64)    \
+            _mm256_storeu_si256((__m256i *)(out + c),                            \
+                                NARROW(cresize_round16_pd(s0, s1, lo, hi)));     \
+            _mm256_storeu_si256((__m256i *)(out + c + 16),                       \
+                                NARROW(cresize_round16_pd(s2, s3, lo, hi)));     \
+        }                                                                        \
+        CRESIZE_STORE_REST(double, 32, STORE)                                    \
+    }
+
+CRESIZE_COMBINE_STORE8_512(cresize_combine_store_u8_avx512, unsigned char, _mm512_cvtusepi32_epi8,
+                           0.0f, 255.0f, cresize_store_u8_f32)
+CRESIZE_COMBINE_STORE8_512(cresize_combine_store_s8_avx512, signed char, _mm512_cvtsepi32_epi8,
+                           -128.0f, 127.0f, cresize_store_s8_f32)
+CRESIZE_COMBINE_STORE16_512(cresize_combine_store_u16_avx512, unsigned short,
+                            _mm512_cvtusepi32_epi16, 0.0, 65535.0, cresize_store_u16_f64)
+CRESIZE_COMBINE_STORE16_512(cresize_combine_store_s16_avx512, short, _mm512_cvtsepi32_epi16,
+                            -32768.0, 32767.0, cresize_store_s16_f64)
+
 /* Entry points of the fused sums and stores: one group of taps only. */
 #define CRESIZE_COMBINE_STORE_ENTRY(NAME, T, ACC, F)                             \
     static inline int NAME(T *out, const ACC *plane, Py_ssize_t width,           \
@@ -300,7 +369,10 @@ CRESIZE_COMBINE_STORE16(cresize_combine_store_s16_avx2, short, _mm_packs_epi32, 
     {                                                                            \
         if (cresize_simd_level < 2 || count < 1 || count > CRESIZE_ROW_TAPS)     \
             return 0;                                                            \
-        F(out, plane, width, index, weight, count, n_rows);                      \
+        if (cresize_simd_level >= 3)                                             \
+            F##512(out, plane, width, index, weight, count, n_rows);             \
+        else                                                                     \
+            F##2(out, plane, width, index, weight, count, n_rows);               \
         return 1;                                                                \
     }
 
@@ -347,13 +419,13 @@ CRESIZE_COMBINE_ENTRY(cresize_combine_f64_u16, double, unsigned short,
 CRESIZE_COMBINE_ENTRY(cresize_combine_f64_s16, double, short, cresize_combine_f64_s16_avx)
 
 CRESIZE_COMBINE_STORE_ENTRY(cresize_combine_store_u8, unsigned char, float,
-                            cresize_combine_store_u8_avx2)
+                            cresize_combine_store_u8_avx)
 CRESIZE_COMBINE_STORE_ENTRY(cresize_combine_store_s8, signed char, float,
-                            cresize_combine_store_s8_avx2)
+                            cresize_combine_store_s8_avx)
 CRESIZE_COMBINE_STORE_ENTRY(cresize_combine_store_u16, unsigned short, double,
-                            cresize_combine_store_u16_avx2)
+                            cresize_combine_store_u16_avx)
 CRESIZE_COMBINE_STORE_ENTRY(cresize_combine_store_s16, short, double,
-                            cresize_combine_store_s16_avx2)
+                            cresize_combine_store_s16_avx)
 
 /* The best level this CPU and build allow, counting level 3 (AVX-512F): only the
  * sums of whole rows have AVX-512 loops; every other loop runs its AVX2 code there. */
