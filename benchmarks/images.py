@@ -14,6 +14,7 @@ array it returns. libvips is optional (``pyvips``): without it its column says s
 
 import os
 import sys
+import time
 import tracemalloc
 
 import numpy as np
@@ -131,24 +132,6 @@ def runners(row, x, threads):
     return found
 
 
-def measure_cpu(funcs, repeat):
-    """Least CPU seconds (``time.process_time``: every thread of the process) per
-    library over ``repeat`` interleaved rounds: with one thread each, a figure that
-    other jobs on a shared machine disturb much less than wall-clock medians."""
-    import time
-
-    times = {name: [] for name in funcs}
-    for f in funcs.values():
-        f()  # warm-up
-    names = list(funcs)
-    for round_ in range(repeat):
-        for name in names[round_ % len(names) :] + names[: round_ % len(names)]:
-            t0 = time.process_time()
-            funcs[name]()
-            times[name].append(time.process_time() - t0)
-    return {name: min(t) for name, t in times.items()}
-
-
 def peak_mib(call):
     call()
     tracemalloc.start()
@@ -162,7 +145,9 @@ def peak_mib(call):
 
 def run(threads: int, repeat: int, only=(), cpu_time=False) -> str:
     """The group's Markdown table (the rows whose label contains one of ``only``, if
-    given); ``cpu_time``: least CPU times (``measure_cpu``) instead of medians."""
+    given); ``cpu_time``: the least CPU time (``time.process_time``, every thread of
+    the process) of the rounds instead of the median wall time: with one thread each,
+    a figure that other jobs on a shared machine disturb much less."""
     if cv2 is not None:
         cv2.setNumThreads(threads)
     if pyvips is not None:
@@ -179,7 +164,10 @@ def run(threads: int, repeat: int, only=(), cpu_time=False) -> str:
             continue
         x = data(row)
         funcs = runners(row, x, threads)
-        t = (measure_cpu if cpu_time else measure)(funcs, repeat)
+        if cpu_time:  # least CPU seconds of all the process's threads
+            t = measure(funcs, repeat, clock=time.process_time, summary=min)
+        else:
+            t = measure(funcs, repeat)
         peak, result = peak_mib(funcs["cresize"])
         ratios = []
         for p in PEERS:
