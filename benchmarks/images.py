@@ -1,7 +1,8 @@
 """The "images" group: 8/16-bit and channels-last images against OpenCV, Pillow and libvips.
 
     python benchmarks/run.py --groups images [--threads 2] [--repeat 7]
-    python benchmarks/images.py [--threads 2] [--repeat 7] [--write]
+    python benchmarks/images.py [--threads 2] [--repeat 7] [--write] [--only TEXT ...]
+    python benchmarks/images.py --threads 1 --cpu-time [--only TEXT ...]
 
 Every row runs cresize and its peers in the same process, rounds interleaved
 (``run.measure``), with ``threads`` threads each (Pillow is single-threaded;
@@ -13,6 +14,7 @@ array it returns. libvips is optional (``pyvips``): without it its column says s
 
 import os
 import sys
+import time
 import tracemalloc
 
 import numpy as np
@@ -141,23 +143,31 @@ def peak_mib(call):
     return peak / 2**20, result.nbytes / 2**20
 
 
-def run(threads: int, repeat: int) -> str:
-    """The group's Markdown table."""
+def run(threads: int, repeat: int, only=(), cpu_time=False) -> str:
+    """The group's Markdown table (the rows whose label contains one of ``only``, if
+    given); ``cpu_time``: the least CPU time (``time.process_time``, every thread of
+    the process) of the rounds instead of the median wall time: with one thread each,
+    a figure that other jobs on a shared machine disturb much less."""
     if cv2 is not None:
         cv2.setNumThreads(threads)
     if pyvips is not None:
         pyvips.cache_set_max(0)
         pyvips.concurrency_set(threads)
     head = (
-        "| case | cresize ms | "
+        f"| case | cresize {'CPU ' if cpu_time else ''}ms | "
         + " | ".join(f"cresize/{p}" for p in PEERS)
         + " | cresize peak MiB | result MiB |"
     )
     lines = [head, "|" + "---|" * (4 + len(PEERS))]
     for row in rows():
+        if only and not any(text in row.label for text in only):
+            continue
         x = data(row)
         funcs = runners(row, x, threads)
-        t = measure(funcs, repeat)
+        if cpu_time:  # least CPU seconds of all the process's threads
+            t = measure(funcs, repeat, clock=time.process_time, summary=min)
+        else:
+            t = measure(funcs, repeat)
         peak, result = peak_mib(funcs["cresize"])
         ratios = []
         for p in PEERS:
@@ -185,8 +195,19 @@ def main(argv=None):
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--write", action="store_true", help="write benchmarks/RESULTS-images.md")
+    parser.add_argument(
+        "--only", nargs="+", default=(), metavar="TEXT", help="rows whose label contains TEXT"
+    )
+    parser.add_argument(
+        "--cpu-time",
+        action="store_true",
+        help="least CPU time of the rounds (process_time) instead of the median wall time; "
+        "meant for --threads 1 on a shared machine",
+    )
     args = parser.parse_args(argv)
-    table = run(args.threads, args.repeat)
+    if args.write and (args.only or args.cpu_time):
+        parser.error("--write writes the whole table of wall times: leave out --only, --cpu-time")
+    table = run(args.threads, args.repeat, args.only, args.cpu_time)
     if args.write:
         versions = []
         if pyvips is not None:
@@ -207,6 +228,8 @@ def main(argv=None):
                 "Peak memory: tracemalloc in one cresize call.\n\n" + table + "\n"
             )
         print(f"wrote {path}")
+    else:
+        print(table)
     return 0
 
 

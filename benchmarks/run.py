@@ -220,19 +220,21 @@ def copy_floor(case):
     return lambda: src.copy()
 
 
-def measure(funcs, repeat):
+def measure(funcs, repeat, clock=time.perf_counter, summary=statistics.median):
     """Median seconds per library; libraries alternate, the order rotating each round
-    (so that none always runs right after the same neighbour)."""
+    (so that none always runs right after the same neighbour). ``clock`` and
+    ``summary`` replace the wall clock and the median (``images.py --cpu-time``:
+    ``time.process_time`` and ``min``)."""
     times = {name: [] for name in funcs}
     for f in funcs.values():
         f()  # warm-up
     names = list(funcs)
     for round_ in range(repeat):
         for name in names[round_ % len(names) :] + names[: round_ % len(names)]:
-            t0 = time.perf_counter()
+            t0 = clock()
             funcs[name]()
-            times[name].append(time.perf_counter() - t0)
-    return {name: statistics.median(t) for name, t in times.items()}
+            times[name].append(clock() - t0)
+    return {name: summary(t) for name, t in times.items()}
 
 
 def memory_table(threads):

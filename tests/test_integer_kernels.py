@@ -364,11 +364,39 @@ for dtype in (np.float32, np.float64, np.uint8, np.uint16, np.int16, np.int8):
                 results[str(n)] = cresize.resize(x, size, axes=(0, 1), mode=mode,
                                                  antialias=aa, num_threads=2)
                 n += 1
+# The sums of whole rows (_simd_rows.h): rows of every length modulo the blocks (32
+# float32 / 16 float64 values) and the registers (8 / 4), tails of 1-7 values,
+# more taps than one group (32), and the ring's sums fused with the integer store.
+for dtype in (np.float32, np.float64, np.uint8, np.uint16, np.int16, np.int8):
+    for width in (1, 5, 11, 21, 33):
+        for channels in (1, 3):
+            shape = (70, width, channels)
+            if np.dtype(dtype).kind == "f":
+                x = rng.uniform(-2, 2, shape).astype(dtype)
+            else:
+                info = np.iinfo(dtype)  # hard edges: clipped sums, ties
+                x = rng.choice(np.array([info.min, info.max, 0, 1], dtype), shape)
+                x[::3] = rng.integers(info.min, int(info.max) + 1, x[::3].shape)
+            cases = [((151, width + 2), "bicubic", False, (0, 1)),  # RING, fused store
+                     ((141, width), "bilinear", False, (0, 1)),
+                     ((9, width), "lanczos3", True, (0, 1)),  # VERTICAL_FIRST
+                     ((2, max(1, width // 2)), "lanczos3", True, (0, 1)),  # > 32 taps
+                     ((1, width), "area", False, (0, 1)),  # 70 taps, one row
+                     ((23,), "bicubic", True, (0,)),  # whole rows combined, one axis
+                     ((131,), "bilinear", False, (0,))]
+            for size, mode, aa, axes in cases:
+                results[str(n)] = cresize.resize(x, size, axes=axes, mode=mode,
+                                                 antialias=aa, num_threads=2)
+                n += 1
+    x = rng.uniform(-2, 2, (3, 2, 40, 23)).astype(np.float32).astype(dtype, casting="unsafe")
+    results[str(n)] = cresize.resize(x, (2, 17, 71), axes=(1, 2, 3), mode="bicubic",
+                                     num_threads=2)  # 3 axes: float sums in between
+    n += 1
 np.savez(sys.argv[1], **results)
 """
 
 
-@pytest.mark.parametrize("level", ["none", "sse2"])
+@pytest.mark.parametrize("level", ["none", "sse2", "avx2"])
 def test_simd_levels_give_the_same_bits(tmp_path, level):
     """CRESIZE_SIMD (read at import) lowers the SIMD level; every level, the
     portable loops included, gives the same bits."""

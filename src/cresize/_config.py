@@ -48,9 +48,9 @@ def show_config(mode: str = "stdout") -> dict[str, Any] | None:
     dict or None
         With ``mode="dicts"``: ``{"cresize": ..., "python": ..., "numpy": ...,
         "build": ..., "simd": ..., "openmp": ...}``; ``simd["level"]`` is the
-        kernels' SIMD level (``"none"``, ``"sse2"``, ``"avx2"``). ``build`` is None
-        for a copy compiled without cresize's ``setup.py`` (its build information is
-        missing).
+        kernels' SIMD level (``"none"``, ``"sse2"``, ``"avx2"``, ``"avx512"``).
+        ``build`` is None for a copy compiled without cresize's ``setup.py`` (its
+        build information is missing).
         ``openmp["default_threads"]`` is what ``num_threads=None`` means here and
         now (``OMP_NUM_THREADS``, threadpoolctl, 1 in a forked child).
 

@@ -64,17 +64,53 @@ cdef extern from "_simd.h" nogil:
                            Py_ssize_t n_in, const Py_ssize_t* index, const double* weight,
                            const Py_ssize_t* count, Py_ssize_t width, Py_ssize_t n_out) noexcept
 
+cdef extern from "_simd_rows.h" nogil:
+    # Sums of whole rows (``_combine_rows``) and fused sum + rounding store, AVX2 /
+    # AVX-512; the best level counting AVX-512.
+    int cresize_simd_best_rows() noexcept
+    int cresize_combine_f32_f32(float* row, const float* plane, Py_ssize_t width,
+                                const Py_ssize_t* index, const float* weight,
+                                Py_ssize_t count, Py_ssize_t n_rows) noexcept
+    int cresize_combine_f32_u8(float* row, const unsigned char* plane, Py_ssize_t width,
+                               const Py_ssize_t* index, const float* weight,
+                               Py_ssize_t count, Py_ssize_t n_rows) noexcept
+    int cresize_combine_f32_s8(float* row, const signed char* plane, Py_ssize_t width,
+                               const Py_ssize_t* index, const float* weight,
+                               Py_ssize_t count, Py_ssize_t n_rows) noexcept
+    int cresize_combine_f64_f64(double* row, const double* plane, Py_ssize_t width,
+                                const Py_ssize_t* index, const double* weight,
+                                Py_ssize_t count, Py_ssize_t n_rows) noexcept
+    int cresize_combine_f64_u16(double* row, const unsigned short* plane, Py_ssize_t width,
+                                const Py_ssize_t* index, const double* weight,
+                                Py_ssize_t count, Py_ssize_t n_rows) noexcept
+    int cresize_combine_f64_s16(double* row, const short* plane, Py_ssize_t width,
+                                const Py_ssize_t* index, const double* weight,
+                                Py_ssize_t count, Py_ssize_t n_rows) noexcept
+    int cresize_combine_store_u8(unsigned char* out, const float* plane, Py_ssize_t width,
+                                 const Py_ssize_t* index, const float* weight,
+                                 Py_ssize_t count, Py_ssize_t n_rows) noexcept
+    int cresize_combine_store_s8(signed char* out, const float* plane, Py_ssize_t width,
+                                 const Py_ssize_t* index, const float* weight,
+                                 Py_ssize_t count, Py_ssize_t n_rows) noexcept
+    int cresize_combine_store_u16(unsigned short* out, const double* plane, Py_ssize_t width,
+                                  const Py_ssize_t* index, const double* weight,
+                                  Py_ssize_t count, Py_ssize_t n_rows) noexcept
+    int cresize_combine_store_s16(short* out, const double* plane, Py_ssize_t width,
+                                  const Py_ssize_t* index, const double* weight,
+                                  Py_ssize_t count, Py_ssize_t n_rows) noexcept
+
 
 #: SIMD levels, lowest first (``_simd_pixels.h``).
-SIMD_LEVELS = ("none", "sse2", "avx2")
+SIMD_LEVELS = ("none", "sse2", "avx2", "avx512")
 
 
 def _init_simd():
     """Read ``CRESIZE_SIMD`` once, at import: ``none`` forces the portable loops,
-    ``sse2`` / ``avx2`` cap the level, unset or ``auto`` takes the best the CPU has."""
+    ``sse2`` / ``avx2`` / ``avx512`` cap the level, unset or ``auto`` takes the best the
+    CPU has."""
     import os
     import warnings
-    best = cresize_simd_best()
+    best = cresize_simd_best_rows()
     asked = os.environ.get("CRESIZE_SIMD", "auto").strip().lower() or "auto"
     if asked == "auto":
         level = best
@@ -91,7 +127,8 @@ _init_simd()
 
 
 def simd_level():
-    """The SIMD level the kernels use: ``"none"``, ``"sse2"`` or ``"avx2"``.
+    """The SIMD level the kernels use: ``"none"``, ``"sse2"``, ``"avx2"`` or ``"avx512"``
+    (AVX-512F: the sums of whole rows; the rest runs its AVX2 loops).
 
     Every level gives the same bits; ``CRESIZE_SIMD=none`` (read at import) forces
     the portable loops.
@@ -378,8 +415,14 @@ def resize_2d_int(const pixel[:, :, ::1] src, dst, Py_ssize_t channels, tuple y,
                         _resample_row(ring + s * out_row, &src[b, iy, 0], channels, in_px,
                                       x_index, x_weight, x_count, x_start, x_select)
                         tag[s] = key
-                _combine_rows(target, ring, out_row,
-                              &y_index[oy, 0], &y_weight[oy, 0], y_count[oy], slots)
+                if float_out or not _combine_store(out_row_ptr, out_kind, ring, out_row,
+                                                   &y_index[oy, 0], &y_weight[oy, 0],
+                                                   y_count[oy], slots):
+                    _combine_rows(target, ring, out_row,
+                                  &y_index[oy, 0], &y_weight[oy, 0], y_count[oy], slots)
+                    if not float_out:
+                        _store_any(out_row_ptr, out_kind, target, out_row)
+                continue  # stored
             if not float_out and not gather:
                 _store_any(out_row_ptr, out_kind, target, out_row)
             if order == DIRECT:
@@ -417,6 +460,28 @@ cdef inline void _store_any(char* out, char kind, const floating* row,
         _store_row(<unsigned short*>out, row, n)
     elif kind == b"h":
         _store_row(<short*>out, row, n)
+
+
+cdef inline bint _combine_store(char* out, char kind, const floating* ring, Py_ssize_t width,
+                                const Py_ssize_t* index, const floating* weight,
+                                Py_ssize_t count, Py_ssize_t n_rows) noexcept nogil:
+    """``_combine_rows`` of the ring into an integer row, fused with ``_store_row``
+    (``_simd_rows.h``); False (nothing written) where the level does not allow it."""
+    if floating is float:
+        if kind == b"B":
+            return cresize_combine_store_u8(<unsigned char*>out, ring, width, index, weight,
+                                            count, n_rows)
+        elif kind == b"b":
+            return cresize_combine_store_s8(<signed char*>out, ring, width, index, weight,
+                                            count, n_rows)
+    else:
+        if kind == b"H":
+            return cresize_combine_store_u16(<unsigned short*>out, ring, width, index, weight,
+                                             count, n_rows)
+        elif kind == b"h":
+            return cresize_combine_store_s16(<short*>out, ring, width, index, weight,
+                                             count, n_rows)
+    return False
 
 
 cdef inline void _store_row(small_int* out, const floating* row, Py_ssize_t n) noexcept nogil:
@@ -691,12 +756,34 @@ cdef inline void _combine_rows(floating* row, const source* plane, Py_ssize_t wi
                                Py_ssize_t count, Py_ssize_t n_rows) noexcept nogil:
     """``row = sum_k weight[k] * plane[index[k] % n_rows]`` over rows of ``width``.
 
-    Taps are taken two at a time in one sweep over the row, in tap order.
+    Taps are taken two at a time in one sweep over the row, in tap order; the AVX2
+    loops of ``_simd_rows.h`` (same bits) add every tap to a block of columns in
+    registers.
     """
     cdef Py_ssize_t k, c
     cdef const source* a
     cdef const source* b
     cdef floating wa, wb
+    if floating is float:
+        if source is float:
+            if cresize_combine_f32_f32(row, plane, width, index, weight, count, n_rows):
+                return
+        elif source is cython.uchar:
+            if cresize_combine_f32_u8(row, plane, width, index, weight, count, n_rows):
+                return
+        elif source is cython.schar:
+            if cresize_combine_f32_s8(row, plane, width, index, weight, count, n_rows):
+                return
+    else:
+        if source is double:
+            if cresize_combine_f64_f64(row, plane, width, index, weight, count, n_rows):
+                return
+        elif source is cython.ushort:
+            if cresize_combine_f64_u16(row, plane, width, index, weight, count, n_rows):
+                return
+        elif source is cython.short:
+            if cresize_combine_f64_s16(row, plane, width, index, weight, count, n_rows):
+                return
     if count == 0:
         for c in range(width):
             row[c] = 0
