@@ -16,6 +16,7 @@ Everything here is called with validated, allocated, C-contiguous arrays (see
 cimport cython
 from cython cimport floating
 from libc.math cimport rintf
+from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 from cython.parallel cimport parallel, prange, threadid
 
@@ -109,52 +110,198 @@ def max_threads():
     return cresize_max_threads()
 
 
+cpdef enum Order:
+    RING = 0
+    VERTICAL_FIRST = 1
+    DIRECT = 2
+
+
+#: Kinds of float kernel call (``Step.kind``).
+LINES, PLANES, FUSED = 0, 1, 2
+
+#: ``Step``'s default bound of threads: none below the call's own.
+NO_BOUND = 1 << 30
+
+
+cdef class Step:
+    """One float kernel call with everything but the data fixed: sizes and tap
+    tables, checked once when it is made (``make_step``), so that a call hands
+    over only two data pointers and a thread count (``run``). It holds its
+    tables alive and no scratch (each call allocates its own), so one step may
+    run in several threads at once.
+
+    ``Step(src, dst, num_threads)`` runs it on C-contiguous arrays of
+    ``src_size`` and ``dst_size`` values of its dtype (checked).
+    """
+
+    def __call__(self, src, dst, int num_threads):
+        cdef const float[::1] sf
+        cdef float[::1] df
+        cdef const double[::1] sd
+        cdef double[::1] dd
+        if self.wide:
+            sd, dd = src.reshape(-1), dst.reshape(-1)
+            _check_same("src values", sd.shape[0], "the step's input values", self.src_size)
+            _check_same("dst values", dd.shape[0], "the step's output values", self.dst_size)
+            self.run(&sd[0] if sd.shape[0] else NULL, &dd[0] if dd.shape[0] else NULL,
+                     num_threads)
+        else:
+            sf, df = src.reshape(-1), dst.reshape(-1)
+            _check_same("src values", sf.shape[0], "the step's input values", self.src_size)
+            _check_same("dst values", df.shape[0], "the step's output values", self.dst_size)
+            self.run(&sf[0] if sf.shape[0] else NULL, &df[0] if df.shape[0] else NULL,
+                     num_threads)
+
+    cdef int run(self, const void* src, void* dst, int num_threads, void* scratch=NULL,
+                 Py_ssize_t scratch_stride=0, Py_ssize_t* tags=NULL,
+                 Py_ssize_t tags_stride=0) except -1:
+        """Run on ``src`` / ``dst`` (``src_size`` / ``dst_size`` values of the step's
+        dtype; the caller checked them) with at most ``num_threads`` threads, and
+        no OpenMP region for one. ``scratch`` / ``tags`` (FUSED): a row per thread of
+        at least ``size.row`` / ``size.slots`` values, ``*_stride`` apart; NULL:
+        allocated here."""
+        cdef int n = num_threads, failed = 0
+        _check_threads(num_threads)
+        if n > self.most_threads:
+            n = self.most_threads
+        if self.dst_size == 0:
+            return 0
+        if self.kind == FUSED:
+            if self.wide:
+                failed = _fused(&self.size, self.y_index, self.y_wd, self.y_count, self.x_index,
+                                self.x_wd, self.x_count, self.x_start, <const double*>src,
+                                <double*>dst, n, <double*>scratch, scratch_stride, tags,
+                                tags_stride)
+            else:
+                failed = _fused(&self.size, self.y_index, self.y_wf, self.y_count, self.x_index,
+                                self.x_wf, self.x_count, self.x_start, <const float*>src,
+                                <float*>dst, n, <float*>scratch, scratch_stride, tags,
+                                tags_stride)
+            if failed:
+                raise MemoryError("no memory for the kernel's scratch rows")
+        elif self.kind == LINES:
+            if self.wide:
+                _lines(&self.size, self.x_index, self.x_wd, self.x_count, self.x_start,
+                       <const double*>src, <double*>dst, n)
+            else:
+                _lines(&self.size, self.x_index, self.x_wf, self.x_count, self.x_start,
+                       <const float*>src, <float*>dst, n)
+        elif self.wide:
+            _planes(&self.size, self.y_index, self.y_wd, self.y_count, <const double*>src,
+                    <double*>dst, n)
+        else:
+            _planes(&self.size, self.y_index, self.y_wf, self.y_count, <const float*>src,
+                    <float*>dst, n)
+        return 0
+
+
+def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
+              tuple y=None, tuple x=None, Py_ssize_t channels=1, int order=DIRECT,
+              Py_ssize_t slots=1, Py_ssize_t most_threads=NO_BOUND):
+    """A checked ``Step`` on ``src (n_planes, in_h, in_row)``.
+
+    ``LINES``: ``x`` = ``(index, weight, count, start, select)`` (``Taps.row_args``)
+    resamples each row (``in_h`` = 1). ``PLANES``: ``y`` = ``(index, weight, count)``
+    (``Taps.kernel_args``) combines whole rows of ``in_row`` values. ``FUSED``:
+    both, rows of pixels of ``channels`` values, ``order`` and ``slots`` as in
+    ``resize_2d``. Weights of float32 or float64 (both tables the same) set the
+    step's dtype. ``most_threads`` bounds the threads of every call.
+    """
+    cdef Step s = Step.__new__(Step)
+    cdef Sizes* z = &s.size
+    cdef object weight
+    if kind not in (LINES, PLANES, FUSED):
+        raise ValueError(f"kind must be LINES, PLANES or FUSED; got {kind}")
+    if n_planes < 0 or in_h < 0 or in_row < 0:
+        raise ValueError(f"src shape ({n_planes}, {in_h}, {in_row}) has a negative length")
+    if most_threads < 1:
+        raise ValueError(f"most_threads must be >= 1; got {most_threads}")
+    s.kind = kind
+    s.most_threads = <int>min(most_threads, NO_BOUND)
+    z.n_planes, z.in_h, z.in_row = n_planes, in_h, in_row
+    z.out_h, z.out_row, z.channels, z.in_px = in_h, in_row, 1, in_row
+    z.order, z.slots, z.row, z.x_select = order, 1, 0, False
+    if kind != LINES:
+        s.y_index, weight, s.y_count = y
+        s.wide = weight.dtype.itemsize == 8
+        if s.wide:
+            s.y_wd = weight
+        else:
+            s.y_wf = weight
+        z.out_h = s.y_index.shape[0]
+    if kind != PLANES:
+        s.x_index, weight, s.x_count, s.x_start, z.x_select = x
+        if kind == LINES:
+            s.wide = weight.dtype.itemsize == 8
+        elif s.wide != (weight.dtype.itemsize == 8):
+            raise TypeError("the y and x weights must have the same dtype")
+        if s.wide:
+            s.x_wd = weight
+        else:
+            s.x_wf = weight
+    if kind == LINES:
+        if in_h != 1:
+            raise ValueError(f"a LINES step reads rows: in_h must be 1; got {in_h}")
+        z.out_row = s.x_index.shape[0]
+        _check_axis("", s.x_index, _rows(s, False), _width(s, False), s.x_count, z.out_row,
+                    in_row)
+        _check_row_extras("", s.x_index, s.x_count, s.x_start, z.x_select, in_row)
+    elif kind == PLANES:
+        _check_axis("", s.y_index, _rows(s, True), _width(s, True), s.y_count, z.out_h, in_h)
+    else:
+        z.channels, z.slots = channels, slots
+        z.out_row = s.x_index.shape[0] * channels
+        _check_2d_tables(in_h, in_row, z.out_h, z.out_row, channels, s.y_index, _rows(s, True),
+                         _width(s, True), s.y_count, s.x_index, _rows(s, False),
+                         _width(s, False), s.x_count, s.x_start, z.x_select, order, slots)
+        z.in_px = in_row // channels
+        z.row = scratch_length(order, slots, in_row, z.out_row, True)
+    s.src_size = n_planes * in_h * in_row
+    s.dst_size = n_planes * z.out_h * z.out_row
+    return s
+
+
+cdef Py_ssize_t _rows(Step s, bint y):
+    if s.wide:
+        return (s.y_wd if y else s.x_wd).shape[0]
+    return (s.y_wf if y else s.x_wf).shape[0]
+
+
+cdef Py_ssize_t _width(Step s, bint y):
+    if s.wide:
+        return (s.y_wd if y else s.x_wd).shape[1]
+    return (s.y_wf if y else s.x_wf).shape[1]
+
+
 def gather_lines(const floating[:, ::1] src, floating[:, ::1] dst,
                  const Py_ssize_t[:, ::1] index, const floating[:, ::1] weight,
                  const Py_ssize_t[::1] count, const Py_ssize_t[::1] start, bint select,
                  int num_threads):
-    """Resize along the contiguous axis: ``src (R, I) -> dst (R, O)``."""
-    cdef Py_ssize_t rows = dst.shape[0], n_out = dst.shape[1]
-    cdef Py_ssize_t r, o
-    _check_same("src rows", src.shape[0], "dst rows", rows)
+    """Resize along the contiguous axis: ``src (R, I) -> dst (R, O)`` (a ``Step``)."""
+    cdef Step s
+    _check_same("src rows", src.shape[0], "dst rows", dst.shape[0])
     _check_threads(num_threads)
-    _check_axis("", index, weight.shape[0], weight.shape[1], count, n_out, src.shape[1])
-    _check_row_extras("", index, count, start, select, src.shape[1])
-    if rows >= num_threads:
-        for r in prange(rows, nogil=True, schedule="static", num_threads=num_threads):
-            _resample_row(&dst[r, 0], &src[r, 0], 1, src.shape[1], index, weight, count, start,
-                          select)
-    else:  # a few long lines: share out the outputs instead
-        for o in prange(n_out, nogil=True, schedule="static", num_threads=num_threads):
-            for r in range(rows):
-                dst[r, o] = _dot(&src[r, 0], &index[o, 0], &weight[o, 0], count[o])
+    s = make_step(LINES, src.shape[0], 1, src.shape[1],
+                  x=(index.base, weight.base, count.base, start.base, select))
+    _check_same("dst row length", dst.shape[1], "the x table's outputs", s.size.out_row)
+    s.run(&src[0, 0], &dst[0, 0], num_threads)
 
 
 def gather_planes(const floating[:, :, ::1] src, floating[:, :, ::1] dst,
                   const Py_ssize_t[:, ::1] index, const floating[:, ::1] weight,
                   const Py_ssize_t[::1] count, int num_threads):
-    """Resize along a middle axis: ``src (A, I, C) -> dst (A, O, C)``.
+    """Resize along a middle axis: ``src (A, I, C) -> dst (A, O, C)`` (a ``Step``).
 
     Each output row is a weighted sum of whole input rows of length ``C``.
     """
-    cdef Py_ssize_t n_out = dst.shape[1], width = dst.shape[2]
-    cdef Py_ssize_t jobs = dst.shape[0] * n_out
-    cdef Py_ssize_t j, a, o
+    cdef Step s
     _check_same("src planes", src.shape[0], "dst planes", dst.shape[0])
-    _check_same("src row length", src.shape[2], "dst row length", width)
+    _check_same("src row length", src.shape[2], "dst row length", dst.shape[2])
     _check_threads(num_threads)
-    _check_axis("", index, weight.shape[0], weight.shape[1], count, n_out, src.shape[1])
-    for j in prange(jobs, nogil=True, schedule="static", num_threads=num_threads):
-        a = j // n_out
-        o = j - a * n_out
-        _combine_rows(&dst[a, o, 0], &src[a, 0, 0], width,
-                      &index[o, 0], &weight[o, 0], count[o], src.shape[1])
-
-
-cpdef enum Order:
-    RING = 0
-    VERTICAL_FIRST = 1
-    DIRECT = 2
+    s = make_step(PLANES, src.shape[0], src.shape[1], src.shape[2],
+                  y=(index.base, weight.base, count.base))
+    _check_same("dst rows", dst.shape[1], "the table's outputs", s.size.out_h)
+    s.run(&src[0, 0, 0], &dst[0, 0, 0], num_threads)
 
 
 def resize_2d(const floating[:, :, ::1] src, floating[:, :, ::1] dst, Py_ssize_t channels,
@@ -167,7 +314,8 @@ def resize_2d(const floating[:, :, ::1] src, floating[:, :, ::1] dst, Py_ssize_t
     """Resize two adjacent axes in one sweep: ``src (B, IH, IW*C) -> dst (B, OH, OW*C)``.
 
     ``C`` (``channels``) trailing values per pixel ride along. No intermediate
-    array: each thread keeps its rows in its row of ``scratch``.
+    array: each thread keeps its rows in its row of ``scratch``. (A ``Step`` made
+    by ``make_step(FUSED, ...)`` runs the same loop with scratch of its own.)
 
     ``order`` (chosen from the tables alone, so the result does not depend on
     the thread count):
@@ -180,51 +328,141 @@ def resize_2d(const floating[:, :, ::1] src, floating[:, :, ::1] dst, Py_ssize_t
     * ``DIRECT``: every output row reads one input row with weight 1 (nearest):
       that row is resampled straight into the output.
     """
-    cdef Py_ssize_t n_planes = dst.shape[0], out_h = dst.shape[1], out_row = dst.shape[2]
-    cdef Py_ssize_t in_h = src.shape[1], in_row = src.shape[2]
-    cdef Py_ssize_t slots = tags.shape[1], jobs = n_planes * out_h
-    cdef Py_ssize_t j, b, oy, k, s, iy, key, tid, t
-    cdef Py_ssize_t in_px = in_row // channels if channels > 0 else 0
-    cdef floating* buf
-    cdef Py_ssize_t* tag
-    _check_2d(src.shape[0], in_h, in_row, n_planes, out_h, out_row, channels,
-              y_index, y_weight.shape[0], y_weight.shape[1], y_count,
+    cdef Step s
+    _check_2d(src.shape[0], src.shape[1], src.shape[2], dst.shape[0], dst.shape[1],
+              dst.shape[2], channels, y_index, y_weight.shape[0], y_weight.shape[1], y_count,
               x_index, x_weight.shape[0], x_weight.shape[1], x_count, x_start, x_select,
               order, scratch.shape[0], scratch.shape[1],
-              scratch_length(order, slots, in_row, out_row, True), tags, num_threads)
-    with nogil, parallel(num_threads=num_threads):
-        tid = threadid()
-        buf = &scratch[tid, 0]
-        tag = &tags[tid, 0]
-        for t in range(slots):
-            tag[t] = -1
-        for j in prange(jobs, schedule="static"):
-            b = j // out_h
-            oy = j - b * out_h
-            if order == DIRECT:
-                if oy > 0 and tag[0] == j - 1 and y_index[oy, 0] == y_index[oy - 1, 0]:
-                    # The row this thread wrote last read the same input row: copy it.
-                    memcpy(&dst[b, oy, 0], &dst[b, oy - 1, 0], out_row * sizeof(floating))
-                else:
-                    _resample_row(&dst[b, oy, 0], &src[b, y_index[oy, 0], 0], channels, in_px,
-                                  x_index, x_weight, x_count, x_start, x_select)
-                tag[0] = j
-            elif order == VERTICAL_FIRST:
-                _combine_rows(buf, &src[b, 0, 0], in_row,
-                              &y_index[oy, 0], &y_weight[oy, 0], y_count[oy], in_h)
-                _resample_row(&dst[b, oy, 0], buf, channels, in_px, x_index, x_weight, x_count,
-                              x_start, x_select)
-            else:
-                for k in range(y_count[oy]):
-                    iy = y_index[oy, k]
-                    s = iy % slots
-                    key = b * in_h + iy
-                    if tag[s] != key:
-                        _resample_row(buf + s * out_row, &src[b, iy, 0], channels, in_px,
-                                      x_index, x_weight, x_count, x_start, x_select)
-                        tag[s] = key
-                _combine_rows(&dst[b, oy, 0], buf, out_row,
-                              &y_index[oy, 0], &y_weight[oy, 0], y_count[oy], slots)
+              scratch_length(order, tags.shape[1], src.shape[2], dst.shape[2], True), tags,
+              num_threads)
+    s = make_step(FUSED, src.shape[0], src.shape[1], src.shape[2],
+                  y=(y_index.base, y_weight.base, y_count.base),
+                  x=(x_index.base, x_weight.base, x_count.base, x_start.base, x_select),
+                  channels=channels, order=order, slots=tags.shape[1])
+    s.run(&src[0, 0, 0], &dst[0, 0, 0], num_threads, &scratch[0, 0], scratch.shape[1],
+          &tags[0, 0], tags.shape[1])
+
+
+# ----------------------------------------------------------------------------
+# The loops of a Step: serial for one thread (no OpenMP region), else a static
+# share of the jobs per thread (the bits do not depend on the count).
+
+
+cdef void _lines(const Sizes* z, const Py_ssize_t[:, ::1] index,
+                 const floating[:, ::1] weight, const Py_ssize_t[::1] count,
+                 const Py_ssize_t[::1] start, const floating* src, floating* dst,
+                 int n) noexcept nogil:
+    cdef Py_ssize_t rows = z.n_planes, n_in = z.in_row, n_out = z.out_row, r, o
+    if n == 1:
+        for r in range(rows):
+            _resample_row(dst + r * n_out, src + r * n_in, 1, n_in, index, weight, count,
+                          start, z.x_select)
+    elif rows >= n:
+        for r in prange(rows, schedule="static", num_threads=n):
+            _resample_row(dst + r * n_out, src + r * n_in, 1, n_in, index, weight, count,
+                          start, z.x_select)
+    else:  # a few long lines: share out the outputs instead
+        for o in prange(n_out, schedule="static", num_threads=n):
+            for r in range(rows):
+                dst[r * n_out + o] = _dot(src + r * n_in, &index[o, 0], &weight[o, 0], count[o])
+
+
+cdef void _planes(const Sizes* z, const Py_ssize_t[:, ::1] index,
+                  const floating[:, ::1] weight, const Py_ssize_t[::1] count,
+                  const floating* src, floating* dst, int n) noexcept nogil:
+    cdef Py_ssize_t n_in = z.in_h, n_out = z.out_h, width = z.in_row
+    cdef Py_ssize_t jobs = z.n_planes * n_out, j, a, o
+    if n == 1:
+        for j in range(jobs):
+            a = j // n_out
+            o = j - a * n_out
+            _combine_rows(dst + j * width, src + a * n_in * width, width,
+                          &index[o, 0], &weight[o, 0], count[o], n_in)
+    else:
+        for j in prange(jobs, schedule="static", num_threads=n):
+            a = j // n_out
+            o = j - a * n_out
+            _combine_rows(dst + j * width, src + a * n_in * width, width,
+                          &index[o, 0], &weight[o, 0], count[o], n_in)
+
+
+cdef int _fused(const Sizes* z, const Py_ssize_t[:, ::1] y_index,
+                const floating[:, ::1] y_weight, const Py_ssize_t[::1] y_count,
+                const Py_ssize_t[:, ::1] x_index, const floating[:, ::1] x_weight,
+                const Py_ssize_t[::1] x_count, const Py_ssize_t[::1] x_start,
+                const floating* src, floating* dst, int n, floating* scratch,
+                Py_ssize_t scratch_stride, Py_ssize_t* tags,
+                Py_ssize_t tags_stride) noexcept nogil:
+    """The fused sweep (``resize_2d``); 1 when the scratch cannot be allocated."""
+    cdef Py_ssize_t jobs = z.n_planes * z.out_h, j, t, tid
+    cdef floating* own = NULL
+    cdef Py_ssize_t* own_tags = NULL
+    cdef floating* buf
+    cdef Py_ssize_t* tag
+    if scratch == NULL:
+        scratch_stride, tags_stride = z.row, z.slots
+        own = <floating*>malloc(n * z.row * sizeof(floating) + 1)
+        own_tags = <Py_ssize_t*>malloc(n * z.slots * sizeof(Py_ssize_t) + 1)
+        if own == NULL or own_tags == NULL:
+            free(own)
+            free(own_tags)
+            return 1
+        scratch, tags = own, own_tags
+    if n == 1:
+        for t in range(z.slots):
+            tags[t] = -1
+        for j in range(jobs):
+            _fused_row(z, j, y_index, y_weight, y_count, x_index, x_weight, x_count, x_start,
+                       src, dst, scratch, tags)
+    else:
+        with parallel(num_threads=n):
+            tid = threadid()
+            buf = scratch + tid * scratch_stride
+            tag = tags + tid * tags_stride
+            for t in range(z.slots):
+                tag[t] = -1
+            for j in prange(jobs, schedule="static"):
+                _fused_row(z, j, y_index, y_weight, y_count, x_index, x_weight, x_count,
+                           x_start, src, dst, buf, tag)
+    free(own)
+    free(own_tags)
+    return 0
+
+
+cdef inline void _fused_row(const Sizes* z, Py_ssize_t j, const Py_ssize_t[:, ::1] y_index,
+                            const floating[:, ::1] y_weight, const Py_ssize_t[::1] y_count,
+                            const Py_ssize_t[:, ::1] x_index, const floating[:, ::1] x_weight,
+                            const Py_ssize_t[::1] x_count, const Py_ssize_t[::1] x_start,
+                            const floating* src, floating* dst, floating* buf,
+                            Py_ssize_t* tag) noexcept nogil:
+    """Output row ``j`` of the fused sweep, in this thread's ``buf`` / ``tag``."""
+    cdef Py_ssize_t in_h = z.in_h, in_row = z.in_row, out_row = z.out_row, slots = z.slots
+    cdef Py_ssize_t b = j // z.out_h, k, s, iy, key
+    cdef Py_ssize_t oy = j - b * z.out_h
+    cdef const floating* plane = src + b * in_h * in_row
+    cdef floating* out = dst + j * out_row
+    if z.order == DIRECT:
+        if oy > 0 and tag[0] == j - 1 and y_index[oy, 0] == y_index[oy - 1, 0]:
+            # The row this thread wrote last read the same input row: copy it.
+            memcpy(out, out - out_row, out_row * sizeof(floating))
+        else:
+            _resample_row(out, plane + y_index[oy, 0] * in_row, z.channels, z.in_px,
+                          x_index, x_weight, x_count, x_start, z.x_select)
+        tag[0] = j
+    elif z.order == VERTICAL_FIRST:
+        _combine_rows(buf, plane, in_row, &y_index[oy, 0], &y_weight[oy, 0], y_count[oy], in_h)
+        _resample_row(out, buf, z.channels, z.in_px, x_index, x_weight, x_count, x_start,
+                      z.x_select)
+    else:
+        for k in range(y_count[oy]):
+            iy = y_index[oy, k]
+            s = iy % slots
+            key = b * in_h + iy
+            if tag[s] != key:
+                _resample_row(buf + s * out_row, plane + iy * in_row, z.channels, z.in_px,
+                              x_index, x_weight, x_count, x_start, z.x_select)
+                tag[s] = key
+        _combine_rows(out, buf, out_row, &y_index[oy, 0], &y_weight[oy, 0], y_count[oy], slots)
 
 
 ctypedef fused pixel:  # what resize_2d_int reads
@@ -528,9 +766,29 @@ cdef int _check_2d(Py_ssize_t src_planes, Py_ssize_t in_h, Py_ssize_t in_row,
                    int order, Py_ssize_t scratch_threads, Py_ssize_t scratch_row,
                    Py_ssize_t scratch_needed, const Py_ssize_t[:, ::1] tags,
                    int num_threads) except -1:
-    cdef Py_ssize_t o, span = 1, slots = tags.shape[1]
     _check_threads(num_threads)
     _check_same("src planes", src_planes, "dst planes", n_planes)
+    _check_2d_tables(in_h, in_row, out_h, out_row, channels, y_index, y_rows, y_width, y_count,
+                     x_index, x_rows, x_width, x_count, x_start, x_select, order, tags.shape[1])
+    if scratch_threads < num_threads or tags.shape[0] < num_threads:
+        raise ValueError(f"scratch and tags need a row per thread ({num_threads}); got "
+                         f"{scratch_threads} and {tags.shape[0]}")
+    if scratch_row < scratch_needed:
+        raise ValueError(f"scratch rows hold {scratch_row} values; this order needs "
+                         f"{scratch_needed} (scratch_length)")
+    return 0
+
+
+cdef int _check_2d_tables(Py_ssize_t in_h, Py_ssize_t in_row, Py_ssize_t out_h,
+                          Py_ssize_t out_row, Py_ssize_t channels,
+                          const Py_ssize_t[:, ::1] y_index, Py_ssize_t y_rows,
+                          Py_ssize_t y_width, const Py_ssize_t[::1] y_count,
+                          const Py_ssize_t[:, ::1] x_index, Py_ssize_t x_rows,
+                          Py_ssize_t x_width, const Py_ssize_t[::1] x_count,
+                          const Py_ssize_t[::1] x_start, bint x_select,
+                          int order, Py_ssize_t slots) except -1:
+    """What a fused sweep of rows ``(in_h, in_row) -> (out_h, out_row)`` relies on."""
+    cdef Py_ssize_t o, span = 1
     if channels < 1 or in_row % channels or out_row != x_index.shape[0] * channels:
         raise ValueError(f"rows of {in_row} -> {out_row} values do not hold whole pixels of "
                          f"{channels} values for an x table of {x_index.shape[0]} outputs")
@@ -553,12 +811,6 @@ cdef int _check_2d(Py_ssize_t src_planes, Py_ssize_t in_h, Py_ssize_t in_row,
                              f"got {slots}")
     if slots < 1:
         raise ValueError("tags needs at least one slot per thread")
-    if scratch_threads < num_threads or tags.shape[0] < num_threads:
-        raise ValueError(f"scratch and tags need a row per thread ({num_threads}); got "
-                         f"{scratch_threads} and {tags.shape[0]}")
-    if scratch_row < scratch_needed:
-        raise ValueError(f"scratch rows hold {scratch_row} values; this order needs "
-                         f"{scratch_needed} (scratch_length)")
     return 0
 
 
