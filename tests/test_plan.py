@@ -133,14 +133,27 @@ def test_plan_refuses_wrong_input():
 
 
 def test_plan_resolves_threads_at_call_time(monkeypatch):
+    # The default (OpenMP's count, 1 in a forked child) is asked for on every call
+    # that does not fix the count, on the fast path and the checked one alike.
     p = cresize.plan((4, 5), 3)
+    x = np.zeros((4, 5), np.float32)
     seen = []
-    monkeypatch.setattr(cresize._threads, "resolve", lambda n: seen.append(n) or 1)
-    p(np.zeros((4, 5), np.float32))
-    p(np.zeros((4, 5), np.float32), num_threads=3)
+    monkeypatch.setattr(cresize._threads, "default", lambda: seen.append("default") or 1)
+    p(x)
+    p(x.astype(">f4"))  # the checked path
+    assert seen == ["default"] * 2
+    p(x, num_threads=3)
     q = cresize.plan((4, 5), 3, num_threads=2)
-    q(np.zeros((4, 5), np.float32))
-    assert seen == [None, 3, 2]
+    q(x)
+    q.backward(np.ones(q.output_shape, np.float32))
+    assert seen == ["default"] * 2  # a positive count needs no default
+    cresize.plan((4, 5), 3, num_threads=-1)(x)  # counted back from the default
+    p(x, num_threads=-2)
+    assert seen == ["default"] * 4
+    with pytest.raises(ValueError, match="num_threads"):
+        p(x, num_threads=0)
+    with pytest.raises(TypeError, match="num_threads"):
+        p(x, num_threads=True)
 
 
 def test_plan_is_cached_and_shares_tables():

@@ -2,6 +2,12 @@
 # its sizes and tap tables, checked once when it is made, so that a call only
 # hands over two data pointers and a thread count.
 
+cpdef enum Kind:  # of float kernel call (``Step.kind``)
+    LINES = 0
+    PLANES = 1
+    FUSED = 2
+
+
 ctypedef struct Sizes:
     # src (n_planes, in_h, in_row) -> dst (n_planes, out_h, out_row); LINES: in_h =
     # out_h = 1; PLANES: in_row = out_row, the row length.

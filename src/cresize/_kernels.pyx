@@ -116,9 +116,6 @@ cpdef enum Order:
     DIRECT = 2
 
 
-#: Kinds of float kernel call (``Step.kind``).
-LINES, PLANES, FUSED = 0, 1, 2
-
 #: ``Step``'s default bound of threads: none below the call's own.
 NO_BOUND = 1 << 30
 
@@ -166,32 +163,33 @@ cdef class Step:
             n = self.most_threads
         if self.dst_size == 0:
             return 0
-        if self.kind == FUSED:
-            if self.wide:
-                failed = _fused(&self.size, self.y_index, self.y_wd, self.y_count, self.x_index,
-                                self.x_wd, self.x_count, self.x_start, <const double*>src,
-                                <double*>dst, n, <double*>scratch, scratch_stride, tags,
-                                tags_stride)
+        with nogil:  # other Python threads run meanwhile
+            if self.kind == FUSED:
+                if self.wide:
+                    failed = _fused(&self.size, self.y_index, self.y_wd, self.y_count,
+                                    self.x_index, self.x_wd, self.x_count, self.x_start,
+                                    <const double*>src, <double*>dst, n, <double*>scratch,
+                                    scratch_stride, tags, tags_stride)
+                else:
+                    failed = _fused(&self.size, self.y_index, self.y_wf, self.y_count,
+                                    self.x_index, self.x_wf, self.x_count, self.x_start,
+                                    <const float*>src, <float*>dst, n, <float*>scratch,
+                                    scratch_stride, tags, tags_stride)
+            elif self.kind == LINES:
+                if self.wide:
+                    _lines(&self.size, self.x_index, self.x_wd, self.x_count, self.x_start,
+                           <const double*>src, <double*>dst, n)
+                else:
+                    _lines(&self.size, self.x_index, self.x_wf, self.x_count, self.x_start,
+                           <const float*>src, <float*>dst, n)
+            elif self.wide:
+                _planes(&self.size, self.y_index, self.y_wd, self.y_count, <const double*>src,
+                        <double*>dst, n)
             else:
-                failed = _fused(&self.size, self.y_index, self.y_wf, self.y_count, self.x_index,
-                                self.x_wf, self.x_count, self.x_start, <const float*>src,
-                                <float*>dst, n, <float*>scratch, scratch_stride, tags,
-                                tags_stride)
-            if failed:
-                raise MemoryError("no memory for the kernel's scratch rows")
-        elif self.kind == LINES:
-            if self.wide:
-                _lines(&self.size, self.x_index, self.x_wd, self.x_count, self.x_start,
-                       <const double*>src, <double*>dst, n)
-            else:
-                _lines(&self.size, self.x_index, self.x_wf, self.x_count, self.x_start,
-                       <const float*>src, <float*>dst, n)
-        elif self.wide:
-            _planes(&self.size, self.y_index, self.y_wd, self.y_count, <const double*>src,
-                    <double*>dst, n)
-        else:
-            _planes(&self.size, self.y_index, self.y_wf, self.y_count, <const float*>src,
-                    <float*>dst, n)
+                _planes(&self.size, self.y_index, self.y_wf, self.y_count, <const float*>src,
+                        <float*>dst, n)
+        if failed:
+            raise MemoryError("no memory for the kernel's scratch rows")
         return 0
 
 
