@@ -16,6 +16,8 @@ ctypedef struct Sizes:
     Py_ssize_t slots, row  # FUSED: ring slots and scratch values per thread
     int order  # FUSED: RING, VERTICAL_FIRST or DIRECT
     bint x_select  # the x table selects one input per output, weight 1
+    Py_ssize_t x_block  # f >= 2: x output o sums inputs o*f ... o*f + f - 1 (weights 1)
+    Py_ssize_t y_block  # the same for the y table
 
 
 cdef class Step:

@@ -195,7 +195,8 @@ cdef class Step:
 
 def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
               tuple y=None, tuple x=None, Py_ssize_t channels=1, int order=DIRECT,
-              Py_ssize_t slots=1, Py_ssize_t most_threads=NO_BOUND):
+              Py_ssize_t slots=1, Py_ssize_t x_block=0, Py_ssize_t y_block=0,
+              Py_ssize_t most_threads=NO_BOUND):
     """A checked ``Step`` on ``src (n_planes, in_h, in_row)``.
 
     ``LINES``: ``x`` = ``(index, weight, count, start, select)`` (``Taps.row_args``)
@@ -203,7 +204,11 @@ def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
     (``Taps.kernel_args``) combines whole rows of ``in_row`` values. ``FUSED``:
     both, rows of pixels of ``channels`` values, ``order`` and ``slots`` as in
     ``resize_2d``. Weights of float32 or float64 (both tables the same) set the
-    step's dtype. ``most_threads`` bounds the threads of every call.
+    step's dtype. ``x_block`` = ``Taps.block`` of the x table (``f``: row ``o`` sums
+    inputs ``o*f … o*f + f - 1`` with weight 1; checked), which the rows then add
+    without multiplies (the same bits); ``y_block`` likewise for the y table (a
+    fused 2x2 block sum reads its two rows once). ``most_threads`` bounds the
+    threads of every call.
     """
     cdef Step s = Step.__new__(Step)
     cdef Sizes* z = &s.size
@@ -254,9 +259,43 @@ def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
                          _width(s, False), s.x_count, s.x_start, z.x_select, order, slots)
         z.in_px = in_row // channels
         z.row = scratch_length(order, slots, in_row, z.out_row, True)
+    if x_block:
+        _check_block(s, x_block, False)
+        z.x_block = x_block
+    if y_block:
+        _check_block(s, y_block, True)
+        z.y_block = y_block
     s.src_size = n_planes * in_h * in_row
     s.dst_size = n_planes * z.out_h * z.out_row
     return s
+
+
+cdef int _check_block(Step s, Py_ssize_t f, bint y) except -1:
+    """The y or x table is ``Taps.block`` ``f`` (the x table on rows of single values)."""
+    cdef const Py_ssize_t[:, ::1] index = s.y_index if y else s.x_index
+    cdef const Py_ssize_t[::1] count = s.y_count if y else s.x_count
+    cdef Py_ssize_t o, k
+    cdef bint ok = f >= 2 and _width(s, y) == f
+    ok = ok and (s.kind != LINES if y else kind_has_x(s.kind) and s.size.channels == 1)
+    if ok:
+        for o in range(index.shape[0]):
+            ok = ok and count[o] == f
+            for k in range(f):
+                ok = ok and index[o, k] == o * f + k
+                if s.wide:
+                    ok = ok and (s.y_wd if y else s.x_wd)[o, k] == 1
+                else:
+                    ok = ok and (s.y_wf if y else s.x_wf)[o, k] == 1
+            if not ok:
+                break
+    if not ok:
+        raise ValueError(f"{'y' if y else 'x'}_block {f}: the table does not sum blocks of "
+                         f"{f} inputs with weight 1 (x: on rows of single values)")
+    return 0
+
+
+cdef inline bint kind_has_x(int kind):
+    return kind == LINES or kind == FUSED
 
 
 cdef Py_ssize_t _rows(Step s, bint y):
@@ -346,6 +385,35 @@ def resize_2d(const floating[:, :, ::1] src, floating[:, :, ::1] dst, Py_ssize_t
 # share of the jobs per thread (the bits do not depend on the count).
 
 
+cdef inline void _row(const Sizes* z, floating* out, const floating* line,
+                      const Py_ssize_t[:, ::1] index, const floating[:, ::1] weight,
+                      const Py_ssize_t[::1] count, const Py_ssize_t[::1] start) noexcept nogil:
+    """Resample one row with the x table (``_resample_row``; sums of blocks added)."""
+    cdef Py_ssize_t o, k, f = z.x_block, n_out = index.shape[0]
+    cdef floating acc
+    if f == 2:  # the bits of _dot with weights 1 (1 * x is exact), without multiplies
+        for o in range(n_out):
+            out[o] = (0 + line[2 * o]) + line[2 * o + 1]
+    elif f:
+        for o in range(n_out):
+            acc = 0
+            for k in range(f):
+                acc = acc + line[o * f + k]
+            out[o] = acc
+    else:
+        _resample_row(out, line, z.channels, z.in_px, index, weight, count, start, z.x_select)
+
+
+cdef inline void _sum_2x2(floating* out, const floating* a, Py_ssize_t in_row,
+                          Py_ssize_t n_out) noexcept nogil:
+    """Blocks of 2x2 with weights 1 from rows ``a`` and ``a + in_row``: the bits of
+    ``_combine_rows`` (``1*a + 1*b``) then ``_row`` (``(0 + r0) + r1``), in one sweep."""
+    cdef const floating* b = a + in_row
+    cdef Py_ssize_t o
+    for o in range(n_out):
+        out[o] = (0 + (a[2 * o] + b[2 * o])) + (a[2 * o + 1] + b[2 * o + 1])
+
+
 cdef void _lines(const Sizes* z, const Py_ssize_t[:, ::1] index,
                  const floating[:, ::1] weight, const Py_ssize_t[::1] count,
                  const Py_ssize_t[::1] start, const floating* src, floating* dst,
@@ -353,12 +421,10 @@ cdef void _lines(const Sizes* z, const Py_ssize_t[:, ::1] index,
     cdef Py_ssize_t rows = z.n_planes, n_in = z.in_row, n_out = z.out_row, r, o
     if n == 1:
         for r in range(rows):
-            _resample_row(dst + r * n_out, src + r * n_in, 1, n_in, index, weight, count,
-                          start, z.x_select)
+            _row(z, dst + r * n_out, src + r * n_in, index, weight, count, start)
     elif rows >= n:
         for r in prange(rows, schedule="static", num_threads=n):
-            _resample_row(dst + r * n_out, src + r * n_in, 1, n_in, index, weight, count,
-                          start, z.x_select)
+            _row(z, dst + r * n_out, src + r * n_in, index, weight, count, start)
     else:  # a few long lines: share out the outputs instead
         for o in prange(n_out, schedule="static", num_threads=n):
             for r in range(rows):
@@ -444,21 +510,21 @@ cdef inline void _fused_row(const Sizes* z, Py_ssize_t j, const Py_ssize_t[:, ::
             # The row this thread wrote last read the same input row: copy it.
             memcpy(out, out - out_row, out_row * sizeof(floating))
         else:
-            _resample_row(out, plane + y_index[oy, 0] * in_row, z.channels, z.in_px,
-                          x_index, x_weight, x_count, x_start, z.x_select)
+            _row(z, out, plane + y_index[oy, 0] * in_row, x_index, x_weight, x_count, x_start)
         tag[0] = j
+    elif z.order == VERTICAL_FIRST and z.y_block == 2 and z.x_block == 2:
+        _sum_2x2(out, plane + 2 * oy * in_row, in_row, out_row)
     elif z.order == VERTICAL_FIRST:
         _combine_rows(buf, plane, in_row, &y_index[oy, 0], &y_weight[oy, 0], y_count[oy], in_h)
-        _resample_row(out, buf, z.channels, z.in_px, x_index, x_weight, x_count, x_start,
-                      z.x_select)
+        _row(z, out, buf, x_index, x_weight, x_count, x_start)
     else:
         for k in range(y_count[oy]):
             iy = y_index[oy, k]
             s = iy % slots
             key = b * in_h + iy
             if tag[s] != key:
-                _resample_row(buf + s * out_row, plane + iy * in_row, z.channels, z.in_px,
-                              x_index, x_weight, x_count, x_start, z.x_select)
+                _row(z, buf + s * out_row, plane + iy * in_row, x_index, x_weight, x_count,
+                     x_start)
                 tag[s] = key
         _combine_rows(out, buf, out_row, &y_index[oy, 0], &y_weight[oy, 0], y_count[oy], slots)
 

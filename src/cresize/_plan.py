@@ -160,6 +160,7 @@ class _Slice:
         self.start = np.where(start >= 0, start - lo, -1)
         self.weight = t.kernel_args(dtype)[1][o0:o1]
         self.is_selection = t.is_selection
+        self.block = 0  # rows keep their taps, not the whole table's block pattern
         self.n_in, self.n_out = n_in, o1 - o0
 
     def kernel_args(self, dtype):
@@ -286,12 +287,14 @@ def _float_step(tables, shape, axes, order, slots, dtype):
             channels=inner,
             order=order,
             slots=slots,
+            x_block=x.block if inner == 1 else 0,
+            y_block=y.block,
             most_threads=most,
         )
         return (FUSED, src_shape, tuple(out_shape), dst_shape, step, work, row, slots, dtype)
     if inner == 1:
         step = work and _kernels.make_step(
-            LINES, outer, 1, y.n_in, x=y.row_args(dtype), most_threads=most
+            LINES, outer, 1, y.n_in, x=y.row_args(dtype), x_block=y.block, most_threads=most
         )
         return (
             LINES,
