@@ -66,6 +66,13 @@ cdef extern from "_simd.h" nogil:
                            const Py_ssize_t* count, Py_ssize_t width, Py_ssize_t n_out) noexcept
 
 
+cdef extern from "_simd_sums.h" nogil:
+    void cresize_sum_2x2_f32(float* out, const float* a, const float* b,
+                             Py_ssize_t n) noexcept
+    void cresize_sum_2x2_f64(double* out, const double* a, const double* b,
+                             Py_ssize_t n) noexcept
+
+
 #: SIMD levels, lowest first (``_simd_pixels.h``).
 SIMD_LEVELS = ("none", "sse2", "avx2")
 
@@ -407,11 +414,12 @@ cdef inline void _row(const Sizes* z, floating* out, const floating* line,
 cdef inline void _sum_2x2(floating* out, const floating* a, Py_ssize_t in_row,
                           Py_ssize_t n_out) noexcept nogil:
     """Blocks of 2x2 with weights 1 from rows ``a`` and ``a + in_row``: the bits of
-    ``_combine_rows`` (``1*a + 1*b``) then ``_row`` (``(0 + r0) + r1``), in one sweep."""
-    cdef const floating* b = a + in_row
-    cdef Py_ssize_t o
-    for o in range(n_out):
-        out[o] = (0 + (a[2 * o] + b[2 * o])) + (a[2 * o + 1] + b[2 * o + 1])
+    ``_combine_rows`` (``1*a + 1*b``) then ``_row`` (``(0 + r0) + r1``), in one sweep
+    (``_simd_sums.h``)."""
+    if floating is float:
+        cresize_sum_2x2_f32(out, a, a + in_row, n_out)
+    else:
+        cresize_sum_2x2_f64(out, a, a + in_row, n_out)
 
 
 cdef void _lines(const Sizes* z, const Py_ssize_t[:, ::1] index,
