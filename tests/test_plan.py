@@ -406,9 +406,7 @@ def test_steps_check_what_they_rely_on():
     assert t.block == 2
     bilinear = taps(8, 4, "bilinear")
     with pytest.raises(ValueError, match="x_block 2"):
-        _kernels.make_step(
-            _kernels.Kind.LINES, 3, 1, 8, x=bilinear.row_args(np.float32), x_block=2
-        )
+        _kernels.make_step(_kernels.Kind.LINES, 3, 1, 8, x=bilinear.row_args(np.float32), x_block=2)
     with pytest.raises(ValueError, match="x_block 2"):  # blocks need single values
         _kernels.make_step(
             _kernels.Kind.FUSED,
