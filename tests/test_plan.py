@@ -363,36 +363,42 @@ def test_plans_pickle_and_copy_as_their_description():
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("level", ["none", "sse2", "avx2"])
-def test_block_sums_keep_the_bits_of_the_table_kernels(monkeypatch, dtype, level):
-    """The adjoint of nearest enlarging by an integer factor adds blocks without
-    multiplies (2x2 in one sweep); ``run_region`` runs the same taps through the
-    general row kernels: the bits agree, signed zeros, infinities and NaNs included,
-    at every SIMD level."""
+def test_block_tables_keep_the_bits_of_the_table_kernels(monkeypatch, dtype, level):
+    """Tables whose rows read blocks of f inputs (shrinking by an integer factor; the
+    adjoint of nearest enlarging) skip the index table, and 2x2 blocks are summed in
+    one sweep; ``run_region`` runs the same taps through the general row kernels: the
+    bits agree, signed zeros, infinities and NaNs included, at every SIMD level."""
     from cresize import _kernels
 
     monkeypatch.setenv("CRESIZE_SIMD", level)
     _kernels._init_simd()
     try:
         rng = np.random.default_rng(5)
-        for mode, shape, size in [
-            ("nearest", (2, 3, 7, 9), (14, 18)),  # 2x2: fused, one sweep
-            ("nearest-exact", (3, 5, 11), (15, 33)),  # 3x3
-            ("nearest", (4, 13), (4, 26)),  # along rows only
-            ("nearest", (2, 6, 5, 3), (12, 10)),  # pixels of 3 values: no block on x
+        for mode, shape, size, backward in [
+            ("nearest", (2, 3, 7, 9), (14, 18), True),  # 2x2: fused, one sweep
+            ("nearest-exact", (3, 5, 11), (15, 33), True),  # 3x3
+            ("nearest", (4, 13), (4, 26), True),  # along rows only
+            ("nearest", (2, 6, 5, 3), (12, 10), True),  # pixels of 3 values: no x block
+            ("bilinear", (1, 3, 24, 22), (12, 11), False),  # 2x2 with weights
+            ("area", (2, 12, 9), (6, 3), False),  # 2 x 3
+            ("bilinear", (5, 16), (5, 8), False),  # along rows only
         ]:
             p = cresize.plan(shape, size, mode=mode, dtype=dtype)
-            g = rng.standard_normal(p.output_shape).astype(dtype)
-            flat = g.reshape(-1)
+            run = p.backward if backward else p
+            x = rng.standard_normal(p.output_shape if backward else shape).astype(dtype)
+            flat = x.reshape(-1)
             flat[::5], flat[1::7], flat[2::11] = -0.0, np.inf, np.nan
             flat[3::13] = -np.inf
-            got = p.backward(g)
-            full = tuple(slice(0, n) for n in shape)
-            np.testing.assert_array_equal(got, p.run_region(g, full, backward=True))
-            assert np.array_equal(np.signbit(got), np.signbit(p.run_region(g, full, backward=True)))
+            got = run(x)
+            full = tuple(slice(0, n) for n in got.shape)
+            general = p.run_region(x, full, backward=backward)
+            np.testing.assert_array_equal(got, general)
+            assert np.array_equal(np.signbit(got), np.signbit(general))
             for n in (1, 2):
-                np.testing.assert_array_equal(got, p.backward(g, num_threads=n))
-            blocks = [t.block for t in p._backward_program().tables.values()]
-            assert any(blocks) == (mode != "nearest" or shape[-1] != 3), blocks
+                np.testing.assert_array_equal(got, run(x, num_threads=n))
+            program = p._backward_program() if backward else p._forward
+            blocks = [t.block for t in program.tables.values()]
+            assert any(blocks) == (shape[-1] != 3), blocks
     finally:
         monkeypatch.delenv("CRESIZE_SIMD")
         _kernels._init_simd()
@@ -404,7 +410,8 @@ def test_steps_check_what_they_rely_on():
 
     t = taps(4, 8, "nearest").transpose()
     assert t.block == 2
-    bilinear = taps(8, 4, "bilinear")
+    assert taps(8, 4, "bilinear").block == 2
+    bilinear = taps(8, 5, "bilinear")
     with pytest.raises(ValueError, match="x_block 2"):
         _kernels.make_step(_kernels.Kind.LINES, 3, 1, 8, x=bilinear.row_args(np.float32), x_block=2)
     with pytest.raises(ValueError, match="x_block 2"):  # blocks need single values

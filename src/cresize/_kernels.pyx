@@ -10,8 +10,12 @@ starts from its first product. The forward pass uses a mode's table, the backwar
 pass the transposed table, so neither needs atomics and every output has the same
 bits whatever the thread count.
 
-Everything here is called with validated, allocated, C-contiguous arrays (see
-``_api.py``); nothing inside a ``nogil`` block can fail.
+A float kernel call is a ``Step``: its sizes and tables, checked once by
+``make_step`` (a plan makes its steps when it compiles, see ``_plan.py``), then
+run on data pointers (``Step.run``, from ``_fast``) with no further check. The
+Python entry points (``gather_lines``, ``gather_planes``, ``resize_2d``) check
+their arrays, make a ``Step`` and run the same loops. Nothing inside a ``nogil``
+block can fail.
 """
 cimport cython
 from cython cimport floating
@@ -67,10 +71,10 @@ cdef extern from "_simd.h" nogil:
 
 
 cdef extern from "_simd_sums.h" nogil:
-    void cresize_sum_2x2_f32(float* out, const float* a, const float* b,
-                             Py_ssize_t n) noexcept
-    void cresize_sum_2x2_f64(double* out, const double* a, const double* b,
-                             Py_ssize_t n) noexcept
+    void cresize_sum_2x2_f32(float* out, const float* a, const float* b, float wa, float wb,
+                             const float* wx, Py_ssize_t n) noexcept
+    void cresize_sum_2x2_f64(double* out, const double* a, const double* b, double wa,
+                             double wb, const double* wx, Py_ssize_t n) noexcept
 
 
 #: SIMD levels, lowest first (``_simd_pixels.h``).
@@ -211,10 +215,10 @@ def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
     (``Taps.kernel_args``) combines whole rows of ``in_row`` values. ``FUSED``:
     both, rows of pixels of ``channels`` values, ``order`` and ``slots`` as in
     ``resize_2d``. Weights of float32 or float64 (both tables the same) set the
-    step's dtype. ``x_block`` = ``Taps.block`` of the x table (``f``: row ``o`` sums
-    inputs ``o*f … o*f + f - 1`` with weight 1; checked), which the rows then add
-    without multiplies (the same bits); ``y_block`` likewise for the y table (a
-    fused 2x2 block sum reads its two rows once). ``most_threads`` bounds the
+    step's dtype. ``x_block`` = ``Taps.block`` of the x table (``f``: row ``o`` reads
+    inputs ``o*f … o*f + f - 1``; checked), whose rows then read their inputs without
+    the index table (the same bits); ``y_block`` likewise for the y table (blocks of
+    2x2 are summed in one sweep over their two rows). ``most_threads`` bounds the
     threads of every call.
     """
     cdef Step s = Step.__new__(Step)
@@ -282,22 +286,18 @@ cdef int _check_block(Step s, Py_ssize_t f, bint y) except -1:
     cdef const Py_ssize_t[:, ::1] index = s.y_index if y else s.x_index
     cdef const Py_ssize_t[::1] count = s.y_count if y else s.x_count
     cdef Py_ssize_t o, k
-    cdef bint ok = f >= 2 and _width(s, y) == f
+    cdef bint ok = f >= 2 and index.shape[1] == f
     ok = ok and (s.kind != LINES if y else kind_has_x(s.kind) and s.size.channels == 1)
     if ok:
         for o in range(index.shape[0]):
             ok = ok and count[o] == f
             for k in range(f):
                 ok = ok and index[o, k] == o * f + k
-                if s.wide:
-                    ok = ok and (s.y_wd if y else s.x_wd)[o, k] == 1
-                else:
-                    ok = ok and (s.y_wf if y else s.x_wf)[o, k] == 1
             if not ok:
                 break
     if not ok:
-        raise ValueError(f"{'y' if y else 'x'}_block {f}: the table does not sum blocks of "
-                         f"{f} inputs with weight 1 (x: on rows of single values)")
+        raise ValueError(f"{'y' if y else 'x'}_block {f}: the table's rows do not read "
+                         f"blocks of {f} inputs (x: on rows of single values)")
     return 0
 
 
@@ -395,31 +395,33 @@ def resize_2d(const floating[:, :, ::1] src, floating[:, :, ::1] dst, Py_ssize_t
 cdef inline void _row(const Sizes* z, floating* out, const floating* line,
                       const Py_ssize_t[:, ::1] index, const floating[:, ::1] weight,
                       const Py_ssize_t[::1] count, const Py_ssize_t[::1] start) noexcept nogil:
-    """Resample one row with the x table (``_resample_row``; sums of blocks added)."""
+    """Resample one row with the x table (``_resample_row``; blocks without the index)."""
     cdef Py_ssize_t o, k, f = z.x_block, n_out = index.shape[0]
+    cdef const floating* w = &weight[0, 0]
     cdef floating acc
-    if f == 2:  # the bits of _dot with weights 1 (1 * x is exact), without multiplies
+    if f == 2:  # the operations of _dot, in its order: 0, then each product added
         for o in range(n_out):
-            out[o] = (0 + line[2 * o]) + line[2 * o + 1]
+            out[o] = (0 + w[2 * o] * line[2 * o]) + w[2 * o + 1] * line[2 * o + 1]
     elif f:
         for o in range(n_out):
             acc = 0
             for k in range(f):
-                acc = acc + line[o * f + k]
+                acc = acc + w[o * f + k] * line[o * f + k]
             out[o] = acc
     else:
         _resample_row(out, line, z.channels, z.in_px, index, weight, count, start, z.x_select)
 
 
 cdef inline void _sum_2x2(floating* out, const floating* a, Py_ssize_t in_row,
+                          const floating* wy, const floating* wx,
                           Py_ssize_t n_out) noexcept nogil:
-    """Blocks of 2x2 with weights 1 from rows ``a`` and ``a + in_row``: the bits of
-    ``_combine_rows`` (``1*a + 1*b``) then ``_row`` (``(0 + r0) + r1``), in one sweep
-    (``_simd_sums.h``)."""
+    """Blocks of 2x2 from rows ``a`` and ``a + in_row``, y weights ``wy[0:2]``, x weights
+    ``wx[2*o : 2*o + 2]``: the operations of ``_combine_rows`` (``wa*a + wb*b``) then
+    ``_row`` (``(0 + w0*r0) + w1*r1``) in one sweep (``_simd_sums.h``)."""
     if floating is float:
-        cresize_sum_2x2_f32(out, a, a + in_row, n_out)
+        cresize_sum_2x2_f32(out, a, a + in_row, wy[0], wy[1], wx, n_out)
     else:
-        cresize_sum_2x2_f64(out, a, a + in_row, n_out)
+        cresize_sum_2x2_f64(out, a, a + in_row, wy[0], wy[1], wx, n_out)
 
 
 cdef void _lines(const Sizes* z, const Py_ssize_t[:, ::1] index,
@@ -521,7 +523,8 @@ cdef inline void _fused_row(const Sizes* z, Py_ssize_t j, const Py_ssize_t[:, ::
             _row(z, out, plane + y_index[oy, 0] * in_row, x_index, x_weight, x_count, x_start)
         tag[0] = j
     elif z.order == VERTICAL_FIRST and z.y_block == 2 and z.x_block == 2:
-        _sum_2x2(out, plane + 2 * oy * in_row, in_row, out_row)
+        _sum_2x2(out, plane + 2 * oy * in_row, in_row, &y_weight[oy, 0], &x_weight[0, 0],
+                 out_row)
     elif z.order == VERTICAL_FIRST:
         _combine_rows(buf, plane, in_row, &y_index[oy, 0], &y_weight[oy, 0], y_count[oy], in_h)
         _row(z, out, buf, x_index, x_weight, x_count, x_start)

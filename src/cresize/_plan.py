@@ -10,7 +10,9 @@ with the tables restricted to the block's outputs (``Plan.run_region``) gives
 the same bits as executing it on the whole array: the decisions are the whole
 array's, and every output keeps its taps in the same order.
 
-Every kernel call is in ``_fast.run_step`` (the executor; ``_run_step`` here forwards to it).
+Every kernel call goes through ``_fast`` (the executor: ``run_step`` / ``run_steps``;
+``_run_step`` here forwards to it); a float call is a ``_kernels.Step`` made and
+checked when the program compiles (``_float_step``).
 """
 
 from __future__ import annotations

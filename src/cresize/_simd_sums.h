@@ -1,12 +1,13 @@
-/* Sums of 2x2 blocks with weights 1 (the adjoint of nearest enlarging by 2):
+/* Blocks of 2x2: rows a and b, y weights wa, wb, x weights w[2o], w[2o+1]
+ * (bilinear shrinking by 2, the adjoint of nearest enlarging by 2):
  *
- *     out[o] = (0 + (a[2o] + b[2o])) + (a[2o+1] + b[2o+1])
+ *     out[o] = (0 + w[2o] * (wa*a[2o] + wb*b[2o])) + w[2o+1] * (wa*a[2o+1] + wb*b[2o+1])
  *
- * for rows a and b: the bits of the table kernels on those tables (1 * x is
- * exact; a combination of rows, then a row sum that starts from 0). One C loop,
- * compiled for the baseline and, with a target attribute, for AVX2 (chosen at run
- * time by cresize_simd_level, see _simd_pixels.h); the compiler vectorizes both
- * and, without -ffast-math and with -ffp-contract=off, keeps every operation as
+ * the operations of the table kernels in their order (a combination of rows,
+ * then a row resample whose sum starts from 0). One C loop, compiled for the
+ * baseline and, with a target attribute, for AVX2 (chosen at run time by
+ * cresize_simd_level, see _simd_pixels.h); the compiler vectorizes both and,
+ * without -ffast-math and with -ffp-contract=off, keeps every operation as
  * written, so every level gives the same bits.
  */
 #ifndef CRESIZE_SIMD_SUMS_H
@@ -15,11 +16,12 @@
 #include "_simd.h"
 
 #define CRESIZE_SUM_2X2(NAME, T, ATTR)                                                  \
-    ATTR static void NAME(T *restrict out, const T *restrict a, const T *restrict b,   \
-                          Py_ssize_t n)                                                 \
+    ATTR static void NAME(T *restrict out, const T *restrict a, const T *restrict b, T wa, \
+                          T wb, const T *restrict w, Py_ssize_t n)                      \
     {                                                                                   \
         for (Py_ssize_t o = 0; o < n; o++)                                              \
-            out[o] = ((T)0 + (a[2 * o] + b[2 * o])) + (a[2 * o + 1] + b[2 * o + 1]);    \
+            out[o] = ((T)0 + w[2 * o] * (wa * a[2 * o] + wb * b[2 * o]))                \
+                     + w[2 * o + 1] * (wa * a[2 * o + 1] + wb * b[2 * o + 1]);          \
     }
 
 CRESIZE_SUM_2X2(cresize_sum_2x2_f32_c, float, )
@@ -29,27 +31,28 @@ CRESIZE_SUM_2X2(cresize_sum_2x2_f32_avx2, float, CRESIZE_AVX2)
 CRESIZE_SUM_2X2(cresize_sum_2x2_f64_avx2, double, CRESIZE_AVX2)
 #endif
 
-static inline void cresize_sum_2x2_f32(float *out, const float *a, const float *b, Py_ssize_t n)
+static inline void cresize_sum_2x2_f32(float *out, const float *a, const float *b, float wa,
+                                       float wb, const float *w, Py_ssize_t n)
 {
 #if CRESIZE_X86_DISPATCH
     if (cresize_simd_level >= 2) {
-        cresize_sum_2x2_f32_avx2(out, a, b, n);
+        cresize_sum_2x2_f32_avx2(out, a, b, wa, wb, w, n);
         return;
     }
 #endif
-    cresize_sum_2x2_f32_c(out, a, b, n);
+    cresize_sum_2x2_f32_c(out, a, b, wa, wb, w, n);
 }
 
 static inline void cresize_sum_2x2_f64(double *out, const double *a, const double *b,
-                                       Py_ssize_t n)
+                                       double wa, double wb, const double *w, Py_ssize_t n)
 {
 #if CRESIZE_X86_DISPATCH
     if (cresize_simd_level >= 2) {
-        cresize_sum_2x2_f64_avx2(out, a, b, n);
+        cresize_sum_2x2_f64_avx2(out, a, b, wa, wb, w, n);
         return;
     }
 #endif
-    cresize_sum_2x2_f64_c(out, a, b, n);
+    cresize_sum_2x2_f64_c(out, a, b, wa, wb, w, n);
 }
 
 #endif
