@@ -31,28 +31,25 @@ CRESIZE_SUM_2X2(cresize_sum_2x2_f32_avx2, float, CRESIZE_AVX2)
 CRESIZE_SUM_2X2(cresize_sum_2x2_f64_avx2, double, CRESIZE_AVX2)
 #endif
 
-static inline void cresize_sum_2x2_f32(float *out, const float *a, const float *b, float wa,
-                                       float wb, const float *w, Py_ssize_t n)
-{
+/* NAME(...): NAME##_avx2 where cresize_simd_level allows it, else NAME##_c. */
 #if CRESIZE_X86_DISPATCH
-    if (cresize_simd_level >= 2) {
-        cresize_sum_2x2_f32_avx2(out, a, b, wa, wb, w, n);
-        return;
+#define CRESIZE_SUM_2X2_AVX2_CALL(NAME)                                                 \
+    if (cresize_simd_level >= 2) {                                                      \
+        NAME##_avx2(out, a, b, wa, wb, w, n);                                           \
+        return;                                                                         \
     }
+#else
+#define CRESIZE_SUM_2X2_AVX2_CALL(NAME)
 #endif
-    cresize_sum_2x2_f32_c(out, a, b, wa, wb, w, n);
-}
+#define CRESIZE_SUM_2X2_DISPATCH(NAME, T)                                               \
+    static inline void NAME(T *out, const T *a, const T *b, T wa, T wb, const T *w,      \
+                            Py_ssize_t n)                                               \
+    {                                                                                   \
+        CRESIZE_SUM_2X2_AVX2_CALL(NAME)                                                 \
+        NAME##_c(out, a, b, wa, wb, w, n);                                              \
+    }
 
-static inline void cresize_sum_2x2_f64(double *out, const double *a, const double *b,
-                                       double wa, double wb, const double *w, Py_ssize_t n)
-{
-#if CRESIZE_X86_DISPATCH
-    if (cresize_simd_level >= 2) {
-        cresize_sum_2x2_f64_avx2(out, a, b, wa, wb, w, n);
-        return;
-    }
-#endif
-    cresize_sum_2x2_f64_c(out, a, b, wa, wb, w, n);
-}
+CRESIZE_SUM_2X2_DISPATCH(cresize_sum_2x2_f32, float)
+CRESIZE_SUM_2X2_DISPATCH(cresize_sum_2x2_f64, double)
 
 #endif
