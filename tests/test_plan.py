@@ -367,7 +367,8 @@ def test_block_tables_keep_the_bits_of_the_table_kernels(monkeypatch, dtype, lev
     """Tables whose rows read blocks of f inputs (shrinking by an integer factor; the
     adjoint of nearest enlarging) skip the index table, and 2x2 blocks are summed in
     one sweep; ``run_region`` runs the same taps through the general row kernels: the
-    bits agree, signed zeros, infinities and NaNs included, at every SIMD level."""
+    bits agree, signed zeros and infinities included (NaNs where NaNs are), at every
+    SIMD level."""
     from cresize import _kernels
 
     monkeypatch.setenv("CRESIZE_SIMD", level)
@@ -393,7 +394,10 @@ def test_block_tables_keep_the_bits_of_the_table_kernels(monkeypatch, dtype, lev
             full = tuple(slice(0, n) for n in got.shape)
             general = p.run_region(x, full, backward=backward)
             np.testing.assert_array_equal(got, general)
-            assert np.array_equal(np.signbit(got), np.signbit(general))
+            # Signed zeros agree too (the sign of a NaN where NaNs meet is left open,
+            # by IEEE 754 and docs/spec.md).
+            numbers = ~np.isnan(got)
+            assert np.array_equal(np.signbit(got[numbers]), np.signbit(general[numbers]))
             for n in (1, 2):
                 np.testing.assert_array_equal(got, run(x, num_threads=n))
             program = p._backward_program() if backward else p._forward

@@ -18,6 +18,11 @@ ctypedef struct Sizes:
     bint x_select  # the x table selects one input per output, weight 1
     Py_ssize_t x_block  # f >= 2: x output o sums inputs o*f ... o*f + f - 1 (weights 1)
     Py_ssize_t y_block  # the same for the y table
+    Py_ssize_t itemsize  # bytes of an output value
+    Py_ssize_t ring_len  # FUSED: scratch values before an integer output's row of sums
+    char out_kind  # 0: the output holds the sums; b"B", b"b", b"H", b"h": integers
+    bint gather  # integers of one type, nearest: pixels copied (DIRECT)
+    bint x_identity  # the x table is the identity of one pixel: rows combined straight
 
 
 cdef class Step:

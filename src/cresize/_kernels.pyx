@@ -179,12 +179,12 @@ cdef class Step:
                 if self.wide:
                     failed = _fused(&self.size, self.y_index, self.y_wd, self.y_count,
                                     self.x_index, self.x_wd, self.x_count, self.x_start,
-                                    <const double*>src, <double*>dst, n, <double*>scratch,
+                                    <const double*>src, <char*>dst, n, <double*>scratch,
                                     scratch_stride, tags, tags_stride)
                 else:
                     failed = _fused(&self.size, self.y_index, self.y_wf, self.y_count,
                                     self.x_index, self.x_wf, self.x_count, self.x_start,
-                                    <const float*>src, <float*>dst, n, <float*>scratch,
+                                    <const float*>src, <char*>dst, n, <float*>scratch,
                                     scratch_stride, tags, tags_stride)
             elif self.kind == LINES:
                 if self.wide:
@@ -235,6 +235,7 @@ def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
     z.n_planes, z.in_h, z.in_row = n_planes, in_h, in_row
     z.out_h, z.out_row, z.channels, z.in_px = in_h, in_row, 1, in_row
     z.order, z.slots, z.row, z.x_select = order, 1, 0, False
+    z.out_kind, z.gather, z.x_identity = 0, False, False
     if kind != LINES:
         s.y_index, weight, s.y_count = y
         s.wide = weight.dtype.itemsize == 8
@@ -276,6 +277,8 @@ def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
     if y_block:
         _check_block(s, y_block, True)
         z.y_block = y_block
+    z.itemsize = 8 if s.wide else 4
+    z.ring_len = z.row
     s.src_size = n_planes * in_h * in_row
     s.dst_size = n_planes * z.out_h * z.out_row
     return s
@@ -392,7 +395,7 @@ def resize_2d(const floating[:, :, ::1] src, floating[:, :, ::1] dst, Py_ssize_t
 # share of the jobs per thread (the bits do not depend on the count).
 
 
-cdef inline void _row(const Sizes* z, floating* out, const floating* line,
+cdef inline void _row(const Sizes* z, floating* out, const source* line,
                       const Py_ssize_t[:, ::1] index, const floating[:, ::1] weight,
                       const Py_ssize_t[::1] count, const Py_ssize_t[::1] start) noexcept nogil:
     """Resample one row with the x table (``_resample_row``; blocks without the index)."""
@@ -464,10 +467,11 @@ cdef int _fused(const Sizes* z, const Py_ssize_t[:, ::1] y_index,
                 const floating[:, ::1] y_weight, const Py_ssize_t[::1] y_count,
                 const Py_ssize_t[:, ::1] x_index, const floating[:, ::1] x_weight,
                 const Py_ssize_t[::1] x_count, const Py_ssize_t[::1] x_start,
-                const floating* src, floating* dst, int n, floating* scratch,
+                const source* src, char* dst, int n, floating* scratch,
                 Py_ssize_t scratch_stride, Py_ssize_t* tags,
                 Py_ssize_t tags_stride) noexcept nogil:
-    """The fused sweep (``resize_2d``); 1 when the scratch cannot be allocated."""
+    """The fused sweep (``resize_2d``, ``resize_2d_int``); 1 when the scratch cannot
+    be allocated."""
     cdef Py_ssize_t jobs = z.n_planes * z.out_h, j, t, tid
     cdef floating* own = NULL
     cdef Py_ssize_t* own_tags = NULL
@@ -507,27 +511,38 @@ cdef inline void _fused_row(const Sizes* z, Py_ssize_t j, const Py_ssize_t[:, ::
                             const floating[:, ::1] y_weight, const Py_ssize_t[::1] y_count,
                             const Py_ssize_t[:, ::1] x_index, const floating[:, ::1] x_weight,
                             const Py_ssize_t[::1] x_count, const Py_ssize_t[::1] x_start,
-                            const floating* src, floating* dst, floating* buf,
+                            const source* src, char* dst, floating* buf,
                             Py_ssize_t* tag) noexcept nogil:
-    """Output row ``j`` of the fused sweep, in this thread's ``buf`` / ``tag``."""
+    """Output row ``j`` of the fused sweep, in this thread's ``buf`` / ``tag``: sums in
+    ``floating``, written as they are or (``out_kind``) rounded into integers."""
     cdef Py_ssize_t in_h = z.in_h, in_row = z.in_row, out_row = z.out_row, slots = z.slots
-    cdef Py_ssize_t b = j // z.out_h, k, s, iy, key
+    cdef Py_ssize_t b = j // z.out_h, k, s, iy, key, row_bytes = out_row * z.itemsize
     cdef Py_ssize_t oy = j - b * z.out_h
-    cdef const floating* plane = src + b * in_h * in_row
-    cdef floating* out = dst + j * out_row
-    if z.order == DIRECT:
-        if oy > 0 and tag[0] == j - 1 and y_index[oy, 0] == y_index[oy - 1, 0]:
-            # The row this thread wrote last read the same input row: copy it.
-            memcpy(out, out - out_row, out_row * sizeof(floating))
-        else:
-            _row(z, out, plane + y_index[oy, 0] * in_row, x_index, x_weight, x_count, x_start)
+    cdef const source* plane = src + b * in_h * in_row
+    cdef char* out = dst + j * row_bytes
+    cdef floating* target = buf + z.ring_len if z.out_kind else <floating*>out
+    if z.order == DIRECT and oy > 0 and tag[0] == j - 1 and y_index[oy, 0] == y_index[oy - 1, 0]:
+        # The row this thread wrote last read the same input row: copy it.
+        memcpy(out, out - row_bytes, row_bytes)
         tag[0] = j
-    elif z.order == VERTICAL_FIRST and z.y_block == 2 and z.x_block == 2:
-        _sum_2x2(out, plane + 2 * oy * in_row, in_row, &y_weight[oy, 0], &x_weight[0, 0],
-                 out_row)
+        return
+    if z.gather:
+        _gather_pixels(out, <const char*>(plane + y_index[oy, 0] * in_row),
+                       z.channels * z.itemsize, x_index)
+    elif z.order == DIRECT:
+        _row(z, target, plane + y_index[oy, 0] * in_row, x_index, x_weight, x_count, x_start)
     elif z.order == VERTICAL_FIRST:
-        _combine_rows(buf, plane, in_row, &y_index[oy, 0], &y_weight[oy, 0], y_count[oy], in_h)
-        _row(z, out, buf, x_index, x_weight, x_count, x_start)
+        if (((source is float and floating is float) or (source is double and floating is double))
+                and z.y_block == 2 and z.x_block == 2):
+            _sum_2x2(target, <const floating*>(plane + 2 * oy * in_row), in_row,
+                     &y_weight[oy, 0], &x_weight[0, 0], out_row)
+        elif z.x_identity:  # whole rows combined: the combination is the output row
+            _combine_rows(target, plane, in_row, &y_index[oy, 0], &y_weight[oy, 0],
+                          y_count[oy], in_h)
+        else:
+            _combine_rows(buf, plane, in_row, &y_index[oy, 0], &y_weight[oy, 0], y_count[oy],
+                          in_h)
+            _row(z, target, buf, x_index, x_weight, x_count, x_start)
     else:
         for k in range(y_count[oy]):
             iy = y_index[oy, k]
@@ -537,16 +552,11 @@ cdef inline void _fused_row(const Sizes* z, Py_ssize_t j, const Py_ssize_t[:, ::
                 _row(z, buf + s * out_row, plane + iy * in_row, x_index, x_weight, x_count,
                      x_start)
                 tag[s] = key
-        _combine_rows(out, buf, out_row, &y_index[oy, 0], &y_weight[oy, 0], y_count[oy], slots)
-
-
-ctypedef fused pixel:  # what resize_2d_int reads
-    float
-    double
-    unsigned char
-    signed char
-    unsigned short
-    short
+        _combine_rows(target, buf, out_row, &y_index[oy, 0], &y_weight[oy, 0], y_count[oy], slots)
+    if z.out_kind and not z.gather:
+        _store_any(out, z.out_kind, target, out_row)
+    if z.order == DIRECT:
+        tag[0] = j
 
 
 def scratch_length(int order, Py_ssize_t slots, Py_ssize_t in_row, Py_ssize_t out_row,
@@ -565,7 +575,7 @@ def scratch_length(int order, Py_ssize_t slots, Py_ssize_t in_row, Py_ssize_t ou
     return n + (0 if float_output else out_row)
 
 
-def resize_2d_int(const pixel[:, :, ::1] src, dst, Py_ssize_t channels, tuple y, tuple x,
+def resize_2d_int(const source[:, :, ::1] src, dst, Py_ssize_t channels, tuple y, tuple x,
                   int order, floating[:, ::1] scratch, Py_ssize_t[:, ::1] tags,
                   int num_threads):
     """``resize_2d`` for 8- and 16-bit integers, read and written as they are.
@@ -598,28 +608,20 @@ def resize_2d_int(const pixel[:, :, ::1] src, dst, Py_ssize_t channels, tuple y,
     cdef bint x_select = x[4]
     cdef str src_kind, sum_kind = "f" if floating is float else "d"
     cdef str kind = getattr(getattr(dst, "dtype", None), "char", "")
-    cdef Py_ssize_t itemsize, n_planes, out_h, out_row
-    cdef Py_ssize_t in_h = src.shape[1], in_row = src.shape[2]
-    cdef Py_ssize_t slots = tags.shape[1], jobs, row_bytes
+    cdef Py_ssize_t in_h = src.shape[1], in_row = src.shape[2], slots = tags.shape[1]
     cdef Py_ssize_t in_px = in_row // channels if channels > 0 else 0
-    cdef Py_ssize_t j, b, oy, k, s, iy, key, tid, t, ring_len
-    cdef floating* ring  # RING: the resampled rows; VERTICAL_FIRST: the combined row
-    cdef floating* row  # integer output: the row of sums before rounding
-    cdef floating* target
-    cdef char* out_row_ptr
-    cdef char out_kind
-    cdef Py_ssize_t* tag
     cdef unsigned char[::1] out_bytes
-    cdef bint float_out, gather, x_identity
-    if pixel is float:
+    cdef bint float_out
+    cdef Sizes z
+    if source is float:
         src_kind = "f"
-    elif pixel is double:
+    elif source is double:
         src_kind = "d"
-    elif pixel is cython.uchar:
+    elif source is cython.uchar:
         src_kind = "B"
-    elif pixel is cython.schar:
+    elif source is cython.schar:
         src_kind = "b"
-    elif pixel is cython.ushort:
+    elif source is cython.ushort:
         src_kind = "H"
     else:
         src_kind = "h"
@@ -632,71 +634,29 @@ def resize_2d_int(const pixel[:, :, ::1] src, dst, Py_ssize_t channels, tuple y,
         raise TypeError(f"a float src or dst must have scratch's dtype ({sum_kind}); "
                         f"got {src_kind} -> {kind}")
     float_out = kind == sum_kind
-    gather = x_select and order == DIRECT and kind == src_kind  # integers: copied
-    out_kind = ord(kind)
-    n_planes, out_h, out_row = dst.shape
-    itemsize = dst.itemsize
-    row_bytes = out_row * itemsize
-    jobs = n_planes * out_h
-    ring_len = scratch_length(order, slots, in_row, out_row, True)
-    _check_2d(src.shape[0], in_h, in_row, n_planes, out_h, out_row, channels,
+    z.n_planes, z.out_h, z.out_row = dst.shape
+    z.in_h, z.in_row, z.channels, z.slots, z.order = in_h, in_row, channels, slots, order
+    z.in_px = in_px
+    z.x_select, z.x_block, z.y_block = x_select, 0, 0
+    z.itemsize = dst.itemsize
+    z.ring_len = scratch_length(order, slots, in_row, z.out_row, True)
+    z.row = scratch.shape[1]
+    z.out_kind = 0 if float_out else ord(kind)
+    z.gather = x_select and order == DIRECT and kind == src_kind  # integers: copied
+    # Whole rows combined (a single-axis step): the combination is the output row.
+    z.x_identity = x_select and x_index.shape[0] == 1 and in_row == z.out_row
+    _check_2d(src.shape[0], in_h, in_row, z.n_planes, z.out_h, z.out_row, channels,
               y_index, y_weight.shape[0], y_weight.shape[1], y_count,
               x_index, x_weight.shape[0], x_weight.shape[1], x_count, x_start, x_select,
               order, scratch.shape[0], scratch.shape[1],
-              scratch_length(order, slots, in_row, out_row, float_out), tags, num_threads)
-    if jobs * out_row == 0:
+              scratch_length(order, slots, in_row, z.out_row, float_out), tags, num_threads)
+    if z.n_planes * z.out_h * z.out_row == 0:
         return
     out_bytes = dst.reshape(-1).view("u1")  # C-contiguous: a view, written in place
-    # Whole rows combined (a single-axis step): the combination is the output row.
-    x_identity = x_select and x_index.shape[0] == 1 and in_row == out_row
-    with nogil, parallel(num_threads=num_threads):
-        tid = threadid()
-        ring = &scratch[tid, 0]
-        row = ring + ring_len
-        tag = &tags[tid, 0]
-        for t in range(slots):
-            tag[t] = -1
-        for j in prange(jobs, schedule="static"):
-            b = j // out_h
-            oy = j - b * out_h
-            out_row_ptr = <char*>&out_bytes[0] + j * row_bytes
-            target = <floating*>out_row_ptr if float_out else row
-            if (order == DIRECT and oy > 0 and tag[0] == j - 1
-                    and y_index[oy, 0] == y_index[oy - 1, 0]):
-                # The row this thread wrote last read the same input row: copy it.
-                memcpy(out_row_ptr, out_row_ptr - row_bytes, row_bytes)
-                tag[0] = j
-                continue
-            if gather:
-                _gather_pixels(out_row_ptr, <const char*>&src[b, y_index[oy, 0], 0],
-                               channels * itemsize, x_index)
-            elif order == DIRECT:
-                _resample_row(target, &src[b, y_index[oy, 0], 0], channels, in_px,
-                              x_index, x_weight, x_count, x_start, x_select)
-            elif order == VERTICAL_FIRST:
-                if x_identity:
-                    _combine_rows(target, &src[b, 0, 0], in_row,
-                                  &y_index[oy, 0], &y_weight[oy, 0], y_count[oy], in_h)
-                else:
-                    _combine_rows(ring, &src[b, 0, 0], in_row,
-                                  &y_index[oy, 0], &y_weight[oy, 0], y_count[oy], in_h)
-                    _resample_row(target, ring, channels, in_px, x_index, x_weight, x_count,
-                                  x_start, x_select)
-            else:
-                for k in range(y_count[oy]):
-                    iy = y_index[oy, k]
-                    s = iy % slots
-                    key = b * in_h + iy
-                    if tag[s] != key:
-                        _resample_row(ring + s * out_row, &src[b, iy, 0], channels, in_px,
-                                      x_index, x_weight, x_count, x_start, x_select)
-                        tag[s] = key
-                _combine_rows(target, ring, out_row,
-                              &y_index[oy, 0], &y_weight[oy, 0], y_count[oy], slots)
-            if not float_out and not gather:
-                _store_any(out_row_ptr, out_kind, target, out_row)
-            if order == DIRECT:
-                tag[0] = j
+    with nogil:
+        _fused(&z, y_index, y_weight, y_count, x_index, x_weight, x_count, x_start,
+               &src[0, 0, 0], <char*>&out_bytes[0], num_threads, &scratch[0, 0],
+               scratch.shape[1], &tags[0, 0], tags.shape[1])
 
 
 cdef inline void _gather_pixels(char* out, const char* line, Py_ssize_t size,
