@@ -15,13 +15,21 @@
 
 #include "_simd.h"
 
+/* In chunks of 64 outputs: first the products of each input column (contiguous,
+ * no shuffles), then the pairs added; each value sees the operations above. */
 #define CRESIZE_SUM_2X2(NAME, T, ATTR)                                                  \
     ATTR static void NAME(T *restrict out, const T *restrict a, const T *restrict b, T wa, \
                           T wb, const T *restrict w, Py_ssize_t n)                      \
     {                                                                                   \
-        for (Py_ssize_t o = 0; o < n; o++)                                              \
-            out[o] = ((T)0 + w[2 * o] * (wa * a[2 * o] + wb * b[2 * o]))                \
-                     + w[2 * o + 1] * (wa * a[2 * o + 1] + wb * b[2 * o + 1]);          \
+        T p[128];                                                                       \
+        for (Py_ssize_t o0 = 0; o0 < n; o0 += 64) {                                     \
+            Py_ssize_t m = n - o0 < 64 ? n - o0 : 64, c, o;                             \
+            const T *a0 = a + 2 * o0, *b0 = b + 2 * o0, *w0 = w + 2 * o0;               \
+            for (c = 0; c < 2 * m; c++)                                                 \
+                p[c] = w0[c] * (wa * a0[c] + wb * b0[c]);                               \
+            for (o = 0; o < m; o++)                                                     \
+                out[o0 + o] = ((T)0 + p[2 * o]) + p[2 * o + 1];                         \
+        }                                                                               \
     }
 
 CRESIZE_SUM_2X2(cresize_sum_2x2_f32_c, float, )
