@@ -459,6 +459,8 @@ def test_steps_check_what_they_rely_on():
         _fast.run_step(_fast.LINES, src, ro, step, 1, 36, 0, 0, 1)
     with pytest.raises(ValueError, match="num_threads"):
         step(src, dst, 0)
+    with pytest.raises(ValueError, match="C-contiguous"):
+        step(src, np.empty((4, 3), np.float32).T, 1)
 
 
 def test_plan_fast_path_falls_back_for_other_inputs():

@@ -147,6 +147,8 @@ cdef class Step:
         cdef float[::1] df
         cdef const double[::1] sd
         cdef double[::1] dd
+        if not (src.flags.c_contiguous and dst.flags.c_contiguous):
+            raise ValueError("src and dst must be C-contiguous arrays")
         if self.wide:
             sd, dd = src.reshape(-1), dst.reshape(-1)
             _check_same("src values", sd.shape[0], "the step's input values", self.src_size)
