@@ -133,14 +133,27 @@ def test_plan_refuses_wrong_input():
 
 
 def test_plan_resolves_threads_at_call_time(monkeypatch):
+    # The default (OpenMP's count, 1 in a forked child) is asked for on every call
+    # that does not fix the count, on the fast path and the checked one alike.
     p = cresize.plan((4, 5), 3)
+    x = np.zeros((4, 5), np.float32)
     seen = []
-    monkeypatch.setattr(cresize._threads, "resolve", lambda n: seen.append(n) or 1)
-    p(np.zeros((4, 5), np.float32))
-    p(np.zeros((4, 5), np.float32), num_threads=3)
+    monkeypatch.setattr(cresize._threads, "default", lambda: seen.append("default") or 1)
+    p(x)
+    p(x.astype(">f4"))  # the checked path
+    assert seen == ["default"] * 2
+    p(x, num_threads=3)
     q = cresize.plan((4, 5), 3, num_threads=2)
-    q(np.zeros((4, 5), np.float32))
-    assert seen == [None, 3, 2]
+    q(x)
+    q.backward(np.ones(q.output_shape, np.float32))
+    assert seen == ["default"] * 2  # a positive count needs no default
+    cresize.plan((4, 5), 3, num_threads=-1)(x)  # counted back from the default
+    p(x, num_threads=-2)
+    assert seen == ["default"] * 4
+    with pytest.raises(ValueError, match="num_threads"):
+        p(x, num_threads=0)
+    with pytest.raises(TypeError, match="num_threads"):
+        p(x, num_threads=True)
 
 
 def test_plan_is_cached_and_shares_tables():
@@ -342,3 +355,132 @@ def test_plans_pickle_and_copy_as_their_description():
         for q in (pickle.loads(pickle.dumps(p)), copy.deepcopy(p), copy.copy(p)):
             assert q.output_shape == p.output_shape and q._num_threads == p._num_threads
             assert np.array_equal(q(x), p(x))
+
+
+# ----------------------------------------------------------------------------
+# Precompiled kernel calls (``_kernels.Step``) and block sums
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("level", ["none", "sse2", "avx2"])
+def test_block_tables_keep_the_bits_of_the_table_kernels(monkeypatch, dtype, level):
+    """Tables whose rows read blocks of f inputs (shrinking by an integer factor; the
+    adjoint of nearest enlarging) skip the index table, and 2x2 blocks are summed in
+    one sweep; ``run_region`` runs the same taps through the general row kernels: the
+    bits agree, signed zeros and infinities included (NaNs where NaNs are), at every
+    SIMD level."""
+    from cresize import _kernels
+
+    monkeypatch.setenv("CRESIZE_SIMD", level)
+    _kernels._init_simd()
+    try:
+        rng = np.random.default_rng(5)
+        for mode, shape, size, backward in [
+            ("nearest", (2, 3, 7, 9), (14, 18), True),  # 2x2: fused, one sweep
+            ("nearest-exact", (3, 5, 11), (15, 33), True),  # 3x3
+            ("nearest", (4, 13), (4, 26), True),  # along rows only
+            ("nearest", (2, 6, 5, 3), (12, 10), True),  # pixels of 3 values: no x block
+            ("bilinear", (1, 3, 24, 22), (12, 11), False),  # 2x2 with weights
+            ("area", (2, 12, 9), (6, 3), False),  # 2 x 3
+            ("bilinear", (5, 16), (5, 8), False),  # along rows only
+        ]:
+            p = cresize.plan(shape, size, mode=mode, dtype=dtype)
+            run = p.backward if backward else p
+            x = rng.standard_normal(p.output_shape if backward else shape).astype(dtype)
+            flat = x.reshape(-1)
+            flat[::5], flat[1::7], flat[2::11] = -0.0, np.inf, np.nan
+            flat[3::13] = -np.inf
+            got = run(x)
+            full = tuple(slice(0, n) for n in got.shape)
+            general = p.run_region(x, full, backward=backward)
+            np.testing.assert_array_equal(got, general)
+            # Signed zeros agree too (the sign of a NaN where NaNs meet is left open,
+            # by IEEE 754 and docs/spec.md).
+            numbers = ~np.isnan(got)
+            assert np.array_equal(np.signbit(got[numbers]), np.signbit(general[numbers]))
+            for n in (1, 2):
+                np.testing.assert_array_equal(got, run(x, num_threads=n))
+            program = p._backward_program() if backward else p._forward
+            blocks = [t.block for t in program.tables.values()]
+            assert any(blocks) == (shape[-1] != 3), blocks
+    finally:
+        monkeypatch.delenv("CRESIZE_SIMD")
+        _kernels._init_simd()
+
+
+def test_steps_check_what_they_rely_on():
+    from cresize import _fast, _kernels
+    from cresize._tables import taps
+
+    t = taps(4, 8, "nearest").transpose()
+    assert t.block == 2
+    assert taps(8, 4, "bilinear").block == 2
+    bilinear = taps(8, 5, "bilinear")
+    with pytest.raises(ValueError, match="x_block 2"):
+        _kernels.make_step(_kernels.Kind.LINES, 3, 1, 8, x=bilinear.row_args(np.float32), x_block=2)
+    with pytest.raises(ValueError, match="x_block 2"):  # blocks need single values
+        _kernels.make_step(
+            _kernels.Kind.FUSED,
+            1,
+            8,
+            16,
+            y=t.kernel_args(np.float32),
+            x=t.row_args(np.float32),
+            channels=2,
+            order=_kernels.Order.VERTICAL_FIRST,
+            x_block=2,
+        )
+    with pytest.raises(ValueError, match="y_block 2"):
+        _kernels.make_step(
+            _kernels.Kind.PLANES, 1, 8, 5, y=bilinear.kernel_args(np.float32), y_block=2
+        )
+    with pytest.raises(ValueError, match="index"):  # the table reads past the input
+        _kernels.make_step(_kernels.Kind.LINES, 3, 1, 7, x=t.row_args(np.float32))
+    with pytest.raises(ValueError, match="most_threads"):
+        _kernels.make_step(_kernels.Kind.LINES, 3, 1, 8, x=t.row_args(np.float32), most_threads=0)
+    step = _kernels.make_step(_kernels.Kind.LINES, 3, 1, 8, x=t.row_args(np.float32), x_block=2)
+    assert (step.kind, step.src_size, step.dst_size, step.wide) == (0, 24, 12, False)
+    src = np.arange(24, dtype=np.float32).reshape(3, 8)
+    dst = np.empty((3, 4), np.float32)
+    step(src, dst, 2)
+    np.testing.assert_array_equal(dst, src[:, 0::2] + src[:, 1::2])
+    for bad_src, bad_dst in [
+        (src[:, :4], dst),  # too few values
+        (src.astype(np.float64), dst),  # another dtype
+        (np.asfortranarray(src), dst),
+        (src, dst[:, :2]),
+        (src, dst.astype(">f4")),
+    ]:
+        with pytest.raises(ValueError):
+            _fast.run_step(_fast.LINES, bad_src, bad_dst, step, 1, 36, 0, 0, 1)
+    ro = np.empty((3, 4), np.float32)
+    ro.flags.writeable = False
+    with pytest.raises(ValueError, match="writeable"):
+        _fast.run_step(_fast.LINES, src, ro, step, 1, 36, 0, 0, 1)
+    with pytest.raises(ValueError, match="num_threads"):
+        step(src, dst, 0)
+    with pytest.raises(ValueError, match="C-contiguous"):
+        step(src, np.empty((4, 3), np.float32).T, 1)
+
+
+def test_plan_fast_path_falls_back_for_other_inputs():
+    """Anything but an exact, C-contiguous ndarray of the plan's shape and dtype takes
+    the checked path, with the same bits or the same errors."""
+    p = cresize.plan((2, 5, 6), (7, 4), mode="bicubic")
+    x = _array(p.input_shape, np.float32)
+    want = p(x)
+
+    class Sub(np.ndarray):
+        pass
+
+    for other in (x.view(Sub), np.asfortranarray(x), x.astype(">f4")):
+        np.testing.assert_array_equal(p(other), want)
+    with pytest.raises(ValueError, match="x has shape"):
+        p(x[:, :4])
+    with pytest.raises(TypeError, match="dtype"):
+        p(x.astype(np.float64))
+    out = np.empty(p.output_shape, np.float32)
+    assert p(x, out=out) is out
+    np.testing.assert_array_equal(out, want)
+    g = _array(p.output_shape, np.float32, seed=3)
+    np.testing.assert_array_equal(p.backward(g), p.backward(np.asfortranarray(g)))

@@ -163,6 +163,20 @@ def test_finite_differences(config, kwargs):
         assert fd == pytest.approx(np.vdot(gx, v), rel=1e-9, abs=1e-9)
 
 
+@pytest.fixture
+def every_thread(monkeypatch):
+    """Small arrays use every thread: plans compiled now (not cached ones) take it."""
+    monkeypatch.setattr(cresize._plan, "MIN_WORK_PER_THREAD", 1)
+    cresize.clear_cache()
+    yield
+    cresize.clear_cache()
+
+
+def test_every_thread_reaches_the_kernels(every_thread):
+    p = cresize.plan((3, 70, 90), (45, 200))
+    assert all(step[4].most_threads > 3 for step in p._forward.direct.steps)
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("config", CONFIGS, ids=CONFIG_IDS)
 @pytest.mark.parametrize(
@@ -170,8 +184,7 @@ def test_finite_differences(config, kwargs):
     [((3, 70, 90), (45, 200)), ((2, 2, 130, 40), (9, 64)), ((300, 1), (7, 1))],
     ids=str,
 )
-def test_threads_bitwise(config, dtype, shape, size, monkeypatch):
-    monkeypatch.setattr(cresize._plan, "MIN_WORK_PER_THREAD", 1)  # small arrays use every thread
+def test_threads_bitwise(config, dtype, shape, size, every_thread):
     opts = options(config)
     x = random_array(shape, dtype)
     x.ravel()[::7] = -0.0  # signed zeros must come out the same too
@@ -187,7 +200,7 @@ def test_threads_bitwise(config, dtype, shape, size, monkeypatch):
 
 
 @pytest.mark.parametrize("mode", ["bilinear", "bicubic", "lanczos3"])
-def test_threads_bitwise_with_inf_in_a_long_signal(mode):
+def test_threads_bitwise_with_inf_in_a_long_signal(mode, every_thread):
     # few lines, many outputs: threads share out the outputs of a line instead of lines
     x = np.zeros((1, 40000))
     x[0, 0] = np.inf

@@ -103,9 +103,7 @@ def resize(
             align_corners,
             antialias,
             axes,
-            _threads,
             num_threads,
-            _plan.MIN_WORK_PER_THREAD,
         )
         if result is not None:
             return result

@@ -1,6 +1,5 @@
 """Type stubs for the compiled executor (see _fast.pyx)."""
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -16,7 +15,7 @@ def run_step(
     kind: int,
     src: np.ndarray,
     dst: np.ndarray,
-    args: tuple[Any, ...],
+    args: Any,
     num_threads: int,
     work: int,
     row: int,
@@ -30,6 +29,45 @@ def run_steps(
     num_threads: int,
     min_work: int,
 ) -> np.ndarray: ...
+
+class Direct:
+    steps: list[tuple[Any, ...]]
+    shape: tuple[int, ...]
+    dtype: np.dtype
+    min_work: int
+    def __init__(
+        self, steps: list[tuple[Any, ...]], shape: tuple[int, ...], dtype: np.dtype, min_work: int
+    ) -> None: ...
+
+class PlanBase:
+    _fwd: Direct | None
+    _bwd: Direct | None
+    _num_threads: int | None
+    def __call__(
+        self, x: np.ndarray, out: np.ndarray | None = None, *, num_threads: int | None = None
+    ) -> np.ndarray: ...
+    def backward(
+        self,
+        grad_output: np.ndarray,
+        out: np.ndarray | None = None,
+        *,
+        num_threads: int | None = None,
+    ) -> np.ndarray: ...
+    # Provided by the subclass (``_plan.Plan``): the checked path.
+    def _run(
+        self,
+        program: Any,
+        x: Any,
+        out: np.ndarray | None,
+        shape: tuple[int, ...],
+        out_shape: tuple[int, ...],
+        name: str,
+        num_threads: int | None,
+    ) -> np.ndarray: ...
+    def _backward_call(
+        self, grad_output: Any, out: np.ndarray | None, num_threads: int | None
+    ) -> np.ndarray: ...
+
 def fast_key(
     x: np.ndarray,
     size: object,
@@ -48,7 +86,5 @@ def cached_resize(
     align_corners: object,
     antialias: object,
     axes: object,
-    threads: Callable[[int | None], int],
     num_threads: int | None,
-    min_work: int,
 ) -> np.ndarray | None: ...

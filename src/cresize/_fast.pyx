@@ -1,51 +1,98 @@
 """The executor: every kernel call (``run_step``), and the hot path of a planned call.
 
 ``run_step`` is the one function that calls the kernels (``_kernels``); plans
-(``_plan``) decide everything it is given. ``run_steps`` runs a plan's compiled
-steps on a C-contiguous array, and ``cached_resize`` is ``resize``'s path for a
-repeated call with plain arguments: one dict look-up, then ``run_steps``.
-Nothing here decides anything about the numbers.
+(``_plan``) decide everything it is given. A float kernel call is a
+``_kernels.Step`` made and checked when the plan compiles: running it hands over
+two data pointers and a thread count. ``run_steps`` runs a plan's compiled steps
+on a C-contiguous array; ``PlanBase`` is ``Plan``'s call (``p(x)``,
+``p.backward(g)``) and ``cached_resize`` is ``resize``'s path for a repeated
+call with plain arguments (one dict look-up): both check only what the
+precompiled steps need (exact ndarray type, dtype, shape, C order) and go to
+``run_steps``, else to the checked Python path. Nothing here decides anything
+about the numbers.
 """
+cimport numpy as cnp
+
+from cresize cimport _kernels as ck
+from cresize._kernels cimport Step
+
 import numpy as np
 
-from cresize import _kernels
+from cresize import _kernels, _spec, _threads
 
-cdef object _resize_2d = _kernels.resize_2d
+cnp.import_array()
+
 cdef object _resize_2d_int = _kernels.resize_2d_int
-cdef object _gather_lines = _kernels.gather_lines
-cdef object _gather_planes = _kernels.gather_planes
 cdef object _to_float = _kernels.integers_to_float
 cdef object _to_int = _kernels.float_to_integers
 cdef object _empty = np.empty
 cdef object _intp = np.intp
+cdef object _resolve = _threads.resolve
+cdef type _ndarray = np.ndarray
+cdef Py_ssize_t _MAX_THREADS = _spec.MAX_THREADS
 
-#: Kinds of kernel call (the same numbers as ``_plan``'s constants).
-LINES, PLANES, FUSED, TO_FLOAT, TO_INT, INTEGER = 0, 1, 2, 3, 4, 5
+#: Kinds of kernel call (the same numbers as ``_plan``'s constants); the first three
+#: are ``_kernels.Step``'s.
+LINES, PLANES, FUSED = int(ck.LINES), int(ck.PLANES), int(ck.FUSED)
+TO_FLOAT, TO_INT, INTEGER = 3, 4, 5
 
 
-cpdef run_step(int kind, object src, object dst, tuple args, int num_threads,
+cdef inline bint _holds(object a, int typenum, Py_ssize_t size, bint write):
+    """``a`` is a C-contiguous native ndarray of ``size`` values of ``typenum``."""
+    cdef cnp.ndarray arr
+    if not isinstance(a, _ndarray):
+        return False
+    arr = <cnp.ndarray>a
+    return (cnp.PyArray_TYPE(arr) == typenum and cnp.PyArray_ISNOTSWAPPED(arr)
+            and cnp.PyArray_IS_C_CONTIGUOUS(arr) and cnp.PyArray_SIZE(arr) == size
+            and (not write or cnp.PyArray_ISWRITEABLE(arr)))
+
+
+cdef int _run(Step step, object src, object dst, int num_threads) except -1:
+    """``step`` on arrays of its sizes and dtype (checked here, in C)."""
+    cdef int typenum = cnp.NPY_DOUBLE if step.wide else cnp.NPY_FLOAT
+    if not (_holds(src, typenum, step.src_size, False)
+            and _holds(dst, typenum, step.dst_size, True)):
+        raise ValueError(f"kernel contract: a step of {step.src_size} -> {step.dst_size} "
+                         f"{'float64' if step.wide else 'float32'} values needs C-contiguous, "
+                         f"native arrays of those sizes (dst writeable)")
+    step.run(cnp.PyArray_DATA(<cnp.ndarray>src), cnp.PyArray_DATA(<cnp.ndarray>dst),
+             num_threads)
+    return 0
+
+
+cpdef run_step(int kind, object src, object dst, object args, int num_threads,
                Py_ssize_t work, Py_ssize_t row, Py_ssize_t slots, Py_ssize_t min_work):
     """Every kernel call. ``src`` and ``dst`` are in the kernel's shape, ``args``
-    its table arguments; ``work`` (values read and written) bounds the threads,
-    at least ``min_work`` each (the result does not depend on the count)."""
+    the ``Step`` (LINES, PLANES, FUSED) or its table arguments; ``work`` (values read
+    and written) bounds the threads, at least ``min_work`` each (a ``Step`` has its
+    bound; the result does not depend on the count)."""
     cdef int n = num_threads
     cdef Py_ssize_t most = work // min_work
+    if kind <= ck.FUSED:
+        _run(<Step?>args, src, dst, num_threads)
+        return
     if most < n:
         n = 1 if most < 1 else <int>most
-    if kind == 2:
-        _resize_2d(src, dst, *args, _empty((n, row), src.dtype), _empty((n, slots), _intp), n)
-    elif kind == 0:
-        _gather_lines(src, dst, *args, n)
-    elif kind == 1:
-        _gather_planes(src, dst, *args, n)
-    elif kind == 5:  # 8/16-bit: args = (channels, y, x, order, sum dtype); row = scratch length
+    if kind == INTEGER:  # 8/16-bit: args = (channels, y, x, order, sum dtype); row = scratch
         _resize_2d_int(src, dst, channels=args[0], y=args[1], x=args[2], order=args[3],
                        scratch=_empty((n, row), args[4]), tags=_empty((n, slots), _intp),
                        num_threads=n)
-    elif kind == 3:
+    elif kind == TO_FLOAT:
         _to_float(src, dst, n)
     else:
         _to_int(src, dst, n)
+
+
+cdef object _new(tuple shape, cnp.dtype dtype):
+    """An uninitialised C-contiguous array (``np.empty``, without its argument parsing)."""
+    cdef cnp.npy_intp dims[32]
+    cdef Py_ssize_t i, nd = len(shape)
+    if nd > 32:
+        return _empty(shape, dtype)
+    for i in range(nd):
+        dims[i] = shape[i]
+    return cnp.PyArray_EMPTY(<int>nd, dims, dtype.type_num, 0)
 
 
 cpdef object run_steps(list steps, object src, object out, int num_threads,
@@ -56,17 +103,90 @@ cpdef object run_steps(list steps, object src, object out, int num_threads,
     cdef Py_ssize_t i, last = len(steps) - 1
     cdef tuple step
     cdef object current = src, dst
+    cdef int kind
     for i in range(last + 1):
         step = <tuple>steps[i]
         if i == last and out is not None:
             dst = out
         else:
-            dst = _empty(step[2], step[8])
+            dst = _new(<tuple>step[2], step[8])
         if step[5]:
-            run_step(step[0], current.reshape(step[1]), dst.reshape(step[3]), step[4],
-                     num_threads, step[5], step[6], step[7], min_work)
+            kind = step[0]
+            if kind <= ck.FUSED:  # sizes checked by the step, no reshape needed
+                _run(<Step?>step[4], current, dst, num_threads)
+            else:
+                run_step(kind, current.reshape(step[1]), dst.reshape(step[3]), step[4],
+                         num_threads, step[5], step[6], step[7], min_work)
         current = dst
     return current
+
+
+cdef class Direct:
+    """A program's whole-array steps for a C-contiguous input of one shape and dtype
+    that needs nothing else (``_plan._Program.direct``)."""
+
+    cdef readonly list steps
+    cdef readonly tuple shape
+    cdef readonly object dtype
+    cdef readonly Py_ssize_t min_work
+
+    def __init__(self, list steps, tuple shape, object dtype, Py_ssize_t min_work):
+        self.steps, self.shape, self.dtype, self.min_work = steps, shape, dtype, min_work
+
+    cdef inline bint takes(self, object x):
+        """``x`` is exactly an ndarray of this shape and dtype, C-contiguous."""
+        return (type(x) is _ndarray and (<cnp.ndarray>x).descr is self.dtype
+                and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>x) and x.shape == self.shape)
+
+
+cdef int _threads_of(object num_threads) except -1:
+    """``_threads.resolve`` with a positive int's answer (itself) known here."""
+    if type(num_threads) is int and 0 < <Py_ssize_t>num_threads <= _MAX_THREADS:
+        return <int>num_threads
+    return _resolve(num_threads)
+
+
+cdef class PlanBase:
+    """The calls of a ``Plan`` (``_plan.Plan`` subclasses it): the plain call goes
+    straight to the precompiled steps (``_fwd``, ``_bwd``: ``Direct`` or None),
+    everything else to the plan's checked path (``_run``, ``_backward_call``)."""
+
+    cdef public object _fwd
+    cdef public object _bwd
+    cdef object _threads_value
+    cdef int _fixed
+
+    @property
+    def _num_threads(self):
+        """The plan's ``num_threads`` (validated): None, or a nonzero int."""
+        return self._threads_value
+
+    @_num_threads.setter
+    def _num_threads(self, value):
+        self._threads_value = value
+        self._fixed = value if type(value) is int and 0 < value <= _MAX_THREADS else 0
+
+    cdef int _count(self, object num_threads) except -1:
+        if num_threads is None:
+            if self._fixed:
+                return self._fixed
+            return _resolve(self._threads_value)
+        return _threads_of(num_threads)
+
+    def __call__(self, x, out=None, *, num_threads=None):
+        """``cresize.resize(x, ...)`` with this plan's arguments, bit for bit."""
+        cdef Direct d = self._fwd
+        if out is None and d is not None and d.takes(x):
+            return run_steps(d.steps, x, None, self._count(num_threads), d.min_work)
+        return self._run(self._forward, x, out, self.input_shape, self.output_shape, "x",
+                         num_threads)
+
+    def backward(self, grad_output, out=None, *, num_threads=None):
+        """``cresize.resize_backward(grad_output, input_shape, ...)``, bit for bit."""
+        cdef Direct d = self._bwd
+        if out is None and d is not None and d.takes(grad_output):
+            return run_steps(d.steps, grad_output, None, self._count(num_threads), d.min_work)
+        return self._backward_call(grad_output, out, num_threads)
 
 
 cdef inline bint _plain(object value, type kind):
@@ -101,8 +221,8 @@ cpdef object fast_key(object x, object size, object scale_factor, object mode,
 
 
 cpdef object cached_resize(dict table, object x, object size, object scale_factor, object mode,
-                           object align_corners, object antialias, object axes, object threads,
-                           object num_threads, Py_ssize_t min_work):
+                           object align_corners, object antialias, object axes,
+                           object num_threads):
     """``resize(x, ...)`` for a repeated call with plain arguments, or None (not cached,
     or not a direct float call): ``table`` maps ``fast_key`` to weak references of plans."""
     key = fast_key(x, size, scale_factor, mode, align_corners, antialias, axes)
@@ -114,8 +234,7 @@ cpdef object cached_resize(dict table, object x, object size, object scale_facto
     found = ref()
     if found is None:
         return None
-    program = found._forward
-    steps = program.direct
-    if steps is None or not x.flags.c_contiguous or x.dtype is not program.run_dtype:
+    cdef Direct d = (<PlanBase?>found)._fwd
+    if d is None or not d.takes(x):
         return None
-    return run_steps(steps, x, None, threads(num_threads), min_work)
+    return run_steps(d.steps, x, None, _threads_of(num_threads), d.min_work)

@@ -13,6 +13,35 @@ class Order(enum.IntEnum):
     VERTICAL_FIRST = 1
     DIRECT = 2
 
+class Kind(enum.IntEnum):
+    LINES = 0
+    PLANES = 1
+    FUSED = 2
+
+NO_BOUND: int
+
+class Step:
+    kind: int
+    wide: bool
+    src_size: int
+    dst_size: int
+    most_threads: int
+    def __call__(self, src: _F, dst: _F, num_threads: int) -> None: ...
+
+def make_step(
+    kind: int,
+    n_planes: int,
+    in_h: int,
+    in_row: int,
+    y: tuple[_I, _F, _I] | None = None,
+    x: tuple[_I, _F, _I, _I, bool] | None = None,
+    channels: int = 1,
+    order: int = 2,
+    slots: int = 1,
+    x_block: int = 0,
+    y_block: int = 0,
+    most_threads: int = ...,
+) -> Step: ...
 def openmp_enabled() -> bool: ...
 def max_threads() -> int: ...
 def gather_lines(

@@ -10,12 +10,17 @@ starts from its first product. The forward pass uses a mode's table, the backwar
 pass the transposed table, so neither needs atomics and every output has the same
 bits whatever the thread count.
 
-Everything here is called with validated, allocated, C-contiguous arrays (see
-``_api.py``); nothing inside a ``nogil`` block can fail.
+A float kernel call is a ``Step``: its sizes and tables, checked once by
+``make_step`` (a plan makes its steps when it compiles, see ``_plan.py``), then
+run on data pointers (``Step.run``, from ``_fast``) with no further check. The
+Python entry points (``gather_lines``, ``gather_planes``, ``resize_2d``) check
+their arrays, make a ``Step`` and run the same loops. Nothing inside a ``nogil``
+block can fail.
 """
 cimport cython
 from cython cimport floating
 from libc.math cimport rintf
+from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 from cython.parallel cimport parallel, prange, threadid
 
@@ -100,6 +105,13 @@ cdef extern from "_simd_rows.h" nogil:
                                   Py_ssize_t count, Py_ssize_t n_rows) noexcept
 
 
+cdef extern from "_simd_sums.h" nogil:
+    void cresize_sum_2x2_f32(float* out, const float* a, const float* b, float wa, float wb,
+                             const float* wx, Py_ssize_t n) noexcept
+    void cresize_sum_2x2_f64(double* out, const double* a, const double* b, double wa,
+                             double wb, const double* wx, Py_ssize_t n) noexcept
+
+
 #: SIMD levels, lowest first (``_simd_pixels.h``).
 SIMD_LEVELS = ("none", "sse2", "avx2", "avx512")
 
@@ -146,52 +158,236 @@ def max_threads():
     return cresize_max_threads()
 
 
+cpdef enum Order:
+    RING = 0
+    VERTICAL_FIRST = 1
+    DIRECT = 2
+
+
+#: ``Step``'s default bound of threads: none below the call's own.
+NO_BOUND = 1 << 30
+
+
+cdef class Step:
+    """One float kernel call with everything but the data fixed: sizes and tap
+    tables, checked once when it is made (``make_step``), so that a call hands
+    over only two data pointers and a thread count (``run``). It holds its
+    tables alive and no scratch (each call allocates its own), so one step may
+    run in several threads at once.
+
+    ``Step(src, dst, num_threads)`` runs it on C-contiguous arrays of
+    ``src_size`` and ``dst_size`` values of its dtype (checked).
+    """
+
+    def __call__(self, src, dst, int num_threads):
+        cdef const float[::1] sf
+        cdef float[::1] df
+        cdef const double[::1] sd
+        cdef double[::1] dd
+        if not (src.flags.c_contiguous and dst.flags.c_contiguous):
+            raise ValueError("src and dst must be C-contiguous arrays")
+        if self.wide:
+            sd, dd = src.reshape(-1), dst.reshape(-1)
+            _check_same("src values", sd.shape[0], "the step's input values", self.src_size)
+            _check_same("dst values", dd.shape[0], "the step's output values", self.dst_size)
+            self.run(&sd[0] if sd.shape[0] else NULL, &dd[0] if dd.shape[0] else NULL,
+                     num_threads)
+        else:
+            sf, df = src.reshape(-1), dst.reshape(-1)
+            _check_same("src values", sf.shape[0], "the step's input values", self.src_size)
+            _check_same("dst values", df.shape[0], "the step's output values", self.dst_size)
+            self.run(&sf[0] if sf.shape[0] else NULL, &df[0] if df.shape[0] else NULL,
+                     num_threads)
+
+    cdef int run(self, const void* src, void* dst, int num_threads, void* scratch=NULL,
+                 Py_ssize_t scratch_stride=0, Py_ssize_t* tags=NULL,
+                 Py_ssize_t tags_stride=0) except -1:
+        """Run on ``src`` / ``dst`` (``src_size`` / ``dst_size`` values of the step's
+        dtype; the caller checked them) with at most ``num_threads`` threads, and
+        no OpenMP region for one. ``scratch`` / ``tags`` (FUSED): a row per thread of
+        at least ``size.row`` / ``size.slots`` values, ``*_stride`` apart; NULL:
+        allocated here."""
+        cdef int n = num_threads, failed = 0
+        _check_threads(num_threads)
+        if n > self.most_threads:
+            n = self.most_threads
+        if self.dst_size == 0:
+            return 0
+        with nogil:  # other Python threads run meanwhile
+            if self.kind == FUSED:
+                if self.wide:
+                    failed = _fused(&self.size, self.y_index, self.y_wd, self.y_count,
+                                    self.x_index, self.x_wd, self.x_count, self.x_start,
+                                    <const double*>src, <char*>dst, n, <double*>scratch,
+                                    scratch_stride, tags, tags_stride)
+                else:
+                    failed = _fused(&self.size, self.y_index, self.y_wf, self.y_count,
+                                    self.x_index, self.x_wf, self.x_count, self.x_start,
+                                    <const float*>src, <char*>dst, n, <float*>scratch,
+                                    scratch_stride, tags, tags_stride)
+            elif self.kind == LINES:
+                if self.wide:
+                    _lines(&self.size, self.x_index, self.x_wd, self.x_count, self.x_start,
+                           <const double*>src, <double*>dst, n)
+                else:
+                    _lines(&self.size, self.x_index, self.x_wf, self.x_count, self.x_start,
+                           <const float*>src, <float*>dst, n)
+            elif self.wide:
+                _planes(&self.size, self.y_index, self.y_wd, self.y_count, <const double*>src,
+                        <double*>dst, n)
+            else:
+                _planes(&self.size, self.y_index, self.y_wf, self.y_count, <const float*>src,
+                        <float*>dst, n)
+        if failed:
+            raise MemoryError("no memory for the kernel's scratch rows")
+        return 0
+
+
+def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
+              tuple y=None, tuple x=None, Py_ssize_t channels=1, int order=DIRECT,
+              Py_ssize_t slots=1, Py_ssize_t x_block=0, Py_ssize_t y_block=0,
+              Py_ssize_t most_threads=NO_BOUND):
+    """A checked ``Step`` on ``src (n_planes, in_h, in_row)``.
+
+    ``LINES``: ``x`` = ``(index, weight, count, start, select)`` (``Taps.row_args``)
+    resamples each row (``in_h`` = 1). ``PLANES``: ``y`` = ``(index, weight, count)``
+    (``Taps.kernel_args``) combines whole rows of ``in_row`` values. ``FUSED``:
+    both, rows of pixels of ``channels`` values, ``order`` and ``slots`` as in
+    ``resize_2d``. Weights of float32 or float64 (both tables the same) set the
+    step's dtype. ``x_block`` = ``Taps.block`` of the x table (``f``: row ``o`` reads
+    inputs ``o*f … o*f + f - 1``; checked), whose rows then read their inputs without
+    the index table (the same bits); ``y_block`` likewise for the y table (blocks of
+    2x2 are summed in one sweep over their two rows). ``most_threads`` bounds the
+    threads of every call.
+    """
+    cdef Step s = Step.__new__(Step)
+    cdef Sizes* z = &s.size
+    cdef object weight
+    if kind not in (LINES, PLANES, FUSED):
+        raise ValueError(f"kind must be LINES, PLANES or FUSED; got {kind}")
+    if n_planes < 0 or in_h < 0 or in_row < 0:
+        raise ValueError(f"src shape ({n_planes}, {in_h}, {in_row}) has a negative length")
+    if most_threads < 1:
+        raise ValueError(f"most_threads must be >= 1; got {most_threads}")
+    s.kind = kind
+    s.most_threads = <int>min(most_threads, NO_BOUND)
+    z.n_planes, z.in_h, z.in_row = n_planes, in_h, in_row
+    z.out_h, z.out_row, z.channels, z.in_px = in_h, in_row, 1, in_row
+    z.order, z.slots, z.row, z.x_select = order, 1, 0, False
+    z.out_kind, z.gather, z.x_identity = 0, False, False
+    if kind != LINES:
+        s.y_index, weight, s.y_count = y
+        s.wide = weight.dtype.itemsize == 8
+        if s.wide:
+            s.y_wd = weight
+        else:
+            s.y_wf = weight
+        z.out_h = s.y_index.shape[0]
+    if kind != PLANES:
+        s.x_index, weight, s.x_count, s.x_start, z.x_select = x
+        if kind == LINES:
+            s.wide = weight.dtype.itemsize == 8
+        elif s.wide != (weight.dtype.itemsize == 8):
+            raise TypeError("the y and x weights must have the same dtype")
+        if s.wide:
+            s.x_wd = weight
+        else:
+            s.x_wf = weight
+    if kind == LINES:
+        if in_h != 1:
+            raise ValueError(f"a LINES step reads rows: in_h must be 1; got {in_h}")
+        z.out_row = s.x_index.shape[0]
+        _check_axis("", s.x_index, _rows(s, False), _width(s, False), s.x_count, z.out_row,
+                    in_row)
+        _check_row_extras("", s.x_index, s.x_count, s.x_start, z.x_select, in_row)
+    elif kind == PLANES:
+        _check_axis("", s.y_index, _rows(s, True), _width(s, True), s.y_count, z.out_h, in_h)
+    else:
+        z.channels, z.slots = channels, slots
+        z.out_row = s.x_index.shape[0] * channels
+        _check_2d_tables(in_h, in_row, z.out_h, z.out_row, channels, s.y_index, _rows(s, True),
+                         _width(s, True), s.y_count, s.x_index, _rows(s, False),
+                         _width(s, False), s.x_count, s.x_start, z.x_select, order, slots)
+        z.in_px = in_row // channels
+        z.row = scratch_length(order, slots, in_row, z.out_row, True)
+    if x_block:
+        _check_block(s, x_block, False)
+        z.x_block = x_block
+    if y_block:
+        _check_block(s, y_block, True)
+        z.y_block = y_block
+    z.itemsize = 8 if s.wide else 4
+    z.ring_len = z.row
+    s.src_size = n_planes * in_h * in_row
+    s.dst_size = n_planes * z.out_h * z.out_row
+    return s
+
+
+cdef int _check_block(Step s, Py_ssize_t f, bint y) except -1:
+    """The y or x table is ``Taps.block`` ``f`` (the x table on rows of single values)."""
+    cdef const Py_ssize_t[:, ::1] index = s.y_index if y else s.x_index
+    cdef const Py_ssize_t[::1] count = s.y_count if y else s.x_count
+    cdef Py_ssize_t o, k
+    cdef bint ok = f >= 2 and index.shape[1] == f
+    ok = ok and (s.kind != LINES if y else kind_has_x(s.kind) and s.size.channels == 1)
+    if ok:
+        for o in range(index.shape[0]):
+            ok = ok and count[o] == f
+            for k in range(f):
+                ok = ok and index[o, k] == o * f + k
+            if not ok:
+                break
+    if not ok:
+        raise ValueError(f"{'y' if y else 'x'}_block {f}: the table's rows do not read "
+                         f"blocks of {f} inputs (x: on rows of single values)")
+    return 0
+
+
+cdef inline bint kind_has_x(int kind):
+    return kind == LINES or kind == FUSED
+
+
+cdef Py_ssize_t _rows(Step s, bint y):
+    if s.wide:
+        return (s.y_wd if y else s.x_wd).shape[0]
+    return (s.y_wf if y else s.x_wf).shape[0]
+
+
+cdef Py_ssize_t _width(Step s, bint y):
+    if s.wide:
+        return (s.y_wd if y else s.x_wd).shape[1]
+    return (s.y_wf if y else s.x_wf).shape[1]
+
+
 def gather_lines(const floating[:, ::1] src, floating[:, ::1] dst,
                  const Py_ssize_t[:, ::1] index, const floating[:, ::1] weight,
                  const Py_ssize_t[::1] count, const Py_ssize_t[::1] start, bint select,
                  int num_threads):
-    """Resize along the contiguous axis: ``src (R, I) -> dst (R, O)``."""
-    cdef Py_ssize_t rows = dst.shape[0], n_out = dst.shape[1]
-    cdef Py_ssize_t r, o
-    _check_same("src rows", src.shape[0], "dst rows", rows)
+    """Resize along the contiguous axis: ``src (R, I) -> dst (R, O)`` (a ``Step``)."""
+    cdef Step s
+    _check_same("src rows", src.shape[0], "dst rows", dst.shape[0])
     _check_threads(num_threads)
-    _check_axis("", index, weight.shape[0], weight.shape[1], count, n_out, src.shape[1])
-    _check_row_extras("", index, count, start, select, src.shape[1])
-    if rows >= num_threads:
-        for r in prange(rows, nogil=True, schedule="static", num_threads=num_threads):
-            _resample_row(&dst[r, 0], &src[r, 0], 1, src.shape[1], index, weight, count, start,
-                          select)
-    else:  # a few long lines: share out the outputs instead
-        for o in prange(n_out, nogil=True, schedule="static", num_threads=num_threads):
-            for r in range(rows):
-                dst[r, o] = _dot(&src[r, 0], &index[o, 0], &weight[o, 0], count[o])
+    s = make_step(LINES, src.shape[0], 1, src.shape[1],
+                  x=(index.base, weight.base, count.base, start.base, select))
+    _check_same("dst row length", dst.shape[1], "the x table's outputs", s.size.out_row)
+    s.run(&src[0, 0], &dst[0, 0], num_threads)
 
 
 def gather_planes(const floating[:, :, ::1] src, floating[:, :, ::1] dst,
                   const Py_ssize_t[:, ::1] index, const floating[:, ::1] weight,
                   const Py_ssize_t[::1] count, int num_threads):
-    """Resize along a middle axis: ``src (A, I, C) -> dst (A, O, C)``.
+    """Resize along a middle axis: ``src (A, I, C) -> dst (A, O, C)`` (a ``Step``).
 
     Each output row is a weighted sum of whole input rows of length ``C``.
     """
-    cdef Py_ssize_t n_out = dst.shape[1], width = dst.shape[2]
-    cdef Py_ssize_t jobs = dst.shape[0] * n_out
-    cdef Py_ssize_t j, a, o
+    cdef Step s
     _check_same("src planes", src.shape[0], "dst planes", dst.shape[0])
-    _check_same("src row length", src.shape[2], "dst row length", width)
+    _check_same("src row length", src.shape[2], "dst row length", dst.shape[2])
     _check_threads(num_threads)
-    _check_axis("", index, weight.shape[0], weight.shape[1], count, n_out, src.shape[1])
-    for j in prange(jobs, nogil=True, schedule="static", num_threads=num_threads):
-        a = j // n_out
-        o = j - a * n_out
-        _combine_rows(&dst[a, o, 0], &src[a, 0, 0], width,
-                      &index[o, 0], &weight[o, 0], count[o], src.shape[1])
-
-
-cpdef enum Order:
-    RING = 0
-    VERTICAL_FIRST = 1
-    DIRECT = 2
+    s = make_step(PLANES, src.shape[0], src.shape[1], src.shape[2],
+                  y=(index.base, weight.base, count.base))
+    _check_same("dst rows", dst.shape[1], "the table's outputs", s.size.out_h)
+    s.run(&src[0, 0, 0], &dst[0, 0, 0], num_threads)
 
 
 def resize_2d(const floating[:, :, ::1] src, floating[:, :, ::1] dst, Py_ssize_t channels,
@@ -204,7 +400,8 @@ def resize_2d(const floating[:, :, ::1] src, floating[:, :, ::1] dst, Py_ssize_t
     """Resize two adjacent axes in one sweep: ``src (B, IH, IW*C) -> dst (B, OH, OW*C)``.
 
     ``C`` (``channels``) trailing values per pixel ride along. No intermediate
-    array: each thread keeps its rows in its row of ``scratch``.
+    array: each thread keeps its rows in its row of ``scratch``. (A ``Step`` made
+    by ``make_step(FUSED, ...)`` runs the same loop with scratch of its own.)
 
     ``order`` (chosen from the tables alone, so the result does not depend on
     the thread count):
@@ -217,60 +414,191 @@ def resize_2d(const floating[:, :, ::1] src, floating[:, :, ::1] dst, Py_ssize_t
     * ``DIRECT``: every output row reads one input row with weight 1 (nearest):
       that row is resampled straight into the output.
     """
-    cdef Py_ssize_t n_planes = dst.shape[0], out_h = dst.shape[1], out_row = dst.shape[2]
-    cdef Py_ssize_t in_h = src.shape[1], in_row = src.shape[2]
-    cdef Py_ssize_t slots = tags.shape[1], jobs = n_planes * out_h
-    cdef Py_ssize_t j, b, oy, k, s, iy, key, tid, t
-    cdef Py_ssize_t in_px = in_row // channels if channels > 0 else 0
-    cdef floating* buf
-    cdef Py_ssize_t* tag
-    _check_2d(src.shape[0], in_h, in_row, n_planes, out_h, out_row, channels,
-              y_index, y_weight.shape[0], y_weight.shape[1], y_count,
+    cdef Step s
+    _check_2d(src.shape[0], src.shape[1], src.shape[2], dst.shape[0], dst.shape[1],
+              dst.shape[2], channels, y_index, y_weight.shape[0], y_weight.shape[1], y_count,
               x_index, x_weight.shape[0], x_weight.shape[1], x_count, x_start, x_select,
               order, scratch.shape[0], scratch.shape[1],
-              scratch_length(order, slots, in_row, out_row, True), tags, num_threads)
-    with nogil, parallel(num_threads=num_threads):
-        tid = threadid()
-        buf = &scratch[tid, 0]
-        tag = &tags[tid, 0]
-        for t in range(slots):
-            tag[t] = -1
-        for j in prange(jobs, schedule="static"):
-            b = j // out_h
-            oy = j - b * out_h
-            if order == DIRECT:
-                if oy > 0 and tag[0] == j - 1 and y_index[oy, 0] == y_index[oy - 1, 0]:
-                    # The row this thread wrote last read the same input row: copy it.
-                    memcpy(&dst[b, oy, 0], &dst[b, oy - 1, 0], out_row * sizeof(floating))
-                else:
-                    _resample_row(&dst[b, oy, 0], &src[b, y_index[oy, 0], 0], channels, in_px,
-                                  x_index, x_weight, x_count, x_start, x_select)
-                tag[0] = j
-            elif order == VERTICAL_FIRST:
-                _combine_rows(buf, &src[b, 0, 0], in_row,
-                              &y_index[oy, 0], &y_weight[oy, 0], y_count[oy], in_h)
-                _resample_row(&dst[b, oy, 0], buf, channels, in_px, x_index, x_weight, x_count,
-                              x_start, x_select)
-            else:
-                for k in range(y_count[oy]):
-                    iy = y_index[oy, k]
-                    s = iy % slots
-                    key = b * in_h + iy
-                    if tag[s] != key:
-                        _resample_row(buf + s * out_row, &src[b, iy, 0], channels, in_px,
-                                      x_index, x_weight, x_count, x_start, x_select)
-                        tag[s] = key
-                _combine_rows(&dst[b, oy, 0], buf, out_row,
-                              &y_index[oy, 0], &y_weight[oy, 0], y_count[oy], slots)
+              scratch_length(order, tags.shape[1], src.shape[2], dst.shape[2], True), tags,
+              num_threads)
+    s = make_step(FUSED, src.shape[0], src.shape[1], src.shape[2],
+                  y=(y_index.base, y_weight.base, y_count.base),
+                  x=(x_index.base, x_weight.base, x_count.base, x_start.base, x_select),
+                  channels=channels, order=order, slots=tags.shape[1])
+    s.run(&src[0, 0, 0], &dst[0, 0, 0], num_threads, &scratch[0, 0], scratch.shape[1],
+          &tags[0, 0], tags.shape[1])
 
 
-ctypedef fused pixel:  # what resize_2d_int reads
-    float
-    double
-    unsigned char
-    signed char
-    unsigned short
-    short
+# ----------------------------------------------------------------------------
+# The loops of a Step: serial for one thread (no OpenMP region), else a static
+# share of the jobs per thread (the bits do not depend on the count).
+
+
+cdef inline void _row(const Sizes* z, floating* out, const source* line,
+                      const Py_ssize_t[:, ::1] index, const floating[:, ::1] weight,
+                      const Py_ssize_t[::1] count, const Py_ssize_t[::1] start) noexcept nogil:
+    """Resample one row with the x table (``_resample_row``; blocks without the index)."""
+    cdef Py_ssize_t o, k, f = z.x_block, n_out = index.shape[0]
+    cdef const floating* w = &weight[0, 0]
+    cdef floating acc
+    if f == 2:  # the operations of _dot, in its order: 0, then each product added
+        for o in range(n_out):
+            out[o] = (0 + w[2 * o] * line[2 * o]) + w[2 * o + 1] * line[2 * o + 1]
+    elif f:
+        for o in range(n_out):
+            acc = 0
+            for k in range(f):
+                acc = acc + w[o * f + k] * line[o * f + k]
+            out[o] = acc
+    else:
+        _resample_row(out, line, z.channels, z.in_px, index, weight, count, start, z.x_select)
+
+
+cdef inline void _sum_2x2(floating* out, const floating* a, Py_ssize_t in_row,
+                          const floating* wy, const floating* wx,
+                          Py_ssize_t n_out) noexcept nogil:
+    """Blocks of 2x2 from rows ``a`` and ``a + in_row``, y weights ``wy[0:2]``, x weights
+    ``wx[2*o : 2*o + 2]``: the operations of ``_combine_rows`` (``wa*a + wb*b``) then
+    ``_row`` (``(0 + w0*r0) + w1*r1``) in one sweep (``_simd_sums.h``)."""
+    if floating is float:
+        cresize_sum_2x2_f32(out, a, a + in_row, wy[0], wy[1], wx, n_out)
+    else:
+        cresize_sum_2x2_f64(out, a, a + in_row, wy[0], wy[1], wx, n_out)
+
+
+cdef void _lines(const Sizes* z, const Py_ssize_t[:, ::1] index,
+                 const floating[:, ::1] weight, const Py_ssize_t[::1] count,
+                 const Py_ssize_t[::1] start, const floating* src, floating* dst,
+                 int n) noexcept nogil:
+    cdef Py_ssize_t rows = z.n_planes, n_in = z.in_row, n_out = z.out_row, r, o
+    if n == 1:
+        for r in range(rows):
+            _row(z, dst + r * n_out, src + r * n_in, index, weight, count, start)
+    elif rows >= n:
+        for r in prange(rows, schedule="static", num_threads=n):
+            _row(z, dst + r * n_out, src + r * n_in, index, weight, count, start)
+    else:  # a few long lines: share out the outputs instead
+        for o in prange(n_out, schedule="static", num_threads=n):
+            for r in range(rows):
+                dst[r * n_out + o] = _dot(src + r * n_in, &index[o, 0], &weight[o, 0], count[o])
+
+
+cdef void _planes(const Sizes* z, const Py_ssize_t[:, ::1] index,
+                  const floating[:, ::1] weight, const Py_ssize_t[::1] count,
+                  const floating* src, floating* dst, int n) noexcept nogil:
+    cdef Py_ssize_t n_in = z.in_h, n_out = z.out_h, width = z.in_row
+    cdef Py_ssize_t jobs = z.n_planes * n_out, j, a, o
+    if n == 1:
+        for j in range(jobs):
+            a = j // n_out
+            o = j - a * n_out
+            _combine_rows(dst + j * width, src + a * n_in * width, width,
+                          &index[o, 0], &weight[o, 0], count[o], n_in)
+    else:
+        for j in prange(jobs, schedule="static", num_threads=n):
+            a = j // n_out
+            o = j - a * n_out
+            _combine_rows(dst + j * width, src + a * n_in * width, width,
+                          &index[o, 0], &weight[o, 0], count[o], n_in)
+
+
+cdef int _fused(const Sizes* z, const Py_ssize_t[:, ::1] y_index,
+                const floating[:, ::1] y_weight, const Py_ssize_t[::1] y_count,
+                const Py_ssize_t[:, ::1] x_index, const floating[:, ::1] x_weight,
+                const Py_ssize_t[::1] x_count, const Py_ssize_t[::1] x_start,
+                const source* src, char* dst, int n, floating* scratch,
+                Py_ssize_t scratch_stride, Py_ssize_t* tags,
+                Py_ssize_t tags_stride) noexcept nogil:
+    """The fused sweep (``resize_2d``, ``resize_2d_int``); 1 when the scratch cannot
+    be allocated."""
+    cdef Py_ssize_t jobs = z.n_planes * z.out_h, j, t, tid
+    cdef floating* own = NULL
+    cdef Py_ssize_t* own_tags = NULL
+    cdef floating* buf
+    cdef Py_ssize_t* tag
+    if scratch == NULL:
+        scratch_stride, tags_stride = z.row, z.slots
+        own = <floating*>malloc(n * z.row * sizeof(floating) + 1)
+        own_tags = <Py_ssize_t*>malloc(n * z.slots * sizeof(Py_ssize_t) + 1)
+        if own == NULL or own_tags == NULL:
+            free(own)
+            free(own_tags)
+            return 1
+        scratch, tags = own, own_tags
+    if n == 1:
+        for t in range(z.slots):
+            tags[t] = -1
+        for j in range(jobs):
+            _fused_row(z, j, y_index, y_weight, y_count, x_index, x_weight, x_count, x_start,
+                       src, dst, scratch, tags)
+    else:
+        with parallel(num_threads=n):
+            tid = threadid()
+            buf = scratch + tid * scratch_stride
+            tag = tags + tid * tags_stride
+            for t in range(z.slots):
+                tag[t] = -1
+            for j in prange(jobs, schedule="static"):
+                _fused_row(z, j, y_index, y_weight, y_count, x_index, x_weight, x_count,
+                           x_start, src, dst, buf, tag)
+    free(own)
+    free(own_tags)
+    return 0
+
+
+cdef inline void _fused_row(const Sizes* z, Py_ssize_t j, const Py_ssize_t[:, ::1] y_index,
+                            const floating[:, ::1] y_weight, const Py_ssize_t[::1] y_count,
+                            const Py_ssize_t[:, ::1] x_index, const floating[:, ::1] x_weight,
+                            const Py_ssize_t[::1] x_count, const Py_ssize_t[::1] x_start,
+                            const source* src, char* dst, floating* buf,
+                            Py_ssize_t* tag) noexcept nogil:
+    """Output row ``j`` of the fused sweep, in this thread's ``buf`` / ``tag``: sums in
+    ``floating``, written as they are or (``out_kind``) rounded into integers."""
+    cdef Py_ssize_t in_h = z.in_h, in_row = z.in_row, out_row = z.out_row, slots = z.slots
+    cdef Py_ssize_t b = j // z.out_h, k, s, iy, key, row_bytes = out_row * z.itemsize
+    cdef Py_ssize_t oy = j - b * z.out_h
+    cdef const source* plane = src + b * in_h * in_row
+    cdef char* out = dst + j * row_bytes
+    cdef floating* target = buf + z.ring_len if z.out_kind else <floating*>out
+    if z.order == DIRECT and oy > 0 and tag[0] == j - 1 and y_index[oy, 0] == y_index[oy - 1, 0]:
+        # The row this thread wrote last read the same input row: copy it.
+        memcpy(out, out - row_bytes, row_bytes)
+        tag[0] = j
+        return
+    if z.gather:
+        _gather_pixels(out, <const char*>(plane + y_index[oy, 0] * in_row),
+                       z.channels * z.itemsize, x_index)
+    elif z.order == DIRECT:
+        _row(z, target, plane + y_index[oy, 0] * in_row, x_index, x_weight, x_count, x_start)
+    elif z.order == VERTICAL_FIRST:
+        if (((source is float and floating is float) or (source is double and floating is double))
+                and z.y_block == 2 and z.x_block == 2):
+            _sum_2x2(target, <const floating*>(plane + 2 * oy * in_row), in_row,
+                     &y_weight[oy, 0], &x_weight[0, 0], out_row)
+        elif z.x_identity:  # whole rows combined: the combination is the output row
+            _combine_rows(target, plane, in_row, &y_index[oy, 0], &y_weight[oy, 0],
+                          y_count[oy], in_h)
+        else:
+            _combine_rows(buf, plane, in_row, &y_index[oy, 0], &y_weight[oy, 0], y_count[oy],
+                          in_h)
+            _row(z, target, buf, x_index, x_weight, x_count, x_start)
+    else:
+        for k in range(y_count[oy]):
+            iy = y_index[oy, k]
+            s = iy % slots
+            key = b * in_h + iy
+            if tag[s] != key:
+                _row(z, buf + s * out_row, plane + iy * in_row, x_index, x_weight, x_count,
+                     x_start)
+                tag[s] = key
+        if z.out_kind and _combine_store(out, z.out_kind, buf, out_row, &y_index[oy, 0],
+                                         &y_weight[oy, 0], y_count[oy], slots):
+            return  # summed and stored in one pass (_simd_rows.h)
+        _combine_rows(target, buf, out_row, &y_index[oy, 0], &y_weight[oy, 0], y_count[oy], slots)
+    if z.out_kind and not z.gather:
+        _store_any(out, z.out_kind, target, out_row)
+    if z.order == DIRECT:
+        tag[0] = j
 
 
 def scratch_length(int order, Py_ssize_t slots, Py_ssize_t in_row, Py_ssize_t out_row,
@@ -289,7 +617,7 @@ def scratch_length(int order, Py_ssize_t slots, Py_ssize_t in_row, Py_ssize_t ou
     return n + (0 if float_output else out_row)
 
 
-def resize_2d_int(const pixel[:, :, ::1] src, dst, Py_ssize_t channels, tuple y, tuple x,
+def resize_2d_int(const source[:, :, ::1] src, dst, Py_ssize_t channels, tuple y, tuple x,
                   int order, floating[:, ::1] scratch, Py_ssize_t[:, ::1] tags,
                   int num_threads):
     """``resize_2d`` for 8- and 16-bit integers, read and written as they are.
@@ -322,28 +650,20 @@ def resize_2d_int(const pixel[:, :, ::1] src, dst, Py_ssize_t channels, tuple y,
     cdef bint x_select = x[4]
     cdef str src_kind, sum_kind = "f" if floating is float else "d"
     cdef str kind = getattr(getattr(dst, "dtype", None), "char", "")
-    cdef Py_ssize_t itemsize, n_planes, out_h, out_row
-    cdef Py_ssize_t in_h = src.shape[1], in_row = src.shape[2]
-    cdef Py_ssize_t slots = tags.shape[1], jobs, row_bytes
+    cdef Py_ssize_t in_h = src.shape[1], in_row = src.shape[2], slots = tags.shape[1]
     cdef Py_ssize_t in_px = in_row // channels if channels > 0 else 0
-    cdef Py_ssize_t j, b, oy, k, s, iy, key, tid, t, ring_len
-    cdef floating* ring  # RING: the resampled rows; VERTICAL_FIRST: the combined row
-    cdef floating* row  # integer output: the row of sums before rounding
-    cdef floating* target
-    cdef char* out_row_ptr
-    cdef char out_kind
-    cdef Py_ssize_t* tag
     cdef unsigned char[::1] out_bytes
-    cdef bint float_out, gather, x_identity
-    if pixel is float:
+    cdef bint float_out
+    cdef Sizes z
+    if source is float:
         src_kind = "f"
-    elif pixel is double:
+    elif source is double:
         src_kind = "d"
-    elif pixel is cython.uchar:
+    elif source is cython.uchar:
         src_kind = "B"
-    elif pixel is cython.schar:
+    elif source is cython.schar:
         src_kind = "b"
-    elif pixel is cython.ushort:
+    elif source is cython.ushort:
         src_kind = "H"
     else:
         src_kind = "h"
@@ -356,77 +676,29 @@ def resize_2d_int(const pixel[:, :, ::1] src, dst, Py_ssize_t channels, tuple y,
         raise TypeError(f"a float src or dst must have scratch's dtype ({sum_kind}); "
                         f"got {src_kind} -> {kind}")
     float_out = kind == sum_kind
-    gather = x_select and order == DIRECT and kind == src_kind  # integers: copied
-    out_kind = ord(kind)
-    n_planes, out_h, out_row = dst.shape
-    itemsize = dst.itemsize
-    row_bytes = out_row * itemsize
-    jobs = n_planes * out_h
-    ring_len = scratch_length(order, slots, in_row, out_row, True)
-    _check_2d(src.shape[0], in_h, in_row, n_planes, out_h, out_row, channels,
+    z.n_planes, z.out_h, z.out_row = dst.shape
+    z.in_h, z.in_row, z.channels, z.slots, z.order = in_h, in_row, channels, slots, order
+    z.in_px = in_px
+    z.x_select, z.x_block, z.y_block = x_select, 0, 0
+    z.itemsize = dst.itemsize
+    z.ring_len = scratch_length(order, slots, in_row, z.out_row, True)
+    z.row = scratch.shape[1]
+    z.out_kind = 0 if float_out else ord(kind)
+    z.gather = x_select and order == DIRECT and kind == src_kind  # integers: copied
+    # Whole rows combined (a single-axis step): the combination is the output row.
+    z.x_identity = x_select and x_index.shape[0] == 1 and in_row == z.out_row
+    _check_2d(src.shape[0], in_h, in_row, z.n_planes, z.out_h, z.out_row, channels,
               y_index, y_weight.shape[0], y_weight.shape[1], y_count,
               x_index, x_weight.shape[0], x_weight.shape[1], x_count, x_start, x_select,
               order, scratch.shape[0], scratch.shape[1],
-              scratch_length(order, slots, in_row, out_row, float_out), tags, num_threads)
-    if jobs * out_row == 0:
+              scratch_length(order, slots, in_row, z.out_row, float_out), tags, num_threads)
+    if z.n_planes * z.out_h * z.out_row == 0:
         return
     out_bytes = dst.reshape(-1).view("u1")  # C-contiguous: a view, written in place
-    # Whole rows combined (a single-axis step): the combination is the output row.
-    x_identity = x_select and x_index.shape[0] == 1 and in_row == out_row
-    with nogil, parallel(num_threads=num_threads):
-        tid = threadid()
-        ring = &scratch[tid, 0]
-        row = ring + ring_len
-        tag = &tags[tid, 0]
-        for t in range(slots):
-            tag[t] = -1
-        for j in prange(jobs, schedule="static"):
-            b = j // out_h
-            oy = j - b * out_h
-            out_row_ptr = <char*>&out_bytes[0] + j * row_bytes
-            target = <floating*>out_row_ptr if float_out else row
-            if (order == DIRECT and oy > 0 and tag[0] == j - 1
-                    and y_index[oy, 0] == y_index[oy - 1, 0]):
-                # The row this thread wrote last read the same input row: copy it.
-                memcpy(out_row_ptr, out_row_ptr - row_bytes, row_bytes)
-                tag[0] = j
-                continue
-            if gather:
-                _gather_pixels(out_row_ptr, <const char*>&src[b, y_index[oy, 0], 0],
-                               channels * itemsize, x_index)
-            elif order == DIRECT:
-                _resample_row(target, &src[b, y_index[oy, 0], 0], channels, in_px,
-                              x_index, x_weight, x_count, x_start, x_select)
-            elif order == VERTICAL_FIRST:
-                if x_identity:
-                    _combine_rows(target, &src[b, 0, 0], in_row,
-                                  &y_index[oy, 0], &y_weight[oy, 0], y_count[oy], in_h)
-                else:
-                    _combine_rows(ring, &src[b, 0, 0], in_row,
-                                  &y_index[oy, 0], &y_weight[oy, 0], y_count[oy], in_h)
-                    _resample_row(target, ring, channels, in_px, x_index, x_weight, x_count,
-                                  x_start, x_select)
-            else:
-                for k in range(y_count[oy]):
-                    iy = y_index[oy, k]
-                    s = iy % slots
-                    key = b * in_h + iy
-                    if tag[s] != key:
-                        _resample_row(ring + s * out_row, &src[b, iy, 0], channels, in_px,
-                                      x_index, x_weight, x_count, x_start, x_select)
-                        tag[s] = key
-                if float_out or not _combine_store(out_row_ptr, out_kind, ring, out_row,
-                                                   &y_index[oy, 0], &y_weight[oy, 0],
-                                                   y_count[oy], slots):
-                    _combine_rows(target, ring, out_row,
-                                  &y_index[oy, 0], &y_weight[oy, 0], y_count[oy], slots)
-                    if not float_out:
-                        _store_any(out_row_ptr, out_kind, target, out_row)
-                continue  # stored
-            if not float_out and not gather:
-                _store_any(out_row_ptr, out_kind, target, out_row)
-            if order == DIRECT:
-                tag[0] = j
+    with nogil:
+        _fused(&z, y_index, y_weight, y_count, x_index, x_weight, x_count, x_start,
+               &src[0, 0, 0], <char*>&out_bytes[0], num_threads, &scratch[0, 0],
+               scratch.shape[1], &tags[0, 0], tags.shape[1])
 
 
 cdef inline void _gather_pixels(char* out, const char* line, Py_ssize_t size,
@@ -593,9 +865,29 @@ cdef int _check_2d(Py_ssize_t src_planes, Py_ssize_t in_h, Py_ssize_t in_row,
                    int order, Py_ssize_t scratch_threads, Py_ssize_t scratch_row,
                    Py_ssize_t scratch_needed, const Py_ssize_t[:, ::1] tags,
                    int num_threads) except -1:
-    cdef Py_ssize_t o, span = 1, slots = tags.shape[1]
     _check_threads(num_threads)
     _check_same("src planes", src_planes, "dst planes", n_planes)
+    _check_2d_tables(in_h, in_row, out_h, out_row, channels, y_index, y_rows, y_width, y_count,
+                     x_index, x_rows, x_width, x_count, x_start, x_select, order, tags.shape[1])
+    if scratch_threads < num_threads or tags.shape[0] < num_threads:
+        raise ValueError(f"scratch and tags need a row per thread ({num_threads}); got "
+                         f"{scratch_threads} and {tags.shape[0]}")
+    if scratch_row < scratch_needed:
+        raise ValueError(f"scratch rows hold {scratch_row} values; this order needs "
+                         f"{scratch_needed} (scratch_length)")
+    return 0
+
+
+cdef int _check_2d_tables(Py_ssize_t in_h, Py_ssize_t in_row, Py_ssize_t out_h,
+                          Py_ssize_t out_row, Py_ssize_t channels,
+                          const Py_ssize_t[:, ::1] y_index, Py_ssize_t y_rows,
+                          Py_ssize_t y_width, const Py_ssize_t[::1] y_count,
+                          const Py_ssize_t[:, ::1] x_index, Py_ssize_t x_rows,
+                          Py_ssize_t x_width, const Py_ssize_t[::1] x_count,
+                          const Py_ssize_t[::1] x_start, bint x_select,
+                          int order, Py_ssize_t slots) except -1:
+    """What a fused sweep of rows ``(in_h, in_row) -> (out_h, out_row)`` relies on."""
+    cdef Py_ssize_t o, span = 1
     if channels < 1 or in_row % channels or out_row != x_index.shape[0] * channels:
         raise ValueError(f"rows of {in_row} -> {out_row} values do not hold whole pixels of "
                          f"{channels} values for an x table of {x_index.shape[0]} outputs")
@@ -618,12 +910,6 @@ cdef int _check_2d(Py_ssize_t src_planes, Py_ssize_t in_h, Py_ssize_t in_row,
                              f"got {slots}")
     if slots < 1:
         raise ValueError("tags needs at least one slot per thread")
-    if scratch_threads < num_threads or tags.shape[0] < num_threads:
-        raise ValueError(f"scratch and tags need a row per thread ({num_threads}); got "
-                         f"{scratch_threads} and {tags.shape[0]}")
-    if scratch_row < scratch_needed:
-        raise ValueError(f"scratch rows hold {scratch_row} values; this order needs "
-                         f"{scratch_needed} (scratch_length)")
     return 0
 
 

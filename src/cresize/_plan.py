@@ -10,7 +10,9 @@ with the tables restricted to the block's outputs (``Plan.run_region``) gives
 the same bits as executing it on the whole array: the decisions are the whole
 array's, and every output keeps its taps in the same order.
 
-Every kernel call is in ``_fast.run_step`` (the executor; ``_run_step`` here forwards to it).
+Every kernel call goes through ``_fast`` (the executor: ``run_step`` / ``run_steps``;
+``_run_step`` here forwards to it); a float call is a ``_kernels.Step`` made and
+checked when the program compiles (``_float_step``).
 """
 
 from __future__ import annotations
@@ -32,8 +34,12 @@ from cresize._tables import taps
 #: very long rows (shrinking by thousands) stay within docs/spec.md's float32 tolerance.
 LONG_SUM = 2048
 
-#: Values read and written per thread below which more threads cost more than they save.
-MIN_WORK_PER_THREAD = 16384
+#: Values read and written per thread below which more threads cost more than they save
+#: (each float step takes its bound when the plan compiles). A (1,3,224,224) -> 112²
+#: bilinear resize (188160 values) runs in about 14 µs on one thread; a second one saves
+#: a few µs on an idle machine but costs milliseconds when the cores are busy (the
+#: OpenMP worker waits for a core), so arrays that small run on one thread.
+MIN_WORK_PER_THREAD = 2**17
 
 #: Default bound of the plan cache, in bytes (tables and plans together).
 DEFAULT_CACHE_LIMIT = 256 * 2**20
@@ -117,8 +123,9 @@ class _Program:
         self.bounds = {a: _row_bounds(t) for a, t in tables.items()}
         self.shape = shape  # the whole input's shape
         self._compiled = {}
-        #: The whole array's steps when a C-contiguous input of ``run_dtype`` needs
-        #: nothing else (no conversion, no promotion, not the identity); else None.
+        #: The whole array's steps (``_fast.Direct``) when a C-contiguous input of
+        #: ``run_dtype`` needs nothing else (no conversion, no promotion, not the
+        #: identity); else None.
         self.direct = None
         if (
             not self.identity
@@ -126,7 +133,9 @@ class _Program:
             and compute in _FLOATS
             and (storage is None or storage == compute)
         ):
-            self.direct = self.compiled(compute)
+            self.direct = _fast.Direct(
+                self.compiled(compute), tuple(shape), compute, MIN_WORK_PER_THREAD
+            )
 
     def compiled(self, dtype):
         """The whole array's kernel calls (made once per dtype)."""
@@ -157,6 +166,7 @@ class _Slice:
         self.start = np.where(start >= 0, start - lo, -1)
         self.weight = t.kernel_args(dtype)[1][o0:o1]
         self.is_selection = t.is_selection
+        self.block = 0  # rows keep their taps, not the whole table's block pattern
         self.n_in, self.n_out = n_in, o1 - o0
 
     def kernel_args(self, dtype):
@@ -237,8 +247,9 @@ def _apply(program, tables, src, out, num_threads):
 
 def _compile(program, tables, shape, dtype):
     """The kernel calls of ``program`` on an input of ``shape``: ``(kind, src shape,
-    dst shape, dst kernel shape, table args, work, scratch row, ring slots, dst dtype)``;
-    work 0: nothing to compute."""
+    dst shape, dst kernel shape, args, work, scratch row, ring slots, dst dtype)``;
+    args: the checked ``_kernels.Step`` of a float call, the table arguments of an
+    integer one; work 0: nothing to compute (no step)."""
     if dtype.kind in "iu":
         return _compile_int(program, tables, shape, dtype)
     steps = []
@@ -263,6 +274,7 @@ def _float_step(tables, shape, axes, order, slots, dtype):
     work = size_in + size_out if size_out else 0
     for a in axes:
         _check_table(tables[a], dtype)
+    most = max(1, work // MIN_WORK_PER_THREAD)
     if len(axes) == 2:
         x = tables[last]
         if order == _kernels.Order.RING and _span(y) > slots:
@@ -271,36 +283,45 @@ def _float_step(tables, shape, axes, order, slots, dtype):
                 f"span of {_span(y)} input rows"
             )
         row = (slots * x.n_out if order == _kernels.Order.RING else x.n_in) * inner
-        args = (inner, *y.kernel_args(dtype), *x.row_args(dtype), order)
-        return (
+        src_shape = (outer, y.n_in, x.n_in * inner)
+        dst_shape = (outer, y.n_out, x.n_out * inner)
+        step = work and _kernels.make_step(
             FUSED,
-            (outer, y.n_in, x.n_in * inner),
-            tuple(out_shape),
-            (outer, y.n_out, x.n_out * inner),
-            args,
-            work,
-            row,
-            slots,
-            dtype,
+            *src_shape,
+            y=y.kernel_args(dtype),
+            x=x.row_args(dtype),
+            channels=inner,
+            order=order,
+            slots=slots,
+            x_block=x.block if inner == 1 else 0,
+            y_block=y.block,
+            most_threads=most,
         )
+        return (FUSED, src_shape, tuple(out_shape), dst_shape, step, work, row, slots, dtype)
     if inner == 1:
+        step = work and _kernels.make_step(
+            LINES, outer, 1, y.n_in, x=y.row_args(dtype), x_block=y.block, most_threads=most
+        )
         return (
             LINES,
             (outer, y.n_in),
             tuple(out_shape),
             (outer, y.n_out),
-            y.row_args(dtype),
+            step,
             work,
             0,
             0,
             dtype,
         )
+    step = work and _kernels.make_step(
+        PLANES, outer, y.n_in, inner, y=y.kernel_args(dtype), most_threads=most
+    )
     return (
         PLANES,
         (outer, y.n_in, inner),
         tuple(out_shape),
         (outer, y.n_out, inner),
-        y.kernel_args(dtype),
+        step,
         work,
         0,
         0,
@@ -399,7 +420,7 @@ def _run_step(kind, src, dst, args, num_threads, work, row=0, slots=0):
 Region = Sequence[slice]
 
 
-class Plan:
+class Plan(_fast.PlanBase):
     """A resize with everything but the data fixed; see ``cresize.plan``."""
 
     def __init__(self, spec: _spec.Spec, dtype: np.dtype, num_threads: int | None = None):
@@ -413,6 +434,7 @@ class Plan:
             for a, n_in, n_out, f in _spec.axis_geometry(spec)
         }
         self._forward = _Program(tables, self._compute, spec.input_shape, dtype)
+        self._fwd = self._forward.direct  # PlanBase's plain call
         self._backward = None
         self._lock = threading.Lock()
 
@@ -455,23 +477,10 @@ class Plan:
             f"antialias={s.antialias}, dtype={self.dtype})"
         )
 
-    # -- execution
-    def __call__(
-        self, x: np.ndarray, out: np.ndarray | None = None, *, num_threads: int | None = None
-    ) -> np.ndarray:
-        """``cresize.resize(x, ...)`` with this plan's arguments, bit for bit."""
-        return self._run(
-            self._forward, x, out, self.input_shape, self.output_shape, "x", num_threads
-        )
-
-    def backward(
-        self,
-        grad_output: np.ndarray,
-        out: np.ndarray | None = None,
-        *,
-        num_threads: int | None = None,
-    ) -> np.ndarray:
-        """``cresize.resize_backward(grad_output, input_shape, ...)``, bit for bit."""
+    # -- execution (``p(x)`` and ``p.backward(g)``: ``_fast.PlanBase``, which takes
+    # the plain call itself and hands the rest to ``_run`` / ``_backward_call``)
+    def _backward_call(self, grad_output, out, num_threads):
+        """``backward`` on the checked path."""
         program = self._backward if self._backward is not None else self._backward_program()
         return self._run(
             program,
@@ -484,19 +493,7 @@ class Plan:
         )
 
     def _run(self, program, x, out, shape, out_shape, name, num_threads):
-        """``program`` on the whole array ``x`` (of ``shape``), checked unless it is the
-        plain call its precompiled steps take."""
-        if (
-            out is None
-            and program.direct is not None
-            and type(x) is np.ndarray
-            and x.dtype is program.run_dtype
-            and x.shape == program.shape
-            and x.flags.c_contiguous
-        ):
-            return _fast.run_steps(
-                program.direct, x, None, self._threads(num_threads), MIN_WORK_PER_THREAD
-            )
+        """``program`` on the whole array ``x`` (of ``shape``), checked."""
         x = self._check_input(x, shape, name)
         out = _check_out(out, out_shape, self.dtype, (x,))
         return _execute(program, program.tables, x, out, self._threads(num_threads))
@@ -573,6 +570,7 @@ class Plan:
                 if self._backward is None:
                     tables = {a: t.transpose() for a, t in self._forward.tables.items()}
                     self._backward = _Program(tables, self._compute, self.output_shape)
+                    self._bwd = self._backward.direct
             _CACHE.remeasure(self)
         return self._backward
 
@@ -834,6 +832,7 @@ def _with_threads(found, num_threads):
         return found
     own = Plan.__new__(Plan)
     own.__dict__.update(found.__dict__)
+    own._fwd, own._bwd = found._fwd, found._bwd
     own._num_threads = _spec.threads_value(num_threads)
     own._key = None
     return own

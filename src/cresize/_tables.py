@@ -66,6 +66,12 @@ class Taps:
         self.is_identity = (
             self.is_selection and n_in == n_out and bool(np.all(index[:, 0] == np.arange(n_out)))
         )
+        #: ``f`` >= 2 when row ``o`` reads exactly inputs ``o*f … o*f + f - 1`` (shrinking
+        #: by an integer factor: bilinear by 2, the adjoint of nearest enlarging), else 0.
+        self.block = 0
+        if width >= 2 and bool(np.all(count == width)):
+            blocks = np.arange(n_out)[:, None] * width + np.arange(width)
+            self.block = width if np.array_equal(index, blocks) else 0
         self._cast = {}
         self._transposed = None
 

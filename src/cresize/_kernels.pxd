@@ -1,0 +1,47 @@
+# A kernel call with everything but the data fixed (see _kernels.pyx, ``Step``):
+# its sizes and tap tables, checked once when it is made, so that a call only
+# hands over two data pointers and a thread count.
+
+cpdef enum Kind:  # of float kernel call (``Step.kind``)
+    LINES = 0
+    PLANES = 1
+    FUSED = 2
+
+
+ctypedef struct Sizes:
+    # src (n_planes, in_h, in_row) -> dst (n_planes, out_h, out_row); LINES: in_h =
+    # out_h = 1; PLANES: in_row = out_row, the row length.
+    Py_ssize_t n_planes, in_h, in_row, out_h, out_row
+    Py_ssize_t channels, in_px  # FUSED: values per pixel; pixels per input row
+    Py_ssize_t slots, row  # FUSED: ring slots and scratch values per thread
+    int order  # FUSED: RING, VERTICAL_FIRST or DIRECT
+    bint x_select  # the x table selects one input per output, weight 1
+    Py_ssize_t x_block  # f >= 2: x output o sums inputs o*f ... o*f + f - 1 (weights 1)
+    Py_ssize_t y_block  # the same for the y table
+    Py_ssize_t itemsize  # bytes of an output value
+    Py_ssize_t ring_len  # FUSED: scratch values before an integer output's row of sums
+    char out_kind  # 0: the output holds the sums; b"B", b"b", b"H", b"h": integers
+    bint gather  # integers of one type, nearest: pixels copied (DIRECT)
+    bint x_identity  # the x table is the identity of one pixel: rows combined straight
+
+
+cdef class Step:
+    cdef readonly int kind  # LINES, PLANES or FUSED
+    cdef readonly bint wide  # float64 values and weights (else float32)
+    cdef readonly Py_ssize_t src_size, dst_size  # values read and written
+    cdef readonly int most_threads  # more threads than this cost more than they save
+    cdef Sizes size
+    # y: the table along in_h (PLANES, FUSED); x: along the rows (LINES, FUSED).
+    cdef const Py_ssize_t[:, ::1] y_index
+    cdef const Py_ssize_t[::1] y_count
+    cdef const float[:, ::1] y_wf
+    cdef const double[:, ::1] y_wd
+    cdef const Py_ssize_t[:, ::1] x_index
+    cdef const Py_ssize_t[::1] x_count
+    cdef const Py_ssize_t[::1] x_start
+    cdef const float[:, ::1] x_wf
+    cdef const double[:, ::1] x_wd
+
+    cdef int run(self, const void* src, void* dst, int num_threads, void* scratch=*,
+                 Py_ssize_t scratch_stride=*, Py_ssize_t* tags=*,
+                 Py_ssize_t tags_stride=*) except -1

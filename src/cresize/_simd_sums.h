@@ -1,0 +1,63 @@
+/* Blocks of 2x2: rows a and b, y weights wa, wb, x weights w[2o], w[2o+1]
+ * (bilinear shrinking by 2, the adjoint of nearest enlarging by 2):
+ *
+ *     out[o] = (0 + w[2o] * (wa*a[2o] + wb*b[2o])) + w[2o+1] * (wa*a[2o+1] + wb*b[2o+1])
+ *
+ * the operations of the table kernels in their order (a combination of rows,
+ * then a row resample whose sum starts from 0). One C loop, compiled for the
+ * baseline and, with a target attribute, for AVX2 (chosen at run time by
+ * cresize_simd_level, see _simd_pixels.h); the compiler vectorizes both and,
+ * without -ffast-math and with -ffp-contract=off, keeps every operation as
+ * written, so every level gives the same bits.
+ */
+#ifndef CRESIZE_SIMD_SUMS_H
+#define CRESIZE_SIMD_SUMS_H
+
+#include "_simd.h"
+
+/* In chunks of 64 outputs: first the products of each input column (contiguous,
+ * no shuffles), then the pairs added; each value sees the operations above. */
+#define CRESIZE_SUM_2X2(NAME, T, ATTR)                                                  \
+    ATTR static void NAME(T *restrict out, const T *restrict a, const T *restrict b, T wa, \
+                          T wb, const T *restrict w, Py_ssize_t n)                      \
+    {                                                                                   \
+        T p[128];                                                                       \
+        for (Py_ssize_t o0 = 0; o0 < n; o0 += 64) {                                     \
+            Py_ssize_t m = n - o0 < 64 ? n - o0 : 64, c, o;                             \
+            const T *a0 = a + 2 * o0, *b0 = b + 2 * o0, *w0 = w + 2 * o0;               \
+            for (c = 0; c < 2 * m; c++)                                                 \
+                p[c] = w0[c] * (wa * a0[c] + wb * b0[c]);                               \
+            for (o = 0; o < m; o++)                                                     \
+                out[o0 + o] = ((T)0 + p[2 * o]) + p[2 * o + 1];                         \
+        }                                                                               \
+    }
+
+CRESIZE_SUM_2X2(cresize_sum_2x2_f32_c, float, )
+CRESIZE_SUM_2X2(cresize_sum_2x2_f64_c, double, )
+#if CRESIZE_X86_DISPATCH
+CRESIZE_SUM_2X2(cresize_sum_2x2_f32_avx2, float, CRESIZE_AVX2)
+CRESIZE_SUM_2X2(cresize_sum_2x2_f64_avx2, double, CRESIZE_AVX2)
+#endif
+
+/* NAME(...): NAME##_avx2 where cresize_simd_level allows it, else NAME##_c. */
+#if CRESIZE_X86_DISPATCH
+#define CRESIZE_SUM_2X2_AVX2_CALL(NAME)                                                 \
+    if (cresize_simd_level >= 2) {                                                      \
+        NAME##_avx2(out, a, b, wa, wb, w, n);                                           \
+        return;                                                                         \
+    }
+#else
+#define CRESIZE_SUM_2X2_AVX2_CALL(NAME)
+#endif
+#define CRESIZE_SUM_2X2_DISPATCH(NAME, T)                                               \
+    static inline void NAME(T *out, const T *a, const T *b, T wa, T wb, const T *w,      \
+                            Py_ssize_t n)                                               \
+    {                                                                                   \
+        CRESIZE_SUM_2X2_AVX2_CALL(NAME)                                                 \
+        NAME##_c(out, a, b, wa, wb, w, n);                                              \
+    }
+
+CRESIZE_SUM_2X2_DISPATCH(cresize_sum_2x2_f32, float)
+CRESIZE_SUM_2X2_DISPATCH(cresize_sum_2x2_f64, double)
+
+#endif
