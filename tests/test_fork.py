@@ -118,3 +118,25 @@ assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
 assert not _threads.in_forked_child() and _api._threads(None) == _kernels.max_threads()
 print("ok")
 """)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork is POSIX only")
+def test_bare_import_registers_the_fork_rule():
+    # `import cresize` loads its public names lazily, but the fork handler is in place
+    # from the import on: a child forked before any public name was used counts.
+    code = (
+        "import os, sys, cresize\n"
+        "assert 'cresize._threads' not in sys.modules\n"
+        "pid = os.fork()\n"
+        "if pid == 0:\n"
+        "    from cresize import _threads\n"
+        "    os._exit(0 if _threads.in_forked_child() and _threads.default() == 1 else 3)\n"
+        "from cresize import _threads\n"
+        "assert not _threads.in_forked_child()\n"
+        "print(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0 and out.stdout.strip() == "0", out.stdout + out.stderr

@@ -484,3 +484,46 @@ def test_plan_fast_path_falls_back_for_other_inputs():
     np.testing.assert_array_equal(out, want)
     g = _array(p.output_shape, np.float32, seed=3)
     np.testing.assert_array_equal(p.backward(g), p.backward(np.asfortranarray(g)))
+
+
+def _misaligned(shape, dtype):
+    """A C-contiguous array one byte off its dtype's alignment."""
+    dtype = np.dtype(dtype)
+    raw = np.zeros(int(np.prod(shape)) * dtype.itemsize + 1, np.uint8)
+    a = np.ndarray(shape, dtype, raw, 1)
+    assert a.flags.c_contiguous and not a.flags.aligned
+    return a
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int16, np.uint16])
+def test_misaligned_input_gives_the_bits_of_an_aligned_copy(dtype):
+    rng = np.random.default_rng(5)
+    x = _misaligned((2, 3, 17, 13), dtype)
+    x[...] = (rng.random(x.shape) * 200).astype(dtype)
+    p = cresize.plan(x.shape, (9, 24), mode="bicubic", dtype=dtype)
+    want = p(x.copy())
+    for _ in range(2):  # the second call takes the cached fast path where there is one
+        np.testing.assert_array_equal(p(x), want)
+        np.testing.assert_array_equal(cresize.resize(x, (9, 24), mode="bicubic"), want)
+    g = _misaligned(want.shape, dtype)
+    g[...] = want
+    if np.dtype(dtype).kind == "f":
+        np.testing.assert_array_equal(p.backward(g), p.backward(want.copy()))
+
+
+def test_misaligned_out_is_refused():
+    p = cresize.plan((1, 1, 16, 16), (8, 8))
+    out = _misaligned((1, 1, 8, 8), np.float32)
+    with pytest.raises(ValueError, match="out must be aligned"):
+        p(np.zeros((1, 1, 16, 16), np.float32), out=out)
+
+
+def test_huge_num_threads_is_the_same_error_on_every_path():
+    x = np.zeros((1, 1, 16, 16), np.float32)
+    p = cresize.plan(x.shape, (8, 8))
+    for n in (10**20, 2**63, 5000):
+        with pytest.raises(ValueError, match="num_threads"):
+            p(x, num_threads=n)
+        cresize.resize(x, (8, 8))  # cached: the next call takes the fast path
+        with pytest.raises(ValueError, match="num_threads"):
+            cresize.resize(x, (8, 8), num_threads=n)

@@ -38,13 +38,14 @@ TO_FLOAT, TO_INT, INTEGER = 3, 4, 5
 
 
 cdef inline bint _holds(object a, int typenum, Py_ssize_t size, bint write):
-    """``a`` is a C-contiguous native ndarray of ``size`` values of ``typenum``."""
+    """``a`` is a C-contiguous, aligned, native ndarray of ``size`` values of ``typenum``."""
     cdef cnp.ndarray arr
     if not isinstance(a, _ndarray):
         return False
     arr = <cnp.ndarray>a
     return (cnp.PyArray_TYPE(arr) == typenum and cnp.PyArray_ISNOTSWAPPED(arr)
-            and cnp.PyArray_IS_C_CONTIGUOUS(arr) and cnp.PyArray_SIZE(arr) == size
+            and cnp.PyArray_IS_C_CONTIGUOUS(arr) and cnp.PyArray_ISALIGNED(arr)
+            and cnp.PyArray_SIZE(arr) == size
             and (not write or cnp.PyArray_ISWRITEABLE(arr)))
 
 
@@ -55,7 +56,7 @@ cdef int _run(Step step, object src, object dst, int num_threads) except -1:
             and _holds(dst, typenum, step.dst_size, True)):
         raise ValueError(f"kernel contract: a step of {step.src_size} -> {step.dst_size} "
                          f"{'float64' if step.wide else 'float32'} values needs C-contiguous, "
-                         f"native arrays of those sizes (dst writeable)")
+                         f"aligned, native arrays of those sizes (dst writeable)")
     step.run(cnp.PyArray_DATA(<cnp.ndarray>src), cnp.PyArray_DATA(<cnp.ndarray>dst),
              num_threads)
     return 0
@@ -134,14 +135,15 @@ cdef class Direct:
         self.steps, self.shape, self.dtype, self.min_work = steps, shape, dtype, min_work
 
     cdef inline bint takes(self, object x):
-        """``x`` is exactly an ndarray of this shape and dtype, C-contiguous."""
+        """``x`` is exactly an ndarray of this shape and dtype, C-contiguous and aligned."""
         return (type(x) is _ndarray and (<cnp.ndarray>x).descr is self.dtype
-                and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>x) and x.shape == self.shape)
+                and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>x)
+                and cnp.PyArray_ISALIGNED(<cnp.ndarray>x) and x.shape == self.shape)
 
 
 cdef int _threads_of(object num_threads) except -1:
     """``_threads.resolve`` with a positive int's answer (itself) known here."""
-    if type(num_threads) is int and 0 < <Py_ssize_t>num_threads <= _MAX_THREADS:
+    if type(num_threads) is int and 0 < num_threads <= _MAX_THREADS:  # compared as ints
         return <int>num_threads
     return _resolve(num_threads)
 

@@ -202,7 +202,7 @@ def _execute(program, tables, x, out, num_threads):
         return out
     compute = program.compute
     if compute == native or (program.native_int and native.kind in "iu"):
-        return _apply(program, tables, np.ascontiguousarray(x, native), out, num_threads)
+        return _apply(program, tables, _kernel_array(x, native), out, num_threads)
     shape = list(x.shape)
     for a, t in tables.items():
         shape[a] = t.n_out
@@ -211,14 +211,14 @@ def _execute(program, tables, x, out, num_threads):
         src = np.empty(x.shape, np.float32)
         _run_step(
             TO_FLOAT,
-            np.ascontiguousarray(x, native).reshape(-1),
+            _kernel_array(x, native).reshape(-1),
             src.reshape(-1),
             (),
             num_threads,
             2 * src.size,
         )
     else:
-        src = np.ascontiguousarray(x, dtype=compute)
+        src = _kernel_array(x, compute)
     result = _apply(program, tables, src, None, num_threads)
     target = out if out is not None else np.empty(tuple(shape), native)
     if small_int:
@@ -228,6 +228,13 @@ def _execute(program, tables, x, out, num_threads):
     else:
         np.copyto(target, result, casting="unsafe")
     return target
+
+
+def _kernel_array(x, dtype):
+    """``x`` as the kernels read it: C-contiguous, aligned, of ``dtype`` (a copy only
+    where ``x`` is not already so; an array on an odd byte offset is copied)."""
+    x = np.ascontiguousarray(x, dtype)
+    return x if x.flags.aligned else x.copy()
 
 
 def _apply(program, tables, src, out, num_threads):
@@ -640,6 +647,8 @@ def _check_out(out, shape, dtype, inputs):
         )
     if not out.flags.c_contiguous:
         raise ValueError("out must be C-contiguous")
+    if not out.flags.aligned:
+        raise ValueError("out must be aligned (its address a multiple of its itemsize)")
     if not out.flags.writeable:
         raise ValueError("out must be writeable")
     if any(_overlap(out, a) for a in inputs):

@@ -15,7 +15,8 @@ are).
 
 A forked child is recognised by
 
-* a handler registered with ``os.register_at_fork`` when cresize is imported,
+* a handler registered with ``os.register_at_fork`` when cresize is imported
+  (``_fork``, which ``import cresize`` loads even though the public names load lazily),
   so every process forked after ``import cresize`` (``os.fork``, the ``fork``
   and ``forkserver`` start methods of ``multiprocessing``, PyTorch's DataLoader
   workers, ...) counts, whatever ran before the fork; and
@@ -26,46 +27,19 @@ A bare ``os.fork()`` that happens before cresize is first imported is not
 seen: import cresize before forking (or pass ``num_threads=1``).
 """
 
-import os
-import sys
-
-from cresize import _kernels, _spec
+from cresize import _fork, _kernels, _spec
 
 __all__ = ["default", "in_forked_child", "resolve"]
-
-_forked_child = False
-
-
-def _mark_forked_child():
-    global _forked_child
-    _forked_child = True
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_mark_forked_child)
-
-
-def _started_by_multiprocessing_fork():
-    """A ``multiprocessing`` worker made by ``fork`` / ``forkserver`` (seen at import)."""
-    # A worker has multiprocessing imported: it runs the worker's bootstrap.
-    current = getattr(sys.modules.get("multiprocessing"), "current_process", None)
-    if current is None:
-        return False
-    return getattr(current(), "_start_method", None) in ("fork", "forkserver")
-
-
-if _started_by_multiprocessing_fork():
-    _forked_child = True
 
 
 def in_forked_child():
     """True in a process made by ``fork()`` (see the module docstring for what is seen)."""
-    return _forked_child
+    return _fork.forked
 
 
 def default():
     """What ``num_threads=None`` means: OpenMP's default, 1 in a forked child."""
-    return 1 if _forked_child else _kernels.max_threads()
+    return 1 if _fork.forked else _kernels.max_threads()
 
 
 def resolve(num_threads):
