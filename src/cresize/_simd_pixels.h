@@ -241,7 +241,8 @@ typedef struct {
 } cresize_group;
 
 /* The weights of the 8 pixels at one tap, as cresize_group_run reads them: lane m
- * holds pixel cresize_wmap(m) (the W = 2 and W = 4 transposes; a gather otherwise). */
+ * holds pixel cresize_wmap(m) (the W = 2 and W = 4 transposes; a load for W = 1, a
+ * gather otherwise). */
 static inline int cresize_wmap(Py_ssize_t width, int m)
 {
     if (width == 2)
@@ -379,6 +380,8 @@ cresize_group_run(float *out, const void *line, Py_ssize_t base, const float *w,
         CRESIZE_GROUP_TAP(_mm256_shuffle_ps(t0, t2, 0xEE), 1)
         CRESIZE_GROUP_TAP(_mm256_shuffle_ps(t1, t3, 0x44), 2)
         CRESIZE_GROUP_TAP(_mm256_shuffle_ps(t1, t3, 0xEE), 3)
+    } else if (width == 1) {
+        CRESIZE_GROUP_TAP(_mm256_loadu_ps(w), 0)
     } else {
         for (k = 0; k < width; k++) {
             wk = _mm256_i32gather_ps(w + k, g->wstep, 4);
