@@ -229,7 +229,7 @@ CRESIZE_AVX2_PIXELS(cresize_pixels4_s16_avx2, short, 4, cresize_load4_s16)
 #define CRESIZE_S8 3        /* int8 values, span within 16 bytes */
 
 typedef struct {
-    __m256i pix[4], chan[4], wpix[4];  /* lane -> pixel, channel, pixel in the weights */
+    __m256i pix[4], chan[4], wpix[4];  /* lane -> pixel, channel, its weight's lane */
     __m256i wstep;                     /* pixel m -> m * width (weight gathers) */
     __m256i perm[4];                   /* lane -> value of the register's load */
     __m128i bperm[4];                  /* the same, as pshufb bytes */
@@ -240,34 +240,44 @@ typedef struct {
     int kind, valid;                   /* valid: 1 set up, -1 rel known not to fit, 0 none */
 } cresize_group;
 
-/* The weights of the 8 pixels at one tap, as cresize_group_run reads them: lane m
- * holds pixel cresize_wmap(m) (the W = 2 and W = 4 transposes; a load for W = 1, a
- * gather otherwise). */
-static inline int cresize_wmap(Py_ssize_t width, int m)
-{
-    if (width == 2)
-        return (m & 1) + ((m >> 1) & 1) * 4 + (m >> 2) * 2;
-    if (width == 4)
-        return ((m & 3) << 1) | (m >> 2);
-    return m;
-}
+/* Lane j of register r of a group of 8 pixels of C values (C = 1 ... 4; rows r >= C
+ * unused): its pixel (8r + j) / C and channel (8r + j) % C. */
+static const int cresize_lane_pixel[5][4][8] = {
+    {{0}},
+    {{0, 1, 2, 3, 4, 5, 6, 7}, {7, 7, 7, 7, 7, 7, 7, 7},
+     {7, 7, 7, 7, 7, 7, 7, 7}, {7, 7, 7, 7, 7, 7, 7, 7}},
+    {{0, 0, 1, 1, 2, 2, 3, 3}, {4, 4, 5, 5, 6, 6, 7, 7},
+     {7, 7, 7, 7, 7, 7, 7, 7}, {7, 7, 7, 7, 7, 7, 7, 7}},
+    {{0, 0, 0, 1, 1, 1, 2, 2}, {2, 3, 3, 3, 4, 4, 4, 5},
+     {5, 5, 6, 6, 6, 7, 7, 7}, {7, 7, 7, 7, 7, 7, 7, 7}},
+    {{0, 0, 0, 0, 1, 1, 1, 1}, {2, 2, 2, 2, 3, 3, 3, 3},
+     {4, 4, 4, 4, 5, 5, 5, 5}, {6, 6, 6, 6, 7, 7, 7, 7}}};
+static const int cresize_lane_channel[5][4][8] = {
+    {{0}},
+    {{0, 0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0, 0, 0},
+     {0, 0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0, 0, 0}},
+    {{0, 1, 0, 1, 0, 1, 0, 1}, {0, 1, 0, 1, 0, 1, 0, 1},
+     {0, 1, 0, 1, 0, 1, 0, 1}, {0, 1, 0, 1, 0, 1, 0, 1}},
+    {{0, 1, 2, 0, 1, 2, 0, 1}, {2, 0, 1, 2, 0, 1, 2, 0},
+     {1, 2, 0, 1, 2, 0, 1, 2}, {0, 1, 2, 0, 1, 2, 0, 1}},
+    {{0, 1, 2, 3, 0, 1, 2, 3}, {0, 1, 2, 3, 0, 1, 2, 3},
+     {0, 1, 2, 3, 0, 1, 2, 3}, {0, 1, 2, 3, 0, 1, 2, 3}}};
+
+/* The lane of pixel m in cresize_group_run's weights of one tap: the transposes for 2
+ * and 4 taps leave pixels 0, 1, 4, 5, 2, 3, 6, 7 and 0, 2, 4, 6, 1, 3, 5, 7 in lanes
+ * 0 ... 7; one tap (a load) and the gather keep them in order. */
+static const int cresize_weight_lane[3][8] = {
+    {0, 1, 2, 3, 4, 5, 6, 7}, {0, 1, 4, 5, 2, 3, 6, 7}, {0, 4, 1, 5, 2, 6, 3, 7}};
 
 CRESIZE_AVX2 static void cresize_group_init(cresize_group *g, int C, Py_ssize_t width)
 {
-    int pix[8], chan[8], wpix[8], step[8], r, j;
+    int step[8], j, r;
+    __m256i where = _mm256_loadu_si256(
+        (const __m256i *)cresize_weight_lane[width == 2 ? 1 : width == 4 ? 2 : 0]);
     for (r = 0; r < C; r++) {
-        for (j = 0; j < 8; j++) {
-            pix[j] = (8 * r + j) / C;
-            chan[j] = (8 * r + j) % C;
-            wpix[j] = 0;
-        }
-        for (j = 0; j < 8; j++)  /* lane j wants pixel pix[j]: where wmap put it */
-            for (int m = 0; m < 8; m++)
-                if (cresize_wmap(width, m) == pix[j])
-                    wpix[j] = m;
-        g->pix[r] = _mm256_loadu_si256((const __m256i *)pix);
-        g->chan[r] = _mm256_loadu_si256((const __m256i *)chan);
-        g->wpix[r] = _mm256_loadu_si256((const __m256i *)wpix);
+        g->pix[r] = _mm256_loadu_si256((const __m256i *)cresize_lane_pixel[C][r]);
+        g->chan[r] = _mm256_loadu_si256((const __m256i *)cresize_lane_channel[C][r]);
+        g->wpix[r] = _mm256_permutevar8x32_epi32(where, g->pix[r]);
     }
     for (j = 0; j < 8; j++)
         step[j] = (int)(j * width);
