@@ -598,6 +598,8 @@ cdef inline void _resample_row(floating* out, const source* line, Py_ssize_t cha
     if select and channels == 1:  # 0 + x: the bits of 0 + 1 * x, as _dot gives
         for o in range(n_out):
             out[o] = 0 + line[index[o, 0]]
+    elif channels <= 4 and _simd_pixels(out, line, channels, in_px, index, weight, count, start):
+        pass  # same bits as the loops below (AVX2 value lanes, or a register per pixel)
     elif floating is float and source is float and channels == 1 and width > 1:
         o = 0
         while o + 4 <= n_out:
@@ -615,9 +617,6 @@ cdef inline void _resample_row(floating* out, const source* line, Py_ssize_t cha
     elif channels == 1:
         for o in range(n_out):
             out[o] = _dot(line, &index[o, 0], &weight[o, 0], count[o])
-    elif (channels == 3 or channels == 4) and _simd_pixels(out, line, channels, in_px, index,
-                                                           weight, count, start):
-        pass  # same bits as the loops below (a register per pixel, or AVX2 value lanes)
     elif channels == 3:  # RGB: the three sums stay in registers
         for o in range(n_out):
             _pixel3(out + 3 * o, line, &index[o, 0], &weight[o, 0], count[o])
@@ -639,7 +638,7 @@ cdef inline bint _simd_pixels(floating* out, const source* line, Py_ssize_t chan
                               Py_ssize_t in_px, const Py_ssize_t[:, ::1] index,
                               const floating[:, ::1] weight, const Py_ssize_t[::1] count,
                               const Py_ssize_t[::1] start) noexcept nogil:
-    """A row of 3- or 4-value pixels by ``_simd_pixels.h`` where the level allows it."""
+    """A row of 1- to 4-value pixels by ``_simd_pixels.h`` where the level allows it."""
     cdef Py_ssize_t n_out = index.shape[0], width = index.shape[1]
     if floating is float:
         if source is float:

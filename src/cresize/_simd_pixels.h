@@ -460,12 +460,81 @@ CRESIZE_AVX2_GROUPS(cresize_groups3_u8_avx2, unsigned char, 3, CRESIZE_U8, cresi
 CRESIZE_AVX2_GROUPS(cresize_groups4_u8_avx2, unsigned char, 4, CRESIZE_U8, cresize_pixels4_u8_sse)
 CRESIZE_AVX2_GROUPS(cresize_groups3_s8_avx2, signed char, 3, CRESIZE_S8, cresize_pixels3_s8_sse)
 CRESIZE_AVX2_GROUPS(cresize_groups4_s8_avx2, signed char, 4, CRESIZE_S8, cresize_pixels4_s8_sse)
+
+/* 1- and 2-value pixels: groups of 8 by lanes, the rest by the portable loop's sums
+ * (each value from 0, tap after tap). */
+#define CRESIZE_SCALAR_RANGE(NAME, T, CH)                                        \
+    static void NAME(float *out, const T *line, Py_ssize_t n_in,                 \
+                     const Py_ssize_t *index, const float *weight,               \
+                     const Py_ssize_t *count, Py_ssize_t width, Py_ssize_t n_out, \
+                     Py_ssize_t o_begin, Py_ssize_t o_end)                       \
+    {                                                                            \
+        Py_ssize_t o, k, c;                                                      \
+        (void)n_in, (void)n_out;                                                 \
+        for (o = o_begin; o < o_end; o++) {                                      \
+            const Py_ssize_t *idx = index + o * width;                           \
+            const float *w = weight + o * width;                                 \
+            for (c = 0; c < CH; c++) {                                           \
+                float acc = 0;                                                   \
+                for (k = 0; k < count[o]; k++)                                   \
+                    acc = acc + w[k] * line[CH * idx[k] + c];                    \
+                out[CH * o + c] = acc;                                           \
+            }                                                                    \
+        }                                                                        \
+    }
+
+CRESIZE_SCALAR_RANGE(cresize_pixels1_f32_c, float, 1)
+CRESIZE_SCALAR_RANGE(cresize_pixels2_f32_c, float, 2)
+CRESIZE_SCALAR_RANGE(cresize_pixels1_u8_c, unsigned char, 1)
+CRESIZE_SCALAR_RANGE(cresize_pixels2_u8_c, unsigned char, 2)
+CRESIZE_SCALAR_RANGE(cresize_pixels1_s8_c, signed char, 1)
+CRESIZE_SCALAR_RANGE(cresize_pixels2_s8_c, signed char, 2)
+CRESIZE_AVX2_GROUPS(cresize_groups1_f32_avx2, float, 1, 0, cresize_pixels1_f32_c)
+CRESIZE_AVX2_GROUPS(cresize_groups2_f32_avx2, float, 2, 0, cresize_pixels2_f32_c)
+CRESIZE_AVX2_GROUPS(cresize_groups1_u8_avx2, unsigned char, 1, CRESIZE_U8, cresize_pixels1_u8_c)
+CRESIZE_AVX2_GROUPS(cresize_groups2_u8_avx2, unsigned char, 2, CRESIZE_U8, cresize_pixels2_u8_c)
+CRESIZE_AVX2_GROUPS(cresize_groups1_s8_avx2, signed char, 1, CRESIZE_S8, cresize_pixels1_s8_c)
+CRESIZE_AVX2_GROUPS(cresize_groups2_s8_avx2, signed char, 2, CRESIZE_S8, cresize_pixels2_s8_c)
+
+#define CRESIZE_LANES_12(NAME, T, G1, G2)                                        \
+    static inline int NAME(float *out, const T *line, Py_ssize_t channels,       \
+                           Py_ssize_t n_in, const Py_ssize_t *index,             \
+                           const float *weight, const Py_ssize_t *count,         \
+                           const Py_ssize_t *start, Py_ssize_t width,            \
+                           Py_ssize_t n_out)                                     \
+    {                                                                            \
+        if (cresize_simd_level < 2)                                              \
+            return 0;                                                            \
+        if (channels == 1)                                                       \
+            G1(out, line, n_in, index, weight, count, start, width, n_out);      \
+        else                                                                     \
+            G2(out, line, n_in, index, weight, count, start, width, n_out);      \
+        return 1;                                                                \
+    }
+#else
+#define CRESIZE_LANES_12(NAME, T, G1, G2)                                        \
+    static inline int NAME(float *out, const T *line, Py_ssize_t channels,       \
+                           Py_ssize_t n_in, const Py_ssize_t *index,             \
+                           const float *weight, const Py_ssize_t *count,         \
+                           const Py_ssize_t *start, Py_ssize_t width,            \
+                           Py_ssize_t n_out)                                     \
+    {                                                                            \
+        (void)out, (void)line, (void)channels, (void)n_in, (void)index;          \
+        (void)weight, (void)count, (void)start, (void)width, (void)n_out;        \
+        return 0;                                                                \
+    }
 #endif
+
+/* Rows of 1- and 2-value pixels: AVX2 lanes only (1 when done, else 0). */
+CRESIZE_LANES_12(cresize_lanes12_f32, float, cresize_groups1_f32_avx2, cresize_groups2_f32_avx2)
+CRESIZE_LANES_12(cresize_lanes12_u8, unsigned char, cresize_groups1_u8_avx2,
+                 cresize_groups2_u8_avx2)
+CRESIZE_LANES_12(cresize_lanes12_s8, signed char, cresize_groups1_s8_avx2, cresize_groups2_s8_avx2)
 
 /* Entry points: 1 when done, 0 when the caller must run its portable loop. `start`
  * (the first input of each output whose taps are its whole window, else -1) lets
  * AVX2 take whole groups of pixels (cresize_group_run). */
-#define CRESIZE_PIXELS_ENTRY(NAME, ACC, T, LEVEL, F3, F4, G3, G4)                \
+#define CRESIZE_PIXELS_ENTRY(NAME, ACC, T, LEVEL, F3, F4, G3, G4, L12)           \
     static inline int NAME(ACC *out, const T *line, Py_ssize_t channels,         \
                            Py_ssize_t n_in, const Py_ssize_t *index,             \
                            const ACC *weight, const Py_ssize_t *count,           \
@@ -474,6 +543,9 @@ CRESIZE_AVX2_GROUPS(cresize_groups4_s8_avx2, signed char, 4, CRESIZE_S8, cresize
     {                                                                            \
         if (cresize_simd_level < LEVEL || n_out < 1)                             \
             return 0;                                                            \
+        if (channels == 1 || channels == 2)                                      \
+            return L12(out, line, channels, n_in, index, weight, count, start,   \
+                       width, n_out);                                            \
         if (channels == 3)                                                       \
             G3(F3, out, line, n_in, index, weight, count, start, width, n_out);  \
         else if (channels == 4)                                                  \
@@ -483,7 +555,8 @@ CRESIZE_AVX2_GROUPS(cresize_groups4_s8_avx2, signed char, 4, CRESIZE_S8, cresize
         return 1;                                                                \
     }
 
-/* The per-pixel loop only. */
+/* The per-pixel loop only, and no lanes for 1- and 2-value pixels. */
+#define CRESIZE_NO_LANES(...) 0
 #define CRESIZE_PIXELS_ONLY(F, out, line, n_in, index, weight, count, start, width, n_out) \
     ((void)(start), F(out, line, n_in, index, weight, count, width, n_out, 0, n_out))
 
@@ -521,11 +594,14 @@ CRESIZE_AVX2_GROUPS(cresize_groups4_s8_avx2, signed char, 4, CRESIZE_S8, cresize
 
 #if CRESIZE_SSE
 CRESIZE_PIXELS_ENTRY(cresize_pixels_f32, float, float, 1, cresize_pixels3_f32_sse,
-                     cresize_pixels4_f32_sse, CRESIZE_G3_F32, CRESIZE_G4_F32)
+                     cresize_pixels4_f32_sse, CRESIZE_G3_F32, CRESIZE_G4_F32,
+                     cresize_lanes12_f32)
 CRESIZE_PIXELS_ENTRY(cresize_pixels_u8, float, unsigned char, 1, cresize_pixels3_u8_sse,
-                     cresize_pixels4_u8_sse, CRESIZE_G3_U8, CRESIZE_G4_U8)
+                     cresize_pixels4_u8_sse, CRESIZE_G3_U8, CRESIZE_G4_U8,
+                     cresize_lanes12_u8)
 CRESIZE_PIXELS_ENTRY(cresize_pixels_s8, float, signed char, 1, cresize_pixels3_s8_sse,
-                     cresize_pixels4_s8_sse, CRESIZE_G3_S8, CRESIZE_G4_S8)
+                     cresize_pixels4_s8_sse, CRESIZE_G3_S8, CRESIZE_G4_S8,
+                     cresize_lanes12_s8)
 #else
 CRESIZE_NO_PIXELS(cresize_pixels_f32, float, float)
 CRESIZE_NO_PIXELS(cresize_pixels_u8, float, unsigned char)
@@ -534,11 +610,14 @@ CRESIZE_NO_PIXELS(cresize_pixels_s8, float, signed char)
 
 #if CRESIZE_X86_DISPATCH
 CRESIZE_PIXELS_ENTRY(cresize_pixels_f64, double, double, 2, cresize_pixels3_f64_avx2,
-                     cresize_pixels4_f64_avx2, CRESIZE_PIXELS_ONLY, CRESIZE_PIXELS_ONLY)
+                     cresize_pixels4_f64_avx2, CRESIZE_PIXELS_ONLY, CRESIZE_PIXELS_ONLY,
+                     CRESIZE_NO_LANES)
 CRESIZE_PIXELS_ENTRY(cresize_pixels_u16, double, unsigned short, 2, cresize_pixels3_u16_avx2,
-                     cresize_pixels4_u16_avx2, CRESIZE_PIXELS_ONLY, CRESIZE_PIXELS_ONLY)
+                     cresize_pixels4_u16_avx2, CRESIZE_PIXELS_ONLY, CRESIZE_PIXELS_ONLY,
+                     CRESIZE_NO_LANES)
 CRESIZE_PIXELS_ENTRY(cresize_pixels_s16, double, short, 2, cresize_pixels3_s16_avx2,
-                     cresize_pixels4_s16_avx2, CRESIZE_PIXELS_ONLY, CRESIZE_PIXELS_ONLY)
+                     cresize_pixels4_s16_avx2, CRESIZE_PIXELS_ONLY, CRESIZE_PIXELS_ONLY,
+                     CRESIZE_NO_LANES)
 #else
 CRESIZE_NO_PIXELS(cresize_pixels_f64, double, double)
 CRESIZE_NO_PIXELS(cresize_pixels_u16, double, unsigned short)
