@@ -373,6 +373,10 @@ for dtype in (np.float32, np.float64, np.uint8, np.uint16, np.int16, np.int8):
             results[str(n)] = cresize.resize(x, (61, 64), axes=(0, 1), mode=mode,
                                              align_corners=ac, num_threads=2)
             n += 1
+        for mode in ("bilinear", "bicubic", "lanczos3"):  # planes and lines (NCHW)
+            results[str(n)] = cresize.resize(np.moveaxis(x, -1, 0), (45, 64), mode=mode)
+            results[str(n + 1)] = cresize.resize(x[3, :, :], (70,), axes=(0,), mode=mode)
+            n += 2
         batch = np.stack([x[:, ::-1], x[::-1]])[:, 1:]  # (N, H, W, C), strided views
         for mode in ("nearest", "bilinear", "bicubic"):
             results[str(n)] = cresize.resize(batch, (72, 59), axes=(1, 2), mode=mode,
