@@ -496,10 +496,212 @@ CRESIZE_AVX2_GROUPS(cresize_groups2_u8_avx2, unsigned char, 2, CRESIZE_U8, cresi
 CRESIZE_AVX2_GROUPS(cresize_groups1_s8_avx2, signed char, 1, CRESIZE_S8, cresize_pixels1_s8_c)
 CRESIZE_AVX2_GROUPS(cresize_groups2_s8_avx2, signed char, 2, CRESIZE_S8, cresize_pixels2_s8_c)
 
-#define CRESIZE_LANES_12(NAME, T, G1, G2)                                        \
-    static inline int NAME(float *out, const T *line, Py_ssize_t channels,       \
+/* AVX2, float64 sums (uint16 and int16 pixels): the same groups of 8 pixels as 2C
+ * registers of 4 doubles, half h of the 8 lanes of pattern r = h / 2. A register's
+ * lanes read at most 8 consecutive values: one 16-byte load, pshufb, widened to int32
+ * and converted (exactly) to double. Its weights come from those of pixels 0-3 or
+ * 4-7 of the group (a half never holds both), permuted as pairs of float lanes. */
+typedef struct {
+    cresize_group g;            /* lane tables, rela / relb, valid */
+    __m256i wpair[8];           /* half h: lane -> the float lanes of its weight */
+    __m128i bperm[8];           /* half h: the pshufb bytes of its 4 values */
+    Py_ssize_t first[8], reach; /* as in cresize_group */
+    int wsrc[8];                /* half h: weights of pixels 0-3 (0) or 4-7 (1) */
+} cresize_group_d;
+
+CRESIZE_AVX2 static void cresize_group_d_init(cresize_group_d *d, int C, Py_ssize_t width)
+{
+    static const int order2[4] = {0, 2, 1, 3};  /* W = 2: pixels 0, 2, 1, 3 in lanes */
+    int h, i, pair[8];
+    cresize_group_init(&d->g, C, width);
+    for (h = 0; h < 2 * C; h++) {
+        const int *pix = cresize_lane_pixel[C][h / 2] + 4 * (h & 1);
+        for (i = 0; i < 4; i++) {
+            int lane = width == 2 ? order2[pix[i] & 3] : pix[i] & 3;
+            pair[2 * i] = 2 * lane;
+            pair[2 * i + 1] = 2 * lane + 1;
+        }
+        d->wsrc[h] = pix[0] / 4;
+        d->wpair[h] = _mm256_loadu_si256((const __m256i *)pair);
+    }
+}
+
+CRESIZE_AVX2 static int cresize_group_d_setup(cresize_group_d *d, const Py_ssize_t *st,
+                                              __m256i rela, __m256i relb, int C,
+                                              Py_ssize_t width)
+{
+    const __m256i even = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
+    __m256i rel;
+    int m, r;
+    d->g.valid = 0;
+    for (m = 0; m < 8; m++)
+        if (st[m] < st[0] || st[m] - st[0] > (1 << 24))
+            return 0;
+    d->g.rela = rela;
+    d->g.relb = relb;
+    d->g.valid = -1;
+    rel = _mm256_permute2x128_si256(_mm256_permutevar8x32_epi32(rela, even),
+                                    _mm256_permutevar8x32_epi32(relb, even), 0x20);
+    rel = _mm256_mullo_epi32(rel, _mm256_set1_epi32(C));
+    d->reach = 0;
+    for (r = 0; r < C; r++) {
+        __m256i off, lo, v;
+        off = _mm256_add_epi32(_mm256_permutevar8x32_epi32(rel, d->g.pix[r]), d->g.chan[r]);
+        lo = _mm256_min_epi32(off, _mm256_shuffle_epi32(off, 0x4E));  /* per 4 lanes */
+        lo = _mm256_min_epi32(lo, _mm256_shuffle_epi32(lo, 0xB1));
+        off = _mm256_sub_epi32(off, lo);
+        if (_mm256_movemask_ps(
+                _mm256_castsi256_ps(_mm256_sub_epi32(_mm256_set1_epi32(7), off))))
+            return 0;
+        d->first[2 * r] = _mm256_cvtsi256_si32(lo);
+        d->first[2 * r + 1] = _mm256_extract_epi32(lo, 4);
+        /* value p -> bytes 2p, 2p + 1 */
+        v = _mm256_add_epi32(_mm256_mullo_epi32(off, _mm256_set1_epi32(0x202)),
+                             _mm256_set1_epi32(0x100));
+        v = _mm256_packus_epi32(v, v);
+        d->bperm[2 * r] = _mm256_castsi256_si128(v);
+        d->bperm[2 * r + 1] = _mm256_extracti128_si256(v, 1);
+        for (m = 2 * r; m < 2 * r + 2; m++)
+            if (d->first[m] + C * (width - 1) + 8 > d->reach)
+                d->reach = d->first[m] + C * (width - 1) + 8;
+    }
+    d->g.valid = 1;
+    return 1;
+}
+
+CRESIZE_AVX2 static inline __attribute__((always_inline)) void
+cresize_group_d_run(double *out, const void *line, Py_ssize_t base, const double *w,
+                    Py_ssize_t width, const int C, const int is_signed, const cresize_group_d *d)
+{
+    __m256d acc[8], wa, wb;
+    Py_ssize_t k;
+    int h;
+    for (h = 0; h < 2 * C; h++)
+        acc[h] = _mm256_setzero_pd();
+#define CRESIZE_GROUP_D_TAP(WA, WB, K)                                           \
+    for (h = 0; h < 2 * C; h++) {                                                \
+        __m256d wv = _mm256_castps_pd(_mm256_permutevar8x32_ps(                  \
+            _mm256_castpd_ps(d->wsrc[h] ? (WB) : (WA)), d->wpair[h]));           \
+        __m128i b = _mm_shuffle_epi8(                                            \
+            _mm_loadu_si128((const __m128i *)((const short *)line + base         \
+                                              + d->first[h] + C * (K))),         \
+            d->bperm[h]);                                                        \
+        __m256d x = _mm256_cvtepi32_pd(is_signed ? _mm_cvtepi16_epi32(b)         \
+                                                 : _mm_cvtepu16_epi32(b));       \
+        acc[h] = _mm256_add_pd(acc[h], _mm256_mul_pd(wv, x));                    \
+    }
+    if (width == 1) {
+        CRESIZE_GROUP_D_TAP(_mm256_loadu_pd(w), _mm256_loadu_pd(w + 4), 0)
+    } else if (width == 2) {
+        __m256d a = _mm256_loadu_pd(w), b = _mm256_loadu_pd(w + 4);
+        __m256d c = _mm256_loadu_pd(w + 8), e = _mm256_loadu_pd(w + 12);
+        CRESIZE_GROUP_D_TAP(_mm256_unpacklo_pd(a, b), _mm256_unpacklo_pd(c, e), 0)
+        CRESIZE_GROUP_D_TAP(_mm256_unpackhi_pd(a, b), _mm256_unpackhi_pd(c, e), 1)
+    } else if (width == 4) {
+        __m256d t0 = _mm256_unpacklo_pd(_mm256_loadu_pd(w), _mm256_loadu_pd(w + 4));
+        __m256d t1 = _mm256_unpackhi_pd(_mm256_loadu_pd(w), _mm256_loadu_pd(w + 4));
+        __m256d t2 = _mm256_unpacklo_pd(_mm256_loadu_pd(w + 8), _mm256_loadu_pd(w + 12));
+        __m256d t3 = _mm256_unpackhi_pd(_mm256_loadu_pd(w + 8), _mm256_loadu_pd(w + 12));
+        __m256d u0 = _mm256_unpacklo_pd(_mm256_loadu_pd(w + 16), _mm256_loadu_pd(w + 20));
+        __m256d u1 = _mm256_unpackhi_pd(_mm256_loadu_pd(w + 16), _mm256_loadu_pd(w + 20));
+        __m256d u2 = _mm256_unpacklo_pd(_mm256_loadu_pd(w + 24), _mm256_loadu_pd(w + 28));
+        __m256d u3 = _mm256_unpackhi_pd(_mm256_loadu_pd(w + 24), _mm256_loadu_pd(w + 28));
+        CRESIZE_GROUP_D_TAP(_mm256_permute2f128_pd(t0, t2, 0x20),
+                            _mm256_permute2f128_pd(u0, u2, 0x20), 0)
+        CRESIZE_GROUP_D_TAP(_mm256_permute2f128_pd(t1, t3, 0x20),
+                            _mm256_permute2f128_pd(u1, u3, 0x20), 1)
+        CRESIZE_GROUP_D_TAP(_mm256_permute2f128_pd(t0, t2, 0x31),
+                            _mm256_permute2f128_pd(u0, u2, 0x31), 2)
+        CRESIZE_GROUP_D_TAP(_mm256_permute2f128_pd(t1, t3, 0x31),
+                            _mm256_permute2f128_pd(u1, u3, 0x31), 3)
+    } else {
+        __m128i step = _mm_setr_epi32(0, (int)width, (int)(2 * width), (int)(3 * width));
+        for (k = 0; k < width; k++) {
+            wa = _mm256_i32gather_pd(w + k, step, 8);
+            wb = _mm256_i32gather_pd(w + 4 * width + k, step, 8);
+            CRESIZE_GROUP_D_TAP(wa, wb, k)
+        }
+    }
+#undef CRESIZE_GROUP_D_TAP
+    for (h = 0; h < 2 * C; h++)
+        _mm256_storeu_pd(out + 4 * h, acc[h]);
+}
+
+#define CRESIZE_AVX2_GROUPS_D(NAME, T, CH, SIGNED, FALLBACK)                     \
+    CRESIZE_AVX2 static void NAME(double *out, const T *line, Py_ssize_t n_in,   \
+                                  const Py_ssize_t *index, const double *weight, \
+                                  const Py_ssize_t *count, const Py_ssize_t *start, \
+                                  Py_ssize_t width, Py_ssize_t n_out)            \
+    {                                                                            \
+        cresize_group_d d;                                                       \
+        Py_ssize_t o = 0;                                                        \
+        if (n_in < (1 << 24)) {                                                  \
+            cresize_group_d_init(&d, CH, width);                                 \
+            for (; o + 8 <= n_out; o += 8) {                                     \
+                const Py_ssize_t *st = start + o;                                \
+                Py_ssize_t s0 = st[0];                                           \
+                __m256i s = _mm256_set1_epi64x(s0);                              \
+                __m256i ra = _mm256_sub_epi64(_mm256_loadu_si256((const __m256i *)st), s); \
+                __m256i rb = _mm256_sub_epi64(                                   \
+                    _mm256_loadu_si256((const __m256i *)(st + 4)), s);           \
+                int same = d.g.valid                                             \
+                    && _mm256_movemask_epi8(_mm256_and_si256(                    \
+                           _mm256_cmpeq_epi64(ra, d.g.rela),                     \
+                           _mm256_cmpeq_epi64(rb, d.g.relb))) == -1;             \
+                if (s0 >= 0 && !same)                                            \
+                    same = cresize_group_d_setup(&d, st, ra, rb, CH, width) || d.g.valid; \
+                if (s0 >= 0 && same && d.g.valid == 1                            \
+                    && CH * s0 + d.reach <= CH * n_in)                           \
+                    cresize_group_d_run(out + CH * o, line, CH * s0, weight + o * width, \
+                                        width, CH, SIGNED, &d);                  \
+                else {                                                           \
+                    _mm256_zeroupper();                                          \
+                    FALLBACK(out, line, n_in, index, weight, count, width, n_out, o, \
+                             o + 8);                                             \
+                }                                                                \
+            }                                                                    \
+        }                                                                        \
+        _mm256_zeroupper();                                                      \
+        FALLBACK(out, line, n_in, index, weight, count, width, n_out, o, n_out); \
+    }
+
+#define CRESIZE_SCALAR_RANGE_D(NAME, T, CH)                                      \
+    static void NAME(double *out, const T *line, Py_ssize_t n_in,                \
+                     const Py_ssize_t *index, const double *weight,              \
+                     const Py_ssize_t *count, Py_ssize_t width, Py_ssize_t n_out, \
+                     Py_ssize_t o_begin, Py_ssize_t o_end)                       \
+    {                                                                            \
+        Py_ssize_t o, k, c;                                                      \
+        (void)n_in, (void)n_out;                                                 \
+        for (o = o_begin; o < o_end; o++) {                                      \
+            const Py_ssize_t *idx = index + o * width;                           \
+            const double *w = weight + o * width;                                \
+            for (c = 0; c < CH; c++) {                                           \
+                double acc = 0;                                                  \
+                for (k = 0; k < count[o]; k++)                                   \
+                    acc = acc + w[k] * line[CH * idx[k] + c];                    \
+                out[CH * o + c] = acc;                                           \
+            }                                                                    \
+        }                                                                        \
+    }
+
+CRESIZE_SCALAR_RANGE_D(cresize_pixels1_u16_c, unsigned short, 1)
+CRESIZE_SCALAR_RANGE_D(cresize_pixels2_u16_c, unsigned short, 2)
+CRESIZE_SCALAR_RANGE_D(cresize_pixels1_s16_c, short, 1)
+CRESIZE_SCALAR_RANGE_D(cresize_pixels2_s16_c, short, 2)
+CRESIZE_AVX2_GROUPS_D(cresize_groups1_u16_avx2, unsigned short, 1, 0, cresize_pixels1_u16_c)
+CRESIZE_AVX2_GROUPS_D(cresize_groups2_u16_avx2, unsigned short, 2, 0, cresize_pixels2_u16_c)
+CRESIZE_AVX2_GROUPS_D(cresize_groups3_u16_avx2, unsigned short, 3, 0, cresize_pixels3_u16_avx2)
+CRESIZE_AVX2_GROUPS_D(cresize_groups4_u16_avx2, unsigned short, 4, 0, cresize_pixels4_u16_avx2)
+CRESIZE_AVX2_GROUPS_D(cresize_groups1_s16_avx2, short, 1, 1, cresize_pixels1_s16_c)
+CRESIZE_AVX2_GROUPS_D(cresize_groups2_s16_avx2, short, 2, 1, cresize_pixels2_s16_c)
+CRESIZE_AVX2_GROUPS_D(cresize_groups3_s16_avx2, short, 3, 1, cresize_pixels3_s16_avx2)
+CRESIZE_AVX2_GROUPS_D(cresize_groups4_s16_avx2, short, 4, 1, cresize_pixels4_s16_avx2)
+
+#define CRESIZE_LANES_12(NAME, ACC, T, G1, G2)                                   \
+    static inline int NAME(ACC *out, const T *line, Py_ssize_t channels,       \
                            Py_ssize_t n_in, const Py_ssize_t *index,             \
-                           const float *weight, const Py_ssize_t *count,         \
+                           const ACC *weight, const Py_ssize_t *count,           \
                            const Py_ssize_t *start, Py_ssize_t width,            \
                            Py_ssize_t n_out)                                     \
     {                                                                            \
@@ -512,10 +714,10 @@ CRESIZE_AVX2_GROUPS(cresize_groups2_s8_avx2, signed char, 2, CRESIZE_S8, cresize
         return 1;                                                                \
     }
 #else
-#define CRESIZE_LANES_12(NAME, T, G1, G2)                                        \
-    static inline int NAME(float *out, const T *line, Py_ssize_t channels,       \
+#define CRESIZE_LANES_12(NAME, ACC, T, G1, G2)                                   \
+    static inline int NAME(ACC *out, const T *line, Py_ssize_t channels,       \
                            Py_ssize_t n_in, const Py_ssize_t *index,             \
-                           const float *weight, const Py_ssize_t *count,         \
+                           const ACC *weight, const Py_ssize_t *count,           \
                            const Py_ssize_t *start, Py_ssize_t width,            \
                            Py_ssize_t n_out)                                     \
     {                                                                            \
@@ -526,10 +728,16 @@ CRESIZE_AVX2_GROUPS(cresize_groups2_s8_avx2, signed char, 2, CRESIZE_S8, cresize
 #endif
 
 /* Rows of 1- and 2-value pixels: AVX2 lanes only (1 when done, else 0). */
-CRESIZE_LANES_12(cresize_lanes12_f32, float, cresize_groups1_f32_avx2, cresize_groups2_f32_avx2)
-CRESIZE_LANES_12(cresize_lanes12_u8, unsigned char, cresize_groups1_u8_avx2,
+CRESIZE_LANES_12(cresize_lanes12_f32, float, float, cresize_groups1_f32_avx2,
+                 cresize_groups2_f32_avx2)
+CRESIZE_LANES_12(cresize_lanes12_u8, float, unsigned char, cresize_groups1_u8_avx2,
                  cresize_groups2_u8_avx2)
-CRESIZE_LANES_12(cresize_lanes12_s8, signed char, cresize_groups1_s8_avx2, cresize_groups2_s8_avx2)
+CRESIZE_LANES_12(cresize_lanes12_s8, float, signed char, cresize_groups1_s8_avx2,
+                 cresize_groups2_s8_avx2)
+CRESIZE_LANES_12(cresize_lanes12_u16, double, unsigned short, cresize_groups1_u16_avx2,
+                 cresize_groups2_u16_avx2)
+CRESIZE_LANES_12(cresize_lanes12_s16, double, short, cresize_groups1_s16_avx2,
+                 cresize_groups2_s16_avx2)
 
 /* Entry points: 1 when done, 0 when the caller must run its portable loop. `start`
  * (the first input of each output whose taps are its whole window, else -1) lets
@@ -571,6 +779,10 @@ CRESIZE_LANES_12(cresize_lanes12_s8, signed char, cresize_groups1_s8_avx2, cresi
 #define CRESIZE_G4_U8(F, ...) CRESIZE_WITH_GROUPS(cresize_groups4_u8_avx2, F, __VA_ARGS__)
 #define CRESIZE_G3_S8(F, ...) CRESIZE_WITH_GROUPS(cresize_groups3_s8_avx2, F, __VA_ARGS__)
 #define CRESIZE_G4_S8(F, ...) CRESIZE_WITH_GROUPS(cresize_groups4_s8_avx2, F, __VA_ARGS__)
+#define CRESIZE_G3_U16(F, ...) CRESIZE_WITH_GROUPS(cresize_groups3_u16_avx2, F, __VA_ARGS__)
+#define CRESIZE_G4_U16(F, ...) CRESIZE_WITH_GROUPS(cresize_groups4_u16_avx2, F, __VA_ARGS__)
+#define CRESIZE_G3_S16(F, ...) CRESIZE_WITH_GROUPS(cresize_groups3_s16_avx2, F, __VA_ARGS__)
+#define CRESIZE_G4_S16(F, ...) CRESIZE_WITH_GROUPS(cresize_groups4_s16_avx2, F, __VA_ARGS__)
 #else
 #define CRESIZE_G3_F32 CRESIZE_PIXELS_ONLY
 #define CRESIZE_G4_F32 CRESIZE_PIXELS_ONLY
@@ -613,11 +825,11 @@ CRESIZE_PIXELS_ENTRY(cresize_pixels_f64, double, double, 2, cresize_pixels3_f64_
                      cresize_pixels4_f64_avx2, CRESIZE_PIXELS_ONLY, CRESIZE_PIXELS_ONLY,
                      CRESIZE_NO_LANES)
 CRESIZE_PIXELS_ENTRY(cresize_pixels_u16, double, unsigned short, 2, cresize_pixels3_u16_avx2,
-                     cresize_pixels4_u16_avx2, CRESIZE_PIXELS_ONLY, CRESIZE_PIXELS_ONLY,
-                     CRESIZE_NO_LANES)
+                     cresize_pixels4_u16_avx2, CRESIZE_G3_U16, CRESIZE_G4_U16,
+                     cresize_lanes12_u16)
 CRESIZE_PIXELS_ENTRY(cresize_pixels_s16, double, short, 2, cresize_pixels3_s16_avx2,
-                     cresize_pixels4_s16_avx2, CRESIZE_PIXELS_ONLY, CRESIZE_PIXELS_ONLY,
-                     CRESIZE_NO_LANES)
+                     cresize_pixels4_s16_avx2, CRESIZE_G3_S16, CRESIZE_G4_S16,
+                     cresize_lanes12_s16)
 #else
 CRESIZE_NO_PIXELS(cresize_pixels_f64, double, double)
 CRESIZE_NO_PIXELS(cresize_pixels_u16, double, unsigned short)
