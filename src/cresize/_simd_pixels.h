@@ -285,25 +285,38 @@ CRESIZE_AVX2 static void cresize_group_init(cresize_group *g, int C, Py_ssize_t 
     g->valid = 0;
 }
 
+/* The group's starts st[0..7] (rel = st - st[0] as two vectors of four int64): 0 when
+ * they are not whole windows at or after the first one within 2**24 values; else they
+ * are recorded in g (valid -1 until the caller finds the spans fit) and *rel is
+ * C * rel as eight int32 lanes. */
+CRESIZE_AVX2 static int cresize_group_rel(cresize_group *g, const Py_ssize_t *st, __m256i rela,
+                                          __m256i relb, int C, __m256i *rel)
+{
+    const __m256i even = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
+    int m;
+    g->valid = 0;
+    for (m = 0; m < 8; m++)
+        if (st[m] < st[0] || st[m] - st[0] > (1 << 24))
+            return 0;
+    g->rela = rela;
+    g->relb = relb;
+    g->valid = -1;
+    *rel = _mm256_permute2x128_si256(_mm256_permutevar8x32_epi32(rela, even),
+                                     _mm256_permutevar8x32_epi32(relb, even), 0x20);
+    *rel = _mm256_mullo_epi32(*rel, _mm256_set1_epi32(C));
+    return 1;
+}
+
 /* Work out the permutations for starts st[0..7], rel = st - st[0] as two vectors of
  * four int64; 0 when the group cannot take the lanes path. `bytes`: CRESIZE_U8 or
  * CRESIZE_S8 for 8-bit values, else 0. */
 CRESIZE_AVX2 static int cresize_group_setup(cresize_group *g, const Py_ssize_t *st, __m256i rela,
                                             __m256i relb, int C, Py_ssize_t width, int bytes)
 {
-    const __m256i even = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
     __m256i rel, off[4];
-    int m, r, lim, wide = 0;
-    g->valid = 0;
-    for (m = 0; m < 8; m++)  /* whole windows, not before the first, int32 offsets */
-        if (st[m] < st[0] || st[m] - st[0] > (1 << 24))
-            return 0;
-    g->rela = rela;
-    g->relb = relb;
-    g->valid = -1;  /* until the spans are found to fit */
-    rel = _mm256_permute2x128_si256(_mm256_permutevar8x32_epi32(rela, even),
-                                    _mm256_permutevar8x32_epi32(relb, even), 0x20);
-    rel = _mm256_mullo_epi32(rel, _mm256_set1_epi32(C));
+    int r, lim, wide = 0;
+    if (!cresize_group_rel(g, st, rela, relb, C, &rel))
+        return 0;
     for (r = 0; r < C; r++) {
         __m256i lo;
         off[r] = _mm256_add_epi32(_mm256_permutevar8x32_epi32(rel, g->pix[r]), g->chan[r]);
@@ -403,19 +416,34 @@ cresize_group_run(float *out, const void *line, Py_ssize_t base, const float *w,
         _mm256_storeu_ps(out + 8 * r, acc[r]);
 }
 
+/* Which of cresize_group_run's loads a float32-sum group takes (`bytes`: 8-bit values). */
+CRESIZE_AVX2 static inline __attribute__((always_inline)) void
+cresize_group_run_any(float *out, const void *line, Py_ssize_t base, const float *w,
+                      Py_ssize_t width, const int C, const int bytes, const cresize_group *g)
+{
+    if (bytes)
+        cresize_group_run(out, line, base, w, width, C, bytes, g);
+    else if (g->kind == CRESIZE_F32)
+        cresize_group_run(out, line, base, w, width, C, CRESIZE_F32, g);
+    else
+        cresize_group_run(out, line, base, w, width, C, CRESIZE_F32_WIDE, g);
+}
+
 /* A row of n_out pixels of CH values: groups of 8 by lanes where they can, the rest
- * (and the row's last pixels) by FALLBACK, the per-pixel loop. BYTES: CRESIZE_U8 or
- * CRESIZE_S8 for 8-bit values, 0 for float32. */
-#define CRESIZE_AVX2_GROUPS(NAME, T, CH, BYTES, FALLBACK)                        \
-    CRESIZE_AVX2 static void NAME(float *out, const T *line, Py_ssize_t n_in,    \
-                                  const Py_ssize_t *index, const float *weight,  \
+ * (and the row's last pixels) by FALLBACK, the per-pixel loop. STATE: the group's
+ * state type, GROUP its cresize_group (`s_` or `s_.g`), INIT / SETUP / RUN its
+ * functions; KIND: CRESIZE_U8 / CRESIZE_S8 for 8-bit values (float32 sums, 0 for
+ * float32 values), 1 for signed 16-bit values (float64 sums). */
+#define CRESIZE_AVX2_ROW(NAME, ACC, T, CH, KIND, STATE, GROUP, INIT, SETUP, RUN, FALLBACK) \
+    CRESIZE_AVX2 static void NAME(ACC *out, const T *line, Py_ssize_t n_in,      \
+                                  const Py_ssize_t *index, const ACC *weight,    \
                                   const Py_ssize_t *count, const Py_ssize_t *start, \
                                   Py_ssize_t width, Py_ssize_t n_out)            \
     {                                                                            \
-        cresize_group g;                                                         \
+        STATE s_;                                                                \
         Py_ssize_t o = 0;                                                        \
         if (n_in < (1 << 24)) {                                                  \
-            cresize_group_init(&g, CH, width);                                   \
+            INIT(&s_, CH, width);                                                \
             for (; o + 8 <= n_out; o += 8) {                                     \
                 const Py_ssize_t *st = start + o;                                \
                 Py_ssize_t s0 = st[0];                                           \
@@ -423,27 +451,17 @@ cresize_group_run(float *out, const void *line, Py_ssize_t base, const float *w,
                 __m256i ra = _mm256_sub_epi64(_mm256_loadu_si256((const __m256i *)st), s); \
                 __m256i rb = _mm256_sub_epi64(                                   \
                     _mm256_loadu_si256((const __m256i *)(st + 4)), s);           \
-                int same = g.valid                                               \
+                int same = GROUP.valid                                           \
                     && _mm256_movemask_epi8(_mm256_and_si256(                    \
-                           _mm256_cmpeq_epi64(ra, g.rela),                       \
-                           _mm256_cmpeq_epi64(rb, g.relb))) == -1;               \
+                           _mm256_cmpeq_epi64(ra, GROUP.rela),                   \
+                           _mm256_cmpeq_epi64(rb, GROUP.relb))) == -1;           \
                 if (s0 >= 0 && !same)                                            \
-                    same = cresize_group_setup(&g, st, ra, rb, CH, width, BYTES) \
-                           || g.valid;                                           \
-                if (s0 >= 0 && same && g.valid == 1                              \
-                    && CH * s0 + g.reach <= CH * n_in) {                         \
-                    if (BYTES)                                                   \
-                        cresize_group_run(out + CH * o, line, CH * s0,           \
-                                          weight + o * width, width, CH, BYTES, &g); \
-                    else if (g.kind == CRESIZE_F32)                              \
-                        cresize_group_run(out + CH * o, line, CH * s0,           \
-                                          weight + o * width, width, CH,         \
-                                          CRESIZE_F32, &g);                      \
-                    else                                                         \
-                        cresize_group_run(out + CH * o, line, CH * s0,           \
-                                          weight + o * width, width, CH,         \
-                                          CRESIZE_F32_WIDE, &g);                 \
-                } else {                                                         \
+                    same = SETUP(&s_, st, ra, rb, CH, width, KIND) || GROUP.valid; \
+                if (s0 >= 0 && same && GROUP.valid == 1                          \
+                    && CH * s0 + s_.reach <= CH * n_in)                          \
+                    RUN(out + CH * o, line, CH * s0, weight + o * width, width, CH, KIND, \
+                        &s_);                                                    \
+                else {                                                           \
                     _mm256_zeroupper();                                          \
                     FALLBACK(out, line, n_in, index, weight, count, width, n_out, o, \
                              o + 8);                                             \
@@ -454,6 +472,10 @@ cresize_group_run(float *out, const void *line, Py_ssize_t base, const float *w,
         FALLBACK(out, line, n_in, index, weight, count, width, n_out, o, n_out); \
     }
 
+#define CRESIZE_AVX2_GROUPS(NAME, T, CH, BYTES, FALLBACK)                        \
+    CRESIZE_AVX2_ROW(NAME, float, T, CH, BYTES, cresize_group, s_, cresize_group_init, \
+                     cresize_group_setup, cresize_group_run_any, FALLBACK)
+
 CRESIZE_AVX2_GROUPS(cresize_groups3_f32_avx2, float, 3, 0, cresize_pixels3_f32_sse)
 CRESIZE_AVX2_GROUPS(cresize_groups4_f32_avx2, float, 4, 0, cresize_pixels4_f32_sse)
 CRESIZE_AVX2_GROUPS(cresize_groups3_u8_avx2, unsigned char, 3, CRESIZE_U8, cresize_pixels3_u8_sse)
@@ -463,9 +485,9 @@ CRESIZE_AVX2_GROUPS(cresize_groups4_s8_avx2, signed char, 4, CRESIZE_S8, cresize
 
 /* 1- and 2-value pixels: groups of 8 by lanes, the rest by the portable loop's sums
  * (each value from 0, tap after tap). */
-#define CRESIZE_SCALAR_RANGE(NAME, T, CH)                                        \
-    static void NAME(float *out, const T *line, Py_ssize_t n_in,                 \
-                     const Py_ssize_t *index, const float *weight,               \
+#define CRESIZE_SCALAR_RANGE(NAME, ACC, T, CH)                                   \
+    static void NAME(ACC *out, const T *line, Py_ssize_t n_in,                   \
+                     const Py_ssize_t *index, const ACC *weight,                 \
                      const Py_ssize_t *count, Py_ssize_t width, Py_ssize_t n_out, \
                      Py_ssize_t o_begin, Py_ssize_t o_end)                       \
     {                                                                            \
@@ -473,9 +495,9 @@ CRESIZE_AVX2_GROUPS(cresize_groups4_s8_avx2, signed char, 4, CRESIZE_S8, cresize
         (void)n_in, (void)n_out;                                                 \
         for (o = o_begin; o < o_end; o++) {                                      \
             const Py_ssize_t *idx = index + o * width;                           \
-            const float *w = weight + o * width;                                 \
+            const ACC *w = weight + o * width;                                   \
             for (c = 0; c < CH; c++) {                                           \
-                float acc = 0;                                                   \
+                ACC acc = 0;                                                     \
                 for (k = 0; k < count[o]; k++)                                   \
                     acc = acc + w[k] * line[CH * idx[k] + c];                    \
                 out[CH * o + c] = acc;                                           \
@@ -483,12 +505,12 @@ CRESIZE_AVX2_GROUPS(cresize_groups4_s8_avx2, signed char, 4, CRESIZE_S8, cresize
         }                                                                        \
     }
 
-CRESIZE_SCALAR_RANGE(cresize_pixels1_f32_c, float, 1)
-CRESIZE_SCALAR_RANGE(cresize_pixels2_f32_c, float, 2)
-CRESIZE_SCALAR_RANGE(cresize_pixels1_u8_c, unsigned char, 1)
-CRESIZE_SCALAR_RANGE(cresize_pixels2_u8_c, unsigned char, 2)
-CRESIZE_SCALAR_RANGE(cresize_pixels1_s8_c, signed char, 1)
-CRESIZE_SCALAR_RANGE(cresize_pixels2_s8_c, signed char, 2)
+CRESIZE_SCALAR_RANGE(cresize_pixels1_f32_c, float, float, 1)
+CRESIZE_SCALAR_RANGE(cresize_pixels2_f32_c, float, float, 2)
+CRESIZE_SCALAR_RANGE(cresize_pixels1_u8_c, float, unsigned char, 1)
+CRESIZE_SCALAR_RANGE(cresize_pixels2_u8_c, float, unsigned char, 2)
+CRESIZE_SCALAR_RANGE(cresize_pixels1_s8_c, float, signed char, 1)
+CRESIZE_SCALAR_RANGE(cresize_pixels2_s8_c, float, signed char, 2)
 CRESIZE_AVX2_GROUPS(cresize_groups1_f32_avx2, float, 1, 0, cresize_pixels1_f32_c)
 CRESIZE_AVX2_GROUPS(cresize_groups2_f32_avx2, float, 2, 0, cresize_pixels2_f32_c)
 CRESIZE_AVX2_GROUPS(cresize_groups1_u8_avx2, unsigned char, 1, CRESIZE_U8, cresize_pixels1_u8_c)
@@ -528,21 +550,13 @@ CRESIZE_AVX2 static void cresize_group_d_init(cresize_group_d *d, int C, Py_ssiz
 
 CRESIZE_AVX2 static int cresize_group_d_setup(cresize_group_d *d, const Py_ssize_t *st,
                                               __m256i rela, __m256i relb, int C,
-                                              Py_ssize_t width)
+                                              Py_ssize_t width, int is_signed)
 {
-    const __m256i even = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
     __m256i rel;
     int m, r;
-    d->g.valid = 0;
-    for (m = 0; m < 8; m++)
-        if (st[m] < st[0] || st[m] - st[0] > (1 << 24))
-            return 0;
-    d->g.rela = rela;
-    d->g.relb = relb;
-    d->g.valid = -1;
-    rel = _mm256_permute2x128_si256(_mm256_permutevar8x32_epi32(rela, even),
-                                    _mm256_permutevar8x32_epi32(relb, even), 0x20);
-    rel = _mm256_mullo_epi32(rel, _mm256_set1_epi32(C));
+    (void)is_signed;
+    if (!cresize_group_rel(&d->g, st, rela, relb, C, &rel))
+        return 0;
     d->reach = 0;
     for (r = 0; r < C; r++) {
         __m256i off, lo, v;
@@ -628,67 +642,14 @@ cresize_group_d_run(double *out, const void *line, Py_ssize_t base, const double
 }
 
 #define CRESIZE_AVX2_GROUPS_D(NAME, T, CH, SIGNED, FALLBACK)                     \
-    CRESIZE_AVX2 static void NAME(double *out, const T *line, Py_ssize_t n_in,   \
-                                  const Py_ssize_t *index, const double *weight, \
-                                  const Py_ssize_t *count, const Py_ssize_t *start, \
-                                  Py_ssize_t width, Py_ssize_t n_out)            \
-    {                                                                            \
-        cresize_group_d d;                                                       \
-        Py_ssize_t o = 0;                                                        \
-        if (n_in < (1 << 24)) {                                                  \
-            cresize_group_d_init(&d, CH, width);                                 \
-            for (; o + 8 <= n_out; o += 8) {                                     \
-                const Py_ssize_t *st = start + o;                                \
-                Py_ssize_t s0 = st[0];                                           \
-                __m256i s = _mm256_set1_epi64x(s0);                              \
-                __m256i ra = _mm256_sub_epi64(_mm256_loadu_si256((const __m256i *)st), s); \
-                __m256i rb = _mm256_sub_epi64(                                   \
-                    _mm256_loadu_si256((const __m256i *)(st + 4)), s);           \
-                int same = d.g.valid                                             \
-                    && _mm256_movemask_epi8(_mm256_and_si256(                    \
-                           _mm256_cmpeq_epi64(ra, d.g.rela),                     \
-                           _mm256_cmpeq_epi64(rb, d.g.relb))) == -1;             \
-                if (s0 >= 0 && !same)                                            \
-                    same = cresize_group_d_setup(&d, st, ra, rb, CH, width) || d.g.valid; \
-                if (s0 >= 0 && same && d.g.valid == 1                            \
-                    && CH * s0 + d.reach <= CH * n_in)                           \
-                    cresize_group_d_run(out + CH * o, line, CH * s0, weight + o * width, \
-                                        width, CH, SIGNED, &d);                  \
-                else {                                                           \
-                    _mm256_zeroupper();                                          \
-                    FALLBACK(out, line, n_in, index, weight, count, width, n_out, o, \
-                             o + 8);                                             \
-                }                                                                \
-            }                                                                    \
-        }                                                                        \
-        _mm256_zeroupper();                                                      \
-        FALLBACK(out, line, n_in, index, weight, count, width, n_out, o, n_out); \
-    }
+    CRESIZE_AVX2_ROW(NAME, double, T, CH, SIGNED, cresize_group_d, s_.g,        \
+                     cresize_group_d_init, cresize_group_d_setup, cresize_group_d_run, \
+                     FALLBACK)
 
-#define CRESIZE_SCALAR_RANGE_D(NAME, T, CH)                                      \
-    static void NAME(double *out, const T *line, Py_ssize_t n_in,                \
-                     const Py_ssize_t *index, const double *weight,              \
-                     const Py_ssize_t *count, Py_ssize_t width, Py_ssize_t n_out, \
-                     Py_ssize_t o_begin, Py_ssize_t o_end)                       \
-    {                                                                            \
-        Py_ssize_t o, k, c;                                                      \
-        (void)n_in, (void)n_out;                                                 \
-        for (o = o_begin; o < o_end; o++) {                                      \
-            const Py_ssize_t *idx = index + o * width;                           \
-            const double *w = weight + o * width;                                \
-            for (c = 0; c < CH; c++) {                                           \
-                double acc = 0;                                                  \
-                for (k = 0; k < count[o]; k++)                                   \
-                    acc = acc + w[k] * line[CH * idx[k] + c];                    \
-                out[CH * o + c] = acc;                                           \
-            }                                                                    \
-        }                                                                        \
-    }
-
-CRESIZE_SCALAR_RANGE_D(cresize_pixels1_u16_c, unsigned short, 1)
-CRESIZE_SCALAR_RANGE_D(cresize_pixels2_u16_c, unsigned short, 2)
-CRESIZE_SCALAR_RANGE_D(cresize_pixels1_s16_c, short, 1)
-CRESIZE_SCALAR_RANGE_D(cresize_pixels2_s16_c, short, 2)
+CRESIZE_SCALAR_RANGE(cresize_pixels1_u16_c, double, unsigned short, 1)
+CRESIZE_SCALAR_RANGE(cresize_pixels2_u16_c, double, unsigned short, 2)
+CRESIZE_SCALAR_RANGE(cresize_pixels1_s16_c, double, short, 1)
+CRESIZE_SCALAR_RANGE(cresize_pixels2_s16_c, double, short, 2)
 CRESIZE_AVX2_GROUPS_D(cresize_groups1_u16_avx2, unsigned short, 1, 0, cresize_pixels1_u16_c)
 CRESIZE_AVX2_GROUPS_D(cresize_groups2_u16_avx2, unsigned short, 2, 0, cresize_pixels2_u16_c)
 CRESIZE_AVX2_GROUPS_D(cresize_groups3_u16_avx2, unsigned short, 3, 0, cresize_pixels3_u16_avx2)
