@@ -207,7 +207,7 @@ CRESIZE_AVX2_PIXELS(cresize_pixels4_u16_avx2, unsigned short, 4, cresize_load4_u
 CRESIZE_AVX2_PIXELS(cresize_pixels3_s16_avx2, short, 3, cresize_load4_s16)
 CRESIZE_AVX2_PIXELS(cresize_pixels4_s16_avx2, short, 4, cresize_load4_s16)
 
-/* AVX2, float32 sums: eight pixels of C = 3 or 4 values at once, as C registers of
+/* AVX2, float32 sums: eight pixels of C = 1 ... 4 values at once, as C registers of
  * eight output values ("value lanes"). Lane j of register r holds value q = 8r + j
  * of the group, channel q % C of pixel q / C. Where the eight pixels' taps are whole
  * contiguous windows (start[o] >= 0: tap k reads input pixel start[o] + k, and every
@@ -235,7 +235,7 @@ typedef struct {
     __m128i bperm[4];                  /* the same, as pshufb bytes */
     __m256 hi[4];                      /* CRESIZE_F32_WIDE: lanes from the second load */
     __m256i rela, relb;                /* starts of the 8 pixels minus the first (int64) */
-    Py_ssize_t first[4];               /* first value of register r's load, from C * start[o] */
+    Py_ssize_t first[4];               /* register r's load: from value C * start[o] + first */
     Py_ssize_t reach;                  /* values read past C * start[o] at the last tap */
     int kind, valid;                   /* valid: 1 set up, -1 rel known not to fit, 0 none */
 } cresize_group;
