@@ -652,12 +652,8 @@ CRESIZE_SCALAR_RANGE(cresize_pixels1_s16_c, double, short, 1)
 CRESIZE_SCALAR_RANGE(cresize_pixels2_s16_c, double, short, 2)
 CRESIZE_AVX2_GROUPS_D(cresize_groups1_u16_avx2, unsigned short, 1, 0, cresize_pixels1_u16_c)
 CRESIZE_AVX2_GROUPS_D(cresize_groups2_u16_avx2, unsigned short, 2, 0, cresize_pixels2_u16_c)
-CRESIZE_AVX2_GROUPS_D(cresize_groups3_u16_avx2, unsigned short, 3, 0, cresize_pixels3_u16_avx2)
-CRESIZE_AVX2_GROUPS_D(cresize_groups4_u16_avx2, unsigned short, 4, 0, cresize_pixels4_u16_avx2)
 CRESIZE_AVX2_GROUPS_D(cresize_groups1_s16_avx2, short, 1, 1, cresize_pixels1_s16_c)
 CRESIZE_AVX2_GROUPS_D(cresize_groups2_s16_avx2, short, 2, 1, cresize_pixels2_s16_c)
-CRESIZE_AVX2_GROUPS_D(cresize_groups3_s16_avx2, short, 3, 1, cresize_pixels3_s16_avx2)
-CRESIZE_AVX2_GROUPS_D(cresize_groups4_s16_avx2, short, 4, 1, cresize_pixels4_s16_avx2)
 
 #define CRESIZE_LANES_12(NAME, ACC, T, G1, G2)                                   \
     static inline int NAME(ACC *out, const T *line, Py_ssize_t channels,       \
@@ -740,10 +736,6 @@ CRESIZE_LANES_12(cresize_lanes12_s16, double, short, cresize_groups1_s16_avx2,
 #define CRESIZE_G4_U8(F, ...) CRESIZE_WITH_GROUPS(cresize_groups4_u8_avx2, F, __VA_ARGS__)
 #define CRESIZE_G3_S8(F, ...) CRESIZE_WITH_GROUPS(cresize_groups3_s8_avx2, F, __VA_ARGS__)
 #define CRESIZE_G4_S8(F, ...) CRESIZE_WITH_GROUPS(cresize_groups4_s8_avx2, F, __VA_ARGS__)
-#define CRESIZE_G3_U16(F, ...) CRESIZE_WITH_GROUPS(cresize_groups3_u16_avx2, F, __VA_ARGS__)
-#define CRESIZE_G4_U16(F, ...) CRESIZE_WITH_GROUPS(cresize_groups4_u16_avx2, F, __VA_ARGS__)
-#define CRESIZE_G3_S16(F, ...) CRESIZE_WITH_GROUPS(cresize_groups3_s16_avx2, F, __VA_ARGS__)
-#define CRESIZE_G4_S16(F, ...) CRESIZE_WITH_GROUPS(cresize_groups4_s16_avx2, F, __VA_ARGS__)
 #else
 #define CRESIZE_G3_F32 CRESIZE_PIXELS_ONLY
 #define CRESIZE_G4_F32 CRESIZE_PIXELS_ONLY
@@ -786,10 +778,10 @@ CRESIZE_PIXELS_ENTRY(cresize_pixels_f64, double, double, 2, cresize_pixels3_f64_
                      cresize_pixels4_f64_avx2, CRESIZE_PIXELS_ONLY, CRESIZE_PIXELS_ONLY,
                      CRESIZE_NO_LANES)
 CRESIZE_PIXELS_ENTRY(cresize_pixels_u16, double, unsigned short, 2, cresize_pixels3_u16_avx2,
-                     cresize_pixels4_u16_avx2, CRESIZE_G3_U16, CRESIZE_G4_U16,
+                     cresize_pixels4_u16_avx2, CRESIZE_PIXELS_ONLY, CRESIZE_PIXELS_ONLY,
                      cresize_lanes12_u16)
 CRESIZE_PIXELS_ENTRY(cresize_pixels_s16, double, short, 2, cresize_pixels3_s16_avx2,
-                     cresize_pixels4_s16_avx2, CRESIZE_G3_S16, CRESIZE_G4_S16,
+                     cresize_pixels4_s16_avx2, CRESIZE_PIXELS_ONLY, CRESIZE_PIXELS_ONLY,
                      cresize_lanes12_s16)
 #else
 CRESIZE_NO_PIXELS(cresize_pixels_f64, double, double)
