@@ -377,6 +377,12 @@ for dtype in (np.float32, np.float64, np.uint8, np.uint16, np.int16, np.int8):
             results[str(n)] = cresize.resize(np.moveaxis(x, -1, 0), (45, 64), mode=mode)
             results[str(n + 1)] = cresize.resize(x[3, :, :], (70,), axes=(0,), mode=mode)
             n += 2
+        # exact factors on an even width: x4 and x2 enlarging, x0.5 and x0.33 shrinking
+        wide = np.concatenate([x, x[:, ::-1], x[:, :6]], axis=1)  # width 64
+        for mode in ("nearest", "bilinear", "bicubic", "lanczos3"):
+            for size in ((20, 256), (20, 128), (20, 32), (20, 21)):
+                results[str(n)] = cresize.resize(wide, size, axes=(0, 1), mode=mode)
+                n += 1
         batch = np.stack([x[:, ::-1], x[::-1]])[:, 1:]  # (N, H, W, C), strided views
         for mode in ("nearest", "bilinear", "bicubic"):
             results[str(n)] = cresize.resize(batch, (72, 59), axes=(1, 2), mode=mode,

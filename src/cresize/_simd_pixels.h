@@ -331,6 +331,8 @@ CRESIZE_AVX2 static int cresize_group_setup(cresize_group *g, const Py_ssize_t *
         if (_mm256_movemask_ps(
                 _mm256_castsi256_ps(_mm256_sub_epi32(_mm256_set1_epi32(15), off[r]))))
             return 0;
+        if (wide && C >= 3)  /* measured slower than a register per pixel */
+            return 0;
     }
     if (bytes) {
         g->kind = bytes;
@@ -429,22 +431,27 @@ cresize_group_run_any(float *out, const void *line, Py_ssize_t base, const float
         cresize_group_run(out, line, base, w, width, C, CRESIZE_F32_WIDE, g);
 }
 
-/* A row of n_out pixels of CH values: groups of 8 by lanes where they can, the rest
- * (and the row's last pixels) by FALLBACK, the per-pixel loop. STATE: the group's
- * state type, GROUP its cresize_group (`s_` or `s_.g`), INIT / SETUP / RUN its
- * functions; KIND: CRESIZE_U8 / CRESIZE_S8 for 8-bit values (float32 sums, 0 for
- * float32 values), 1 for signed 16-bit values (float64 sums). */
+/* A row of n_out pixels of CH values: groups of 8 by lanes where they can, the pixels
+ * between them by FALLBACK, the per-pixel loop; returns the first of the row's last
+ * pixels, which the caller's per-pixel loop does (inlined there, it measured faster).
+ * Lanes start only where a group's pattern repeats in the next group, and stop after
+ * two set-ups in a row (patterns that keep changing cost more than they save).
+ * STATE: the group's state type, GROUP its cresize_group (`s_` or `s_.g`), INIT /
+ * SETUP / RUN its functions; KIND: CRESIZE_U8 / CRESIZE_S8 for 8-bit values (float32
+ * sums, 0 for float32 values), 1 for signed 16-bit values (float64 sums). */
 #define CRESIZE_AVX2_ROW(NAME, ACC, T, CH, KIND, STATE, GROUP, INIT, SETUP, RUN, FALLBACK) \
-    CRESIZE_AVX2 static void NAME(ACC *out, const T *line, Py_ssize_t n_in,      \
-                                  const Py_ssize_t *index, const ACC *weight,    \
-                                  const Py_ssize_t *count, const Py_ssize_t *start, \
-                                  Py_ssize_t width, Py_ssize_t n_out)            \
+    CRESIZE_AVX2 static Py_ssize_t NAME(ACC *out, const T *line, Py_ssize_t n_in, \
+                                        const Py_ssize_t *index, const ACC *weight, \
+                                        const Py_ssize_t *count, const Py_ssize_t *start, \
+                                        Py_ssize_t width, Py_ssize_t n_out)      \
     {                                                                            \
         STATE s_;                                                                \
-        Py_ssize_t o = 0;                                                        \
-        if (n_in < (1 << 24)) {                                                  \
+        Py_ssize_t o = 0, from = 0; /* pixels from ... o - 1: still to do */     \
+        int misses = 0; /* set-ups in a row: patterns that keep changing cost more */ \
+        /* 3/4-value pixels shrinking: a register per pixel measured faster */   \
+        if (n_in < (1 << 24) && (CH < 3 || n_in <= n_out)) {                     \
             INIT(&s_, CH, width);                                                \
-            for (; o + 8 <= n_out; o += 8) {                                     \
+            for (; o + 8 <= n_out && misses < 2; o += 8) {                       \
                 const Py_ssize_t *st = start + o;                                \
                 Py_ssize_t s0 = st[0];                                           \
                 __m256i s = _mm256_set1_epi64x(s0);                              \
@@ -455,21 +462,36 @@ cresize_group_run_any(float *out, const void *line, Py_ssize_t base, const float
                     && _mm256_movemask_epi8(_mm256_and_si256(                    \
                            _mm256_cmpeq_epi64(ra, GROUP.rela),                   \
                            _mm256_cmpeq_epi64(rb, GROUP.relb))) == -1;           \
-                if (s0 >= 0 && !same)                                            \
-                    same = SETUP(&s_, st, ra, rb, CH, width, KIND) || GROUP.valid; \
+                if (s0 >= 0 && !same) { /* set up a pattern the next group repeats */ \
+                    if (o + 16 <= n_out && st[8] >= 0) {                         \
+                        __m256i t = _mm256_set1_epi64x(st[8]);                   \
+                        same = _mm256_movemask_epi8(_mm256_and_si256(            \
+                                   _mm256_cmpeq_epi64(ra, _mm256_sub_epi64(      \
+                                       _mm256_loadu_si256((const __m256i *)(st + 8)), t)), \
+                                   _mm256_cmpeq_epi64(rb, _mm256_sub_epi64(      \
+                                       _mm256_loadu_si256((const __m256i *)(st + 12)), t)))) \
+                               == -1;                                            \
+                    }                                                            \
+                    if (same)                                                    \
+                        same = SETUP(&s_, st, ra, rb, CH, width, KIND) || GROUP.valid; \
+                    misses++;                                                    \
+                } else                                                           \
+                    misses = 0;                                                  \
                 if (s0 >= 0 && same && GROUP.valid == 1                          \
-                    && CH * s0 + s_.reach <= CH * n_in)                          \
+                    && CH * s0 + s_.reach <= CH * n_in) {                        \
+                    if (from < o) { /* first the pixels before, in order */      \
+                        _mm256_zeroupper();                                      \
+                        FALLBACK(out, line, n_in, index, weight, count, width, n_out, \
+                                 from, o);                                       \
+                    }                                                            \
                     RUN(out + CH * o, line, CH * s0, weight + o * width, width, CH, KIND, \
                         &s_);                                                    \
-                else {                                                           \
-                    _mm256_zeroupper();                                          \
-                    FALLBACK(out, line, n_in, index, weight, count, width, n_out, o, \
-                             o + 8);                                             \
+                    from = o + 8;                                                \
                 }                                                                \
             }                                                                    \
         }                                                                        \
         _mm256_zeroupper(); /* GCC adds none: SSE code after dirty uppers is slow */ \
-        FALLBACK(out, line, n_in, index, weight, count, width, n_out, o, n_out); \
+        return from;                                                             \
     }
 
 #define CRESIZE_AVX2_GROUPS(NAME, T, CH, BYTES, FALLBACK)                        \
@@ -655,8 +677,8 @@ CRESIZE_AVX2_GROUPS_D(cresize_groups2_u16_avx2, unsigned short, 2, 0, cresize_pi
 CRESIZE_AVX2_GROUPS_D(cresize_groups1_s16_avx2, short, 1, 1, cresize_pixels1_s16_c)
 CRESIZE_AVX2_GROUPS_D(cresize_groups2_s16_avx2, short, 2, 1, cresize_pixels2_s16_c)
 
-#define CRESIZE_LANES_12(NAME, ACC, T, G1, G2)                                   \
-    static inline int NAME(ACC *out, const T *line, Py_ssize_t channels,       \
+#define CRESIZE_LANES_12(NAME, ACC, T, G1, G2, F1, F2)                           \
+    static inline int NAME(ACC *out, const T *line, Py_ssize_t channels,         \
                            Py_ssize_t n_in, const Py_ssize_t *index,             \
                            const ACC *weight, const Py_ssize_t *count,           \
                            const Py_ssize_t *start, Py_ssize_t width,            \
@@ -665,14 +687,16 @@ CRESIZE_AVX2_GROUPS_D(cresize_groups2_s16_avx2, short, 2, 1, cresize_pixels2_s16
         if (cresize_simd_level < 2)                                              \
             return 0;                                                            \
         if (channels == 1)                                                       \
-            G1(out, line, n_in, index, weight, count, start, width, n_out);      \
+            F1(out, line, n_in, index, weight, count, width, n_out,              \
+               G1(out, line, n_in, index, weight, count, start, width, n_out), n_out); \
         else                                                                     \
-            G2(out, line, n_in, index, weight, count, start, width, n_out);      \
+            F2(out, line, n_in, index, weight, count, width, n_out,              \
+               G2(out, line, n_in, index, weight, count, start, width, n_out), n_out); \
         return 1;                                                                \
     }
 #else
-#define CRESIZE_LANES_12(NAME, ACC, T, G1, G2)                                   \
-    static inline int NAME(ACC *out, const T *line, Py_ssize_t channels,       \
+#define CRESIZE_LANES_12(NAME, ACC, T, G1, G2, F1, F2)                           \
+    static inline int NAME(ACC *out, const T *line, Py_ssize_t channels,         \
                            Py_ssize_t n_in, const Py_ssize_t *index,             \
                            const ACC *weight, const Py_ssize_t *count,           \
                            const Py_ssize_t *start, Py_ssize_t width,            \
@@ -686,15 +710,20 @@ CRESIZE_AVX2_GROUPS_D(cresize_groups2_s16_avx2, short, 2, 1, cresize_pixels2_s16
 
 /* Rows of 1- and 2-value pixels: AVX2 lanes only (1 when done, else 0). */
 CRESIZE_LANES_12(cresize_lanes12_f32, float, float, cresize_groups1_f32_avx2,
-                 cresize_groups2_f32_avx2)
+                 cresize_groups2_f32_avx2,
+                 cresize_pixels1_f32_c, cresize_pixels2_f32_c)
 CRESIZE_LANES_12(cresize_lanes12_u8, float, unsigned char, cresize_groups1_u8_avx2,
-                 cresize_groups2_u8_avx2)
+                 cresize_groups2_u8_avx2,
+                 cresize_pixels1_u8_c, cresize_pixels2_u8_c)
 CRESIZE_LANES_12(cresize_lanes12_s8, float, signed char, cresize_groups1_s8_avx2,
-                 cresize_groups2_s8_avx2)
+                 cresize_groups2_s8_avx2,
+                 cresize_pixels1_s8_c, cresize_pixels2_s8_c)
 CRESIZE_LANES_12(cresize_lanes12_u16, double, unsigned short, cresize_groups1_u16_avx2,
-                 cresize_groups2_u16_avx2)
+                 cresize_groups2_u16_avx2,
+                 cresize_pixels1_u16_c, cresize_pixels2_u16_c)
 CRESIZE_LANES_12(cresize_lanes12_s16, double, short, cresize_groups1_s16_avx2,
-                 cresize_groups2_s16_avx2)
+                 cresize_groups2_s16_avx2,
+                 cresize_pixels1_s16_c, cresize_pixels2_s16_c)
 
 /* Entry points: 1 when done, 0 when the caller must run its portable loop. `start`
  * (the first input of each output whose taps are its whole window, else -1) lets
@@ -727,9 +756,10 @@ CRESIZE_LANES_12(cresize_lanes12_s16, double, short, cresize_groups1_s16_avx2,
 
 #if CRESIZE_X86_DISPATCH /* groups of 8 pixels on AVX2, else the per-pixel loop */
 #define CRESIZE_WITH_GROUPS(G, F, out, line, n_in, index, weight, count, start, width, n_out) \
-    (cresize_simd_level >= 2                                                     \
-         ? G(out, line, n_in, index, weight, count, start, width, n_out)         \
-         : F(out, line, n_in, index, weight, count, width, n_out, 0, n_out))
+    F(out, line, n_in, index, weight, count, width, n_out,                      \
+      cresize_simd_level >= 2 ? G(out, line, n_in, index, weight, count, start, width, n_out) \
+                              : 0,                                               \
+      n_out)
 #define CRESIZE_G3_F32(F, ...) CRESIZE_WITH_GROUPS(cresize_groups3_f32_avx2, F, __VA_ARGS__)
 #define CRESIZE_G4_F32(F, ...) CRESIZE_WITH_GROUPS(cresize_groups4_f32_avx2, F, __VA_ARGS__)
 #define CRESIZE_G3_U8(F, ...) CRESIZE_WITH_GROUPS(cresize_groups3_u8_avx2, F, __VA_ARGS__)
