@@ -197,7 +197,6 @@ CRESIZE_AVX2 static inline void cresize_store_pd(double *p, __m256d v) { _mm256_
         const Py_ssize_t C = CH;                                                 \
         CRESIZE_PIXEL_LOOP(double, T, __m256d, cresize_zero_pd, cresize_set1_pd, \
                            cresize_add_pd, cresize_mul_pd, LOAD, cresize_store_pd) \
-        _mm256_zeroupper(); /* GCC adds none: SSE code after dirty uppers is slow */ \
     }
 
 CRESIZE_AVX2_PIXELS(cresize_pixels3_f64_avx2, double, 3, cresize_load4_f64)
