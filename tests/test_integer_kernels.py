@@ -351,19 +351,43 @@ from cresize import _kernels
 rng = np.random.default_rng(11)
 results = {"level": np.array(_kernels.simd_level())}
 n = 0
+MODES = (("nearest", False), ("bilinear", False), ("bicubic", False), ("lanczos3", False),
+         ("lanczos3", True), ("bilinear", True), ("area", False))
 for dtype in (np.float32, np.float64, np.uint8, np.uint16, np.int16, np.int8):
-    for channels in (1, 3, 4):
+    for channels in (1, 2, 3, 4, 5):
         if np.dtype(dtype).kind == "f":
             x = rng.uniform(-2, 2, (37, 29, channels)).astype(dtype)
+            x[3, 5:9, -1] = -0.0, np.inf, np.nan, -np.inf  # signed zeros, non-finite values
+            x[::7, :, 0] = -0.0
         else:
             info = np.iinfo(dtype)
             x = rng.integers(info.min, int(info.max) + 1, (37, 29, channels)).astype(dtype)
-        for mode, aa in (("bilinear", False), ("bicubic", False), ("lanczos3", True),
-                         ("area", False), ("nearest", False)):
-            for size in ((80, 61), (11, 7), (37, 64)):
+        # widths: x2 and x3 enlarging (whole groups of 8 pixels, and a tail), x1.5 and
+        # x0.9 (the groups' patterns change), x0.5 (wider spans), x0.24 (the pixel loop)
+        for mode, aa in MODES:
+            for size in ((80, 58), (11, 87), (37, 44), (20, 26), (37, 15), (9, 7)):
                 results[str(n)] = cresize.resize(x, size, axes=(0, 1), mode=mode,
                                                  antialias=aa, num_threads=2)
                 n += 1
+        for mode, ac in (("bilinear", True), ("bicubic", True), ("nearest-exact", False)):
+            results[str(n)] = cresize.resize(x, (61, 64), axes=(0, 1), mode=mode,
+                                             align_corners=ac, num_threads=2)
+            n += 1
+        for mode in ("bilinear", "bicubic", "lanczos3"):  # planes and lines (NCHW)
+            results[str(n)] = cresize.resize(np.moveaxis(x, -1, 0), (45, 64), mode=mode)
+            results[str(n + 1)] = cresize.resize(x[3, :, :], (70,), axes=(0,), mode=mode)
+            n += 2
+        # exact factors on an even width: x4 and x2 enlarging, x0.5 and x0.33 shrinking
+        wide = np.concatenate([x, x[:, ::-1], x[:, :6]], axis=1)  # width 64
+        for mode in ("nearest", "bilinear", "bicubic", "lanczos3"):
+            for size in ((20, 256), (20, 128), (20, 32), (20, 21)):
+                results[str(n)] = cresize.resize(wide, size, axes=(0, 1), mode=mode)
+                n += 1
+        batch = np.stack([x[:, ::-1], x[::-1]])[:, 1:]  # (N, H, W, C), strided views
+        for mode in ("nearest", "bilinear", "bicubic"):
+            results[str(n)] = cresize.resize(batch, (72, 59), axes=(1, 2), mode=mode,
+                                             num_threads=3)
+            n += 1
 # The sums of whole rows (_simd_rows.h): rows of every length modulo the blocks (32
 # float32 / 16 float64 values) and the registers (8 / 4), tails of 1-7 values,
 # more taps than one group (32), and the ring's sums fused with the integer store.
@@ -399,7 +423,9 @@ np.savez(sys.argv[1], **results)
 @pytest.mark.parametrize("level", ["none", "sse2", "avx2"])
 def test_simd_levels_give_the_same_bits(tmp_path, level):
     """CRESIZE_SIMD (read at import) lowers the SIMD level; every level, the
-    portable loops included, gives the same bits."""
+    portable loops included, gives the same bits: 1-5 channels, every dtype, tap
+    counts 1 to 12, whole groups of eight pixels and tails (AVX2 value lanes),
+    channels-last images and (N, H, W, C) batches, signed zeros and non-finite floats."""
     import os
     import subprocess
     import sys
@@ -419,7 +445,7 @@ def test_simd_levels_give_the_same_bits(tmp_path, level):
     expect = _kernels.SIMD_LEVELS[min(best, _kernels.SIMD_LEVELS.index(level))]
     assert str(forced["level"]) == expect
     keys = [k for k in default.files if k != "level"]
-    assert len(keys) > 100
+    assert len(keys) > 1000
     for k in keys:
         np.testing.assert_array_equal(default[k], forced[k], err_msg=k)
         assert default[k].dtype == forced[k].dtype

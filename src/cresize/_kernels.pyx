@@ -51,23 +51,32 @@ cdef extern from "_simd.h" nogil:
     int cresize_simd_level
     int cresize_pixels_f32(float* out, const float* line, Py_ssize_t channels, Py_ssize_t n_in,
                            const Py_ssize_t* index, const float* weight,
-                           const Py_ssize_t* count, Py_ssize_t width, Py_ssize_t n_out) noexcept
+                           const Py_ssize_t* count, const Py_ssize_t* start,
+                           Py_ssize_t width, Py_ssize_t n_out) noexcept
     int cresize_pixels_u8(float* out, const unsigned char* line, Py_ssize_t channels,
                           Py_ssize_t n_in, const Py_ssize_t* index, const float* weight,
-                          const Py_ssize_t* count, Py_ssize_t width, Py_ssize_t n_out) noexcept
+                          const Py_ssize_t* count, const Py_ssize_t* start,
+                          Py_ssize_t width, Py_ssize_t n_out) noexcept
     int cresize_pixels_f64(double* out, const double* line, Py_ssize_t channels,
                            Py_ssize_t n_in, const Py_ssize_t* index, const double* weight,
-                           const Py_ssize_t* count, Py_ssize_t width, Py_ssize_t n_out) noexcept
+                           const Py_ssize_t* count, const Py_ssize_t* start,
+                           Py_ssize_t width, Py_ssize_t n_out) noexcept
     int cresize_pixels_u16(double* out, const unsigned short* line, Py_ssize_t channels,
                            Py_ssize_t n_in, const Py_ssize_t* index, const double* weight,
-                           const Py_ssize_t* count, Py_ssize_t width, Py_ssize_t n_out) noexcept
+                           const Py_ssize_t* count, const Py_ssize_t* start,
+                           Py_ssize_t width, Py_ssize_t n_out) noexcept
     int cresize_store_u8_f32(unsigned char* out, const float* row, Py_ssize_t n) noexcept
     int cresize_store_s8_f32(signed char* out, const float* row, Py_ssize_t n) noexcept
     int cresize_store_u16_f64(unsigned short* out, const double* row, Py_ssize_t n) noexcept
     int cresize_store_s16_f64(short* out, const double* row, Py_ssize_t n) noexcept
+    int cresize_pixels_s8(float* out, const signed char* line, Py_ssize_t channels,
+                          Py_ssize_t n_in, const Py_ssize_t* index, const float* weight,
+                          const Py_ssize_t* count, const Py_ssize_t* start,
+                          Py_ssize_t width, Py_ssize_t n_out) noexcept
     int cresize_pixels_s16(double* out, const short* line, Py_ssize_t channels,
                            Py_ssize_t n_in, const Py_ssize_t* index, const double* weight,
-                           const Py_ssize_t* count, Py_ssize_t width, Py_ssize_t n_out) noexcept
+                           const Py_ssize_t* count, const Py_ssize_t* start,
+                           Py_ssize_t width, Py_ssize_t n_out) noexcept
 
 cdef extern from "_simd_rows.h" nogil:
     # Sums of whole rows (``_combine_rows``) and fused sum + rounding store, AVX2 /
@@ -940,6 +949,8 @@ cdef inline void _resample_row(floating* out, const source* line, Py_ssize_t cha
     if select and channels == 1:  # 0 + x: the bits of 0 + 1 * x, as _dot gives
         for o in range(n_out):
             out[o] = 0 + line[index[o, 0]]
+    elif channels <= 4 and _simd_pixels(out, line, channels, in_px, index, weight, count, start):
+        pass  # same bits as the loops below (AVX2 value lanes, or a register per pixel)
     elif floating is float and source is float and channels == 1 and width > 1:
         o = 0
         while o + 4 <= n_out:
@@ -957,9 +968,6 @@ cdef inline void _resample_row(floating* out, const source* line, Py_ssize_t cha
     elif channels == 1:
         for o in range(n_out):
             out[o] = _dot(line, &index[o, 0], &weight[o, 0], count[o])
-    elif (channels == 3 or channels == 4) and _simd_pixels(out, line, channels, in_px, index,
-                                                           weight, count):
-        pass  # same bits as the loops below, a register per pixel
     elif channels == 3:  # RGB: the three sums stay in registers
         for o in range(n_out):
             _pixel3(out + 3 * o, line, &index[o, 0], &weight[o, 0], count[o])
@@ -979,27 +987,30 @@ cdef inline void _resample_row(floating* out, const source* line, Py_ssize_t cha
 
 cdef inline bint _simd_pixels(floating* out, const source* line, Py_ssize_t channels,
                               Py_ssize_t in_px, const Py_ssize_t[:, ::1] index,
-                              const floating[:, ::1] weight,
-                              const Py_ssize_t[::1] count) noexcept nogil:
-    """A row of 3- or 4-value pixels by ``_simd_pixels.h`` where the level allows it."""
+                              const floating[:, ::1] weight, const Py_ssize_t[::1] count,
+                              const Py_ssize_t[::1] start) noexcept nogil:
+    """A row of 1- to 4-value pixels by ``_simd_pixels.h`` where the level allows it."""
     cdef Py_ssize_t n_out = index.shape[0], width = index.shape[1]
     if floating is float:
         if source is float:
             return cresize_pixels_f32(out, line, channels, in_px, &index[0, 0], &weight[0, 0],
-                                      &count[0], width, n_out)
+                                      &count[0], &start[0], width, n_out)
         elif source is cython.uchar:
             return cresize_pixels_u8(out, line, channels, in_px, &index[0, 0], &weight[0, 0],
-                                     &count[0], width, n_out)
+                                     &count[0], &start[0], width, n_out)
+        elif source is cython.schar:
+            return cresize_pixels_s8(out, line, channels, in_px, &index[0, 0], &weight[0, 0],
+                                     &count[0], &start[0], width, n_out)
     else:
         if source is double:
             return cresize_pixels_f64(out, line, channels, in_px, &index[0, 0], &weight[0, 0],
-                                      &count[0], width, n_out)
+                                      &count[0], &start[0], width, n_out)
         elif source is cython.ushort:
             return cresize_pixels_u16(out, line, channels, in_px, &index[0, 0], &weight[0, 0],
-                                      &count[0], width, n_out)
+                                      &count[0], &start[0], width, n_out)
         elif source is cython.short:
             return cresize_pixels_s16(out, line, channels, in_px, &index[0, 0], &weight[0, 0],
-                                      &count[0], width, n_out)
+                                      &count[0], &start[0], width, n_out)
     return False
 
 
