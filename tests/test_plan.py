@@ -418,15 +418,15 @@ def test_steps_check_what_they_rely_on():
     bilinear = taps(8, 5, "bilinear")
     with pytest.raises(ValueError, match="x_block 2"):
         _kernels.make_step(_kernels.Kind.LINES, 3, 1, 8, x=bilinear.row_args(np.float32), x_block=2)
-    with pytest.raises(ValueError, match="x_block 2"):  # blocks need single values
+    with pytest.raises(ValueError, match="x_block 2"):  # blocks need pixels of <= 4 values
         _kernels.make_step(
             _kernels.Kind.FUSED,
             1,
             8,
-            16,
+            40,
             y=t.kernel_args(np.float32),
             x=t.row_args(np.float32),
-            channels=2,
+            channels=5,
             order=_kernels.Order.VERTICAL_FIRST,
             x_block=2,
         )
@@ -527,3 +527,44 @@ def test_huge_num_threads_is_the_same_error_on_every_path():
         cresize.resize(x, (8, 8))  # cached: the next call takes the fast path
         with pytest.raises(ValueError, match="num_threads"):
             cresize.resize(x, (8, 8), num_threads=n)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("level", ["none", "avx2"])
+def test_channels_last_block_tables_keep_the_bits(monkeypatch, dtype, level):
+    """Pixels of 2-4 values (channels last) take the block paths too (a weight per
+    input value); 5 values keep the general kernels. The bits are those of the table
+    kernels (``run_region``), at every level and thread count."""
+    from cresize import _fast, _kernels
+
+    monkeypatch.setenv("CRESIZE_SIMD", level)
+    _kernels._init_simd()
+    try:
+        rng = np.random.default_rng(7)
+        for channels in (1, 2, 3, 4, 5):
+            for mode, shape, size, axes, backward in [
+                ("bilinear", (24, 150, channels), (12, 75), (0, 1), False),  # 2x2, chunks
+                ("area", (2, 12, 18, channels), (6, 9), (1, 2), False),  # NHWC, 2x2
+                ("area", (12, 18, channels), (4, 6), (0, 1), False),  # 3x3
+                ("bilinear", (5, 16, channels), (5, 8), (0, 1), False),  # x only, DIRECT
+                ("nearest", (7, 9, channels), (14, 18), (0, 1), True),  # adjoint of x2
+            ]:
+                p = cresize.plan(shape, size, mode=mode, axes=axes, dtype=dtype)
+                run = p.backward if backward else p
+                x = rng.standard_normal(p.output_shape if backward else shape).astype(dtype)
+                flat = x.reshape(-1)
+                flat[::5], flat[1::7], flat[3::13] = -0.0, np.inf, -np.inf
+                got = run(x)
+                general = p.run_region(x, tuple(slice(0, n) for n in got.shape), backward=backward)
+                np.testing.assert_array_equal(got, general)
+                numbers = ~np.isnan(got)
+                assert np.array_equal(np.signbit(got[numbers]), np.signbit(general[numbers]))
+                np.testing.assert_array_equal(got, run(x, num_threads=2))
+                program = p._backward_program() if backward else p._forward
+                steps = program.compiled(np.dtype(dtype))
+                x_blocks = [s[4].blocks[1] for s in steps if s[0] == _fast.FUSED]
+                if size[0] != shape[axes[0]]:  # both axes resized: one fused step
+                    assert x_blocks and all(x_blocks) == (channels <= 4), (channels, mode)
+    finally:
+        monkeypatch.delenv("CRESIZE_SIMD")
+        _kernels._init_simd()

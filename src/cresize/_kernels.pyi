@@ -19,6 +19,7 @@ class Kind(enum.IntEnum):
     FUSED = 2
 
 NO_BOUND: int
+MAX_BLOCK_CHANNELS: int
 
 class Step:
     kind: int
@@ -26,6 +27,8 @@ class Step:
     src_size: int
     dst_size: int
     most_threads: int
+    @property
+    def blocks(self) -> tuple[int, int]: ...
     def __call__(self, src: _F, dst: _F, num_threads: int) -> None: ...
 
 def make_step(

@@ -26,6 +26,8 @@ from cython.parallel cimport parallel, prange, threadid
 
 from cresize._openmp cimport cresize_max_threads, cresize_openmp_enabled
 
+import numpy as np
+
 
 ctypedef fused source:  # what a row is read from (converted on read)
     float
@@ -119,6 +121,12 @@ cdef extern from "_simd_sums.h" nogil:
                              const float* wx, Py_ssize_t n) noexcept
     void cresize_sum_2x2_f64(double* out, const double* a, const double* b, double wa,
                              double wb, const double* wx, Py_ssize_t n) noexcept
+    void cresize_sum_2x2_pixels_f32(float* out, const float* a, const float* b, float wa,
+                                    float wb, const float* wx, Py_ssize_t n,
+                                    Py_ssize_t channels) noexcept
+    void cresize_sum_2x2_pixels_f64(double* out, const double* a, const double* b, double wa,
+                                    double wb, const double* wx, Py_ssize_t n,
+                                    Py_ssize_t channels) noexcept
 
 
 #: SIMD levels, lowest first (``_simd_pixels.h``).
@@ -173,6 +181,9 @@ cpdef enum Order:
     DIRECT = 2
 
 
+#: Pixels of at most this many values take the block paths (``_sum_2x2``'s buffer).
+MAX_BLOCK_CHANNELS = 4
+
 #: ``Step``'s default bound of threads: none below the call's own.
 NO_BOUND = 1 << 30
 
@@ -187,6 +198,11 @@ cdef class Step:
     ``Step(src, dst, num_threads)`` runs it on C-contiguous arrays of
     ``src_size`` and ``dst_size`` values of its dtype (checked).
     """
+
+    @property
+    def blocks(self):
+        """``(y_block, x_block)``: the block sizes this step reads without an index (0: none)."""
+        return (self.size.y_block, self.size.x_block)
 
     def __call__(self, src, dst, int num_threads):
         cdef const float[::1] sf
@@ -322,6 +338,11 @@ def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
     if x_block:
         _check_block(s, x_block, False)
         z.x_block = x_block
+        if z.channels > 1:  # a weight per input value (_row, _sum_2x2): same products
+            if s.wide:
+                s.x_wd = np.ascontiguousarray(np.repeat(s.x_wd, z.channels, axis=1))
+            else:
+                s.x_wf = np.ascontiguousarray(np.repeat(s.x_wf, z.channels, axis=1))
     if y_block:
         _check_block(s, y_block, True)
         z.y_block = y_block
@@ -333,12 +354,14 @@ def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
 
 
 cdef int _check_block(Step s, Py_ssize_t f, bint y) except -1:
-    """The y or x table is ``Taps.block`` ``f`` (the x table on rows of single values)."""
+    """The y or x table is ``Taps.block`` ``f`` (the x table on pixels of at most
+    ``MAX_BLOCK_CHANNELS`` values)."""
     cdef const Py_ssize_t[:, ::1] index = s.y_index if y else s.x_index
     cdef const Py_ssize_t[::1] count = s.y_count if y else s.x_count
     cdef Py_ssize_t o, k
     cdef bint ok = f >= 2 and index.shape[1] == f
-    ok = ok and (s.kind != LINES if y else kind_has_x(s.kind) and s.size.channels == 1)
+    ok = ok and (s.kind != LINES if y else kind_has_x(s.kind)
+                 and 1 <= s.size.channels <= MAX_BLOCK_CHANNELS)
     if ok:
         for o in range(index.shape[0]):
             ok = ok and count[o] == f
@@ -348,7 +371,8 @@ cdef int _check_block(Step s, Py_ssize_t f, bint y) except -1:
                 break
     if not ok:
         raise ValueError(f"{'y' if y else 'x'}_block {f}: the table's rows do not read "
-                         f"blocks of {f} inputs (x: on rows of single values)")
+                         f"blocks of {f} inputs (x: on pixels of 1 to "
+                         f"{MAX_BLOCK_CHANNELS} values)")
     return 0
 
 
@@ -446,11 +470,24 @@ def resize_2d(const floating[:, :, ::1] src, floating[:, :, ::1] dst, Py_ssize_t
 cdef inline void _row(const Sizes* z, floating* out, const source* line,
                       const Py_ssize_t[:, ::1] index, const floating[:, ::1] weight,
                       const Py_ssize_t[::1] count, const Py_ssize_t[::1] start) noexcept nogil:
-    """Resample one row with the x table (``_resample_row``; blocks without the index)."""
-    cdef Py_ssize_t o, k, f = z.x_block, n_out = index.shape[0]
+    """Resample one row with the x table (``_resample_row``; blocks without the index).
+
+    Blocks of pixels of ``C`` > 1 values: the x weights are one per input value
+    (``make_step``), so value ``c`` of output pixel ``o`` is
+    ``sum_k w[(o*f + k)*C + c] * line[(o*f + k)*C + c]``, from 0, in tap order."""
+    cdef Py_ssize_t o, k, c, f = z.x_block, n_out = index.shape[0], C = z.channels
     cdef const floating* w = &weight[0, 0]
     cdef floating acc
-    if f == 2:  # the operations of _dot, in its order: 0, then each product added
+    if f and C > 1:
+        for o in range(n_out):
+            for c in range(C):
+                acc = 0
+                k = o * f * C + c
+                while k < (o + 1) * f * C:
+                    acc = acc + w[k] * line[k]
+                    k = k + C
+                out[o * C + c] = acc
+    elif f == 2:  # the operations of _dot, in its order: 0, then each product added
         for o in range(n_out):
             out[o] = (0 + w[2 * o] * line[2 * o]) + w[2 * o + 1] * line[2 * o + 1]
     elif f:
@@ -465,11 +502,17 @@ cdef inline void _row(const Sizes* z, floating* out, const source* line,
 
 cdef inline void _sum_2x2(floating* out, const floating* a, Py_ssize_t in_row,
                           const floating* wy, const floating* wx,
-                          Py_ssize_t n_out) noexcept nogil:
-    """Blocks of 2x2 from rows ``a`` and ``a + in_row``, y weights ``wy[0:2]``, x weights
-    ``wx[2*o : 2*o + 2]``: the operations of ``_combine_rows`` (``wa*a + wb*b``) then
+                          Py_ssize_t n_out, Py_ssize_t channels) noexcept nogil:
+    """Blocks of 2x2 pixels from rows ``a`` and ``a + in_row``, y weights ``wy[0:2]``, x
+    weights ``wx[2*o : 2*o + 2]`` (pixels of ``channels`` > 1 values: one per input
+    value, ``_row``): the operations of ``_combine_rows`` (``wa*a + wb*b``) then
     ``_row`` (``(0 + w0*r0) + w1*r1``) in one sweep (``_simd_sums.h``)."""
-    if floating is float:
+    if channels > 1:
+        if floating is float:
+            cresize_sum_2x2_pixels_f32(out, a, a + in_row, wy[0], wy[1], wx, n_out, channels)
+        else:
+            cresize_sum_2x2_pixels_f64(out, a, a + in_row, wy[0], wy[1], wx, n_out, channels)
+    elif floating is float:
         cresize_sum_2x2_f32(out, a, a + in_row, wy[0], wy[1], wx, n_out)
     else:
         cresize_sum_2x2_f64(out, a, a + in_row, wy[0], wy[1], wx, n_out)
@@ -583,7 +626,7 @@ cdef inline void _fused_row(const Sizes* z, Py_ssize_t j, const Py_ssize_t[:, ::
         if (((source is float and floating is float) or (source is double and floating is double))
                 and z.y_block == 2 and z.x_block == 2):
             _sum_2x2(target, <const floating*>(plane + 2 * oy * in_row), in_row,
-                     &y_weight[oy, 0], &x_weight[0, 0], out_row)
+                     &y_weight[oy, 0], &x_weight[0, 0], x_index.shape[0], z.channels)
         elif z.x_identity:  # whole rows combined: the combination is the output row
             _combine_rows(target, plane, in_row, &y_index[oy, 0], &y_weight[oy, 0],
                           y_count[oy], in_h)

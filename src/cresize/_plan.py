@@ -300,7 +300,7 @@ def _float_step(tables, shape, axes, order, slots, dtype):
             channels=inner,
             order=order,
             slots=slots,
-            x_block=x.block if inner == 1 else 0,
+            x_block=x.block if inner <= _kernels.MAX_BLOCK_CHANNELS else 0,
             y_block=y.block,
             most_threads=most,
         )

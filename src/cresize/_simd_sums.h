@@ -32,11 +32,50 @@
         }                                                                               \
     }
 
+/* Pixels of C values (channels last, 2 <= C <= 4): w holds a weight per input value
+ * (the x weight of its pixel, repeated C times), so the products run over contiguous
+ * values as above; output value c of pixel o adds the products of value c of its two
+ * input pixels:
+ *
+ *     out[o*C + c] = (0 + w[2oC + c] * r[2oC + c]) + w[2oC + C + c] * r[2oC + C + c]
+ *
+ * with r = wa*a + wb*b, the same operations per value as for single values. */
+#define CRESIZE_SUM_2X2_PIXELS(NAME, T, ATTR)                                           \
+    ATTR static void NAME(T *restrict out, const T *restrict a, const T *restrict b, T wa, \
+                          T wb, const T *restrict w, Py_ssize_t n, Py_ssize_t C)        \
+    {                                                                                   \
+        T p[512];                                                                       \
+        for (Py_ssize_t o0 = 0; o0 < n; o0 += 64) {                                     \
+            Py_ssize_t m = n - o0 < 64 ? n - o0 : 64, v, o, c;                          \
+            const T *a0 = a + 2 * C * o0, *b0 = b + 2 * C * o0, *w0 = w + 2 * C * o0;   \
+            T *out0 = out + C * o0;                                                     \
+            for (v = 0; v < 2 * C * m; v++)                                             \
+                p[v] = w0[v] * (wa * a0[v] + wb * b0[v]);                               \
+            if (C == 3) {                                                               \
+                for (o = 0; o < m; o++)                                                 \
+                    for (c = 0; c < 3; c++)                                             \
+                        out0[3 * o + c] = ((T)0 + p[6 * o + c]) + p[6 * o + 3 + c];     \
+            } else if (C == 4) {                                                        \
+                for (o = 0; o < m; o++)                                                 \
+                    for (c = 0; c < 4; c++)                                             \
+                        out0[4 * o + c] = ((T)0 + p[8 * o + c]) + p[8 * o + 4 + c];     \
+            } else {                                                                    \
+                for (o = 0; o < m; o++)                                                 \
+                    for (c = 0; c < C; c++)                                             \
+                        out0[C * o + c] = ((T)0 + p[2 * C * o + c]) + p[2 * C * o + C + c]; \
+            }                                                                           \
+        }                                                                               \
+    }
+
 CRESIZE_SUM_2X2(cresize_sum_2x2_f32_c, float, )
 CRESIZE_SUM_2X2(cresize_sum_2x2_f64_c, double, )
+CRESIZE_SUM_2X2_PIXELS(cresize_sum_2x2_pixels_f32_c, float, )
+CRESIZE_SUM_2X2_PIXELS(cresize_sum_2x2_pixels_f64_c, double, )
 #if CRESIZE_X86_DISPATCH
 CRESIZE_SUM_2X2(cresize_sum_2x2_f32_avx2, float, CRESIZE_AVX2)
 CRESIZE_SUM_2X2(cresize_sum_2x2_f64_avx2, double, CRESIZE_AVX2)
+CRESIZE_SUM_2X2_PIXELS(cresize_sum_2x2_pixels_f32_avx2, float, CRESIZE_AVX2)
+CRESIZE_SUM_2X2_PIXELS(cresize_sum_2x2_pixels_f64_avx2, double, CRESIZE_AVX2)
 #endif
 
 /* NAME(...): NAME##_avx2 where cresize_simd_level allows it, else NAME##_c. */
@@ -59,5 +98,25 @@ CRESIZE_SUM_2X2(cresize_sum_2x2_f64_avx2, double, CRESIZE_AVX2)
 
 CRESIZE_SUM_2X2_DISPATCH(cresize_sum_2x2_f32, float)
 CRESIZE_SUM_2X2_DISPATCH(cresize_sum_2x2_f64, double)
+
+#if CRESIZE_X86_DISPATCH
+#define CRESIZE_SUM_2X2_PIXELS_AVX2_CALL(NAME)                                          \
+    if (cresize_simd_level >= 2) {                                                      \
+        NAME##_avx2(out, a, b, wa, wb, w, n, C);                                        \
+        return;                                                                         \
+    }
+#else
+#define CRESIZE_SUM_2X2_PIXELS_AVX2_CALL(NAME)
+#endif
+#define CRESIZE_SUM_2X2_PIXELS_DISPATCH(NAME, T)                                        \
+    static inline void NAME(T *out, const T *a, const T *b, T wa, T wb, const T *w,      \
+                            Py_ssize_t n, Py_ssize_t C)                                 \
+    {                                                                                   \
+        CRESIZE_SUM_2X2_PIXELS_AVX2_CALL(NAME)                                          \
+        NAME##_c(out, a, b, wa, wb, w, n, C);                                           \
+    }
+
+CRESIZE_SUM_2X2_PIXELS_DISPATCH(cresize_sum_2x2_pixels_f32, float)
+CRESIZE_SUM_2X2_PIXELS_DISPATCH(cresize_sum_2x2_pixels_f64, double)
 
 #endif
