@@ -78,44 +78,34 @@ CRESIZE_SUM_2X2_PIXELS(cresize_sum_2x2_pixels_f32_avx2, float, CRESIZE_AVX2)
 CRESIZE_SUM_2X2_PIXELS(cresize_sum_2x2_pixels_f64_avx2, double, CRESIZE_AVX2)
 #endif
 
-/* NAME(...): NAME##_avx2 where cresize_simd_level allows it, else NAME##_c. */
+/* NAME(ARGS): NAME##_avx2(ARGS) where cresize_simd_level allows it, else NAME##_c(ARGS). */
 #if CRESIZE_X86_DISPATCH
-#define CRESIZE_SUM_2X2_AVX2_CALL(NAME)                                                 \
-    if (cresize_simd_level >= 2) {                                                      \
-        NAME##_avx2(out, a, b, wa, wb, w, n);                                           \
-        return;                                                                         \
-    }
+#define CRESIZE_SUMS_CALL(NAME, ...)                                                    \
+    do {                                                                                \
+        if (cresize_simd_level >= 2)                                                    \
+            NAME##_avx2(__VA_ARGS__);                                                   \
+        else                                                                            \
+            NAME##_c(__VA_ARGS__);                                                      \
+    } while (0)
 #else
-#define CRESIZE_SUM_2X2_AVX2_CALL(NAME)
+#define CRESIZE_SUMS_CALL(NAME, ...) NAME##_c(__VA_ARGS__)
 #endif
+
 #define CRESIZE_SUM_2X2_DISPATCH(NAME, T)                                               \
     static inline void NAME(T *out, const T *a, const T *b, T wa, T wb, const T *w,      \
                             Py_ssize_t n)                                               \
     {                                                                                   \
-        CRESIZE_SUM_2X2_AVX2_CALL(NAME)                                                 \
-        NAME##_c(out, a, b, wa, wb, w, n);                                              \
+        CRESIZE_SUMS_CALL(NAME, out, a, b, wa, wb, w, n);                               \
     }
-
-CRESIZE_SUM_2X2_DISPATCH(cresize_sum_2x2_f32, float)
-CRESIZE_SUM_2X2_DISPATCH(cresize_sum_2x2_f64, double)
-
-#if CRESIZE_X86_DISPATCH
-#define CRESIZE_SUM_2X2_PIXELS_AVX2_CALL(NAME)                                          \
-    if (cresize_simd_level >= 2) {                                                      \
-        NAME##_avx2(out, a, b, wa, wb, w, n, C);                                        \
-        return;                                                                         \
-    }
-#else
-#define CRESIZE_SUM_2X2_PIXELS_AVX2_CALL(NAME)
-#endif
 #define CRESIZE_SUM_2X2_PIXELS_DISPATCH(NAME, T)                                        \
     static inline void NAME(T *out, const T *a, const T *b, T wa, T wb, const T *w,      \
                             Py_ssize_t n, Py_ssize_t C)                                 \
     {                                                                                   \
-        CRESIZE_SUM_2X2_PIXELS_AVX2_CALL(NAME)                                          \
-        NAME##_c(out, a, b, wa, wb, w, n, C);                                           \
+        CRESIZE_SUMS_CALL(NAME, out, a, b, wa, wb, w, n, C);                            \
     }
 
+CRESIZE_SUM_2X2_DISPATCH(cresize_sum_2x2_f32, float)
+CRESIZE_SUM_2X2_DISPATCH(cresize_sum_2x2_f64, double)
 CRESIZE_SUM_2X2_PIXELS_DISPATCH(cresize_sum_2x2_pixels_f32, float)
 CRESIZE_SUM_2X2_PIXELS_DISPATCH(cresize_sum_2x2_pixels_f64, double)
 
