@@ -25,6 +25,8 @@ from cresize._dtypes import round_to
 from cresize._tables import ANTIALIAS_SUPPORT
 
 if TYPE_CHECKING:
+    from concurrent.futures import Executor, Future
+
     import PIL.Image
 
 __all__ = ["narrows", "open_image", "resize_image", "save_image", "target_size"]
@@ -272,7 +274,14 @@ def save_image(
     _save(image, path, format, quality, overwrite)
 
 
-def _save(image, path, format=None, quality=None, overwrite=False, later=None):
+def _save(
+    image: PIL.Image.Image | np.ndarray,
+    path: str | os.PathLike[str],
+    format: str | None = None,
+    quality: int | None = None,
+    overwrite: bool = False,
+    later: Executor | None = None,
+) -> Future[None] | None:
     """``save_image``; with ``later`` (a ``concurrent.futures`` executor) the
     temporary file's ``fsync`` and rename run there (see ``_write_atomic``) and
     their future is returned, else None."""
