@@ -768,6 +768,30 @@ def test_the_cresize_command_has_argparse_subcommands(tmp_path, capsys, monkeypa
     assert Image.open(tmp_path / "o.png").size == (9, 6)
 
 
+def test_the_command_freezes_the_gc_before_exit_and_a_caller_of_main_is_left_alone(tmp_path):
+    import gc
+
+    from cresize import __main__ as top
+
+    src = write(tmp_path / "in.png")
+    before = gc.get_freeze_count()
+    assert top.main(["resize", str(src), "--width", "9", "-o", str(tmp_path / "a.png"), "-q"]) == 0
+    assert gc.get_freeze_count() == before  # main(argv): this process goes on
+    code = (
+        "import atexit, gc, sys\n"
+        "atexit.register(lambda: print('frozen', gc.get_freeze_count() > 1000))\n"
+        "from cresize.__main__ import main\n"
+        "sys.argv = ['cresize', *sys.argv[1:]]\n"
+        "sys.exit(main())\n"
+    )
+    argv = [sys.executable, "-c", code, "resize", str(src), "--width", "9"]
+    argv += ["-o", str(tmp_path / "b.png"), "-q"]
+    env = dict(os.environ, PYTHONPATH=CRESIZE_ROOT)
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout == "frozen True\n", done
+    assert Image.open(tmp_path / "b.png").size == (9, 6)
+
+
 def test_rarer_pillow_plugins_are_imported_only_when_needed(tmp_path):
     # JPEG in, PNG out: Pillow's common plugins do (Image.preinit); a TIFF input
     # in a directory is still found (Image.init, on demand). A fresh process:
