@@ -381,6 +381,100 @@ def test_writer_failing_mid_write_leaves_no_partial_output(tmp_path, monkeypatch
     assert sorted(os.listdir(tmp_path / "out")) == ["a.png", "c.png"]  # no temporary file either
 
 
+def _fsync_spy(monkeypatch, action):
+    """Replace ``os.fsync`` by ``action(n, fd, real)`` (n counts the calls from 1)."""
+    import threading
+
+    real, calls, lock = os.fsync, [], threading.Lock()
+
+    def spy(fd):
+        with lock:
+            calls.append(threading.current_thread().name)
+            n = len(calls)
+        return action(n, fd, real)
+
+    monkeypatch.setattr(os, "fsync", spy)
+    return calls
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_the_sync_waits_off_the_workers_and_before_the_rename(tmp_path, monkeypatch, jobs):
+    # Each output is fsynced in the sync thread, not by the resizing workers,
+    # and appears under its final name only after its fsync returned.
+    for i in range(4):
+        write(tmp_path / "in" / f"{i}.png", seed=i)
+    out = tmp_path / "out"
+
+    def check(n, fd, real):
+        assert not os.path.exists(out / os.path.basename(os.readlink(f"/proc/self/fd/{fd}"))[1:-13])
+        return real(fd)
+
+    calls = _fsync_spy(
+        monkeypatch, check if os.path.isdir("/proc/self/fd") else lambda n, fd, r: r(fd)
+    )
+    assert main([str(tmp_path / "in"), "--width", "9", "--out-dir", str(out), "-j", jobs]) == 0
+    assert tree(out) == ["0.png", "1.png", "2.png", "3.png"]
+    assert len(calls) == 4 and all(name.startswith("cresize-sync") for name in calls)
+
+
+@pytest.mark.parametrize("fails", ["fsync", "rename"])
+def test_a_failed_sync_or_rename_is_reported_and_leaves_no_temporary(
+    tmp_path, monkeypatch, capsys, fails
+):
+    for name in ("a.png", "b.png", "c.png"):
+        write(tmp_path / "in" / name)
+    if fails == "fsync":
+        if not os.path.isdir("/proc/self/fd"):
+            pytest.skip("needs /proc to tell the files apart")  # pragma: no cover
+
+        def action(n, fd, real):
+            if os.path.basename(os.readlink(f"/proc/self/fd/{fd}")).startswith(".b.png."):
+                raise OSError(5, "Input/output error")
+            return real(fd)
+
+        _fsync_spy(monkeypatch, action)
+    else:
+        real = os.replace
+
+        def replace(a, b):
+            if os.path.basename(b) == "b.png":
+                raise PermissionError(13, "Permission denied", b)
+            return real(a, b)
+
+        monkeypatch.setattr(os, "replace", replace)
+    argv = [str(tmp_path / "in"), "--width", "9", "--out-dir", str(tmp_path / "out"), "-j", "2"]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    word = "OSError: [Errno 5] Input/output error" if fails == "fsync" else "PermissionError"
+    assert f"{tmp_path / 'in' / 'b.png'}: {word}" in err, err
+    assert err.count("cresize resize: ") == 1
+    assert sorted(os.listdir(tmp_path / "out")) == ["a.png", "c.png"]  # no temporary file either
+    Image.open(tmp_path / "out" / "c.png").load()
+
+
+def test_ctrl_c_with_syncs_pending_leaves_no_temporaries(tmp_path, monkeypatch, capsys):
+    # Ctrl-C while the first file's fsync is still under way (slow disk) and the
+    # workers have written more temporaries: each pending file is renamed whole
+    # or removed, and the count says how many were written.
+    for i in range(8):
+        write(tmp_path / "in" / f"{i}.png", seed=i)
+
+    def slow(n, fd, real):
+        if n == 1:
+            signal.raise_signal(signal.SIGINT)
+            time.sleep(0.3)  # the workers finish their files meanwhile
+        return real(fd)
+
+    _fsync_spy(monkeypatch, slow)
+    argv = [str(tmp_path / "in"), "--width", "9", "--out-dir", str(tmp_path / "out"), "-j", "2"]
+    assert main(argv) == 130
+    written = sorted(os.listdir(tmp_path / "out"))
+    assert 1 <= len(written) < 8 and not [n for n in written if n.startswith(".")]
+    for name in written:
+        Image.open(tmp_path / "out" / name).load()
+    assert f"interrupted after {len(written)} file(s)" in capsys.readouterr().err
+
+
 def test_missing_pillow_says_how_to_install(monkeypatch, capsys):
     for name in [m for m in sys.modules if m == "PIL" or m.startswith("PIL.")]:
         monkeypatch.setitem(sys.modules, name, None)
@@ -672,6 +766,30 @@ def test_the_cresize_command_has_argparse_subcommands(tmp_path, capsys, monkeypa
     src = write(tmp_path / "in.png")
     assert top.main(["resize", str(src), "--width", "9", "-o", str(tmp_path / "o.png"), "-q"]) == 0
     assert Image.open(tmp_path / "o.png").size == (9, 6)
+
+
+def test_the_command_freezes_the_gc_before_exit_and_a_caller_of_main_is_left_alone(tmp_path):
+    import gc
+
+    from cresize import __main__ as top
+
+    src = write(tmp_path / "in.png")
+    before = gc.get_freeze_count()
+    assert top.main(["resize", str(src), "--width", "9", "-o", str(tmp_path / "a.png"), "-q"]) == 0
+    assert gc.get_freeze_count() == before  # main(argv): this process goes on
+    code = (
+        "import atexit, gc, sys\n"
+        "atexit.register(lambda: print('frozen', gc.get_freeze_count() > 1000))\n"
+        "from cresize.__main__ import main\n"
+        "sys.argv = ['cresize', *sys.argv[1:]]\n"
+        "sys.exit(main())\n"
+    )
+    argv = [sys.executable, "-c", code, "resize", str(src), "--width", "9"]
+    argv += ["-o", str(tmp_path / "b.png"), "-q"]
+    env = dict(os.environ, PYTHONPATH=CRESIZE_ROOT)
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout == "frozen True\n", done
+    assert Image.open(tmp_path / "b.png").size == (9, 6)
 
 
 def test_rarer_pillow_plugins_are_imported_only_when_needed(tmp_path):

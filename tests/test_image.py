@@ -336,10 +336,24 @@ def test_signal_as_the_temporary_file_opens_leaves_nothing(tmp_path, monkeypatch
     assert os.listdir(tmp_path) == []
 
 
+def test_save_syncs_the_file_before_it_gets_its_name(tmp_path, monkeypatch):
+    # save_image itself waits for the disk: when it returns, the file is synced.
+    real, seen = os.fsync, []
+
+    def fsync(fd):
+        seen.append(sorted(os.listdir(tmp_path)))
+        return real(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    save_image(photo(8, 8), tmp_path / "new.png")
+    assert len(seen) == 1 and len(seen[0]) == 1 and seen[0][0].startswith(".new.png.")
+    assert os.listdir(tmp_path) == ["new.png"]
+
+
 def test_temporary_name_taken_by_another_file_is_left_alone(tmp_path, monkeypatch):
     import cresize.image
 
-    monkeypatch.setattr(cresize.image.secrets, "token_hex", lambda n: "cafe")
+    monkeypatch.setattr(cresize.image.os, "urandom", lambda n: bytes.fromhex("cafe"))
     (tmp_path / ".new.png.cafe.tmp").write_bytes(b"not ours")
     with pytest.raises(FileExistsError):
         save_image(photo(8, 8), tmp_path / "new.png")

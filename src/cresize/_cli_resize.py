@@ -381,19 +381,34 @@ def _clashes(tasks, failures):
 def _run(tasks, jobs, report, results, stop=None):
     """Do ``tasks`` in a pool of ``jobs`` threads; ``report(src, reason, narrowed)`` each.
 
-    Each worker appends its ``(src, reason, narrowed)`` to ``results`` itself.
-    When ``stop`` is set (Ctrl-C or SIGTERM, see ``_stop_on_signals``), no new
-    file is started and none is written any more; the files being written are
-    finished (each is renamed into place whole); then KeyboardInterrupt is
+    Each file's ``fsync`` and rename into place (``image._commit``) run in one
+    more thread, so the worker goes on with its next file while the disk
+    catches up; a file is reported, in order, once it is renamed (or failed).
+    Each file's final ``(src, reason, narrowed)`` is appended to ``results`` as
+    soon as it is known. When ``stop`` is set (Ctrl-C or SIGTERM, see
+    ``_stop_on_signals``), no new file is started and none is written any more;
+    the files being written are finished and the pending syncs waited for (each
+    file is renamed into place whole, or removed); then KeyboardInterrupt is
     raised, here, at a known point, and ``results`` counts exactly the files
     written.
     """
     cancel = stop if stop is not None else threading.Event()
+    syncs = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="cresize-sync")
 
     def work(task):
-        result = _one(task, cancel)
-        results.append(result)
-        return result
+        src, reason, narrowed = _one(task, cancel, syncs)
+        if not isinstance(reason, concurrent.futures.Future):
+            results.append((src, reason, narrowed))
+            return src, reason, narrowed, None
+        reason.add_done_callback(lambda done: results.append(_synced(src, narrowed, done)))
+        return src, None, narrowed, reason
+
+    def waits_for(future):
+        """What the in-order report of ``future`` waits for now, or None: ready."""
+        if not future.done():
+            return future
+        pending = future.result()[3]
+        return None if pending is None or pending.done() else pending
 
     pool = concurrent.futures.ThreadPoolExecutor(jobs, thread_name_prefix="cresize-resize")
     unreported, queue = [], iter(tasks)
@@ -408,10 +423,19 @@ def _run(tasks, jobs, report, results, stop=None):
                 break
             # The timeout bounds how long a stop request waits to be seen.
             concurrent.futures.wait(
-                unreported, timeout=0.1, return_when=concurrent.futures.FIRST_COMPLETED
+                {waits_for(unreported[0]), *unreported[1:]} - {None},
+                timeout=0.1,
+                return_when=concurrent.futures.FIRST_COMPLETED,
             )
-            while unreported and unreported[0].done():  # in order
-                report(*unreported.pop(0).result())
+            while unreported and waits_for(unreported[0]) is None:  # in order
+                src, reason, narrowed, pending = unreported.pop(0).result()
+                report(
+                    *(
+                        _synced(src, narrowed, pending)
+                        if pending is not None
+                        else (src, reason, narrowed)
+                    )
+                )
             if cancel.is_set():
                 raise KeyboardInterrupt
     except BaseException:
@@ -420,12 +444,17 @@ def _run(tasks, jobs, report, results, stop=None):
         raise
     finally:
         pool.shutdown(wait=True)
+        syncs.shutdown(wait=True)  # never cancelled: each pending file is renamed or removed
 
 
-def _one(task, cancel=None):
-    """Resize one file; return ``(src, reason or None, narrowed format or None)``."""
+def _one(task, cancel=None, later=None):
+    """Resize one file; return ``(src, reason or None, narrowed format or None)``.
+
+    With ``later`` (an executor), the file is only written to its temporary
+    file here; ``reason`` is then the future of its ``fsync`` and rename.
+    """
     src, dst, o = task
-    from cresize.image import FORMATS, _format, narrows, resize_image, save_image
+    from cresize.image import FORMATS, _format, _save, narrows, resize_image
 
     if cancel is not None and cancel.is_set():
         return src, _CANCELLED, None
@@ -446,14 +475,25 @@ def _one(task, cancel=None):
         if cancel is not None and cancel.is_set():
             return src, _CANCELLED, None
         os.makedirs(os.path.dirname(dst) or ".", exist_ok=True)
-        save_image(result, dst, format=o["format"], quality=o["quality"], overwrite=o["overwrite"])
-    except MemoryError as exc:  # cresize's refusals name the sizes; a failed allocation does not
-        return src, f"too large for memory: {exc}" if str(exc) else "too large for memory", None
+        pending = _save(result, dst, o["format"], o["quality"], o["overwrite"], later)
     except Exception as exc:
-        if type(exc).__name__ == "UnidentifiedImageError":
-            return src, "not an image, or a format Pillow cannot read", None
-        return src, f"{type(exc).__name__}: {exc}", None
-    return src, None, narrowed
+        return src, _reason(exc), None
+    return src, pending, narrowed
+
+
+def _synced(src, narrowed, pending):
+    """``(src, reason or None, narrowed)`` of a file whose ``fsync`` and rename ran as ``pending``."""
+    exc = pending.exception()
+    return (src, None, narrowed) if exc is None else (src, _reason(exc), None)
+
+
+def _reason(exc):
+    """What the CLI prints for a file that failed with ``exc``."""
+    if isinstance(exc, MemoryError):  # cresize's refusals name the sizes; a failed allocation not
+        return f"too large for memory: {exc}" if str(exc) else "too large for memory"
+    if type(exc).__name__ == "UnidentifiedImageError":
+        return "not an image, or a format Pillow cannot read"
+    return f"{type(exc).__name__}: {exc}"
 
 
 @contextlib.contextmanager
