@@ -628,7 +628,12 @@ def test_early_ctrl_c_prints_no_traceback(tmp_path, delay):
     os.killpg(proc.pid, signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
-    assert proc.returncode in (0, 130), err
+    # 130: interrupted, reported; 0: done before the signal. -SIGINT: the batch was done
+    # and Python was already finalizing (it restores the default SIGINT action then), so
+    # the signal ended the process quietly: every output is complete (checked below).
+    assert proc.returncode in (0, 130, -signal.SIGINT), err
+    if proc.returncode == -signal.SIGINT:
+        assert len(os.listdir(tmp_path / "out")) == 40, err
     if os.path.isdir(tmp_path / "out"):
         names, finals = _complete(tmp_path / "out")
         assert names == finals
