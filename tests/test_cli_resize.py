@@ -19,6 +19,23 @@ Image = pytest.importorskip("PIL.Image")
 CRESIZE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(cresize.__file__)))
 
 
+def _on_naming(monkeypatch, before=None, after=None):
+    """Call ``before(tmp, path)`` / ``after(tmp, path)`` around the step that gives an
+    output its name: ``os.replace`` (``--overwrite``) or ``os.link`` (otherwise)."""
+    for name in ("replace", "link"):
+        real = getattr(os, name)
+
+        def naming(a, b, real=real):
+            if before is not None:
+                before(a, b)
+            result = real(a, b)
+            if after is not None:
+                after(a, b)
+            return result
+
+        monkeypatch.setattr(os, name, naming)
+
+
 def photo(h, w, seed=0):
     rng = np.random.default_rng(seed)
     y, x = np.mgrid[0:h, 0:w] / max(h, w)
@@ -434,14 +451,12 @@ def test_a_failed_sync_or_rename_is_reported_and_leaves_no_temporary(
 
         _fsync_spy(monkeypatch, action)
     else:
-        real = os.replace
 
-        def replace(a, b):
+        def refuse_b(a, b):
             if os.path.basename(b) == "b.png":
                 raise PermissionError(13, "Permission denied", b)
-            return real(a, b)
 
-        monkeypatch.setattr(os, "replace", replace)
+        _on_naming(monkeypatch, before=refuse_b)
     argv = [str(tmp_path / "in"), "--width", "9", "--out-dir", str(tmp_path / "out"), "-j", "2"]
     assert main(argv) == 1
     err = capsys.readouterr().err
@@ -644,15 +659,14 @@ def test_interrupted_count_includes_the_file_just_written(tmp_path, monkeypatch,
     # are done (a worker may finish another before the main thread reacts), all counted.
     for i in range(4):
         write(tmp_path / "in" / f"{i}.png", seed=i)
-    real, renamed = os.replace, []
+    renamed = []
 
-    def replace_then_ctrl_c(a, b):
-        real(a, b)
+    def ctrl_c_after_the_second(a, b):
         renamed.append(b)
         if len(renamed) == 2:
             signal.raise_signal(signal.SIGINT)
 
-    monkeypatch.setattr(os, "replace", replace_then_ctrl_c)
+    _on_naming(monkeypatch, after=ctrl_c_after_the_second)
     assert main([str(tmp_path / "in"), "--width", "9", "--out-dir", str(tmp_path / "out")]) == 130
     written = sorted(os.listdir(tmp_path / "out"))
     assert len(written) == len(renamed) >= 2
@@ -851,3 +865,46 @@ def test_large_buffers_are_reused_from_the_heap(tmp_path, monkeypatch):
             assert main([str(tmp_path / "in"), "--width", "20", "-q", "--out-dir", str(out)]) == 0
         want = [(-3, 32 << 20), (-1, 128 << 20)] if glibc and not env else []
         assert calls == want
+
+
+def test_the_main_thread_sleeps_while_a_sync_is_pending(monkeypatch):
+    # Files are reported in order: while the first file's fsync is pending, later
+    # files that are done must not wake the main thread again and again (it spun a
+    # core before). Counted: the waits of a run whose syncs are slower than its work.
+    import concurrent.futures
+
+    from cresize import _cli_resize
+
+    def fast_work_slow_sync(task, cancel=None, later=None):
+        time.sleep(0.005)
+        return task, later.submit(time.sleep, 0.05), None
+
+    calls = []
+    real_wait = concurrent.futures.wait
+
+    def counted_wait(*args, **kwargs):
+        calls.append(1)
+        return real_wait(*args, **kwargs)
+
+    monkeypatch.setattr(_cli_resize, "_one", fast_work_slow_sync)
+    monkeypatch.setattr(concurrent.futures, "wait", counted_wait)
+    reported = []
+    _cli_resize._run(list(range(8)), 2, lambda *a: reported.append(a), [])
+    assert [r[0] for r in reported] == list(range(8))
+    assert len(calls) < 60, len(calls)  # about 2 per file; thousands when spinning
+
+
+def test_ctrl_c_outside_the_batch_exits_130_without_a_traceback(monkeypatch):
+    # A Ctrl-C that lands while a subcommand's modules load, or as the process ends,
+    # is not the batch's to report: the command returns 130 and Python prints nothing.
+    from cresize import __main__ as entry
+    from cresize import _cli_resize
+
+    def interrupted(argv):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(_cli_resize, "main", interrupted)
+    monkeypatch.setattr(sys, "argv", ["cresize", "resize", "in.png", "--width", "9"])
+    assert entry.main() == 130
+    with pytest.raises(KeyboardInterrupt):  # main(argv) from a program: its own to handle
+        entry.main(["resize", "in.png", "--width", "9"])

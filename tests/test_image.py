@@ -684,3 +684,36 @@ def test_png_writers_agree(tmp_path, monkeypatch, mode):
     assert fast.info["icc_profile"] == slow.info["icc_profile"] == icc
     assert fast.getexif()[0x010F] == "cresize-test"
     assert [round(d) for d in fast.info["dpi"]] == [300, 150]
+
+
+@pytest.mark.parametrize("links", [True, False])
+def test_a_file_that_appears_while_writing_is_kept(tmp_path, monkeypatch, links):
+    # Without overwrite, a file another program puts at the output's name while
+    # cresize writes (after the check, before the rename) is kept: FileExistsError,
+    # and no temporary is left. With hard links the name is taken by os.link (atomic);
+    # on a file system without them, the check is repeated just before the rename.
+    import errno
+
+    from cresize import image
+
+    if not links:
+
+        def no_links(src, dst):
+            raise OSError(errno.EPERM, "no hard links here")
+
+        monkeypatch.setattr(os, "link", no_links)
+    out = tmp_path / "out.png"
+
+    def write_while_another_appears(f):
+        f.write(b"ours")
+        out.write_bytes(b"theirs")
+
+    with pytest.raises(FileExistsError, match="appeared"):
+        image._write_atomic(str(out), write_while_another_appears, overwrite=False)
+    assert out.read_bytes() == b"theirs"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.png"]
+    # Nothing in the way: the file is written whole, under its name only.
+    other = tmp_path / "other.png"
+    assert image._write_atomic(str(other), lambda f: f.write(b"ours"), overwrite=False) is None
+    assert other.read_bytes() == b"ours"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["other.png", "out.png"]

@@ -6,6 +6,7 @@ build configuration and self-check every mode (``selfcheck``).
 """
 
 import argparse
+import gc
 import importlib
 import os
 import sys
@@ -43,7 +44,12 @@ def main(argv=None):
     """Run the command; ``argv=None`` (the process's own command line) also ends
     the process quickly, see ``_ending``."""
     if argv is None:
-        return _ending(main(sys.argv[1:]))
+        try:
+            return _ending(main(sys.argv[1:]))
+        except KeyboardInterrupt:
+            # Ctrl-C outside a subcommand's own handling (while modules load, or as the
+            # process ends): no traceback, the shell's status for an interrupt.
+            return 130
     argv = list(argv)
     if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "-V", "--version")):
         argv = ["selfcheck", *argv]  # no subcommand: the self-check takes the options
@@ -74,8 +80,6 @@ def _ending(code):
     are flushed and closed); only the cycle search skips them. Not done for
     ``main(argv)`` called in a longer-lived process.
     """
-    import gc
-
     gc.freeze()
     return code
 

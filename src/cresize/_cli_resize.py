@@ -421,12 +421,13 @@ def _run(tasks, jobs, report, results, stop=None):
                 unreported.append(pool.submit(work, task))
             if not unreported:
                 break
-            # The timeout bounds how long a stop request waits to be seen.
-            concurrent.futures.wait(
-                {waits_for(unreported[0]), *unreported[1:]} - {None},
-                timeout=0.1,
-                return_when=concurrent.futures.FIRST_COMPLETED,
-            )
+            # Reports go in order, so only the first file's work or sync can free a
+            # place: wait for it alone (later files that are done would wake this
+            # loop at once, again and again). The timeout bounds how long a stop
+            # request waits to be seen.
+            first = waits_for(unreported[0])
+            if first is not None:
+                concurrent.futures.wait([first], timeout=0.1)
             while unreported and waits_for(unreported[0]) is None:  # in order
                 src, reason, narrowed, pending = unreported.pop(0).result()
                 report(

@@ -11,6 +11,7 @@ neither. See docs/files.md.
 
 from __future__ import annotations
 
+import errno
 import math
 import numbers
 import os
@@ -388,22 +389,49 @@ def _write_atomic(path, write, overwrite, later=None):
         write(f)
         f.flush()
         if later is None:
-            _commit(f, tmp, path)
+            _commit(f, tmp, path, overwrite)
             return None
-        return later.submit(_commit, f, tmp, path)
+        return later.submit(_commit, f, tmp, path, overwrite)
     except BaseException as exc:
         if not (isinstance(exc, FileExistsError) and exc.filename == tmp):  # else not ours
             _discard(f, tmp)
         raise
 
 
-def _commit(f, tmp, path):
+#: ``os.link`` errors that mean "this file system has no hard links".
+_NO_LINKS = {errno.EPERM, errno.EOPNOTSUPP, errno.ENOSYS, errno.EMLINK, errno.EXDEV}
+
+
+def _commit(f, tmp, path, overwrite=True):
     """``fsync`` and close the written temporary file ``f``, then rename ``tmp`` to
-    ``path``; on any failure remove ``tmp`` and raise."""
+    ``path``; on any failure remove ``tmp`` and raise.
+
+    Without ``overwrite`` the name is taken with ``os.link``, which fails if a file
+    appeared at ``path`` since the caller checked (another program writing it
+    meanwhile): that file is kept and FileExistsError raised. Where the file system
+    has no hard links, the check is repeated just before the rename."""
     try:
         with f:
             os.fsync(f.fileno())
-        os.replace(tmp, path)
+        if overwrite:
+            os.replace(tmp, path)
+            return
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            raise FileExistsError(
+                f"{path} exists (it appeared while this file was written)"
+            ) from None
+        except OSError as exc:
+            if exc.errno not in _NO_LINKS:
+                raise
+            if os.path.lexists(path):
+                raise FileExistsError(
+                    f"{path} exists (it appeared while this file was written)"
+                ) from None
+            os.replace(tmp, path)
+            return
+        os.unlink(tmp)
     except BaseException:
         _discard(f, tmp)
         raise
