@@ -398,8 +398,8 @@ def _write_atomic(path, write, overwrite, later=None):
         raise
 
 
-#: ``os.link`` errors that mean "this file system has no hard links".
-_NO_LINKS = {errno.EPERM, errno.EOPNOTSUPP, errno.ENOSYS, errno.EMLINK, errno.EXDEV}
+#: ``os.link`` errors that mean "this file system has no hard links" (EINVAL: Windows on FAT).
+_NO_LINKS = {errno.EPERM, errno.EOPNOTSUPP, errno.ENOSYS, errno.EMLINK, errno.EXDEV, errno.EINVAL}
 
 
 def _commit(f, tmp, path, overwrite=True):
