@@ -11,11 +11,11 @@ timeout, so a hang fails the test instead of stalling the suite.
 """
 
 import os
-import signal
-import subprocess
 import sys
 
 import pytest
+
+from helpers.proc import run_python
 
 pytestmark = pytest.mark.skipif(
     not hasattr(os, "fork"), reason="fork() exists on POSIX only; Windows always spawns"
@@ -53,21 +53,9 @@ def child_ok():  # computes first: without the rule this is where a child hangs
 def run(script):
     """Run PARENT + script in a new interpreter; fail on a hang or a nonzero exit."""
     env = dict(os.environ, OMP_NUM_THREADS="2")
-    proc = subprocess.Popen(
-        [sys.executable, "-c", script],
-        env=env,
-        text=True,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
-    try:
-        out, err = proc.communicate(timeout=TIMEOUT)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)  # the parent and any forked child with it
-        proc.communicate()
-        pytest.fail(f"hung: killed after {TIMEOUT} s (a forked child stuck in an OpenMP loop)")
-    assert proc.returncode == 0, err
+    hang = " (a forked child stuck in an OpenMP loop)"
+    code, out, err = run_python(["-c", script], env, TIMEOUT, hang)
+    assert code == 0, err
     assert out.split()[-1:] == ["ok"], out + err
 
 
@@ -136,7 +124,5 @@ def test_bare_import_registers_the_fork_rule():
         "print(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))\n"
     )
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-    out = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120
-    )
-    assert out.returncode == 0 and out.stdout.strip() == "0", out.stdout + out.stderr
+    returncode, out, err = run_python(["-c", code], env, TIMEOUT)
+    assert returncode == 0 and out.strip() == "0", out + err

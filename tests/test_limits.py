@@ -22,15 +22,13 @@ address-space limit), so a failure fails the test instead of stalling the suite.
 
 import json
 import os
-import signal
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
 import pytest
 
 import cresize
+from helpers.proc import run_python
 
 TIMEOUT = 60
 POSIX = pytest.mark.skipif(not hasattr(os, "fork"), reason="fork() and rlimits are POSIX only")
@@ -47,21 +45,8 @@ def run(script, timeout=TIMEOUT, path=None):
     if path is not None:
         path.write_text(script)
     args = ["-c", script] if path is None else [str(path)]
-    proc = subprocess.Popen(
-        [sys.executable, *args],
-        env=env,
-        text=True,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)  # the interpreter and any child it forked
-        proc.communicate()
-        pytest.fail(f"hung: killed after {timeout} s")
-    assert proc.returncode == 0, out + err
+    code, out, err = run_python(args, env, timeout)
+    assert code == 0, out + err
     return json.loads(out.strip().splitlines()[-1])
 
 
