@@ -108,7 +108,6 @@ print("ok")
 """)
 
 
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork is POSIX only")
 def test_bare_import_registers_the_fork_rule():
     # `import cresize` loads its public names lazily, but the fork handler is in place
     # from the import on: a child forked before any public name was used counts.

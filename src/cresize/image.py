@@ -416,19 +416,16 @@ def _commit(f, tmp, path, overwrite=True):
         if overwrite:
             os.replace(tmp, path)
             return
+        appeared = f"{path} exists (it appeared while this file was written)"
         try:
             os.link(tmp, path)
         except FileExistsError:
-            raise FileExistsError(
-                f"{path} exists (it appeared while this file was written)"
-            ) from None
+            raise FileExistsError(appeared) from None
         except OSError as exc:
             if exc.errno not in _NO_LINKS:
                 raise
             if os.path.lexists(path):
-                raise FileExistsError(
-                    f"{path} exists (it appeared while this file was written)"
-                ) from None
+                raise FileExistsError(appeared) from None
             os.replace(tmp, path)
             return
         os.unlink(tmp)
