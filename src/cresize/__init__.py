@@ -14,7 +14,10 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from cresize import _fork  # noqa: F401  (the fork handler, from import on: see _threads)
+from cresize import (
+    _fork,  # noqa: F401  (the fork handler, from import on: see _threads)
+    _waitpolicy,  # noqa: F401  (OpenMP's threads sleep when idle)
+)
 from cresize._version import __version__
 
 if TYPE_CHECKING:  # the same names, for type checkers and IDEs

@@ -74,7 +74,7 @@ def _collect() -> dict[str, Any]:
     import numpy as np
 
     import cresize
-    from cresize import _kernels, _threads
+    from cresize import _kernels, _threads, _waitpolicy
 
     build: dict[str, Any] | None
     try:
@@ -113,6 +113,7 @@ def _collect() -> dict[str, Any]:
             "other_runtimes": [lib["filepath"] for lib in loaded if lib not in mine],
             "threadpoolctl": have_threadpoolctl,
             "default_threads": _threads.resolve(None),
+            "wait_policy": _waitpolicy.describe(),
         },
     }
 
@@ -225,4 +226,5 @@ def _format(config: dict[str, Any]) -> str:
     if omp["other_runtimes"]:
         lines.append(f"  also loaded       {', '.join(omp['other_runtimes'])}")
     lines.append(f"  default threads   {omp['default_threads']}")
+    lines.append(f"  wait policy       {omp['wait_policy']}")
     return "\n".join(lines)

@@ -1,0 +1,76 @@
+"""OpenMP's wait policy (cresize._waitpolicy): PASSIVE unless the user chose.
+
+Each case runs in a fresh interpreter, since the runtime reads the policy once, as
+it loads; OMP_DISPLAY_ENV=VERBOSE makes libgomp print what it took: its spin count
+(GOMP_SPINCOUNT, 0 for the passive policy, 300000 by default) tells them apart.
+"""
+
+import os
+import re
+
+import pytest
+
+import cresize
+from helpers.proc import run_python
+
+pytestmark = pytest.mark.skipif(
+    not cresize.openmp_enabled(), reason="a serial build has no OpenMP runtime to set"
+)
+
+CHILD = """
+import os
+{before}
+import cresize
+print(os.environ.get("OMP_WAIT_POLICY"))
+import cresize._kernels
+print(os.environ.get("OMP_WAIT_POLICY"))
+print(cresize.show_config("dicts")["openmp"]["wait_policy"])
+"""
+
+
+def _run(env_extra, before=""):
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
+    env.update(env_extra, OMP_DISPLAY_ENV="VERBOSE")
+    code, out, err = run_python(["-c", CHILD.format(before=before)], env, 60)
+    assert code == 0, err
+    spins = re.findall(r"GOMP_SPINCOUNT\s*=\s*'(\d+)'", err)
+    if not spins:
+        pytest.skip("the OpenMP runtime is not libgomp: it does not print its spin count")
+    return out.splitlines(), [int(n) for n in spins]
+
+
+def test_passive_by_default_and_gone_from_the_environment_once_loaded():
+    (at_import, after_load, described), runtime = _run({})
+    assert at_import == "PASSIVE"  # for the runtime, which loads with the kernels
+    assert after_load == "None"  # programs started later do not inherit it
+    assert described.startswith("PASSIVE")
+    assert runtime == [0]  # threads sleep at once
+
+
+@pytest.mark.parametrize("value", ["ACTIVE", "passive"])
+def test_the_users_wait_policy_wins(value):
+    (at_import, after_load, described), runtime = _run({"OMP_WAIT_POLICY": value})
+    assert at_import == after_load == value
+    assert described == f"the user's (OMP_WAIT_POLICY={value})"
+    assert (runtime[0] == 0) == (value == "passive")
+
+
+def test_a_users_spin_count_is_left_alone():
+    (at_import, after_load, described), runtime = _run({"GOMP_SPINCOUNT": "1000"})
+    assert at_import == after_load == "None"  # cresize set nothing
+    assert described == "the user's (GOMP_SPINCOUNT=1000)"
+    assert runtime == [1000]
+
+
+def test_a_runtime_loaded_before_cresize_keeps_its_policy():
+    before = "import ctypes; ctypes.CDLL('libgomp.so.1')"
+    try:
+        import ctypes
+
+        ctypes.CDLL("libgomp.so.1")
+    except OSError:
+        pytest.skip("no libgomp.so.1 to load by name on this system")
+    (at_import, after_load, described), runtime = _run({}, before)
+    assert at_import == after_load == "None"  # nothing set: it would have no effect
+    assert described.startswith("the runtime's own")
+    assert runtime[0] > 0  # libgomp's default spin (300000), printed as it loaded
