@@ -308,6 +308,8 @@ def machine(threads):
     return (
         f"CPU: {cpu}; {os.cpu_count()} logical cores; threads per library: {threads} "
         f"(Pillow is single-threaded)\n\nLibraries: {', '.join(libs)}\n\nPython {sys.version.split()[0]}"
+        f"\n\nOpenMP wait policy (cresize and PyTorch share the runtime): "
+        f"{cresize.show_config('dicts')['openmp']['wait_policy']}"
     )
 
 
