@@ -23,6 +23,7 @@ ctypedef struct Sizes:
     char out_kind  # 0: the output holds the sums; b"B", b"b", b"H", b"h": integers
     bint gather  # integers of one type, nearest: pixels copied (DIRECT)
     bint x_identity  # the x table is the identity of one pixel: rows combined straight
+    bint first_product  # FUSED DIRECT floats: the sums' bits of a combination of whole rows
 
 
 cdef class Step:

@@ -20,6 +20,7 @@ class Kind(enum.IntEnum):
 
 NO_BOUND: int
 MAX_BLOCK_CHANNELS: int
+MAX_PIXEL_CHANNELS: int
 
 class Step:
     kind: int
@@ -44,6 +45,7 @@ def make_step(
     x_block: int = 0,
     y_block: int = 0,
     most_threads: int = ...,
+    first_product: bool = False,
 ) -> Step: ...
 def openmp_enabled() -> bool: ...
 def max_threads() -> int: ...

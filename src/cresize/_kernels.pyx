@@ -19,7 +19,7 @@ block can fail.
 """
 cimport cython
 from cython cimport floating
-from libc.math cimport rintf
+from libc.math cimport rintf, signbit
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 from cython.parallel cimport parallel, prange, threadid
@@ -184,6 +184,13 @@ cpdef enum Order:
 #: Pixels of at most this many values take the block paths (``_sum_2x2``'s buffer).
 MAX_BLOCK_CHANNELS = 4
 
+cdef enum:
+    _PIXEL_CHANNELS = 4
+
+#: Pixels of at most this many values are resampled by the pixel kernels
+#: (``_simd_pixels.h``: AVX2 value lanes, a register per pixel, ``_pixel3`` / ``_pixel4``).
+MAX_PIXEL_CHANNELS = _PIXEL_CHANNELS
+
 #: ``Step``'s default bound of threads: none below the call's own.
 NO_BOUND = 1 << 30
 
@@ -271,7 +278,7 @@ cdef class Step:
 def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
               tuple y=None, tuple x=None, Py_ssize_t channels=1, int order=DIRECT,
               Py_ssize_t slots=1, Py_ssize_t x_block=0, Py_ssize_t y_block=0,
-              Py_ssize_t most_threads=NO_BOUND):
+              Py_ssize_t most_threads=NO_BOUND, bint first_product=False):
     """A checked ``Step`` on ``src (n_planes, in_h, in_row)``.
 
     ``LINES``: ``x`` = ``(index, weight, count, start, select)`` (``Taps.row_args``)
@@ -284,6 +291,12 @@ def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
     the index table (the same bits); ``y_block`` likewise for the y table (blocks of
     2x2 are summed in one sweep over their two rows). ``most_threads`` bounds the
     threads of every call.
+
+    ``first_product`` (``FUSED``, ``DIRECT``, one input and one output row: the
+    resample of rows of pixels along one axis, standing in for a combination of whole
+    rows, ``PLANES``): the results get the bits of sums started from their first
+    product, as ``_combine_rows`` starts them, instead of from 0. The two differ only
+    where every product is -0 (-0 against +0); such outputs are set to -0.
     """
     cdef Step s = Step.__new__(Step)
     cdef Sizes* z = &s.size
@@ -300,6 +313,10 @@ def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
     z.out_h, z.out_row, z.channels, z.in_px = in_h, in_row, 1, in_row
     z.order, z.slots, z.row, z.x_select = order, 1, 0, False
     z.out_kind, z.gather, z.x_identity = 0, False, False
+    z.first_product = first_product
+    if first_product and not (kind == FUSED and order == DIRECT and in_h == 1):
+        raise ValueError("first_product needs a FUSED step of order DIRECT over single rows "
+                         "(in_h 1)")
     if kind != LINES:
         s.y_index, weight, s.y_count = y
         s.wide = weight.dtype.itemsize == 8
@@ -610,6 +627,7 @@ cdef inline void _fused_row(const Sizes* z, Py_ssize_t j, const Py_ssize_t[:, ::
     cdef Py_ssize_t b = j // z.out_h, k, s, iy, key, row_bytes = out_row * z.itemsize
     cdef Py_ssize_t oy = j - b * z.out_h
     cdef const source* plane = src + b * in_h * in_row
+    cdef const source* line
     cdef char* out = dst + j * row_bytes
     cdef floating* target = buf + z.ring_len if z.out_kind else <floating*>out
     if z.order == DIRECT and oy > 0 and tag[0] == j - 1 and y_index[oy, 0] == y_index[oy - 1, 0]:
@@ -621,7 +639,10 @@ cdef inline void _fused_row(const Sizes* z, Py_ssize_t j, const Py_ssize_t[:, ::
         _gather_pixels(out, <const char*>(plane + y_index[oy, 0] * in_row),
                        z.channels * z.itemsize, x_index)
     elif z.order == DIRECT:
-        _row(z, target, plane + y_index[oy, 0] * in_row, x_index, x_weight, x_count, x_start)
+        line = plane + y_index[oy, 0] * in_row
+        _row(z, target, line, x_index, x_weight, x_count, x_start)
+        if z.first_product:
+            _first_product_zeros(z, target, line, x_index, x_weight, x_count)
     elif z.order == VERTICAL_FIRST:
         if (((source is float and floating is float) or (source is double and floating is double))
                 and z.y_block == 2 and z.x_block == 2):
@@ -651,6 +672,40 @@ cdef inline void _fused_row(const Sizes* z, Py_ssize_t j, const Py_ssize_t[:, ::
         _store_any(out, z.out_kind, target, out_row)
     if z.order == DIRECT:
         tag[0] = j
+
+
+cdef inline void _first_product_zeros(const Sizes* z, floating* out, const source* line,
+                                      const Py_ssize_t[:, ::1] index,
+                                      const floating[:, ::1] weight,
+                                      const Py_ssize_t[::1] count) noexcept nogil:
+    """Give a row resampled by ``_row`` (sums from 0) the bits of sums started from their
+    first product (``_combine_rows``): they differ only where every product is -0,
+    which such a sum keeps (-0 + -0 = -0) and a sum from 0 does not (0 + -0 = +0). Rows
+    without a zero output are left after one sweep; a zero output recomputes its
+    products (the kernels' own: ``weight * value``) until one is not -0."""
+    cdef Py_ssize_t C = z.channels, f = z.x_block, n_out = index.shape[0], o, c, k, i
+    cdef bint zero = False
+    cdef floating p
+    for i in range(n_out * C):
+        zero = zero | (out[i] == 0)
+    if not zero:
+        return
+    for o in range(n_out):
+        for c in range(C):
+            i = o * C + c
+            if out[i] != 0 or count[o] == 0:
+                continue
+            k = 0
+            while k < count[o]:
+                if f and C > 1:  # block weights: one per input value (make_step)
+                    p = weight[o, k * C + c] * line[(o * f + k) * C + c]
+                else:
+                    p = weight[o, k] * line[index[o, k] * C + c]
+                if p != 0 or not signbit(p):
+                    break
+                k = k + 1
+            if k == count[o]:
+                out[i] = -out[i]  # -0: every product was -0
 
 
 def scratch_length(int order, Py_ssize_t slots, Py_ssize_t in_row, Py_ssize_t out_row,
@@ -737,6 +792,7 @@ def resize_2d_int(const source[:, :, ::1] src, dst, Py_ssize_t channels, tuple y
     z.row = scratch.shape[1]
     z.out_kind = 0 if float_out else ord(kind)
     z.gather = x_select and order == DIRECT and kind == src_kind  # integers: copied
+    z.first_product = False  # integer outputs round -0 and +0 alike
     # Whole rows combined (a single-axis step): the combination is the output row.
     z.x_identity = x_select and x_index.shape[0] == 1 and in_row == z.out_row
     _check_2d(src.shape[0], in_h, in_row, z.n_planes, z.out_h, z.out_row, channels,
@@ -992,7 +1048,8 @@ cdef inline void _resample_row(floating* out, const source* line, Py_ssize_t cha
     if select and channels == 1:  # 0 + x: the bits of 0 + 1 * x, as _dot gives
         for o in range(n_out):
             out[o] = 0 + line[index[o, 0]]
-    elif channels <= 4 and _simd_pixels(out, line, channels, in_px, index, weight, count, start):
+    elif channels <= _PIXEL_CHANNELS and _simd_pixels(out, line, channels, in_px, index, weight,
+                                                      count, start):
         pass  # same bits as the loops below (AVX2 value lanes, or a register per pixel)
     elif floating is float and source is float and channels == 1 and width > 1:
         o = 0
