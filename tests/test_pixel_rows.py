@@ -210,3 +210,22 @@ def test_first_product_gives_the_sign_of_whole_row_sums(dtype):
             order=_kernels.Order.VERTICAL_FIRST,
             first_product=True,
         )
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_products_that_underflow_to_negative_zero(monkeypatch, dtype):
+    """Negative subnormals times weights of 1/4 round to -0: the sums of whole rows keep
+    -0, and so do rows of pixels (the least positive weight finds them)."""
+    tiny = np.nextafter(dtype(0), dtype(-1))
+    x = np.full((3, 16, 3), tiny, dtype)
+    x[1] = 0.0  # +0: a product +0, the sums +0 either way
+    x[2, :, 0] = 1.0
+    got = cresize.resize(x, (4,), mode="area", axes=(1,))
+    assert np.signbit(got[0]).all() and np.signbit(got[2, :, 1:]).all()
+    assert not np.signbit(got[1]).any() and (got[2, :, 0] == 1).all()
+    try:
+        _previous_route(monkeypatch)
+        _same_bits(got, cresize.resize(x, (4,), mode="area", axes=(1,)))
+    finally:
+        monkeypatch.undo()
+        cresize.clear_cache()

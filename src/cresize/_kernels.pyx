@@ -116,6 +116,11 @@ cdef extern from "_simd_rows.h" nogil:
                                   Py_ssize_t count, Py_ssize_t n_rows) noexcept
 
 
+cdef extern from "_zeros.h" nogil:
+    int cresize_negative_zero_f32(const float* x, Py_ssize_t n, float w) noexcept
+    int cresize_negative_zero_f64(const double* x, Py_ssize_t n, double w) noexcept
+
+
 cdef extern from "_simd_sums.h" nogil:
     void cresize_sum_2x2_f32(float* out, const float* a, const float* b, float wa, float wb,
                              const float* wx, Py_ssize_t n) noexcept
@@ -363,11 +368,32 @@ def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
     if y_block:
         _check_block(s, y_block, True)
         z.y_block = y_block
+    if first_product:
+        z.least_weight = _least_positive_weight(s)
     z.itemsize = 8 if s.wide else 4
     z.ring_len = z.row
     s.src_size = n_planes * in_h * in_row
     s.dst_size = n_planes * z.out_h * z.out_row
     return s
+
+
+cdef double _least_positive_weight(Step s):
+    """The least positive weight of the x table when every row with taps has one, else 0
+    (``_first_product_zeros`` then checks every zero output)."""
+    cdef Py_ssize_t o, k, n = s.size.out_row // s.size.channels
+    cdef Py_ssize_t step = s.size.channels if s.size.x_block and s.size.channels > 1 else 1
+    cdef double least = 0, w, row
+    for o in range(n):
+        row = 0
+        for k in range(0, s.x_count[o] * step, step):
+            w = s.x_wd[o, k] if s.wide else s.x_wf[o, k]
+            if w > 0 and (row == 0 or w < row):
+                row = w
+        if s.x_count[o] and row == 0:
+            return 0
+        if row and (least == 0 or row < least):
+            least = row
+    return least
 
 
 cdef int _check_block(Step s, Py_ssize_t f, bint y) except -1:
@@ -680,16 +706,19 @@ cdef inline void _first_product_zeros(const Sizes* z, floating* out, const sourc
                                       const Py_ssize_t[::1] count) noexcept nogil:
     """Give a row resampled by ``_row`` (sums from 0) the bits of sums started from their
     first product (``_combine_rows``): they differ only where every product is -0,
-    which such a sum keeps (-0 + -0 = -0) and a sum from 0 does not (0 + -0 = +0). Rows
-    without a zero output are left after one sweep; a zero output recomputes its
-    products (the kernels' own: ``weight * value``) until one is not -0."""
+    which such a sum keeps (-0 + -0 = -0) and a sum from 0 does not (0 + -0 = +0). A
+    row whose input holds no value that gives -0 with the least positive weight is left
+    after one sweep of its input (``_zeros.h``); otherwise each zero output recomputes
+    its products (the kernels' own: ``weight * value``) until one is not -0."""
     cdef Py_ssize_t C = z.channels, f = z.x_block, n_out = index.shape[0], o, c, k, i
-    cdef bint zero = False
     cdef floating p
-    for i in range(n_out * C):
-        zero = zero | (out[i] == 0)
-    if not zero:
-        return
+    if z.least_weight > 0:  # every row has a positive weight: look for its -0 (_zeros.h)
+        if floating is float and source is float:
+            if not cresize_negative_zero_f32(line, z.in_row, <float>z.least_weight):
+                return
+        elif floating is double and source is double:
+            if not cresize_negative_zero_f64(line, z.in_row, z.least_weight):
+                return
     for o in range(n_out):
         for c in range(C):
             i = o * C + c
@@ -792,7 +821,7 @@ def resize_2d_int(const source[:, :, ::1] src, dst, Py_ssize_t channels, tuple y
     z.row = scratch.shape[1]
     z.out_kind = 0 if float_out else ord(kind)
     z.gather = x_select and order == DIRECT and kind == src_kind  # integers: copied
-    z.first_product = False  # integer outputs round -0 and +0 alike
+    z.first_product, z.least_weight = False, 0  # integer outputs round -0 and +0 alike
     # Whole rows combined (a single-axis step): the combination is the output row.
     z.x_identity = x_select and x_index.shape[0] == 1 and in_row == z.out_row
     _check_2d(src.shape[0], in_h, in_row, z.n_planes, z.out_h, z.out_row, channels,

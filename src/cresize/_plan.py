@@ -343,7 +343,6 @@ def _float_step(tables, shape, axes, order, slots, dtype):
             x=y.row_args(dtype),
             channels=inner,
             order=_kernels.Order.DIRECT,
-            x_block=y.block if inner <= _kernels.MAX_BLOCK_CHANNELS else 0,
             most_threads=most,
             first_product=True,
         )
