@@ -229,3 +229,48 @@ def test_products_that_underflow_to_negative_zero(monkeypatch, dtype):
     finally:
         monkeypatch.undo()
         cresize.clear_cache()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fewer_rows_than_threads_share_out_the_pixels(monkeypatch, dtype):
+    """An (L, C) signal is one row of pixels: with more threads each takes a share of
+    its pixels (some none), with the bits of one thread and of the whole-row kernel."""
+    rng = np.random.default_rng(14)
+    one = _plan.table(1, 1, "nearest", False, False, None)
+    for channels, n_in, n_out, mode in [
+        (2, 37, 80, "bicubic"),
+        (3, 40, 3, "area"),
+        (4, 9, 9 * 7, "bilinear"),
+    ]:
+        t = _plan.table(n_in, n_out, mode, False, False, None)
+        x = _special(rng.standard_normal((2, n_in, channels)).astype(dtype))
+        ref = np.empty((2, n_out, channels), dtype)
+        _kernels.gather_planes(x, ref, *t.kernel_args(dtype), 1)
+        step = _kernels.make_step(
+            _fast.FUSED,
+            2,
+            1,
+            n_in * channels,
+            y=one.kernel_args(dtype),
+            x=t.row_args(dtype),
+            channels=channels,
+            order=_kernels.Order.DIRECT,
+            first_product=True,
+        )
+        for threads in (1, 2, 3, 5):
+            got = np.empty((2, 1, n_out * channels), dtype)
+            step(x.reshape(2, 1, -1), got, threads)
+            _same_bits(got.reshape(ref.shape), ref)
+    # Through the plan: a signal long enough for several threads.
+    x = _special(rng.standard_normal((2**17, 2)).astype(dtype))
+    p = cresize.plan(x.shape, (2**17 + 999,), mode="bicubic", axes=(0,), dtype=dtype)
+    assert p._forward.compiled(np.dtype(dtype))[0][4].most_threads >= 3
+    got = p(x)
+    for threads in (2, 3):
+        _same_bits(got, p(x, num_threads=threads))
+    try:
+        _previous_route(monkeypatch)
+        _same_bits(got, cresize.resize(x, (2**17 + 999,), mode="bicubic", axes=(0,)))
+    finally:
+        monkeypatch.undo()
+        cresize.clear_cache()

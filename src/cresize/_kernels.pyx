@@ -626,6 +626,12 @@ cdef int _fused(const Sizes* z, const Py_ssize_t[:, ::1] y_index,
         for j in range(jobs):
             _fused_row(z, j, y_index, y_weight, y_count, x_index, x_weight, x_count, x_start,
                        src, dst, scratch, tags)
+    elif z.first_product and z.x_block == 0 and jobs < n:
+        # Rows of pixels, fewer rows than threads (an (L, C) signal): each thread takes a
+        # share of every row's pixels (an output's bits do not depend on its neighbours).
+        for j in prange(jobs * n, schedule="static", num_threads=n):
+            _pixels_part(z, j // n, j % n, n, x_index, x_weight, x_count, x_start, src,
+                         <floating*>dst)
     else:
         with parallel(num_threads=n):
             tid = threadid()
@@ -639,6 +645,22 @@ cdef int _fused(const Sizes* z, const Py_ssize_t[:, ::1] y_index,
     free(own)
     free(own_tags)
     return 0
+
+
+cdef inline void _pixels_part(const Sizes* z, Py_ssize_t j, Py_ssize_t part, Py_ssize_t parts,
+                              const Py_ssize_t[:, ::1] x_index,
+                              const floating[:, ::1] x_weight, const Py_ssize_t[::1] x_count,
+                              const Py_ssize_t[::1] x_start, const source* src,
+                              floating* dst) noexcept nogil:
+    """Pixels ``part`` of ``parts`` of output row ``j`` of a step of rows of pixels
+    (``first_product``: one input row per output row, no x blocks)."""
+    cdef Py_ssize_t n_px = x_index.shape[0]
+    cdef Py_ssize_t o0 = n_px * part // parts, o1 = n_px * (part + 1) // parts
+    cdef const source* line = src + j * z.in_row
+    cdef floating* out = dst + j * z.out_row + o0 * z.channels
+    if o0 < o1:
+        _row(z, out, line, x_index[o0:o1], x_weight[o0:o1], x_count[o0:o1], x_start[o0:o1])
+        _first_product_zeros(z, out, line, x_index[o0:o1], x_weight[o0:o1], x_count[o0:o1])
 
 
 cdef inline void _fused_row(const Sizes* z, Py_ssize_t j, const Py_ssize_t[:, ::1] y_index,
