@@ -119,6 +119,8 @@ cdef extern from "_simd_rows.h" nogil:
 cdef extern from "_zeros.h" nogil:
     int cresize_negative_zero_f32(const float* x, Py_ssize_t n, float w) noexcept
     int cresize_negative_zero_f64(const double* x, Py_ssize_t n, double w) noexcept
+    int cresize_any_zero_f32(const float* x, Py_ssize_t n) noexcept
+    int cresize_any_zero_f64(const double* x, Py_ssize_t n) noexcept
 
 
 cdef extern from "_simd_sums.h" nogil:
@@ -731,14 +733,19 @@ cdef inline void _first_product_zeros(const Sizes* z, floating* out, const sourc
     which such a sum keeps (-0 + -0 = -0) and a sum from 0 does not (0 + -0 = +0). A
     row whose input holds no value that gives -0 with the least positive weight is left
     after one sweep of its input (``_zeros.h``); otherwise each zero output recomputes
-    its products (the kernels' own: ``weight * value``) until one is not -0."""
+    its products (the kernels' own: ``weight * value``) until one is not -0. A row with
+    fewer outputs than inputs first looks for a zero output (the shorter sweep)."""
     cdef Py_ssize_t C = z.channels, f = z.x_block, n_out = index.shape[0], o, c, k, i
     cdef floating p
     if z.least_weight > 0:  # every row has a positive weight: look for its -0 (_zeros.h)
         if floating is float and source is float:
+            if n_out * C < z.in_row and not cresize_any_zero_f32(out, n_out * C):
+                return
             if not cresize_negative_zero_f32(line, z.in_row, <float>z.least_weight):
                 return
         elif floating is double and source is double:
+            if n_out * C < z.in_row and not cresize_any_zero_f64(out, n_out * C):
+                return
             if not cresize_negative_zero_f64(line, z.in_row, z.least_weight):
                 return
     for o in range(n_out):
