@@ -198,18 +198,23 @@ def test_first_product_gives_the_sign_of_whole_row_sums(dtype):
     assert not np.signbit(outs[False]).any()
     _same_bits(outs[True].reshape(ref.shape), ref)
     assert np.signbit(ref).sum() > 14  # the case is exercised
-    with pytest.raises(ValueError, match="first_product"):
-        _kernels.make_step(
-            _fast.FUSED,
-            2,
-            2,
-            18,
-            y=t.kernel_args(dtype)[:1] + t.kernel_args(dtype)[1:],
-            x=t.row_args(dtype),
-            channels=3,
-            order=_kernels.Order.VERTICAL_FIRST,
-            first_product=True,
-        )
+    two = _plan.table(1, 2, "nearest", False, False, None)  # one input row, two outputs
+    for in_h, y, order in [
+        (2, t, _kernels.Order.VERTICAL_FIRST),
+        (1, two, _kernels.Order.DIRECT),
+    ]:
+        with pytest.raises(ValueError, match="first_product"):
+            _kernels.make_step(
+                _fast.FUSED,
+                2,
+                in_h,
+                18,
+                y=y.kernel_args(dtype),
+                x=t.row_args(dtype),
+                channels=3,
+                order=order,
+                first_product=True,
+            )
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -274,3 +279,22 @@ def test_fewer_rows_than_threads_share_out_the_pixels(monkeypatch, dtype):
     finally:
         monkeypatch.undo()
         cresize.clear_cache()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.uint8, np.int16])
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic", "lanczos3"])
+def test_rows_of_pixels_equal_the_rows_of_the_2d_route(dtype, mode):
+    """With align_corners, the even rows of a height 9 -> 17 resize read one input row
+    with weight 1: the 2-D route's rows (resampled by the same pixel kernels, then
+    combined) equal the width-only resize (values; signs of zero apart)."""
+    rng = np.random.default_rng(15)
+    for channels in (1, 2, 3, 4):
+        if np.dtype(dtype).kind == "f":
+            x = rng.standard_normal((9, 21, channels)).astype(dtype)
+        else:
+            info = np.iinfo(dtype)
+            x = rng.integers(info.min, info.max, (9, 21, channels), endpoint=True).astype(dtype)
+        kw = dict(mode=mode, align_corners=True)
+        both = cresize.resize(x, (17, 50), axes=(0, 1), **kw)
+        width = cresize.resize(x, (50,), axes=(1,), **kw)
+        np.testing.assert_array_equal(both[::2], width)

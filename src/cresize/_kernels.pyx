@@ -321,9 +321,10 @@ def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
     z.order, z.slots, z.row, z.x_select = order, 1, 0, False
     z.out_kind, z.gather, z.x_identity = 0, False, False
     z.first_product = first_product
-    if first_product and not (kind == FUSED and order == DIRECT and in_h == 1):
-        raise ValueError("first_product needs a FUSED step of order DIRECT over single rows "
-                         "(in_h 1)")
+    if first_product and not (kind == FUSED and order == DIRECT and in_h == 1
+                              and y is not None and len(y[0]) == 1):
+        raise ValueError("first_product needs a FUSED step of order DIRECT from single rows to "
+                         "single rows (in_h 1, a y table of one output)")
     if kind != LINES:
         s.y_index, weight, s.y_count = y
         s.wide = weight.dtype.itemsize == 8
