@@ -3,6 +3,8 @@
 as rows of pixels through the row kernels (``_plan._pixel_rows``), with the bits of
 the previous route, a combination of whole rows of ``C`` values per output pixel."""
 
+import tracemalloc
+
 import numpy as np
 import pytest
 
@@ -298,3 +300,30 @@ def test_rows_of_pixels_equal_the_rows_of_the_2d_route(dtype, mode):
         both = cresize.resize(x, (17, 50), axes=(0, 1), **kw)
         width = cresize.resize(x, (50,), axes=(1,), **kw)
         np.testing.assert_array_equal(both[::2], width)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int16])
+@pytest.mark.parametrize("shape", [(2**19, 3), (2**20,), (2, 8000, 3)])
+def test_long_integer_rows_keep_a_chunk_of_sums(dtype, shape):
+    """Integer rows of pixels (and plain integer signals) keep the sums of a chunk of
+    ``INT_ROW_CHUNK`` values, not of the row: the peak memory of a long signal is its
+    result; the numbers are the float resize rounded (every chunk boundary crossed)."""
+    info = np.iinfo(dtype)
+    x = np.random.default_rng(16).integers(info.min, info.max, shape, endpoint=True)
+    x = x.astype(dtype)
+    axis = 1 if len(shape) == 3 else 0
+    size = (shape[axis] * 5 // 3,)
+    kw = dict(mode="bicubic", axes=(axis,))
+    cresize.resize(x, size, **kw)  # tables cached
+    tracemalloc.start()
+    try:
+        got = cresize.resize(x, size, **kw)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak <= got.nbytes + 2**20, (peak, got.nbytes)
+    assert got.size // (got.shape[0] if axis else 1) > 2 * _kernels.INT_ROW_CHUNK  # a row
+    sums = np.float32 if np.dtype(dtype).itemsize == 1 else np.float64
+    ref = cresize.resize(x.astype(sums), size, **kw)
+    np.testing.assert_array_equal(got, np.clip(np.rint(ref), info.min, info.max).astype(dtype))
+    np.testing.assert_array_equal(got, cresize.resize(x, size, num_threads=3, **kw))

@@ -21,6 +21,7 @@ class Kind(enum.IntEnum):
 NO_BOUND: int
 MAX_BLOCK_CHANNELS: int
 MAX_PIXEL_CHANNELS: int
+INT_ROW_CHUNK: int
 
 class Step:
     kind: int
@@ -82,7 +83,7 @@ def resize_2d_int(
     num_threads: int,
 ) -> None: ...
 def scratch_length(
-    order: int, slots: int, in_row: int, out_row: int, float_output: bool
+    order: int, slots: int, in_row: int, out_row: int, float_output: bool, channels: int = 1
 ) -> int: ...
 
 SIMD_LEVELS: tuple[str, ...]

@@ -198,6 +198,13 @@ cdef enum:
 #: (``_simd_pixels.h``: AVX2 value lanes, a register per pixel, ``_pixel3`` / ``_pixel4``).
 MAX_PIXEL_CHANNELS = _PIXEL_CHANNELS
 
+cdef enum:
+    ROW_CHUNK = 16384
+
+#: Values of integer sums an integer output row of ``DIRECT`` order keeps at a time
+#: (``_pixels_stored``): a long row (an ``(L, C)`` signal) needs no row of sums.
+INT_ROW_CHUNK = ROW_CHUNK
+
 #: ``Step``'s default bound of threads: none below the call's own.
 NO_BOUND = 1 << 30
 
@@ -689,6 +696,11 @@ cdef inline void _fused_row(const Sizes* z, Py_ssize_t j, const Py_ssize_t[:, ::
     if z.gather:
         _gather_pixels(out, <const char*>(plane + y_index[oy, 0] * in_row),
                        z.channels * z.itemsize, x_index)
+    elif z.order == DIRECT and z.out_kind:  # integers: sums of a chunk, stored, the next
+        _pixels_stored(z, out, target, plane + y_index[oy, 0] * in_row, x_index, x_weight,
+                       x_count, x_start)
+        tag[0] = j
+        return
     elif z.order == DIRECT:
         line = plane + y_index[oy, 0] * in_row
         _row(z, target, line, x_index, x_weight, x_count, x_start)
@@ -723,6 +735,32 @@ cdef inline void _fused_row(const Sizes* z, Py_ssize_t j, const Py_ssize_t[:, ::
         _store_any(out, z.out_kind, target, out_row)
     if z.order == DIRECT:
         tag[0] = j
+
+
+cdef inline void _pixels_stored(const Sizes* z, char* out, floating* sums, const source* line,
+                                const Py_ssize_t[:, ::1] x_index,
+                                const floating[:, ::1] x_weight, const Py_ssize_t[::1] x_count,
+                                const Py_ssize_t[::1] x_start) noexcept nogil:
+    """An integer output row resampled from ``line`` (``DIRECT``) a chunk of
+    ``ROW_CHUNK`` values at a time: the chunk's sums in ``sums``, then rounded into
+    ``out``, so that the scratch is a chunk, not a row (an ``(L, C)`` signal is one
+    row). Every output's sum is its own, so the bits are those of the whole row."""
+    cdef Py_ssize_t n_px = x_index.shape[0], C = z.channels, o0 = 0, o1
+    cdef Py_ssize_t k = _chunk_pixels(C), size = C * z.itemsize
+    if n_px <= k:
+        _row(z, sums, line, x_index, x_weight, x_count, x_start)
+        _store_any(out, z.out_kind, sums, n_px * C)
+        return
+    while o0 < n_px:
+        o1 = min(o0 + k, n_px)
+        _row(z, sums, line, x_index[o0:o1], x_weight[o0:o1], x_count[o0:o1], x_start[o0:o1])
+        _store_any(out + o0 * size, z.out_kind, sums, (o1 - o0) * C)
+        o0 = o1
+
+
+cdef inline Py_ssize_t _chunk_pixels(Py_ssize_t channels) noexcept nogil:
+    """Pixels of a chunk of ``_pixels_stored``: ``ROW_CHUNK`` values, at least one pixel."""
+    return max(1, ROW_CHUNK // channels)
 
 
 cdef inline void _first_product_zeros(const Sizes* z, floating* out, const source* line,
@@ -768,19 +806,24 @@ cdef inline void _first_product_zeros(const Sizes* z, floating* out, const sourc
 
 
 def scratch_length(int order, Py_ssize_t slots, Py_ssize_t in_row, Py_ssize_t out_row,
-                   bint float_output):
+                   bint float_output, Py_ssize_t channels=1):
     """Values of scratch one thread needs in ``resize_2d`` / ``resize_2d_int``.
 
     ``RING``: ``slots`` resampled rows of ``out_row``; ``VERTICAL_FIRST``: one
     combined row of ``in_row``; ``DIRECT``: none. An integer output adds one row of
-    ``out_row`` sums, rounded and clipped into the output.
+    ``out_row`` sums, rounded and clipped into the output; ``DIRECT`` only a chunk of
+    them (``_pixels_stored``: ``ROW_CHUNK`` values, or one pixel of ``channels``).
     """
     cdef Py_ssize_t n = 0
     if order == RING:
         n = slots * out_row
     elif order == VERTICAL_FIRST:
         n = in_row
-    return n + (0 if float_output else out_row)
+    if float_output:
+        return n
+    if order == DIRECT:
+        return min(out_row, _chunk_pixels(max(channels, 1)) * max(channels, 1))
+    return n + out_row
 
 
 def resize_2d_int(const source[:, :, ::1] src, dst, Py_ssize_t channels, tuple y, tuple x,
@@ -858,7 +901,8 @@ def resize_2d_int(const source[:, :, ::1] src, dst, Py_ssize_t channels, tuple y
               y_index, y_weight.shape[0], y_weight.shape[1], y_count,
               x_index, x_weight.shape[0], x_weight.shape[1], x_count, x_start, x_select,
               order, scratch.shape[0], scratch.shape[1],
-              scratch_length(order, slots, in_row, z.out_row, float_out), tags, num_threads)
+              scratch_length(order, slots, in_row, z.out_row, float_out, channels), tags,
+              num_threads)
     if z.n_planes * z.out_h * z.out_row == 0:
         return
     out_bytes = dst.reshape(-1).view("u1")  # C-contiguous: a view, written in place

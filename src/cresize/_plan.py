@@ -407,7 +407,7 @@ def _compile_int(program, tables, shape, dtype):
         work = size_in + size_out if size_out else 0
         dst_dtype = dtype if number == last_step else compute
         length = _kernels.scratch_length(
-            order, slots, src_shape[2], dst_shape[2], dst_dtype == compute
+            order, slots, src_shape[2], dst_shape[2], dst_dtype == compute, channels
         )
         args = (channels, y.kernel_args(compute), x.row_args(compute), order, compute)
         steps.append(
