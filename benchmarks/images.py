@@ -85,6 +85,10 @@ def rows():
     table += [
         Row(np.float32, rgb1k, (2048, 2048), m, "hwc", ("opencv",)) for m in ("bilinear", "bicubic")
     ]
+    table += [  # the width alone (the height unchanged: a one-axis resize)
+        Row(dtype, rgb1k, (1024, 2048), "bicubic", "hwc", ("opencv",))
+        for dtype in (np.uint8, np.float32)
+    ]
     table += [
         Row(np.float32, (8, 512, 512, 3), (1024, 1024), m, "nhwc", ("opencv",))
         for m in ("nearest", "bilinear")

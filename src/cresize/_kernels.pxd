@@ -23,6 +23,8 @@ ctypedef struct Sizes:
     char out_kind  # 0: the output holds the sums; b"B", b"b", b"H", b"h": integers
     bint gather  # integers of one type, nearest: pixels copied (DIRECT)
     bint x_identity  # the x table is the identity of one pixel: rows combined straight
+    bint first_product  # FUSED DIRECT floats: the sums' bits of a combination of whole rows
+    double least_weight  # first_product: the least positive x weight (0: not every row has one)
 
 
 cdef class Step:

@@ -20,6 +20,8 @@ class Kind(enum.IntEnum):
 
 NO_BOUND: int
 MAX_BLOCK_CHANNELS: int
+MAX_PIXEL_CHANNELS: int
+INT_ROW_CHUNK: int
 
 class Step:
     kind: int
@@ -44,6 +46,7 @@ def make_step(
     x_block: int = 0,
     y_block: int = 0,
     most_threads: int = ...,
+    first_product: bool = False,
 ) -> Step: ...
 def openmp_enabled() -> bool: ...
 def max_threads() -> int: ...
@@ -80,7 +83,7 @@ def resize_2d_int(
     num_threads: int,
 ) -> None: ...
 def scratch_length(
-    order: int, slots: int, in_row: int, out_row: int, float_output: bool
+    order: int, slots: int, in_row: int, out_row: int, float_output: bool, channels: int = 1
 ) -> int: ...
 
 SIMD_LEVELS: tuple[str, ...]

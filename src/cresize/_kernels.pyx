@@ -19,7 +19,7 @@ block can fail.
 """
 cimport cython
 from cython cimport floating
-from libc.math cimport rintf
+from libc.math cimport rintf, signbit
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 from cython.parallel cimport parallel, prange, threadid
@@ -120,6 +120,13 @@ cdef extern from "_simd_rows.h" nogil:
                                   Py_ssize_t count, Py_ssize_t n_rows) noexcept
 
 
+cdef extern from "_zeros.h" nogil:
+    int cresize_negative_zero_f32(const float* x, Py_ssize_t n, float w) noexcept
+    int cresize_negative_zero_f64(const double* x, Py_ssize_t n, double w) noexcept
+    int cresize_any_zero_f32(const float* x, Py_ssize_t n) noexcept
+    int cresize_any_zero_f64(const double* x, Py_ssize_t n) noexcept
+
+
 cdef extern from "_simd_sums.h" nogil:
     void cresize_sum_2x2_f32(float* out, const float* a, const float* b, float wa, float wb,
                              const float* wx, Py_ssize_t n) noexcept
@@ -187,6 +194,20 @@ cpdef enum Order:
 
 #: Pixels of at most this many values take the block paths (``_sum_2x2``'s buffer).
 MAX_BLOCK_CHANNELS = 4
+
+cdef enum:
+    _PIXEL_CHANNELS = 4
+
+#: Pixels of at most this many values are resampled by the pixel kernels
+#: (``_simd_pixels.h``: AVX2 value lanes, a register per pixel, ``_pixel3`` / ``_pixel4``).
+MAX_PIXEL_CHANNELS = _PIXEL_CHANNELS
+
+cdef enum:
+    ROW_CHUNK = 16384
+
+#: Values of integer sums an integer output row of ``DIRECT`` order keeps at a time
+#: (``_pixels_stored``): a long row (an ``(L, C)`` signal) needs no row of sums.
+INT_ROW_CHUNK = ROW_CHUNK
 
 #: ``Step``'s default bound of threads: none below the call's own.
 NO_BOUND = 1 << 30
@@ -275,7 +296,7 @@ cdef class Step:
 def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
               tuple y=None, tuple x=None, Py_ssize_t channels=1, int order=DIRECT,
               Py_ssize_t slots=1, Py_ssize_t x_block=0, Py_ssize_t y_block=0,
-              Py_ssize_t most_threads=NO_BOUND):
+              Py_ssize_t most_threads=NO_BOUND, bint first_product=False):
     """A checked ``Step`` on ``src (n_planes, in_h, in_row)``.
 
     ``LINES``: ``x`` = ``(index, weight, count, start, select)`` (``Taps.row_args``)
@@ -288,6 +309,12 @@ def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
     the index table (the same bits); ``y_block`` likewise for the y table (blocks of
     2x2 are summed in one sweep over their two rows). ``most_threads`` bounds the
     threads of every call.
+
+    ``first_product`` (``FUSED``, ``DIRECT``, one input and one output row: the
+    resample of rows of pixels along one axis, standing in for a combination of whole
+    rows, ``PLANES``): the results get the bits of sums started from their first
+    product, as ``_combine_rows`` starts them, instead of from 0. The two differ only
+    where every product is -0 (-0 against +0); such outputs are set to -0.
     """
     cdef Step s = Step.__new__(Step)
     cdef Sizes* z = &s.size
@@ -304,6 +331,11 @@ def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
     z.out_h, z.out_row, z.channels, z.in_px = in_h, in_row, 1, in_row
     z.order, z.slots, z.row, z.x_select = order, 1, 0, False
     z.out_kind, z.gather, z.x_identity = 0, False, False
+    z.first_product = first_product
+    if first_product and not (kind == FUSED and order == DIRECT and in_h == 1
+                              and y is not None and len(y[0]) == 1):
+        raise ValueError("first_product needs a FUSED step of order DIRECT from single rows to "
+                         "single rows (in_h 1, a y table of one output)")
     if kind != LINES:
         s.y_index, weight, s.y_count = y
         s.wide = weight.dtype.itemsize == 8
@@ -350,11 +382,32 @@ def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
     if y_block:
         _check_block(s, y_block, True)
         z.y_block = y_block
+    if first_product:
+        z.least_weight = _least_positive_weight(s)
     z.itemsize = 8 if s.wide else 4
     z.ring_len = z.row
     s.src_size = n_planes * in_h * in_row
     s.dst_size = n_planes * z.out_h * z.out_row
     return s
+
+
+cdef double _least_positive_weight(Step s):
+    """The least positive weight of the x table when every row with taps has one, else 0
+    (``_first_product_zeros`` then checks every zero output)."""
+    cdef Py_ssize_t o, k, n = s.size.out_row // s.size.channels
+    cdef Py_ssize_t step = s.size.channels if s.size.x_block and s.size.channels > 1 else 1
+    cdef double least = 0, w, row
+    for o in range(n):
+        row = 0
+        for k in range(0, s.x_count[o] * step, step):
+            w = s.x_wd[o, k] if s.wide else s.x_wf[o, k]
+            if w > 0 and (row == 0 or w < row):
+                row = w
+        if s.x_count[o] and row == 0:
+            return 0
+        if row and (least == 0 or row < least):
+            least = row
+    return least
 
 
 cdef int _check_block(Step s, Py_ssize_t f, bint y) except -1:
@@ -587,6 +640,12 @@ cdef int _fused(const Sizes* z, const Py_ssize_t[:, ::1] y_index,
         for j in range(jobs):
             _fused_row(z, j, y_index, y_weight, y_count, x_index, x_weight, x_count, x_start,
                        src, dst, scratch, tags)
+    elif z.first_product and z.x_block == 0 and jobs < n:
+        # Rows of pixels, fewer rows than threads (an (L, C) signal): each thread takes a
+        # share of every row's pixels (an output's bits do not depend on its neighbours).
+        for j in prange(jobs * n, schedule="static", num_threads=n):
+            _pixels_part(z, j // n, j % n, n, x_index, x_weight, x_count, x_start, src,
+                         <floating*>dst)
     else:
         with parallel(num_threads=n):
             tid = threadid()
@@ -602,6 +661,22 @@ cdef int _fused(const Sizes* z, const Py_ssize_t[:, ::1] y_index,
     return 0
 
 
+cdef inline void _pixels_part(const Sizes* z, Py_ssize_t j, Py_ssize_t part, Py_ssize_t parts,
+                              const Py_ssize_t[:, ::1] x_index,
+                              const floating[:, ::1] x_weight, const Py_ssize_t[::1] x_count,
+                              const Py_ssize_t[::1] x_start, const source* src,
+                              floating* dst) noexcept nogil:
+    """Pixels ``part`` of ``parts`` of output row ``j`` of a step of rows of pixels
+    (``first_product``: one input row per output row, no x blocks)."""
+    cdef Py_ssize_t n_px = x_index.shape[0]
+    cdef Py_ssize_t o0 = n_px * part // parts, o1 = n_px * (part + 1) // parts
+    cdef const source* line = src + j * z.in_row
+    cdef floating* out = dst + j * z.out_row + o0 * z.channels
+    if o0 < o1:
+        _row(z, out, line, x_index[o0:o1], x_weight[o0:o1], x_count[o0:o1], x_start[o0:o1])
+        _first_product_zeros(z, out, line, x_index[o0:o1], x_weight[o0:o1], x_count[o0:o1])
+
+
 cdef inline void _fused_row(const Sizes* z, Py_ssize_t j, const Py_ssize_t[:, ::1] y_index,
                             const floating[:, ::1] y_weight, const Py_ssize_t[::1] y_count,
                             const Py_ssize_t[:, ::1] x_index, const floating[:, ::1] x_weight,
@@ -614,6 +689,7 @@ cdef inline void _fused_row(const Sizes* z, Py_ssize_t j, const Py_ssize_t[:, ::
     cdef Py_ssize_t b = j // z.out_h, k, s, iy, key, row_bytes = out_row * z.itemsize
     cdef Py_ssize_t oy = j - b * z.out_h
     cdef const source* plane = src + b * in_h * in_row
+    cdef const source* line
     cdef char* out = dst + j * row_bytes
     cdef floating* target = buf + z.ring_len if z.out_kind else <floating*>out
     if z.order == DIRECT and oy > 0 and tag[0] == j - 1 and y_index[oy, 0] == y_index[oy - 1, 0]:
@@ -624,8 +700,16 @@ cdef inline void _fused_row(const Sizes* z, Py_ssize_t j, const Py_ssize_t[:, ::
     if z.gather:
         _gather_pixels(out, <const char*>(plane + y_index[oy, 0] * in_row),
                        z.channels * z.itemsize, x_index)
+    elif z.order == DIRECT and z.out_kind:  # integers: sums of a chunk, stored, the next
+        _pixels_stored(z, out, target, plane + y_index[oy, 0] * in_row, x_index, x_weight,
+                       x_count, x_start)
+        tag[0] = j
+        return
     elif z.order == DIRECT:
-        _row(z, target, plane + y_index[oy, 0] * in_row, x_index, x_weight, x_count, x_start)
+        line = plane + y_index[oy, 0] * in_row
+        _row(z, target, line, x_index, x_weight, x_count, x_start)
+        if z.first_product:
+            _first_product_zeros(z, target, line, x_index, x_weight, x_count)
     elif z.order == VERTICAL_FIRST:
         if (((source is float and floating is float) or (source is double and floating is double))
                 and z.y_block == 2 and z.x_block == 2):
@@ -657,20 +741,93 @@ cdef inline void _fused_row(const Sizes* z, Py_ssize_t j, const Py_ssize_t[:, ::
         tag[0] = j
 
 
+cdef inline void _pixels_stored(const Sizes* z, char* out, floating* sums, const source* line,
+                                const Py_ssize_t[:, ::1] x_index,
+                                const floating[:, ::1] x_weight, const Py_ssize_t[::1] x_count,
+                                const Py_ssize_t[::1] x_start) noexcept nogil:
+    """An integer output row resampled from ``line`` (``DIRECT``) a chunk of
+    ``ROW_CHUNK`` values at a time: the chunk's sums in ``sums``, then rounded into
+    ``out``, so that the scratch is a chunk, not a row (an ``(L, C)`` signal is one
+    row). Every output's sum is its own, so the bits are those of the whole row."""
+    cdef Py_ssize_t n_px = x_index.shape[0], C = z.channels, o0 = 0, o1
+    cdef Py_ssize_t k = _chunk_pixels(C), size = C * z.itemsize
+    if n_px <= k:
+        _row(z, sums, line, x_index, x_weight, x_count, x_start)
+        _store_any(out, z.out_kind, sums, n_px * C)
+        return
+    while o0 < n_px:
+        o1 = min(o0 + k, n_px)
+        _row(z, sums, line, x_index[o0:o1], x_weight[o0:o1], x_count[o0:o1], x_start[o0:o1])
+        _store_any(out + o0 * size, z.out_kind, sums, (o1 - o0) * C)
+        o0 = o1
+
+
+cdef inline Py_ssize_t _chunk_pixels(Py_ssize_t channels) noexcept nogil:
+    """Pixels of a chunk of ``_pixels_stored``: ``ROW_CHUNK`` values, at least one pixel."""
+    return max(1, ROW_CHUNK // channels)
+
+
+cdef inline void _first_product_zeros(const Sizes* z, floating* out, const source* line,
+                                      const Py_ssize_t[:, ::1] index,
+                                      const floating[:, ::1] weight,
+                                      const Py_ssize_t[::1] count) noexcept nogil:
+    """Give a row resampled by ``_row`` (sums from 0) the bits of sums started from their
+    first product (``_combine_rows``): they differ only where every product is -0,
+    which such a sum keeps (-0 + -0 = -0) and a sum from 0 does not (0 + -0 = +0). A
+    row whose input holds no value that gives -0 with the least positive weight is left
+    after one sweep of its input (``_zeros.h``); otherwise each zero output recomputes
+    its products (the kernels' own: ``weight * value``) until one is not -0. A row with
+    fewer outputs than inputs first looks for a zero output (the shorter sweep)."""
+    cdef Py_ssize_t C = z.channels, f = z.x_block, n_out = index.shape[0], o, c, k, i
+    cdef floating p
+    if z.least_weight > 0:  # every row has a positive weight: look for its -0 (_zeros.h)
+        if floating is float and source is float:
+            if n_out * C < z.in_row and not cresize_any_zero_f32(out, n_out * C):
+                return
+            if not cresize_negative_zero_f32(line, z.in_row, <float>z.least_weight):
+                return
+        elif floating is double and source is double:
+            if n_out * C < z.in_row and not cresize_any_zero_f64(out, n_out * C):
+                return
+            if not cresize_negative_zero_f64(line, z.in_row, z.least_weight):
+                return
+    for o in range(n_out):
+        for c in range(C):
+            i = o * C + c
+            if out[i] != 0 or count[o] == 0:
+                continue
+            k = 0
+            while k < count[o]:
+                if f and C > 1:  # block weights: one per input value (make_step)
+                    p = weight[o, k * C + c] * line[(o * f + k) * C + c]
+                else:
+                    p = weight[o, k] * line[index[o, k] * C + c]
+                if p != 0 or not signbit(p):
+                    break
+                k = k + 1
+            if k == count[o]:
+                out[i] = -out[i]  # -0: every product was -0
+
+
 def scratch_length(int order, Py_ssize_t slots, Py_ssize_t in_row, Py_ssize_t out_row,
-                   bint float_output):
+                   bint float_output, Py_ssize_t channels=1):
     """Values of scratch one thread needs in ``resize_2d`` / ``resize_2d_int``.
 
     ``RING``: ``slots`` resampled rows of ``out_row``; ``VERTICAL_FIRST``: one
     combined row of ``in_row``; ``DIRECT``: none. An integer output adds one row of
-    ``out_row`` sums, rounded and clipped into the output.
+    ``out_row`` sums, rounded and clipped into the output; ``DIRECT`` only a chunk of
+    them (``_pixels_stored``: ``ROW_CHUNK`` values, or one pixel of ``channels``).
     """
     cdef Py_ssize_t n = 0
     if order == RING:
         n = slots * out_row
     elif order == VERTICAL_FIRST:
         n = in_row
-    return n + (0 if float_output else out_row)
+    if float_output:
+        return n
+    if order == DIRECT:
+        return min(out_row, _chunk_pixels(max(channels, 1)) * max(channels, 1))
+    return n + out_row
 
 
 def resize_2d_int(const source[:, :, ::1] src, dst, Py_ssize_t channels, tuple y, tuple x,
@@ -741,13 +898,15 @@ def resize_2d_int(const source[:, :, ::1] src, dst, Py_ssize_t channels, tuple y
     z.row = scratch.shape[1]
     z.out_kind = 0 if float_out else ord(kind)
     z.gather = x_select and order == DIRECT and kind == src_kind  # integers: copied
+    z.first_product, z.least_weight = False, 0  # integer outputs round -0 and +0 alike
     # Whole rows combined (a single-axis step): the combination is the output row.
     z.x_identity = x_select and x_index.shape[0] == 1 and in_row == z.out_row
     _check_2d(src.shape[0], in_h, in_row, z.n_planes, z.out_h, z.out_row, channels,
               y_index, y_weight.shape[0], y_weight.shape[1], y_count,
               x_index, x_weight.shape[0], x_weight.shape[1], x_count, x_start, x_select,
               order, scratch.shape[0], scratch.shape[1],
-              scratch_length(order, slots, in_row, z.out_row, float_out), tags, num_threads)
+              scratch_length(order, slots, in_row, z.out_row, float_out, channels), tags,
+              num_threads)
     if z.n_planes * z.out_h * z.out_row == 0:
         return
     out_bytes = dst.reshape(-1).view("u1")  # C-contiguous: a view, written in place
@@ -996,7 +1155,8 @@ cdef inline void _resample_row(floating* out, const source* line, Py_ssize_t cha
     if select and channels == 1:  # 0 + x: the bits of 0 + 1 * x, as _dot gives
         for o in range(n_out):
             out[o] = 0 + line[index[o, 0]]
-    elif channels <= 4 and _simd_pixels(out, line, channels, in_px, index, weight, count, start):
+    elif channels <= _PIXEL_CHANNELS and _simd_pixels(out, line, channels, in_px, index, weight,
+                                                      count, start):
         pass  # same bits as the loops below (AVX2 value lanes, or a register per pixel)
     elif floating is float and source is float and channels == 1 and width > 1:
         o = 0
