@@ -74,8 +74,80 @@ CRESIZE_SUM_2X2_PIXELS(cresize_sum_2x2_pixels_f64_c, double, )
 #if CRESIZE_X86_DISPATCH
 CRESIZE_SUM_2X2(cresize_sum_2x2_f32_avx2, float, CRESIZE_AVX2)
 CRESIZE_SUM_2X2(cresize_sum_2x2_f64_avx2, double, CRESIZE_AVX2)
-CRESIZE_SUM_2X2_PIXELS(cresize_sum_2x2_pixels_f32_avx2, float, CRESIZE_AVX2)
 CRESIZE_SUM_2X2_PIXELS(cresize_sum_2x2_pixels_f64_avx2, double, CRESIZE_AVX2)
+
+/* float32 pixels of 2-4 values, AVX2: the products as above (eight values a register),
+ * then each output pixel's two input pixels (value c at p[2Co + c] and p[2Co + C + c])
+ * brought into the same lanes by whole-register moves, and added as above,
+ * (0 + first) + second, eight output values at a time:
+ *
+ *   C = 4: two output pixels a register: the 128-bit halves of two registers of
+ *          products (vperm2f128);
+ *   C = 2: four output pixels: the 64-bit pairs of two registers (vunpcklpd /
+ *          vunpckhpd, then vpermpd back into pixel order);
+ *   C = 3: two output pixels a register, each half loaded from the products at
+ *          6o and 6o + 3 (first and second pixel) and stored as 4 values, the 4th
+ *          being the next pixel's first, which its own store rewrites; so a row's
+ *          last pixel, and a pair that would write past it, take the scalar loop.
+ *
+ * The same operations per value as CRESIZE_SUM_2X2_PIXELS (which the f64 and
+ * portable paths keep), so the same bits; the moves only choose lanes. Chunks of
+ * 128 pixels: a (224, 224, 3) -> 112x112 image is one chunk a row (64-pixel chunks
+ * measured 10% slower). */
+CRESIZE_AVX2 static void cresize_sum_2x2_pixels_f32_avx2(float *restrict out,
+                                                         const float *restrict a,
+                                                         const float *restrict b, float wa,
+                                                         float wb, const float *restrict w,
+                                                         Py_ssize_t n, Py_ssize_t C)
+{
+    float p[1024 + 8];
+    const __m256 va = _mm256_set1_ps(wa), vb = _mm256_set1_ps(wb), z = _mm256_setzero_ps();
+    for (Py_ssize_t o0 = 0; o0 < n; o0 += 128) {
+        Py_ssize_t m = n - o0 < 128 ? n - o0 : 128, V = 2 * C * m, v, o = 0, c;
+        const float *a0 = a + 2 * C * o0, *b0 = b + 2 * C * o0, *w0 = w + 2 * C * o0;
+        float *out0 = out + C * o0;
+        for (v = 0; v + 8 <= V; v += 8) {
+            __m256 r = _mm256_add_ps(_mm256_mul_ps(va, _mm256_loadu_ps(a0 + v)),
+                                     _mm256_mul_ps(vb, _mm256_loadu_ps(b0 + v)));
+            _mm256_storeu_ps(p + v, _mm256_mul_ps(_mm256_loadu_ps(w0 + v), r));
+        }
+        for (; v < V; v++)
+            p[v] = w0[v] * (wa * a0[v] + wb * b0[v]);
+        for (; v < V + 8; v++)  /* the unused 4th lane of the last C = 3 load */
+            p[v] = 0;
+        if (C == 4) {
+            for (; o + 2 <= m; o += 2) {
+                __m256 x0 = _mm256_loadu_ps(p + 8 * o), x1 = _mm256_loadu_ps(p + 8 * o + 8);
+                __m256 first = _mm256_permute2f128_ps(x0, x1, 0x20);
+                __m256 second = _mm256_permute2f128_ps(x0, x1, 0x31);
+                _mm256_storeu_ps(out0 + 4 * o, _mm256_add_ps(_mm256_add_ps(z, first), second));
+            }
+        } else if (C == 2) {
+            for (; o + 4 <= m; o += 4) {
+                __m256d x0 = _mm256_castps_pd(_mm256_loadu_ps(p + 4 * o));
+                __m256d x1 = _mm256_castps_pd(_mm256_loadu_ps(p + 4 * o + 8));
+                __m256 first = _mm256_castpd_ps(_mm256_unpacklo_pd(x0, x1));
+                __m256 second = _mm256_castpd_ps(_mm256_unpackhi_pd(x0, x1));
+                __m256 s = _mm256_add_ps(_mm256_add_ps(z, first), second);  /* o, o+2, o+1, o+3 */
+                s = _mm256_castpd_ps(
+                    _mm256_permute4x64_pd(_mm256_castps_pd(s), _MM_SHUFFLE(3, 1, 2, 0)));
+                _mm256_storeu_ps(out0 + 2 * o, s);
+            }
+        } else if (C == 3) {
+            for (; o + 2 <= m && o0 + o + 2 < n; o += 2) {
+                const float *q = p + 6 * o;
+                __m256 first = _mm256_loadu2_m128(q + 6, q), second = _mm256_loadu2_m128(q + 9, q + 3);
+                __m256 s = _mm256_add_ps(_mm256_add_ps(z, first), second);
+                _mm_storeu_ps(out0 + 3 * o, _mm256_castps256_ps128(s));
+                _mm_storeu_ps(out0 + 3 * o + 3, _mm256_extractf128_ps(s, 1));
+            }
+        }
+        for (; o < m; o++)
+            for (c = 0; c < C; c++)
+                out0[C * o + c] = (0.0f + p[2 * C * o + c]) + p[2 * C * o + C + c];
+    }
+    _mm256_zeroupper();
+}
 #endif
 
 /* NAME(ARGS): NAME##_avx2(ARGS) where cresize_simd_level allows it, else NAME##_c(ARGS). */
