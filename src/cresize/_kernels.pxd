@@ -23,6 +23,7 @@ ctypedef struct Sizes:
     char out_kind  # 0: the output holds the sums; b"B", b"b", b"H", b"h": integers
     bint gather  # integers of one type, nearest: pixels copied (DIRECT)
     bint x_identity  # the x table is the identity of one pixel: rows combined straight
+    bint unit  # 2x2 blocks whose weights are all 1 (the adjoint of x2 nearest)
 
 
 cdef class Step:

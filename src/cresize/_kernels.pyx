@@ -127,6 +127,10 @@ cdef extern from "_simd_sums.h" nogil:
     void cresize_sum_2x2_pixels_f64(double* out, const double* a, const double* b, double wa,
                                     double wb, const double* wx, Py_ssize_t n,
                                     Py_ssize_t channels) noexcept
+    void cresize_sum_2x2_unit_f32(float* out, const float* a, const float* b,
+                                  Py_ssize_t n) noexcept
+    void cresize_sum_2x2_unit_f64(double* out, const double* a, const double* b,
+                                  Py_ssize_t n) noexcept
 
 
 #: SIMD levels, lowest first (``_simd_pixels.h``).
@@ -203,6 +207,11 @@ cdef class Step:
     def blocks(self):
         """``(y_block, x_block)``: the block sizes this step reads without an index (0: none)."""
         return (self.size.y_block, self.size.x_block)
+
+    @property
+    def unit_blocks(self):
+        """Blocks of 2x2 whose weights are all 1, summed without the products (same bits)."""
+        return bool(self.size.unit)
 
     def __call__(self, src, dst, int num_threads):
         cdef const float[::1] sf
@@ -299,7 +308,7 @@ def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
     z.n_planes, z.in_h, z.in_row = n_planes, in_h, in_row
     z.out_h, z.out_row, z.channels, z.in_px = in_h, in_row, 1, in_row
     z.order, z.slots, z.row, z.x_select = order, 1, 0, False
-    z.out_kind, z.gather, z.x_identity = 0, False, False
+    z.out_kind, z.gather, z.x_identity, z.unit = 0, False, False, False
     if kind != LINES:
         s.y_index, weight, s.y_count = y
         s.wide = weight.dtype.itemsize == 8
@@ -346,6 +355,7 @@ def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
     if y_block:
         _check_block(s, y_block, True)
         z.y_block = y_block
+    z.unit = z.x_block == 2 and z.y_block == 2 and z.channels == 1 and _unit_weights(s)
     z.itemsize = 8 if s.wide else 4
     z.ring_len = z.row
     s.src_size = n_planes * in_h * in_row
@@ -374,6 +384,13 @@ cdef int _check_block(Step s, Py_ssize_t f, bint y) except -1:
                          f"blocks of {f} inputs (x: on pixels of 1 to "
                          f"{MAX_BLOCK_CHANNELS} values)")
     return 0
+
+
+cdef bint _unit_weights(Step s):
+    """Every y and x weight is exactly 1 (blocks of a step with both tables)."""
+    if s.wide:
+        return bool((np.asarray(s.y_wd) == 1).all() and (np.asarray(s.x_wd) == 1).all())
+    return bool((np.asarray(s.y_wf) == 1).all() and (np.asarray(s.x_wf) == 1).all())
 
 
 cdef inline bint kind_has_x(int kind):
@@ -502,12 +519,18 @@ cdef inline void _row(const Sizes* z, floating* out, const source* line,
 
 cdef inline void _sum_2x2(floating* out, const floating* a, Py_ssize_t in_row,
                           const floating* wy, const floating* wx,
-                          Py_ssize_t n_out, Py_ssize_t channels) noexcept nogil:
+                          Py_ssize_t n_out, Py_ssize_t channels, bint unit) noexcept nogil:
     """Blocks of 2x2 pixels from rows ``a`` and ``a + in_row``, y weights ``wy[0:2]``, x
     weights ``wx[2*o : 2*o + 2]`` (pixels of ``channels`` > 1 values: one per input
     value, ``_row``): the operations of ``_combine_rows`` (``wa*a + wb*b``) then
-    ``_row`` (``(0 + w0*r0) + w1*r1``) in one sweep (``_simd_sums.h``)."""
-    if channels > 1:
+    ``_row`` (``(0 + w0*r0) + w1*r1``) in one sweep (``_simd_sums.h``). ``unit``: every
+    weight is 1, whose products are the values themselves (the same bits without them)."""
+    if unit:
+        if floating is float:
+            cresize_sum_2x2_unit_f32(out, a, a + in_row, n_out)
+        else:
+            cresize_sum_2x2_unit_f64(out, a, a + in_row, n_out)
+    elif channels > 1:
         if floating is float:
             cresize_sum_2x2_pixels_f32(out, a, a + in_row, wy[0], wy[1], wx, n_out, channels)
         else:
@@ -626,7 +649,7 @@ cdef inline void _fused_row(const Sizes* z, Py_ssize_t j, const Py_ssize_t[:, ::
         if (((source is float and floating is float) or (source is double and floating is double))
                 and z.y_block == 2 and z.x_block == 2):
             _sum_2x2(target, <const floating*>(plane + 2 * oy * in_row), in_row,
-                     &y_weight[oy, 0], &x_weight[0, 0], x_index.shape[0], z.channels)
+                     &y_weight[oy, 0], &x_weight[0, 0], x_index.shape[0], z.channels, z.unit)
         elif z.x_identity:  # whole rows combined: the combination is the output row
             _combine_rows(target, plane, in_row, &y_index[oy, 0], &y_weight[oy, 0],
                           y_count[oy], in_h)
@@ -731,7 +754,7 @@ def resize_2d_int(const source[:, :, ::1] src, dst, Py_ssize_t channels, tuple y
     z.n_planes, z.out_h, z.out_row = dst.shape
     z.in_h, z.in_row, z.channels, z.slots, z.order = in_h, in_row, channels, slots, order
     z.in_px = in_px
-    z.x_select, z.x_block, z.y_block = x_select, 0, 0
+    z.x_select, z.x_block, z.y_block, z.unit = x_select, 0, 0, False
     z.itemsize = dst.itemsize
     z.ring_len = scratch_length(order, slots, in_row, z.out_row, True)
     z.row = scratch.shape[1]
