@@ -37,7 +37,11 @@
  * its multiplications left out has the same bits:
  *
  *     out[o] = (0 + (a[2o] + b[2o])) + (a[2o+1] + b[2o+1])
- */
+ *
+ * The x2 nearest backward of (16, 64, 56, 56), one thread: 1.80 ms against 1.97 ms
+ * weighted (least CPU time of 30 calls). The same sums kept in registers (vshufps of
+ * two registers of a + b, no buffer) ran at 1.77 ms in some processes and 3.8 ms in
+ * others (where the arrays lay in memory, it seems), so the buffer stays. */
 #define CRESIZE_SUM_2X2_UNIT(NAME, T, ATTR)                                             \
     ATTR static void NAME(T *restrict out, const T *restrict a, const T *restrict b,     \
                           Py_ssize_t n)                                                 \
@@ -97,32 +101,9 @@ CRESIZE_SUM_2X2_PIXELS(cresize_sum_2x2_pixels_f64_c, double, )
 #if CRESIZE_X86_DISPATCH
 CRESIZE_SUM_2X2(cresize_sum_2x2_f32_avx2, float, CRESIZE_AVX2)
 CRESIZE_SUM_2X2(cresize_sum_2x2_f64_avx2, double, CRESIZE_AVX2)
+CRESIZE_SUM_2X2_UNIT(cresize_sum_2x2_unit_f32_avx2, float, CRESIZE_AVX2)
 CRESIZE_SUM_2X2_UNIT(cresize_sum_2x2_unit_f64_avx2, double, CRESIZE_AVX2)
 CRESIZE_SUM_2X2_PIXELS(cresize_sum_2x2_pixels_f64_avx2, double, CRESIZE_AVX2)
-
-/* float32 blocks of weight 1, AVX2, in registers (no buffer): eight outputs from two
- * registers of sums a + b, whose even and odd values (each pair's first and second)
- * vshufps brings into the same lanes, then (0 + first) + second, put back in order by
- * vpermpd. The x2 nearest backward of (16, 64, 56, 56), one thread: 1.77 ms, against
- * 1.82 ms with the buffer of CRESIZE_SUM_2X2_UNIT and 1.91 ms weighted. */
-CRESIZE_AVX2 static void cresize_sum_2x2_unit_f32_avx2(float *restrict out, const float *restrict a,
-                                                       const float *restrict b, Py_ssize_t n)
-{
-    const __m256 z = _mm256_setzero_ps();
-    Py_ssize_t o = 0;
-    for (; o + 8 <= n; o += 8) {
-        __m256 s0 = _mm256_add_ps(_mm256_loadu_ps(a + 2 * o), _mm256_loadu_ps(b + 2 * o));
-        __m256 s1 = _mm256_add_ps(_mm256_loadu_ps(a + 2 * o + 8), _mm256_loadu_ps(b + 2 * o + 8));
-        __m256 first = _mm256_shuffle_ps(s0, s1, _MM_SHUFFLE(2, 0, 2, 0));
-        __m256 second = _mm256_shuffle_ps(s0, s1, _MM_SHUFFLE(3, 1, 3, 1));
-        __m256 r = _mm256_add_ps(_mm256_add_ps(z, first), second);  /* o: 0 1 4 5 2 3 6 7 */
-        r = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(r), _MM_SHUFFLE(3, 1, 2, 0)));
-        _mm256_storeu_ps(out + o, r);
-    }
-    for (; o < n; o++)
-        out[o] = (0.0f + (a[2 * o] + b[2 * o])) + (a[2 * o + 1] + b[2 * o + 1]);
-    _mm256_zeroupper();
-}
 
 /* float32 pixels of 2-4 values, AVX2: the products as above (eight values a register),
  * then each output pixel's two input pixels (value c at p[2Co + c] and p[2Co + C + c])
