@@ -409,7 +409,7 @@ def test_block_tables_keep_the_bits_of_the_table_kernels(monkeypatch, dtype, lev
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("level", ["none", "sse2", "avx2"])
+@pytest.mark.parametrize("level", ["none", "sse2", "avx2", "avx512"])
 def test_2x2_block_sums_keep_the_bits_at_every_width(monkeypatch, dtype, level):
     """The 2x2 block sweep (``_simd_sums.h``: AVX2 lanes for pixels of 2-4 float32
     values, overlapping 4-value stores for 3; blocks of weight 1 without products) on
