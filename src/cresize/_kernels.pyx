@@ -117,20 +117,15 @@ cdef extern from "_simd_rows.h" nogil:
 
 
 cdef extern from "_simd_sums.h" nogil:
-    void cresize_sum_2x2_f32(float* out, const float* a, const float* b, float wa, float wb,
-                             const float* wx, Py_ssize_t n) noexcept
-    void cresize_sum_2x2_f64(double* out, const double* a, const double* b, double wa,
-                             double wb, const double* wx, Py_ssize_t n) noexcept
-    void cresize_sum_2x2_pixels_f32(float* out, const float* a, const float* b, float wa,
-                                    float wb, const float* wx, Py_ssize_t n,
-                                    Py_ssize_t channels) noexcept
-    void cresize_sum_2x2_pixels_f64(double* out, const double* a, const double* b, double wa,
-                                    double wb, const double* wx, Py_ssize_t n,
-                                    Py_ssize_t channels) noexcept
-    void cresize_sum_2x2_unit_f32(float* out, const float* a, const float* b,
-                                  Py_ssize_t n) noexcept
-    void cresize_sum_2x2_unit_f64(double* out, const double* a, const double* b,
-                                  Py_ssize_t n) noexcept
+    void cresize_sum_2x2_rows_f32(float* out, const float* src, Py_ssize_t j0, Py_ssize_t j1,
+                                  Py_ssize_t out_h, Py_ssize_t in_h, Py_ssize_t in_row,
+                                  const float* wy, Py_ssize_t wy_stride, const float* wx,
+                                  Py_ssize_t n_out, Py_ssize_t channels, int unit) noexcept
+    void cresize_sum_2x2_rows_f64(double* out, const double* src, Py_ssize_t j0,
+                                  Py_ssize_t j1, Py_ssize_t out_h, Py_ssize_t in_h,
+                                  Py_ssize_t in_row, const double* wy, Py_ssize_t wy_stride,
+                                  const double* wx, Py_ssize_t n_out, Py_ssize_t channels,
+                                  int unit) noexcept
 
 
 #: SIMD levels, lowest first (``_simd_pixels.h``).
@@ -185,7 +180,7 @@ cpdef enum Order:
     DIRECT = 2
 
 
-#: Pixels of at most this many values take the block paths (``_sum_2x2``'s buffer).
+#: Pixels of at most this many values take the block paths (``_simd_sums.h``'s buffers).
 MAX_BLOCK_CHANNELS = 4
 
 #: ``Step``'s default bound of threads: none below the call's own.
@@ -347,7 +342,7 @@ def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
     if x_block:
         _check_block(s, x_block, False)
         z.x_block = x_block
-        if z.channels > 1:  # a weight per input value (_row, _sum_2x2): same products
+        if z.channels > 1:  # a weight per input value (_row, _blocks_2x2): same products
             if s.wide:
                 s.x_wd = np.ascontiguousarray(np.repeat(s.x_wd, z.channels, axis=1))
             else:
@@ -517,28 +512,33 @@ cdef inline void _row(const Sizes* z, floating* out, const source* line,
         _resample_row(out, line, z.channels, z.in_px, index, weight, count, start, z.x_select)
 
 
-cdef inline void _sum_2x2(floating* out, const floating* a, Py_ssize_t in_row,
-                          const floating* wy, const floating* wx,
-                          Py_ssize_t n_out, Py_ssize_t channels, bint unit) noexcept nogil:
-    """Blocks of 2x2 pixels from rows ``a`` and ``a + in_row``, y weights ``wy[0:2]``, x
-    weights ``wx[2*o : 2*o + 2]`` (pixels of ``channels`` > 1 values: one per input
-    value, ``_row``): the operations of ``_combine_rows`` (``wa*a + wb*b``) then
-    ``_row`` (``(0 + w0*r0) + w1*r1``) in one sweep (``_simd_sums.h``). ``unit``: every
-    weight is 1, whose products are the values themselves (the same bits without them)."""
-    if unit:
-        if floating is float:
-            cresize_sum_2x2_unit_f32(out, a, a + in_row, n_out)
-        else:
-            cresize_sum_2x2_unit_f64(out, a, a + in_row, n_out)
-    elif channels > 1:
-        if floating is float:
-            cresize_sum_2x2_pixels_f32(out, a, a + in_row, wy[0], wy[1], wx, n_out, channels)
-        else:
-            cresize_sum_2x2_pixels_f64(out, a, a + in_row, wy[0], wy[1], wx, n_out, channels)
-    elif floating is float:
-        cresize_sum_2x2_f32(out, a, a + in_row, wy[0], wy[1], wx, n_out)
+cdef void _blocks_2x2(const Sizes* z, const floating* wy, Py_ssize_t wy_stride,
+                      const floating* wx, Py_ssize_t n_out, const floating* src,
+                      floating* dst, Py_ssize_t jobs, int n) noexcept nogil:
+    """Blocks of 2x2 (``VERTICAL_FIRST``, both tables ``Taps.block`` 2): output row ``j``
+    from input rows ``2*oy`` and ``2*oy + 1`` of its plane, y weights ``wy[oy, 0:2]``, x
+    weights ``wx[2*o : 2*o + 2]`` (pixels of more than one value: one per input value,
+    ``_row``): the operations of ``_combine_rows`` (``wa*a + wb*b``) then ``_row``
+    (``(0 + w0*r0) + w1*r1``) in one sweep (``_simd_sums.h``; ``Sizes.unit``: weights 1,
+    whose products are the values themselves). Each thread sweeps one contiguous
+    share of the rows in C."""
+    cdef Py_ssize_t t
+    if n == 1:
+        _rows_2x2(z, wy, wy_stride, wx, n_out, src, dst, 0, jobs)
+        return
+    for t in prange(n, schedule="static", chunksize=1, num_threads=n):
+        _rows_2x2(z, wy, wy_stride, wx, n_out, src, dst, jobs * t // n, jobs * (t + 1) // n)
+
+
+cdef inline void _rows_2x2(const Sizes* z, const floating* wy, Py_ssize_t wy_stride,
+                           const floating* wx, Py_ssize_t n_out, const floating* src,
+                           floating* dst, Py_ssize_t j0, Py_ssize_t j1) noexcept nogil:
+    if floating is float:
+        cresize_sum_2x2_rows_f32(dst, src, j0, j1, z.out_h, z.in_h, z.in_row, wy, wy_stride, wx,
+                                 n_out, z.channels, z.unit)
     else:
-        cresize_sum_2x2_f64(out, a, a + in_row, wy[0], wy[1], wx, n_out)
+        cresize_sum_2x2_rows_f64(dst, src, j0, j1, z.out_h, z.in_h, z.in_row, wy, wy_stride, wx,
+                                 n_out, z.channels, z.unit)
 
 
 cdef void _lines(const Sizes* z, const Py_ssize_t[:, ::1] index,
@@ -591,6 +591,11 @@ cdef int _fused(const Sizes* z, const Py_ssize_t[:, ::1] y_index,
     cdef Py_ssize_t* own_tags = NULL
     cdef floating* buf
     cdef Py_ssize_t* tag
+    if z.order == VERTICAL_FIRST and z.y_block == 2 and z.x_block == 2:
+        if (source is float and floating is float) or (source is double and floating is double):
+            _blocks_2x2(z, &y_weight[0, 0], y_weight.shape[1], &x_weight[0, 0],
+                        x_index.shape[0], <const floating*>src, <floating*>dst, jobs, n)
+            return 0
     if scratch == NULL:
         scratch_stride, tags_stride = z.row, z.slots
         own = <floating*>malloc(n * z.row * sizeof(floating) + 1)
@@ -646,11 +651,7 @@ cdef inline void _fused_row(const Sizes* z, Py_ssize_t j, const Py_ssize_t[:, ::
     elif z.order == DIRECT:
         _row(z, target, plane + y_index[oy, 0] * in_row, x_index, x_weight, x_count, x_start)
     elif z.order == VERTICAL_FIRST:
-        if (((source is float and floating is float) or (source is double and floating is double))
-                and z.y_block == 2 and z.x_block == 2):
-            _sum_2x2(target, <const floating*>(plane + 2 * oy * in_row), in_row,
-                     &y_weight[oy, 0], &x_weight[0, 0], x_index.shape[0], z.channels, z.unit)
-        elif z.x_identity:  # whole rows combined: the combination is the output row
+        if z.x_identity:  # whole rows combined: the combination is the output row
             _combine_rows(target, plane, in_row, &y_index[oy, 0], &y_weight[oy, 0],
                           y_count[oy], in_h)
         else:

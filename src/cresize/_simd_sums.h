@@ -257,4 +257,41 @@ static inline void cresize_sum_2x2_pixels_f32(float *out, const float *a, const 
 }
 CRESIZE_SUM_2X2_PIXELS_DISPATCH(cresize_sum_2x2_pixels_f64, double)
 
+
+/* Output rows j0 .. j1 - 1 of a 2x2 block sum, one call per thread (no per-row call
+ * from the kernel's loop): row j = b * out_h + oy (n_out pixels of C values, contiguous
+ * from out) reads rows 2oy and 2oy + 1 of plane b (in_h rows of in_row values from
+ * src), y weights wy[oy * wy_stride + 0, 1], x weights wx; `unit`: every weight is 1
+ * (C = 1). Each row by the sweeps above. */
+#define CRESIZE_SUM_2X2_ROWS(NAME, T, SFX)                                              \
+    static void NAME(T *out, const T *src, Py_ssize_t j0, Py_ssize_t j1, Py_ssize_t out_h, \
+                     Py_ssize_t in_h, Py_ssize_t in_row, const T *wy, Py_ssize_t wy_stride, \
+                     const T *wx, Py_ssize_t n_out, Py_ssize_t C, int unit)             \
+    {                                                                                   \
+        Py_ssize_t b, oy, j;                                                            \
+        const T *plane;                                                                 \
+        if (j1 <= j0)                                                                   \
+            return;                                                                     \
+        b = j0 / out_h;                                                                 \
+        oy = j0 - b * out_h;                                                            \
+        plane = src + b * in_h * in_row;                                                \
+        for (j = j0; j < j1; j++) {                                                     \
+            const T *a = plane + 2 * oy * in_row, *w = wy + oy * wy_stride;             \
+            T *o = out + j * n_out * C;                                                 \
+            if (unit)                                                                   \
+                cresize_sum_2x2_unit_##SFX(o, a, a + in_row, n_out);                    \
+            else if (C == 1)                                                            \
+                cresize_sum_2x2_##SFX(o, a, a + in_row, w[0], w[1], wx, n_out);         \
+            else                                                                        \
+                cresize_sum_2x2_pixels_##SFX(o, a, a + in_row, w[0], w[1], wx, n_out, C); \
+            if (++oy == out_h) {                                                        \
+                oy = 0;                                                                 \
+                plane += in_h * in_row;                                                 \
+            }                                                                           \
+        }                                                                               \
+    }
+
+CRESIZE_SUM_2X2_ROWS(cresize_sum_2x2_rows_f32, float, f32)
+CRESIZE_SUM_2X2_ROWS(cresize_sum_2x2_rows_f64, double, f64)
+
 #endif
