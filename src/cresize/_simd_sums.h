@@ -8,7 +8,8 @@
  * baseline and, with a target attribute, for AVX2 (chosen at run time by
  * cresize_simd_level, see _simd_pixels.h); the compiler vectorizes both and,
  * without -ffast-math and with -ffp-contract=off, keeps every operation as
- * written, so every level gives the same bits.
+ * written, so every level gives the same bits. float32 pixels of 2-4 values have
+ * AVX2 and AVX-512 loops of their own (below), with the same operations per value.
  */
 #ifndef CRESIZE_SIMD_SUMS_H
 #define CRESIZE_SIMD_SUMS_H
@@ -135,7 +136,7 @@ CRESIZE_SUM_2X2_PIXELS(cresize_sum_2x2_pixels_f64_avx2, double, CRESIZE_AVX2)
         const VEC va = SET1(wa), vb = SET1(wb);                                         \
         const __m256 z = _mm256_setzero_ps();                                           \
         for (Py_ssize_t o0 = 0; o0 < n; o0 += 128) {                                    \
-            Py_ssize_t m = n - o0 < 128 ? n - o0 : 128, V = 2 * C * m, v, o = 0, c;     \
+            Py_ssize_t m = n - o0 < 128 ? n - o0 : 128, V = 2 * C * m, v;               \
             const float *a0 = a + 2 * C * o0, *b0 = b + 2 * C * o0, *w0 = w + 2 * C * o0; \
             float *out0 = out + C * o0;                                                 \
             for (v = 0; v + N <= V; v += N)                                             \
@@ -190,22 +191,24 @@ cresize_pairs_f32(float *out0, const float *p, Py_ssize_t m, Py_ssize_t left, Py
             out0[C * o + c] = (0.0f + p[2 * C * o + c]) + p[2 * C * o + C + c];
 }
 
-#define CRESIZE_AVX512_SUMS __attribute__((target("avx512f")))
+#ifndef CRESIZE_AVX512 /* as in _simd_rows.h */
+#define CRESIZE_AVX512 __attribute__((target("avx512f")))
+#endif
 CRESIZE_AVX2 static inline __m256 cresize_set8(float w) { return _mm256_set1_ps(w); }
 CRESIZE_AVX2 static inline __m256 cresize_load8(const float *p) { return _mm256_loadu_ps(p); }
 CRESIZE_AVX2 static inline __m256 cresize_add8(__m256 x, __m256 y) { return _mm256_add_ps(x, y); }
 CRESIZE_AVX2 static inline __m256 cresize_mul8(__m256 x, __m256 y) { return _mm256_mul_ps(x, y); }
 CRESIZE_AVX2 static inline void cresize_store8(float *p, __m256 v) { _mm256_storeu_ps(p, v); }
-CRESIZE_AVX512_SUMS static inline __m512 cresize_set16(float w) { return _mm512_set1_ps(w); }
-CRESIZE_AVX512_SUMS static inline __m512 cresize_load16(const float *p) { return _mm512_loadu_ps(p); }
-CRESIZE_AVX512_SUMS static inline __m512 cresize_add16(__m512 x, __m512 y) { return _mm512_add_ps(x, y); }
-CRESIZE_AVX512_SUMS static inline __m512 cresize_mul16(__m512 x, __m512 y) { return _mm512_mul_ps(x, y); }
-CRESIZE_AVX512_SUMS static inline void cresize_store16(float *p, __m512 v) { _mm512_storeu_ps(p, v); }
+CRESIZE_AVX512 static inline __m512 cresize_set16(float w) { return _mm512_set1_ps(w); }
+CRESIZE_AVX512 static inline __m512 cresize_load16(const float *p) { return _mm512_loadu_ps(p); }
+CRESIZE_AVX512 static inline __m512 cresize_add16(__m512 x, __m512 y) { return _mm512_add_ps(x, y); }
+CRESIZE_AVX512 static inline __m512 cresize_mul16(__m512 x, __m512 y) { return _mm512_mul_ps(x, y); }
+CRESIZE_AVX512 static inline void cresize_store16(float *p, __m512 v) { _mm512_storeu_ps(p, v); }
 
 /* cresize_pairs_f32 with 3-value pixels five at a time on 512-bit registers: the 30
  * products of five output pixels lie in two registers, from which vpermt2ps takes each
  * output value's first and second products into its lane (lane 15 unused, not stored). */
-CRESIZE_AVX512_SUMS static inline __attribute__((always_inline)) void
+CRESIZE_AVX512 static inline __attribute__((always_inline)) void
 cresize_pairs_f32_avx512(float *out0, const float *p, Py_ssize_t m, Py_ssize_t left,
                          Py_ssize_t C, __m256 z)
 {
@@ -231,7 +234,7 @@ cresize_pairs_f32_avx512(float *out0, const float *p, Py_ssize_t m, Py_ssize_t l
 CRESIZE_SUM_2X2_PIXELS_F32(cresize_sum_2x2_pixels_f32_avx2, CRESIZE_AVX2, __m256, 8, cresize_set8,
                            cresize_load8, cresize_add8, cresize_mul8, cresize_store8,
                            cresize_pairs_f32)
-CRESIZE_SUM_2X2_PIXELS_F32(cresize_sum_2x2_pixels_f32_avx512, CRESIZE_AVX512_SUMS, __m512, 16,
+CRESIZE_SUM_2X2_PIXELS_F32(cresize_sum_2x2_pixels_f32_avx512, CRESIZE_AVX512, __m512, 16,
                            cresize_set16, cresize_load16, cresize_add16, cresize_mul16,
                            cresize_store16, cresize_pairs_f32_avx512)
 #endif
