@@ -408,6 +408,60 @@ def test_block_tables_keep_the_bits_of_the_table_kernels(monkeypatch, dtype, lev
         _kernels._init_simd()
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("level", ["none", "sse2", "avx2", "avx512"])
+def test_2x2_block_sums_keep_the_bits_at_every_width(monkeypatch, dtype, level):
+    """The 2x2 block sweep (``_simd_sums.h``: AVX2 lanes for pixels of 2-4 float32
+    values, overlapping 4-value stores for 3; blocks of weight 1 without products) on
+    rows of every length around its registers (2, 4 or 8 outputs), its chunks (128
+    pixels) and its scalar tails, planar and channels last, 1 and 2 threads: the bits
+    of the table kernels."""
+    from cresize import _kernels
+
+    monkeypatch.setenv("CRESIZE_SIMD", level)
+    _kernels._init_simd()
+    try:
+        rng = np.random.default_rng(9)
+        for channels in (1, 2, 3, 4):
+            for width in (1, 2, 3, 4, 5, 7, 9, 127, 128, 129, 130, 131, 258):
+                # the widest rows in an array large enough for two threads
+                shape = (8, 64, 2 * width, channels) if width > 200 else (2, 6, 2 * width, channels)
+                p = cresize.plan(shape, (shape[1] // 2, width), axes=(1, 2), dtype=dtype)
+                x = rng.standard_normal(shape).astype(dtype)
+                flat = x.reshape(-1)
+                flat[::5], flat[1::7], flat[3::13] = -0.0, np.inf, -np.inf
+                full = tuple(slice(0, n) for n in p.output_shape)
+                general = p.run_region(x, full)
+                for n in (1, 2):
+                    got = p(x, num_threads=n)
+                    np.testing.assert_array_equal(got, general, err_msg=f"{channels} {width}")
+                    numbers = ~np.isnan(got)
+                    assert np.array_equal(np.signbit(got[numbers]), np.signbit(general[numbers]))
+                step = p._forward.compiled(np.dtype(dtype))[0][4]
+                assert step.blocks == (2, 2) and not step.unit_blocks
+                assert (step.most_threads >= 2) == (width > 200)
+                if channels == 1:  # the adjoint of x2 nearest: weights 1, no products
+                    q = cresize.plan(
+                        shape, (shape[1] * 2, 4 * width), mode="nearest", axes=(1, 2), dtype=dtype
+                    )
+                    g = rng.standard_normal(q.output_shape).astype(dtype)
+                    flat = g.reshape(-1)
+                    flat[::3], flat[1::11], flat[2::13] = -0.0, np.inf, -np.inf
+                    step = q._backward_program().compiled(np.dtype(dtype))[0][4]
+                    assert step.blocks == (2, 2) and step.unit_blocks
+                    general = q.run_region(g, tuple(slice(0, n) for n in shape), backward=True)
+                    for n in (1, 2):
+                        got = q.backward(g, num_threads=n)
+                        np.testing.assert_array_equal(got, general, err_msg=f"unit {width}")
+                        numbers = ~np.isnan(got)
+                        assert np.array_equal(
+                            np.signbit(got[numbers]), np.signbit(general[numbers])
+                        )
+    finally:
+        monkeypatch.delenv("CRESIZE_SIMD")
+        _kernels._init_simd()
+
+
 def test_steps_check_what_they_rely_on():
     from cresize import _fast, _kernels
     from cresize._tables import taps

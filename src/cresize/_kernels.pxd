@@ -25,6 +25,7 @@ ctypedef struct Sizes:
     bint x_identity  # the x table is the identity of one pixel: rows combined straight
     bint first_product  # FUSED DIRECT floats: the sums' bits of a combination of whole rows
     double least_weight  # first_product: the least positive x weight (0: not every row has one)
+    bint unit  # 2x2 blocks whose weights are all 1 (the adjoint of x2 nearest)
 
 
 cdef class Step:

@@ -128,16 +128,15 @@ cdef extern from "_zeros.h" nogil:
 
 
 cdef extern from "_simd_sums.h" nogil:
-    void cresize_sum_2x2_f32(float* out, const float* a, const float* b, float wa, float wb,
-                             const float* wx, Py_ssize_t n) noexcept
-    void cresize_sum_2x2_f64(double* out, const double* a, const double* b, double wa,
-                             double wb, const double* wx, Py_ssize_t n) noexcept
-    void cresize_sum_2x2_pixels_f32(float* out, const float* a, const float* b, float wa,
-                                    float wb, const float* wx, Py_ssize_t n,
-                                    Py_ssize_t channels) noexcept
-    void cresize_sum_2x2_pixels_f64(double* out, const double* a, const double* b, double wa,
-                                    double wb, const double* wx, Py_ssize_t n,
-                                    Py_ssize_t channels) noexcept
+    void cresize_sum_2x2_rows_f32(float* out, const float* src, Py_ssize_t j0, Py_ssize_t j1,
+                                  Py_ssize_t out_h, Py_ssize_t in_h, Py_ssize_t in_row,
+                                  const float* wy, Py_ssize_t wy_stride, const float* wx,
+                                  Py_ssize_t n_out, Py_ssize_t channels, int unit) noexcept
+    void cresize_sum_2x2_rows_f64(double* out, const double* src, Py_ssize_t j0,
+                                  Py_ssize_t j1, Py_ssize_t out_h, Py_ssize_t in_h,
+                                  Py_ssize_t in_row, const double* wy, Py_ssize_t wy_stride,
+                                  const double* wx, Py_ssize_t n_out, Py_ssize_t channels,
+                                  int unit) noexcept
 
 
 #: SIMD levels, lowest first (``_simd_pixels.h``).
@@ -192,7 +191,7 @@ cpdef enum Order:
     DIRECT = 2
 
 
-#: Pixels of at most this many values take the block paths (``_sum_2x2``'s buffer).
+#: Pixels of at most this many values take the block paths (``_simd_sums.h``'s buffers).
 MAX_BLOCK_CHANNELS = 4
 
 cdef enum:
@@ -228,6 +227,11 @@ cdef class Step:
     def blocks(self):
         """``(y_block, x_block)``: the block sizes this step reads without an index (0: none)."""
         return (self.size.y_block, self.size.x_block)
+
+    @property
+    def unit_blocks(self):
+        """Blocks of 2x2 whose weights are all 1, summed without the products (same bits)."""
+        return bool(self.size.unit)
 
     def __call__(self, src, dst, int num_threads):
         cdef const float[::1] sf
@@ -330,7 +334,7 @@ def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
     z.n_planes, z.in_h, z.in_row = n_planes, in_h, in_row
     z.out_h, z.out_row, z.channels, z.in_px = in_h, in_row, 1, in_row
     z.order, z.slots, z.row, z.x_select = order, 1, 0, False
-    z.out_kind, z.gather, z.x_identity = 0, False, False
+    z.out_kind, z.gather, z.x_identity, z.unit = 0, False, False, False
     z.first_product = first_product
     if first_product and not (kind == FUSED and order == DIRECT and in_h == 1
                               and y is not None and len(y[0]) == 1):
@@ -374,7 +378,7 @@ def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
     if x_block:
         _check_block(s, x_block, False)
         z.x_block = x_block
-        if z.channels > 1:  # a weight per input value (_row, _sum_2x2): same products
+        if z.channels > 1:  # a weight per input value (_row, _blocks_2x2): same products
             if s.wide:
                 s.x_wd = np.ascontiguousarray(np.repeat(s.x_wd, z.channels, axis=1))
             else:
@@ -384,6 +388,7 @@ def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
         z.y_block = y_block
     if first_product:
         z.least_weight = _least_positive_weight(s)
+    z.unit = z.x_block == 2 and z.y_block == 2 and z.channels == 1 and _unit_weights(s)
     z.itemsize = 8 if s.wide else 4
     z.ring_len = z.row
     s.src_size = n_planes * in_h * in_row
@@ -431,6 +436,13 @@ cdef int _check_block(Step s, Py_ssize_t f, bint y) except -1:
                          f"blocks of {f} inputs (x: on pixels of 1 to "
                          f"{MAX_BLOCK_CHANNELS} values)")
     return 0
+
+
+cdef bint _unit_weights(Step s):
+    """Every y and x weight is exactly 1 (blocks of a step with both tables)."""
+    if s.wide:
+        return bool((np.asarray(s.y_wd) == 1).all() and (np.asarray(s.x_wd) == 1).all())
+    return bool((np.asarray(s.y_wf) == 1).all() and (np.asarray(s.x_wf) == 1).all())
 
 
 cdef inline bint kind_has_x(int kind):
@@ -557,22 +569,33 @@ cdef inline void _row(const Sizes* z, floating* out, const source* line,
         _resample_row(out, line, z.channels, z.in_px, index, weight, count, start, z.x_select)
 
 
-cdef inline void _sum_2x2(floating* out, const floating* a, Py_ssize_t in_row,
-                          const floating* wy, const floating* wx,
-                          Py_ssize_t n_out, Py_ssize_t channels) noexcept nogil:
-    """Blocks of 2x2 pixels from rows ``a`` and ``a + in_row``, y weights ``wy[0:2]``, x
-    weights ``wx[2*o : 2*o + 2]`` (pixels of ``channels`` > 1 values: one per input
-    value, ``_row``): the operations of ``_combine_rows`` (``wa*a + wb*b``) then
-    ``_row`` (``(0 + w0*r0) + w1*r1``) in one sweep (``_simd_sums.h``)."""
-    if channels > 1:
-        if floating is float:
-            cresize_sum_2x2_pixels_f32(out, a, a + in_row, wy[0], wy[1], wx, n_out, channels)
-        else:
-            cresize_sum_2x2_pixels_f64(out, a, a + in_row, wy[0], wy[1], wx, n_out, channels)
-    elif floating is float:
-        cresize_sum_2x2_f32(out, a, a + in_row, wy[0], wy[1], wx, n_out)
+cdef void _blocks_2x2(const Sizes* z, const floating* wy, Py_ssize_t wy_stride,
+                      const floating* wx, Py_ssize_t n_out, const floating* src,
+                      floating* dst, Py_ssize_t jobs, int n) noexcept nogil:
+    """Blocks of 2x2 (``VERTICAL_FIRST``, both tables ``Taps.block`` 2): output row ``j``
+    from input rows ``2*oy`` and ``2*oy + 1`` of its plane, y weights ``wy[oy, 0:2]``, x
+    weights ``wx[2*o : 2*o + 2]`` (pixels of more than one value: one per input value,
+    ``_row``): the operations of ``_combine_rows`` (``wa*a + wb*b``) then ``_row``
+    (``(0 + w0*r0) + w1*r1``) in one sweep (``_simd_sums.h``; ``Sizes.unit``: weights 1,
+    whose products are the values themselves). Each thread sweeps one contiguous
+    share of the rows in C."""
+    cdef Py_ssize_t t
+    if n == 1:
+        _rows_2x2(z, wy, wy_stride, wx, n_out, src, dst, 0, jobs)
+        return
+    for t in prange(n, schedule="static", chunksize=1, num_threads=n):
+        _rows_2x2(z, wy, wy_stride, wx, n_out, src, dst, jobs * t // n, jobs * (t + 1) // n)
+
+
+cdef inline void _rows_2x2(const Sizes* z, const floating* wy, Py_ssize_t wy_stride,
+                           const floating* wx, Py_ssize_t n_out, const floating* src,
+                           floating* dst, Py_ssize_t j0, Py_ssize_t j1) noexcept nogil:
+    if floating is float:
+        cresize_sum_2x2_rows_f32(dst, src, j0, j1, z.out_h, z.in_h, z.in_row, wy, wy_stride, wx,
+                                 n_out, z.channels, z.unit)
     else:
-        cresize_sum_2x2_f64(out, a, a + in_row, wy[0], wy[1], wx, n_out)
+        cresize_sum_2x2_rows_f64(dst, src, j0, j1, z.out_h, z.in_h, z.in_row, wy, wy_stride, wx,
+                                 n_out, z.channels, z.unit)
 
 
 cdef void _lines(const Sizes* z, const Py_ssize_t[:, ::1] index,
@@ -625,6 +648,11 @@ cdef int _fused(const Sizes* z, const Py_ssize_t[:, ::1] y_index,
     cdef Py_ssize_t* own_tags = NULL
     cdef floating* buf
     cdef Py_ssize_t* tag
+    if z.order == VERTICAL_FIRST and z.y_block == 2 and z.x_block == 2:
+        if (source is float and floating is float) or (source is double and floating is double):
+            _blocks_2x2(z, &y_weight[0, 0], y_weight.shape[1], &x_weight[0, 0],
+                        x_index.shape[0], <const floating*>src, <floating*>dst, jobs, n)
+            return 0
     if scratch == NULL:
         scratch_stride, tags_stride = z.row, z.slots
         own = <floating*>malloc(n * z.row * sizeof(floating) + 1)
@@ -711,11 +739,7 @@ cdef inline void _fused_row(const Sizes* z, Py_ssize_t j, const Py_ssize_t[:, ::
         if z.first_product:
             _first_product_zeros(z, target, line, x_index, x_weight, x_count)
     elif z.order == VERTICAL_FIRST:
-        if (((source is float and floating is float) or (source is double and floating is double))
-                and z.y_block == 2 and z.x_block == 2):
-            _sum_2x2(target, <const floating*>(plane + 2 * oy * in_row), in_row,
-                     &y_weight[oy, 0], &x_weight[0, 0], x_index.shape[0], z.channels)
-        elif z.x_identity:  # whole rows combined: the combination is the output row
+        if z.x_identity:  # whole rows combined: the combination is the output row
             _combine_rows(target, plane, in_row, &y_index[oy, 0], &y_weight[oy, 0],
                           y_count[oy], in_h)
         else:
@@ -892,7 +916,7 @@ def resize_2d_int(const source[:, :, ::1] src, dst, Py_ssize_t channels, tuple y
     z.n_planes, z.out_h, z.out_row = dst.shape
     z.in_h, z.in_row, z.channels, z.slots, z.order = in_h, in_row, channels, slots, order
     z.in_px = in_px
-    z.x_select, z.x_block, z.y_block = x_select, 0, 0
+    z.x_select, z.x_block, z.y_block, z.unit = x_select, 0, 0, False
     z.itemsize = dst.itemsize
     z.ring_len = scratch_length(order, slots, in_row, z.out_row, True)
     z.row = scratch.shape[1]
