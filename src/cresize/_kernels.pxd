@@ -23,6 +23,9 @@ ctypedef struct Sizes:
     char out_kind  # 0: the output holds the sums; b"B", b"b", b"H", b"h": integers
     bint gather  # integers of one type, nearest: pixels copied (DIRECT)
     bint x_identity  # the x table is the identity of one pixel: rows combined straight
+    # x outputs x_first ... x_first + x_period * x_periods - 1 repeat with period
+    # x_period >= 2 (0: none): the periodic horizontal pass (_simd_periodic.h)
+    Py_ssize_t x_period, x_first, x_periods
 
 
 cdef class Step:
