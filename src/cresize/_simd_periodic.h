@@ -79,15 +79,17 @@ CRESIZE_PERIODIC_C(cresize_periodic_f64_s16_c, double, short)
 typedef struct {
     Py_ssize_t L, R, sC, reach, chunk, shift;
     Py_ssize_t first[CRESIZE_PERIOD_REGS];
-    int perm[CRESIZE_PERIOD_REGS][16];
+    int perm[CRESIZE_PERIOD_REGS][16], phase[CRESIZE_PERIOD_REGS][16];
 } cresize_period;
 
-/* 0 when the SIMD paths do not take the range: `span`, the values one load holds. */
+/* 0 when the SIMD paths do not take the range: `span`, the values one load holds;
+ * the registers start at the range's value d (its stores then aligned). */
 static int cresize_period_setup(cresize_period *g, Py_ssize_t C, const Py_ssize_t *start,
-                                Py_ssize_t width, Py_ssize_t s, int lanes, int span)
+                                Py_ssize_t width, Py_ssize_t s, int lanes, int span,
+                                Py_ssize_t d)
 {
     Py_ssize_t p, r, j, lo = 0, hi = 0, a, b;
-    if (s < 2 || C < 1 || width < 1 || width > CRESIZE_PERIOD_TAPS)
+    if (s < 2 || lanes > 16 || C < 1 || width < 1 || width > CRESIZE_PERIOD_TAPS)
         return 0;
     for (p = 0; p < s; p++) {
         Py_ssize_t v = s * start[p] - p;
@@ -109,30 +111,60 @@ static int cresize_period_setup(cresize_period *g, Py_ssize_t C, const Py_ssize_
     if (g->R > CRESIZE_PERIOD_REGS || g->reach > CRESIZE_PERIOD_REACH)
         return 0;
     g->chunk = (CRESIZE_PERIOD_CHUNK + g->L - 1) / g->L * g->L;
-    for (r = 0; r < g->R; r++) {
-        Py_ssize_t at[16], least = 0, most = 0;
-        for (j = 0; j < lanes; j++) {
-            Py_ssize_t v = r * lanes + j, m = v / C;
-            at[j] = C * ((m + g->shift) / s) + v % C;
-            least = j == 0 || at[j] < least ? at[j] : least;
-            most = j == 0 || at[j] > most ? at[j] : most;
+    {
+        /* value d + r*lanes + j: channel c of U pixel m, input pixel (m + shift) / s =
+         * x, phase m % s = ph (counters, no divisions) */
+        Py_ssize_t m = d / C, c = d % C, ph = m % s, x = (m + g->shift) / s;
+        Py_ssize_t e = (m + g->shift) % s;
+        for (r = 0; r < g->R; r++) {
+            Py_ssize_t least = 0, most = 0, at[16];
+            for (j = 0; j < lanes; j++) {
+                at[j] = C * x + c;
+                g->phase[r][j] = (int)ph;
+                least = j == 0 || at[j] < least ? at[j] : least;
+                most = j == 0 || at[j] > most ? at[j] : most;
+                if (++c == C) {
+                    c = 0;
+                    ph = ph + 1 == s ? 0 : ph + 1;
+                    if (++e == s) {
+                        e = 0;
+                        x++;
+                    }
+                }
+            }
+            if (most - least >= span)
+                return 0;
+            g->first[r] = least;
+            for (j = 0; j < lanes; j++)
+                g->perm[r][j] = (int)(at[j] - least);
         }
-        if (most - least >= span)
-            return 0;
-        g->first[r] = least;
-        for (j = 0; j < lanes; j++)
-            g->perm[r][j] = (int)(at[j] - least);
     }
     return 1;
 }
 
 #if CRESIZE_X86_DISPATCH
 
+/* Whole blocks of g.L = REGS * LANES values of a chunk, the weights in registers. */
+#define CRESIZE_PERIODIC_BLOCKS(TAPS, REGS, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE) \
+    {                                                                            \
+        VEC wv[REGS][TAPS];                                                      \
+        for (r = 0; r < (REGS); r++)                                             \
+            for (k = 0; k < (TAPS); k++)                                         \
+                wv[r][k] = LOAD(wt + (r * (TAPS) + k) * LANES);                  \
+        for (; u + (REGS) * LANES <= cnt; u += (REGS) * LANES)                   \
+            for (r = 0; r < (REGS); r++) {                                       \
+                VEC acc = ZERO();                                                \
+                for (k = 0; k < (TAPS); k++)                                     \
+                    acc = ADD(acc, MUL(wv[r][k], LOAD(buf + u + r * LANES + g.sC * k))); \
+                STORE(out + t0 + u + r * LANES, acc);                            \
+            }                                                                    \
+    }
+
 /* The outputs of a chunk from its U values in buf (inside CRESIZE_PERIODIC_SIMD). */
 #define CRESIZE_PERIODIC_STENCIL(TAPS, ACC, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE)                                    \
     {                                                                            \
         Py_ssize_t rs = 0;                                                       \
-        for (u = 0; u + LANES <= cnt; u += LANES) {                              \
+        for (; u + LANES <= cnt; u += LANES) {                                   \
             const ACC *w = wt + rs * width * LANES;                              \
             VEC acc = ZERO();                                                    \
             for (k = 0; k < (TAPS); k++)                                         \
@@ -160,19 +192,33 @@ static int cresize_period_setup(cresize_period *g, Py_ssize_t C, const Py_ssize_
                            Py_ssize_t width, Py_ssize_t s, Py_ssize_t nq)         \
     {                                                                            \
         cresize_period g;                                                        \
-        ACC wt[CRESIZE_PERIOD_REGS * CRESIZE_PERIOD_TAPS * LANES];               \
+        ACC wt[CRESIZE_PERIOD_REGS * CRESIZE_PERIOD_TAPS * LANES] __attribute__((aligned(64))); \
         ACC buf[CRESIZE_PERIOD_CHUNK + 4 * CRESIZE_PERIOD_REGS * LANES           \
-                + CRESIZE_PERIOD_REACH + LANES];                                 \
+                + CRESIZE_PERIOD_REACH + LANES] __attribute__((aligned(64)));    \
         PVEC pv[CRESIZE_PERIOD_REGS];                                            \
         Py_ssize_t r, j, k, t0, u, total = C * s * nq, n_vals = C * n_in;        \
-        if (!cresize_period_setup(&g, C, start, width, s, LANES, LOADW))         \
+        /* the first d values by the portable loop, so that the stores align */  \
+        Py_ssize_t d = (Py_ssize_t)((0 - (size_t)out) % (LANES * sizeof(ACC)) / sizeof(ACC)); \
+        if ((size_t)out % sizeof(ACC) || d >= total)                             \
+            d = 0;                                                               \
+        if (!cresize_period_setup(&g, C, start, width, s, LANES, LOADW, d))      \
             return 0;                                                            \
+        for (u = 0; u < d; u++) {                                                \
+            Py_ssize_t n = u / C, c = u % C;                                     \
+            const ACC *w = weight + n % s * width;                               \
+            const T *x = line + C * (start[n % s] + n / s) + c;                  \
+            ACC acc = 0;                                                         \
+            for (k = 0; k < width; k++)                                          \
+                acc = acc + w[k] * x[C * k];                                     \
+            out[u] = acc;                                                        \
+        }                                                                        \
+        out += d;                                                                \
+        total -= d;                                                              \
         for (r = 0; r < g.R; r++) {                                              \
             PREP(pv[r], g.perm[r]);                                              \
             for (k = 0; k < width; k++)                                          \
                 for (j = 0; j < LANES; j++)                                      \
-                    wt[(r * width + k) * LANES + j]                              \
-                        = weight[((r * LANES + j) / C % s) * width + k];         \
+                    wt[(r * width + k) * LANES + j] = weight[g.phase[r][j] * width + k]; \
         }                                                                        \
         for (t0 = 0; t0 < total; t0 += g.chunk) {                                \
             Py_ssize_t cnt = total - t0 < g.chunk ? total - t0 : g.chunk;        \
@@ -190,14 +236,27 @@ static int cresize_period_setup(cresize_period *g, Py_ssize_t C, const Py_ssize_
                     at0 += g.L / s;                                              \
                 }                                                                \
             }                                                                    \
-            if (width == 4)                                                      \
-                CRESIZE_PERIODIC_STENCIL(4, ACC, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE)                                      \
-            else if (width == 2)                                                 \
-                CRESIZE_PERIODIC_STENCIL(2, ACC, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE)                                      \
-            else if (width == 6)                                                 \
-                CRESIZE_PERIODIC_STENCIL(6, ACC, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE)                                      \
-            else                                                                 \
-                CRESIZE_PERIODIC_STENCIL(width, ACC, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE)                                  \
+            u = 0;                                                               \
+            if (width == 4) { /* bicubic */                                      \
+                if (g.R == 3)                                                    \
+                    CRESIZE_PERIODIC_BLOCKS(4, 3, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE) \
+                else if (g.R == 1)                                               \
+                    CRESIZE_PERIODIC_BLOCKS(4, 1, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE) \
+                CRESIZE_PERIODIC_STENCIL(4, ACC, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE) \
+            } else if (width == 2) { /* bilinear */                              \
+                if (g.R == 3)                                                    \
+                    CRESIZE_PERIODIC_BLOCKS(2, 3, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE) \
+                else if (g.R == 1)                                               \
+                    CRESIZE_PERIODIC_BLOCKS(2, 1, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE) \
+                CRESIZE_PERIODIC_STENCIL(2, ACC, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE) \
+            } else if (width == 6) { /* lanczos3 */                              \
+                if (g.R == 3)                                                    \
+                    CRESIZE_PERIODIC_BLOCKS(6, 3, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE) \
+                else if (g.R == 1)                                               \
+                    CRESIZE_PERIODIC_BLOCKS(6, 1, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE) \
+                CRESIZE_PERIODIC_STENCIL(6, ACC, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE) \
+            } else                                                               \
+                CRESIZE_PERIODIC_STENCIL(width, ACC, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE) \
         }                                                                        \
         _mm256_zeroupper();                                                      \
         return 1;                                                                \
@@ -276,6 +335,33 @@ CRESIZE_PERIODIC_AVX2_D(cresize_periodic_f64_s16_avx2, short, 8, __m128i, CRESIZ
 
 CRESIZE_AVX512 static inline __m512d cresize_zero_pd8(void) { return _mm512_setzero_pd(); }
 
+/* AVX-512F: 16 float32 values a register. */
+#define CRESIZE_PERM_PS16(V, P) (V) = _mm512_loadu_si512((const void *)(P))
+#define CRESIZE_PERM_B16(V, P)                                                   \
+    (V) = _mm_setr_epi8((char)(P)[0], (char)(P)[1], (char)(P)[2], (char)(P)[3],  \
+                        (char)(P)[4], (char)(P)[5], (char)(P)[6], (char)(P)[7],  \
+                        (char)(P)[8], (char)(P)[9], (char)(P)[10], (char)(P)[11], \
+                        (char)(P)[12], (char)(P)[13], (char)(P)[14], (char)(P)[15])
+#define CRESIZE_U_F32X16(AT, R) _mm512_permutexvar_ps(pv[R], _mm512_loadu_ps(line + (AT)))
+#define CRESIZE_U_U8X16(AT, R)                                                   \
+    _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_shuffle_epi8(CRESIZE_LOAD16(AT), pv[R])))
+#define CRESIZE_U_S8X16(AT, R)                                                   \
+    _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_shuffle_epi8(CRESIZE_LOAD16(AT), pv[R])))
+
+CRESIZE_AVX512 static inline __m512 cresize_zero_ps16(void) { return _mm512_setzero_ps(); }
+
+#define CRESIZE_PERIODIC_AVX512_F(NAME, T, LOADW, PVEC, PREP, BUILD)             \
+    CRESIZE_PERIODIC_SIMD(NAME, CRESIZE_AVX512, float, T, __m512, 16, LOADW, cresize_zero_ps16, \
+                          cresize_add_ps16, cresize_mul_ps16, cresize_row16_f32, \
+                          cresize_store_ps16, PVEC, PREP, BUILD)
+
+CRESIZE_PERIODIC_AVX512_F(cresize_periodic_f32_f32_avx512, float, 16, __m512i, CRESIZE_PERM_PS16,
+                          CRESIZE_U_F32X16)
+CRESIZE_PERIODIC_AVX512_F(cresize_periodic_f32_u8_avx512, unsigned char, 16, __m128i,
+                          CRESIZE_PERM_B16, CRESIZE_U_U8X16)
+CRESIZE_PERIODIC_AVX512_F(cresize_periodic_f32_s8_avx512, signed char, 16, __m128i,
+                          CRESIZE_PERM_B16, CRESIZE_U_S8X16)
+
 #define CRESIZE_PERIODIC_AVX512_D(NAME, T, PVEC, PREP, BUILD)                    \
     CRESIZE_PERIODIC_SIMD(NAME, CRESIZE_AVX512, double, T, __m512d, 8, 8, cresize_zero_pd8, \
                           cresize_add_pd8, cresize_mul_pd8, cresize_row8_f64,   \
@@ -312,11 +398,11 @@ CRESIZE_PERIODIC_AVX512_D(cresize_periodic_f64_s16_avx512, short, __m128i, CRESI
     }
 
 CRESIZE_PERIODIC_ENTRY(cresize_periodic_f32_f32, float, float, cresize_periodic_f32_f32_c,
-                       cresize_periodic_f32_f32_avx2, CRESIZE_PERIODIC_NONE)
+                       cresize_periodic_f32_f32_avx2, cresize_periodic_f32_f32_avx512)
 CRESIZE_PERIODIC_ENTRY(cresize_periodic_f32_u8, float, unsigned char, cresize_periodic_f32_u8_c,
-                       cresize_periodic_f32_u8_avx2, CRESIZE_PERIODIC_NONE)
+                       cresize_periodic_f32_u8_avx2, cresize_periodic_f32_u8_avx512)
 CRESIZE_PERIODIC_ENTRY(cresize_periodic_f32_s8, float, signed char, cresize_periodic_f32_s8_c,
-                       cresize_periodic_f32_s8_avx2, CRESIZE_PERIODIC_NONE)
+                       cresize_periodic_f32_s8_avx2, cresize_periodic_f32_s8_avx512)
 CRESIZE_PERIODIC_ENTRY(cresize_periodic_f64_f64, double, double, cresize_periodic_f64_f64_c,
                        cresize_periodic_f64_f64_avx2, cresize_periodic_f64_f64_avx512)
 CRESIZE_PERIODIC_ENTRY(cresize_periodic_f64_u16, double, unsigned short,
