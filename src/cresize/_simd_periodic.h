@@ -144,6 +144,23 @@ static int cresize_period_setup(cresize_period *g, Py_ssize_t C, const Py_ssize_
 
 #if CRESIZE_X86_DISPATCH
 
+/* Whole blocks of a chunk's U values (REGS registers), while their loads stay in the
+ * row; the input is prefetched ahead (its rows are read once, from memory). */
+#define CRESIZE_PERIODIC_UBLOCKS(REGS, LANES, LOADW, STORE, BUILD)               \
+    {                                                                            \
+        Py_ssize_t f_[REGS], most = 0;                                           \
+        for (r = 0; r < (REGS); r++) {                                           \
+            f_[r] = g.first[r];                                                  \
+            most = f_[r] > most ? f_[r] : most;                                  \
+        }                                                                        \
+        for (; u + (REGS) * LANES <= need && at0 + most + (LOADW) <= n_vals;     \
+             u += (REGS) * LANES, at0 += g.L / s) {                              \
+            _mm_prefetch((const char *)(line + at0) + 384, _MM_HINT_T0);         \
+            for (r = 0; r < (REGS); r++)                                         \
+                STORE(buf + u + r * LANES, BUILD(at0 + f_[r], r));               \
+        }                                                                        \
+    }
+
 /* Whole blocks of g.L = REGS * LANES values of a chunk, the weights in registers. */
 #define CRESIZE_PERIODIC_BLOCKS(TAPS, REGS, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE) \
     {                                                                            \
@@ -223,7 +240,12 @@ static int cresize_period_setup(cresize_period *g, Py_ssize_t C, const Py_ssize_
         for (t0 = 0; t0 < total; t0 += g.chunk) {                                \
             Py_ssize_t cnt = total - t0 < g.chunk ? total - t0 : g.chunk;        \
             Py_ssize_t need = cnt + g.reach, rr = 0, at0 = t0 / g.L * (g.L / s); \
-            for (u = 0; u < need; u += LANES) { /* U values t0 + u ... */        \
+            u = 0;                                                               \
+            if (g.R == 3)                                                        \
+                CRESIZE_PERIODIC_UBLOCKS(3, LANES, LOADW, STORE, BUILD)          \
+            else if (g.R == 1)                                                   \
+                CRESIZE_PERIODIC_UBLOCKS(1, LANES, LOADW, STORE, BUILD)          \
+            for (; u < need; u += LANES) { /* U values t0 + u ... */             \
                 Py_ssize_t at = at0 + g.first[rr];                               \
                 if (u + LANES <= need && at + LOADW <= n_vals) {                 \
                     STORE(buf + u, BUILD(at, rr));                               \
