@@ -232,6 +232,12 @@ cdef class Step:
         """``(y_block, x_block)``: the block sizes this step reads without an index (0: none)."""
         return (self.size.y_block, self.size.x_block)
 
+    @property
+    def period(self):
+        """``(s, first, n)``: the x outputs this step resamples by the periodic pass
+        (``Taps.period``; ``(0, 0, 0)``: none)."""
+        return (self.size.x_period, self.size.x_first, self.size.x_periods)
+
     def __call__(self, src, dst, int num_threads):
         cdef const float[::1] sf
         cdef float[::1] df
