@@ -185,7 +185,7 @@ _init_simd()
 
 def simd_level():
     """The SIMD level the kernels use: ``"none"``, ``"sse2"``, ``"avx2"`` or ``"avx512"``
-    (AVX-512F: the sums of whole rows; the rest runs its AVX2 loops).
+    (AVX-512F: the sums of whole rows and periodic rows; the rest runs its AVX2 loops).
 
     Every level gives the same bits; ``CRESIZE_SIMD=none`` (read at import) forces
     the portable loops.

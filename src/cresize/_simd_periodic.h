@@ -46,24 +46,58 @@
 #define CRESIZE_PERIOD_CHUNK 512  /* output values per chunk (about; U stays in L1) */
 #define CRESIZE_PERIOD_REACH 512  /* s*C*(width - 1): U values past a chunk's outputs */
 
-/* Level none: the portable loop, straight from the row. */
+/* Level none: the portable loop, straight from the row (the channel count a
+ * constant for 1-4 values, so that the sums of a pixel stay in registers). */
+#define CRESIZE_PERIODIC_C_TAPS(CC, TAPS, ACC, T)                               \
+    for (q = 0; q < nq; q++)                                                     \
+        for (p = 0; p < s; p++) {                                                \
+            const T *x = line + (CC) * (start[p] + q);                           \
+            const ACC *w = weight + p * (TAPS);                                  \
+            ACC *o = out + (CC) * (s * q + p);                                   \
+            ACC acc[CC];                                                         \
+            for (c = 0; c < (CC); c++)                                           \
+                acc[c] = 0;                                                      \
+            for (k = 0; k < (TAPS); k++)                                         \
+                for (c = 0; c < (CC); c++)                                       \
+                    acc[c] = acc[c] + w[k] * x[(CC) * k + c];                    \
+            for (c = 0; c < (CC); c++)                                           \
+                o[c] = acc[c];                                                   \
+        }
+#define CRESIZE_PERIODIC_C_LOOP(CC, ACC, T)                                      \
+    if (width == 4)                                                              \
+        CRESIZE_PERIODIC_C_TAPS(CC, 4, ACC, T)                                   \
+    else if (width == 2)                                                         \
+        CRESIZE_PERIODIC_C_TAPS(CC, 2, ACC, T)                                   \
+    else                                                                         \
+        CRESIZE_PERIODIC_C_TAPS(CC, width, ACC, T)
+
 #define CRESIZE_PERIODIC_C(NAME, ACC, T)                                         \
     static void NAME(ACC *out, const T *line, Py_ssize_t C, const Py_ssize_t *start, \
                      const ACC *weight, Py_ssize_t width, Py_ssize_t s, Py_ssize_t nq) \
     {                                                                            \
         Py_ssize_t q, p, c, k;                                                   \
-        for (q = 0; q < nq; q++)                                                 \
-            for (p = 0; p < s; p++) {                                            \
-                const T *x = line + C * (start[p] + q);                          \
-                const ACC *w = weight + p * width;                               \
-                ACC *o = out + C * (s * q + p);                                  \
-                for (c = 0; c < C; c++) {                                        \
-                    ACC acc = 0;                                                 \
-                    for (k = 0; k < width; k++)                                  \
-                        acc = acc + w[k] * x[C * k + c];                         \
-                    o[c] = acc;                                                  \
+        if (C == 3) {                                                            \
+            CRESIZE_PERIODIC_C_LOOP(3, ACC, T)                                           \
+        } else if (C == 1) {                                                     \
+            CRESIZE_PERIODIC_C_LOOP(1, ACC, T)                                           \
+        } else if (C == 4) {                                                     \
+            CRESIZE_PERIODIC_C_LOOP(4, ACC, T)                                           \
+        } else if (C == 2) {                                                     \
+            CRESIZE_PERIODIC_C_LOOP(2, ACC, T)                                           \
+        } else {                                                                 \
+            for (q = 0; q < nq; q++)                                             \
+                for (p = 0; p < s; p++) {                                        \
+                    const T *x = line + C * (start[p] + q);                      \
+                    const ACC *w = weight + p * width;                           \
+                    ACC *o = out + C * (s * q + p);                              \
+                    for (c = 0; c < C; c++) {                                    \
+                        ACC acc = 0;                                             \
+                        for (k = 0; k < width; k++)                              \
+                            acc = acc + w[k] * x[C * k + c];                     \
+                        o[c] = acc;                                              \
+                    }                                                            \
                 }                                                                \
-            }                                                                    \
+        }                                                                        \
     }
 
 CRESIZE_PERIODIC_C(cresize_periodic_f32_f32_c, float, float)
