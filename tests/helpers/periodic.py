@@ -68,7 +68,9 @@ def tables():
 def image(rng, shape, dtype):
     if np.dtype(dtype).kind == "f":
         x = rng.uniform(-2, 2, shape).astype(dtype)
-        x.reshape(-1)[::11] = -0.0  # signed zeros
+        x.reshape(-1)[::11] = -0.0  # signed zeros, non-finite values
+        x.reshape(-1)[5::97] = np.nan
+        x.reshape(-1)[7::89] = -np.inf
         return x
     info = np.iinfo(dtype)  # hard edges: clipped sums
     x = rng.choice(np.array([info.min, info.max, 0], dtype), shape)
