@@ -107,6 +107,8 @@ CRESIZE_PERIODIC_C(cresize_periodic_f64_f64_c, double, double)
 CRESIZE_PERIODIC_C(cresize_periodic_f64_u16_c, double, unsigned short)
 CRESIZE_PERIODIC_C(cresize_periodic_f64_s16_c, double, short)
 
+#if CRESIZE_X86_DISPATCH
+
 /* The pattern of a range for registers of `lanes` values: L = lcm(lanes, s*C) values,
  * R = L / lanes registers; register r of block b (values b*L + r*lanes ...) builds
  * its U values from the row's values b*(L/s) + first[r] + perm[r][j]. */
@@ -176,7 +178,6 @@ static int cresize_period_setup(cresize_period *g, Py_ssize_t C, const Py_ssize_
     return 1;
 }
 
-#if CRESIZE_X86_DISPATCH
 
 /* Whole blocks of a chunk's U values (REGS registers), while their loads stay in the
  * row; the input is prefetched ahead (its rows are read once, from memory). */
