@@ -167,11 +167,10 @@ class _Slice:
         self.weight = t.kernel_args(dtype)[1][o0:o1]
         self.is_selection = t.is_selection
         # the whole table's periodic rows inside the block, from a first phase
-        s, first, n = t.period(dtype)
-        if s:
-            first = first + max(0, -((first - o0) // s)) * s
-            n = min(n - (first - t.period(dtype)[1]) // s, (o1 - first) // s)
-        self.period = (s, first - o0, n) if s and n >= 1 else (0, 0, 0)
+        s, whole_first, n = t.period(dtype)
+        first = whole_first + max(0, -((whole_first - o0) // s)) * s if s else 0
+        n = min(n - (first - whole_first) // s, (o1 - first) // s) if s else 0
+        self.period = (s, first - o0, n) if n >= 1 else (0, 0, 0)
         self.block = 0  # rows keep their taps, not the whole table's block pattern
         self.n_in, self.n_out = n_in, o1 - o0
 
@@ -395,7 +394,7 @@ def _compile_int(program, tables, shape, dtype):
         length = _kernels.scratch_length(
             order, slots, src_shape[2], dst_shape[2], dst_dtype == compute
         )
-        args = (channels, y.kernel_args(compute), x.row_args(compute, True), order, compute)
+        args = (channels, y.kernel_args(compute), x.row_args(compute, period=True), order, compute)
         steps.append(
             (INTEGER, src_shape, tuple(out_shape), dst_shape, args, work, length, slots, dst_dtype)
         )
