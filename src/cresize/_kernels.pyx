@@ -990,7 +990,7 @@ cdef int _check_period(Sizes* z, tuple period, const Py_ssize_t[:, ::1] index,
     """``Taps.period`` ``(s, first, n)`` of the x table, recorded in ``z``: rows
     ``first + s*q + p`` (``q < n``) read the whole window ``start[first + p] + q …`` with
     the weights (bits) of row ``first + p``; ``s`` = 0: none."""
-    cdef Py_ssize_t p, n, first, o, b, k, width = index.shape[1]
+    cdef Py_ssize_t p, n, first, o, b, width = index.shape[1]
     cdef bint ok
     p, first, n = period
     z.x_period, z.x_first, z.x_periods = 0, 0, 0
@@ -1001,9 +1001,8 @@ cdef int _check_period(Sizes* z, tuple period, const Py_ssize_t[:, ::1] index,
     while ok and o < first + p * n:
         b = first + (o - first) % p
         ok = (count[o] == width and start[b] >= 0
-              and start[o] == start[b] + (o - first) // p)
-        for k in range(width if ok and o != b else 0):
-            ok = ok and memcmp(&weight[o, k], &weight[b, k], sizeof(floating)) == 0
+              and start[o] == start[b] + (o - first) // p
+              and memcmp(&weight[o, 0], &weight[b, 0], width * sizeof(floating)) == 0)
         o = o + 1
     if not ok:
         raise ValueError(f"x period {period}: the table's rows do not repeat with that "
