@@ -16,7 +16,7 @@ import pytest
 
 import cresize
 from cresize import _kernels
-from cresize._tables import taps
+from cresize._tables import Taps, taps
 from helpers.oracle import reference_resize
 
 DTYPES = (np.uint8, np.int8, np.uint16, np.int16)
@@ -449,3 +449,160 @@ def test_simd_levels_give_the_same_bits(tmp_path, level):
     for k in keys:
         np.testing.assert_array_equal(default[k], forced[k], err_msg=k)
         assert default[k].dtype == forced[k].dtype
+
+
+# ----------------------------------------------------------------------------
+# The periodic horizontal pass (Taps.period, _simd_periodic.h): outputs of an
+# integer-factor enlarging whose x weights repeat, away from the borders.
+
+
+def _rows_repeat(t, dtype, period):
+    """Rows ``first + s*q + p`` of ``t`` read the window ``start[first + p] + q ...`` with
+    the bits of row ``first + p``'s weights (an independent check of ``period``)."""
+    s, first, n = period
+    index, weight, count = t.kernel_args(dtype)
+    rows = first + np.arange(s * n)
+    phase = first + (rows - first) % s
+    q = (rows - first) // s
+    width = index.shape[1]
+    return (
+        bool(np.all(count[rows] == width))
+        and np.array_equal(index[rows], index[phase] + q[:, None])
+        and np.array_equal(index[rows], index[rows, :1] + np.arange(width))
+        and weight[rows].tobytes() == weight[phase].tobytes()
+    )
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_period_of_enlarging_tables(dtype):
+    for n_in, mode, s in [
+        (1024, "bicubic", 2),
+        (2000, "bicubic", 2),
+        (100, "bilinear", 4),
+        (50, "lanczos3", 2),
+        (7, "bilinear", 2),
+    ]:
+        t = taps(n_in, s * n_in, mode)
+        found = t.period(dtype)
+        assert found[0] == s, (n_in, mode, found)
+        assert _rows_repeat(t, dtype, found)
+        # the borders are not periodic (clamped or merged taps): only a few rows left
+        first, n = found[1], found[2]
+        assert first <= 3 * s and first + s * n >= t.n_out - 3 * s
+    # nearest has its own paths; shrinking is not periodic; x3 weights differ in their
+    # last bits from row to row ((o + 0.5) / 3 is inexact)
+    for t in (
+        taps(64, 128, "nearest"),
+        taps(128, 64, "bicubic"),
+        taps(100, 150, "bicubic"),
+        taps(100, 300, "bicubic"),
+    ):
+        assert t.period(dtype) == (0, 0, 0)
+    # a table whose rows repeat, then stop repeating
+    from helpers.periodic import phase_table
+
+    t = phase_table(40, 3, 4, 0)
+    found = t.period(dtype)
+    assert found[0] == 3 and _rows_repeat(t, dtype, found)
+    index, weight = (a.copy() for a in t.kernel_args(np.float64)[:2])
+    weight[60] *= 1 + 2.0**-20  # one row's weights, a few bits off (in float32 too)
+    broken = Taps.from_dense_rows(40, index, weight)
+    s, first, n = broken.period(dtype)
+    assert s == 3 and _rows_repeat(broken, dtype, (s, first, n))
+    assert first > 60 or first + 3 * n <= 60
+
+
+def test_periodic_pass_keeps_the_bits():
+    """Every table of ``helpers.periodic`` (bicubic, bilinear, lanczos3 by 2 and 4,
+    periods 2-8 of 1-7 taps, phases the SIMD paths do not take), every dtype, 1-5
+    channels, rows with tails: the same bits with the period as without it (the other
+    row loops), at this process's SIMD level, on 2 threads as on 1."""
+    from helpers.periodic import results, run, tables
+
+    for name, t in tables():
+        for dtype in (np.float32, np.float64):
+            step = _kernels.make_step(
+                _kernels.Kind.LINES, 2, 1, t.n_in, x=t.row_args(dtype, period=True)
+            )
+            assert step.period == t.period(dtype) != (0, 0, 0), name
+    found = results()
+    assert len(found) > 900
+    for key, (with_period, without) in found.items():
+        assert with_period.tobytes() == without.tobytes(), key
+    # planar rows (one value a pixel) of LINES steps, and a block's rows (_Slice)
+    from cresize import _plan
+
+    rng = np.random.default_rng(3)
+    x = rng.uniform(-2, 2, (5, 3, 4, 37)).astype(np.float32)
+    plan = cresize.plan(x.shape, (74,), axes=(3,), mode="bicubic")
+    whole = plan(x)
+    t = taps(37, 74, "bicubic")
+    np.testing.assert_array_equal(
+        whole, run(t, x.reshape(-1, 37), 1, False, 1).reshape(whole.shape)
+    )
+    for start, stop in ((0, 9), (5, 40), (3, 71), (60, 74), (4, 5)):
+        region = (slice(None), slice(None), slice(None), slice(start, stop))
+        box = plan.input_region(region)
+        got = plan.run_region(x[box], region)
+        np.testing.assert_array_equal(got, whole[region])
+        block = _plan._Slice(t, start, stop, box[3].start, box[3].stop - box[3].start, np.float32)
+        if block.period[0]:
+            assert _rows_repeat(block, np.float32, block.period)
+        assert block.period[0] == (2 if (start, stop) != (4, 5) else 0)
+
+
+def test_wrong_periods_are_refused():
+    t = taps(30, 60, "bicubic")
+    s, first, n = t.period(np.float32)
+    for bad in [
+        (2, first - 1, n),
+        (2, first, n + 2),
+        (3, first, n),
+        (1, first, n),
+        (2, -1, n),
+        (2, first, 0),
+    ]:
+        with pytest.raises(ValueError, match="period"):
+            _kernels.make_step(_kernels.Kind.LINES, 1, 1, 30, x=(*t.row_args(np.float32), bad))
+        with pytest.raises(ValueError, match="period"):
+            _int_call(
+                src=np.zeros((1, 6, 30), np.uint8),
+                dst=np.zeros((1, 6, 60), np.uint8),
+                y=taps(6, 6, "nearest").kernel_args(np.float32),
+                x=(*t.row_args(np.float32), bad),
+                order=_kernels.Order.DIRECT,
+                scratch=np.empty((2, 60), np.float32),
+            )()
+    assert _kernels.make_step(
+        _kernels.Kind.LINES, 1, 1, 30, x=t.row_args(np.float32, period=True)
+    ).period == (s, first, n)
+
+
+@pytest.mark.parametrize("level", ["none", "sse2", "avx2", "avx512"])
+def test_periodic_pass_gives_the_same_bits_at_every_simd_level(tmp_path, level):
+    """The cases of ``test_periodic_pass_keeps_the_bits`` in a child per
+    ``CRESIZE_SIMD`` level: with the period, the bits of the other loops at that level
+    and of every case at the best level."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).parent / "helpers" / "periodic.py"
+    files = {}
+    for name in ("auto", level):
+        files[name] = tmp_path / f"{name}.npz"
+        environ = {**os.environ, "CRESIZE_SIMD": name}
+        subprocess.run(
+            [sys.executable, str(script), str(files[name])], env=environ, check=True, timeout=300
+        )
+    best, forced = np.load(files["auto"]), np.load(files[level])
+    top = _kernels.SIMD_LEVELS.index(str(best["level"]))
+    assert str(forced["level"]) == _kernels.SIMD_LEVELS[min(top, _kernels.SIMD_LEVELS.index(level))]
+    keys = [k for k in best.files if k.endswith("|0")]
+    assert len(keys) > 900
+    for k in keys:
+        other = k[:-1] + "1"
+        assert forced[k].tobytes() == forced[other].tobytes(), k  # with = without the period
+        assert forced[k].tobytes() == best[k].tobytes(), k  # = the best level
+        assert forced[k].dtype == best[k].dtype

@@ -18,6 +18,9 @@ class Kind(enum.IntEnum):
     PLANES = 1
     FUSED = 2
 
+# Taps.row_args: (index, weight, count, start, select[, period])
+_RowArgs = tuple[_I, _F, _I, _I, bool] | tuple[_I, _F, _I, _I, bool, tuple[int, int, int]]
+
 NO_BOUND: int
 MAX_BLOCK_CHANNELS: int
 MAX_PIXEL_CHANNELS: int
@@ -33,6 +36,8 @@ class Step:
     def blocks(self) -> tuple[int, int]: ...
     @property
     def unit_blocks(self) -> bool: ...
+    @property
+    def period(self) -> tuple[int, int, int]: ...
     def __call__(self, src: _F, dst: _F, num_threads: int) -> None: ...
 
 def make_step(
@@ -41,7 +46,7 @@ def make_step(
     in_h: int,
     in_row: int,
     y: tuple[_I, _F, _I] | None = None,
-    x: tuple[_I, _F, _I, _I, bool] | None = None,
+    x: _RowArgs | None = None,
     channels: int = 1,
     order: int = 2,
     slots: int = 1,
@@ -78,7 +83,7 @@ def resize_2d_int(
     dst: npt.NDArray[np.generic],
     channels: int,
     y: tuple[_I, _F, _I],
-    x: tuple[_I, _F, _I, _I, bool],
+    x: _RowArgs,
     order: int,
     scratch: _F,
     tags: _I,

@@ -21,7 +21,7 @@ cimport cython
 from cython cimport floating
 from libc.math cimport rintf, signbit
 from libc.stdlib cimport free, malloc
-from libc.string cimport memcpy
+from libc.string cimport memcmp, memcpy
 from cython.parallel cimport parallel, prange, threadid
 
 from cresize._openmp cimport cresize_max_threads, cresize_openmp_enabled
@@ -127,6 +127,34 @@ cdef extern from "_zeros.h" nogil:
     int cresize_any_zero_f64(const double* x, Py_ssize_t n) noexcept
 
 
+cdef extern from "_simd_periodic.h" nogil:
+    # The periodic horizontal pass: 1 when done, 0 when the caller's loops must run.
+    int cresize_periodic_f32_f32(float* out, const float* line, Py_ssize_t n_in,
+                                 Py_ssize_t channels, const Py_ssize_t* start,
+                                 const float* weight, Py_ssize_t width, Py_ssize_t s,
+                                 Py_ssize_t n) noexcept
+    int cresize_periodic_f32_u8(float* out, const unsigned char* line, Py_ssize_t n_in,
+                                Py_ssize_t channels, const Py_ssize_t* start,
+                                const float* weight, Py_ssize_t width, Py_ssize_t s,
+                                Py_ssize_t n) noexcept
+    int cresize_periodic_f32_s8(float* out, const signed char* line, Py_ssize_t n_in,
+                                Py_ssize_t channels, const Py_ssize_t* start,
+                                const float* weight, Py_ssize_t width, Py_ssize_t s,
+                                Py_ssize_t n) noexcept
+    int cresize_periodic_f64_f64(double* out, const double* line, Py_ssize_t n_in,
+                                 Py_ssize_t channels, const Py_ssize_t* start,
+                                 const double* weight, Py_ssize_t width, Py_ssize_t s,
+                                 Py_ssize_t n) noexcept
+    int cresize_periodic_f64_u16(double* out, const unsigned short* line, Py_ssize_t n_in,
+                                 Py_ssize_t channels, const Py_ssize_t* start,
+                                 const double* weight, Py_ssize_t width, Py_ssize_t s,
+                                 Py_ssize_t n) noexcept
+    int cresize_periodic_f64_s16(double* out, const short* line, Py_ssize_t n_in,
+                                 Py_ssize_t channels, const Py_ssize_t* start,
+                                 const double* weight, Py_ssize_t width, Py_ssize_t s,
+                                 Py_ssize_t n) noexcept
+
+
 cdef extern from "_simd_sums.h" nogil:
     void cresize_sum_2x2_rows_f32(float* out, const float* src, Py_ssize_t j0, Py_ssize_t j1,
                                   Py_ssize_t out_h, Py_ssize_t in_h, Py_ssize_t in_row,
@@ -167,7 +195,7 @@ _init_simd()
 
 def simd_level():
     """The SIMD level the kernels use: ``"none"``, ``"sse2"``, ``"avx2"`` or ``"avx512"``
-    (AVX-512F: the sums of whole rows; the rest runs its AVX2 loops).
+    (AVX-512F: the sums of whole rows and periodic rows; the rest runs its AVX2 loops).
 
     Every level gives the same bits; ``CRESIZE_SIMD=none`` (read at import) forces
     the portable loops.
@@ -232,6 +260,12 @@ cdef class Step:
     def unit_blocks(self):
         """Blocks of 2x2 whose weights are all 1, summed without the products (same bits)."""
         return bool(self.size.unit)
+
+    @property
+    def period(self):
+        """``(s, first, n)``: the x outputs this step resamples by the periodic pass
+        (``Taps.period``; ``(0, 0, 0)``: none)."""
+        return (self.size.x_period, self.size.x_first, self.size.x_periods)
 
     def __call__(self, src, dst, int num_threads):
         cdef const float[::1] sf
@@ -304,7 +338,9 @@ def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
     """A checked ``Step`` on ``src (n_planes, in_h, in_row)``.
 
     ``LINES``: ``x`` = ``(index, weight, count, start, select)`` (``Taps.row_args``)
-    resamples each row (``in_h`` = 1). ``PLANES``: ``y`` = ``(index, weight, count)``
+    resamples each row (``in_h`` = 1); a sixth entry, ``(s, first, n)``
+    (``Taps.period``; checked), lets the outputs that repeat with period ``s`` take the
+    periodic horizontal pass (the same bits). ``PLANES``: ``y`` = ``(index, weight, count)``
     (``Taps.kernel_args``) combines whole rows of ``in_row`` values. ``FUSED``:
     both, rows of pixels of ``channels`` values, ``order`` and ``slots`` as in
     ``resize_2d``. Weights of float32 or float64 (both tables the same) set the
@@ -335,6 +371,7 @@ def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
     z.out_h, z.out_row, z.channels, z.in_px = in_h, in_row, 1, in_row
     z.order, z.slots, z.row, z.x_select = order, 1, 0, False
     z.out_kind, z.gather, z.x_identity, z.unit = 0, False, False, False
+    z.x_period, z.x_first, z.x_periods = 0, 0, 0
     z.first_product = first_product
     if first_product and not (kind == FUSED and order == DIRECT and in_h == 1
                               and y is not None and len(y[0]) == 1):
@@ -349,7 +386,7 @@ def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
             s.y_wf = weight
         z.out_h = s.y_index.shape[0]
     if kind != PLANES:
-        s.x_index, weight, s.x_count, s.x_start, z.x_select = x
+        s.x_index, weight, s.x_count, s.x_start, z.x_select = x[:5]
         if kind == LINES:
             s.wide = weight.dtype.itemsize == 8
         elif s.wide != (weight.dtype.itemsize == 8):
@@ -375,6 +412,11 @@ def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
                          _width(s, False), s.x_count, s.x_start, z.x_select, order, slots)
         z.in_px = in_row // channels
         z.row = scratch_length(order, slots, in_row, z.out_row, True)
+    if kind != PLANES and len(x) > 5 and not x_block:
+        if s.wide:
+            _check_period(z, x[5], s.x_index, s.x_wd, s.x_count, s.x_start)
+        else:
+            _check_period(z, x[5], s.x_index, s.x_wf, s.x_count, s.x_start)
     if x_block:
         _check_block(s, x_block, False)
         z.x_block = x_block
@@ -544,7 +586,7 @@ cdef inline void _row(const Sizes* z, floating* out, const source* line,
     Blocks of pixels of ``C`` > 1 values: the x weights are one per input value
     (``make_step``), so value ``c`` of output pixel ``o`` is
     ``sum_k w[(o*f + k)*C + c] * line[(o*f + k)*C + c]``, from 0, in tap order."""
-    cdef Py_ssize_t o, k, c, f = z.x_block, n_out = index.shape[0], C = z.channels
+    cdef Py_ssize_t o, k, c, f = z.x_block, n_out = index.shape[0], C = z.channels, e
     cdef const floating* w = &weight[0, 0]
     cdef floating acc
     if f and C > 1:
@@ -565,8 +607,42 @@ cdef inline void _row(const Sizes* z, floating* out, const source* line,
             for k in range(f):
                 acc = acc + w[o * f + k] * line[o * f + k]
             out[o] = acc
+    elif z.x_period and _periodic(z, out + z.x_first * C, line, &start[z.x_first],
+                                  &weight[z.x_first, 0], index.shape[1]):
+        # the periodic outputs are done (same bits); those before and after them
+        e = z.x_first
+        if e:
+            _resample_row(out, line, C, z.in_px, index[:e], weight[:e], count[:e],
+                          start[:e], z.x_select)
+        e = e + z.x_period * z.x_periods
+        if e < n_out:
+            _resample_row(out + e * C, line, C, z.in_px, index[e:], weight[e:], count[e:],
+                          start[e:], z.x_select)
     else:
         _resample_row(out, line, z.channels, z.in_px, index, weight, count, start, z.x_select)
+
+
+cdef inline bint _periodic(const Sizes* z, floating* out, const source* line,
+                           const Py_ssize_t* start, const floating* weight,
+                           Py_ssize_t width) noexcept nogil:
+    """The periodic outputs of a row (``_simd_periodic.h``), from its first one: True
+    when done."""
+    cdef Py_ssize_t C = z.channels, n_in = z.in_px, p = z.x_period, n = z.x_periods
+    if floating is float:
+        if source is float:
+            return cresize_periodic_f32_f32(out, line, n_in, C, start, weight, width, p, n)
+        elif source is cython.uchar:
+            return cresize_periodic_f32_u8(out, line, n_in, C, start, weight, width, p, n)
+        elif source is cython.schar:
+            return cresize_periodic_f32_s8(out, line, n_in, C, start, weight, width, p, n)
+    else:
+        if source is double:
+            return cresize_periodic_f64_f64(out, line, n_in, C, start, weight, width, p, n)
+        elif source is cython.ushort:
+            return cresize_periodic_f64_u16(out, line, n_in, C, start, weight, width, p, n)
+        elif source is cython.short:
+            return cresize_periodic_f64_s16(out, line, n_in, C, start, weight, width, p, n)
+    return False
 
 
 cdef void _blocks_2x2(const Sizes* z, const floating* wy, Py_ssize_t wy_stride,
@@ -870,7 +946,7 @@ def resize_2d_int(const source[:, :, ::1] src, dst, Py_ssize_t channels, tuple y
     and ``dst`` of the same integer dtype, pixels are copied, with no arithmetic.
 
     ``y`` is ``(index, weight, count)`` and ``x`` is
-    ``(index, weight, count, start, select)`` (``Taps.kernel_args`` /
+    ``(index, weight, count, start, select[, period])`` (``Taps.kernel_args`` /
     ``Taps.row_args``, weights of ``scratch``'s dtype); ``order`` and ``tags``
     (``slots`` = its second length) as in ``resize_2d``. A single-axis step passes
     the identity of length 1 (``taps(1, 1, "nearest")``) as the other table: as
@@ -931,6 +1007,7 @@ def resize_2d_int(const source[:, :, ::1] src, dst, Py_ssize_t channels, tuple y
               order, scratch.shape[0], scratch.shape[1],
               scratch_length(order, slots, in_row, z.out_row, float_out, channels), tags,
               num_threads)
+    _check_period(&z, x[5] if len(x) > 5 else (0, 0, 0), x_index, x_weight, x_count, x_start)
     if z.n_planes * z.out_h * z.out_row == 0:
         return
     out_bytes = dst.reshape(-1).view("u1")  # C-contiguous: a view, written in place
@@ -1091,6 +1168,33 @@ cdef int _check_row_extras(str name, const Py_ssize_t[:, ::1] index,
                              f"row's end ({n_in})")
         if select and count[o] != 1:
             raise ValueError(f"{name}select is set but {name}count[{o}] = {count[o]}")
+    return 0
+
+
+cdef int _check_period(Sizes* z, tuple period, const Py_ssize_t[:, ::1] index,
+                       const floating[:, ::1] weight, const Py_ssize_t[::1] count,
+                       const Py_ssize_t[::1] start) except -1:
+    """``Taps.period`` ``(s, first, n)`` of the x table, recorded in ``z``: rows
+    ``first + s*q + p`` (``q < n``) read the whole window ``start[first + p] + q …`` with
+    the weights (bits) of row ``first + p``; ``s`` = 0: none."""
+    cdef Py_ssize_t p, n, first, o, b, width = index.shape[1]
+    cdef bint ok
+    p, first, n = period
+    z.x_period, z.x_first, z.x_periods = 0, 0, 0
+    if p == 0:
+        return 0
+    ok = 2 <= p and 1 <= n and 0 <= first and first + p * n <= index.shape[0]
+    o = first
+    while ok and o < first + p * n:
+        b = first + (o - first) % p
+        ok = (count[o] == width and start[b] >= 0
+              and start[o] == start[b] + (o - first) // p
+              and memcmp(&weight[o, 0], &weight[b, 0], width * sizeof(floating)) == 0)
+        o = o + 1
+    if not ok:
+        raise ValueError(f"x period {period}: the table's rows do not repeat with that "
+                         f"period (Taps.period)")
+    z.x_period, z.x_first, z.x_periods = p, first, n
     return 0
 
 

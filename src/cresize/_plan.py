@@ -177,14 +177,20 @@ class _Slice:
         self.start = np.where(start >= 0, start - lo, -1)
         self.weight = t.kernel_args(dtype)[1][o0:o1]
         self.is_selection = t.is_selection
+        # the whole table's periodic rows inside the block, from a first phase
+        s, whole_first, n = t.period(dtype)
+        first = whole_first + max(0, -((whole_first - o0) // s)) * s if s else 0
+        n = min(n - (first - whole_first) // s, (o1 - first) // s) if s else 0
+        self.period = (s, first - o0, n) if n >= 1 else (0, 0, 0)
         self.block = 0  # rows keep their taps, not the whole table's block pattern
         self.n_in, self.n_out = n_in, o1 - o0
 
     def kernel_args(self, dtype):
         return self.index, self.weight, self.count
 
-    def row_args(self, dtype):
-        return self.index, self.weight, self.count, self.start, self.is_selection
+    def row_args(self, dtype, period=False):
+        args = self.index, self.weight, self.count, self.start, self.is_selection
+        return (*args, self.period) if period else args
 
 
 # ----------------------------------------------------------------------------
@@ -307,7 +313,7 @@ def _float_step(tables, shape, axes, order, slots, dtype):
             FUSED,
             *src_shape,
             y=y.kernel_args(dtype),
-            x=x.row_args(dtype),
+            x=x.row_args(dtype, period=True),
             channels=inner,
             order=order,
             slots=slots,
@@ -318,7 +324,13 @@ def _float_step(tables, shape, axes, order, slots, dtype):
         return (FUSED, src_shape, tuple(out_shape), dst_shape, step, work, row, slots, dtype)
     if order == ALONG_ROWS:
         step = work and _kernels.make_step(
-            LINES, outer, 1, y.n_in, x=y.row_args(dtype), x_block=y.block, most_threads=most
+            LINES,
+            outer,
+            1,
+            y.n_in,
+            x=y.row_args(dtype, period=True),
+            x_block=y.block,
+            most_threads=most,
         )
         return (
             LINES,
@@ -409,7 +421,7 @@ def _compile_int(program, tables, shape, dtype):
         length = _kernels.scratch_length(
             order, slots, src_shape[2], dst_shape[2], dst_dtype == compute, channels
         )
-        args = (channels, y.kernel_args(compute), x.row_args(compute), order, compute)
+        args = (channels, y.kernel_args(compute), x.row_args(compute, period=True), order, compute)
         steps.append(
             (INTEGER, src_shape, tuple(out_shape), dst_shape, args, work, length, slots, dst_dtype)
         )

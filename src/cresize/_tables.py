@@ -73,6 +73,7 @@ class Taps:
             blocks = np.arange(n_out)[:, None] * width + np.arange(width)
             self.block = width if np.array_equal(index, blocks) else 0
         self._cast = {}
+        self._periods = {}
         self._transposed = None
 
     @classmethod
@@ -103,9 +104,29 @@ class Taps:
             self._cast[dtype] = _frozen(self.weight.astype(dtype))
         return self.index, self._cast[dtype], self.count
 
-    def row_args(self, dtype):
-        """``kernel_args`` plus ``start`` and ``is_selection``, for the row kernels."""
-        return (*self.kernel_args(dtype), self.start, self.is_selection)
+    def row_args(self, dtype, period=False):
+        """``kernel_args`` plus ``start`` and ``is_selection``, for the row kernels
+        (``period``: and ``self.period(dtype)``)."""
+        args = (*self.kernel_args(dtype), self.start, self.is_selection)
+        return (*args, self.period(dtype)) if period else args
+
+    def period(self, dtype):
+        """``(s, first, n)``: the longest run of rows that repeat with period ``s``
+        (2 … ``MAX_PERIOD``) once the weights are cast to ``dtype``; ``(0, 0, 0)`` when
+        there is none of at least two periods (and for selections: nearest has its own
+        paths).
+
+        Row ``first + s*q + p`` (``q < n``, ``p < s``) then reads the whole window
+        ``start[first + p] + q …`` with the bits of row ``first + p``'s weights: an
+        integer-factor enlarging away from the borders (``docs/kernels.md``, the
+        periodic horizontal pass).
+        """
+        dtype = np.dtype(dtype)
+        if dtype not in self._periods:
+            self._periods[dtype] = _period(
+                self.start, self.kernel_args(dtype)[1], self.is_selection
+            )
+        return self._periods[dtype]
 
     def dense(self):
         """The operator as a dense float64 ``(n_out, n_in)`` matrix."""
@@ -113,6 +134,39 @@ class Taps:
         rows, cols, vals = self._entries()
         matrix[rows, cols] = vals
         return matrix
+
+
+#: The longest period ``Taps.period`` looks for (an enlarging by 8).
+MAX_PERIOD = 8
+
+
+def _period(start, weight, is_selection):
+    """``Taps.period`` of rows with window starts ``start`` and cast ``weight``."""
+    best = (0, 0, 0)
+    n_out = start.shape[0]
+    if is_selection or n_out < 4:
+        return best
+    bits = weight.view(np.dtype(f"u{weight.dtype.itemsize}"))  # signed zeros differ
+    whole = start >= 0  # every tap of the row, a contiguous window
+    for s in range(2, MAX_PERIOD + 1):
+        if n_out < 2 * s:
+            break
+        # repeat[o]: row o + s is row o, one input further
+        repeat = (
+            whole[s:]
+            & whole[:-s]
+            & (start[s:] == start[:-s] + 1)
+            & np.all(bits[s:] == bits[:-s], axis=1)
+        )
+        edges = np.flatnonzero(np.diff(np.r_[0, repeat.astype(np.int8), 0]))
+        if not edges.size:
+            continue
+        runs = edges[1::2] - edges[::2]
+        longest = int(np.argmax(runs))
+        first, periods = int(edges[2 * longest]), (int(runs[longest]) + s) // s
+        if periods >= 2 and s * periods > best[0] * best[2]:
+            best = (s, first, periods)
+    return best
 
 
 def _frozen(a):
