@@ -578,6 +578,53 @@ def test_wrong_periods_are_refused():
     ).period == (s, first, n)
 
 
+@pytest.mark.parametrize(("dtype", "channels"), [(np.uint8, 1), (np.uint8, 3), (np.int16, 1)])
+def test_periodic_pass_on_integer_rows_longer_than_a_chunk(dtype, channels):
+    """An integer row of more than ``INT_ROW_CHUNK`` output values is resampled a chunk
+    at a time (``_pixels_stored``, scratch of a chunk): each chunk takes the periodic
+    outputs inside it, so the bits are those of the row without the period (and
+    nothing is written past the chunk's scratch)."""
+    from helpers.periodic import image, run
+
+    rng = np.random.default_rng(11)
+    n_in = _kernels.INT_ROW_CHUNK // channels + 37  # two chunks and a tail of outputs
+    t = taps(n_in, 2 * n_in, "bicubic")
+    assert t.period(np.float32)[0] == 2
+    x = image(rng, (3, n_in * channels), dtype)
+    want = run(t, x, channels, False, 1)
+    for threads in (1, 2):
+        assert run(t, x, channels, True, threads).tobytes() == want.tobytes()
+    shape = (3, n_in) if channels == 1 else (3, n_in, channels)
+    got = cresize.resize(x.reshape(shape), (2 * n_in,), axes=(1,), mode="bicubic", num_threads=2)
+    assert got.reshape(3, -1).tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("channels", [1, 3])
+def test_periodic_pass_on_shares_of_a_row(channels):
+    """A ``first_product`` step with fewer rows than threads shares each row's pixels
+    out (``_pixels_part``): each share takes the periodic outputs inside it."""
+    t, one = taps(1001, 2002, "bicubic"), taps(1, 1, "nearest")
+    x = np.random.default_rng(5).uniform(-2, 2, (1, 1, 1001 * channels)).astype(np.float32)
+    found = []
+    for period in (True, False):
+        step = _kernels.make_step(
+            _kernels.Kind.FUSED,
+            1,
+            1,
+            x.shape[2],
+            y=one.kernel_args(np.float32),
+            x=t.row_args(np.float32, period=period),
+            channels=channels,
+            order=_kernels.Order.DIRECT,
+            first_product=True,
+        )
+        assert step.period[0] == (2 if period else 0)
+        dst = np.zeros((1, 1, 2002 * channels), np.float32)
+        step(x, dst, 2)
+        found.append(dst.tobytes())
+    assert found[0] == found[1]
+
+
 @pytest.mark.parametrize("level", ["none", "sse2", "avx2", "avx512"])
 def test_periodic_pass_gives_the_same_bits_at_every_simd_level(tmp_path, level):
     """The cases of ``test_periodic_pass_keeps_the_bits`` in a child per

@@ -776,8 +776,11 @@ cdef inline void _pixels_part(const Sizes* z, Py_ssize_t j, Py_ssize_t part, Py_
     cdef Py_ssize_t o0 = n_px * part // parts, o1 = n_px * (part + 1) // parts
     cdef const source* line = src + j * z.in_row
     cdef floating* out = dst + j * z.out_row + o0 * z.channels
+    cdef Sizes shared
     if o0 < o1:
-        _row(z, out, line, x_index[o0:o1], x_weight[o0:o1], x_count[o0:o1], x_start[o0:o1])
+        _part_sizes(&shared, z, o0, o1)
+        _row(&shared, out, line, x_index[o0:o1], x_weight[o0:o1], x_count[o0:o1],
+             x_start[o0:o1])
         _first_product_zeros(z, out, line, x_index[o0:o1], x_weight[o0:o1], x_count[o0:o1])
 
 
@@ -851,15 +854,37 @@ cdef inline void _pixels_stored(const Sizes* z, char* out, floating* sums, const
     row). Every output's sum is its own, so the bits are those of the whole row."""
     cdef Py_ssize_t n_px = x_index.shape[0], C = z.channels, o0 = 0, o1
     cdef Py_ssize_t k = _chunk_pixels(C), size = C * z.itemsize
+    cdef Sizes part
     if n_px <= k:
         _row(z, sums, line, x_index, x_weight, x_count, x_start)
         _store_any(out, z.out_kind, sums, n_px * C)
         return
     while o0 < n_px:
         o1 = min(o0 + k, n_px)
-        _row(z, sums, line, x_index[o0:o1], x_weight[o0:o1], x_count[o0:o1], x_start[o0:o1])
+        _part_sizes(&part, z, o0, o1)  # the chunk's own periodic outputs
+        _row(&part, sums, line, x_index[o0:o1], x_weight[o0:o1], x_count[o0:o1],
+             x_start[o0:o1])
         _store_any(out + o0 * size, z.out_kind, sums, (o1 - o0) * C)
         o0 = o1
+
+
+cdef inline void _part_sizes(Sizes* part, const Sizes* z, Py_ssize_t o0,
+                             Py_ssize_t o1) noexcept nogil:
+    """``z`` for ``_row`` on outputs ``o0 … o1 - 1`` of the x table (its slices): the
+    periodic outputs (``x_first``, ``x_periods``) are the whole table's, so a part keeps
+    the whole periods of the same phases that lie inside it, counted from ``o0``
+    (``_Slice.period`` does the same for a plan's blocks of rows)."""
+    cdef Py_ssize_t s = z.x_period, first = z.x_first, n = 0
+    part[0] = z[0]
+    if s:
+        if first < o0:
+            first = first + (o0 - first + s - 1) // s * s
+        if first < o1:
+            n = (min(z.x_first + s * z.x_periods, o1) - first) // s
+    if n >= 1:
+        part.x_first, part.x_periods = first - o0, n
+    else:
+        part.x_period, part.x_first, part.x_periods = 0, 0, 0
 
 
 cdef inline Py_ssize_t _chunk_pixels(Py_ssize_t channels) noexcept nogil:
