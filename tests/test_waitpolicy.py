@@ -22,16 +22,17 @@ import os
 {before}
 import cresize
 print(os.environ.get("OMP_WAIT_POLICY"))
+{after}
 import cresize._kernels
 print(os.environ.get("OMP_WAIT_POLICY"))
 print(cresize.show_config("dicts")["openmp"]["wait_policy"])
 """
 
 
-def _run(env_extra, before=""):
+def _run(env_extra, before="", after=""):
     env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
     env.update(env_extra, OMP_DISPLAY_ENV="VERBOSE")
-    code, out, err = run_python(["-c", CHILD.format(before=before)], env, 60)
+    code, out, err = run_python(["-c", CHILD.format(before=before, after=after)], env, 60)
     assert code == 0, err
     spins = re.findall(r"GOMP_SPINCOUNT\s*=\s*'(\d+)'", err)
     if not spins:
@@ -74,3 +75,11 @@ def test_a_runtime_loaded_before_cresize_keeps_its_policy():
     assert at_import == after_load == "None"  # nothing set: it would have no effect
     assert described.startswith("the runtime's own")
     assert runtime[0] > 0  # libgomp's default spin (300000), printed as it loaded
+
+
+def test_a_policy_chosen_after_import_cresize_is_the_users():
+    after = "os.environ['OMP_WAIT_POLICY'] = 'ACTIVE'"  # before the kernels load
+    (at_import, after_load, described), runtime = _run({}, after=after)
+    assert at_import == "PASSIVE" and after_load == "ACTIVE"  # theirs, left in place
+    assert described == "the user's (OMP_WAIT_POLICY=ACTIVE)"
+    assert runtime[0] > 300000  # ACTIVE: libgomp spins far longer than by default

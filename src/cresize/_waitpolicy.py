@@ -67,7 +67,9 @@ def kernels_loaded() -> None:
     if state == "requested":
         if os.environ.get("OMP_WAIT_POLICY") == POLICY:
             del os.environ["OMP_WAIT_POLICY"]
-        state = "set"
+            state = "set"
+        else:  # the user replaced (or removed) it after import cresize: the runtime took theirs
+            state = "user"
 
 
 def describe() -> str:
