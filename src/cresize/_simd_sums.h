@@ -15,6 +15,7 @@
 #define CRESIZE_SIMD_SUMS_H
 
 #include "_simd.h"
+#include "_simd_rows.h"
 
 /* In chunks of 64 outputs: first the products of each input column (contiguous,
  * no shuffles), then the pairs added; each value sees the operations above. */
@@ -191,19 +192,7 @@ cresize_pairs_f32(float *out0, const float *p, Py_ssize_t m, Py_ssize_t left, Py
             out0[C * o + c] = (0.0f + p[2 * C * o + c]) + p[2 * C * o + C + c];
 }
 
-#ifndef CRESIZE_AVX512 /* as in _simd_rows.h */
-#define CRESIZE_AVX512 __attribute__((target("avx512f")))
-#endif
-CRESIZE_AVX2 static inline __m256 cresize_set8(float w) { return _mm256_set1_ps(w); }
-CRESIZE_AVX2 static inline __m256 cresize_load8(const float *p) { return _mm256_loadu_ps(p); }
-CRESIZE_AVX2 static inline __m256 cresize_add8(__m256 x, __m256 y) { return _mm256_add_ps(x, y); }
-CRESIZE_AVX2 static inline __m256 cresize_mul8(__m256 x, __m256 y) { return _mm256_mul_ps(x, y); }
-CRESIZE_AVX2 static inline void cresize_store8(float *p, __m256 v) { _mm256_storeu_ps(p, v); }
-CRESIZE_AVX512 static inline __m512 cresize_set16(float w) { return _mm512_set1_ps(w); }
-CRESIZE_AVX512 static inline __m512 cresize_load16(const float *p) { return _mm512_loadu_ps(p); }
-CRESIZE_AVX512 static inline __m512 cresize_add16(__m512 x, __m512 y) { return _mm512_add_ps(x, y); }
-CRESIZE_AVX512 static inline __m512 cresize_mul16(__m512 x, __m512 y) { return _mm512_mul_ps(x, y); }
-CRESIZE_AVX512 static inline void cresize_store16(float *p, __m512 v) { _mm512_storeu_ps(p, v); }
+/* (the vector helpers and CRESIZE_AVX512: _simd_rows.h) */
 
 /* cresize_pairs_f32 with 3-value pixels five at a time on 512-bit registers: the 30
  * products of five output pixels lie in two registers, from which vpermt2ps takes each
@@ -231,12 +220,12 @@ cresize_pairs_f32_avx512(float *out0, const float *p, Py_ssize_t m, Py_ssize_t l
     cresize_pairs_f32(out0, p, m, left, C, z);
 }
 
-CRESIZE_SUM_2X2_PIXELS_F32(cresize_sum_2x2_pixels_f32_avx2, CRESIZE_AVX2, __m256, 8, cresize_set8,
-                           cresize_load8, cresize_add8, cresize_mul8, cresize_store8,
-                           cresize_pairs_f32)
+CRESIZE_SUM_2X2_PIXELS_F32(cresize_sum_2x2_pixels_f32_avx2, CRESIZE_AVX2, __m256, 8,
+                           cresize_set1_ps8, cresize_load_ps8, cresize_add_ps8, cresize_mul_ps8,
+                           cresize_store_ps8, cresize_pairs_f32)
 CRESIZE_SUM_2X2_PIXELS_F32(cresize_sum_2x2_pixels_f32_avx512, CRESIZE_AVX512, __m512, 16,
-                           cresize_set16, cresize_load16, cresize_add16, cresize_mul16,
-                           cresize_store16, cresize_pairs_f32_avx512)
+                           cresize_set1_ps16, cresize_row16_f32, cresize_add_ps16,
+                           cresize_mul_ps16, cresize_store_ps16, cresize_pairs_f32_avx512)
 #endif
 
 /* NAME(ARGS): NAME##_avx2(ARGS) where cresize_simd_level allows it, else NAME##_c(ARGS). */
