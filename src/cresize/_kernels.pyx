@@ -28,10 +28,6 @@ from cresize._openmp cimport cresize_max_threads, cresize_openmp_enabled
 
 import numpy as np
 
-from cresize import _waitpolicy
-
-_waitpolicy.kernels_loaded()  # the OpenMP runtime has read OMP_WAIT_POLICY
-
 
 ctypedef fused source:  # what a row is read from (converted on read)
     float

@@ -10,10 +10,10 @@ a uint8 1024² → 2048² bilinear resize with 2 threads, 1.2 ms on idle cores, 
 9 ms next to one busy process and 2.2 ms with the passive policy; see
 docs/limits.md). So, unless the user chose (``OMP_WAIT_POLICY`` or
 ``GOMP_SPINCOUNT`` in the environment), cresize asks for
-``OMP_WAIT_POLICY=PASSIVE``: ``import cresize`` sets the variable, and it is
-taken away again as soon as the kernels (and with them the OpenMP runtime,
-which reads it while it loads) are loaded, so that programs started later do
-not inherit it.
+``OMP_WAIT_POLICY=PASSIVE``: on Linux, ``import cresize`` sets the variable,
+loads the compiled kernels' shared library (and with it the OpenMP runtime,
+which reads the variable as it loads) without initialising the module, and
+removes the variable again at once, so that nothing started later inherits it.
 
 The policy belongs to the runtime, so it holds for everything that shares it:
 PyTorch's operations too when PyTorch loads after cresize (on Linux both use
@@ -34,16 +34,14 @@ USER_VARIABLES = ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")
 #: What cresize asks for when the user chose nothing.
 POLICY = "PASSIVE"
 
-#: How the policy was decided: "user" (a variable was set), "loaded" (an OpenMP
-#: runtime was in the process before ``import cresize``), "requested" (cresize's
-#: value is in ``os.environ`` until the kernels load), "set" (they loaded with it).
-state = "requested"
+#: How the policy was decided: "user" (a variable was set at ``import cresize``),
+#: "loaded" (an OpenMP runtime was in the process before), "set" (the runtime loaded
+#: with cresize's value), "none" (not Linux, or no OpenMP runtime came with the kernels).
+state = "none"
 
 
 def _runtime_loaded() -> bool:
-    """An OpenMP runtime already mapped into this process (Linux; False elsewhere)."""
-    if not sys.platform.startswith("linux"):
-        return False
+    """An OpenMP runtime already mapped into this process (Linux)."""
     try:
         with open("/proc/self/maps", encoding="ascii", errors="replace") as maps:
             return any("libgomp" in line or "libomp" in line for line in maps)
@@ -51,25 +49,33 @@ def _runtime_loaded() -> bool:
         return False
 
 
+def _load_kernels_library() -> None:
+    """dlopen the compiled kernels (not their Python module): loads their OpenMP runtime."""
+    import ctypes
+    import importlib.util
+
+    spec = importlib.util.find_spec("cresize._kernels")
+    if spec is not None and spec.origin and os.path.isfile(spec.origin):
+        ctypes.CDLL(spec.origin)
+
+
 def _request() -> None:
     global state
     if any(name in os.environ for name in USER_VARIABLES):
         state = "user"
+    elif not sys.platform.startswith("linux"):
+        state = "none"
     elif _runtime_loaded():
         state = "loaded"
     else:
         os.environ["OMP_WAIT_POLICY"] = POLICY
-
-
-def kernels_loaded() -> None:
-    """Called by ``cresize._kernels`` once loaded: the runtime has read the variable."""
-    global state
-    if state == "requested":
-        if os.environ.get("OMP_WAIT_POLICY") == POLICY:
+        try:
+            _load_kernels_library()
+        except OSError:  # a broken build: the import of the kernels will say so
+            pass
+        finally:
             del os.environ["OMP_WAIT_POLICY"]
-            state = "set"
-        else:  # the user replaced (or removed) it after import cresize: the runtime took theirs
-            state = "user"
+        state = "set" if _runtime_loaded() else "none"
 
 
 def describe() -> str:
@@ -79,7 +85,9 @@ def describe() -> str:
         return f"the user's ({chosen or 'chosen before import cresize'})"
     if state == "loaded":
         return "the runtime's own (it was loaded before import cresize)"
-    return f"{POLICY} (cresize's default: threads sleep when a call ends)"
+    if state == "set":
+        return f"{POLICY} (cresize's default: threads sleep when a call ends)"
+    return "the runtime's own (cresize sets it on Linux only, for its OpenMP builds)"
 
 
 _request()
