@@ -352,7 +352,7 @@ def _float_step(tables, shape, axes, order, slots, dtype):
             FUSED,
             *src_shape,
             y=one.kernel_args(dtype),
-            x=y.row_args(dtype),
+            x=y.row_args(dtype, period=True),
             channels=inner,
             order=_kernels.Order.DIRECT,
             most_threads=most,
