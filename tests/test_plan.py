@@ -622,3 +622,32 @@ def test_channels_last_block_tables_keep_the_bits(monkeypatch, dtype, level):
     finally:
         monkeypatch.delenv("CRESIZE_SIMD")
         _kernels._init_simd()
+
+
+@pytest.mark.parametrize(
+    "shape, axes, channels, used",
+    [
+        ((1, 1, 16, 16), (2, 3), 1, False),
+        ((1, 1, 16, 512), (2, 3), 1, False),
+        ((1, 1, 8, 1024), (2, 3), 1, True),
+        ((16, 16, 3), (0, 1), 3, False),
+        ((16, 256, 3), (0, 1), 3, True),
+        ((8, 512), (1,), 1, False),
+        ((8, 1024), (1,), 1, True),
+    ],
+)
+def test_the_periodic_pass_is_used_on_rows_long_enough_to_pay(shape, axes, channels, used):
+    """A plan resamples a row's periodic outputs by the periodic pass only when they
+    hold at least MIN_PERIODIC_VALUES values; shorter rows take the other row loops."""
+    from cresize import _plan
+
+    size = tuple(2 * shape[a] for a in axes)
+    p = cresize.plan(shape, size, mode="bicubic", axes=axes)
+    steps = [s for step in p._fwd.steps for s in step if isinstance(s, cresize._kernels.Step)]
+    assert len(steps) == 1
+    s, _, n = steps[0].period
+    whole = cresize._tables.taps(shape[axes[-1]], size[-1], "bicubic", False, False)
+    ws, _, wn = whole.period(np.float32)
+    assert ws == 2 and wn > 0  # the table is periodic either way
+    assert (ws * wn * channels >= _plan.MIN_PERIODIC_VALUES) == used
+    assert (s, n) == ((ws, wn) if used else (0, 0))

@@ -41,6 +41,12 @@ LONG_SUM = 2048
 #: OpenMP worker waits for a core), so arrays that small run on one thread.
 MIN_WORK_PER_THREAD = 2**17
 
+#: Values (outputs x channels) a row's periodic run must hold before a plan resamples it
+#: by the periodic pass (``Taps.period``, docs/kernels.md): on shorter rows its set-up
+#: costs more than it saves (one thread, bicubic x2: a (1,1,64,64) plan call 12.5 µs with
+#: it against 10.1 µs without, (64,64,3) 23 against 19 µs; (1,1,512,512) 274 against 355 µs).
+MIN_PERIODIC_VALUES = 1024
+
 #: Default bound of the plan cache, in bytes (tables and plans together).
 DEFAULT_CACHE_LIMIT = 256 * 2**20
 
@@ -193,6 +199,13 @@ class _Slice:
         return (*args, self.period) if period else args
 
 
+def _row_args(table, dtype, channels):
+    """``table.row_args(dtype)`` for the row kernels, with the table's periodic rows when
+    they hold at least ``MIN_PERIODIC_VALUES`` values of ``channels`` each."""
+    s, _, n = table.period if isinstance(table, _Slice) else table.period(dtype)
+    return table.row_args(dtype, period=s * n * channels >= MIN_PERIODIC_VALUES)
+
+
 # ----------------------------------------------------------------------------
 # The executor
 
@@ -313,7 +326,7 @@ def _float_step(tables, shape, axes, order, slots, dtype):
             FUSED,
             *src_shape,
             y=y.kernel_args(dtype),
-            x=x.row_args(dtype, period=True),
+            x=_row_args(x, dtype, inner),
             channels=inner,
             order=order,
             slots=slots,
@@ -328,7 +341,7 @@ def _float_step(tables, shape, axes, order, slots, dtype):
             outer,
             1,
             y.n_in,
-            x=y.row_args(dtype, period=True),
+            x=_row_args(y, dtype, 1),
             x_block=y.block,
             most_threads=most,
         )
@@ -352,7 +365,7 @@ def _float_step(tables, shape, axes, order, slots, dtype):
             FUSED,
             *src_shape,
             y=one.kernel_args(dtype),
-            x=y.row_args(dtype, period=True),
+            x=_row_args(y, dtype, inner),
             channels=inner,
             order=_kernels.Order.DIRECT,
             most_threads=most,
@@ -421,7 +434,7 @@ def _compile_int(program, tables, shape, dtype):
         length = _kernels.scratch_length(
             order, slots, src_shape[2], dst_shape[2], dst_dtype == compute, channels
         )
-        args = (channels, y.kernel_args(compute), x.row_args(compute, period=True), order, compute)
+        args = (channels, y.kernel_args(compute), _row_args(x, compute, channels), order, compute)
         steps.append(
             (INTEGER, src_shape, tuple(out_shape), dst_shape, args, work, length, slots, dst_dtype)
         )
