@@ -434,12 +434,30 @@ def _compile_int(program, tables, shape, dtype):
         length = _kernels.scratch_length(
             order, slots, src_shape[2], dst_shape[2], dst_dtype == compute, channels
         )
-        args = (channels, y.kernel_args(compute), _row_args(x, compute, channels), order, compute)
+        args = (
+            channels,
+            y.kernel_args(compute),
+            _row_args(x, compute, channels),
+            order,
+            compute,
+            _x_values(x, compute, channels, order),
+        )
         steps.append(
             (INTEGER, src_shape, tuple(out_shape), dst_shape, args, work, length, slots, dst_dtype)
         )
         shape = out_shape
     return steps
+
+
+def _x_values(x, dtype, channels, order):
+    """``resize_2d_int``'s ``x_values``: an x table of blocks of 2 after a combination of
+    rows (bilinear or area shrinking by 2) takes the pair sums of ``_simd_sums.h``, with
+    its weights once per input value; else None."""
+    if order != _kernels.Order.VERTICAL_FIRST or x.block != 2:
+        return None
+    if not 1 <= channels <= _kernels.MAX_BLOCK_CHANNELS:
+        return None
+    return np.ascontiguousarray(np.repeat(x.kernel_args(dtype)[1], channels, axis=1))
 
 
 def _one_row():
