@@ -349,6 +349,32 @@ def test_block_pairs_keep_the_bits(dtype, monkeypatch):
             np.testing.assert_array_equal(got, want, err_msg=f"{x.shape} {axes} {size} {mode}")
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_plain_plan_calls_go_straight_to_the_integer_steps(dtype, monkeypatch):
+    """A C-contiguous 8/16-bit image of the plan's shape and dtype runs the precompiled
+    steps (``_fast.Direct``), with the bits of the checked path (``out=``, other byte
+    orders, strided views)."""
+    from cresize import _plan
+
+    x = image(np.random.default_rng(8), (20, 30, 3), dtype, 2)
+    p = cresize.plan(x.shape, (10, 15), mode="bilinear", axes=(0, 1), dtype=dtype)
+    checked = p(x, out=np.empty((10, 15, 3), dtype))
+    swapped = p(x.astype(x.dtype.newbyteorder()))
+    strided = p(np.repeat(x, 2, axis=1)[:, ::2])
+    assert p._fwd is not None and p._fwd.dtype is x.dtype
+
+    def refuse(*args):
+        raise AssertionError("the checked path ran")
+
+    monkeypatch.setattr(_plan, "_execute", refuse)
+    got = p(x)
+    for want in (checked, swapped, strided):
+        np.testing.assert_array_equal(got, want)
+        assert want.dtype == got.dtype == dtype
+    with pytest.raises(AssertionError, match="checked"):
+        p(x, out=np.empty((10, 15, 3), dtype))
+
+
 def _block_call(**change):
     """A consistent resize_2d_int call with x_values (uint8 (1, 4, 8 * 3) -> (1, 2, 4 * 3)
     bilinear, 3 values a pixel), with some arguments replaced."""

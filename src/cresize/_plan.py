@@ -141,17 +141,20 @@ class _Program:
         self.shape = shape  # the whole input's shape
         self._compiled = {}
         #: The whole array's steps (``_fast.Direct``) when a C-contiguous input of
-        #: ``run_dtype`` needs nothing else (no conversion, no promotion, not the
-        #: identity); else None.
+        #: ``run_dtype`` (or of the 8/16-bit dtype the kernels read, ``native_int``)
+        #: needs nothing else (no conversion, no promotion, not the identity); else None.
         self.direct = None
+        kernel_dtype = compute  # (np.dtype of a type code: the instance arrays carry)
+        if self.native_int and storage.isnative:
+            kernel_dtype = np.dtype(storage.char)
         if (
             not self.identity
             and not self.promote
             and compute in _FLOATS
-            and (storage is None or storage == compute)
+            and (storage is None or storage == kernel_dtype)
         ):
             self.direct = _fast.Direct(
-                self.compiled(compute), tuple(shape), compute, MIN_WORK_PER_THREAD
+                self.compiled(kernel_dtype), tuple(shape), kernel_dtype, MIN_WORK_PER_THREAD
             )
 
     def compiled(self, dtype):
