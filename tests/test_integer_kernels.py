@@ -401,6 +401,15 @@ def test_block_values_are_checked():
     _kernels.resize_2d_int(**args)
     want = cresize.resize(args["src"].reshape(4, 8, 3), (2, 4), axes=(0, 1))
     np.testing.assert_array_equal(args["dst"].reshape(2, 4, 3), want)
+    for threads in (2, 3, 5):  # shares of the rows (_pair_rows), one scratch row each
+        again = _block_call(
+            num_threads=threads,
+            tags=np.empty((threads, 1), np.intp),
+            scratch=np.empty((threads, 36), np.float32),
+            dst=np.zeros((1, 2, 12), np.uint8),
+        )
+        _kernels.resize_2d_int(**again)
+        np.testing.assert_array_equal(again["dst"], args["dst"])
     values = args["x_values"]
     wrong = values.copy()
     wrong[1, 4] = 0.25

@@ -746,7 +746,18 @@ cdef int _fused(const Sizes* z, const Py_ssize_t[:, ::1] y_index,
             free(own_tags)
             return 1
         scratch, tags = own, own_tags
-    if n == 1:
+    if z.order == VERTICAL_FIRST and z.x_block == 2:  # no per-row arguments (_pair_rows)
+        if n == 1:
+            _pair_rows(z, &y_index[0, 0], y_index.shape[1], &y_weight[0, 0], y_weight.shape[1],
+                       &y_count[0], &x_weight[0, 0], x_index.shape[0], src, dst, scratch, 0,
+                       jobs)
+        else:
+            for t in prange(n, schedule="static", chunksize=1, num_threads=n):
+                _pair_rows(z, &y_index[0, 0], y_index.shape[1], &y_weight[0, 0],
+                           y_weight.shape[1], &y_count[0], &x_weight[0, 0], x_index.shape[0],
+                           src, dst, scratch + t * scratch_stride, jobs * t // n,
+                           jobs * (t + 1) // n)
+    elif n == 1:
         for t in range(z.slots):
             tags[t] = -1
         for j in range(jobs):
@@ -771,6 +782,32 @@ cdef int _fused(const Sizes* z, const Py_ssize_t[:, ::1] y_index,
     free(own)
     free(own_tags)
     return 0
+
+
+cdef inline void _pair_rows(const Sizes* z, const Py_ssize_t* y_index, Py_ssize_t index_stride,
+                            const floating* y_weight, Py_ssize_t weight_stride,
+                            const Py_ssize_t* y_count, const floating* wx, Py_ssize_t n_px,
+                            const source* src, char* dst, floating* buf, Py_ssize_t j0,
+                            Py_ssize_t j1) noexcept nogil:
+    """Output rows ``j0 … j1 - 1`` of ``VERTICAL_FIRST`` with an x table of blocks of 2
+    (``Sizes.x_block``; ``wx`` a weight per input value): ``_fused_row``'s operations
+    (the rows combined into ``buf``, ``_row``'s pair sums, the integer store) with
+    pointers instead of its per-row table arguments. Rows are independent: a thread's
+    share of them (``buf`` its scratch) gives the same bits."""
+    cdef Py_ssize_t j, b, oy, row_bytes = z.out_row * z.itemsize
+    cdef floating* target
+    for j in range(j0, j1):
+        b = j // z.out_h
+        oy = j - b * z.out_h
+        _combine_rows(buf, src + b * z.in_h * z.in_row, z.in_row, y_index + oy * index_stride,
+                      y_weight + oy * weight_stride, y_count[oy], z.in_h)
+        target = buf + z.ring_len if z.out_kind else <floating*>(dst + j * row_bytes)
+        if floating is float:
+            cresize_pairs_2x2_f32(target, buf, wx, n_px, z.channels)
+        else:
+            cresize_pairs_2x2_f64(target, buf, wx, n_px, z.channels)
+        if z.out_kind:
+            _store_any(dst + j * row_bytes, z.out_kind, target, z.out_row)
 
 
 cdef inline void _pixels_part(const Sizes* z, Py_ssize_t j, Py_ssize_t part, Py_ssize_t parts,
