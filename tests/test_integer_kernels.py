@@ -251,6 +251,12 @@ def test_out_argument():
 def _int_call(**change):
     """A consistent resize_2d_int call (uint8 (1, 6, 8) -> (1, 4, 3) bilinear), with
     some arguments replaced."""
+    args = _int_args(**change)
+    return lambda: _kernels.resize_2d_int(**args)
+
+
+def _int_args(**change):
+    """``_int_call``'s arguments."""
     y, x = taps(6, 4, "bilinear"), taps(8, 3, "bilinear")
     args = {
         "src": np.zeros((1, 6, 8), np.uint8),
@@ -264,7 +270,7 @@ def _int_call(**change):
         "num_threads": 2,
     }
     args.update(change)
-    return lambda: _kernels.resize_2d_int(**args)
+    return args
 
 
 def test_kernel_entry_checks_sizes():
@@ -378,22 +384,19 @@ def test_plain_plan_calls_go_straight_to_the_integer_steps(dtype, monkeypatch):
 def _block_call(**change):
     """A consistent resize_2d_int call with x_values (uint8 (1, 4, 8 * 3) -> (1, 2, 4 * 3)
     bilinear, 3 values a pixel), with some arguments replaced."""
-    y, x = taps(4, 2, "bilinear"), taps(8, 4, "bilinear")
-    weight = x.kernel_args(np.float32)[1]
+    x = taps(8, 4, "bilinear")
     args = {
         "src": np.arange(96, dtype=np.uint8).reshape(1, 4, 24),
         "dst": np.zeros((1, 2, 12), np.uint8),
         "channels": 3,
-        "y": y.kernel_args(np.float32),
+        "y": taps(4, 2, "bilinear").kernel_args(np.float32),
         "x": x.row_args(np.float32),
-        "order": _kernels.Order.VERTICAL_FIRST,
         "tags": np.empty((1, 1), np.intp),
         "scratch": np.empty((1, 24 + 12), np.float32),
         "num_threads": 1,
-        "x_values": np.repeat(weight, 3, axis=1),
+        "x_values": np.repeat(x.kernel_args(np.float32)[1], 3, axis=1),
     }
-    args.update(change)
-    return args
+    return _int_args(**{**args, **change})
 
 
 def test_block_values_are_checked():
