@@ -85,6 +85,8 @@ def rows():
     table += [
         Row(np.float32, rgb1k, (2048, 2048), m, "hwc", ("opencv",)) for m in ("bilinear", "bicubic")
     ]
+    # a small image shrunk by 2 (2x2 blocks; per-call costs weigh here)
+    table.append(Row(np.uint8, (224, 224, 3), (112, 112), "bilinear", "hwc", ("opencv",)))
     table += [  # the width alone (the height unchanged: a one-axis resize)
         Row(dtype, rgb1k, (1024, 2048), "bicubic", "hwc", ("opencv",))
         for dtype in (np.uint8, np.float32)

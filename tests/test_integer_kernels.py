@@ -251,6 +251,12 @@ def test_out_argument():
 def _int_call(**change):
     """A consistent resize_2d_int call (uint8 (1, 6, 8) -> (1, 4, 3) bilinear), with
     some arguments replaced."""
+    args = _int_args(**change)
+    return lambda: _kernels.resize_2d_int(**args)
+
+
+def _int_args(**change):
+    """``_int_call``'s arguments."""
     y, x = taps(6, 4, "bilinear"), taps(8, 3, "bilinear")
     args = {
         "src": np.zeros((1, 6, 8), np.uint8),
@@ -264,7 +270,7 @@ def _int_call(**change):
         "num_threads": 2,
     }
     args.update(change)
-    return lambda: _kernels.resize_2d_int(**args)
+    return args
 
 
 def test_kernel_entry_checks_sizes():
@@ -299,6 +305,130 @@ def test_kernel_entry_checks_sizes():
         _int_call(src=np.zeros((1, 6, 8), np.float32), dst=np.zeros((1, 4, 3), np.float32))()
     with pytest.raises(TypeError):  # 16-bit values are summed in float64
         _int_call(src=np.zeros((1, 6, 8), np.float64))()
+
+
+# ----------------------------------------------------------------------------
+# Blocks of 2 after a combination of rows (VERTICAL_FIRST with x_values): bilinear and
+# area shrinking by 2 take the pair sums of _simd_sums.h, with the bits of _row.
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_block_pairs_keep_the_bits(dtype, monkeypatch):
+    from cresize import _plan
+
+    rng = np.random.default_rng(5)
+    cases = []
+    for channels in (0, 1, 2, 3, 4, 5):  # 0: planar (B, H, W)
+        for h, w in ((10, 14), (4, 2), (6, 34), (40, 260), (11, 14), (11, 13), (10, 15)):
+            shape = (h, w, channels) if channels else (3, h, w)
+            axes = (0, 1) if channels else (1, 2)
+            x = image(rng, shape, dtype, 2 if channels else 0)
+            for mode in ("bilinear", "area"):
+                cases.append((x, axes, (h // 2, w // 2), mode))
+    real, taken = _plan._x_values, []
+
+    def spy(*args):
+        values = real(*args)
+        taken.append(values is not None)
+        return values
+
+    def run():
+        got = []
+        for x, axes, size, mode in cases:
+            p = cresize.plan(x.shape, size, mode=mode, axes=axes, dtype=dtype)
+            got.append([p(x, num_threads=t) for t in (1, 2)])
+            got[-1].append(cresize.resize(x, size, mode=mode, axes=axes))
+        return got
+
+    monkeypatch.setattr(_plan, "_x_values", spy)
+    cresize.clear_cache()
+    new = run()
+    # every even width, 1-4 values a pixel or planar, takes the pairs (odd heights too)
+    assert sum(taken) == 2 * 5 * 5
+    monkeypatch.setattr(_plan, "_x_values", lambda *args: None)
+    cresize.clear_cache()
+    old = run()
+    cresize.clear_cache()
+    for (x, axes, size, mode), a, b in zip(cases, new, old, strict=True):
+        for got, want in zip(a, b, strict=True):
+            assert got.dtype == want.dtype == dtype
+            np.testing.assert_array_equal(got, want, err_msg=f"{x.shape} {axes} {size} {mode}")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_plain_plan_calls_go_straight_to_the_integer_steps(dtype, monkeypatch):
+    """A C-contiguous 8/16-bit image of the plan's shape and dtype runs the precompiled
+    steps (``_fast.Direct``), with the bits of the checked path (``out=``, other byte
+    orders, strided views)."""
+    from cresize import _plan
+
+    x = image(np.random.default_rng(8), (20, 30, 3), dtype, 2)
+    p = cresize.plan(x.shape, (10, 15), mode="bilinear", axes=(0, 1), dtype=dtype)
+    checked = p(x, out=np.empty((10, 15, 3), dtype))
+    swapped = p(x.astype(x.dtype.newbyteorder()))
+    strided = p(np.repeat(x, 2, axis=1)[:, ::2])
+    assert p._fwd is not None and p._fwd.dtype is x.dtype
+
+    def refuse(*args):
+        raise AssertionError("the checked path ran")
+
+    monkeypatch.setattr(_plan, "_execute", refuse)
+    got = p(x)
+    for want in (checked, swapped, strided):
+        np.testing.assert_array_equal(got, want)
+        assert want.dtype == got.dtype == dtype
+    with pytest.raises(AssertionError, match="checked"):
+        p(x, out=np.empty((10, 15, 3), dtype))
+
+
+def _block_call(**change):
+    """A consistent resize_2d_int call with x_values (uint8 (1, 4, 8 * 3) -> (1, 2, 4 * 3)
+    bilinear, 3 values a pixel), with some arguments replaced."""
+    x = taps(8, 4, "bilinear")
+    args = {
+        "src": np.arange(96, dtype=np.uint8).reshape(1, 4, 24),
+        "dst": np.zeros((1, 2, 12), np.uint8),
+        "channels": 3,
+        "y": taps(4, 2, "bilinear").kernel_args(np.float32),
+        "x": x.row_args(np.float32),
+        "tags": np.empty((1, 1), np.intp),
+        "scratch": np.empty((1, 24 + 12), np.float32),
+        "num_threads": 1,
+        "x_values": np.repeat(x.kernel_args(np.float32)[1], 3, axis=1),
+    }
+    return _int_args(**{**args, **change})
+
+
+def test_block_values_are_checked():
+    args = _block_call()
+    _kernels.resize_2d_int(**args)
+    want = cresize.resize(args["src"].reshape(4, 8, 3), (2, 4), axes=(0, 1))
+    np.testing.assert_array_equal(args["dst"].reshape(2, 4, 3), want)
+    for threads in (2, 3, 5):  # shares of the rows (_pair_rows), one scratch row each
+        again = _block_call(
+            num_threads=threads,
+            tags=np.empty((threads, 1), np.intp),
+            scratch=np.empty((threads, 36), np.float32),
+            dst=np.zeros((1, 2, 12), np.uint8),
+        )
+        _kernels.resize_2d_int(**again)
+        np.testing.assert_array_equal(again["dst"], args["dst"])
+    values = args["x_values"]
+    wrong = values.copy()
+    wrong[1, 4] = 0.25
+    not_blocks = taps(8, 4, "bicubic")
+    for change, words in [
+        ({"x_values": values[:, :4].copy()}, "shape"),
+        ({"x_values": wrong}, r"x_values\[1, 4\]"),
+        ({"x_values": np.repeat(values, 2, axis=0)}, "shape"),
+        ({"order": _kernels.Order.RING, "scratch": np.empty((1, 24), np.float32)}, "order"),
+        ({"x": not_blocks.row_args(np.float32)}, "blocks of 2"),
+    ]:
+        with pytest.raises(ValueError, match=words):
+            _kernels.resize_2d_int(**_block_call(**change))
+    with pytest.raises(TypeError, match="x_values"):
+        _kernels.resize_2d_int(**_block_call(x_values=values.astype(np.float64)))
+    assert taps(8, 4, "bilinear").block == 2 and taps(8, 4, "area").block == 2
 
 
 def test_float_kernel_entry_checks_sizes():
@@ -383,6 +513,11 @@ for dtype in (np.float32, np.float64, np.uint8, np.uint16, np.int16, np.int8):
             for size in ((20, 256), (20, 128), (20, 32), (20, 21)):
                 results[str(n)] = cresize.resize(wide, size, axes=(0, 1), mode=mode)
                 n += 1
+        for mode in ("bilinear", "area"):  # 2x2 blocks (x_values: _simd_sums.h's pairs)
+            results[str(n)] = cresize.resize(wide[:36], (18, 32), axes=(0, 1), mode=mode)
+            results[str(n + 1)] = cresize.resize(wide[:36, :62], (18, 31), axes=(0, 1),
+                                                 mode=mode, num_threads=2)
+            n += 2
         batch = np.stack([x[:, ::-1], x[::-1]])[:, 1:]  # (N, H, W, C), strided views
         for mode in ("nearest", "bilinear", "bicubic"):
             results[str(n)] = cresize.resize(batch, (72, 59), axes=(1, 2), mode=mode,

@@ -382,6 +382,7 @@ def test_block_tables_keep_the_bits_of_the_table_kernels(monkeypatch, dtype, lev
             ("nearest", (2, 6, 5, 3), (12, 10), True),  # pixels of 3 values: no x block
             ("bilinear", (1, 3, 24, 22), (12, 11), False),  # 2x2 with weights
             ("area", (2, 12, 9), (6, 3), False),  # 2 x 3
+            ("area", (2, 12, 18), (4, 9), False),  # 3 x 2: rows combined, then pairs
             ("bilinear", (5, 16), (5, 8), False),  # along rows only
         ]:
             p = cresize.plan(shape, size, mode=mode, dtype=dtype)
@@ -600,6 +601,7 @@ def test_channels_last_block_tables_keep_the_bits(monkeypatch, dtype, level):
                 ("bilinear", (24, 150, channels), (12, 75), (0, 1), False),  # 2x2, chunks
                 ("area", (2, 12, 18, channels), (6, 9), (1, 2), False),  # NHWC, 2x2
                 ("area", (12, 18, channels), (4, 6), (0, 1), False),  # 3x3
+                ("area", (12, 18, channels), (4, 9), (0, 1), False),  # 3x2: _pair_rows
                 ("bilinear", (5, 16, channels), (5, 8), (0, 1), False),  # x only, DIRECT
                 ("nearest", (7, 9, channels), (14, 18), (0, 1), True),  # adjoint of x2
             ]:

@@ -75,10 +75,9 @@ cpdef run_step(int kind, object src, object dst, object args, int num_threads,
         return
     if most < n:
         n = 1 if most < 1 else <int>most
-    if kind == INTEGER:  # 8/16-bit: args = (channels, y, x, order, sum dtype); row = scratch
-        _resize_2d_int(src, dst, channels=args[0], y=args[1], x=args[2], order=args[3],
-                       scratch=_empty((n, row), args[4]), tags=_empty((n, slots), _intp),
-                       num_threads=n)
+    if kind == INTEGER:  # 8/16-bit: args = (channels, y, x, order, sum dtype, x_values)
+        _resize_2d_int(src, dst, args[0], args[1], args[2], args[3], _empty((n, row), args[4]),
+                       _empty((n, slots), _intp), n, args[5])  # positional: no keyword parsing
     elif kind == TO_FLOAT:
         _to_float(src, dst, n)
     else:

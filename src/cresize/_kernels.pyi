@@ -88,6 +88,7 @@ def resize_2d_int(
     scratch: _F,
     tags: _I,
     num_threads: int,
+    x_values: _F | None = None,
 ) -> None: ...
 def scratch_length(
     order: int, slots: int, in_row: int, out_row: int, float_output: bool, channels: int = 1

@@ -161,6 +161,10 @@ cdef extern from "_simd_sums.h" nogil:
                                   Py_ssize_t in_row, const double* wy, Py_ssize_t wy_stride,
                                   const double* wx, Py_ssize_t n_out, Py_ssize_t channels,
                                   int unit) noexcept
+    void cresize_pairs_2x2_f32(float* out, const float* r, const float* w, Py_ssize_t n,
+                               Py_ssize_t channels) noexcept
+    void cresize_pairs_2x2_f64(double* out, const double* r, const double* w, Py_ssize_t n,
+                               Py_ssize_t channels) noexcept
 
 
 #: SIMD levels, lowest first (``_simd_pixels.h``).
@@ -585,6 +589,14 @@ cdef inline void _row(const Sizes* z, floating* out, const source* line,
     cdef Py_ssize_t o, k, c, f = z.x_block, n_out = index.shape[0], C = z.channels, e
     cdef const floating* w = &weight[0, 0]
     cdef floating acc
+    if f == 2 and C <= _PIXEL_CHANNELS and (source is float or source is double):
+        # the pair sums of _simd_sums.h: the loops below, in the same order (same bits)
+        if floating is float and source is float:
+            cresize_pairs_2x2_f32(out, line, w, n_out, C)
+            return
+        elif floating is double and source is double:
+            cresize_pairs_2x2_f64(out, line, w, n_out, C)
+            return
     if f and C > 1:
         for o in range(n_out):
             for c in range(C):
@@ -734,7 +746,18 @@ cdef int _fused(const Sizes* z, const Py_ssize_t[:, ::1] y_index,
             free(own_tags)
             return 1
         scratch, tags = own, own_tags
-    if n == 1:
+    if z.order == VERTICAL_FIRST and z.x_block == 2:  # no per-row arguments (_pair_rows)
+        if n == 1:
+            _pair_rows(z, &y_index[0, 0], y_index.shape[1], &y_weight[0, 0], y_weight.shape[1],
+                       &y_count[0], &x_weight[0, 0], x_index.shape[0], src, dst, scratch, 0,
+                       jobs)
+        else:
+            for t in prange(n, schedule="static", chunksize=1, num_threads=n):
+                _pair_rows(z, &y_index[0, 0], y_index.shape[1], &y_weight[0, 0],
+                           y_weight.shape[1], &y_count[0], &x_weight[0, 0], x_index.shape[0],
+                           src, dst, scratch + t * scratch_stride, jobs * t // n,
+                           jobs * (t + 1) // n)
+    elif n == 1:
         for t in range(z.slots):
             tags[t] = -1
         for j in range(jobs):
@@ -759,6 +782,32 @@ cdef int _fused(const Sizes* z, const Py_ssize_t[:, ::1] y_index,
     free(own)
     free(own_tags)
     return 0
+
+
+cdef inline void _pair_rows(const Sizes* z, const Py_ssize_t* y_index, Py_ssize_t index_stride,
+                            const floating* y_weight, Py_ssize_t weight_stride,
+                            const Py_ssize_t* y_count, const floating* wx, Py_ssize_t n_px,
+                            const source* src, char* dst, floating* buf, Py_ssize_t j0,
+                            Py_ssize_t j1) noexcept nogil:
+    """Output rows ``j0 … j1 - 1`` of ``VERTICAL_FIRST`` with an x table of blocks of 2
+    (``Sizes.x_block``; ``wx`` a weight per input value): ``_fused_row``'s operations
+    (the rows combined into ``buf``, ``_row``'s pair sums, the integer store) with
+    pointers instead of its per-row table arguments. Rows are independent: a thread's
+    share of them (``buf`` its scratch) gives the same bits."""
+    cdef Py_ssize_t j, b, oy, row_bytes = z.out_row * z.itemsize
+    cdef floating* target
+    for j in range(j0, j1):
+        b = j // z.out_h
+        oy = j - b * z.out_h
+        _combine_rows(buf, src + b * z.in_h * z.in_row, z.in_row, y_index + oy * index_stride,
+                      y_weight + oy * weight_stride, y_count[oy], z.in_h)
+        target = buf + z.ring_len if z.out_kind else <floating*>(dst + j * row_bytes)
+        if floating is float:
+            cresize_pairs_2x2_f32(target, buf, wx, n_px, z.channels)
+        else:
+            cresize_pairs_2x2_f64(target, buf, wx, n_px, z.channels)
+        if z.out_kind:
+            _store_any(dst + j * row_bytes, z.out_kind, target, z.out_row)
 
 
 cdef inline void _pixels_part(const Sizes* z, Py_ssize_t j, Py_ssize_t part, Py_ssize_t parts,
@@ -953,7 +1002,7 @@ def scratch_length(int order, Py_ssize_t slots, Py_ssize_t in_row, Py_ssize_t ou
 
 def resize_2d_int(const source[:, :, ::1] src, dst, Py_ssize_t channels, tuple y, tuple x,
                   int order, floating[:, ::1] scratch, Py_ssize_t[:, ::1] tags,
-                  int num_threads):
+                  int num_threads, x_values=None):
     """``resize_2d`` for 8- and 16-bit integers, read and written as they are.
 
     ``src (B, IH, IW*C)`` and ``dst (B, OH, OW*C)`` (a C-contiguous ndarray) are
@@ -973,6 +1022,11 @@ def resize_2d_int(const source[:, :, ::1] src, dst, Py_ssize_t channels, tuple y
     the identity of length 1 (``taps(1, 1, "nearest")``) as the other table: as
     ``y`` with ``DIRECT`` for a resample along the contiguous axis, as ``x`` with
     ``channels`` = the row length for a combination of whole rows.
+
+    ``x_values`` (``VERTICAL_FIRST``, an x table of ``Taps.block`` 2, 1 to
+    ``MAX_BLOCK_CHANNELS`` values a pixel): the x weights once per input value,
+    ``np.repeat(weight, channels, axis=1)`` (checked); each combined row then takes
+    the pair sums of ``_simd_sums.h`` (``_row``'s blocks), with the same bits.
     """
     cdef const Py_ssize_t[:, ::1] y_index = y[0]
     cdef const floating[:, ::1] y_weight = y[1]
@@ -1029,6 +1083,9 @@ def resize_2d_int(const source[:, :, ::1] src, dst, Py_ssize_t channels, tuple y
               scratch_length(order, slots, in_row, z.out_row, float_out, channels), tags,
               num_threads)
     _check_period(&z, x[5] if len(x) > 5 else (0, 0, 0), x_index, x_weight, x_count, x_start)
+    if x_values is not None:
+        x_weight = _block_values(x_values, x_index, x_weight, x_count, channels, order)
+        z.x_block = 2
     if z.n_planes * z.out_h * z.out_row == 0:
         return
     out_bytes = dst.reshape(-1).view("u1")  # C-contiguous: a view, written in place
@@ -1036,6 +1093,37 @@ def resize_2d_int(const source[:, :, ::1] src, dst, Py_ssize_t channels, tuple y
         _fused(&z, y_index, y_weight, y_count, x_index, x_weight, x_count, x_start,
                &src[0, 0, 0], <char*>&out_bytes[0], num_threads, &scratch[0, 0],
                scratch.shape[1], &tags[0, 0], tags.shape[1])
+
+
+cdef const floating[:, ::1] _block_values(object values, const Py_ssize_t[:, ::1] index,
+                                          const floating[:, ::1] weight,
+                                          const Py_ssize_t[::1] count, Py_ssize_t channels,
+                                          int order):
+    """``resize_2d_int``'s ``x_values``, checked: the x table is ``Taps.block`` 2 and
+    ``values`` its weights once per input value (the same bits)."""
+    cdef const floating[:, ::1] v
+    cdef Py_ssize_t n = index.shape[0], C = channels, o, k, c
+    if order != VERTICAL_FIRST or not 1 <= C <= MAX_BLOCK_CHANNELS:
+        raise ValueError(f"x_values needs order VERTICAL_FIRST and 1 to {MAX_BLOCK_CHANNELS} "
+                         f"channels; got order {order}, channels {C}")
+    if getattr(values, "dtype", None) != np.dtype("f" if sizeof(floating) == 4 else "d"):
+        raise TypeError("x_values must have scratch's dtype")
+    v = values
+    if index.shape[1] != 2 or v.shape[0] != n or v.shape[1] != 2 * C:
+        raise ValueError(f"x_values needs an x table of blocks of 2 and shape ({n}, {2 * C}); "
+                         f"got a table of width {index.shape[1]}, shape "
+                         f"({v.shape[0]}, {v.shape[1]})")
+    for o in range(n):
+        for k in range(2):
+            if count[o] != 2 or index[o, k] != 2 * o + k:
+                raise ValueError(f"x_values needs an x table of blocks of 2: row {o} reads "
+                                 f"{list(index[o, :count[o]])}")
+            for c in range(C):
+                if (v[o, k * C + c] != weight[o, k]
+                        or signbit(v[o, k * C + c]) != signbit(weight[o, k])):
+                    raise ValueError(f"x_values[{o}, {k * C + c}] is not the x weight "
+                                     f"{weight[o, k]} (np.repeat(weight, channels, axis=1))")
+    return v
 
 
 cdef inline void _gather_pixels(char* out, const char* line, Py_ssize_t size,

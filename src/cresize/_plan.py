@@ -141,17 +141,20 @@ class _Program:
         self.shape = shape  # the whole input's shape
         self._compiled = {}
         #: The whole array's steps (``_fast.Direct``) when a C-contiguous input of
-        #: ``run_dtype`` needs nothing else (no conversion, no promotion, not the
-        #: identity); else None.
+        #: ``run_dtype`` (or of the 8/16-bit dtype the kernels read, ``native_int``)
+        #: needs nothing else (no conversion, no promotion, not the identity); else None.
         self.direct = None
+        kernel_dtype = compute  # (np.dtype of a type code: the instance arrays carry)
+        if self.native_int and storage.isnative:
+            kernel_dtype = np.dtype(storage.char)
         if (
             not self.identity
             and not self.promote
             and compute in _FLOATS
-            and (storage is None or storage == compute)
+            and (storage is None or storage == kernel_dtype)
         ):
             self.direct = _fast.Direct(
-                self.compiled(compute), tuple(shape), compute, MIN_WORK_PER_THREAD
+                self.compiled(kernel_dtype), tuple(shape), kernel_dtype, MIN_WORK_PER_THREAD
             )
 
     def compiled(self, dtype):
@@ -434,12 +437,30 @@ def _compile_int(program, tables, shape, dtype):
         length = _kernels.scratch_length(
             order, slots, src_shape[2], dst_shape[2], dst_dtype == compute, channels
         )
-        args = (channels, y.kernel_args(compute), _row_args(x, compute, channels), order, compute)
+        args = (
+            channels,
+            y.kernel_args(compute),
+            _row_args(x, compute, channels),
+            order,
+            compute,
+            _x_values(x, compute, channels, order),
+        )
         steps.append(
             (INTEGER, src_shape, tuple(out_shape), dst_shape, args, work, length, slots, dst_dtype)
         )
         shape = out_shape
     return steps
+
+
+def _x_values(x, dtype, channels, order):
+    """``resize_2d_int``'s ``x_values``: an x table of blocks of 2 after a combination of
+    rows (bilinear or area shrinking by 2) takes the pair sums of ``_simd_sums.h``, with
+    its weights once per input value; else None."""
+    if order != _kernels.Order.VERTICAL_FIRST or x.block != 2:
+        return None
+    if not 1 <= channels <= _kernels.MAX_BLOCK_CHANNELS:
+        return None
+    return np.ascontiguousarray(np.repeat(x.kernel_args(dtype)[1], channels, axis=1))
 
 
 def _one_row():

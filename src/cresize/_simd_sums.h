@@ -26,9 +26,13 @@
         T p[128];                                                                       \
         for (Py_ssize_t o0 = 0; o0 < n; o0 += 64) {                                     \
             Py_ssize_t m = n - o0 < 64 ? n - o0 : 64, c, o;                             \
-            const T *a0 = a + 2 * o0, *b0 = b + 2 * o0, *w0 = w + 2 * o0;               \
-            for (c = 0; c < 2 * m; c++)                                                 \
-                p[c] = w0[c] * (wa * a0[c] + wb * b0[c]);                               \
+            const T *a0 = a + 2 * o0, *b0 = b ? b + 2 * o0 : a0, *w0 = w + 2 * o0;      \
+            if (b)                                                                      \
+                for (c = 0; c < 2 * m; c++)                                             \
+                    p[c] = w0[c] * (wa * a0[c] + wb * b0[c]);                           \
+            else /* a: the rows already combined */                                     \
+                for (c = 0; c < 2 * m; c++)                                             \
+                    p[c] = w0[c] * a0[c];                                               \
             for (o = 0; o < m; o++)                                                     \
                 out[o0 + o] = ((T)0 + p[2 * o]) + p[2 * o + 1];                         \
         }                                                                               \
@@ -74,10 +78,15 @@
         T p[512];                                                                       \
         for (Py_ssize_t o0 = 0; o0 < n; o0 += 64) {                                     \
             Py_ssize_t m = n - o0 < 64 ? n - o0 : 64, v, o, c;                          \
-            const T *a0 = a + 2 * C * o0, *b0 = b + 2 * C * o0, *w0 = w + 2 * C * o0;   \
+            const T *a0 = a + 2 * C * o0, *b0 = b ? b + 2 * C * o0 : a0;                \
+            const T *w0 = w + 2 * C * o0;                                               \
             T *out0 = out + C * o0;                                                     \
-            for (v = 0; v < 2 * C * m; v++)                                             \
-                p[v] = w0[v] * (wa * a0[v] + wb * b0[v]);                               \
+            if (b)                                                                      \
+                for (v = 0; v < 2 * C * m; v++)                                         \
+                    p[v] = w0[v] * (wa * a0[v] + wb * b0[v]);                           \
+            else /* a: the rows already combined */                                     \
+                for (v = 0; v < 2 * C * m; v++)                                         \
+                    p[v] = w0[v] * a0[v];                                               \
             if (C == 3) {                                                               \
                 for (o = 0; o < m; o++)                                                 \
                     for (c = 0; c < 3; c++)                                             \
@@ -138,13 +147,21 @@ CRESIZE_SUM_2X2_PIXELS(cresize_sum_2x2_pixels_f64_avx2, double, CRESIZE_AVX2)
         const __m256 z = _mm256_setzero_ps();                                           \
         for (Py_ssize_t o0 = 0; o0 < n; o0 += 128) {                                    \
             Py_ssize_t m = n - o0 < 128 ? n - o0 : 128, V = 2 * C * m, v;               \
-            const float *a0 = a + 2 * C * o0, *b0 = b + 2 * C * o0, *w0 = w + 2 * C * o0; \
+            const float *a0 = a + 2 * C * o0, *b0 = b ? b + 2 * C * o0 : a0;            \
+            const float *w0 = w + 2 * C * o0;                                           \
             float *out0 = out + C * o0;                                                 \
-            for (v = 0; v + N <= V; v += N)                                             \
-                STORE(p + v, MUL(LOAD(w0 + v), ADD(MUL(va, LOAD(a0 + v)),              \
-                                                   MUL(vb, LOAD(b0 + v)))));            \
-            for (; v < V; v++)                                                          \
-                p[v] = w0[v] * (wa * a0[v] + wb * b0[v]);                               \
+            if (b) {                                                                    \
+                for (v = 0; v + N <= V; v += N)                                         \
+                    STORE(p + v, MUL(LOAD(w0 + v), ADD(MUL(va, LOAD(a0 + v)),          \
+                                                       MUL(vb, LOAD(b0 + v)))));        \
+                for (; v < V; v++)                                                      \
+                    p[v] = w0[v] * (wa * a0[v] + wb * b0[v]);                           \
+            } else { /* a: the rows already combined */                                 \
+                for (v = 0; v + N <= V; v += N)                                         \
+                    STORE(p + v, MUL(LOAD(w0 + v), LOAD(a0 + v)));                      \
+                for (; v < V; v++)                                                      \
+                    p[v] = w0[v] * a0[v];                                               \
+            }                                                                           \
             for (; v < V + 8; v++) /* the unused 4th lane of the last C = 3 load */     \
                 p[v] = 0;                                                               \
             PAIRS(out0, p, m, n - o0, C, z);                                            \
@@ -277,6 +294,24 @@ static inline void cresize_sum_2x2_pixels_f32(float *out, const float *a, const 
     CRESIZE_SUMS_CALL(cresize_sum_2x2_pixels_f32, out, a, b, wa, wb, w, n, C);
 }
 CRESIZE_SUM_2X2_PIXELS_DISPATCH(cresize_sum_2x2_pixels_f64, double)
+
+/* The x pass alone of a row of blocks of 2 whose rows are already combined (r: the
+ * integer rows' _combine_rows), w a weight per input value (C <= 4):
+ *
+ *     out[o*C + c] = (0 + w[2oC + c] * r[2oC + c]) + w[2oC + C + c] * r[2oC + C + c]
+ *
+ * the operations of _row / _resample_row on such a table, in their order: the sweeps
+ * above with b = NULL (products w * r). */
+#define CRESIZE_PAIRS_2X2(NAME, T, SFX)                                                 \
+    static inline void NAME(T *out, const T *r, const T *w, Py_ssize_t n, Py_ssize_t C) \
+    {                                                                                   \
+        if (C == 1)                                                                     \
+            cresize_sum_2x2_##SFX(out, r, NULL, 0, 0, w, n);                            \
+        else                                                                            \
+            cresize_sum_2x2_pixels_##SFX(out, r, NULL, 0, 0, w, n, C);                  \
+    }
+CRESIZE_PAIRS_2X2(cresize_pairs_2x2_f32, float, f32)
+CRESIZE_PAIRS_2X2(cresize_pairs_2x2_f64, double, f64)
 
 
 /* Output rows j0 .. j1 - 1 of a 2x2 block sum, one call per thread (no per-row call
