@@ -681,9 +681,9 @@ def test_periodic_pass_keeps_the_bits():
         got = plan.run_region(x[box], region)
         np.testing.assert_array_equal(got, whole[region])
         block = _plan._Slice(t, start, stop, box[3].start, box[3].stop - box[3].start, np.float32)
-        if block.period[0]:
-            assert _rows_repeat(block, np.float32, block.period)
-        assert block.period[0] == (2 if (start, stop) != (4, 5) else 0)
+        if block.period(np.float32)[0]:
+            assert _rows_repeat(block, np.float32, block.period(np.float32))
+        assert block.period(np.float32)[0] == (2 if (start, stop) != (4, 5) else 0)
 
 
 def test_wrong_periods_are_refused():

@@ -190,22 +190,25 @@ class _Slice:
         s, whole_first, n = t.period(dtype)
         first = whole_first + max(0, -((whole_first - o0) // s)) * s if s else 0
         n = min(n - (first - whole_first) // s, (o1 - first) // s) if s else 0
-        self.period = (s, first - o0, n) if n >= 1 else (0, 0, 0)
+        self._period = (s, first - o0, n) if n >= 1 else (0, 0, 0)
         self.block = 0  # rows keep their taps, not the whole table's block pattern
         self.n_in, self.n_out = n_in, o1 - o0
 
     def kernel_args(self, dtype):
         return self.index, self.weight, self.count
 
+    def period(self, dtype):
+        return self._period
+
     def row_args(self, dtype, period=False):
         args = self.index, self.weight, self.count, self.start, self.is_selection
-        return (*args, self.period) if period else args
+        return (*args, self._period) if period else args
 
 
 def _row_args(table, dtype, channels):
     """``table.row_args(dtype)`` for the row kernels, with the table's periodic rows when
     they hold at least ``MIN_PERIODIC_VALUES`` values of ``channels`` each."""
-    s, _, n = table.period if isinstance(table, _Slice) else table.period(dtype)
+    s, _, n = table.period(dtype)
     return table.row_args(dtype, period=s * n * channels >= MIN_PERIODIC_VALUES)
 
 
