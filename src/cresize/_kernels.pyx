@@ -422,9 +422,9 @@ def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
         z.x_block = x_block
         if z.channels > 1:  # a weight per input value (_row, _blocks_2x2): same products
             if s.wide:
-                s.x_wd = np.ascontiguousarray(np.repeat(s.x_wd, z.channels, axis=1))
+                s.x_wd = value_weights(s.x_wd, z.channels)
             else:
-                s.x_wf = np.ascontiguousarray(np.repeat(s.x_wf, z.channels, axis=1))
+                s.x_wf = value_weights(s.x_wf, z.channels)
     if y_block:
         _check_block(s, y_block, True)
         z.y_block = y_block
@@ -977,6 +977,12 @@ cdef inline void _first_product_zeros(const Sizes* z, floating* out, const sourc
                 k = k + 1
             if k == count[o]:
                 out[i] = -out[i]  # -0: every product was -0
+
+
+def value_weights(weight, Py_ssize_t channels):
+    """An x table's weights once per input value of pixels of ``channels`` values (the
+    rows of blocks: ``make_step``'s x weights, ``resize_2d_int``'s ``x_values``)."""
+    return np.ascontiguousarray(np.repeat(weight, channels, axis=1))
 
 
 def scratch_length(int order, Py_ssize_t slots, Py_ssize_t in_row, Py_ssize_t out_row,

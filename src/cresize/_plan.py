@@ -463,7 +463,7 @@ def _x_values(x, dtype, channels, order):
         return None
     if not 1 <= channels <= _kernels.MAX_BLOCK_CHANNELS:
         return None
-    return np.ascontiguousarray(np.repeat(x.kernel_args(dtype)[1], channels, axis=1))
+    return _kernels.value_weights(x.kernel_args(dtype)[1], channels)
 
 
 def _one_row():
