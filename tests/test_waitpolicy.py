@@ -1,7 +1,8 @@
 """OpenMP's wait policy (cresize._waitpolicy): PASSIVE unless the user chose.
 
 Each case runs in a fresh interpreter, since the runtime reads the policy once, as
-it loads (on Linux, during ``import cresize``, which loads the kernels' library); OMP_DISPLAY_ENV=VERBOSE makes libgomp print what it took: its spin count
+it loads (on Linux, during ``import cresize``, which loads the kernels' library);
+OMP_DISPLAY_ENV=VERBOSE makes libgomp print what it took: its spin count
 (GOMP_SPINCOUNT, 0 for the passive policy, 300000 by default) tells them apart.
 """
 
@@ -12,11 +13,15 @@ import sys
 import pytest
 
 import cresize
+from cresize import _waitpolicy
 from helpers.proc import run_python
 
-pytestmark = pytest.mark.skipif(
-    not cresize.openmp_enabled(), reason="a serial build has no OpenMP runtime to set"
-)
+pytestmark = [
+    pytest.mark.skipif(
+        not cresize.openmp_enabled(), reason="a serial build has no OpenMP runtime to set"
+    ),
+    pytest.mark.skipif(not sys.platform.startswith("linux"), reason="cresize sets it on Linux"),
+]
 
 CHILD = """
 import os
@@ -33,7 +38,7 @@ print(cresize.show_config("dicts")["openmp"]["wait_policy"])
 
 
 def _run(env_extra, before="", after=""):
-    env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
+    env = {k: v for k, v in os.environ.items() if k not in _waitpolicy.USER_VARIABLES}
     env.update(env_extra, OMP_DISPLAY_ENV="VERBOSE")
     code, out, err = run_python(["-c", CHILD.format(before=before, after=after)], env, 60)
     assert code == 0, err
@@ -41,12 +46,6 @@ def _run(env_extra, before="", after=""):
     if not spins:
         pytest.skip("the OpenMP runtime is not libgomp: it does not print its spin count")
     return out.splitlines(), [int(n) for n in spins]
-
-
-pytestmark = [
-    pytestmark,
-    pytest.mark.skipif(not sys.platform.startswith("linux"), reason="cresize sets it on Linux"),
-]
 
 
 def test_passive_by_default_and_never_left_in_the_environment():
