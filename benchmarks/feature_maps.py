@@ -5,8 +5,10 @@
 Forward: ``cresize.resize`` vs ``F.interpolate``; backward: ``cresize.resize_backward``
 vs PyTorch's autograd backward of ``F.interpolate`` (``torch.autograd.grad``).
 Medians, libraries alternating round by round; ratios below 1: cresize is faster. Under
-the table, each case's floor for a backward: ``torch.sum`` of the same gradient (reading
-it once), timed in the same rounds.
+the table, timed in the same rounds: each case's floor for a backward, ``torch.sum`` of
+the same gradient (reading it once); the forward into a preallocated ``out=`` (the kernels
+without the fresh result's page faults); and NumPy filling a fresh array of the result's
+size (what providing those pages costs on this machine, docs/limits.md "Fresh memory").
 """
 
 import numpy as np
@@ -44,7 +46,10 @@ def run(threads, repeat):
             )
         notes.append(
             f"{label}: reading the backward's gradient once (`torch.sum`) takes "
-            f"{t['read'] * 1e3:.2f} ms, {t['read'] / t['torch_bwd']:.2f}x PyTorch's backward."
+            f"{t['read'] * 1e3:.2f} ms, {t['read'] / t['torch_bwd']:.2f}x PyTorch's backward; "
+            f"the forward into `out=` {t['fwd_out'] * 1e3:.2f} ms, "
+            f"{t['fwd_out'] / t['torch_fwd']:.2f}x PyTorch's forward; NumPy filling a fresh "
+            f"array of the result's size {t['fresh'] * 1e3:.2f} ms."
         )
     return "\n".join(lines + [""] + notes)
 
@@ -57,6 +62,7 @@ def _case(rng, shape, scale, mode, threads, repeat):
     yt = F.interpolate(xt, size=size, mode=mode)
     gt = torch.from_numpy(g)
     plain = torch.from_numpy(x)
+    out = np.empty(shape[:2] + size, np.float32)
     return measure(
         {
             "fwd": lambda: cresize.resize(x, size, mode=mode, num_threads=threads),
@@ -64,6 +70,8 @@ def _case(rng, shape, scale, mode, threads, repeat):
             "bwd": lambda: cresize.resize_backward(g, shape, mode=mode, num_threads=threads),
             "torch_bwd": lambda: torch.autograd.grad(yt, xt, gt, retain_graph=True),
             "read": lambda: gt.sum(),  # the backward's floor: its gradient read once
+            "fwd_out": lambda: cresize.resize(x, size, mode=mode, num_threads=threads, out=out),
+            "fresh": lambda: np.empty(out.shape, np.float32).fill(0),  # fresh pages' cost
         },
         repeat,
     )
