@@ -181,6 +181,18 @@ def test_alpha_flag_for_arrays():
     assert as_cmyk[..., 0][as_cmyk[..., 3] > 0].min() < 150
 
 
+@pytest.mark.parametrize("shape", [(20, 20), (20, 20, 1)])
+def test_alpha_true_needs_a_colour_and_an_alpha_channel(shape):
+    # A HW array has no channel axis: alpha=True used to take its last *column*
+    # as alpha and return wrong pixels without a word.
+    grey = np.arange(np.prod(shape), dtype=np.uint8).reshape(shape)
+    with pytest.raises(ValueError, match=r"alpha=True needs an \(H, W, C\) array with C >= 2"):
+        resize_image(grey, (5, 5), alpha=True)
+    np.testing.assert_array_equal(  # alpha=False (and the default) is the plain resize
+        resize_image(grey, (5, 5), alpha=False), resize_image(grey, (5, 5))
+    )
+
+
 def test_nearest_and_area_ignore_antialias_and_pick_pixels():
     rgba = np.random.default_rng(6).integers(0, 256, (12, 15, 4), dtype=np.uint8)
     out = resize_image(rgba, (7, 5), mode="nearest")  # antialias=True is the default

@@ -595,7 +595,7 @@ def resize_image(
         As in ``cresize.resize``.
     alpha : bool, optional
         Whether the last channel of an array is alpha; default: arrays with 2
-        or 4 channels (LA, RGBA). Pillow images: modes LA and RGBA. Colour is
+        or 4 channels (LA, RGBA). True needs an ``(H, W, C)`` array, ``C >= 2``. Pillow images: modes LA and RGBA. Colour is
         resampled premultiplied by alpha, so transparent pixels leave no fringes.
     num_threads : int, optional
         OpenMP threads, as in ``cresize.resize``.
@@ -646,6 +646,11 @@ def resize_image(
             raise TypeError(
                 f"image array must be HW or HWC with an integer or float dtype; "
                 f"got shape {image.shape} and dtype {image.dtype}"
+            )
+        if alpha and not (image.ndim == 3 and image.shape[2] >= 2):
+            raise ValueError(
+                f"alpha=True needs an (H, W, C) array with C >= 2 (colour channels, "
+                f"then alpha); got shape {image.shape}"
             )
         has_alpha = alpha if alpha is not None else image.ndim == 3 and image.shape[2] in (2, 4)
         return _resize_array(image, bool(has_alpha), geometry, options)
