@@ -5,6 +5,7 @@ lanczos3, bicubic and bilinear with antialias=True (docs/spec.md section 4).
 """
 
 import os
+import re
 import sys
 
 import numpy as np
@@ -399,6 +400,24 @@ def test_save_converts_for_the_format(tmp_path):
         save_image(photo(4, 4), tmp_path / "e.png", format="nope")
     with pytest.raises(ValueError, match="quality must be"):
         save_image(photo(4, 4), tmp_path / "e.jpg", quality=0)
+
+
+@pytest.mark.parametrize(
+    "array",
+    [
+        np.zeros((4, 4, 3), np.float32),  # what resize_image returns for a float RGB image
+        np.zeros((4, 4, 3), np.int16),
+        np.zeros((4, 4, 1), np.uint8),
+        np.zeros((4, 4, 5), np.uint8),
+        np.zeros((4, 4), np.int64),
+    ],
+)
+def test_save_names_the_arrays_it_cannot_write(tmp_path, array):
+    # These reached Pillow's "Cannot handle this data type: (1, 1, 3), <f4".
+    words = re.escape(f"image array of shape {array.shape} and dtype {array.dtype} cannot")
+    with pytest.raises(TypeError, match=words):
+        save_image(array, tmp_path / "a.png")
+    assert os.listdir(tmp_path) == []
 
 
 def test_jpeg_quality(tmp_path):

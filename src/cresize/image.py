@@ -286,7 +286,7 @@ def _save(
     """``save_image``; with ``later`` (a ``concurrent.futures`` executor) the
     temporary file's ``fsync`` and rename run there (see ``_write_atomic``) and
     their future is returned, else None."""
-    Image = _pil()
+    _pil()  # Pillow is needed from here on: say so before anything else
     path = os.fspath(path)
     fmt = _format(path, format)
     if quality is not None and (isinstance(quality, bool) or quality not in range(1, 101)):
@@ -300,7 +300,7 @@ def _save(
         return _write_atomic(path, lambda f: f.write(data), overwrite, later)
     if _is_16bit_array(image):
         image = _to_8bit(image)
-    pil_image: PIL.Image.Image = Image.fromarray(image) if isinstance(image, np.ndarray) else image
+    pil_image: PIL.Image.Image = _from_array(image) if isinstance(image, np.ndarray) else image
     image = _for_format(pil_image, fmt)
     params = {key: image.info[key] for key in ("icc_profile", "exif", "dpi") if image.info.get(key)}
     if fmt in ("JPEG", "WEBP"):
@@ -315,6 +315,21 @@ def _save(
         data = _opencv_encode(fmt, pixels, params)
         return _write_atomic(path, lambda f: f.write(data), overwrite, later)
     return _write_atomic(path, lambda f: image.save(f, format=fmt, **params), overwrite, later)
+
+
+def _from_array(image: np.ndarray) -> PIL.Image.Image:
+    """``Image.fromarray(image)``, or a ``TypeError`` saying which arrays can be written."""
+    try:
+        return _pil().fromarray(image)
+    except TypeError:
+        raise TypeError(
+            f"image array of shape {image.shape} and dtype {image.dtype} cannot be "
+            f"written: save_image takes (H, W) grey arrays (8/16/32-bit integers, "
+            f"float32, float64), (H, W, 2/3/4) uint8 (LA, RGB, RGBA) and "
+            f"(H, W, 2/3/4) uint16 (16 bits as PNG or TIFF); convert it first, for "
+            f"example a float RGB image in [0, 1] with "
+            f"np.clip(a * 255 + 0.5, 0, 255).astype(np.uint8)"
+        ) from None
 
 
 #: Pillow modes written as PNG by OpenCV -> the conversion to OpenCV's BGR(A), or None.
