@@ -420,6 +420,24 @@ def test_save_names_the_arrays_it_cannot_write(tmp_path, array):
     assert os.listdir(tmp_path) == []
 
 
+def test_32bit_images_to_png(tmp_path):
+    # PNG holds at most 16 bits: an "I" image (int32) reached Pillow's "cannot write mode I
+    # as PNG" (older Pillow wrote its low 16 bits), and "F" was told to "write PNG or TIFF".
+    ints = np.arange(0, 65536, 4369, dtype=np.int32).reshape(4, 4)
+    save_image(ints, tmp_path / "fits.png")
+    back = Image.open(tmp_path / "fits.png")
+    assert back.mode.startswith("I;16")
+    np.testing.assert_array_equal(np.asarray(back), ints)
+    for bad in (ints + 1, ints - 1):  # 65536 and -1 do not fit 16 bits
+        with pytest.raises(ValueError, match=r"as PNG .*write TIFF"):
+            save_image(bad, tmp_path / "wide.png")
+    with pytest.raises(ValueError, match=r"cannot write a F \(32-bit float\) image as PNG.*TIFF"):
+        save_image(np.zeros((4, 4), np.float32), tmp_path / "float.png")
+    assert sorted(os.listdir(tmp_path)) == ["fits.png"]
+    save_image(ints + 1, tmp_path / "wide.tif")
+    np.testing.assert_array_equal(np.asarray(Image.open(tmp_path / "wide.tif")), ints + 1)
+
+
 def test_jpeg_quality(tmp_path):
     for q in (20, 95):
         save_image(photo(64, 64), tmp_path / f"q{q}.jpg", quality=q)

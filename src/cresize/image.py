@@ -82,7 +82,7 @@ _WRITES = {
     "JPEG": ("L", "RGB", "CMYK"),
     "WEBP": ("L", "RGB", "RGBA"),
     "BMP": ("L", "RGB"),
-    "PNG": ("L", "LA", "RGB", "RGBA", "I", "I;16"),
+    "PNG": ("L", "LA", "RGB", "RGBA", "I;16"),
 }
 
 
@@ -263,6 +263,8 @@ def save_image(
         white for JPEG and BMP, 16-bit becomes 8-bit for JPEG, WebP and BMP
         (``narrows`` tells). An ``(H, W, 3 or 4)`` uint16 array (16-bit colour)
         is written at 16 bits as PNG or TIFF with OpenCV, without metadata.
+        32-bit grey images (int32, float) need TIFF; as PNG, an integer one is
+        written at 16 bits when every value fits (0 to 65535), else refused.
     path : str or os.PathLike
     format : str, optional
         One of ``png, jpeg, webp, tiff, bmp`` (or a Pillow format name); by
@@ -786,7 +788,19 @@ def _for_format(image: PIL.Image.Image, fmt: str) -> PIL.Image.Image:
     if image.mode.startswith("I;16"):
         image = Image.fromarray(_to_8bit(image))
     elif image.mode in ("I", "F"):
-        raise ValueError(f"cannot write a {image.mode} (32-bit) image as {fmt}; write PNG or TIFF")
+        pixels = np.asarray(image)
+        if image.mode == "F" or "I;16" not in allowed:
+            kind = "float" if image.mode == "F" else "integer"
+            raise ValueError(
+                f"cannot write a {image.mode} (32-bit {kind}) image as {fmt}; of the "
+                f"formats written, only TIFF holds 32-bit samples: write TIFF"
+            )
+        if not (pixels.min() >= 0 and pixels.max() <= 65535):
+            raise ValueError(
+                f"cannot write a 32-bit integer image with values from {pixels.min()} to "
+                f"{pixels.max()} as {fmt} (at most 16 bits, 0 to 65535); write TIFF"
+            )
+        image = Image.fromarray(pixels.astype(np.uint16))  # 16 bits hold every value
     if image.mode in ("RGBA", "LA") and image.mode not in allowed:
         if "RGBA" in allowed:
             image = image.convert("RGBA")
