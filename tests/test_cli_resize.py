@@ -186,6 +186,21 @@ def test_bad_files_are_reported_and_the_rest_done(tmp_path, capsys):
     assert "3 resized, 3 failed" in out
 
 
+@pytest.mark.parametrize("dry_run", [[], ["-n"]])
+def test_an_output_format_that_cannot_be_told_is_refused_before_the_run(tmp_path, capsys, dry_run):
+    # It used to be found after the file was decoded and resized (a dry run listed
+    # it as fine), with the library's words "give format=" instead of --format.
+    src = write(tmp_path / "in.png")
+    assert main([str(src), "--width", "10", "-o", str(tmp_path / "out.xyz"), *dry_run]) == 1
+    out, err = capsys.readouterr()
+    assert "cannot tell the output format from the extension '.xyz'" in err
+    assert "--format" in err and "format=" not in err and "->" not in out
+    assert tree(tmp_path) == ["in.png"]
+    argv = [str(src), "--width", "10", "-o", str(tmp_path / "out.xyz"), "--format", "png"]
+    assert main([*argv, "-q"]) == 0
+    assert Image.open(tmp_path / "out.xyz").format == "PNG"
+
+
 def test_refuses_to_overwrite(tmp_path, capsys):
     src = write(tmp_path / "in.png")
     dst = tmp_path / "out.png"

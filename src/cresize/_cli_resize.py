@@ -332,7 +332,16 @@ def _plan(args):
             dst = os.path.join(os.path.dirname(src), name)
         key = os.path.realpath(dst)
         same = key == os.path.realpath(src)
-        if same and not args.in_place:
+        out_ext = os.path.splitext(dst)[1].lower()
+        if not args.format and _extension_format(out_ext, "SAVE") is None:
+            failures.append(
+                (
+                    src,
+                    f"cannot tell the output format from the extension {out_ext!r} of "
+                    f"{dst}; give --format (one of {', '.join(FORMATS)})",
+                )
+            )
+        elif same and not args.in_place:
             failures.append(
                 (
                     src,
