@@ -150,7 +150,19 @@ def test_geometry_flags(tmp_path, flags, size):
         (["x.png", "--size", "3by3"], "expected WIDTHxHEIGHT"),
         (["x.png", "--width", "0"], "must be > 0"),
         (["x.png", "--size", "3x3", "--mode", "sinc"], "invalid choice"),
-        (["x.png", "--size", "3x3", "--quality", "101"], "invalid choice"),
+        # not argparse's "invalid choice: 101 (choose from 1, 2, 3, ..., 100)"
+        (
+            ["x.png", "--size", "3x3", "--quality", "101"],
+            "--quality: must be an int from 1 to 100; got '101'",
+        ),
+        (
+            ["x.png", "--size", "3x3", "--quality", "0"],
+            "--quality: must be an int from 1 to 100; got '0'",
+        ),
+        (
+            ["x.png", "--size", "3x3", "--quality", "high"],
+            "--quality: must be an int from 1 to 100; got 'high'",
+        ),
         (["x.png", "--size", "3x3", "-o", "a.png", "--out-dir", "d"], "not both"),
     ],
 )

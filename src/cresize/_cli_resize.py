@@ -56,6 +56,16 @@ def _positive(kind):
     return parse
 
 
+def _quality(text):
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if not 1 <= value <= 100:
+        raise argparse.ArgumentTypeError(f"must be an int from 1 to 100; got {text!r}")
+    return value
+
+
 def _parser():
     from cresize.image import FORMATS
 
@@ -96,8 +106,7 @@ def _parser():
     q.add_argument("--align-corners", action="store_true")
     q.add_argument(
         "--quality",
-        type=int,
-        choices=range(1, 101),
+        type=_quality,
         metavar="1-100",
         help="JPEG/WebP quality (default 90)",
     )
