@@ -171,6 +171,17 @@ def test_usage_errors(argv, words, capsys):
     assert words in capsys.readouterr().err
 
 
+def test_align_corners_with_a_mode_without_it_is_a_usage_error(tmp_path, capsys):
+    # It used to fail every file of the batch, one "ValueError: ..." line each.
+    for name in ["a.png", "b.png"]:
+        write(tmp_path / "in" / name)
+    argv = [str(tmp_path / "in"), "--width", "10", "--out-dir", str(tmp_path / "out")]
+    assert main([*argv, "--mode", "area", "--align-corners"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("not defined") == 1 and "--align-corners is not defined for --mode area" in err
+    assert not (tmp_path / "out").exists()
+
+
 def test_bad_files_are_reported_and_the_rest_done(tmp_path, capsys):
     for name in ["a.png", "c.png", "e.jpg"]:
         write(tmp_path / "in" / name)

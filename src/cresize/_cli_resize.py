@@ -18,7 +18,7 @@ import sys
 import threading
 import time
 
-from cresize._tables import ALIASES, MODES
+from cresize._tables import ALIASES, MODES, NO_ALIGN_CORNERS
 
 #: The reason a worker returns for a file it did not start (or did not write) after Ctrl-C.
 _CANCELLED = object()
@@ -144,6 +144,14 @@ def main(argv=None):
         return exc.code
     geometry = _geometry(parser, args)
     if geometry is None:
+        return 2
+    if args.align_corners and ALIASES.get(args.mode, args.mode) in NO_ALIGN_CORNERS:
+        parser.print_usage(sys.stderr)
+        print(
+            f"cresize resize: error: --align-corners is not defined for --mode "
+            f"{args.mode}; it is allowed for bilinear, bicubic and lanczos3",
+            file=sys.stderr,
+        )
         return 2
     if args.output and args.out_dir:
         parser.print_usage(sys.stderr)
