@@ -825,6 +825,16 @@ def test_the_cresize_command_has_argparse_subcommands(tmp_path, capsys, monkeypa
     assert Image.open(tmp_path / "o.png").size == (9, 6)
 
 
+@pytest.mark.parametrize("name", ["selfcheck", "check", "golden", "resize", "demo"])
+def test_subcommand_help_is_plain_text(name, capsys):
+    # `cresize demo -h` and `cresize selfcheck -h` printed their docstring's reST markup.
+    from cresize import __main__ as top
+
+    assert top.main([name, "-h"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"usage: cresize {name}") and "``" not in out
+
+
 def test_the_command_freezes_the_gc_before_exit_and_a_caller_of_main_is_left_alone(tmp_path):
     import gc
 

@@ -93,7 +93,10 @@ def build_sheet(pattern):
 
 def main(argv=None):
     """Write the comparison sheet; return the exit status."""
-    parser = argparse.ArgumentParser(prog="cresize demo", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="cresize demo",
+        description="Write a PNG sheet of every mode on a built-in test pattern, side by side.",
+    )
     parser.add_argument(
         "--out",
         default="cresize-demo.png",
