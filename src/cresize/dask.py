@@ -33,8 +33,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess
         'cresize.dask needs Dask: pip install "cresize[dask]" (or pip install "dask[array]")'
     ) from exc
 
-import cresize
-from cresize import _spec
+from cresize import _plan, _spec
 
 __all__ = ["pyramid", "resize", "resize_backward"]
 
@@ -79,17 +78,8 @@ def resize(
         its taps read.
     """
     x = _as_dask(x, "x")
-    plan = cresize.plan(
-        x.shape,
-        size,
-        scale_factor=scale_factor,
-        mode=mode,
-        align_corners=align_corners,
-        antialias=antialias,
-        axes=axes,
-        dtype=x.dtype,
-        num_threads=num_threads,
-    )
+    spec = _spec.forward(x.shape, size, scale_factor, mode, align_corners, antialias, axes)
+    plan = _plan.block_plan(spec, x.dtype, num_threads)  # x need not fit in memory
     ref = _PlanRef.of(plan, scale_factor, mode, align_corners, antialias)
     out_chunks = _output_chunks(x, plan.output_shape, plan.axes, chunks)
     return _region_array(
@@ -144,17 +134,16 @@ def resize_backward(
     )
     if not spec.axes:  # every axis keeps its length: the identity, as in memory
         return _identity(grad, chunks)
-    plan = cresize.plan(
+    forward = _spec.forward(
         spec.input_shape,
         None if scale_factor is not None else spec.lengths,
-        scale_factor=None if scale_factor is None else spec.factors,
-        mode=mode,
-        align_corners=align_corners,
-        antialias=antialias,
-        axes=spec.axes,
-        dtype=grad.dtype,
-        num_threads=num_threads,
+        None if scale_factor is None else spec.factors,
+        mode,
+        align_corners,
+        antialias,
+        spec.axes,
     )
+    plan = _plan.block_plan(forward, grad.dtype, num_threads)
     ref = _PlanRef.of(plan, scale_factor, mode, align_corners, antialias)
     out_chunks = _output_chunks(grad, spec.input_shape, plan.axes, chunks)
     return _region_array(
@@ -378,10 +367,8 @@ class _PlanRef:
 def _plan_for(key):
     """The plan of ``key`` in this process, built once (what a worker unpickles)."""
     input_shape, axes, dtype, options = key
-    options = dict(options)
-    plan = cresize.plan(
-        input_shape, options.pop("size"), axes=axes, dtype=np.dtype(dtype), num_threads=1, **options
-    )
+    spec = _spec.forward(input_shape, axes=axes, **dict(options))
+    plan = _plan.block_plan(spec, np.dtype(dtype), 1)
     ref = _PlanRef(plan, {})
     ref.key = key
     return ref
