@@ -533,3 +533,11 @@ def test_arrays_larger_than_this_machine_are_planned_for_blocks(monkeypatch):
     with pytest.raises(MemoryError, match=r"resizing shape \(40000, 40000\)"):
         _plan.cached_plan(spec, np.dtype("f4"))
     cresize.clear_cache()
+
+
+@pytest.mark.parametrize("chunks", [0, (0, 5), {1: 0}, ((10, 10), (20, 4))])
+def test_bad_chunks_name_the_argument(chunks):
+    # chunks=0 reached Dask's blockdims_from_blockshape: ZeroDivisionError.
+    x = da.ones((40, 50), chunks=10, dtype=np.float32)
+    with pytest.raises(ValueError, match=r"chunks=.* is not a valid chunking of the result"):
+        cd.resize(x, (20, 25), chunks=chunks)

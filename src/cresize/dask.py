@@ -439,7 +439,7 @@ def _output_chunks(src, out_shape, axes, chunks):
         return normalize_chunks(
             chunks, tuple(out_shape), limit=limit, dtype=src.dtype, previous_chunks=tuple(default)
         )
-    except (ValueError, TypeError, AssertionError) as exc:
+    except (ValueError, TypeError, AssertionError, ZeroDivisionError) as exc:  # 0: Dask divides
         raise ValueError(
             f"chunks={chunks!r} is not a valid chunking of the result, shape "
             f"{tuple(out_shape)}: {exc}"
