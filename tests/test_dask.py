@@ -483,6 +483,20 @@ def test_pyramid_equals_repeated_in_memory_halving():
     assert [t.shape for t in tiny] == [(5, 3), (2, 1), (1, 1), (1, 1)]
 
 
+@pytest.mark.parametrize("mode", ["area", "nearest", "nearest-exact"])
+def test_pyramid_of_a_mode_without_antialias_needs_no_antialias_false(mode):
+    # The default antialias=True made pyramid(x, 3, mode="area") an error
+    # ("antialias=True is not defined for mode='area'") the caller never asked for.
+    x = np.random.default_rng(7).uniform(0, 1, (37, 50)).astype(np.float32)
+    levels = cd.pyramid(da.from_array(x, chunks=16), 3, mode=mode)
+    level = x
+    for y in levels[1:]:
+        level = cresize.resize(level, scale_factor=0.5, mode=mode)
+        assert same_bits(y.compute(), level)
+    with pytest.raises(ValueError, match="antialias=True is not defined"):
+        cd.pyramid(da.from_array(x, chunks=16), 3, mode=mode, antialias=True)
+
+
 def test_docs_example_writes_an_ome_zarr_group(tmp_path):
     """Runs the OME-Zarr example of docs/dask.md and reads the group back."""
     zarr = pytest.importorskip("zarr")

@@ -34,6 +34,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess
     ) from exc
 
 from cresize import _plan, _spec
+from cresize._tables import ANTIALIAS_SUPPORT
 
 __all__ = ["pyramid", "resize", "resize_backward"]
 
@@ -163,7 +164,7 @@ def pyramid(
     *,
     axes: int | Sequence[int] | None = None,
     mode: str = "lanczos3",
-    antialias: bool = True,
+    antialias: bool | None = None,
     num_threads: int = 1,
 ) -> list[da.Array]:
     """The levels of a multiscale pyramid: ``[x, x/2, x/4, ...]`` (``levels`` arrays).
@@ -182,7 +183,8 @@ def pyramid(
     Every level keeps ``x``'s chunk shape (capped by the level's length), so the
     levels can be written with ``dask.array.to_zarr``; a task reads about
     ``2**len(axes)`` chunks of the level above. ``axes`` default: the last
-    ``min(2, x.ndim)``.
+    ``min(2, x.ndim)``. ``antialias`` default (None): True for the modes that
+    have it (bilinear, bicubic, lanczos3), False for the others.
     """
     x = _as_dask(x, "x")
     if isinstance(levels, bool) or not isinstance(levels, (numbers.Integral, np.integer)):
@@ -190,6 +192,8 @@ def pyramid(
     if levels < 1:
         raise ValueError(f"levels must be >= 1 (level 0 is x itself); got {levels}")
     axes = _spec.resize_axes(x.ndim, None, 0.5, axes)
+    if antialias is None:
+        antialias = _spec.canonical_mode(mode) in ANTIALIAS_SUPPORT
     result = [x]
     for _ in range(1, int(levels)):
         above = result[-1]
