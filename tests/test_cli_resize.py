@@ -224,6 +224,16 @@ def test_an_output_format_that_cannot_be_told_is_refused_before_the_run(tmp_path
     assert Image.open(tmp_path / "out.xyz").format == "PNG"
 
 
+@pytest.mark.parametrize("overwrite", [[], ["--overwrite"]])
+def test_output_that_is_a_directory_points_to_out_dir(tmp_path, capsys, overwrite):
+    # -o DIR said "DIR exists (use --overwrite)", and with --overwrite failed to write.
+    src = write(tmp_path / "in.png")
+    (tmp_path / "thumbs").mkdir()
+    assert main([str(src), "--width", "10", "-o", str(tmp_path / "thumbs"), *overwrite]) == 2
+    assert "-o/--output is a directory; use --out-dir" in capsys.readouterr().err
+    assert os.listdir(tmp_path / "thumbs") == []
+
+
 def test_refuses_to_overwrite(tmp_path, capsys):
     src = write(tmp_path / "in.png")
     dst = tmp_path / "out.png"

@@ -157,6 +157,13 @@ def main(argv=None):
         parser.print_usage(sys.stderr)
         print("cresize resize: error: give -o/--output or --out-dir, not both", file=sys.stderr)
         return 2
+    if args.output and os.path.isdir(args.output):
+        parser.print_usage(sys.stderr)
+        print(
+            f"cresize resize: error: -o/--output is a directory; use --out-dir {args.output}",
+            file=sys.stderr,
+        )
+        return 2
     if args.jobs < 0:
         print(f"cresize resize: error: --jobs must be >= 0; got {args.jobs}", file=sys.stderr)
         return 2
