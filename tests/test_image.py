@@ -438,6 +438,15 @@ def test_32bit_images_to_png(tmp_path):
     np.testing.assert_array_equal(np.asarray(Image.open(tmp_path / "wide.tif")), ints + 1)
 
 
+def test_save_into_a_missing_folder_names_the_path_asked_for(tmp_path):
+    # The error named the hidden temporary file: "No such file or directory:
+    # '.../nodir/.a.png.5297af30.tmp'".
+    path = tmp_path / "nodir" / "a.png"
+    with pytest.raises(FileNotFoundError) as info:
+        save_image(photo(4, 4), path)
+    assert info.value.filename == str(path) and ".tmp" not in str(info.value)
+
+
 def test_jpeg_quality(tmp_path):
     for q in (20, 95):
         save_image(photo(64, 64), tmp_path / f"q{q}.jpg", quality=q)

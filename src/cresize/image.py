@@ -412,6 +412,10 @@ def _write_atomic(path, write, overwrite, later=None):
     except BaseException as exc:
         if not (isinstance(exc, FileExistsError) and exc.filename == tmp):  # else not ours
             _discard(f, tmp)
+            if f is None and isinstance(exc, OSError) and exc.filename == tmp:
+                # the temporary could not be made (no such folder, no permission):
+                # name the file the caller asked for, not our hidden temporary
+                raise type(exc)(exc.errno, exc.strerror, path) from None
         raise
 
 
