@@ -115,7 +115,11 @@ def main(argv=None):
         print(f"cresize demo: {exc}", file=sys.stderr)
         return 1
     sheet, tiles = build_sheet(test_pattern())
-    save_image(sheet, args.out, format="png", overwrite=True)
+    try:
+        save_image(sheet, args.out, format="png", overwrite=True)
+    except OSError as exc:  # a missing folder, no permission, a full disk
+        print(f"cresize demo: cannot write {args.out}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
     print(
         f"cresize demo: wrote {os.path.abspath(args.out)} ({sheet.width}x{sheet.height}: "
         f"{len(MODES)} modes, {len(tiles)} tiles, shrunk {SIDE}->{DOWN}, "
