@@ -93,6 +93,16 @@ def test_bad_arguments_exit_2(capsys):
     assert "num_threads" in capsys.readouterr().err
 
 
+def test_json_into_a_missing_folder_is_refused_before_the_run(tmp_path, monkeypatch, capsys):
+    # It ran the whole matrix, then ended in a FileNotFoundError traceback.
+    ran = []
+    monkeypatch.setattr(_check, "run_one", lambda *a, **k: ran.append(a) or {})
+    path = tmp_path / "missing" / "out.json"
+    assert _check.main(["--quick", "--no-torch", "--json", str(path)]) == 2
+    assert f"--json: no such folder: {tmp_path / 'missing'}" in capsys.readouterr().err
+    assert ran == []
+
+
 def test_torch_column(capsys):
     torch = pytest.importorskip("torch")
     rows = [

@@ -150,13 +150,36 @@ def test_geometry_flags(tmp_path, flags, size):
         (["x.png", "--size", "3by3"], "expected WIDTHxHEIGHT"),
         (["x.png", "--width", "0"], "must be > 0"),
         (["x.png", "--size", "3x3", "--mode", "sinc"], "invalid choice"),
-        (["x.png", "--size", "3x3", "--quality", "101"], "invalid choice"),
+        # not argparse's "invalid choice: 101 (choose from 1, 2, 3, ..., 100)"
+        (
+            ["x.png", "--size", "3x3", "--quality", "101"],
+            "--quality: must be an int from 1 to 100; got '101'",
+        ),
+        (
+            ["x.png", "--size", "3x3", "--quality", "0"],
+            "--quality: must be an int from 1 to 100; got '0'",
+        ),
+        (
+            ["x.png", "--size", "3x3", "--quality", "high"],
+            "--quality: must be an int from 1 to 100; got 'high'",
+        ),
         (["x.png", "--size", "3x3", "-o", "a.png", "--out-dir", "d"], "not both"),
     ],
 )
 def test_usage_errors(argv, words, capsys):
     assert main(argv) == 2
     assert words in capsys.readouterr().err
+
+
+def test_align_corners_with_a_mode_without_it_is_a_usage_error(tmp_path, capsys):
+    # It used to fail every file of the batch, one "ValueError: ..." line each.
+    for name in ["a.png", "b.png"]:
+        write(tmp_path / "in" / name)
+    argv = [str(tmp_path / "in"), "--width", "10", "--out-dir", str(tmp_path / "out")]
+    assert main([*argv, "--mode", "area", "--align-corners"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("not defined") == 1 and "--align-corners is not defined for --mode area" in err
+    assert not (tmp_path / "out").exists()
 
 
 def test_bad_files_are_reported_and_the_rest_done(tmp_path, capsys):
@@ -184,6 +207,31 @@ def test_bad_files_are_reported_and_the_rest_done(tmp_path, capsys):
     assert f"{tmp_path / 'in' / 'd.jpg'}: OSError: " in err  # Pillow's words vary
     assert f"{tmp_path / 'missing.png'}: no such file or directory" in err
     assert "3 resized, 3 failed" in out
+
+
+@pytest.mark.parametrize("dry_run", [[], ["-n"]])
+def test_an_output_format_that_cannot_be_told_is_refused_before_the_run(tmp_path, capsys, dry_run):
+    # It used to be found after the file was decoded and resized (a dry run listed
+    # it as fine), with the library's words "give format=" instead of --format.
+    src = write(tmp_path / "in.png")
+    assert main([str(src), "--width", "10", "-o", str(tmp_path / "out.xyz"), *dry_run]) == 1
+    out, err = capsys.readouterr()
+    assert "cannot tell the output format from the extension '.xyz'" in err
+    assert "--format" in err and "format=" not in err and "->" not in out
+    assert tree(tmp_path) == ["in.png"]
+    argv = [str(src), "--width", "10", "-o", str(tmp_path / "out.xyz"), "--format", "png"]
+    assert main([*argv, "-q"]) == 0
+    assert Image.open(tmp_path / "out.xyz").format == "PNG"
+
+
+@pytest.mark.parametrize("overwrite", [[], ["--overwrite"]])
+def test_output_that_is_a_directory_points_to_out_dir(tmp_path, capsys, overwrite):
+    # -o DIR said "DIR exists (use --overwrite)", and with --overwrite failed to write.
+    src = write(tmp_path / "in.png")
+    (tmp_path / "thumbs").mkdir()
+    assert main([str(src), "--width", "10", "-o", str(tmp_path / "thumbs"), *overwrite]) == 2
+    assert "-o/--output is a directory; use --out-dir" in capsys.readouterr().err
+    assert os.listdir(tmp_path / "thumbs") == []
 
 
 def test_refuses_to_overwrite(tmp_path, capsys):
@@ -785,6 +833,16 @@ def test_the_cresize_command_has_argparse_subcommands(tmp_path, capsys, monkeypa
     src = write(tmp_path / "in.png")
     assert top.main(["resize", str(src), "--width", "9", "-o", str(tmp_path / "o.png"), "-q"]) == 0
     assert Image.open(tmp_path / "o.png").size == (9, 6)
+
+
+@pytest.mark.parametrize("name", ["selfcheck", "check", "golden", "resize", "demo"])
+def test_subcommand_help_is_plain_text(name, capsys):
+    # `cresize demo -h` and `cresize selfcheck -h` printed their docstring's reST markup.
+    from cresize import __main__ as top
+
+    assert top.main([name, "-h"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"usage: cresize {name}") and "``" not in out
 
 
 def test_the_command_freezes_the_gc_before_exit_and_a_caller_of_main_is_left_alone(tmp_path):

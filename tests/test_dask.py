@@ -483,6 +483,20 @@ def test_pyramid_equals_repeated_in_memory_halving():
     assert [t.shape for t in tiny] == [(5, 3), (2, 1), (1, 1), (1, 1)]
 
 
+@pytest.mark.parametrize("mode", ["area", "nearest", "nearest-exact"])
+def test_pyramid_of_a_mode_without_antialias_needs_no_antialias_false(mode):
+    # The default antialias=True made pyramid(x, 3, mode="area") an error
+    # ("antialias=True is not defined for mode='area'") the caller never asked for.
+    x = np.random.default_rng(7).uniform(0, 1, (37, 50)).astype(np.float32)
+    levels = cd.pyramid(da.from_array(x, chunks=16), 3, mode=mode)
+    level = x
+    for y in levels[1:]:
+        level = cresize.resize(level, scale_factor=0.5, mode=mode)
+        assert same_bits(y.compute(), level)
+    with pytest.raises(ValueError, match="antialias=True is not defined"):
+        cd.pyramid(da.from_array(x, chunks=16), 3, mode=mode, antialias=True)
+
+
 def test_docs_example_writes_an_ome_zarr_group(tmp_path):
     """Runs the OME-Zarr example of docs/dask.md and reads the group back."""
     zarr = pytest.importorskip("zarr")
@@ -504,3 +518,40 @@ def test_docs_example_writes_an_ome_zarr_group(tmp_path):
     for path in paths[1:]:
         level = cresize.resize(level, scale_factor=0.5, mode="lanczos3", antialias=True)
         assert same_bits(group[path][...], level)
+
+
+def test_arrays_larger_than_this_machine_are_planned_for_blocks(monkeypatch):
+    """Only the tables of a Dask resize must fit in memory, not the whole input or result
+    (each task makes one chunk): a 6.4 GB lazy array on a machine of 1 GiB used to be
+    refused with cresize's MemoryError. Whole-array calls of the same geometry still are."""
+    from cresize import _plan, _spec
+
+    monkeypatch.setattr(_spec, "memory_limit", lambda: 2**30)
+    cresize.clear_cache()
+    x = da.random.default_rng(0).random((40000, 40000), chunks=4000, dtype=np.float32)
+    y = cd.resize(x, (1000, 1000), mode="area")
+    assert y.shape == (1000, 1000)
+    np.testing.assert_array_equal(  # reads one input chunk
+        y[:10, :10].compute(), cresize.resize(x[:400, :400].compute(), (10, 10), mode="area")
+    )
+    g = cd.resize_backward(
+        da.ones((1000, 1000), chunks=250, dtype=np.float32), x.shape, mode="area"
+    )
+    assert g.shape == x.shape
+    np.testing.assert_allclose(g[:3, :5].compute(), 1 / 1600, rtol=1e-6)
+    spec = _spec.forward((40000, 40000), (1000, 1000), mode="area")
+    key = cd._PlanRef.of(_plan.block_plan(spec, "f4", None), None, "area", False, False).key
+    assert cd._plan_for.__wrapped__(key).plan.output_shape == (1000, 1000)  # what a worker does
+    with pytest.raises(MemoryError, match=r"resizing shape \(40000, 40000\)"):
+        cresize.plan((40000, 40000), (1000, 1000), mode="area")
+    with pytest.raises(MemoryError, match=r"resizing shape \(40000, 40000\)"):
+        _plan.cached_plan(spec, np.dtype("f4"))
+    cresize.clear_cache()
+
+
+@pytest.mark.parametrize("chunks", [0, (0, 5), {1: 0}, ((10, 10), (20, 4))])
+def test_bad_chunks_name_the_argument(chunks):
+    # chunks=0 reached Dask's blockdims_from_blockshape: ZeroDivisionError.
+    x = da.ones((40, 50), chunks=10, dtype=np.float32)
+    with pytest.raises(ValueError, match=r"chunks=.* is not a valid chunking of the result"):
+        cd.resize(x, (20, 25), chunks=chunks)

@@ -53,6 +53,14 @@ def test_out_option(tmp_path, capsys):
     assert sorted(p.name for p in out.parent.iterdir()) == ["sheet.png"]
 
 
+def test_out_into_a_missing_folder_says_so(tmp_path, capsys):
+    # It ended in a FileNotFoundError traceback.
+    path = tmp_path / "missing" / "sheet.png"
+    assert _demo.main(["--out", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"cresize demo: cannot write {path}: ") and "Traceback" not in err
+
+
 def test_without_pillow(monkeypatch, tmp_path, capsys):
     for name in [m for m in sys.modules if m == "PIL" or m.startswith("PIL.")]:
         monkeypatch.setitem(sys.modules, name, None)

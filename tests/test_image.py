@@ -5,6 +5,7 @@ lanczos3, bicubic and bilinear with antialias=True (docs/spec.md section 4).
 """
 
 import os
+import re
 import sys
 
 import numpy as np
@@ -179,6 +180,18 @@ def test_alpha_flag_for_arrays():
     as_cmyk = resize_image(four, (7, 7), alpha=False)
     assert auto[..., 0][auto[..., 3] > 0].min() >= 199
     assert as_cmyk[..., 0][as_cmyk[..., 3] > 0].min() < 150
+
+
+@pytest.mark.parametrize("shape", [(20, 20), (20, 20, 1)])
+def test_alpha_true_needs_a_colour_and_an_alpha_channel(shape):
+    # A HW array has no channel axis: alpha=True used to take its last *column*
+    # as alpha and return wrong pixels without a word.
+    grey = np.arange(np.prod(shape), dtype=np.uint8).reshape(shape)
+    with pytest.raises(ValueError, match=r"alpha=True needs an \(H, W, C\) array with C >= 2"):
+        resize_image(grey, (5, 5), alpha=True)
+    np.testing.assert_array_equal(  # alpha=False (and the default) is the plain resize
+        resize_image(grey, (5, 5), alpha=False), resize_image(grey, (5, 5))
+    )
 
 
 def test_nearest_and_area_ignore_antialias_and_pick_pixels():
@@ -387,6 +400,51 @@ def test_save_converts_for_the_format(tmp_path):
         save_image(photo(4, 4), tmp_path / "e.png", format="nope")
     with pytest.raises(ValueError, match="quality must be"):
         save_image(photo(4, 4), tmp_path / "e.jpg", quality=0)
+
+
+@pytest.mark.parametrize(
+    "array",
+    [
+        np.zeros((4, 4, 3), np.float32),  # what resize_image returns for a float RGB image
+        np.zeros((4, 4, 3), np.int16),
+        np.zeros((4, 4, 1), np.uint8),
+        np.zeros((4, 4, 5), np.uint8),
+        np.zeros((4, 4), np.int64),
+    ],
+)
+def test_save_names_the_arrays_it_cannot_write(tmp_path, array):
+    # These reached Pillow's "Cannot handle this data type: (1, 1, 3), <f4".
+    words = re.escape(f"image array of shape {array.shape} and dtype {array.dtype} cannot")
+    with pytest.raises(TypeError, match=words):
+        save_image(array, tmp_path / "a.png")
+    assert os.listdir(tmp_path) == []
+
+
+def test_32bit_images_to_png(tmp_path):
+    # PNG holds at most 16 bits: an "I" image (int32) reached Pillow's "cannot write mode I
+    # as PNG" (older Pillow wrote its low 16 bits), and "F" was told to "write PNG or TIFF".
+    ints = np.arange(0, 65536, 4369, dtype=np.int32).reshape(4, 4)
+    save_image(ints, tmp_path / "fits.png")
+    back = Image.open(tmp_path / "fits.png")
+    assert back.mode.startswith("I;16")
+    np.testing.assert_array_equal(np.asarray(back), ints)
+    for bad in (ints + 1, ints - 1):  # 65536 and -1 do not fit 16 bits
+        with pytest.raises(ValueError, match=r"as PNG .*write TIFF"):
+            save_image(bad, tmp_path / "wide.png")
+    with pytest.raises(ValueError, match=r"cannot write a F \(32-bit float\) image as PNG.*TIFF"):
+        save_image(np.zeros((4, 4), np.float32), tmp_path / "float.png")
+    assert sorted(os.listdir(tmp_path)) == ["fits.png"]
+    save_image(ints + 1, tmp_path / "wide.tif")
+    np.testing.assert_array_equal(np.asarray(Image.open(tmp_path / "wide.tif")), ints + 1)
+
+
+def test_save_into_a_missing_folder_names_the_path_asked_for(tmp_path):
+    # The error named the hidden temporary file: "No such file or directory:
+    # '.../nodir/.a.png.5297af30.tmp'".
+    path = tmp_path / "nodir" / "a.png"
+    with pytest.raises(FileNotFoundError) as info:
+        save_image(photo(4, 4), path)
+    assert info.value.filename == str(path) and ".tmp" not in str(info.value)
 
 
 def test_jpeg_quality(tmp_path):

@@ -93,7 +93,7 @@ IMPOSSIBLE = {
     "size": ("cresize.resize(np.ones((1, 1)), (10**8, 10**8))", 10**8),
     "scale_factor": ("cresize.resize(np.ones((1, 1)), scale_factor=2e8)", 2 * 10**8),
     "weights": ("cresize.weights(10**8, 10**8)", 10**8),
-    "backward_area": ("cresize.resize_backward(np.ones(3), (10**9,), mode='area')", 10**9),
+    "backward_area": ("cresize.resize_backward(np.ones(3), (10**10,), mode='area')", 10**10),
 }
 
 
@@ -116,6 +116,26 @@ def test_1_impossible_requests_are_refused_before_building_anything(name):
     # is what building any table of these sizes would take many times over.
     assert got["cpu"] < 1.0, got
     assert got["peak"] < SMALL_AS, got
+
+
+@pytest.mark.parametrize("name", IMPOSSIBLE)
+def test_1_impossible_requests_are_impossible_without_a_limit_too(name, monkeypatch):
+    """docs/limits.md calls these impossible: refused on a 64 GiB machine with no
+    address-space limit as well. (resize_backward(np.ones(3), (10**9,), mode='area')
+    needs 22 GiB, so it was tried, and on this project's 23 GiB machine the kernel's
+    OOM killer ended the process instead of a MemoryError.)"""
+    from cresize import _plan, _spec
+
+    def build(*args, **kwargs):
+        raise AssertionError("a plan or a table would be built")
+
+    monkeypatch.setattr(_spec, "memory_limit", lambda: 64 * 2**30)
+    monkeypatch.setattr(_plan, "Plan", build)
+    monkeypatch.setattr(_plan, "table", build)
+    call, n = IMPOSSIBLE[name]
+    with pytest.raises((ValueError, MemoryError)) as info:
+        eval(call, {"cresize": cresize, "np": np})
+    assert _names(str(info.value), n)
 
 
 @POSIX

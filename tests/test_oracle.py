@@ -505,6 +505,34 @@ def test_torch_fact_nearest_float32_small_size():
     assert bad == [] and (i32[61] == 31) == (61 in mism)
 
 
+@needs_torch
+@pytest.mark.parametrize("spatial", [1, 2, 3])
+@pytest.mark.parametrize("n_in,f", [(5, 1.05), (100, 1.001), (2, 2.179), (10, 2.04)])
+def test_torch_fact_nearest_2d_shortcuts_ignore_scale_factor(spatial, n_in, f):
+    """PyTorch 2.13's 2-D nearest kernel (4-D tensors, either axis) reads input o when
+    O == I, and o // 2 when O == 2I on axes up to about 60 samples (longer ones were seen
+    to follow floor(o / f)), whatever scale_factor gave that length; its 1-D and 3-D
+    kernels, like docs/spec.md, read floor(o / f). So 4 of the 5 outputs of 5 -> 5 at
+    f = 1.05 differ. The oracle (and cresize) follow the spec on every rank (README,
+    "Decisions where the spec is silent")."""
+    import torch.nn.functional as F
+
+    n_out = math.floor(n_in * f)
+    spec = np.minimum(np.floor(np.arange(n_out) / f), n_in - 1).astype(np.int64)
+    shortcut = np.arange(n_out) if n_out == n_in else np.arange(n_out) // 2
+    assert not np.array_equal(spec, shortcut)
+    shape = (1, 1, n_in) + (1,) * (spatial - 1)
+    x = np.arange(n_in, dtype=np.float64).reshape(shape)
+    factors = (f,) + (1.0,) * (spatial - 1)
+    raw = F.interpolate(
+        torch.tensor(x), scale_factor=factors, mode="nearest", recompute_scale_factor=False
+    )
+    got = raw.numpy().reshape(n_out).astype(np.int64)
+    np.testing.assert_array_equal(got, shortcut if spatial == 2 else spec)
+    oracle = dense_weights(n_in, n_out, "nearest", scale_factor=f)
+    np.testing.assert_array_equal(oracle, np.eye(n_in)[spec])
+
+
 # -------------------------------------------------------------------------
 # Pillow mode "F"
 # -------------------------------------------------------------------------

@@ -271,6 +271,25 @@ def test_resize_module_copies_pickles_and_follows_changed_options():
     assert m(x).shape == (1, 2, 5, 9)
 
 
+@pytest.mark.parametrize(
+    "kwargs,error,words",
+    [
+        (dict(size=4, mode="sinc"), ValueError, "mode must be one of"),
+        (dict(size=4, mode=None), TypeError, "mode must be a string"),
+        (dict(size=4, mode="nearest", align_corners=True), ValueError, "align_corners=True"),
+        (dict(size=4, mode="area", antialias=True), ValueError, "antialias=True"),
+        (dict(size=4, mode="lanczos"), ValueError, "needs antialias=True"),
+        (dict(size=4, mode="bilinear", antialias="yes"), TypeError, "antialias must be"),
+        (dict(mode="bilinear"), ValueError, "give size or scale_factor"),
+        (dict(size=4, scale_factor=2.0, mode="bilinear"), ValueError, "give size or scale_factor"),
+    ],
+)
+def test_resize_module_refuses_bad_options_when_made(kwargs, error, words):
+    # They used to be accepted and fail only at the first forward call, far from the cause.
+    with pytest.raises(error, match=words):
+        ct.Resize(**kwargs)
+
+
 def test_resize_module_shared_by_threads_with_different_shapes():
     import threading
 

@@ -15,7 +15,9 @@ tests/helpers/torch_ref.py and the ``test_torch_fact_*`` tests in test_oracle.py
   from SPEC's exact rule (only at float32-rounding boundaries, asserted) the
   comparison is restricted to the outputs whose indices agree;
 * PyTorch copies an unchanged-length axis even for a scale_factor != 1
-  (linear family, antialias): the cases here never hit that (asserted);
+  (linear family, antialias; and 2-D nearest, which also reads o // 2 for a
+  doubled length, see test_torch_fact_nearest_2d_shortcuts_ignore_scale_factor):
+  the cases here never hit that (asserted for the linear family and antialias);
 * PyTorch's antialias forward with output width 1: torch_ref transposes.
 
 float32: PyTorch computes coordinates and weights in float32, so its own error

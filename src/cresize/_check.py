@@ -12,6 +12,7 @@ scale are tolerated, docs/spec.md section 3). Exit status 1 when anything fails.
 import argparse
 import functools
 import json
+import os
 import sys
 import time
 
@@ -70,6 +71,9 @@ def main(argv=None):
         modes = _modes(args.modes)
         if args.threads is not None:
             _threads(args.threads)
+        folder = os.path.dirname(os.path.abspath(args.json)) if args.json else None
+        if folder is not None and not os.path.isdir(folder):  # before the run, not after
+            raise ValueError(f"--json: no such folder: {folder}")
     except SystemExit as exc:
         return exc.code
     except (TypeError, ValueError) as exc:

@@ -18,7 +18,7 @@ import sys
 import threading
 import time
 
-from cresize._tables import ALIASES, MODES
+from cresize._tables import ALIASES, MODES, NO_ALIGN_CORNERS
 
 #: The reason a worker returns for a file it did not start (or did not write) after Ctrl-C.
 _CANCELLED = object()
@@ -54,6 +54,16 @@ def _positive(kind):
         return value
 
     return parse
+
+
+def _quality(text):
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if not 1 <= value <= 100:
+        raise argparse.ArgumentTypeError(f"must be an int from 1 to 100; got {text!r}")
+    return value
 
 
 def _parser():
@@ -96,8 +106,7 @@ def _parser():
     q.add_argument("--align-corners", action="store_true")
     q.add_argument(
         "--quality",
-        type=int,
-        choices=range(1, 101),
+        type=_quality,
         metavar="1-100",
         help="JPEG/WebP quality (default 90)",
     )
@@ -136,9 +145,24 @@ def main(argv=None):
     geometry = _geometry(parser, args)
     if geometry is None:
         return 2
+    if args.align_corners and ALIASES.get(args.mode, args.mode) in NO_ALIGN_CORNERS:
+        parser.print_usage(sys.stderr)
+        print(
+            f"cresize resize: error: --align-corners is not defined for --mode "
+            f"{args.mode}; it is allowed for bilinear, bicubic and lanczos3",
+            file=sys.stderr,
+        )
+        return 2
     if args.output and args.out_dir:
         parser.print_usage(sys.stderr)
         print("cresize resize: error: give -o/--output or --out-dir, not both", file=sys.stderr)
+        return 2
+    if args.output and os.path.isdir(args.output):
+        parser.print_usage(sys.stderr)
+        print(
+            f"cresize resize: error: -o/--output is a directory; use --out-dir {args.output}",
+            file=sys.stderr,
+        )
         return 2
     if args.jobs < 0:
         print(f"cresize resize: error: --jobs must be >= 0; got {args.jobs}", file=sys.stderr)
@@ -332,7 +356,16 @@ def _plan(args):
             dst = os.path.join(os.path.dirname(src), name)
         key = os.path.realpath(dst)
         same = key == os.path.realpath(src)
-        if same and not args.in_place:
+        out_ext = os.path.splitext(dst)[1].lower()
+        if not args.format and _extension_format(out_ext, "SAVE") is None:
+            failures.append(
+                (
+                    src,
+                    f"cannot tell the output format from the extension {out_ext!r} of "
+                    f"{dst}; give --format (one of {', '.join(FORMATS)})",
+                )
+            )
+        elif same and not args.in_place:
             failures.append(
                 (
                     src,

@@ -93,7 +93,10 @@ def build_sheet(pattern):
 
 def main(argv=None):
     """Write the comparison sheet; return the exit status."""
-    parser = argparse.ArgumentParser(prog="cresize demo", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="cresize demo",
+        description="Write a PNG sheet of every mode on a built-in test pattern, side by side.",
+    )
     parser.add_argument(
         "--out",
         default="cresize-demo.png",
@@ -112,7 +115,11 @@ def main(argv=None):
         print(f"cresize demo: {exc}", file=sys.stderr)
         return 1
     sheet, tiles = build_sheet(test_pattern())
-    save_image(sheet, args.out, format="png", overwrite=True)
+    try:
+        save_image(sheet, args.out, format="png", overwrite=True)
+    except OSError as exc:  # a missing folder, no permission, a full disk
+        print(f"cresize demo: cannot write {args.out}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
     print(
         f"cresize demo: wrote {os.path.abspath(args.out)} ({sheet.width}x{sheet.height}: "
         f"{len(MODES)} modes, {len(tiles)} tiles, shrunk {SIDE}->{DOWN}, "

@@ -847,14 +847,31 @@ def cache_info() -> dict:
         }
 
 
-def cached_plan(spec: _spec.Spec, dtype: np.dtype) -> Plan:
-    """The cached plan of ``spec`` for ``dtype`` (native), made when missing."""
+def cached_plan(spec: _spec.Spec, dtype: np.dtype, *, blocks: bool = False) -> Plan:
+    """The cached plan of ``spec`` for ``dtype`` (native), made when missing.
+
+    Its whole input and result must fit in memory (``_spec.check_sizes``), unless
+    ``blocks``: a plan run only region by region (Dask) needs only its tables to.
+    """
     key = (spec, dtype)
     found = _CACHE.get(key)
     if found is None:
-        _spec.check_sizes(spec, dtype.itemsize)
+        _spec.check_sizes(spec, dtype.itemsize, arrays=not blocks)
         found = _CACHE.put(key, Plan(spec, dtype))
+        if not blocks:
+            found._arrays_fit = True
+    elif not (blocks or getattr(found, "_arrays_fit", False)):  # made for blocks only
+        _spec.check_sizes(spec, dtype.itemsize)
+        found._arrays_fit = True
     return found
+
+
+def block_plan(spec: _spec.Spec, dtype: Any, num_threads: int | None) -> Plan:
+    """``plan`` of ``spec`` for block execution only (``run_region``, as on Dask): the
+    whole input and result need not fit in this machine's memory, only the tables."""
+    dtype = _spec.plan_dtype(dtype)
+    _spec.threads_value(num_threads)
+    return _with_threads(cached_plan(spec, dtype, blocks=True), num_threads)
 
 
 fast_key = _fast.fast_key

@@ -38,8 +38,14 @@ def check(options, shape=(2, 3, 23, 17), size=(9, 40)):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="cresize selfcheck", description=__doc__.split("\n\n")[0])
-    parser.parse_args(argv)
+    parser = argparse.ArgumentParser(
+        prog="cresize selfcheck",
+        description="Print the build configuration and self-check every mode.",
+    )
+    try:
+        parser.parse_args(argv)
+    except SystemExit as exc:  # -h or a usage error: the status, as the other subcommands
+        return exc.code
     cresize.show_config()
     print()
     print(

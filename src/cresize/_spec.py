@@ -467,12 +467,14 @@ def table_taps(n_in, n_out, f, mode, align_corners, antialias):
     return n_out * math.floor(width)
 
 
-def check_sizes(spec, itemsize, *, dense=False):
+def check_sizes(spec, itemsize, *, dense=False, arrays=True):
     """Refuse a result (or tables) that cannot exist, before anything is allocated.
 
     ``ValueError`` when the result has more elements than any array can;
     ``MemoryError`` when the result plus a lower bound of its tap tables exceeds
-    this machine's memory (or the process's address-space limit).
+    this machine's memory (or the process's address-space limit). With
+    ``arrays=False`` (block execution: each task makes one block) only the
+    tables count.
     """
     elements = math.prod(spec.output_shape)
     if elements > MAX_ELEMENTS or math.prod(spec.input_shape) > MAX_ELEMENTS:
@@ -480,7 +482,7 @@ def check_sizes(spec, itemsize, *, dense=False):
             f"the result would have shape {spec.output_shape} "
             f"({elements} elements): more than any array can hold"
         )
-    need = max(elements, math.prod(spec.input_shape)) * itemsize
+    need = max(elements, math.prod(spec.input_shape)) * itemsize if arrays else 0
     for _, n_in, n_out, f in axis_geometry(spec):
         need += 16 * table_taps(n_in, n_out, f, spec.mode, spec.align_corners, spec.antialias)
         if dense:
@@ -494,7 +496,7 @@ def check_sizes(spec, itemsize, *, dense=False):
             else:
                 what = (
                     f"resizing shape {spec.input_shape} to {spec.output_shape} "
-                    f"(the larger array and the tap tables)"
+                    f"({'the larger array and ' if arrays else ''}the tap tables)"
                 )
             raise MemoryError(
                 f"{what} would need at least {need / 2**30:.3g} GiB; at most "

@@ -33,8 +33,8 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess
         'cresize.dask needs Dask: pip install "cresize[dask]" (or pip install "dask[array]")'
     ) from exc
 
-import cresize
-from cresize import _spec
+from cresize import _plan, _spec
+from cresize._tables import ANTIALIAS_SUPPORT
 
 __all__ = ["pyramid", "resize", "resize_backward"]
 
@@ -79,17 +79,8 @@ def resize(
         its taps read.
     """
     x = _as_dask(x, "x")
-    plan = cresize.plan(
-        x.shape,
-        size,
-        scale_factor=scale_factor,
-        mode=mode,
-        align_corners=align_corners,
-        antialias=antialias,
-        axes=axes,
-        dtype=x.dtype,
-        num_threads=num_threads,
-    )
+    spec = _spec.forward(x.shape, size, scale_factor, mode, align_corners, antialias, axes)
+    plan = _plan.block_plan(spec, x.dtype, num_threads)  # x need not fit in memory
     ref = _PlanRef.of(plan, scale_factor, mode, align_corners, antialias)
     out_chunks = _output_chunks(x, plan.output_shape, plan.axes, chunks)
     return _region_array(
@@ -144,17 +135,16 @@ def resize_backward(
     )
     if not spec.axes:  # every axis keeps its length: the identity, as in memory
         return _identity(grad, chunks)
-    plan = cresize.plan(
+    forward = _spec.forward(
         spec.input_shape,
         None if scale_factor is not None else spec.lengths,
-        scale_factor=None if scale_factor is None else spec.factors,
-        mode=mode,
-        align_corners=align_corners,
-        antialias=antialias,
-        axes=spec.axes,
-        dtype=grad.dtype,
-        num_threads=num_threads,
+        None if scale_factor is None else spec.factors,
+        mode,
+        align_corners,
+        antialias,
+        spec.axes,
     )
+    plan = _plan.block_plan(forward, grad.dtype, num_threads)
     ref = _PlanRef.of(plan, scale_factor, mode, align_corners, antialias)
     out_chunks = _output_chunks(grad, spec.input_shape, plan.axes, chunks)
     return _region_array(
@@ -174,7 +164,7 @@ def pyramid(
     *,
     axes: int | Sequence[int] | None = None,
     mode: str = "lanczos3",
-    antialias: bool = True,
+    antialias: bool | None = None,
     num_threads: int = 1,
 ) -> list[da.Array]:
     """The levels of a multiscale pyramid: ``[x, x/2, x/4, ...]`` (``levels`` arrays).
@@ -193,7 +183,8 @@ def pyramid(
     Every level keeps ``x``'s chunk shape (capped by the level's length), so the
     levels can be written with ``dask.array.to_zarr``; a task reads about
     ``2**len(axes)`` chunks of the level above. ``axes`` default: the last
-    ``min(2, x.ndim)``.
+    ``min(2, x.ndim)``. ``antialias`` default (None): True for the modes that
+    have it (bilinear, bicubic, lanczos3), False for the others.
     """
     x = _as_dask(x, "x")
     if isinstance(levels, bool) or not isinstance(levels, (numbers.Integral, np.integer)):
@@ -201,6 +192,8 @@ def pyramid(
     if levels < 1:
         raise ValueError(f"levels must be >= 1 (level 0 is x itself); got {levels}")
     axes = _spec.resize_axes(x.ndim, None, 0.5, axes)
+    if antialias is None:
+        antialias = _spec.canonical_mode(mode) in ANTIALIAS_SUPPORT
     result = [x]
     for _ in range(1, int(levels)):
         above = result[-1]
@@ -378,10 +371,8 @@ class _PlanRef:
 def _plan_for(key):
     """The plan of ``key`` in this process, built once (what a worker unpickles)."""
     input_shape, axes, dtype, options = key
-    options = dict(options)
-    plan = cresize.plan(
-        input_shape, options.pop("size"), axes=axes, dtype=np.dtype(dtype), num_threads=1, **options
-    )
+    spec = _spec.forward(input_shape, axes=axes, **dict(options))
+    plan = _plan.block_plan(spec, np.dtype(dtype), 1)
     ref = _PlanRef(plan, {})
     ref.key = key
     return ref
@@ -452,7 +443,7 @@ def _output_chunks(src, out_shape, axes, chunks):
         return normalize_chunks(
             chunks, tuple(out_shape), limit=limit, dtype=src.dtype, previous_chunks=tuple(default)
         )
-    except (ValueError, TypeError, AssertionError) as exc:
+    except (ValueError, TypeError, AssertionError, ZeroDivisionError) as exc:  # 0: Dask divides
         raise ValueError(
             f"chunks={chunks!r} is not a valid chunking of the result, shape "
             f"{tuple(out_shape)}: {exc}"

@@ -82,7 +82,7 @@ _WRITES = {
     "JPEG": ("L", "RGB", "CMYK"),
     "WEBP": ("L", "RGB", "RGBA"),
     "BMP": ("L", "RGB"),
-    "PNG": ("L", "LA", "RGB", "RGBA", "I", "I;16"),
+    "PNG": ("L", "LA", "RGB", "RGBA", "I;16"),
 }
 
 
@@ -263,6 +263,8 @@ def save_image(
         white for JPEG and BMP, 16-bit becomes 8-bit for JPEG, WebP and BMP
         (``narrows`` tells). An ``(H, W, 3 or 4)`` uint16 array (16-bit colour)
         is written at 16 bits as PNG or TIFF with OpenCV, without metadata.
+        32-bit grey images (int32, float) need TIFF; as PNG, an integer one is
+        written at 16 bits when every value fits (0 to 65535), else refused.
     path : str or os.PathLike
     format : str, optional
         One of ``png, jpeg, webp, tiff, bmp`` (or a Pillow format name); by
@@ -286,7 +288,7 @@ def _save(
     """``save_image``; with ``later`` (a ``concurrent.futures`` executor) the
     temporary file's ``fsync`` and rename run there (see ``_write_atomic``) and
     their future is returned, else None."""
-    Image = _pil()
+    _pil()  # Pillow is needed from here on: say so before anything else
     path = os.fspath(path)
     fmt = _format(path, format)
     if quality is not None and (isinstance(quality, bool) or quality not in range(1, 101)):
@@ -300,7 +302,7 @@ def _save(
         return _write_atomic(path, lambda f: f.write(data), overwrite, later)
     if _is_16bit_array(image):
         image = _to_8bit(image)
-    pil_image: PIL.Image.Image = Image.fromarray(image) if isinstance(image, np.ndarray) else image
+    pil_image: PIL.Image.Image = _from_array(image) if isinstance(image, np.ndarray) else image
     image = _for_format(pil_image, fmt)
     params = {key: image.info[key] for key in ("icc_profile", "exif", "dpi") if image.info.get(key)}
     if fmt in ("JPEG", "WEBP"):
@@ -315,6 +317,21 @@ def _save(
         data = _opencv_encode(fmt, pixels, params)
         return _write_atomic(path, lambda f: f.write(data), overwrite, later)
     return _write_atomic(path, lambda f: image.save(f, format=fmt, **params), overwrite, later)
+
+
+def _from_array(image: np.ndarray) -> PIL.Image.Image:
+    """``Image.fromarray(image)``, or a ``TypeError`` saying which arrays can be written."""
+    try:
+        return _pil().fromarray(image)
+    except TypeError:
+        raise TypeError(
+            f"image array of shape {image.shape} and dtype {image.dtype} cannot be "
+            f"written: save_image takes (H, W) grey arrays (8/16/32-bit integers, "
+            f"float32, float64), (H, W, 2/3/4) uint8 (LA, RGB, RGBA) and "
+            f"(H, W, 2/3/4) uint16 (16 bits as PNG or TIFF); convert it first, for "
+            f"example a float RGB image in [0, 1] with "
+            f"np.clip(a * 255 + 0.5, 0, 255).astype(np.uint8)"
+        ) from None
 
 
 #: Pillow modes written as PNG by OpenCV -> the conversion to OpenCV's BGR(A), or None.
@@ -395,6 +412,10 @@ def _write_atomic(path, write, overwrite, later=None):
     except BaseException as exc:
         if not (isinstance(exc, FileExistsError) and exc.filename == tmp):  # else not ours
             _discard(f, tmp)
+            if f is None and isinstance(exc, OSError) and exc.filename == tmp:
+                # the temporary could not be made (no such folder, no permission):
+                # name the file the caller asked for, not our hidden temporary
+                raise type(exc)(exc.errno, exc.strerror, path) from None
         raise
 
 
@@ -595,7 +616,7 @@ def resize_image(
         As in ``cresize.resize``.
     alpha : bool, optional
         Whether the last channel of an array is alpha; default: arrays with 2
-        or 4 channels (LA, RGBA). Pillow images: modes LA and RGBA. Colour is
+        or 4 channels (LA, RGBA). True needs an ``(H, W, C)`` array, ``C >= 2``. Pillow images: modes LA and RGBA. Colour is
         resampled premultiplied by alpha, so transparent pixels leave no fringes.
     num_threads : int, optional
         OpenMP threads, as in ``cresize.resize``.
@@ -646,6 +667,11 @@ def resize_image(
             raise TypeError(
                 f"image array must be HW or HWC with an integer or float dtype; "
                 f"got shape {image.shape} and dtype {image.dtype}"
+            )
+        if alpha and not (image.ndim == 3 and image.shape[2] >= 2):
+            raise ValueError(
+                f"alpha=True needs an (H, W, C) array with C >= 2 (colour channels, "
+                f"then alpha); got shape {image.shape}"
             )
         has_alpha = alpha if alpha is not None else image.ndim == 3 and image.shape[2] in (2, 4)
         return _resize_array(image, bool(has_alpha), geometry, options)
@@ -766,7 +792,19 @@ def _for_format(image: PIL.Image.Image, fmt: str) -> PIL.Image.Image:
     if image.mode.startswith("I;16"):
         image = Image.fromarray(_to_8bit(image))
     elif image.mode in ("I", "F"):
-        raise ValueError(f"cannot write a {image.mode} (32-bit) image as {fmt}; write PNG or TIFF")
+        pixels = np.asarray(image)
+        if image.mode == "F" or "I;16" not in allowed:
+            kind = "float" if image.mode == "F" else "integer"
+            raise ValueError(
+                f"cannot write a {image.mode} (32-bit {kind}) image as {fmt}; of the "
+                f"formats written, only TIFF holds 32-bit samples: write TIFF"
+            )
+        if not (pixels.min() >= 0 and pixels.max() <= 65535):
+            raise ValueError(
+                f"cannot write a 32-bit integer image with values from {pixels.min()} to "
+                f"{pixels.max()} as {fmt} (at most 16 bits, 0 to 65535); write TIFF"
+            )
+        image = Image.fromarray(pixels.astype(np.uint16))  # 16 bits hold every value
     if image.mode in ("RGBA", "LA") and image.mode not in allowed:
         if "RGBA" in allowed:
             image = image.convert("RGBA")

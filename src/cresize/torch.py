@@ -214,6 +214,11 @@ class Resize(torch.nn.Module):
         antialias: bool = False,
     ) -> None:
         super().__init__()
+        # Bad options fail here, not at the first call (each call checks them again:
+        # the attributes may be changed later, as nn.Upsample's).
+        _spec.options(_spec.torch_mode(mode, antialias), align_corners, antialias)
+        if (size is None) == (scale_factor is None):
+            raise ValueError("give size or scale_factor (exactly one of them)")
         self.size, self.scale_factor, self.mode = size, scale_factor, mode
         self.align_corners, self.antialias = align_corners, antialias
         self.recompute_scale_factor = recompute_scale_factor
