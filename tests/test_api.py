@@ -116,6 +116,19 @@ def test_lists_are_accepted():
     assert np.array_equal(cresize.resize([[1.0, 2.0], [3.0, 4.0]], (2, 2)), [[1, 2], [3, 4]])
 
 
+def test_masked_arrays_are_refused():
+    # np.asarray would drop the mask: the masked values would be resized as data
+    x = np.ma.masked_array(rand((6, 6), np.float32), mask=np.eye(6, dtype=bool))
+    with pytest.raises(TypeError, match=r"x is a masked array.*x.filled"):
+        cresize.resize(x, (3, 3))
+    with pytest.raises(TypeError, match="grad_output is a masked array"):
+        cresize.resize_backward(x, (12, 12))
+    p = cresize.plan(x.shape, (3, 3))
+    with pytest.raises(TypeError, match="x is a masked array"):
+        p(x)
+    np.testing.assert_array_equal(cresize.resize(x.filled(0), (3, 3)), p(x.filled(0)))
+
+
 def test_out():
     x = rand((2, 9, 10), np.float32)
     out = np.empty((2, 4, 20), np.float32)

@@ -673,7 +673,7 @@ class Plan(_fast.PlanBase):
         return self._backward
 
     def _check_input(self, x, shape, name):
-        if not isinstance(x, np.ndarray):
+        if type(x) is not np.ndarray:  # lists, subclasses (a masked array is refused)
             x = _spec.as_array(x, name)
         if x.shape != shape:
             raise ValueError(f"{name} has shape {x.shape}; this plan takes {shape}")

@@ -418,6 +418,11 @@ def axis_geometry(spec):
 
 
 def as_array(x, name: str) -> np.ndarray:
+    if isinstance(x, np.ma.MaskedArray):  # its mask would be dropped without a word
+        raise TypeError(
+            f"{name} is a masked array: resizing would ignore its mask; pass "
+            f"{name}.filled(value) (or {name}.data) to say which values to resize"
+        )
     if isinstance(x, np.ndarray):
         return x
     try:
