@@ -325,12 +325,12 @@ def test_block_pairs_keep_the_bits(dtype, monkeypatch):
             x = image(rng, shape, dtype, 2 if channels else 0)
             for mode in ("bilinear", "area"):
                 cases.append((x, axes, (h // 2, w // 2), mode))
-    real, taken = _plan._x_values, []
+    real, taken = _plan._x_block, []
 
     def spy(*args):
-        values = real(*args)
-        taken.append(values is not None)
-        return values
+        block = real(*args)
+        taken.append(block == 2)
+        return block
 
     def run():
         got = []
@@ -340,12 +340,12 @@ def test_block_pairs_keep_the_bits(dtype, monkeypatch):
             got[-1].append(cresize.resize(x, size, mode=mode, axes=axes))
         return got
 
-    monkeypatch.setattr(_plan, "_x_values", spy)
+    monkeypatch.setattr(_plan, "_x_block", spy)
     cresize.clear_cache()
     new = run()
     # every even width, 1-4 values a pixel or planar, takes the pairs (odd heights too)
     assert sum(taken) == 2 * 5 * 5
-    monkeypatch.setattr(_plan, "_x_values", lambda *args: None)
+    monkeypatch.setattr(_plan, "_x_block", lambda *args: 0)
     cresize.clear_cache()
     old = run()
     cresize.clear_cache()
@@ -379,6 +379,181 @@ def test_plain_plan_calls_go_straight_to_the_integer_steps(dtype, monkeypatch):
         assert want.dtype == got.dtype == dtype
     with pytest.raises(AssertionError, match="checked"):
         p(x, out=np.empty((10, 15, 3), dtype))
+
+
+# ----------------------------------------------------------------------------
+# Integer steps made once, when the plan compiles (make_step(src_dtype=, dst_dtype=)),
+# and run on data pointers: the bits of resize_2d_int's checked call and of the float
+# kernels, every order, 1-3 threads.
+
+#: (shape maker, axes, size, mode) of each row order of the fused integer step, and
+#: single-axis and three-axis resizes; channels 0: planar (3, H, W).
+STEP_CASES = [
+    ((13, 17), (26, 35), "bicubic"),  # RING
+    ((13, 17), (6, 8), "bicubic"),  # VERTICAL_FIRST
+    ((13, 17), (26, 9), "lanczos3"),  # RING, x shrinking
+    ((13, 17), (20, 40), "nearest"),  # DIRECT: pixels copied
+    ((13, 17), (7, 9), "nearest-exact"),
+    ((12, 18), (6, 9), "bilinear"),  # 2x2: pairs after the rows are combined
+    ((12, 18), (6, 9), "area"),
+    ((12, 18), (6, 18), "bilinear"),  # whole rows combined (x: the identity)
+    ((12, 18), (12, 7), "bicubic"),  # rows of pixels (y: the identity)
+]
+
+
+def _step_input(rng, dtype, hw, channels):
+    shape = (*hw, channels) if channels else (3, *hw)
+    return image(rng, shape, dtype, 2 if channels else 0), (0, 1) if channels else (1, 2)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_integer_steps_keep_the_bits(dtype, monkeypatch):
+    """A plan's integer steps (``Step``s, scratch of their own) give the bits of the
+    float kernels on the converted image and of ``resize_2d_int`` called with the same
+    tables and scratch arrays, for every order, 1-5 values a pixel or planar, and every
+    thread count (the threads' bound lowered so that small images take several)."""
+    from cresize import _plan
+
+    monkeypatch.setattr(_plan, "MIN_WORK_PER_THREAD", 1)
+    cresize.clear_cache()
+    rng = np.random.default_rng(11)
+    orders = set()
+    for channels in range(6):
+        for hw, size, mode in STEP_CASES:
+            x, axes = _step_input(rng, dtype, hw, channels)
+            p = cresize.plan(x.shape, size, axes=axes, mode=mode, dtype=dtype)
+            want = float_path(x, size, axes=axes, mode=mode)
+            for threads in (1, 2, 3):
+                np.testing.assert_array_equal(p(x, num_threads=threads), want, err_msg=mode)
+            (step,) = p._forward.compiled(x.dtype)
+            assert step[4].src_dtype == step[4].dst_dtype == x.dtype
+            assert step[4].most_threads >= 3
+            if len(p._forward.steps[0][0]) == 2:  # the same tables through resize_2d_int
+                orders.add(p._forward.steps[0][1])
+                got = _through_resize_2d_int(p, x, threads=2)
+                np.testing.assert_array_equal(got.reshape(want.shape), want, err_msg=mode)
+        x = image(rng, (5, 7, 9), dtype, None)  # integers -> float sums -> integers
+        p = cresize.plan(x.shape, (4, 11, 6), mode="bicubic", dtype=dtype)
+        kinds = [(s[4].src_dtype, s[4].dst_dtype) for s in p._forward.compiled(x.dtype)]
+        sums = np.dtype(np.float32 if np.dtype(dtype).itemsize == 1 else np.float64)
+        assert kinds[0] == (x.dtype, sums) and kinds[-1] == (sums, x.dtype), kinds
+        for threads in (1, 2):
+            np.testing.assert_array_equal(
+                p(x, num_threads=threads), float_path(x, (4, 11, 6), mode="bicubic")
+            )
+    assert orders == {int(o) for o in _kernels.Order}
+    cresize.clear_cache()
+
+
+def _through_resize_2d_int(p, x, threads):
+    """``p(x)``'s one fused step by ``resize_2d_int`` (the checked entry point), with
+    NumPy scratch, as plans ran their integer steps before they held ``Step``s."""
+    from cresize import _plan
+
+    program = p._forward
+    (a, b), order, slots = program.steps[0]
+    y, t = program.tables[a], program.tables[b]
+    channels = int(np.prod(x.shape[b + 1 :]))
+    compute = program.run_dtype
+    src = x.reshape(int(np.prod(x.shape[:a])), y.n_in, t.n_in * channels)
+    dst = np.empty((src.shape[0], y.n_out, t.n_out * channels), x.dtype)
+    length = _kernels.scratch_length(order, slots, src.shape[2], dst.shape[2], False, channels)
+    values = None
+    if _plan._x_block(t, channels, order):
+        values = _kernels.value_weights(t.kernel_args(compute)[1], channels)
+    _kernels.resize_2d_int(
+        src,
+        dst,
+        channels,
+        y.kernel_args(compute),
+        _plan._row_args(t, compute, channels),
+        order,
+        np.empty((threads, length), compute),
+        np.empty((threads, slots), np.intp),
+        threads,
+        values,
+    )
+    return dst
+
+
+def test_integer_plan_shared_by_threads():
+    """One integer plan called from six Python threads at once (each call allocates
+    its own scratch): the bits of one call."""
+    import threading
+
+    rng = np.random.default_rng(12)
+    cases = [
+        (np.uint8, (40, 30, 3), (81, 62), "bicubic"),  # RING
+        (np.uint16, (40, 30, 3), (20, 15), "bilinear"),  # 2x2 pairs
+        (np.int8, (40, 30, 4), (17, 13), "lanczos3"),  # VERTICAL_FIRST
+    ]
+    for dtype, shape, size, mode in cases:
+        x = image(rng, shape, dtype, 2)
+        p = cresize.plan(shape, size, axes=(0, 1), mode=mode, dtype=dtype)
+        want = float_path(x, size, axes=(0, 1), mode=mode)
+        results = [None] * 6
+        barrier = threading.Barrier(6)
+
+        def work(i, p=p, x=x, results=results, barrier=barrier):
+            barrier.wait()
+            results[i] = [p(x, num_threads=1 + i % 2) for _ in range(20)]
+
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(6)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        for got in results:
+            assert got is not None and len(got) == 20
+            for y in got:
+                np.testing.assert_array_equal(y, want)
+
+
+def test_integer_steps_are_checked_when_made():
+    """``make_step`` refuses integer steps it cannot run, and a step refuses arrays of
+    other dtypes or sizes; a wrong table is refused as for float steps."""
+    from cresize import _fast
+
+    y, x = taps(6, 4, "bilinear"), taps(8, 3, "bilinear")
+    ok = {
+        "y": y.kernel_args(np.float32),
+        "x": x.row_args(np.float32),
+        "order": _kernels.Order.VERTICAL_FIRST,
+        "src_dtype": np.uint8,
+        "dst_dtype": np.uint8,
+    }
+
+    def make(kind=_kernels.Kind.FUSED, **change):
+        return _kernels.make_step(kind, 1, 6, 8, **{**ok, **change})
+
+    step = make()
+    src = image(np.random.default_rng(2), (6, 8), np.uint8, None).reshape(1, 6, 8)
+    dst = np.zeros((1, 4, 3), np.uint8)
+    step(src, dst, 2)
+    np.testing.assert_array_equal(dst[0], float_path(src[0], (4, 3)))
+    assert (step.src_size, step.dst_size, step.src_type) == (48, 12, np.dtype(np.uint8).num)
+    with pytest.raises(TypeError, match="src must hold uint8"):
+        step(src.astype(np.int8), dst, 1)
+    with pytest.raises(TypeError, match="dst must hold uint8"):
+        step(src, dst.astype(np.float32), 1)
+    with pytest.raises(ValueError, match="src values"):
+        step(src[:, :5], dst, 1)
+    with pytest.raises(ValueError, match="kernel contract"):  # the executor's check, in C
+        _fast.run_step(_fast.FUSED, src, dst.astype(np.uint16), step, 1, 60, 1)
+    bad_index = y.kernel_args(np.float32)[0].copy()
+    bad_index[2, 0] = 6
+    for change, error, words in [
+        ({"src_dtype": np.float16}, TypeError, "src_dtype must be"),
+        ({"dst_dtype": np.dtype(">u2")}, TypeError, "dst_dtype must be"),
+        ({"dst_dtype": np.int32}, TypeError, "dst_dtype must be"),
+        ({"src_dtype": np.float64}, TypeError, r"weights' dtype \(float32\)"),
+        ({"kind": _kernels.Kind.PLANES, "x": None}, ValueError, "FUSED"),
+        ({"y": (bad_index, *y.kernel_args(np.float32)[1:])}, ValueError, "y_index"),
+        ({"order": _kernels.Order.DIRECT}, ValueError, "DIRECT"),
+        ({"x_block": 2}, ValueError, "x_block"),
+    ]:
+        with pytest.raises(error, match=words):
+            make(**change)
 
 
 def _block_call(**change):

@@ -11,8 +11,9 @@ the same bits as executing it on the whole array: the decisions are the whole
 array's, and every output keeps its taps in the same order.
 
 Every kernel call goes through ``_fast`` (the executor: ``run_step`` / ``run_steps``;
-``_run_step`` here forwards to it); a float call is a ``_kernels.Step`` made and
-checked when the program compiles (``_float_step``).
+``_run_step`` here forwards to it); a kernel call, float or 8/16-bit, is a
+``_kernels.Step`` made and checked when the program compiles (``_float_step``,
+``_compile_int``).
 """
 
 from __future__ import annotations
@@ -217,13 +218,12 @@ def _row_args(table, dtype, channels):
 
 
 #: Kinds of kernel call (``_fast.run_step``).
-LINES, PLANES, FUSED, TO_FLOAT, TO_INT, INTEGER = (
+LINES, PLANES, FUSED, TO_FLOAT, TO_INT = (
     _fast.LINES,
     _fast.PLANES,
     _fast.FUSED,
     _fast.TO_FLOAT,
     _fast.TO_INT,
-    _fast.INTEGER,
 )
 
 
@@ -290,9 +290,9 @@ def _apply(program, tables, src, out, num_threads):
 
 def _compile(program, tables, shape, dtype):
     """The kernel calls of ``program`` on an input of ``shape``: ``(kind, src shape,
-    dst shape, dst kernel shape, args, work, scratch row, ring slots, dst dtype)``;
-    args: the checked ``_kernels.Step`` of a float call, the table arguments of an
-    integer one; work 0: nothing to compute (no step)."""
+    dst shape, dst kernel shape, step, work, scratch row, ring slots, dst dtype)``;
+    step: the checked ``_kernels.Step`` (float or 8/16-bit); work 0: nothing to
+    compute (no step)."""
     if dtype.kind in "iu":
         return _compile_int(program, tables, shape, dtype)
     steps = []
@@ -395,10 +395,10 @@ def _float_step(tables, shape, axes, order, slots, dtype):
 
 
 def _compile_int(program, tables, shape, dtype):
-    """``_compile`` for 8/16-bit integers (``_kernels.resize_2d_int``): the first
-    step reads the integers, the last writes them; steps in between run the float
-    kernels on the sums' dtype. A single-axis integer step pairs its table with the
-    identity of length 1."""
+    """``_compile`` for 8/16-bit integers (``_kernels.resize_2d_int``'s loops, as
+    ``Step``s checked here, once): the first step reads the integers, the last writes
+    them; steps in between run the float kernels on the sums' dtype. A single-axis
+    integer step pairs its table with the identity of length 1."""
     compute = program.run_dtype
     one = _one_row()
     steps = []
@@ -440,30 +440,34 @@ def _compile_int(program, tables, shape, dtype):
         length = _kernels.scratch_length(
             order, slots, src_shape[2], dst_shape[2], dst_dtype == compute, channels
         )
-        args = (
-            channels,
-            y.kernel_args(compute),
-            _row_args(x, compute, channels),
-            order,
-            compute,
-            _x_values(x, compute, channels, order),
+        step = work and _kernels.make_step(
+            FUSED,
+            *src_shape,
+            y=y.kernel_args(compute),
+            x=_row_args(x, compute, channels),
+            channels=channels,
+            order=order,
+            slots=slots,
+            x_block=_x_block(x, channels, order),
+            most_threads=max(1, work // MIN_WORK_PER_THREAD),
+            src_dtype=compute if number else dtype,
+            dst_dtype=dst_dtype,
         )
         steps.append(
-            (INTEGER, src_shape, tuple(out_shape), dst_shape, args, work, length, slots, dst_dtype)
+            (FUSED, src_shape, tuple(out_shape), dst_shape, step, work, length, slots, dst_dtype)
         )
         shape = out_shape
     return steps
 
 
-def _x_values(x, dtype, channels, order):
-    """``resize_2d_int``'s ``x_values``: an x table of blocks of 2 after a combination of
-    rows (bilinear or area shrinking by 2) takes the pair sums of ``_simd_sums.h``, with
-    its weights once per input value; else None."""
+def _x_block(x, channels, order):
+    """An integer step's ``x_block`` (``resize_2d_int``'s ``x_values``): 2 for an x
+    table of blocks of 2 after a combination of rows (bilinear or area shrinking by 2),
+    which takes the pair sums of ``_simd_sums.h``, with its weights once per input
+    value; else 0."""
     if order != _kernels.Order.VERTICAL_FIRST or x.block != 2:
-        return None
-    if not 1 <= channels <= _kernels.MAX_BLOCK_CHANNELS:
-        return None
-    return _kernels.value_weights(x.kernel_args(dtype)[1], channels)
+        return 0
+    return 2 if 1 <= channels <= _kernels.MAX_BLOCK_CHANNELS else 0
 
 
 def _one_row():
@@ -510,9 +514,9 @@ def _span(t):
     return int(np.max(hi - lo, initial=1))
 
 
-def _run_step(kind, src, dst, args, num_threads, work, row=0, slots=0):
+def _run_step(kind, src, dst, args, num_threads, work):
     """A kernel call through the executor (``_fast.run_step``)."""
-    _fast.run_step(kind, src, dst, args, num_threads, work, row, slots, MIN_WORK_PER_THREAD)
+    _fast.run_step(kind, src, dst, args, num_threads, work, MIN_WORK_PER_THREAD)
 
 
 Region = Sequence[slice]
