@@ -726,8 +726,58 @@ for dtype in (np.float32, np.float64, np.uint8, np.uint16, np.int16, np.int8):
     results[str(n)] = cresize.resize(x, (2, 17, 71), axes=(1, 2, 3), mode="bicubic",
                                      num_threads=2)  # 3 axes: float sums in between
     n += 1
+# The integer stores: float sums written straight into integers (clipped, rounded half
+# to even) by a DIRECT step of identity tables, rows of 1-70 values (blocks and tails):
+# values around the range and beyond, ties of either sign, near-ties.
+from cresize._tables import taps
+for dtype, sums in ((np.uint8, np.float32), (np.int8, np.float32), (np.uint16, np.float64),
+                    (np.int16, np.float64)):
+    info = np.iinfo(dtype)
+    for width in (1, 7, 15, 16, 17, 31, 32, 33, 47, 64, 70):
+        v = rng.integers(int(info.min) - 3, int(info.max) + 4, width)
+        v = (v + rng.choice([0, 0.5, -0.5, 0.25, 0.4999, -0.4999], width)).astype(sums)
+        step = _kernels.make_step(_kernels.Kind.FUSED, 1, 1, width,
+                                  y=taps(1, 1, "nearest").kernel_args(sums),
+                                  x=taps(width, width, "nearest").row_args(sums),
+                                  src_dtype=sums, dst_dtype=dtype)
+        results[str(n)] = np.empty(width, dtype)
+        step(v, results[str(n)], 1)
+        n += 1
 np.savez(sys.argv[1], **results)
 """
+
+
+def test_integer_store_rounds_half_to_even():
+    """Float sums stored into integers (an integer step of identity tables): clipped to
+    the type's range and rounded half to even, at this CPU's SIMD level, for rows of
+    every length modulo the blocks (32 float32 / 16 float64 values): values around the
+    range and beyond, ties of either sign, near-ties."""
+    rng = np.random.default_rng(13)
+    for dtype, sums in (
+        (np.uint8, np.float32),
+        (np.int8, np.float32),
+        (np.uint16, np.float64),
+        (np.int16, np.float64),
+    ):
+        info = np.iinfo(dtype)
+        for width in range(1, 80):
+            v = rng.integers(int(info.min) - 3, int(info.max) + 4, width)
+            v = (v + rng.choice([0, 0.5, -0.5, 1.5, 0.4999, -0.4999], width)).astype(sums)
+            step = _kernels.make_step(
+                _kernels.Kind.FUSED,
+                1,
+                1,
+                width,
+                y=taps(1, 1, "nearest").kernel_args(sums),
+                x=taps(width, width, "nearest").row_args(sums),
+                src_dtype=sums,
+                dst_dtype=dtype,
+            )
+            out = np.empty(width, dtype)
+            step(v, out, 1)
+            want = np.clip(np.rint(v.astype(np.float64)), info.min, info.max).astype(dtype)
+            np.testing.assert_array_equal(out, want, err_msg=f"{np.dtype(dtype)} {width}")
+            assert np.any(v != np.rint(v)) or width < 4
 
 
 @pytest.mark.parametrize("level", ["none", "sse2", "avx2"])
