@@ -615,17 +615,47 @@ def resize_2d(const floating[:, :, ::1] src, floating[:, :, ::1] dst, Py_ssize_t
 # share of the jobs per thread (the bits do not depend on the count).
 
 
+ctypedef struct Table:
+    # A tap table as pointers, for the row loops (no memoryview arguments per row): row
+    # ``o``'s taps at ``index + o * width``, its weights (``floating``) at ``weight + o *
+    # weight_width`` (more than ``width`` for the x weights of blocks of pixels of several
+    # values: one per input value); ``start``: the x table's windows (else NULL).
+    const Py_ssize_t* index
+    const void* weight
+    const Py_ssize_t* count
+    const Py_ssize_t* start
+    Py_ssize_t n, width, weight_width
+
+
+cdef inline void _table(Table* t, const Py_ssize_t[:, ::1] index, const floating[:, ::1] weight,
+                        const Py_ssize_t[::1] count, const Py_ssize_t* start) noexcept nogil:
+    t.index, t.weight, t.count, t.start = &index[0, 0], &weight[0, 0], &count[0], start
+    t.n, t.width, t.weight_width = index.shape[0], index.shape[1], weight.shape[1]
+
+
+cdef inline void _part(Table* part, const Table* t, Py_ssize_t o0, Py_ssize_t o1,
+                       size_t itemsize) noexcept nogil:
+    """Rows ``o0 … o1 - 1`` of ``t`` (weights of ``itemsize`` bytes)."""
+    part[0] = t[0]
+    part.index = t.index + o0 * t.width
+    part.weight = <const char*>t.weight + o0 * t.weight_width * itemsize
+    part.count = t.count + o0
+    part.start = t.start + o0 if t.start != NULL else NULL
+    part.n = o1 - o0
+
+
 cdef inline void _row(const Sizes* z, floating* out, const source* line,
-                      const Py_ssize_t[:, ::1] index, const floating[:, ::1] weight,
-                      const Py_ssize_t[::1] count, const Py_ssize_t[::1] start) noexcept nogil:
-    """Resample one row with the x table (``_resample_row``; blocks without the index).
+                      const Table* t) noexcept nogil:
+    """Resample one row with the x table ``t`` (``_resample_row``; blocks without the
+    index).
 
     Blocks of pixels of ``C`` > 1 values: the x weights are one per input value
     (``make_step``), so value ``c`` of output pixel ``o`` is
     ``sum_k w[(o*f + k)*C + c] * line[(o*f + k)*C + c]``, from 0, in tap order."""
-    cdef Py_ssize_t o, k, c, f = z.x_block, n_out = index.shape[0], C = z.channels, e
-    cdef const floating* w = &weight[0, 0]
+    cdef Py_ssize_t o, k, c, f = z.x_block, n_out = t.n, C = z.channels, e
+    cdef const floating* w = <const floating*>t.weight
     cdef floating acc
+    cdef Table part
     if f == 2 and C <= _PIXEL_CHANNELS and (source is float or source is double):
         # the pair sums of _simd_sums.h: the loops below, in the same order (same bits)
         if floating is float and source is float:
@@ -652,19 +682,19 @@ cdef inline void _row(const Sizes* z, floating* out, const source* line,
             for k in range(f):
                 acc = acc + w[o * f + k] * line[o * f + k]
             out[o] = acc
-    elif z.x_period and _periodic(z, out + z.x_first * C, line, &start[z.x_first],
-                                  &weight[z.x_first, 0], index.shape[1]):
+    elif z.x_period and _periodic(z, out + z.x_first * C, line, t.start + z.x_first,
+                                  w + z.x_first * t.weight_width, t.width):
         # the periodic outputs are done (same bits); those before and after them
         e = z.x_first
         if e:
-            _resample_row(out, line, C, z.in_px, index[:e], weight[:e], count[:e],
-                          start[:e], z.x_select)
+            _part(&part, t, 0, e, sizeof(floating))
+            _resample_row(out, line, C, z.in_px, &part, z.x_select)
         e = e + z.x_period * z.x_periods
         if e < n_out:
-            _resample_row(out + e * C, line, C, z.in_px, index[e:], weight[e:], count[e:],
-                          start[e:], z.x_select)
+            _part(&part, t, e, n_out, sizeof(floating))
+            _resample_row(out + e * C, line, C, z.in_px, &part, z.x_select)
     else:
-        _resample_row(out, line, z.channels, z.in_px, index, weight, count, start, z.x_select)
+        _resample_row(out, line, z.channels, z.in_px, t, z.x_select)
 
 
 cdef inline bint _periodic(const Sizes* z, floating* out, const source* line,
@@ -724,12 +754,14 @@ cdef void _lines(const Sizes* z, const Py_ssize_t[:, ::1] index,
                  const Py_ssize_t[::1] start, const floating* src, floating* dst,
                  int n) noexcept nogil:
     cdef Py_ssize_t rows = z.n_planes, n_in = z.in_row, n_out = z.out_row, r, o
+    cdef Table x
+    _table(&x, index, weight, count, &start[0])
     if n == 1:
         for r in range(rows):
-            _row(z, dst + r * n_out, src + r * n_in, index, weight, count, start)
+            _row(z, dst + r * n_out, src + r * n_in, &x)
     elif rows >= n:
         for r in prange(rows, schedule="static", num_threads=n):
-            _row(z, dst + r * n_out, src + r * n_in, index, weight, count, start)
+            _row(z, dst + r * n_out, src + r * n_in, &x)
     else:  # a few long lines: share out the outputs instead
         for o in prange(n_out, schedule="static", num_threads=n):
             for r in range(rows):
@@ -796,6 +828,9 @@ cdef int _fused(const Sizes* z, const Py_ssize_t[:, ::1] y_index,
     cdef Py_ssize_t* own_tags = NULL
     cdef floating* buf
     cdef Py_ssize_t* tag
+    cdef Table y, x  # the tables as pointers: no per-row memoryview arguments
+    _table(&y, y_index, y_weight, y_count, NULL)
+    _table(&x, x_index, x_weight, x_count, &x_start[0])
     if z.order == VERTICAL_FIRST and z.y_block == 2 and z.x_block == 2 and not z.out_kind:
         if (source is float and floating is float) or (source is double and floating is double):
             _blocks_2x2(z, &y_weight[0, 0], y_weight.shape[1], &x_weight[0, 0],
@@ -825,14 +860,12 @@ cdef int _fused(const Sizes* z, const Py_ssize_t[:, ::1] y_index,
         for t in range(z.slots):
             tags[t] = -1
         for j in range(jobs):
-            _fused_row(z, j, y_index, y_weight, y_count, x_index, x_weight, x_count, x_start,
-                       src, dst, scratch, tags)
+            _fused_row(z, j, &y, &x, src, dst, scratch, tags)
     elif z.first_product and z.x_block == 0 and jobs < n:
         # Rows of pixels, fewer rows than threads (an (L, C) signal): each thread takes a
         # share of every row's pixels (an output's bits do not depend on its neighbours).
         for j in prange(jobs * n, schedule="static", num_threads=n):
-            _pixels_part(z, j // n, j % n, n, x_index, x_weight, x_count, x_start, src,
-                         <floating*>dst)
+            _pixels_part(z, j // n, j % n, n, &x, src, <floating*>dst)
     else:
         with parallel(num_threads=n):
             tid = threadid()
@@ -841,8 +874,7 @@ cdef int _fused(const Sizes* z, const Py_ssize_t[:, ::1] y_index,
             for t in range(z.slots):
                 tag[t] = -1
             for j in prange(jobs, schedule="static"):
-                _fused_row(z, j, y_index, y_weight, y_count, x_index, x_weight, x_count,
-                           x_start, src, dst, buf, tag)
+                _fused_row(z, j, &y, &x, src, dst, buf, tag)
     free(own)
     free(own_tags)
     return 0
@@ -875,28 +907,23 @@ cdef inline void _pair_rows(const Sizes* z, const Py_ssize_t* y_index, Py_ssize_
 
 
 cdef inline void _pixels_part(const Sizes* z, Py_ssize_t j, Py_ssize_t part, Py_ssize_t parts,
-                              const Py_ssize_t[:, ::1] x_index,
-                              const floating[:, ::1] x_weight, const Py_ssize_t[::1] x_count,
-                              const Py_ssize_t[::1] x_start, const source* src,
-                              floating* dst) noexcept nogil:
+                              const Table* x, const source* src, floating* dst) noexcept nogil:
     """Pixels ``part`` of ``parts`` of output row ``j`` of a step of rows of pixels
     (``first_product``: one input row per output row, no x blocks)."""
-    cdef Py_ssize_t n_px = x_index.shape[0]
+    cdef Py_ssize_t n_px = x.n
     cdef Py_ssize_t o0 = n_px * part // parts, o1 = n_px * (part + 1) // parts
     cdef const source* line = src + j * z.in_row
     cdef floating* out = dst + j * z.out_row + o0 * z.channels
     cdef Sizes shared
+    cdef Table rows
     if o0 < o1:
         _part_sizes(&shared, z, o0, o1)
-        _row(&shared, out, line, x_index[o0:o1], x_weight[o0:o1], x_count[o0:o1],
-             x_start[o0:o1])
-        _first_product_zeros(z, out, line, x_index[o0:o1], x_weight[o0:o1], x_count[o0:o1])
+        _part(&rows, x, o0, o1, sizeof(floating))
+        _row(&shared, out, line, &rows)
+        _first_product_zeros(z, out, line, &rows)
 
 
-cdef inline void _fused_row(const Sizes* z, Py_ssize_t j, const Py_ssize_t[:, ::1] y_index,
-                            const floating[:, ::1] y_weight, const Py_ssize_t[::1] y_count,
-                            const Py_ssize_t[:, ::1] x_index, const floating[:, ::1] x_weight,
-                            const Py_ssize_t[::1] x_count, const Py_ssize_t[::1] x_start,
+cdef inline void _fused_row(const Sizes* z, Py_ssize_t j, const Table* y, const Table* x,
                             const source* src, char* dst, floating* buf,
                             Py_ssize_t* tag) noexcept nogil:
     """Output row ``j`` of the fused sweep, in this thread's ``buf`` / ``tag``: sums in
@@ -908,45 +935,44 @@ cdef inline void _fused_row(const Sizes* z, Py_ssize_t j, const Py_ssize_t[:, ::
     cdef const source* line
     cdef char* out = dst + j * row_bytes
     cdef floating* target = buf + z.ring_len if z.out_kind else <floating*>out
-    if z.order == DIRECT and oy > 0 and tag[0] == j - 1 and y_index[oy, 0] == y_index[oy - 1, 0]:
+    cdef const Py_ssize_t* y_index = y.index + oy * y.width  # output row oy's taps
+    cdef const floating* y_weight = <const floating*>y.weight + oy * y.weight_width
+    cdef Py_ssize_t y_count = y.count[oy]
+    if z.order == DIRECT and oy > 0 and tag[0] == j - 1 and y_index[0] == y_index[-y.width]:
         # The row this thread wrote last read the same input row: copy it.
         memcpy(out, out - row_bytes, row_bytes)
         tag[0] = j
         return
     if z.gather:
-        _gather_pixels(out, <const char*>(plane + y_index[oy, 0] * in_row),
-                       z.channels * z.itemsize, x_index)
+        _gather_pixels(out, <const char*>(plane + y_index[0] * in_row),
+                       z.channels * z.itemsize, x)
     elif z.order == DIRECT and z.out_kind:  # integers: sums of a chunk, stored, the next
-        _pixels_stored(z, out, target, plane + y_index[oy, 0] * in_row, x_index, x_weight,
-                       x_count, x_start)
+        _pixels_stored(z, out, target, plane + y_index[0] * in_row, x)
         tag[0] = j
         return
     elif z.order == DIRECT:
-        line = plane + y_index[oy, 0] * in_row
-        _row(z, target, line, x_index, x_weight, x_count, x_start)
+        line = plane + y_index[0] * in_row
+        _row(z, target, line, x)
         if z.first_product:
-            _first_product_zeros(z, target, line, x_index, x_weight, x_count)
+            _first_product_zeros(z, target, line, x)
     elif z.order == VERTICAL_FIRST:
         if z.x_identity:  # whole rows combined: the combination is the output row
-            _combine_rows(target, plane, in_row, &y_index[oy, 0], &y_weight[oy, 0],
-                          y_count[oy], in_h)
+            _combine_rows(target, plane, in_row, y_index, y_weight, y_count, in_h)
         else:
-            _combine_rows(buf, plane, in_row, &y_index[oy, 0], &y_weight[oy, 0], y_count[oy],
-                          in_h)
-            _row(z, target, buf, x_index, x_weight, x_count, x_start)
+            _combine_rows(buf, plane, in_row, y_index, y_weight, y_count, in_h)
+            _row(z, target, buf, x)
     else:
-        for k in range(y_count[oy]):
-            iy = y_index[oy, k]
+        for k in range(y_count):
+            iy = y_index[k]
             s = iy % slots
             key = b * in_h + iy
             if tag[s] != key:
-                _row(z, buf + s * out_row, plane + iy * in_row, x_index, x_weight, x_count,
-                     x_start)
+                _row(z, buf + s * out_row, plane + iy * in_row, x)
                 tag[s] = key
-        if z.out_kind and _combine_store(out, z.out_kind, buf, out_row, &y_index[oy, 0],
-                                         &y_weight[oy, 0], y_count[oy], slots):
+        if z.out_kind and _combine_store(out, z.out_kind, buf, out_row, y_index, y_weight,
+                                         y_count, slots):
             return  # summed and stored in one pass (_simd_rows.h)
-        _combine_rows(target, buf, out_row, &y_index[oy, 0], &y_weight[oy, 0], y_count[oy], slots)
+        _combine_rows(target, buf, out_row, y_index, y_weight, y_count, slots)
     if z.out_kind and not z.gather:
         _store_any(out, z.out_kind, target, out_row)
     if z.order == DIRECT:
@@ -954,25 +980,24 @@ cdef inline void _fused_row(const Sizes* z, Py_ssize_t j, const Py_ssize_t[:, ::
 
 
 cdef inline void _pixels_stored(const Sizes* z, char* out, floating* sums, const source* line,
-                                const Py_ssize_t[:, ::1] x_index,
-                                const floating[:, ::1] x_weight, const Py_ssize_t[::1] x_count,
-                                const Py_ssize_t[::1] x_start) noexcept nogil:
+                                const Table* x) noexcept nogil:
     """An integer output row resampled from ``line`` (``DIRECT``) a chunk of
     ``ROW_CHUNK`` values at a time: the chunk's sums in ``sums``, then rounded into
     ``out``, so that the scratch is a chunk, not a row (an ``(L, C)`` signal is one
     row). Every output's sum is its own, so the bits are those of the whole row."""
-    cdef Py_ssize_t n_px = x_index.shape[0], C = z.channels, o0 = 0, o1
+    cdef Py_ssize_t n_px = x.n, C = z.channels, o0 = 0, o1
     cdef Py_ssize_t k = _chunk_pixels(C), size = C * z.itemsize
     cdef Sizes part
+    cdef Table rows
     if n_px <= k:
-        _row(z, sums, line, x_index, x_weight, x_count, x_start)
+        _row(z, sums, line, x)
         _store_any(out, z.out_kind, sums, n_px * C)
         return
     while o0 < n_px:
         o1 = min(o0 + k, n_px)
         _part_sizes(&part, z, o0, o1)  # the chunk's own periodic outputs
-        _row(&part, sums, line, x_index[o0:o1], x_weight[o0:o1], x_count[o0:o1],
-             x_start[o0:o1])
+        _part(&rows, x, o0, o1, sizeof(floating))
+        _row(&part, sums, line, &rows)
         _store_any(out + o0 * size, z.out_kind, sums, (o1 - o0) * C)
         o0 = o1
 
@@ -1002,9 +1027,7 @@ cdef inline Py_ssize_t _chunk_pixels(Py_ssize_t channels) noexcept nogil:
 
 
 cdef inline void _first_product_zeros(const Sizes* z, floating* out, const source* line,
-                                      const Py_ssize_t[:, ::1] index,
-                                      const floating[:, ::1] weight,
-                                      const Py_ssize_t[::1] count) noexcept nogil:
+                                      const Table* t) noexcept nogil:
     """Give a row resampled by ``_row`` (sums from 0) the bits of sums started from their
     first product (``_combine_rows``): they differ only where every product is -0,
     which such a sum keeps (-0 + -0 = -0) and a sum from 0 does not (0 + -0 = +0). A
@@ -1012,7 +1035,11 @@ cdef inline void _first_product_zeros(const Sizes* z, floating* out, const sourc
     after one sweep of its input (``_zeros.h``); otherwise each zero output recomputes
     its products (the kernels' own: ``weight * value``) until one is not -0. A row with
     fewer outputs than inputs first looks for a zero output (the shorter sweep)."""
-    cdef Py_ssize_t C = z.channels, f = z.x_block, n_out = index.shape[0], o, c, k, i
+    cdef Py_ssize_t C = z.channels, f = z.x_block, n_out = t.n, o, c, k, i
+    cdef Py_ssize_t width = t.width, ww = t.weight_width
+    cdef const Py_ssize_t* index = t.index
+    cdef const floating* weight = <const floating*>t.weight
+    cdef const Py_ssize_t* count = t.count
     cdef floating p
     if z.least_weight > 0:  # every row has a positive weight: look for its -0 (_zeros.h)
         if floating is float and source is float:
@@ -1033,9 +1060,9 @@ cdef inline void _first_product_zeros(const Sizes* z, floating* out, const sourc
             k = 0
             while k < count[o]:
                 if f and C > 1:  # block weights: one per input value (make_step)
-                    p = weight[o, k * C + c] * line[(o * f + k) * C + c]
+                    p = weight[o * ww + k * C + c] * line[(o * f + k) * C + c]
                 else:
-                    p = weight[o, k] * line[index[o, k] * C + c]
+                    p = weight[o * ww + k] * line[index[o * width + k] * C + c]
                 if p != 0 or not signbit(p):
                     break
                 k = k + 1
@@ -1185,24 +1212,26 @@ cdef int _block_values(object values, const Py_ssize_t[:, ::1] index,
 
 
 cdef inline void _gather_pixels(char* out, const char* line, Py_ssize_t size,
-                                const Py_ssize_t[:, ::1] index) noexcept nogil:
-    """Nearest: pixel ``o`` (``size`` bytes) of ``out`` is pixel ``index[o, 0]`` of ``line``."""
-    cdef Py_ssize_t n_out = index.shape[0], o
+                                const Table* t) noexcept nogil:
+    """Nearest: pixel ``o`` (``size`` bytes) of ``out`` is pixel ``index[o, 0]`` of ``line``
+    (the x table ``t``)."""
+    cdef Py_ssize_t n_out = t.n, w = t.width, o
+    cdef const Py_ssize_t* index = t.index
     if size == 1:
         for o in range(n_out):
-            out[o] = line[index[o, 0]]
+            out[o] = line[index[o * w]]
     elif size == 3:
         for o in range(n_out):
-            memcpy(out + 3 * o, line + 3 * index[o, 0], 3)
+            memcpy(out + 3 * o, line + 3 * index[o * w], 3)
     elif size == 4:
         for o in range(n_out):
-            memcpy(out + 4 * o, line + 4 * index[o, 0], 4)
+            memcpy(out + 4 * o, line + 4 * index[o * w], 4)
     elif size == 6:
         for o in range(n_out):
-            memcpy(out + 6 * o, line + 6 * index[o, 0], 6)
+            memcpy(out + 6 * o, line + 6 * index[o * w], 6)
     else:
         for o in range(n_out):
-            memcpy(out + size * o, line + size * index[o, 0], size)
+            memcpy(out + size * o, line + size * index[o * w], size)
 
 
 cdef inline void _store_any(char* out, char kind, const floating* row,
@@ -1433,88 +1462,86 @@ cdef inline floating _dot(const source* line, const Py_ssize_t* index,
 
 
 cdef inline void _resample_row(floating* out, const source* line, Py_ssize_t channels,
-                               Py_ssize_t in_px,
-                               const Py_ssize_t[:, ::1] index, const floating[:, ::1] weight,
-                               const Py_ssize_t[::1] count, const Py_ssize_t[::1] start,
-                               bint select) noexcept nogil:
-    """Resample one row of pixels of ``channels`` values along its length.
+                               Py_ssize_t in_px, const Table* t, bint select) noexcept nogil:
+    """Resample one row of pixels of ``channels`` values along its length (the x table
+    ``t``, rows ``width`` apart).
 
     ``start[o]`` is the first input of output ``o`` when its taps are the whole
     contiguous window ``start[o] … start[o] + width - 1``, else -1; float32 runs of
     four such outputs go through ``cresize_rows4_f32`` (SSE), with the same bits.
     ``select``: every output reads one input with weight 1 (nearest), a gather.
     """
-    cdef Py_ssize_t n_out = index.shape[0], width = index.shape[1], o, c, k, j
+    cdef Py_ssize_t n_out = t.n, width = t.width, o, c, k, j
+    cdef const Py_ssize_t* index = t.index
+    cdef const floating* weight = <const floating*>t.weight
+    cdef const Py_ssize_t* count = t.count
+    cdef const Py_ssize_t* start = t.start
     cdef const source* pixel
     cdef floating* target
     if select and channels == 1:  # 0 + x: the bits of 0 + 1 * x, as _dot gives
         for o in range(n_out):
-            out[o] = 0 + line[index[o, 0]]
-    elif channels <= _PIXEL_CHANNELS and _simd_pixels(out, line, channels, in_px, index, weight,
-                                                      count, start):
+            out[o] = 0 + line[index[o * width]]
+    elif channels <= _PIXEL_CHANNELS and _simd_pixels(out, line, channels, in_px, t):
         pass  # same bits as the loops below (AVX2 value lanes, or a register per pixel)
     elif floating is float and source is float and channels == 1 and width > 1:
         o = 0
         while o + 4 <= n_out:
             if start[o] >= 0 and start[o + 1] >= 0 and start[o + 2] >= 0 and start[o + 3] >= 0:
-                cresize_rows4_f32(out + o, line, &start[o], &weight[o, 0], width)
+                cresize_rows4_f32(out + o, line, start + o, weight + o * width, width)
             else:
                 for j in range(o, o + 4):
-                    out[j] = _dot(line, &index[j, 0], &weight[j, 0], count[j])
+                    out[j] = _dot(line, index + j * width, weight + j * width, count[j])
             o = o + 4
         for j in range(o, n_out):
-            out[j] = _dot(line, &index[j, 0], &weight[j, 0], count[j])
+            out[j] = _dot(line, index + j * width, weight + j * width, count[j])
     elif channels == 1 and width == 1:  # one tap or none: the sum of _dot, unrolled
         for o in range(n_out):
-            out[o] = (0 + weight[o, 0] * line[index[o, 0]]) if count[o] else 0
+            out[o] = (0 + weight[o] * line[index[o]]) if count[o] else 0
     elif channels == 1:
         for o in range(n_out):
-            out[o] = _dot(line, &index[o, 0], &weight[o, 0], count[o])
+            out[o] = _dot(line, index + o * width, weight + o * width, count[o])
     elif channels == 3:  # RGB: the three sums stay in registers
         for o in range(n_out):
-            _pixel3(out + 3 * o, line, &index[o, 0], &weight[o, 0], count[o])
+            _pixel3(out + 3 * o, line, index + o * width, weight + o * width, count[o])
     elif channels == 4:
         for o in range(n_out):
-            _pixel4(out + 4 * o, line, &index[o, 0], &weight[o, 0], count[o])
+            _pixel4(out + 4 * o, line, index + o * width, weight + o * width, count[o])
     else:
         for o in range(n_out):
             target = out + o * channels
             for c in range(channels):
                 target[c] = 0
             for k in range(count[o]):
-                pixel = line + index[o, k] * channels
+                pixel = line + index[o * width + k] * channels
                 for c in range(channels):
-                    target[c] = target[c] + weight[o, k] * pixel[c]
-
+                    target[c] = target[c] + weight[o * width + k] * pixel[c]
 
 cdef inline bint _simd_pixels(floating* out, const source* line, Py_ssize_t channels,
-                              Py_ssize_t in_px, const Py_ssize_t[:, ::1] index,
-                              const floating[:, ::1] weight, const Py_ssize_t[::1] count,
-                              const Py_ssize_t[::1] start) noexcept nogil:
+                              Py_ssize_t in_px, const Table* t) noexcept nogil:
     """A row of 1- to 4-value pixels by ``_simd_pixels.h`` where the level allows it."""
-    cdef Py_ssize_t n_out = index.shape[0], width = index.shape[1]
+    cdef Py_ssize_t n_out = t.n, width = t.width
+    cdef const floating* weight = <const floating*>t.weight
     if floating is float:
         if source is float:
-            return cresize_pixels_f32(out, line, channels, in_px, &index[0, 0], &weight[0, 0],
-                                      &count[0], &start[0], width, n_out)
+            return cresize_pixels_f32(out, line, channels, in_px, t.index, weight, t.count,
+                                      t.start, width, n_out)
         elif source is cython.uchar:
-            return cresize_pixels_u8(out, line, channels, in_px, &index[0, 0], &weight[0, 0],
-                                     &count[0], &start[0], width, n_out)
+            return cresize_pixels_u8(out, line, channels, in_px, t.index, weight, t.count,
+                                     t.start, width, n_out)
         elif source is cython.schar:
-            return cresize_pixels_s8(out, line, channels, in_px, &index[0, 0], &weight[0, 0],
-                                     &count[0], &start[0], width, n_out)
+            return cresize_pixels_s8(out, line, channels, in_px, t.index, weight, t.count,
+                                     t.start, width, n_out)
     else:
         if source is double:
-            return cresize_pixels_f64(out, line, channels, in_px, &index[0, 0], &weight[0, 0],
-                                      &count[0], &start[0], width, n_out)
+            return cresize_pixels_f64(out, line, channels, in_px, t.index, weight, t.count,
+                                      t.start, width, n_out)
         elif source is cython.ushort:
-            return cresize_pixels_u16(out, line, channels, in_px, &index[0, 0], &weight[0, 0],
-                                      &count[0], &start[0], width, n_out)
+            return cresize_pixels_u16(out, line, channels, in_px, t.index, weight, t.count,
+                                      t.start, width, n_out)
         elif source is cython.short:
-            return cresize_pixels_s16(out, line, channels, in_px, &index[0, 0], &weight[0, 0],
-                                      &count[0], &start[0], width, n_out)
+            return cresize_pixels_s16(out, line, channels, in_px, t.index, weight, t.count,
+                                      t.start, width, n_out)
     return False
-
 
 cdef inline void _pixel3(floating* out, const source* line, const Py_ssize_t* index,
                          const floating* weight, Py_ssize_t count) noexcept nogil:
