@@ -102,7 +102,7 @@ cpdef object run_steps(list steps, object src, object out, int num_threads,
         if i == last and out is not None:
             dst = out
         else:
-            dst = _new(<tuple>step[2], step[8])
+            dst = _new(<tuple>step[2], step[6])
         if step[5]:  # sizes and dtypes checked against the step, no reshape needed
             _run(<Step?>step[4], current, dst, num_threads)
         current = dst

@@ -290,8 +290,8 @@ def _apply(program, tables, src, out, num_threads):
 
 def _compile(program, tables, shape, dtype):
     """The kernel calls of ``program`` on an input of ``shape``: ``(kind, src shape,
-    dst shape, dst kernel shape, step, work, scratch row, ring slots, dst dtype)``;
-    step: the checked ``_kernels.Step`` (float or 8/16-bit); work 0: nothing to
+    dst shape, dst kernel shape, step, work, dst dtype)``; step: the checked
+    ``_kernels.Step`` (float or 8/16-bit; it sizes its own scratch); work 0: nothing to
     compute (no step)."""
     if dtype.kind in "iu":
         return _compile_int(program, tables, shape, dtype)
@@ -325,7 +325,6 @@ def _float_step(tables, shape, axes, order, slots, dtype):
                 f"kernel contract: a ring of {slots} rows cannot hold a "
                 f"span of {_span(y)} input rows"
             )
-        row = (slots * x.n_out if order == _kernels.Order.RING else x.n_in) * inner
         src_shape = (outer, y.n_in, x.n_in * inner)
         dst_shape = (outer, y.n_out, x.n_out * inner)
         step = work and _kernels.make_step(
@@ -340,7 +339,7 @@ def _float_step(tables, shape, axes, order, slots, dtype):
             y_block=y.block,
             most_threads=most,
         )
-        return (FUSED, src_shape, tuple(out_shape), dst_shape, step, work, row, slots, dtype)
+        return (FUSED, src_shape, tuple(out_shape), dst_shape, step, work, dtype)
     if order == ALONG_ROWS:
         step = work and _kernels.make_step(
             LINES,
@@ -358,8 +357,6 @@ def _float_step(tables, shape, axes, order, slots, dtype):
             (outer, y.n_out),
             step,
             work,
-            0,
-            0,
             dtype,
         )
     if _pixel_rows(inner):  # rows of pixels by the row kernels, with PLANES' bits
@@ -377,7 +374,7 @@ def _float_step(tables, shape, axes, order, slots, dtype):
             most_threads=most,
             first_product=True,
         )
-        return (FUSED, src_shape, tuple(out_shape), dst_shape, step, work, 0, 1, dtype)
+        return (FUSED, src_shape, tuple(out_shape), dst_shape, step, work, dtype)
     step = work and _kernels.make_step(
         PLANES, outer, y.n_in, inner, y=y.kernel_args(dtype), most_threads=most
     )
@@ -388,8 +385,6 @@ def _float_step(tables, shape, axes, order, slots, dtype):
         (outer, y.n_out, inner),
         step,
         work,
-        0,
-        0,
         dtype,
     )
 
@@ -437,9 +432,6 @@ def _compile_int(program, tables, shape, dtype):
         size_in, size_out = math.prod(shape), math.prod(out_shape)
         work = size_in + size_out if size_out else 0
         dst_dtype = dtype if number == last_step else compute
-        length = _kernels.scratch_length(
-            order, slots, src_shape[2], dst_shape[2], dst_dtype == compute, channels
-        )
         step = work and _kernels.make_step(
             FUSED,
             *src_shape,
@@ -453,9 +445,7 @@ def _compile_int(program, tables, shape, dtype):
             src_dtype=compute if number else dtype,
             dst_dtype=dst_dtype,
         )
-        steps.append(
-            (FUSED, src_shape, tuple(out_shape), dst_shape, step, work, length, slots, dst_dtype)
-        )
+        steps.append((FUSED, src_shape, tuple(out_shape), dst_shape, step, work, dst_dtype))
         shape = out_shape
     return steps
 
