@@ -320,24 +320,9 @@ def _float_step(tables, shape, axes, order, slots, dtype):
     most = max(1, work // MIN_WORK_PER_THREAD)
     if len(axes) == 2:
         x = tables[last]
-        if order == _kernels.Order.RING and _span(y) > slots:
-            raise RuntimeError(
-                f"kernel contract: a ring of {slots} rows cannot hold a "
-                f"span of {_span(y)} input rows"
-            )
-        src_shape = (outer, y.n_in, x.n_in * inner)
-        dst_shape = (outer, y.n_out, x.n_out * inner)
-        step = work and _kernels.make_step(
-            FUSED,
-            *src_shape,
-            y=y.kernel_args(dtype),
-            x=_row_args(x, dtype, inner),
-            channels=inner,
-            order=order,
-            slots=slots,
-            x_block=x.block if inner <= _kernels.MAX_BLOCK_CHANNELS else 0,
-            y_block=y.block,
-            most_threads=most,
+        x_block = x.block if inner <= _kernels.MAX_BLOCK_CHANNELS else 0
+        src_shape, dst_shape, step = _fused_step(
+            y, x, outer, inner, order, slots, dtype, work, x_block, y.block
         )
         return (FUSED, src_shape, tuple(out_shape), dst_shape, step, work, dtype)
     if order == ALONG_ROWS:
@@ -422,32 +407,53 @@ def _compile_int(program, tables, shape, dtype):
             slots = 1
         for t in (y, x):
             _check_table(t, compute)
-        if order == _kernels.Order.RING and _span(y) > slots:
-            raise RuntimeError(
-                f"kernel contract: a ring of {slots} rows cannot hold a "
-                f"span of {_span(y)} input rows"
-            )
-        src_shape = (outer, y.n_in, x.n_in * channels)
-        dst_shape = (outer, y.n_out, x.n_out * channels)
         size_in, size_out = math.prod(shape), math.prod(out_shape)
         work = size_in + size_out if size_out else 0
         dst_dtype = dtype if number == last_step else compute
-        step = work and _kernels.make_step(
-            FUSED,
-            *src_shape,
-            y=y.kernel_args(compute),
-            x=_row_args(x, compute, channels),
-            channels=channels,
-            order=order,
-            slots=slots,
-            x_block=_x_block(x, channels, order),
-            most_threads=max(1, work // MIN_WORK_PER_THREAD),
+        src_shape, dst_shape, step = _fused_step(
+            y,
+            x,
+            outer,
+            channels,
+            order,
+            slots,
+            compute,
+            work,
+            _x_block(x, channels, order),
+            0,
             src_dtype=compute if number else dtype,
             dst_dtype=dst_dtype,
         )
         steps.append((FUSED, src_shape, tuple(out_shape), dst_shape, step, work, dst_dtype))
         shape = out_shape
     return steps
+
+
+def _fused_step(y, x, outer, channels, order, slots, dtype, work, x_block, y_block, **dtypes):
+    """A ``FUSED`` step (``_kernels.make_step``) of tables ``y`` and ``x`` over ``outer``
+    planes of rows of pixels of ``channels`` values, weights of ``dtype`` (``dtypes``:
+    ``src_dtype`` / ``dst_dtype`` of an integer step): ``(src shape, dst shape, step)``;
+    step 0 when ``work`` is 0."""
+    if order == _kernels.Order.RING and _span(y) > slots:
+        raise RuntimeError(
+            f"kernel contract: a ring of {slots} rows cannot hold a span of {_span(y)} input rows"
+        )
+    src_shape = (outer, y.n_in, x.n_in * channels)
+    dst_shape = (outer, y.n_out, x.n_out * channels)
+    step = work and _kernels.make_step(
+        FUSED,
+        *src_shape,
+        y=y.kernel_args(dtype),
+        x=_row_args(x, dtype, channels),
+        channels=channels,
+        order=order,
+        slots=slots,
+        x_block=x_block,
+        y_block=y_block,
+        most_threads=max(1, work // MIN_WORK_PER_THREAD),
+        **dtypes,
+    )
+    return src_shape, dst_shape, step
 
 
 def _x_block(x, channels, order):
