@@ -556,6 +556,38 @@ def test_integer_steps_are_checked_when_made():
             make(**change)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.uint16, np.int16])
+def test_2x2_pixel_pairs_in_float64(dtype):
+    """float64 sums of 2x2 blocks of 2-4-value pixels (``_simd_sums.h``'s AVX2 loop for
+    float64, also the 16-bit images' pairs) equal the documented operations computed by
+    NumPy: ``r = wa*a + wb*b`` per value, then ``(0 + w0*r0) + w1*r1`` per output,
+    rows of 1-140 output pixels (chunks of 64 and their tails)."""
+    rng = np.random.default_rng(14)
+    for channels in (2, 3, 4):
+        for n in (1, 2, 3, 5, 63, 64, 65, 129, 140):
+            shape = (6, 2 * n, channels)
+            if np.dtype(dtype).kind == "f":
+                x = rng.uniform(-3, 3, shape)
+            else:
+                x = image(rng, shape, dtype, 2)
+            y, t = taps(6, 3, "bilinear"), taps(2 * n, n, "bilinear")
+            (yi, yw, _), (xi, xw, _) = y.kernel_args(np.float64), t.kernel_args(np.float64)
+            v = x.astype(np.float64)
+            r = (
+                yw[:, :1, None, None] * v[yi[:, 0]][:, None]
+                + yw[:, 1:, None, None] * v[yi[:, 1]][:, None]
+            )
+            r = r[:, 0]  # (3, 2n, C): the rows combined
+            first = xw[:, 0, None] * r[:, xi[:, 0]]
+            second = xw[:, 1, None] * r[:, xi[:, 1]]
+            want = (0.0 + first) + second
+            if np.dtype(dtype).kind != "f":
+                info = np.iinfo(dtype)
+                want = np.clip(np.rint(want), info.min, info.max).astype(dtype)
+            got = cresize.resize(x.astype(dtype), (3, n), axes=(0, 1), mode="bilinear")
+            np.testing.assert_array_equal(got, want, err_msg=f"{channels} {n}")
+
+
 def _block_call(**change):
     """A consistent resize_2d_int call with x_values (uint8 (1, 4, 8 * 3) -> (1, 2, 4 * 3)
     bilinear, 3 values a pixel), with some arguments replaced."""
