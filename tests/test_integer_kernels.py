@@ -556,35 +556,34 @@ def test_integer_steps_are_checked_when_made():
             make(**change)
 
 
-@pytest.mark.parametrize("dtype", [np.float64, np.uint16, np.int16])
-def test_2x2_pixel_pairs_in_float64(dtype):
-    """float64 sums of 2x2 blocks of 2-4-value pixels (``_simd_sums.h``'s AVX2 loop for
-    float64, also the 16-bit images' pairs) equal the documented operations computed by
-    NumPy: ``r = wa*a + wb*b`` per value, then ``(0 + w0*r0) + w1*r1`` per output,
-    rows of 1-140 output pixels (chunks of 64 and their tails)."""
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, *DTYPES])
+def test_2x2_pixel_pairs(dtype):
+    """2x2 blocks of 2-4-value pixels (``_simd_sums.h``: the float32 3-value loop of
+    AVX-512 and the float64 loop of AVX2 keep their products in registers) equal the
+    documented operations computed by NumPy in the sums' dtype (float32 for 8-bit images,
+    float64 for 16-bit ones): ``r = wa*a + wb*b`` per value, then ``(0 + w0*r0) + w1*r1``
+    per output, rows of 1-140 output pixels (chunks and their tails)."""
     rng = np.random.default_rng(14)
+    kind = np.dtype(dtype)
+    sums = np.dtype(np.float64 if kind.itemsize in (2, 8) else np.float32)
     for channels in (2, 3, 4):
-        for n in (1, 2, 3, 5, 63, 64, 65, 129, 140):
+        for n in (1, 2, 3, 5, 6, 7, 11, 63, 64, 65, 127, 128, 129, 140):
             shape = (6, 2 * n, channels)
-            if np.dtype(dtype).kind == "f":
-                x = rng.uniform(-3, 3, shape)
-            else:
+            x = rng.uniform(-3, 3, shape).astype(dtype) if kind.kind == "f" else None
+            if x is None:
                 x = image(rng, shape, dtype, 2)
-            y, t = taps(6, 3, "bilinear"), taps(2 * n, n, "bilinear")
-            (yi, yw, _), (xi, xw, _) = y.kernel_args(np.float64), t.kernel_args(np.float64)
-            v = x.astype(np.float64)
-            r = (
-                yw[:, :1, None, None] * v[yi[:, 0]][:, None]
-                + yw[:, 1:, None, None] * v[yi[:, 1]][:, None]
-            )
-            r = r[:, 0]  # (3, 2n, C): the rows combined
+            y, t = taps(6, 3, "area"), taps(2 * n, n, "area")
+            (yi, yw, _), (xi, xw, _) = y.kernel_args(sums), t.kernel_args(sums)
+            v = x.astype(sums)
+            r = yw[:, 0, None, None] * v[yi[:, 0]] + yw[:, 1, None, None] * v[yi[:, 1]]
             first = xw[:, 0, None] * r[:, xi[:, 0]]
             second = xw[:, 1, None] * r[:, xi[:, 1]]
-            want = (0.0 + first) + second
-            if np.dtype(dtype).kind != "f":
+            want = (sums.type(0) + first) + second
+            if kind.kind != "f":
                 info = np.iinfo(dtype)
                 want = np.clip(np.rint(want), info.min, info.max).astype(dtype)
-            got = cresize.resize(x.astype(dtype), (3, n), axes=(0, 1), mode="bilinear")
+            got = cresize.resize(x, (3, n), axes=(0, 1), mode="area")
+            assert got.dtype == want.dtype
             np.testing.assert_array_equal(got, want, err_msg=f"{channels} {n}")
 
 

@@ -243,6 +243,46 @@ CRESIZE_SUM_2X2_PIXELS_F32(cresize_sum_2x2_pixels_f32_avx512, CRESIZE_AVX512, __
                            cresize_set1_ps16, cresize_row16_f32, cresize_add_ps16,
                            cresize_mul_ps16, cresize_store_ps16, cresize_pairs_f32_avx512)
 
+/* float32 pixels of 3 values, AVX-512F: as the float64 loop below, the products in
+ * registers, from the lanes they are added in (no buffer of products): five output
+ * pixels from the 32 values at 6o (vpermt2ps as in cresize_pairs_f32_avx512); the
+ * row's last pixels (the loop reads no value past the row's 6n) take the loop with the
+ * buffer. The same operations per value as CRESIZE_SUM_2X2_PIXELS, so the same bits.
+ * One thread: (224, 224, 3) -> 112x112 bilinear, float32 8.5 -> 6.4 us, uint8 10.1 ->
+ * 8.2 us. (The same in AVX2, two pixels a register from 128-bit halves, ran a float32
+ * call at 12.4 us against 10.5 us with the buffer: not kept.) */
+CRESIZE_AVX512 static inline __attribute__((always_inline)) __m512
+cresize_products16_ps(const float *w, const float *a, const float *b, __m512 va, __m512 vb)
+{
+    __m512 r = _mm512_loadu_ps(a);
+    if (b)
+        r = _mm512_add_ps(_mm512_mul_ps(va, r), _mm512_mul_ps(vb, _mm512_loadu_ps(b)));
+    return _mm512_mul_ps(_mm512_loadu_ps(w), r);
+}
+
+CRESIZE_AVX512 static Py_ssize_t cresize_pixels3_pairs_f32_avx512(float *restrict out,
+                                                                const float *restrict a,
+                                                                const float *restrict b, float wa,
+                                                                float wb, const float *restrict w,
+                                                                Py_ssize_t n)
+{
+    const __m512i first = _mm512_setr_epi32(0, 1, 2, 6, 7, 8, 12, 13, 14, 18, 19, 20, 24, 25, 26,
+                                            0);
+    const __m512i second = _mm512_setr_epi32(3, 4, 5, 9, 10, 11, 15, 16, 17, 21, 22, 23, 27, 28,
+                                             29, 0);
+    const __m512 va = _mm512_set1_ps(wa), vb = _mm512_set1_ps(wb), z = _mm512_setzero_ps();
+    Py_ssize_t o = 0;
+    for (; o + 6 <= n; o += 5) { /* reads values 6o ... 6o + 31 of the row's 6n */
+        Py_ssize_t v = 6 * o;
+        __m512 lo = cresize_products16_ps(w + v, a + v, b ? b + v : NULL, va, vb);
+        __m512 hi = cresize_products16_ps(w + v + 16, a + v + 16, b ? b + v + 16 : NULL, va, vb);
+        __m512 s = _mm512_add_ps(_mm512_add_ps(z, _mm512_permutex2var_ps(lo, first, hi)),
+                                 _mm512_permutex2var_ps(lo, second, hi));
+        _mm512_mask_storeu_ps(out + 3 * o, (__mmask16)0x7fff, s);
+    }
+    return o;
+}
+
 /* float64 pixels of 2-4 values, AVX2: each output pixel's two input pixels' products
  * computed in registers, four values a register, from the lanes they are added in (no
  * buffer of products: its unaligned reloads of fresh stores stalled the loop, which
@@ -345,6 +385,13 @@ static inline void cresize_sum_2x2_pixels_f32(float *out, const float *a, const 
                                               float wb, const float *w, Py_ssize_t n, Py_ssize_t C)
 {
 #if CRESIZE_X86_DISPATCH
+    if (C == 3 && cresize_simd_level >= 3) { /* 3-value pixels: products in registers */
+        Py_ssize_t o = cresize_pixels3_pairs_f32_avx512(out, a, b, wa, wb, w, n);
+        if (o < n) /* the row's last pixels, from pixel o */
+            cresize_sum_2x2_pixels_f32_avx512(out + 3 * o, a + 6 * o, b ? b + 6 * o : NULL, wa,
+                                              wb, w + 6 * o, n - o, 3);
+        return;
+    }
     if (cresize_simd_level >= 3) {
         cresize_sum_2x2_pixels_f32_avx512(out, a, b, wa, wb, w, n, C);
         return;
