@@ -558,16 +558,17 @@ def test_integer_steps_are_checked_when_made():
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, *DTYPES])
 def test_2x2_pixel_pairs(dtype):
-    """2x2 blocks of 2-4-value pixels (``_simd_sums.h``: the float32 3-value loop of
-    AVX-512 and the float64 loop of AVX2 keep their products in registers) equal the
+    """2x2 blocks of 1-4-value pixels (``_simd_sums.h``: the float32 loops of AVX-512 for
+    single values and 3-value pixels and the float64 loop of AVX2 keep their products in
+    registers) equal the
     documented operations computed by NumPy in the sums' dtype (float32 for 8-bit images,
     float64 for 16-bit ones): ``r = wa*a + wb*b`` per value, then ``(0 + w0*r0) + w1*r1``
     per output, rows of 1-140 output pixels (chunks and their tails)."""
     rng = np.random.default_rng(14)
     kind = np.dtype(dtype)
     sums = np.dtype(np.float64 if kind.itemsize in (2, 8) else np.float32)
-    for channels in (2, 3, 4):
-        for n in (1, 2, 3, 5, 6, 7, 11, 63, 64, 65, 127, 128, 129, 140):
+    for channels in (1, 2, 3, 4):
+        for n in (1, 2, 3, 5, 6, 7, 11, 15, 16, 17, 33, 63, 64, 65, 127, 128, 129, 140):
             shape = (6, 2 * n, channels)
             x = rng.uniform(-3, 3, shape).astype(dtype) if kind.kind == "f" else None
             if x is None:

@@ -283,6 +283,32 @@ CRESIZE_AVX512 static Py_ssize_t cresize_pixels3_pairs_f32_avx512(float *restric
     return o;
 }
 
+/* float32 single values (C = 1), AVX-512F: sixteen outputs from the 32 values at 2o,
+ * the products in registers, each output's two products brought into its lane by
+ * vpermt2ps (even and odd lanes); the row's last outputs take the loop with the
+ * buffer. The same operations per value as CRESIZE_SUM_2X2, so the same bits. */
+CRESIZE_AVX512 static Py_ssize_t cresize_values_pairs_f32_avx512(float *restrict out,
+                                                               const float *restrict a,
+                                                               const float *restrict b, float wa,
+                                                               float wb, const float *restrict w,
+                                                               Py_ssize_t n)
+{
+    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28,
+                                           30);
+    const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29,
+                                          31);
+    const __m512 va = _mm512_set1_ps(wa), vb = _mm512_set1_ps(wb), z = _mm512_setzero_ps();
+    Py_ssize_t o = 0;
+    for (; o + 16 <= n; o += 16) { /* reads values 2o ... 2o + 31 of the row's 2n */
+        Py_ssize_t v = 2 * o;
+        __m512 lo = cresize_products16_ps(w + v, a + v, b ? b + v : NULL, va, vb);
+        __m512 hi = cresize_products16_ps(w + v + 16, a + v + 16, b ? b + v + 16 : NULL, va, vb);
+        _mm512_storeu_ps(out + o, _mm512_add_ps(_mm512_add_ps(z, _mm512_permutex2var_ps(lo, even, hi)),
+                                                _mm512_permutex2var_ps(lo, odd, hi)));
+    }
+    return o;
+}
+
 /* float64 pixels of 2-4 values, AVX2: each output pixel's two input pixels' products
  * computed in registers, four values a register, from the lanes they are added in (no
  * buffer of products: its unaligned reloads of fresh stores stalled the loop, which
@@ -378,7 +404,21 @@ CRESIZE_AVX2 static void cresize_sum_2x2_pixels_f64_avx2(double *restrict out,
 
 CRESIZE_SUM_2X2_UNIT_DISPATCH(cresize_sum_2x2_unit_f32, float)
 CRESIZE_SUM_2X2_UNIT_DISPATCH(cresize_sum_2x2_unit_f64, double)
-CRESIZE_SUM_2X2_DISPATCH(cresize_sum_2x2_f32, float)
+/* float32: also an AVX-512 loop (level avx512). */
+static inline void cresize_sum_2x2_f32(float *out, const float *a, const float *b, float wa,
+                                       float wb, const float *w, Py_ssize_t n)
+{
+#if CRESIZE_X86_DISPATCH
+    if (cresize_simd_level >= 3) {
+        Py_ssize_t o = cresize_values_pairs_f32_avx512(out, a, b, wa, wb, w, n);
+        if (o < n) /* the row's last outputs, from output o */
+            cresize_sum_2x2_f32_avx2(out + o, a + 2 * o, b ? b + 2 * o : NULL, wa, wb,
+                                     w + 2 * o, n - o);
+        return;
+    }
+#endif
+    CRESIZE_SUMS_CALL(cresize_sum_2x2_f32, out, a, b, wa, wb, w, n);
+}
 CRESIZE_SUM_2X2_DISPATCH(cresize_sum_2x2_f64, double)
 /* float32 pixels: also an AVX-512 loop (level avx512). */
 static inline void cresize_sum_2x2_pixels_f32(float *out, const float *a, const float *b, float wa,
