@@ -283,30 +283,33 @@ CRESIZE_AVX512 static Py_ssize_t cresize_pixels3_pairs_f32_avx512(float *restric
     return o;
 }
 
-/* float32 single values (C = 1), AVX-512F: sixteen outputs from the 32 values at 2o,
- * the products in registers, each output's two products brought into its lane by
- * vpermt2ps (even and odd lanes); the row's last outputs take the loop with the
- * buffer. The same operations per value as CRESIZE_SUM_2X2, so the same bits. */
+/* float32 pixels of 1, 2 or 4 values, AVX-512F: sixteen output values (16 / C pixels)
+ * from the 32 values at 2u, the products in registers, each output value's two products
+ * (value c of pixel q: 2Cq + c and 2Cq + C + c) brought into its lane by vpermt2ps; the
+ * row's last pixels take the loop with the buffer. The same operations per value as
+ * CRESIZE_SUM_2X2 and CRESIZE_SUM_2X2_PIXELS, so the same bits. Returns the pixels done. */
 CRESIZE_AVX512 static Py_ssize_t cresize_values_pairs_f32_avx512(float *restrict out,
                                                                const float *restrict a,
                                                                const float *restrict b, float wa,
                                                                float wb, const float *restrict w,
-                                                               Py_ssize_t n)
+                                                               Py_ssize_t n, Py_ssize_t C)
 {
-    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28,
-                                           30);
-    const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29,
-                                          31);
+    static const int lanes[3][16] = { /* first lanes of C = 1, 2, 4; second: + C */
+        {0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30},
+        {0, 1, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29},
+        {0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27}};
+    const __m512i first = _mm512_loadu_si512(lanes[C == 1 ? 0 : C == 2 ? 1 : 2]);
+    const __m512i second = _mm512_add_epi32(first, _mm512_set1_epi32((int)C));
     const __m512 va = _mm512_set1_ps(wa), vb = _mm512_set1_ps(wb), z = _mm512_setzero_ps();
-    Py_ssize_t o = 0;
-    for (; o + 16 <= n; o += 16) { /* reads values 2o ... 2o + 31 of the row's 2n */
-        Py_ssize_t v = 2 * o;
+    Py_ssize_t u = 0;
+    for (; u + 16 <= C * n; u += 16) { /* reads values 2u ... 2u + 31 of the row's 2Cn */
+        Py_ssize_t v = 2 * u;
         __m512 lo = cresize_products16_ps(w + v, a + v, b ? b + v : NULL, va, vb);
         __m512 hi = cresize_products16_ps(w + v + 16, a + v + 16, b ? b + v + 16 : NULL, va, vb);
-        _mm512_storeu_ps(out + o, _mm512_add_ps(_mm512_add_ps(z, _mm512_permutex2var_ps(lo, even, hi)),
-                                                _mm512_permutex2var_ps(lo, odd, hi)));
+        _mm512_storeu_ps(out + u, _mm512_add_ps(_mm512_add_ps(z, _mm512_permutex2var_ps(lo, first, hi)),
+                                                _mm512_permutex2var_ps(lo, second, hi)));
     }
-    return o;
+    return u / C;
 }
 
 /* float64 pixels of 2-4 values, AVX2: each output pixel's two input pixels' products
@@ -410,7 +413,7 @@ static inline void cresize_sum_2x2_f32(float *out, const float *a, const float *
 {
 #if CRESIZE_X86_DISPATCH
     if (cresize_simd_level >= 3) {
-        Py_ssize_t o = cresize_values_pairs_f32_avx512(out, a, b, wa, wb, w, n);
+        Py_ssize_t o = cresize_values_pairs_f32_avx512(out, a, b, wa, wb, w, n, 1);
         if (o < n) /* the row's last outputs, from output o */
             cresize_sum_2x2_f32_avx2(out + o, a + 2 * o, b ? b + 2 * o : NULL, wa, wb,
                                      w + 2 * o, n - o);
@@ -425,11 +428,13 @@ static inline void cresize_sum_2x2_pixels_f32(float *out, const float *a, const 
                                               float wb, const float *w, Py_ssize_t n, Py_ssize_t C)
 {
 #if CRESIZE_X86_DISPATCH
-    if (C == 3 && cresize_simd_level >= 3) { /* 3-value pixels: products in registers */
-        Py_ssize_t o = cresize_pixels3_pairs_f32_avx512(out, a, b, wa, wb, w, n);
+    if (cresize_simd_level >= 3 && C <= 4) { /* products in registers */
+        Py_ssize_t o = C == 3 ? cresize_pixels3_pairs_f32_avx512(out, a, b, wa, wb, w, n)
+                              : cresize_values_pairs_f32_avx512(out, a, b, wa, wb, w, n, C);
         if (o < n) /* the row's last pixels, from pixel o */
-            cresize_sum_2x2_pixels_f32_avx512(out + 3 * o, a + 6 * o, b ? b + 6 * o : NULL, wa,
-                                              wb, w + 6 * o, n - o, 3);
+            cresize_sum_2x2_pixels_f32_avx512(out + C * o, a + 2 * C * o,
+                                              b ? b + 2 * C * o : NULL, wa, wb, w + 2 * C * o,
+                                              n - o, C);
         return;
     }
     if (cresize_simd_level >= 3) {
