@@ -135,7 +135,9 @@ CRESIZE_SUM_2X2_UNIT(cresize_sum_2x2_unit_f64_avx2, double, CRESIZE_AVX2)
  * measured 10% slower). At the avx512 level the products run on 512-bit registers and
  * 3-value pixels pair five at a time (cresize_pairs_f32_avx512): a (224, 224, 3) ->
  * 112x112 float32 resize() took 10.7-11.2 us of CPU against 11.6-12.1 us at avx2 (one
- * thread). */
+ * thread). At the avx512 level the rows now take the loops below that keep the
+ * products in registers (cresize_pixels3_pairs_f32_avx512,
+ * cresize_values_pairs_f32_avx512), and this one only a row's last pixels. */
 #define CRESIZE_SUM_2X2_PIXELS_F32(NAME, ATTR, VEC, N, SET1, LOAD, ADD, MUL, STORE, PAIRS) \
     ATTR static void NAME(float *restrict out, const float *restrict a,                 \
                           const float *restrict b, float wa, float wb,                  \
