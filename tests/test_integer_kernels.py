@@ -558,9 +558,9 @@ def test_integer_steps_are_checked_when_made():
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, *DTYPES])
 def test_2x2_pixel_pairs(dtype):
-    """2x2 blocks of 1-4-value pixels (``_simd_sums.h``: the float32 loops of AVX-512 for
-    single values and 3-value pixels and the float64 loop of AVX2 keep their products in
-    registers) equal the
+    """2x2 blocks of 1-4-value pixels (``_simd_sums.h``: the float32 loops of AVX-512,
+    which also read 8-bit rows straight, and the float64 loop of AVX2 keep their products
+    in registers) equal the
     documented operations computed by NumPy in the sums' dtype (float32 for 8-bit images,
     float64 for 16-bit ones): ``r = wa*a + wb*b`` per value, then ``(0 + w0*r0) + w1*r1``
     per output, rows of 1-140 output pixels (chunks and their tails)."""
@@ -584,6 +584,9 @@ def test_2x2_pixel_pairs(dtype):
                 info = np.iinfo(dtype)
                 want = np.clip(np.rint(want), info.min, info.max).astype(dtype)
             got = cresize.resize(x, (3, n), axes=(0, 1), mode="area")
+            p = cresize.plan(x.shape, (3, n), axes=(0, 1), mode="area", dtype=dtype)
+            (step,) = p._forward.compiled(x.dtype)
+            assert step[4].blocks == (2, 2)  # 8-bit rows: both sums in one sweep
             assert got.dtype == want.dtype
             np.testing.assert_array_equal(got, want, err_msg=f"{channels} {n}")
 

@@ -165,6 +165,11 @@ cdef extern from "_simd_sums.h" nogil:
                                Py_ssize_t channels) noexcept
     void cresize_pairs_2x2_f64(double* out, const double* r, const double* w, Py_ssize_t n,
                                Py_ssize_t channels) noexcept
+    int cresize_sum_2x2_u8(float* out, const unsigned char* a, const unsigned char* b,
+                           float wa, float wb, const float* w, Py_ssize_t n,
+                           Py_ssize_t channels) noexcept
+    int cresize_sum_2x2_s8(float* out, const signed char* a, const signed char* b, float wa,
+                           float wb, const float* w, Py_ssize_t n, Py_ssize_t channels) noexcept
 
 
 #: SIMD levels, lowest first (``_simd_pixels.h``).
@@ -888,20 +893,35 @@ cdef inline void _pair_rows(const Sizes* z, const Py_ssize_t* y_index, Py_ssize_
     """Output rows ``j0 … j1 - 1`` of ``VERTICAL_FIRST`` with an x table of blocks of 2
     (``Sizes.x_block``; ``wx`` a weight per input value): ``_fused_row``'s operations
     (the rows combined into ``buf``, ``_row``'s pair sums, the integer store) with
-    pointers instead of its per-row table arguments. Rows are independent: a thread's
-    share of them (``buf`` its scratch) gives the same bits."""
+    pointers instead of its per-row table arguments; 8-bit rows whose y table is blocks
+    of 2 too (``Sizes.y_block``) take both sums in one sweep from the integers where the
+    level allows it (``cresize_sum_2x2_u8``, the same operations). Rows are independent:
+    a thread's share of them (``buf`` its scratch) gives the same bits."""
     cdef Py_ssize_t j, b, oy, row_bytes = z.out_row * z.itemsize
     cdef floating* target
+    cdef const source* rows
+    cdef const floating* wy
     for j in range(j0, j1):
         b = j // z.out_h
         oy = j - b * z.out_h
-        _combine_rows(buf, src + b * z.in_h * z.in_row, z.in_row, y_index + oy * index_stride,
-                      y_weight + oy * weight_stride, y_count[oy], z.in_h)
         target = buf + z.ring_len if z.out_kind else <floating*>(dst + j * row_bytes)
-        if floating is float:
-            cresize_pairs_2x2_f32(target, buf, wx, n_px, z.channels)
+        rows = src + b * z.in_h * z.in_row
+        wy = y_weight + oy * weight_stride
+        if floating is float and z.y_block == 2 and (
+                (source is cython.uchar and cresize_sum_2x2_u8(
+                    target, rows + 2 * oy * z.in_row, rows + (2 * oy + 1) * z.in_row, wy[0],
+                    wy[1], wx, n_px, z.channels))
+                or (source is cython.schar and cresize_sum_2x2_s8(
+                    target, rows + 2 * oy * z.in_row, rows + (2 * oy + 1) * z.in_row, wy[0],
+                    wy[1], wx, n_px, z.channels))):
+            pass  # summed straight from the two integer rows
         else:
-            cresize_pairs_2x2_f64(target, buf, wx, n_px, z.channels)
+            _combine_rows(buf, rows, z.in_row, y_index + oy * index_stride, wy, y_count[oy],
+                          z.in_h)
+            if floating is float:
+                cresize_pairs_2x2_f32(target, buf, wx, n_px, z.channels)
+            else:
+                cresize_pairs_2x2_f64(target, buf, wx, n_px, z.channels)
         if z.out_kind:
             _store_any(dst + j * row_bytes, z.out_kind, target, z.out_row)
 

@@ -410,6 +410,7 @@ def _compile_int(program, tables, shape, dtype):
         size_in, size_out = math.prod(shape), math.prod(out_shape)
         work = size_in + size_out if size_out else 0
         dst_dtype = dtype if number == last_step else compute
+        x_block = _x_block(x, channels, order)
         src_shape, dst_shape, step = _fused_step(
             y,
             x,
@@ -419,8 +420,8 @@ def _compile_int(program, tables, shape, dtype):
             slots,
             compute,
             work,
-            _x_block(x, channels, order),
-            0,
+            x_block,
+            y.block if x_block else 0,
             src_dtype=compute if number else dtype,
             dst_dtype=dst_dtype,
         )
@@ -460,7 +461,8 @@ def _x_block(x, channels, order):
     """An integer step's ``x_block`` (``resize_2d_int``'s ``x_values``): 2 for an x
     table of blocks of 2 after a combination of rows (bilinear or area shrinking by 2),
     which takes the pair sums of ``_simd_sums.h``, with its weights once per input
-    value; else 0."""
+    value; else 0. Such a step also takes the y table's ``block`` (8-bit rows of blocks
+    of 2: both sums in one sweep)."""
     if order != _kernels.Order.VERTICAL_FIRST or x.block != 2:
         return 0
     return 2 if 1 <= channels <= _kernels.MAX_BLOCK_CHANNELS else 0

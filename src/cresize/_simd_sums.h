@@ -136,8 +136,7 @@ CRESIZE_SUM_2X2_UNIT(cresize_sum_2x2_unit_f64_avx2, double, CRESIZE_AVX2)
  * 3-value pixels pair five at a time (cresize_pairs_f32_avx512): a (224, 224, 3) ->
  * 112x112 float32 resize() took 10.7-11.2 us of CPU against 11.6-12.1 us at avx2 (one
  * thread). At the avx512 level the rows now take the loops below that keep the
- * products in registers (cresize_pixels3_pairs_f32_avx512,
- * cresize_values_pairs_f32_avx512), and this one only a row's last pixels. */
+ * products in registers (CRESIZE_PAIRS16), and this one only a row's last pixels. */
 #define CRESIZE_SUM_2X2_PIXELS_F32(NAME, ATTR, VEC, N, SET1, LOAD, ADD, MUL, STORE, PAIRS) \
     ATTR static void NAME(float *restrict out, const float *restrict a,                 \
                           const float *restrict b, float wa, float wb,                  \
@@ -253,66 +252,70 @@ CRESIZE_SUM_2X2_PIXELS_F32(cresize_sum_2x2_pixels_f32_avx512, CRESIZE_AVX512, __
  * One thread: (224, 224, 3) -> 112x112 bilinear, float32 8.5 -> 6.4 us, uint8 10.1 ->
  * 8.2 us. (The same in AVX2, two pixels a register from 128-bit halves, ran a float32
  * call at 12.4 us against 10.5 us with the buffer: not kept.) */
-CRESIZE_AVX512 static inline __attribute__((always_inline)) __m512
-cresize_products16_ps(const float *w, const float *a, const float *b, __m512 va, __m512 vb)
-{
-    __m512 r = _mm512_loadu_ps(a);
-    if (b)
-        r = _mm512_add_ps(_mm512_mul_ps(va, r), _mm512_mul_ps(vb, _mm512_loadu_ps(b)));
-    return _mm512_mul_ps(_mm512_loadu_ps(w), r);
-}
+/* The lanes of the two products of output values 0 ... 15 among 32 values: 3-value
+ * pixels (lane 15 unused, not stored), and pixels of 1, 2, 4 values (value c of pixel q:
+ * 2Cq + c; the second product C lanes on). */
+static const int cresize_pair_lanes3[2][16] = {
+    {0, 1, 2, 6, 7, 8, 12, 13, 14, 18, 19, 20, 24, 25, 26, 0},
+    {3, 4, 5, 9, 10, 11, 15, 16, 17, 21, 22, 23, 27, 28, 29, 0}};
+static const int cresize_pair_lanes[3][16] = {
+    {0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30},
+    {0, 1, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29},
+    {0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27}};
 
-CRESIZE_AVX512 static Py_ssize_t cresize_pixels3_pairs_f32_avx512(float *restrict out,
-                                                                const float *restrict a,
-                                                                const float *restrict b, float wa,
-                                                                float wb, const float *restrict w,
-                                                                Py_ssize_t n)
-{
-    const __m512i first = _mm512_setr_epi32(0, 1, 2, 6, 7, 8, 12, 13, 14, 18, 19, 20, 24, 25, 26,
-                                            0);
-    const __m512i second = _mm512_setr_epi32(3, 4, 5, 9, 10, 11, 15, 16, 17, 21, 22, 23, 27, 28,
-                                             29, 0);
-    const __m512 va = _mm512_set1_ps(wa), vb = _mm512_set1_ps(wb), z = _mm512_setzero_ps();
-    Py_ssize_t o = 0;
-    for (; o + 6 <= n; o += 5) { /* reads values 6o ... 6o + 31 of the row's 6n */
-        Py_ssize_t v = 6 * o;
-        __m512 lo = cresize_products16_ps(w + v, a + v, b ? b + v : NULL, va, vb);
-        __m512 hi = cresize_products16_ps(w + v + 16, a + v + 16, b ? b + v + 16 : NULL, va, vb);
-        __m512 s = _mm512_add_ps(_mm512_add_ps(z, _mm512_permutex2var_ps(lo, first, hi)),
-                                 _mm512_permutex2var_ps(lo, second, hi));
-        _mm512_mask_storeu_ps(out + 3 * o, (__mmask16)0x7fff, s);
+/* The loops above for rows a, b of S values (float32, or 8-bit integers converted as
+ * they are loaded, exactly): NAME##_pixels3 (3-value pixels, five a step) and
+ * NAME##_values (1, 2 or 4 values, sixteen output values a step); each returns the
+ * pixels it did. b = NULL (float32 only): a holds the rows already combined. */
+#define CRESIZE_PAIRS16(NAME, S, LOAD16)                                                 \
+    CRESIZE_AVX512 static inline __attribute__((always_inline)) __m512                   \
+    NAME##_products(const float *w, const S *a, const S *b, __m512 va, __m512 vb)        \
+    {                                                                                    \
+        __m512 r = LOAD16(a);                                                            \
+        if (b)                                                                           \
+            r = _mm512_add_ps(_mm512_mul_ps(va, r), _mm512_mul_ps(vb, LOAD16(b)));       \
+        return _mm512_mul_ps(_mm512_loadu_ps(w), r);                                     \
+    }                                                                                    \
+    CRESIZE_AVX512 static Py_ssize_t NAME##_pixels3(float *restrict out, const S *restrict a, \
+                                                    const S *restrict b, float wa, float wb, \
+                                                    const float *restrict w, Py_ssize_t n)  \
+    {                                                                                    \
+        const __m512i first = _mm512_loadu_si512(cresize_pair_lanes3[0]);               \
+        const __m512i second = _mm512_loadu_si512(cresize_pair_lanes3[1]);              \
+        const __m512 va = _mm512_set1_ps(wa), vb = _mm512_set1_ps(wb), z = _mm512_setzero_ps(); \
+        Py_ssize_t o = 0;                                                                \
+        for (; o + 6 <= n; o += 5) { /* reads values 6o ... 6o + 31 of the row's 6n */ \
+            Py_ssize_t v = 6 * o;                                                        \
+            __m512 lo = NAME##_products(w + v, a + v, b ? b + v : NULL, va, vb);         \
+            __m512 hi = NAME##_products(w + v + 16, a + v + 16, b ? b + v + 16 : NULL, va, vb); \
+            __m512 s = _mm512_add_ps(_mm512_add_ps(z, _mm512_permutex2var_ps(lo, first, hi)), \
+                                     _mm512_permutex2var_ps(lo, second, hi));            \
+            _mm512_mask_storeu_ps(out + 3 * o, (__mmask16)0x7fff, s);                    \
+        }                                                                                \
+        return o;                                                                        \
+    }                                                                                    \
+    CRESIZE_AVX512 static Py_ssize_t NAME##_values(float *restrict out, const S *restrict a, \
+                                                   const S *restrict b, float wa, float wb,  \
+                                                   const float *restrict w, Py_ssize_t n,    \
+                                                   Py_ssize_t C)                             \
+    {                                                                                    \
+        const __m512i first = _mm512_loadu_si512(cresize_pair_lanes[C == 1 ? 0 : C == 2 ? 1 : 2]); \
+        const __m512i second = _mm512_add_epi32(first, _mm512_set1_epi32((int)C));      \
+        const __m512 va = _mm512_set1_ps(wa), vb = _mm512_set1_ps(wb), z = _mm512_setzero_ps(); \
+        Py_ssize_t u = 0;                                                                \
+        for (; u + 16 <= C * n; u += 16) { /* reads values 2u ... 2u + 31 of the row's 2Cn */ \
+            Py_ssize_t v = 2 * u;                                                        \
+            __m512 lo = NAME##_products(w + v, a + v, b ? b + v : NULL, va, vb);         \
+            __m512 hi = NAME##_products(w + v + 16, a + v + 16, b ? b + v + 16 : NULL, va, vb); \
+            _mm512_storeu_ps(out + u, _mm512_add_ps(_mm512_add_ps(z, _mm512_permutex2var_ps(lo, first, hi)), \
+                                                    _mm512_permutex2var_ps(lo, second, hi))); \
+        }                                                                                \
+        return u / C;                                                                    \
     }
-    return o;
-}
 
-/* float32 pixels of 1, 2 or 4 values, AVX-512F: sixteen output values (16 / C pixels)
- * from the 32 values at 2u, the products in registers, each output value's two products
- * (value c of pixel q: 2Cq + c and 2Cq + C + c) brought into its lane by vpermt2ps; the
- * row's last pixels take the loop with the buffer. The same operations per value as
- * CRESIZE_SUM_2X2 and CRESIZE_SUM_2X2_PIXELS, so the same bits. Returns the pixels done. */
-CRESIZE_AVX512 static Py_ssize_t cresize_values_pairs_f32_avx512(float *restrict out,
-                                                               const float *restrict a,
-                                                               const float *restrict b, float wa,
-                                                               float wb, const float *restrict w,
-                                                               Py_ssize_t n, Py_ssize_t C)
-{
-    static const int lanes[3][16] = { /* first lanes of C = 1, 2, 4; second: + C */
-        {0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30},
-        {0, 1, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29},
-        {0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27}};
-    const __m512i first = _mm512_loadu_si512(lanes[C == 1 ? 0 : C == 2 ? 1 : 2]);
-    const __m512i second = _mm512_add_epi32(first, _mm512_set1_epi32((int)C));
-    const __m512 va = _mm512_set1_ps(wa), vb = _mm512_set1_ps(wb), z = _mm512_setzero_ps();
-    Py_ssize_t u = 0;
-    for (; u + 16 <= C * n; u += 16) { /* reads values 2u ... 2u + 31 of the row's 2Cn */
-        Py_ssize_t v = 2 * u;
-        __m512 lo = cresize_products16_ps(w + v, a + v, b ? b + v : NULL, va, vb);
-        __m512 hi = cresize_products16_ps(w + v + 16, a + v + 16, b ? b + v + 16 : NULL, va, vb);
-        _mm512_storeu_ps(out + u, _mm512_add_ps(_mm512_add_ps(z, _mm512_permutex2var_ps(lo, first, hi)),
-                                                _mm512_permutex2var_ps(lo, second, hi)));
-    }
-    return u / C;
-}
+CRESIZE_PAIRS16(cresize_pairs16_f32, float, cresize_row16_f32)
+CRESIZE_PAIRS16(cresize_pairs16_u8, unsigned char, cresize_row16_u8)
+CRESIZE_PAIRS16(cresize_pairs16_s8, signed char, cresize_row16_s8)
 
 /* float64 pixels of 2-4 values, AVX2: each output pixel's two input pixels' products
  * computed in registers, four values a register, from the lanes they are added in (no
@@ -415,7 +418,7 @@ static inline void cresize_sum_2x2_f32(float *out, const float *a, const float *
 {
 #if CRESIZE_X86_DISPATCH
     if (cresize_simd_level >= 3) {
-        Py_ssize_t o = cresize_values_pairs_f32_avx512(out, a, b, wa, wb, w, n, 1);
+        Py_ssize_t o = cresize_pairs16_f32_values(out, a, b, wa, wb, w, n, 1);
         if (o < n) /* the row's last outputs, from output o */
             cresize_sum_2x2_f32_avx2(out + o, a + 2 * o, b ? b + 2 * o : NULL, wa, wb,
                                      w + 2 * o, n - o);
@@ -431,8 +434,8 @@ static inline void cresize_sum_2x2_pixels_f32(float *out, const float *a, const 
 {
 #if CRESIZE_X86_DISPATCH
     if (cresize_simd_level >= 3 && C <= 4) { /* products in registers */
-        Py_ssize_t o = C == 3 ? cresize_pixels3_pairs_f32_avx512(out, a, b, wa, wb, w, n)
-                              : cresize_values_pairs_f32_avx512(out, a, b, wa, wb, w, n, C);
+        Py_ssize_t o = C == 3 ? cresize_pairs16_f32_pixels3(out, a, b, wa, wb, w, n)
+                              : cresize_pairs16_f32_values(out, a, b, wa, wb, w, n, C);
         if (o < n) /* the row's last pixels, from pixel o */
             cresize_sum_2x2_pixels_f32_avx512(out + C * o, a + 2 * C * o,
                                               b ? b + 2 * C * o : NULL, wa, wb, w + 2 * C * o,
@@ -502,5 +505,39 @@ CRESIZE_PAIRS_2X2(cresize_pairs_2x2_f64, double, f64)
 
 CRESIZE_SUM_2X2_ROWS(cresize_sum_2x2_rows_f32, float, f32)
 CRESIZE_SUM_2X2_ROWS(cresize_sum_2x2_rows_f64, double, f64)
+
+/* 8-bit images: the 2x2 pair sums (VERTICAL_FIRST, both tables blocks of 2) straight
+ * from the two integer rows, converted as they are loaded, at the avx512 level
+ * (CRESIZE_PAIRS16): the operations of the rows' combination (wa*a + wb*b, as
+ * _combine_rows sums two taps) and of the pair sums, in one sweep, so the same bits.
+ * The row's last pixels: the same operations, one value at a time. 0 (nothing written)
+ * where the level has no such loop: the caller combines the rows first. */
+#define CRESIZE_SUM_2X2_INT8(NAME, S, SFX)                                               \
+    static inline int NAME(float *out, const S *a, const S *b, float wa, float wb,       \
+                           const float *w, Py_ssize_t n, Py_ssize_t C)                   \
+    {                                                                                    \
+        Py_ssize_t o = 0, c, v;                                                          \
+        if (!CRESIZE_X86_DISPATCH || cresize_simd_level < 3 || C > 4)                    \
+            return 0;                                                                    \
+        CRESIZE_PAIRS16_INT_CALL(SFX)                                                    \
+        for (; o < n; o++)                                                               \
+            for (c = 0; c < C; c++) {                                                    \
+                float p0, p1;                                                            \
+                v = 2 * C * o + c;                                                       \
+                p0 = w[v] * (wa * a[v] + wb * b[v]);                                     \
+                p1 = w[v + C] * (wa * a[v + C] + wb * b[v + C]);                         \
+                out[C * o + c] = (0.0f + p0) + p1;                                       \
+            }                                                                            \
+        return 1;                                                                        \
+    }
+#if CRESIZE_X86_DISPATCH
+#define CRESIZE_PAIRS16_INT_CALL(SFX)                                                    \
+    o = C == 3 ? cresize_pairs16_##SFX##_pixels3(out, a, b, wa, wb, w, n)               \
+               : cresize_pairs16_##SFX##_values(out, a, b, wa, wb, w, n, C);
+#else
+#define CRESIZE_PAIRS16_INT_CALL(SFX)
+#endif
+CRESIZE_SUM_2X2_INT8(cresize_sum_2x2_u8, unsigned char, u8)
+CRESIZE_SUM_2X2_INT8(cresize_sum_2x2_s8, signed char, s8)
 
 #endif
