@@ -325,12 +325,12 @@ def test_block_pairs_keep_the_bits(dtype, monkeypatch):
             x = image(rng, shape, dtype, 2 if channels else 0)
             for mode in ("bilinear", "area"):
                 cases.append((x, axes, (h // 2, w // 2), mode))
-    real, taken = _plan._x_values, []
+    real, taken = _plan._x_block, []
 
     def spy(*args):
-        values = real(*args)
-        taken.append(values is not None)
-        return values
+        block = real(*args)
+        taken.append(block == 2)
+        return block
 
     def run():
         got = []
@@ -340,12 +340,12 @@ def test_block_pairs_keep_the_bits(dtype, monkeypatch):
             got[-1].append(cresize.resize(x, size, mode=mode, axes=axes))
         return got
 
-    monkeypatch.setattr(_plan, "_x_values", spy)
+    monkeypatch.setattr(_plan, "_x_block", spy)
     cresize.clear_cache()
     new = run()
     # every even width, 1-4 values a pixel or planar, takes the pairs (odd heights too)
     assert sum(taken) == 2 * 5 * 5
-    monkeypatch.setattr(_plan, "_x_values", lambda *args: None)
+    monkeypatch.setattr(_plan, "_x_block", lambda *args: 0)
     cresize.clear_cache()
     old = run()
     cresize.clear_cache()
@@ -379,6 +379,216 @@ def test_plain_plan_calls_go_straight_to_the_integer_steps(dtype, monkeypatch):
         assert want.dtype == got.dtype == dtype
     with pytest.raises(AssertionError, match="checked"):
         p(x, out=np.empty((10, 15, 3), dtype))
+
+
+# ----------------------------------------------------------------------------
+# Integer steps made once, when the plan compiles (make_step(src_dtype=, dst_dtype=)),
+# and run on data pointers: the bits of resize_2d_int's checked call and of the float
+# kernels, every order, 1-3 threads.
+
+#: (shape maker, axes, size, mode) of each row order of the fused integer step, and
+#: single-axis and three-axis resizes; channels 0: planar (3, H, W).
+STEP_CASES = [
+    ((13, 17), (26, 35), "bicubic"),  # RING
+    ((13, 17), (6, 8), "bicubic"),  # VERTICAL_FIRST
+    ((13, 17), (26, 9), "lanczos3"),  # RING, x shrinking
+    ((13, 17), (20, 40), "nearest"),  # DIRECT: pixels copied
+    ((13, 17), (7, 9), "nearest-exact"),
+    ((12, 18), (6, 9), "bilinear"),  # 2x2: pairs after the rows are combined
+    ((12, 18), (6, 9), "area"),
+    ((12, 18), (6, 18), "bilinear"),  # whole rows combined (x: the identity)
+    ((12, 18), (12, 7), "bicubic"),  # rows of pixels (y: the identity)
+]
+
+
+def _step_input(rng, dtype, hw, channels):
+    shape = (*hw, channels) if channels else (3, *hw)
+    return image(rng, shape, dtype, 2 if channels else 0), (0, 1) if channels else (1, 2)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_integer_steps_keep_the_bits(dtype, monkeypatch):
+    """A plan's integer steps (``Step``s, scratch of their own) give the bits of the
+    float kernels on the converted image and of ``resize_2d_int`` called with the same
+    tables and scratch arrays, for every order, 1-5 values a pixel or planar, and every
+    thread count (the threads' bound lowered so that small images take several)."""
+    from cresize import _plan
+
+    monkeypatch.setattr(_plan, "MIN_WORK_PER_THREAD", 1)
+    cresize.clear_cache()
+    rng = np.random.default_rng(11)
+    orders = set()
+    for channels in range(6):
+        for hw, size, mode in STEP_CASES:
+            x, axes = _step_input(rng, dtype, hw, channels)
+            p = cresize.plan(x.shape, size, axes=axes, mode=mode, dtype=dtype)
+            want = float_path(x, size, axes=axes, mode=mode)
+            for threads in (1, 2, 3):
+                np.testing.assert_array_equal(p(x, num_threads=threads), want, err_msg=mode)
+            (step,) = p._forward.compiled(x.dtype)
+            assert step[4].src_dtype == step[4].dst_dtype == x.dtype
+            assert step[4].most_threads >= 3
+            if len(p._forward.steps[0][0]) == 2:  # the same tables through resize_2d_int
+                orders.add(p._forward.steps[0][1])
+                got = _through_resize_2d_int(p, x, threads=2)
+                np.testing.assert_array_equal(got.reshape(want.shape), want, err_msg=mode)
+        x = image(rng, (5, 7, 9), dtype, None)  # integers -> float sums -> integers
+        p = cresize.plan(x.shape, (4, 11, 6), mode="bicubic", dtype=dtype)
+        kinds = [(s[4].src_dtype, s[4].dst_dtype) for s in p._forward.compiled(x.dtype)]
+        sums = np.dtype(np.float32 if np.dtype(dtype).itemsize == 1 else np.float64)
+        assert kinds[0] == (x.dtype, sums) and kinds[-1] == (sums, x.dtype), kinds
+        for threads in (1, 2):
+            np.testing.assert_array_equal(
+                p(x, num_threads=threads), float_path(x, (4, 11, 6), mode="bicubic")
+            )
+    assert orders == {int(o) for o in _kernels.Order}
+    cresize.clear_cache()
+
+
+def _through_resize_2d_int(p, x, threads):
+    """``p(x)``'s one fused step by ``resize_2d_int`` (the checked entry point), with
+    NumPy scratch, as plans ran their integer steps before they held ``Step``s."""
+    from cresize import _plan
+
+    program = p._forward
+    (a, b), order, slots = program.steps[0]
+    y, t = program.tables[a], program.tables[b]
+    channels = int(np.prod(x.shape[b + 1 :]))
+    compute = program.run_dtype
+    src = x.reshape(int(np.prod(x.shape[:a])), y.n_in, t.n_in * channels)
+    dst = np.empty((src.shape[0], y.n_out, t.n_out * channels), x.dtype)
+    length = _kernels.scratch_length(order, slots, src.shape[2], dst.shape[2], False, channels)
+    values = None
+    if _plan._x_block(t, channels, order):
+        values = _kernels.value_weights(t.kernel_args(compute)[1], channels)
+    _kernels.resize_2d_int(
+        src,
+        dst,
+        channels,
+        y.kernel_args(compute),
+        _plan._row_args(t, compute, channels),
+        order,
+        np.empty((threads, length), compute),
+        np.empty((threads, slots), np.intp),
+        threads,
+        values,
+    )
+    return dst
+
+
+def test_integer_plan_shared_by_threads():
+    """One integer plan called from six Python threads at once (each call allocates
+    its own scratch): the bits of one call."""
+    import threading
+
+    rng = np.random.default_rng(12)
+    cases = [
+        (np.uint8, (40, 30, 3), (81, 62), "bicubic"),  # RING
+        (np.uint16, (40, 30, 3), (20, 15), "bilinear"),  # 2x2 pairs
+        (np.int8, (40, 30, 4), (17, 13), "lanczos3"),  # VERTICAL_FIRST
+    ]
+    for dtype, shape, size, mode in cases:
+        x = image(rng, shape, dtype, 2)
+        p = cresize.plan(shape, size, axes=(0, 1), mode=mode, dtype=dtype)
+        want = float_path(x, size, axes=(0, 1), mode=mode)
+        results = [None] * 6
+        barrier = threading.Barrier(6)
+
+        def work(i, p=p, x=x, results=results, barrier=barrier):
+            barrier.wait()
+            results[i] = [p(x, num_threads=1 + i % 2) for _ in range(20)]
+
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(6)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        for got in results:
+            assert got is not None and len(got) == 20
+            for y in got:
+                np.testing.assert_array_equal(y, want)
+
+
+def test_integer_steps_are_checked_when_made():
+    """``make_step`` refuses integer steps it cannot run, and a step refuses arrays of
+    other dtypes or sizes; a wrong table is refused as for float steps."""
+    from cresize import _fast
+
+    y, x = taps(6, 4, "bilinear"), taps(8, 3, "bilinear")
+    ok = {
+        "y": y.kernel_args(np.float32),
+        "x": x.row_args(np.float32),
+        "order": _kernels.Order.VERTICAL_FIRST,
+        "src_dtype": np.uint8,
+        "dst_dtype": np.uint8,
+    }
+
+    def make(kind=_kernels.Kind.FUSED, **change):
+        return _kernels.make_step(kind, 1, 6, 8, **{**ok, **change})
+
+    step = make()
+    src = image(np.random.default_rng(2), (6, 8), np.uint8, None).reshape(1, 6, 8)
+    dst = np.zeros((1, 4, 3), np.uint8)
+    step(src, dst, 2)
+    np.testing.assert_array_equal(dst[0], float_path(src[0], (4, 3)))
+    assert (step.src_size, step.dst_size, step.src_type) == (48, 12, np.dtype(np.uint8).num)
+    with pytest.raises(TypeError, match="src must hold uint8"):
+        step(src.astype(np.int8), dst, 1)
+    with pytest.raises(TypeError, match="dst must hold uint8"):
+        step(src, dst.astype(np.float32), 1)
+    with pytest.raises(ValueError, match="src values"):
+        step(src[:, :5], dst, 1)
+    with pytest.raises(ValueError, match="kernel contract"):  # the executor's check, in C
+        _fast.run_step(_fast.FUSED, src, dst.astype(np.uint16), step, 1, 60, 1)
+    bad_index = y.kernel_args(np.float32)[0].copy()
+    bad_index[2, 0] = 6
+    for change, error, words in [
+        ({"src_dtype": np.float16}, TypeError, "src_dtype must be"),
+        ({"dst_dtype": np.dtype(">u2")}, TypeError, "dst_dtype must be"),
+        ({"dst_dtype": np.int32}, TypeError, "dst_dtype must be"),
+        ({"src_dtype": np.float64}, TypeError, r"weights' dtype \(float32\)"),
+        ({"kind": _kernels.Kind.PLANES, "x": None}, ValueError, "FUSED"),
+        ({"y": (bad_index, *y.kernel_args(np.float32)[1:])}, ValueError, "y_index"),
+        ({"order": _kernels.Order.DIRECT}, ValueError, "DIRECT"),
+        ({"x_block": 2}, ValueError, "x_block"),
+    ]:
+        with pytest.raises(error, match=words):
+            make(**change)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, *DTYPES])
+def test_2x2_pixel_pairs(dtype):
+    """2x2 blocks of 1-4-value pixels (``_simd_sums.h``: the float32 loops of AVX-512,
+    which also read 8-bit rows straight, and the float64 loop of AVX2 keep their products
+    in registers) equal the
+    documented operations computed by NumPy in the sums' dtype (float32 for 8-bit images,
+    float64 for 16-bit ones): ``r = wa*a + wb*b`` per value, then ``(0 + w0*r0) + w1*r1``
+    per output, rows of 1-140 output pixels (chunks and their tails)."""
+    rng = np.random.default_rng(14)
+    kind = np.dtype(dtype)
+    sums = np.dtype(np.float64 if kind.itemsize in (2, 8) else np.float32)
+    for channels in (1, 2, 3, 4):
+        for n in (1, 2, 3, 5, 6, 7, 11, 15, 16, 17, 33, 63, 64, 65, 127, 128, 129, 140):
+            shape = (6, 2 * n, channels)
+            x = rng.uniform(-3, 3, shape).astype(dtype) if kind.kind == "f" else None
+            if x is None:
+                x = image(rng, shape, dtype, 2)
+            y, t = taps(6, 3, "area"), taps(2 * n, n, "area")
+            (yi, yw, _), (xi, xw, _) = y.kernel_args(sums), t.kernel_args(sums)
+            v = x.astype(sums)
+            r = yw[:, 0, None, None] * v[yi[:, 0]] + yw[:, 1, None, None] * v[yi[:, 1]]
+            first = xw[:, 0, None] * r[:, xi[:, 0]]
+            second = xw[:, 1, None] * r[:, xi[:, 1]]
+            want = (sums.type(0) + first) + second
+            if kind.kind != "f":
+                info = np.iinfo(dtype)
+                want = np.clip(np.rint(want), info.min, info.max).astype(dtype)
+            got = cresize.resize(x, (3, n), axes=(0, 1), mode="area")
+            p = cresize.plan(x.shape, (3, n), axes=(0, 1), mode="area", dtype=dtype)
+            (step,) = p._forward.compiled(x.dtype)
+            assert step[4].blocks == (2, 2)  # 8-bit rows: both sums in one sweep
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got, want, err_msg=f"{channels} {n}")
 
 
 def _block_call(**change):
@@ -551,8 +761,58 @@ for dtype in (np.float32, np.float64, np.uint8, np.uint16, np.int16, np.int8):
     results[str(n)] = cresize.resize(x, (2, 17, 71), axes=(1, 2, 3), mode="bicubic",
                                      num_threads=2)  # 3 axes: float sums in between
     n += 1
+# The integer stores: float sums written straight into integers (clipped, rounded half
+# to even) by a DIRECT step of identity tables, rows of 1-70 values (blocks and tails):
+# values around the range and beyond, ties of either sign, near-ties.
+from cresize._tables import taps
+for dtype, sums in ((np.uint8, np.float32), (np.int8, np.float32), (np.uint16, np.float64),
+                    (np.int16, np.float64)):
+    info = np.iinfo(dtype)
+    for width in (1, 7, 15, 16, 17, 31, 32, 33, 47, 64, 70):
+        v = rng.integers(int(info.min) - 3, int(info.max) + 4, width)
+        v = (v + rng.choice([0, 0.5, -0.5, 0.25, 0.4999, -0.4999], width)).astype(sums)
+        step = _kernels.make_step(_kernels.Kind.FUSED, 1, 1, width,
+                                  y=taps(1, 1, "nearest").kernel_args(sums),
+                                  x=taps(width, width, "nearest").row_args(sums),
+                                  src_dtype=sums, dst_dtype=dtype)
+        results[str(n)] = np.empty(width, dtype)
+        step(v, results[str(n)], 1)
+        n += 1
 np.savez(sys.argv[1], **results)
 """
+
+
+def test_integer_store_rounds_half_to_even():
+    """Float sums stored into integers (an integer step of identity tables): clipped to
+    the type's range and rounded half to even, at this CPU's SIMD level, for rows of
+    every length modulo the blocks (32 float32 / 16 float64 values): values around the
+    range and beyond, ties of either sign, near-ties."""
+    rng = np.random.default_rng(13)
+    for dtype, sums in (
+        (np.uint8, np.float32),
+        (np.int8, np.float32),
+        (np.uint16, np.float64),
+        (np.int16, np.float64),
+    ):
+        info = np.iinfo(dtype)
+        for width in range(1, 80):
+            v = rng.integers(int(info.min) - 3, int(info.max) + 4, width)
+            v = (v + rng.choice([0, 0.5, -0.5, 1.5, 0.4999, -0.4999], width)).astype(sums)
+            step = _kernels.make_step(
+                _kernels.Kind.FUSED,
+                1,
+                1,
+                width,
+                y=taps(1, 1, "nearest").kernel_args(sums),
+                x=taps(width, width, "nearest").row_args(sums),
+                src_dtype=sums,
+                dst_dtype=dtype,
+            )
+            out = np.empty(width, dtype)
+            step(v, out, 1)
+            want = np.clip(np.rint(v.astype(np.float64)), info.min, info.max).astype(dtype)
+            np.testing.assert_array_equal(out, want, err_msg=f"{np.dtype(dtype)} {width}")
+            assert np.any(v != np.rint(v)) or width < 4
 
 
 @pytest.mark.parametrize("level", ["none", "sse2", "avx2"])

@@ -163,11 +163,17 @@ def test_the_plan_routes_small_pixels_through_the_row_kernels():
         (step,) = cresize.plan(shape, (13,), axes=axes, dtype="uint8")._forward.compiled(
             np.dtype(np.uint8)
         )
-        channels, y, x = step[4][:3]  # pixels of `channels` values; the y and x tables
+        # an integer step (FUSED): pixels of `channels` values; src (B, IH, IW * channels)
+        assert step[0] == _fast.FUSED and step[4].src_dtype == np.uint8
+        channels, (_, in_h, in_row), (_, out_h, out_row) = step[4].channels, step[1], step[3]
+        assert channels == np.prod(shape[axes[0] + 1 :]), shape
         if kind == _fast.PLANES:  # whole rows: x is the identity of one pixel
-            assert x[0].shape == (1, 1) and channels == np.prod(shape[axes[0] + 1 :]), shape
+            assert in_row == out_row == channels and (in_h, out_h) == (shape[axes[0]], 13)
         else:  # rows of pixels: y is the identity of one row
-            assert y[0].shape == (1, 1) and channels == np.prod(shape[axes[0] + 1 :]), shape
+            assert in_h == out_h == 1 and (in_row, out_row) == (
+                channels * shape[axes[0]],
+                channels * 13,
+            )
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

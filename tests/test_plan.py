@@ -507,11 +507,11 @@ def test_steps_check_what_they_rely_on():
         (src, dst.astype(">f4")),
     ]:
         with pytest.raises(ValueError):
-            _fast.run_step(_fast.LINES, bad_src, bad_dst, step, 1, 36, 0, 0, 1)
+            _fast.run_step(_fast.LINES, bad_src, bad_dst, step, 1, 36, 1)
     ro = np.empty((3, 4), np.float32)
     ro.flags.writeable = False
     with pytest.raises(ValueError, match="writeable"):
-        _fast.run_step(_fast.LINES, src, ro, step, 1, 36, 0, 0, 1)
+        _fast.run_step(_fast.LINES, src, ro, step, 1, 36, 1)
     with pytest.raises(ValueError, match="num_threads"):
         step(src, dst, 0)
     with pytest.raises(ValueError, match="C-contiguous"):

@@ -9,7 +9,6 @@ PLANES: int
 FUSED: int
 TO_FLOAT: int
 TO_INT: int
-INTEGER: int
 
 def run_step(
     kind: int,
@@ -18,8 +17,6 @@ def run_step(
     args: Any,
     num_threads: int,
     work: int,
-    row: int,
-    slots: int,
     min_work: int,
 ) -> None: ...
 def run_steps(

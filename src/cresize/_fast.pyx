@@ -1,7 +1,7 @@
 """The executor: every kernel call (``run_step``), and the hot path of a planned call.
 
 ``run_step`` is the one function that calls the kernels (``_kernels``); plans
-(``_plan``) decide everything it is given. A float kernel call is a
+(``_plan``) decide everything it is given. A kernel call, float or 8/16-bit, is a
 ``_kernels.Step`` made and checked when the plan compiles: running it hands over
 two data pointers and a thread count. ``run_steps`` runs a plan's compiled steps
 on a C-contiguous array; ``PlanBase`` is ``Plan``'s call (``p(x)``,
@@ -22,19 +22,17 @@ from cresize import _kernels, _spec, _threads
 
 cnp.import_array()
 
-cdef object _resize_2d_int = _kernels.resize_2d_int
 cdef object _to_float = _kernels.integers_to_float
 cdef object _to_int = _kernels.float_to_integers
 cdef object _empty = np.empty
-cdef object _intp = np.intp
 cdef object _resolve = _threads.resolve
 cdef type _ndarray = np.ndarray
 cdef Py_ssize_t _MAX_THREADS = _spec.MAX_THREADS
 
 #: Kinds of kernel call (the same numbers as ``_plan``'s constants); the first three
-#: are ``_kernels.Step``'s.
+#: are ``_kernels.Step``'s (8/16-bit steps are ``FUSED``), the others conversions.
 LINES, PLANES, FUSED = int(ck.LINES), int(ck.PLANES), int(ck.FUSED)
-TO_FLOAT, TO_INT, INTEGER = 3, 4, 5
+TO_FLOAT, TO_INT = 3, 4
 
 
 cdef inline bint _holds(object a, int typenum, Py_ssize_t size, bint write):
@@ -50,12 +48,11 @@ cdef inline bint _holds(object a, int typenum, Py_ssize_t size, bint write):
 
 
 cdef int _run(Step step, object src, object dst, int num_threads) except -1:
-    """``step`` on arrays of its sizes and dtype (checked here, in C)."""
-    cdef int typenum = cnp.NPY_DOUBLE if step.wide else cnp.NPY_FLOAT
-    if not (_holds(src, typenum, step.src_size, False)
-            and _holds(dst, typenum, step.dst_size, True)):
-        raise ValueError(f"kernel contract: a step of {step.src_size} -> {step.dst_size} "
-                         f"{'float64' if step.wide else 'float32'} values needs C-contiguous, "
+    """``step`` on arrays of its sizes and dtypes (checked here, in C)."""
+    if not (_holds(src, step.src_type, step.src_size, False)
+            and _holds(dst, step.dst_type, step.dst_size, True)):
+        raise ValueError(f"kernel contract: a step of {step.src_size} {step.src_dtype} -> "
+                         f"{step.dst_size} {step.dst_dtype} values needs C-contiguous, "
                          f"aligned, native arrays of those sizes (dst writeable)")
     step.run(cnp.PyArray_DATA(<cnp.ndarray>src), cnp.PyArray_DATA(<cnp.ndarray>dst),
              num_threads)
@@ -63,11 +60,11 @@ cdef int _run(Step step, object src, object dst, int num_threads) except -1:
 
 
 cpdef run_step(int kind, object src, object dst, object args, int num_threads,
-               Py_ssize_t work, Py_ssize_t row, Py_ssize_t slots, Py_ssize_t min_work):
+               Py_ssize_t work, Py_ssize_t min_work):
     """Every kernel call. ``src`` and ``dst`` are in the kernel's shape, ``args``
-    the ``Step`` (LINES, PLANES, FUSED) or its table arguments; ``work`` (values read
-    and written) bounds the threads, at least ``min_work`` each (a ``Step`` has its
-    bound; the result does not depend on the count)."""
+    the ``Step`` (LINES, PLANES, FUSED; ``()`` for the conversions); ``work`` (values
+    read and written) bounds the threads, at least ``min_work`` each (a ``Step`` has
+    its bound; the result does not depend on the count)."""
     cdef int n = num_threads
     cdef Py_ssize_t most = work // min_work
     if kind <= ck.FUSED:
@@ -75,10 +72,7 @@ cpdef run_step(int kind, object src, object dst, object args, int num_threads,
         return
     if most < n:
         n = 1 if most < 1 else <int>most
-    if kind == INTEGER:  # 8/16-bit: args = (channels, y, x, order, sum dtype, x_values)
-        _resize_2d_int(src, dst, args[0], args[1], args[2], args[3], _empty((n, row), args[4]),
-                       _empty((n, slots), _intp), n, args[5])  # positional: no keyword parsing
-    elif kind == TO_FLOAT:
+    if kind == TO_FLOAT:
         _to_float(src, dst, n)
     else:
         _to_int(src, dst, n)
@@ -103,20 +97,14 @@ cpdef object run_steps(list steps, object src, object out, int num_threads,
     cdef Py_ssize_t i, last = len(steps) - 1
     cdef tuple step
     cdef object current = src, dst
-    cdef int kind
     for i in range(last + 1):
         step = <tuple>steps[i]
         if i == last and out is not None:
             dst = out
         else:
-            dst = _new(<tuple>step[2], step[8])
-        if step[5]:
-            kind = step[0]
-            if kind <= ck.FUSED:  # sizes checked by the step, no reshape needed
-                _run(<Step?>step[4], current, dst, num_threads)
-            else:
-                run_step(kind, current.reshape(step[1]), dst.reshape(step[3]), step[4],
-                         num_threads, step[5], step[6], step[7], min_work)
+            dst = _new(<tuple>step[2], step[6])
+        if step[5]:  # sizes and dtypes checked against the step, no reshape needed
+            _run(<Step?>step[4], current, dst, num_threads)
         current = dst
     return current
 

@@ -1,8 +1,9 @@
 # A kernel call with everything but the data fixed (see _kernels.pyx, ``Step``):
 # its sizes and tap tables, checked once when it is made, so that a call only
-# hands over two data pointers and a thread count.
+# hands over two data pointers and a thread count. Float and 8/16-bit integer
+# steps alike (an integer step is FUSED: rows of sums, rounded into integers).
 
-cpdef enum Kind:  # of float kernel call (``Step.kind``)
+cpdef enum Kind:  # of kernel call (``Step.kind``)
     LINES = 0
     PLANES = 1
     FUSED = 2
@@ -21,6 +22,7 @@ ctypedef struct Sizes:
     Py_ssize_t itemsize  # bytes of an output value
     Py_ssize_t ring_len  # FUSED: scratch values before an integer output's row of sums
     char out_kind  # 0: the output holds the sums; b"B", b"b", b"H", b"h": integers
+    char src_kind  # 0: the input holds floats of the sums' dtype; else integers, as out_kind
     bint gather  # integers of one type, nearest: pixels copied (DIRECT)
     bint x_identity  # the x table is the identity of one pixel: rows combined straight
     bint first_product  # FUSED DIRECT floats: the sums' bits of a combination of whole rows
@@ -33,7 +35,9 @@ ctypedef struct Sizes:
 
 cdef class Step:
     cdef readonly int kind  # LINES, PLANES or FUSED
-    cdef readonly bint wide  # float64 values and weights (else float32)
+    cdef readonly bint wide  # float64 sums and weights (else float32)
+    cdef readonly object src_dtype, dst_dtype  # NumPy dtypes (native) read and written
+    cdef readonly int src_type, dst_type  # their type numbers
     cdef readonly Py_ssize_t src_size, dst_size  # values read and written
     cdef readonly int most_threads  # more threads than this cost more than they save
     cdef Sizes size

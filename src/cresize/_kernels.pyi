@@ -29,16 +29,24 @@ INT_ROW_CHUNK: int
 class Step:
     kind: int
     wide: bool
+    src_dtype: np.dtype
+    dst_dtype: np.dtype
+    src_type: int
+    dst_type: int
     src_size: int
     dst_size: int
     most_threads: int
     @property
     def blocks(self) -> tuple[int, int]: ...
     @property
+    def channels(self) -> int: ...
+    @property
     def unit_blocks(self) -> bool: ...
     @property
     def period(self) -> tuple[int, int, int]: ...
-    def __call__(self, src: _F, dst: _F, num_threads: int) -> None: ...
+    def __call__(
+        self, src: npt.NDArray[np.generic], dst: npt.NDArray[np.generic], num_threads: int
+    ) -> None: ...
 
 def make_step(
     kind: int,
@@ -54,6 +62,8 @@ def make_step(
     y_block: int = 0,
     most_threads: int = ...,
     first_product: bool = False,
+    src_dtype: npt.DTypeLike | None = None,
+    dst_dtype: npt.DTypeLike | None = None,
 ) -> Step: ...
 def openmp_enabled() -> bool: ...
 def max_threads() -> int: ...

@@ -165,6 +165,11 @@ cdef extern from "_simd_sums.h" nogil:
                                Py_ssize_t channels) noexcept
     void cresize_pairs_2x2_f64(double* out, const double* r, const double* w, Py_ssize_t n,
                                Py_ssize_t channels) noexcept
+    int cresize_sum_2x2_u8(float* out, const unsigned char* a, const unsigned char* b,
+                           float wa, float wb, const float* w, Py_ssize_t n,
+                           Py_ssize_t channels) noexcept
+    int cresize_sum_2x2_s8(float* out, const signed char* a, const signed char* b, float wa,
+                           float wb, const float* w, Py_ssize_t n, Py_ssize_t channels) noexcept
 
 
 #: SIMD levels, lowest first (``_simd_pixels.h``).
@@ -241,20 +246,28 @@ NO_BOUND = 1 << 30
 
 
 cdef class Step:
-    """One float kernel call with everything but the data fixed: sizes and tap
-    tables, checked once when it is made (``make_step``), so that a call hands
-    over only two data pointers and a thread count (``run``). It holds its
-    tables alive and no scratch (each call allocates its own), so one step may
-    run in several threads at once.
+    """One kernel call with everything but the data fixed: sizes and tap tables,
+    checked once when it is made (``make_step``), so that a call hands over only
+    two data pointers and a thread count (``run``). It holds its tables alive and
+    no scratch (each call allocates its own rows per thread, in C), so one step may
+    run in several threads at once. Float steps read and write their sums' dtype;
+    an 8/16-bit step (``make_step(..., src_dtype=, dst_dtype=)``, ``FUSED``) reads or
+    writes integers (``resize_2d_int``'s loops).
 
     ``Step(src, dst, num_threads)`` runs it on C-contiguous arrays of
-    ``src_size`` and ``dst_size`` values of its dtype (checked).
+    ``src_size`` values of ``src_dtype`` and ``dst_size`` values of ``dst_dtype``
+    (checked).
     """
 
     @property
     def blocks(self):
         """``(y_block, x_block)``: the block sizes this step reads without an index (0: none)."""
         return (self.size.y_block, self.size.x_block)
+
+    @property
+    def channels(self):
+        """Values per pixel of a ``FUSED`` step's rows (1 otherwise)."""
+        return self.size.channels
 
     @property
     def unit_blocks(self):
@@ -268,24 +281,17 @@ cdef class Step:
         return (self.size.x_period, self.size.x_first, self.size.x_periods)
 
     def __call__(self, src, dst, int num_threads):
-        cdef const float[::1] sf
-        cdef float[::1] df
-        cdef const double[::1] sd
-        cdef double[::1] dd
-        if not (src.flags.c_contiguous and dst.flags.c_contiguous):
-            raise ValueError("src and dst must be C-contiguous arrays")
-        if self.wide:
-            sd, dd = src.reshape(-1), dst.reshape(-1)
-            _check_same("src values", sd.shape[0], "the step's input values", self.src_size)
-            _check_same("dst values", dd.shape[0], "the step's output values", self.dst_size)
-            self.run(&sd[0] if sd.shape[0] else NULL, &dd[0] if dd.shape[0] else NULL,
-                     num_threads)
-        else:
-            sf, df = src.reshape(-1), dst.reshape(-1)
-            _check_same("src values", sf.shape[0], "the step's input values", self.src_size)
-            _check_same("dst values", df.shape[0], "the step's output values", self.dst_size)
-            self.run(&sf[0] if sf.shape[0] else NULL, &df[0] if df.shape[0] else NULL,
-                     num_threads)
+        cdef const unsigned char[::1] sb
+        cdef unsigned char[::1] db
+        for name, a, dtype, size in (("src", src, self.src_dtype, self.src_size),
+                                     ("dst", dst, self.dst_dtype, self.dst_size)):
+            if not (isinstance(a, np.ndarray) and a.flags.c_contiguous):
+                raise ValueError("src and dst must be C-contiguous arrays")
+            if a.dtype != dtype:
+                raise TypeError(f"{name} must hold {dtype} values (the step's); got {a.dtype}")
+            _check_same(f"{name} values", a.size, f"the step's {name} values", size)
+        sb, db = src.reshape(-1).view(np.uint8), dst.reshape(-1).view(np.uint8)
+        self.run(&sb[0] if sb.shape[0] else NULL, &db[0] if db.shape[0] else NULL, num_threads)
 
     cdef int run(self, const void* src, void* dst, int num_threads, void* scratch=NULL,
                  Py_ssize_t scratch_stride=0, Py_ssize_t* tags=NULL,
@@ -304,15 +310,15 @@ cdef class Step:
         with nogil:  # other Python threads run meanwhile
             if self.kind == FUSED:
                 if self.wide:
-                    failed = _fused(&self.size, self.y_index, self.y_wd, self.y_count,
-                                    self.x_index, self.x_wd, self.x_count, self.x_start,
-                                    <const double*>src, <char*>dst, n, <double*>scratch,
-                                    scratch_stride, tags, tags_stride)
+                    failed = _fused_from(&self.size, self.y_index, self.y_wd, self.y_count,
+                                         self.x_index, self.x_wd, self.x_count, self.x_start,
+                                         src, <char*>dst, n, <double*>scratch, scratch_stride,
+                                         tags, tags_stride)
                 else:
-                    failed = _fused(&self.size, self.y_index, self.y_wf, self.y_count,
-                                    self.x_index, self.x_wf, self.x_count, self.x_start,
-                                    <const float*>src, <char*>dst, n, <float*>scratch,
-                                    scratch_stride, tags, tags_stride)
+                    failed = _fused_from(&self.size, self.y_index, self.y_wf, self.y_count,
+                                         self.x_index, self.x_wf, self.x_count, self.x_start,
+                                         src, <char*>dst, n, <float*>scratch, scratch_stride,
+                                         tags, tags_stride)
             elif self.kind == LINES:
                 if self.wide:
                     _lines(&self.size, self.x_index, self.x_wd, self.x_count, self.x_start,
@@ -334,7 +340,8 @@ cdef class Step:
 def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
               tuple y=None, tuple x=None, Py_ssize_t channels=1, int order=DIRECT,
               Py_ssize_t slots=1, Py_ssize_t x_block=0, Py_ssize_t y_block=0,
-              Py_ssize_t most_threads=NO_BOUND, bint first_product=False):
+              Py_ssize_t most_threads=NO_BOUND, bint first_product=False, src_dtype=None,
+              dst_dtype=None):
     """A checked ``Step`` on ``src (n_planes, in_h, in_row)``.
 
     ``LINES``: ``x`` = ``(index, weight, count, start, select)`` (``Taps.row_args``)
@@ -355,6 +362,13 @@ def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
     rows, ``PLANES``): the results get the bits of sums started from their first
     product, as ``_combine_rows`` starts them, instead of from 0. The two differ only
     where every product is -0 (-0 against +0); such outputs are set to -0.
+
+    ``src_dtype`` / ``dst_dtype`` (None: the weights' dtype, the sums'): uint8, int8,
+    uint16 or int16 make an integer step (``FUSED``; ``resize_2d_int``'s loops), which
+    reads the integers as they are or rounds its sums into them (``clip(rint(.))``,
+    half to even); nearest (a selection x table, ``DIRECT``) from integers to the same
+    integers copies pixels. The plan passes the weights of float32 for 8-bit images
+    and float64 for 16-bit ones.
     """
     cdef Step s = Step.__new__(Step)
     cdef Sizes* z = &s.size
@@ -370,7 +384,7 @@ def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
     z.n_planes, z.in_h, z.in_row = n_planes, in_h, in_row
     z.out_h, z.out_row, z.channels, z.in_px = in_h, in_row, 1, in_row
     z.order, z.slots, z.row, z.x_select = order, 1, 0, False
-    z.out_kind, z.gather, z.x_identity, z.unit = 0, False, False, False
+    z.out_kind, z.src_kind, z.gather, z.x_identity, z.unit = 0, 0, False, False, False
     z.x_period, z.x_first, z.x_periods = 0, 0, 0
     z.first_product = first_product
     if first_product and not (kind == FUSED and order == DIRECT and in_h == 1
@@ -395,6 +409,10 @@ def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
             s.x_wd = weight
         else:
             s.x_wf = weight
+    integers = _step_dtypes(s, src_dtype, dst_dtype)
+    if integers and (kind != FUSED or first_product):
+        raise ValueError("an integer src_dtype or dst_dtype needs a FUSED step without "
+                         "first_product")
     if kind == LINES:
         if in_h != 1:
             raise ValueError(f"a LINES step reads rows: in_h must be 1; got {in_h}")
@@ -431,11 +449,35 @@ def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
     if first_product:
         z.least_weight = _least_positive_weight(s)
     z.unit = z.x_block == 2 and z.y_block == 2 and z.channels == 1 and _unit_weights(s)
-    z.itemsize = 8 if s.wide else 4
+    z.itemsize = s.dst_dtype.itemsize
     z.ring_len = z.row
+    if integers:  # as resize_2d_int sets them (a row of sums before an integer output)
+        z.out_kind = 0 if s.dst_dtype.kind == "f" else ord(s.dst_dtype.char)
+        z.src_kind = 0 if s.src_dtype.kind == "f" else ord(s.src_dtype.char)
+        z.gather = z.x_select and order == DIRECT and s.src_type == s.dst_type
+        # Whole rows combined (a single-axis step): the combination is the output row.
+        z.x_identity = z.x_select and s.x_index.shape[0] == 1 and in_row == z.out_row
+        z.row = scratch_length(order, slots, in_row, z.out_row, not z.out_kind, channels)
     s.src_size = n_planes * in_h * in_row
     s.dst_size = n_planes * z.out_h * z.out_row
     return s
+
+
+cdef tuple _INTEGERS = tuple(np.dtype(c) for c in "BbHh")
+
+
+cdef bint _step_dtypes(Step s, object src_dtype, object dst_dtype) except -1:
+    """``make_step``'s ``src_dtype`` and ``dst_dtype``, checked and recorded in ``s``:
+    True when either is an integer."""
+    cdef object sums = np.dtype(np.float64 if s.wide else np.float32)
+    s.src_dtype = sums if src_dtype is None else np.dtype(src_dtype)
+    s.dst_dtype = sums if dst_dtype is None else np.dtype(dst_dtype)
+    for name, d in (("src_dtype", s.src_dtype), ("dst_dtype", s.dst_dtype)):
+        if d != sums and d not in _INTEGERS:
+            raise TypeError(f"{name} must be the weights' dtype ({sums}) or native uint8, "
+                            f"int8, uint16 or int16; got {d}")
+    s.src_type, s.dst_type = s.src_dtype.num, s.dst_dtype.num
+    return s.src_dtype != sums or s.dst_dtype != sums
 
 
 cdef double _least_positive_weight(Step s):
@@ -578,17 +620,47 @@ def resize_2d(const floating[:, :, ::1] src, floating[:, :, ::1] dst, Py_ssize_t
 # share of the jobs per thread (the bits do not depend on the count).
 
 
+ctypedef struct Table:
+    # A tap table as pointers, for the row loops (no memoryview arguments per row): row
+    # ``o``'s taps at ``index + o * width``, its weights (``floating``) at ``weight + o *
+    # weight_width`` (more than ``width`` for the x weights of blocks of pixels of several
+    # values: one per input value); ``start``: the x table's windows (else NULL).
+    const Py_ssize_t* index
+    const void* weight
+    const Py_ssize_t* count
+    const Py_ssize_t* start
+    Py_ssize_t n, width, weight_width
+
+
+cdef inline void _table(Table* t, const Py_ssize_t[:, ::1] index, const floating[:, ::1] weight,
+                        const Py_ssize_t[::1] count, const Py_ssize_t* start) noexcept nogil:
+    t.index, t.weight, t.count, t.start = &index[0, 0], &weight[0, 0], &count[0], start
+    t.n, t.width, t.weight_width = index.shape[0], index.shape[1], weight.shape[1]
+
+
+cdef inline void _part(Table* part, const Table* t, Py_ssize_t o0, Py_ssize_t o1,
+                       size_t itemsize) noexcept nogil:
+    """Rows ``o0 … o1 - 1`` of ``t`` (weights of ``itemsize`` bytes)."""
+    part[0] = t[0]
+    part.index = t.index + o0 * t.width
+    part.weight = <const char*>t.weight + o0 * t.weight_width * itemsize
+    part.count = t.count + o0
+    part.start = t.start + o0 if t.start != NULL else NULL
+    part.n = o1 - o0
+
+
 cdef inline void _row(const Sizes* z, floating* out, const source* line,
-                      const Py_ssize_t[:, ::1] index, const floating[:, ::1] weight,
-                      const Py_ssize_t[::1] count, const Py_ssize_t[::1] start) noexcept nogil:
-    """Resample one row with the x table (``_resample_row``; blocks without the index).
+                      const Table* t) noexcept nogil:
+    """Resample one row with the x table ``t`` (``_resample_row``; blocks without the
+    index).
 
     Blocks of pixels of ``C`` > 1 values: the x weights are one per input value
     (``make_step``), so value ``c`` of output pixel ``o`` is
     ``sum_k w[(o*f + k)*C + c] * line[(o*f + k)*C + c]``, from 0, in tap order."""
-    cdef Py_ssize_t o, k, c, f = z.x_block, n_out = index.shape[0], C = z.channels, e
-    cdef const floating* w = &weight[0, 0]
+    cdef Py_ssize_t o, k, c, f = z.x_block, n_out = t.n, C = z.channels, e
+    cdef const floating* w = <const floating*>t.weight
     cdef floating acc
+    cdef Table part
     if f == 2 and C <= _PIXEL_CHANNELS and (source is float or source is double):
         # the pair sums of _simd_sums.h: the loops below, in the same order (same bits)
         if floating is float and source is float:
@@ -615,19 +687,19 @@ cdef inline void _row(const Sizes* z, floating* out, const source* line,
             for k in range(f):
                 acc = acc + w[o * f + k] * line[o * f + k]
             out[o] = acc
-    elif z.x_period and _periodic(z, out + z.x_first * C, line, &start[z.x_first],
-                                  &weight[z.x_first, 0], index.shape[1]):
+    elif z.x_period and _periodic(z, out + z.x_first * C, line, t.start + z.x_first,
+                                  w + z.x_first * t.weight_width, t.width):
         # the periodic outputs are done (same bits); those before and after them
         e = z.x_first
         if e:
-            _resample_row(out, line, C, z.in_px, index[:e], weight[:e], count[:e],
-                          start[:e], z.x_select)
+            _part(&part, t, 0, e, sizeof(floating))
+            _resample_row(out, line, C, z.in_px, &part, z.x_select)
         e = e + z.x_period * z.x_periods
         if e < n_out:
-            _resample_row(out + e * C, line, C, z.in_px, index[e:], weight[e:], count[e:],
-                          start[e:], z.x_select)
+            _part(&part, t, e, n_out, sizeof(floating))
+            _resample_row(out + e * C, line, C, z.in_px, &part, z.x_select)
     else:
-        _resample_row(out, line, z.channels, z.in_px, index, weight, count, start, z.x_select)
+        _resample_row(out, line, z.channels, z.in_px, t, z.x_select)
 
 
 cdef inline bint _periodic(const Sizes* z, floating* out, const source* line,
@@ -687,12 +759,14 @@ cdef void _lines(const Sizes* z, const Py_ssize_t[:, ::1] index,
                  const Py_ssize_t[::1] start, const floating* src, floating* dst,
                  int n) noexcept nogil:
     cdef Py_ssize_t rows = z.n_planes, n_in = z.in_row, n_out = z.out_row, r, o
+    cdef Table x
+    _table(&x, index, weight, count, &start[0])
     if n == 1:
         for r in range(rows):
-            _row(z, dst + r * n_out, src + r * n_in, index, weight, count, start)
+            _row(z, dst + r * n_out, src + r * n_in, &x)
     elif rows >= n:
         for r in prange(rows, schedule="static", num_threads=n):
-            _row(z, dst + r * n_out, src + r * n_in, index, weight, count, start)
+            _row(z, dst + r * n_out, src + r * n_in, &x)
     else:  # a few long lines: share out the outputs instead
         for o in prange(n_out, schedule="static", num_threads=n):
             for r in range(rows):
@@ -718,6 +792,33 @@ cdef void _planes(const Sizes* z, const Py_ssize_t[:, ::1] index,
                           &index[o, 0], &weight[o, 0], count[o], n_in)
 
 
+cdef int _fused_from(const Sizes* z, const Py_ssize_t[:, ::1] y_index,
+                     const floating[:, ::1] y_weight, const Py_ssize_t[::1] y_count,
+                     const Py_ssize_t[:, ::1] x_index, const floating[:, ::1] x_weight,
+                     const Py_ssize_t[::1] x_count, const Py_ssize_t[::1] x_start,
+                     const void* src, char* dst, int n, floating* scratch,
+                     Py_ssize_t scratch_stride, Py_ssize_t* tags,
+                     Py_ssize_t tags_stride) noexcept nogil:
+    """``_fused`` on ``src`` of ``z.src_kind`` (0: floats of the sums' dtype)."""
+    if z.src_kind == b"B":
+        return _fused(z, y_index, y_weight, y_count, x_index, x_weight, x_count, x_start,
+                      <const unsigned char*>src, dst, n, scratch, scratch_stride, tags,
+                      tags_stride)
+    elif z.src_kind == b"b":
+        return _fused(z, y_index, y_weight, y_count, x_index, x_weight, x_count, x_start,
+                      <const signed char*>src, dst, n, scratch, scratch_stride, tags,
+                      tags_stride)
+    elif z.src_kind == b"H":
+        return _fused(z, y_index, y_weight, y_count, x_index, x_weight, x_count, x_start,
+                      <const unsigned short*>src, dst, n, scratch, scratch_stride, tags,
+                      tags_stride)
+    elif z.src_kind == b"h":
+        return _fused(z, y_index, y_weight, y_count, x_index, x_weight, x_count, x_start,
+                      <const short*>src, dst, n, scratch, scratch_stride, tags, tags_stride)
+    return _fused(z, y_index, y_weight, y_count, x_index, x_weight, x_count, x_start,
+                  <const floating*>src, dst, n, scratch, scratch_stride, tags, tags_stride)
+
+
 cdef int _fused(const Sizes* z, const Py_ssize_t[:, ::1] y_index,
                 const floating[:, ::1] y_weight, const Py_ssize_t[::1] y_count,
                 const Py_ssize_t[:, ::1] x_index, const floating[:, ::1] x_weight,
@@ -732,7 +833,10 @@ cdef int _fused(const Sizes* z, const Py_ssize_t[:, ::1] y_index,
     cdef Py_ssize_t* own_tags = NULL
     cdef floating* buf
     cdef Py_ssize_t* tag
-    if z.order == VERTICAL_FIRST and z.y_block == 2 and z.x_block == 2:
+    cdef Table y, x  # the tables as pointers: no per-row memoryview arguments
+    _table(&y, y_index, y_weight, y_count, NULL)
+    _table(&x, x_index, x_weight, x_count, &x_start[0])
+    if z.order == VERTICAL_FIRST and z.y_block == 2 and z.x_block == 2 and not z.out_kind:
         if (source is float and floating is float) or (source is double and floating is double):
             _blocks_2x2(z, &y_weight[0, 0], y_weight.shape[1], &x_weight[0, 0],
                         x_index.shape[0], <const floating*>src, <floating*>dst, jobs, n)
@@ -761,14 +865,12 @@ cdef int _fused(const Sizes* z, const Py_ssize_t[:, ::1] y_index,
         for t in range(z.slots):
             tags[t] = -1
         for j in range(jobs):
-            _fused_row(z, j, y_index, y_weight, y_count, x_index, x_weight, x_count, x_start,
-                       src, dst, scratch, tags)
+            _fused_row(z, j, &y, &x, src, dst, scratch, tags)
     elif z.first_product and z.x_block == 0 and jobs < n:
         # Rows of pixels, fewer rows than threads (an (L, C) signal): each thread takes a
         # share of every row's pixels (an output's bits do not depend on its neighbours).
         for j in prange(jobs * n, schedule="static", num_threads=n):
-            _pixels_part(z, j // n, j % n, n, x_index, x_weight, x_count, x_start, src,
-                         <floating*>dst)
+            _pixels_part(z, j // n, j % n, n, &x, src, <floating*>dst)
     else:
         with parallel(num_threads=n):
             tid = threadid()
@@ -777,8 +879,7 @@ cdef int _fused(const Sizes* z, const Py_ssize_t[:, ::1] y_index,
             for t in range(z.slots):
                 tag[t] = -1
             for j in prange(jobs, schedule="static"):
-                _fused_row(z, j, y_index, y_weight, y_count, x_index, x_weight, x_count,
-                           x_start, src, dst, buf, tag)
+                _fused_row(z, j, &y, &x, src, dst, buf, tag)
     free(own)
     free(own_tags)
     return 0
@@ -792,47 +893,57 @@ cdef inline void _pair_rows(const Sizes* z, const Py_ssize_t* y_index, Py_ssize_
     """Output rows ``j0 … j1 - 1`` of ``VERTICAL_FIRST`` with an x table of blocks of 2
     (``Sizes.x_block``; ``wx`` a weight per input value): ``_fused_row``'s operations
     (the rows combined into ``buf``, ``_row``'s pair sums, the integer store) with
-    pointers instead of its per-row table arguments. Rows are independent: a thread's
-    share of them (``buf`` its scratch) gives the same bits."""
+    pointers instead of its per-row table arguments; 8-bit rows whose y table is blocks
+    of 2 too (``Sizes.y_block``) take both sums in one sweep from the integers where the
+    level allows it (``cresize_sum_2x2_u8``, the same operations). Rows are independent:
+    a thread's share of them (``buf`` its scratch) gives the same bits."""
     cdef Py_ssize_t j, b, oy, row_bytes = z.out_row * z.itemsize
     cdef floating* target
+    cdef const source* rows
+    cdef const floating* wy
     for j in range(j0, j1):
         b = j // z.out_h
         oy = j - b * z.out_h
-        _combine_rows(buf, src + b * z.in_h * z.in_row, z.in_row, y_index + oy * index_stride,
-                      y_weight + oy * weight_stride, y_count[oy], z.in_h)
         target = buf + z.ring_len if z.out_kind else <floating*>(dst + j * row_bytes)
-        if floating is float:
-            cresize_pairs_2x2_f32(target, buf, wx, n_px, z.channels)
+        rows = src + b * z.in_h * z.in_row
+        wy = y_weight + oy * weight_stride
+        if floating is float and z.y_block == 2 and (
+                (source is cython.uchar and cresize_sum_2x2_u8(
+                    target, rows + 2 * oy * z.in_row, rows + (2 * oy + 1) * z.in_row, wy[0],
+                    wy[1], wx, n_px, z.channels))
+                or (source is cython.schar and cresize_sum_2x2_s8(
+                    target, rows + 2 * oy * z.in_row, rows + (2 * oy + 1) * z.in_row, wy[0],
+                    wy[1], wx, n_px, z.channels))):
+            pass  # summed straight from the two integer rows
         else:
-            cresize_pairs_2x2_f64(target, buf, wx, n_px, z.channels)
+            _combine_rows(buf, rows, z.in_row, y_index + oy * index_stride, wy, y_count[oy],
+                          z.in_h)
+            if floating is float:
+                cresize_pairs_2x2_f32(target, buf, wx, n_px, z.channels)
+            else:
+                cresize_pairs_2x2_f64(target, buf, wx, n_px, z.channels)
         if z.out_kind:
             _store_any(dst + j * row_bytes, z.out_kind, target, z.out_row)
 
 
 cdef inline void _pixels_part(const Sizes* z, Py_ssize_t j, Py_ssize_t part, Py_ssize_t parts,
-                              const Py_ssize_t[:, ::1] x_index,
-                              const floating[:, ::1] x_weight, const Py_ssize_t[::1] x_count,
-                              const Py_ssize_t[::1] x_start, const source* src,
-                              floating* dst) noexcept nogil:
+                              const Table* x, const source* src, floating* dst) noexcept nogil:
     """Pixels ``part`` of ``parts`` of output row ``j`` of a step of rows of pixels
     (``first_product``: one input row per output row, no x blocks)."""
-    cdef Py_ssize_t n_px = x_index.shape[0]
+    cdef Py_ssize_t n_px = x.n
     cdef Py_ssize_t o0 = n_px * part // parts, o1 = n_px * (part + 1) // parts
     cdef const source* line = src + j * z.in_row
     cdef floating* out = dst + j * z.out_row + o0 * z.channels
     cdef Sizes shared
+    cdef Table rows
     if o0 < o1:
         _part_sizes(&shared, z, o0, o1)
-        _row(&shared, out, line, x_index[o0:o1], x_weight[o0:o1], x_count[o0:o1],
-             x_start[o0:o1])
-        _first_product_zeros(z, out, line, x_index[o0:o1], x_weight[o0:o1], x_count[o0:o1])
+        _part(&rows, x, o0, o1, sizeof(floating))
+        _row(&shared, out, line, &rows)
+        _first_product_zeros(z, out, line, &rows)
 
 
-cdef inline void _fused_row(const Sizes* z, Py_ssize_t j, const Py_ssize_t[:, ::1] y_index,
-                            const floating[:, ::1] y_weight, const Py_ssize_t[::1] y_count,
-                            const Py_ssize_t[:, ::1] x_index, const floating[:, ::1] x_weight,
-                            const Py_ssize_t[::1] x_count, const Py_ssize_t[::1] x_start,
+cdef inline void _fused_row(const Sizes* z, Py_ssize_t j, const Table* y, const Table* x,
                             const source* src, char* dst, floating* buf,
                             Py_ssize_t* tag) noexcept nogil:
     """Output row ``j`` of the fused sweep, in this thread's ``buf`` / ``tag``: sums in
@@ -844,45 +955,44 @@ cdef inline void _fused_row(const Sizes* z, Py_ssize_t j, const Py_ssize_t[:, ::
     cdef const source* line
     cdef char* out = dst + j * row_bytes
     cdef floating* target = buf + z.ring_len if z.out_kind else <floating*>out
-    if z.order == DIRECT and oy > 0 and tag[0] == j - 1 and y_index[oy, 0] == y_index[oy - 1, 0]:
+    cdef const Py_ssize_t* y_index = y.index + oy * y.width  # output row oy's taps
+    cdef const floating* y_weight = <const floating*>y.weight + oy * y.weight_width
+    cdef Py_ssize_t y_count = y.count[oy]
+    if z.order == DIRECT and oy > 0 and tag[0] == j - 1 and y_index[0] == y_index[-y.width]:
         # The row this thread wrote last read the same input row: copy it.
         memcpy(out, out - row_bytes, row_bytes)
         tag[0] = j
         return
     if z.gather:
-        _gather_pixels(out, <const char*>(plane + y_index[oy, 0] * in_row),
-                       z.channels * z.itemsize, x_index)
+        _gather_pixels(out, <const char*>(plane + y_index[0] * in_row),
+                       z.channels * z.itemsize, x)
     elif z.order == DIRECT and z.out_kind:  # integers: sums of a chunk, stored, the next
-        _pixels_stored(z, out, target, plane + y_index[oy, 0] * in_row, x_index, x_weight,
-                       x_count, x_start)
+        _pixels_stored(z, out, target, plane + y_index[0] * in_row, x)
         tag[0] = j
         return
     elif z.order == DIRECT:
-        line = plane + y_index[oy, 0] * in_row
-        _row(z, target, line, x_index, x_weight, x_count, x_start)
+        line = plane + y_index[0] * in_row
+        _row(z, target, line, x)
         if z.first_product:
-            _first_product_zeros(z, target, line, x_index, x_weight, x_count)
+            _first_product_zeros(z, target, line, x)
     elif z.order == VERTICAL_FIRST:
         if z.x_identity:  # whole rows combined: the combination is the output row
-            _combine_rows(target, plane, in_row, &y_index[oy, 0], &y_weight[oy, 0],
-                          y_count[oy], in_h)
+            _combine_rows(target, plane, in_row, y_index, y_weight, y_count, in_h)
         else:
-            _combine_rows(buf, plane, in_row, &y_index[oy, 0], &y_weight[oy, 0], y_count[oy],
-                          in_h)
-            _row(z, target, buf, x_index, x_weight, x_count, x_start)
+            _combine_rows(buf, plane, in_row, y_index, y_weight, y_count, in_h)
+            _row(z, target, buf, x)
     else:
-        for k in range(y_count[oy]):
-            iy = y_index[oy, k]
+        for k in range(y_count):
+            iy = y_index[k]
             s = iy % slots
             key = b * in_h + iy
             if tag[s] != key:
-                _row(z, buf + s * out_row, plane + iy * in_row, x_index, x_weight, x_count,
-                     x_start)
+                _row(z, buf + s * out_row, plane + iy * in_row, x)
                 tag[s] = key
-        if z.out_kind and _combine_store(out, z.out_kind, buf, out_row, &y_index[oy, 0],
-                                         &y_weight[oy, 0], y_count[oy], slots):
+        if z.out_kind and _combine_store(out, z.out_kind, buf, out_row, y_index, y_weight,
+                                         y_count, slots):
             return  # summed and stored in one pass (_simd_rows.h)
-        _combine_rows(target, buf, out_row, &y_index[oy, 0], &y_weight[oy, 0], y_count[oy], slots)
+        _combine_rows(target, buf, out_row, y_index, y_weight, y_count, slots)
     if z.out_kind and not z.gather:
         _store_any(out, z.out_kind, target, out_row)
     if z.order == DIRECT:
@@ -890,25 +1000,24 @@ cdef inline void _fused_row(const Sizes* z, Py_ssize_t j, const Py_ssize_t[:, ::
 
 
 cdef inline void _pixels_stored(const Sizes* z, char* out, floating* sums, const source* line,
-                                const Py_ssize_t[:, ::1] x_index,
-                                const floating[:, ::1] x_weight, const Py_ssize_t[::1] x_count,
-                                const Py_ssize_t[::1] x_start) noexcept nogil:
+                                const Table* x) noexcept nogil:
     """An integer output row resampled from ``line`` (``DIRECT``) a chunk of
     ``ROW_CHUNK`` values at a time: the chunk's sums in ``sums``, then rounded into
     ``out``, so that the scratch is a chunk, not a row (an ``(L, C)`` signal is one
     row). Every output's sum is its own, so the bits are those of the whole row."""
-    cdef Py_ssize_t n_px = x_index.shape[0], C = z.channels, o0 = 0, o1
+    cdef Py_ssize_t n_px = x.n, C = z.channels, o0 = 0, o1
     cdef Py_ssize_t k = _chunk_pixels(C), size = C * z.itemsize
     cdef Sizes part
+    cdef Table rows
     if n_px <= k:
-        _row(z, sums, line, x_index, x_weight, x_count, x_start)
+        _row(z, sums, line, x)
         _store_any(out, z.out_kind, sums, n_px * C)
         return
     while o0 < n_px:
         o1 = min(o0 + k, n_px)
         _part_sizes(&part, z, o0, o1)  # the chunk's own periodic outputs
-        _row(&part, sums, line, x_index[o0:o1], x_weight[o0:o1], x_count[o0:o1],
-             x_start[o0:o1])
+        _part(&rows, x, o0, o1, sizeof(floating))
+        _row(&part, sums, line, &rows)
         _store_any(out + o0 * size, z.out_kind, sums, (o1 - o0) * C)
         o0 = o1
 
@@ -938,9 +1047,7 @@ cdef inline Py_ssize_t _chunk_pixels(Py_ssize_t channels) noexcept nogil:
 
 
 cdef inline void _first_product_zeros(const Sizes* z, floating* out, const source* line,
-                                      const Py_ssize_t[:, ::1] index,
-                                      const floating[:, ::1] weight,
-                                      const Py_ssize_t[::1] count) noexcept nogil:
+                                      const Table* t) noexcept nogil:
     """Give a row resampled by ``_row`` (sums from 0) the bits of sums started from their
     first product (``_combine_rows``): they differ only where every product is -0,
     which such a sum keeps (-0 + -0 = -0) and a sum from 0 does not (0 + -0 = +0). A
@@ -948,7 +1055,11 @@ cdef inline void _first_product_zeros(const Sizes* z, floating* out, const sourc
     after one sweep of its input (``_zeros.h``); otherwise each zero output recomputes
     its products (the kernels' own: ``weight * value``) until one is not -0. A row with
     fewer outputs than inputs first looks for a zero output (the shorter sweep)."""
-    cdef Py_ssize_t C = z.channels, f = z.x_block, n_out = index.shape[0], o, c, k, i
+    cdef Py_ssize_t C = z.channels, f = z.x_block, n_out = t.n, o, c, k, i
+    cdef Py_ssize_t width = t.width, ww = t.weight_width
+    cdef const Py_ssize_t* index = t.index
+    cdef const floating* weight = <const floating*>t.weight
+    cdef const Py_ssize_t* count = t.count
     cdef floating p
     if z.least_weight > 0:  # every row has a positive weight: look for its -0 (_zeros.h)
         if floating is float and source is float:
@@ -969,9 +1080,9 @@ cdef inline void _first_product_zeros(const Sizes* z, floating* out, const sourc
             k = 0
             while k < count[o]:
                 if f and C > 1:  # block weights: one per input value (make_step)
-                    p = weight[o, k * C + c] * line[(o * f + k) * C + c]
+                    p = weight[o * ww + k * C + c] * line[(o * f + k) * C + c]
                 else:
-                    p = weight[o, k] * line[index[o, k] * C + c]
+                    p = weight[o * ww + k] * line[index[o * width + k] * C + c]
                 if p != 0 or not signbit(p):
                     break
                 k = k + 1
@@ -1033,6 +1144,9 @@ def resize_2d_int(const source[:, :, ::1] src, dst, Py_ssize_t channels, tuple y
     ``MAX_BLOCK_CHANNELS`` values a pixel): the x weights once per input value,
     ``np.repeat(weight, channels, axis=1)`` (checked); each combined row then takes
     the pair sums of ``_simd_sums.h`` (``_row``'s blocks), with the same bits.
+
+    Checked here, then run as the integer ``Step`` of these arguments (``make_step``
+    with ``src_dtype`` / ``dst_dtype``; a plan makes its steps once), on this scratch.
     """
     cdef const Py_ssize_t[:, ::1] y_index = y[0]
     cdef const floating[:, ::1] y_weight = y[1]
@@ -1045,10 +1159,9 @@ def resize_2d_int(const source[:, :, ::1] src, dst, Py_ssize_t channels, tuple y
     cdef str src_kind, sum_kind = "f" if floating is float else "d"
     cdef str kind = getattr(getattr(dst, "dtype", None), "char", "")
     cdef Py_ssize_t in_h = src.shape[1], in_row = src.shape[2], slots = tags.shape[1]
-    cdef Py_ssize_t in_px = in_row // channels if channels > 0 else 0
     cdef unsigned char[::1] out_bytes
-    cdef bint float_out
     cdef Sizes z
+    cdef Step s
     if source is float:
         src_kind = "f"
     elif source is double:
@@ -1069,42 +1182,28 @@ def resize_2d_int(const source[:, :, ::1] src, dst, Py_ssize_t channels, tuple y
     if (src_kind in "fd" and src_kind != sum_kind) or (kind in "fd" and kind != sum_kind):
         raise TypeError(f"a float src or dst must have scratch's dtype ({sum_kind}); "
                         f"got {src_kind} -> {kind}")
-    float_out = kind == sum_kind
-    z.n_planes, z.out_h, z.out_row = dst.shape
-    z.in_h, z.in_row, z.channels, z.slots, z.order = in_h, in_row, channels, slots, order
-    z.in_px = in_px
-    z.x_select, z.x_block, z.y_block, z.unit = x_select, 0, 0, False
-    z.itemsize = dst.itemsize
-    z.ring_len = scratch_length(order, slots, in_row, z.out_row, True)
-    z.row = scratch.shape[1]
-    z.out_kind = 0 if float_out else ord(kind)
-    z.gather = x_select and order == DIRECT and kind == src_kind  # integers: copied
-    z.first_product, z.least_weight = False, 0  # integer outputs round -0 and +0 alike
-    # Whole rows combined (a single-axis step): the combination is the output row.
-    z.x_identity = x_select and x_index.shape[0] == 1 and in_row == z.out_row
-    _check_2d(src.shape[0], in_h, in_row, z.n_planes, z.out_h, z.out_row, channels,
+    _check_2d(src.shape[0], in_h, in_row, dst.shape[0], dst.shape[1], dst.shape[2], channels,
               y_index, y_weight.shape[0], y_weight.shape[1], y_count,
               x_index, x_weight.shape[0], x_weight.shape[1], x_count, x_start, x_select,
               order, scratch.shape[0], scratch.shape[1],
-              scratch_length(order, slots, in_row, z.out_row, float_out, channels), tags,
-              num_threads)
+              scratch_length(order, slots, in_row, dst.shape[2], kind == sum_kind, channels),
+              tags, num_threads)
     _check_period(&z, x[5] if len(x) > 5 else (0, 0, 0), x_index, x_weight, x_count, x_start)
     if x_values is not None:
-        x_weight = _block_values(x_values, x_index, x_weight, x_count, channels, order)
-        z.x_block = 2
-    if z.n_planes * z.out_h * z.out_row == 0:
+        _block_values(x_values, x_index, x_weight, x_count, channels, order)
+    s = make_step(FUSED, src.shape[0], in_h, in_row, y=y, x=x, channels=channels, order=order,
+                  slots=slots, x_block=0 if x_values is None else 2, src_dtype=src_kind,
+                  dst_dtype=kind)
+    if s.dst_size == 0:
         return
     out_bytes = dst.reshape(-1).view("u1")  # C-contiguous: a view, written in place
-    with nogil:
-        _fused(&z, y_index, y_weight, y_count, x_index, x_weight, x_count, x_start,
-               &src[0, 0, 0], <char*>&out_bytes[0], num_threads, &scratch[0, 0],
-               scratch.shape[1], &tags[0, 0], tags.shape[1])
+    s.run(&src[0, 0, 0], &out_bytes[0], num_threads, &scratch[0, 0], scratch.shape[1],
+          &tags[0, 0], tags.shape[1])
 
 
-cdef const floating[:, ::1] _block_values(object values, const Py_ssize_t[:, ::1] index,
-                                          const floating[:, ::1] weight,
-                                          const Py_ssize_t[::1] count, Py_ssize_t channels,
-                                          int order):
+cdef int _block_values(object values, const Py_ssize_t[:, ::1] index,
+                       const floating[:, ::1] weight, const Py_ssize_t[::1] count,
+                       Py_ssize_t channels, int order) except -1:
     """``resize_2d_int``'s ``x_values``, checked: the x table is ``Taps.block`` 2 and
     ``values`` its weights once per input value (the same bits)."""
     cdef const floating[:, ::1] v
@@ -1129,28 +1228,30 @@ cdef const floating[:, ::1] _block_values(object values, const Py_ssize_t[:, ::1
                         or signbit(v[o, k * C + c]) != signbit(weight[o, k])):
                     raise ValueError(f"x_values[{o}, {k * C + c}] is not the x weight "
                                      f"{weight[o, k]} (np.repeat(weight, channels, axis=1))")
-    return v
+    return 0
 
 
 cdef inline void _gather_pixels(char* out, const char* line, Py_ssize_t size,
-                                const Py_ssize_t[:, ::1] index) noexcept nogil:
-    """Nearest: pixel ``o`` (``size`` bytes) of ``out`` is pixel ``index[o, 0]`` of ``line``."""
-    cdef Py_ssize_t n_out = index.shape[0], o
+                                const Table* t) noexcept nogil:
+    """Nearest: pixel ``o`` (``size`` bytes) of ``out`` is pixel ``index[o, 0]`` of ``line``
+    (the x table ``t``)."""
+    cdef Py_ssize_t n_out = t.n, w = t.width, o
+    cdef const Py_ssize_t* index = t.index
     if size == 1:
         for o in range(n_out):
-            out[o] = line[index[o, 0]]
+            out[o] = line[index[o * w]]
     elif size == 3:
         for o in range(n_out):
-            memcpy(out + 3 * o, line + 3 * index[o, 0], 3)
+            memcpy(out + 3 * o, line + 3 * index[o * w], 3)
     elif size == 4:
         for o in range(n_out):
-            memcpy(out + 4 * o, line + 4 * index[o, 0], 4)
+            memcpy(out + 4 * o, line + 4 * index[o * w], 4)
     elif size == 6:
         for o in range(n_out):
-            memcpy(out + 6 * o, line + 6 * index[o, 0], 6)
+            memcpy(out + 6 * o, line + 6 * index[o * w], 6)
     else:
         for o in range(n_out):
-            memcpy(out + size * o, line + size * index[o, 0], size)
+            memcpy(out + size * o, line + size * index[o * w], size)
 
 
 cdef inline void _store_any(char* out, char kind, const floating* row,
@@ -1381,88 +1482,86 @@ cdef inline floating _dot(const source* line, const Py_ssize_t* index,
 
 
 cdef inline void _resample_row(floating* out, const source* line, Py_ssize_t channels,
-                               Py_ssize_t in_px,
-                               const Py_ssize_t[:, ::1] index, const floating[:, ::1] weight,
-                               const Py_ssize_t[::1] count, const Py_ssize_t[::1] start,
-                               bint select) noexcept nogil:
-    """Resample one row of pixels of ``channels`` values along its length.
+                               Py_ssize_t in_px, const Table* t, bint select) noexcept nogil:
+    """Resample one row of pixels of ``channels`` values along its length (the x table
+    ``t``, rows ``width`` apart).
 
     ``start[o]`` is the first input of output ``o`` when its taps are the whole
     contiguous window ``start[o] … start[o] + width - 1``, else -1; float32 runs of
     four such outputs go through ``cresize_rows4_f32`` (SSE), with the same bits.
     ``select``: every output reads one input with weight 1 (nearest), a gather.
     """
-    cdef Py_ssize_t n_out = index.shape[0], width = index.shape[1], o, c, k, j
+    cdef Py_ssize_t n_out = t.n, width = t.width, o, c, k, j
+    cdef const Py_ssize_t* index = t.index
+    cdef const floating* weight = <const floating*>t.weight
+    cdef const Py_ssize_t* count = t.count
+    cdef const Py_ssize_t* start = t.start
     cdef const source* pixel
     cdef floating* target
     if select and channels == 1:  # 0 + x: the bits of 0 + 1 * x, as _dot gives
         for o in range(n_out):
-            out[o] = 0 + line[index[o, 0]]
-    elif channels <= _PIXEL_CHANNELS and _simd_pixels(out, line, channels, in_px, index, weight,
-                                                      count, start):
+            out[o] = 0 + line[index[o * width]]
+    elif channels <= _PIXEL_CHANNELS and _simd_pixels(out, line, channels, in_px, t):
         pass  # same bits as the loops below (AVX2 value lanes, or a register per pixel)
     elif floating is float and source is float and channels == 1 and width > 1:
         o = 0
         while o + 4 <= n_out:
             if start[o] >= 0 and start[o + 1] >= 0 and start[o + 2] >= 0 and start[o + 3] >= 0:
-                cresize_rows4_f32(out + o, line, &start[o], &weight[o, 0], width)
+                cresize_rows4_f32(out + o, line, start + o, weight + o * width, width)
             else:
                 for j in range(o, o + 4):
-                    out[j] = _dot(line, &index[j, 0], &weight[j, 0], count[j])
+                    out[j] = _dot(line, index + j * width, weight + j * width, count[j])
             o = o + 4
         for j in range(o, n_out):
-            out[j] = _dot(line, &index[j, 0], &weight[j, 0], count[j])
+            out[j] = _dot(line, index + j * width, weight + j * width, count[j])
     elif channels == 1 and width == 1:  # one tap or none: the sum of _dot, unrolled
         for o in range(n_out):
-            out[o] = (0 + weight[o, 0] * line[index[o, 0]]) if count[o] else 0
+            out[o] = (0 + weight[o] * line[index[o]]) if count[o] else 0
     elif channels == 1:
         for o in range(n_out):
-            out[o] = _dot(line, &index[o, 0], &weight[o, 0], count[o])
+            out[o] = _dot(line, index + o * width, weight + o * width, count[o])
     elif channels == 3:  # RGB: the three sums stay in registers
         for o in range(n_out):
-            _pixel3(out + 3 * o, line, &index[o, 0], &weight[o, 0], count[o])
+            _pixel3(out + 3 * o, line, index + o * width, weight + o * width, count[o])
     elif channels == 4:
         for o in range(n_out):
-            _pixel4(out + 4 * o, line, &index[o, 0], &weight[o, 0], count[o])
+            _pixel4(out + 4 * o, line, index + o * width, weight + o * width, count[o])
     else:
         for o in range(n_out):
             target = out + o * channels
             for c in range(channels):
                 target[c] = 0
             for k in range(count[o]):
-                pixel = line + index[o, k] * channels
+                pixel = line + index[o * width + k] * channels
                 for c in range(channels):
-                    target[c] = target[c] + weight[o, k] * pixel[c]
-
+                    target[c] = target[c] + weight[o * width + k] * pixel[c]
 
 cdef inline bint _simd_pixels(floating* out, const source* line, Py_ssize_t channels,
-                              Py_ssize_t in_px, const Py_ssize_t[:, ::1] index,
-                              const floating[:, ::1] weight, const Py_ssize_t[::1] count,
-                              const Py_ssize_t[::1] start) noexcept nogil:
+                              Py_ssize_t in_px, const Table* t) noexcept nogil:
     """A row of 1- to 4-value pixels by ``_simd_pixels.h`` where the level allows it."""
-    cdef Py_ssize_t n_out = index.shape[0], width = index.shape[1]
+    cdef Py_ssize_t n_out = t.n, width = t.width
+    cdef const floating* weight = <const floating*>t.weight
     if floating is float:
         if source is float:
-            return cresize_pixels_f32(out, line, channels, in_px, &index[0, 0], &weight[0, 0],
-                                      &count[0], &start[0], width, n_out)
+            return cresize_pixels_f32(out, line, channels, in_px, t.index, weight, t.count,
+                                      t.start, width, n_out)
         elif source is cython.uchar:
-            return cresize_pixels_u8(out, line, channels, in_px, &index[0, 0], &weight[0, 0],
-                                     &count[0], &start[0], width, n_out)
+            return cresize_pixels_u8(out, line, channels, in_px, t.index, weight, t.count,
+                                     t.start, width, n_out)
         elif source is cython.schar:
-            return cresize_pixels_s8(out, line, channels, in_px, &index[0, 0], &weight[0, 0],
-                                     &count[0], &start[0], width, n_out)
+            return cresize_pixels_s8(out, line, channels, in_px, t.index, weight, t.count,
+                                     t.start, width, n_out)
     else:
         if source is double:
-            return cresize_pixels_f64(out, line, channels, in_px, &index[0, 0], &weight[0, 0],
-                                      &count[0], &start[0], width, n_out)
+            return cresize_pixels_f64(out, line, channels, in_px, t.index, weight, t.count,
+                                      t.start, width, n_out)
         elif source is cython.ushort:
-            return cresize_pixels_u16(out, line, channels, in_px, &index[0, 0], &weight[0, 0],
-                                      &count[0], &start[0], width, n_out)
+            return cresize_pixels_u16(out, line, channels, in_px, t.index, weight, t.count,
+                                      t.start, width, n_out)
         elif source is cython.short:
-            return cresize_pixels_s16(out, line, channels, in_px, &index[0, 0], &weight[0, 0],
-                                      &count[0], &start[0], width, n_out)
+            return cresize_pixels_s16(out, line, channels, in_px, t.index, weight, t.count,
+                                      t.start, width, n_out)
     return False
-
 
 cdef inline void _pixel3(floating* out, const source* line, const Py_ssize_t* index,
                          const floating* weight, Py_ssize_t count) noexcept nogil:

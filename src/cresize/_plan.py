@@ -11,8 +11,9 @@ the same bits as executing it on the whole array: the decisions are the whole
 array's, and every output keeps its taps in the same order.
 
 Every kernel call goes through ``_fast`` (the executor: ``run_step`` / ``run_steps``;
-``_run_step`` here forwards to it); a float call is a ``_kernels.Step`` made and
-checked when the program compiles (``_float_step``).
+``_run_step`` here forwards to it); a kernel call, float or 8/16-bit, is a
+``_kernels.Step`` made and checked when the program compiles (``_float_step``,
+``_compile_int``).
 """
 
 from __future__ import annotations
@@ -217,13 +218,12 @@ def _row_args(table, dtype, channels):
 
 
 #: Kinds of kernel call (``_fast.run_step``).
-LINES, PLANES, FUSED, TO_FLOAT, TO_INT, INTEGER = (
+LINES, PLANES, FUSED, TO_FLOAT, TO_INT = (
     _fast.LINES,
     _fast.PLANES,
     _fast.FUSED,
     _fast.TO_FLOAT,
     _fast.TO_INT,
-    _fast.INTEGER,
 )
 
 
@@ -290,9 +290,9 @@ def _apply(program, tables, src, out, num_threads):
 
 def _compile(program, tables, shape, dtype):
     """The kernel calls of ``program`` on an input of ``shape``: ``(kind, src shape,
-    dst shape, dst kernel shape, args, work, scratch row, ring slots, dst dtype)``;
-    args: the checked ``_kernels.Step`` of a float call, the table arguments of an
-    integer one; work 0: nothing to compute (no step)."""
+    dst shape, dst kernel shape, step, work, dst dtype)``; step: the checked
+    ``_kernels.Step`` (float or 8/16-bit; it sizes its own scratch); work 0: nothing to
+    compute (no step)."""
     if dtype.kind in "iu":
         return _compile_int(program, tables, shape, dtype)
     steps = []
@@ -320,27 +320,11 @@ def _float_step(tables, shape, axes, order, slots, dtype):
     most = max(1, work // MIN_WORK_PER_THREAD)
     if len(axes) == 2:
         x = tables[last]
-        if order == _kernels.Order.RING and _span(y) > slots:
-            raise RuntimeError(
-                f"kernel contract: a ring of {slots} rows cannot hold a "
-                f"span of {_span(y)} input rows"
-            )
-        row = (slots * x.n_out if order == _kernels.Order.RING else x.n_in) * inner
-        src_shape = (outer, y.n_in, x.n_in * inner)
-        dst_shape = (outer, y.n_out, x.n_out * inner)
-        step = work and _kernels.make_step(
-            FUSED,
-            *src_shape,
-            y=y.kernel_args(dtype),
-            x=_row_args(x, dtype, inner),
-            channels=inner,
-            order=order,
-            slots=slots,
-            x_block=x.block if inner <= _kernels.MAX_BLOCK_CHANNELS else 0,
-            y_block=y.block,
-            most_threads=most,
+        x_block = x.block if inner <= _kernels.MAX_BLOCK_CHANNELS else 0
+        src_shape, dst_shape, step = _fused_step(
+            y, x, outer, inner, order, slots, dtype, work, x_block, y.block
         )
-        return (FUSED, src_shape, tuple(out_shape), dst_shape, step, work, row, slots, dtype)
+        return (FUSED, src_shape, tuple(out_shape), dst_shape, step, work, dtype)
     if order == ALONG_ROWS:
         step = work and _kernels.make_step(
             LINES,
@@ -358,8 +342,6 @@ def _float_step(tables, shape, axes, order, slots, dtype):
             (outer, y.n_out),
             step,
             work,
-            0,
-            0,
             dtype,
         )
     if _pixel_rows(inner):  # rows of pixels by the row kernels, with PLANES' bits
@@ -377,7 +359,7 @@ def _float_step(tables, shape, axes, order, slots, dtype):
             most_threads=most,
             first_product=True,
         )
-        return (FUSED, src_shape, tuple(out_shape), dst_shape, step, work, 0, 1, dtype)
+        return (FUSED, src_shape, tuple(out_shape), dst_shape, step, work, dtype)
     step = work and _kernels.make_step(
         PLANES, outer, y.n_in, inner, y=y.kernel_args(dtype), most_threads=most
     )
@@ -388,17 +370,15 @@ def _float_step(tables, shape, axes, order, slots, dtype):
         (outer, y.n_out, inner),
         step,
         work,
-        0,
-        0,
         dtype,
     )
 
 
 def _compile_int(program, tables, shape, dtype):
-    """``_compile`` for 8/16-bit integers (``_kernels.resize_2d_int``): the first
-    step reads the integers, the last writes them; steps in between run the float
-    kernels on the sums' dtype. A single-axis integer step pairs its table with the
-    identity of length 1."""
+    """``_compile`` for 8/16-bit integers (``_kernels.resize_2d_int``'s loops, as
+    ``Step``s checked here, once): the first step reads the integers, the last writes
+    them; steps in between run the float kernels on the sums' dtype. A single-axis
+    integer step pairs its table with the identity of length 1."""
     compute = program.run_dtype
     one = _one_row()
     steps = []
@@ -427,43 +407,65 @@ def _compile_int(program, tables, shape, dtype):
             slots = 1
         for t in (y, x):
             _check_table(t, compute)
-        if order == _kernels.Order.RING and _span(y) > slots:
-            raise RuntimeError(
-                f"kernel contract: a ring of {slots} rows cannot hold a "
-                f"span of {_span(y)} input rows"
-            )
-        src_shape = (outer, y.n_in, x.n_in * channels)
-        dst_shape = (outer, y.n_out, x.n_out * channels)
         size_in, size_out = math.prod(shape), math.prod(out_shape)
         work = size_in + size_out if size_out else 0
         dst_dtype = dtype if number == last_step else compute
-        length = _kernels.scratch_length(
-            order, slots, src_shape[2], dst_shape[2], dst_dtype == compute, channels
-        )
-        args = (
+        x_block = _x_block(x, channels, order)
+        src_shape, dst_shape, step = _fused_step(
+            y,
+            x,
+            outer,
             channels,
-            y.kernel_args(compute),
-            _row_args(x, compute, channels),
             order,
+            slots,
             compute,
-            _x_values(x, compute, channels, order),
+            work,
+            x_block,
+            y.block if x_block else 0,
+            src_dtype=compute if number else dtype,
+            dst_dtype=dst_dtype,
         )
-        steps.append(
-            (INTEGER, src_shape, tuple(out_shape), dst_shape, args, work, length, slots, dst_dtype)
-        )
+        steps.append((FUSED, src_shape, tuple(out_shape), dst_shape, step, work, dst_dtype))
         shape = out_shape
     return steps
 
 
-def _x_values(x, dtype, channels, order):
-    """``resize_2d_int``'s ``x_values``: an x table of blocks of 2 after a combination of
-    rows (bilinear or area shrinking by 2) takes the pair sums of ``_simd_sums.h``, with
-    its weights once per input value; else None."""
+def _fused_step(y, x, outer, channels, order, slots, dtype, work, x_block, y_block, **dtypes):
+    """A ``FUSED`` step (``_kernels.make_step``) of tables ``y`` and ``x`` over ``outer``
+    planes of rows of pixels of ``channels`` values, weights of ``dtype`` (``dtypes``:
+    ``src_dtype`` / ``dst_dtype`` of an integer step): ``(src shape, dst shape, step)``;
+    step 0 when ``work`` is 0."""
+    if order == _kernels.Order.RING and _span(y) > slots:
+        raise RuntimeError(
+            f"kernel contract: a ring of {slots} rows cannot hold a span of {_span(y)} input rows"
+        )
+    src_shape = (outer, y.n_in, x.n_in * channels)
+    dst_shape = (outer, y.n_out, x.n_out * channels)
+    step = work and _kernels.make_step(
+        FUSED,
+        *src_shape,
+        y=y.kernel_args(dtype),
+        x=_row_args(x, dtype, channels),
+        channels=channels,
+        order=order,
+        slots=slots,
+        x_block=x_block,
+        y_block=y_block,
+        most_threads=max(1, work // MIN_WORK_PER_THREAD),
+        **dtypes,
+    )
+    return src_shape, dst_shape, step
+
+
+def _x_block(x, channels, order):
+    """An integer step's ``x_block`` (``resize_2d_int``'s ``x_values``): 2 for an x
+    table of blocks of 2 after a combination of rows (bilinear or area shrinking by 2),
+    which takes the pair sums of ``_simd_sums.h``, with its weights once per input
+    value; else 0. Such a step also takes the y table's ``block`` (8-bit rows of blocks
+    of 2: both sums in one sweep)."""
     if order != _kernels.Order.VERTICAL_FIRST or x.block != 2:
-        return None
-    if not 1 <= channels <= _kernels.MAX_BLOCK_CHANNELS:
-        return None
-    return _kernels.value_weights(x.kernel_args(dtype)[1], channels)
+        return 0
+    return 2 if 1 <= channels <= _kernels.MAX_BLOCK_CHANNELS else 0
 
 
 def _one_row():
@@ -510,9 +512,9 @@ def _span(t):
     return int(np.max(hi - lo, initial=1))
 
 
-def _run_step(kind, src, dst, args, num_threads, work, row=0, slots=0):
+def _run_step(kind, src, dst, args, num_threads, work):
     """A kernel call through the executor (``_fast.run_step``)."""
-    _fast.run_step(kind, src, dst, args, num_threads, work, row, slots, MIN_WORK_PER_THREAD)
+    _fast.run_step(kind, src, dst, args, num_threads, work, MIN_WORK_PER_THREAD)
 
 
 Region = Sequence[slice]

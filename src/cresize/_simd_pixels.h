@@ -822,6 +822,71 @@ CRESIZE_NO_PIXELS(cresize_pixels_s16, double, short)
  * cvtpd2dq round half to even in the default rounding mode, as the portable
  * loop's 1.5 * 2**23 (2**52) trick does, and the values are clipped first, so
  * every level gives the same integers. Return 0 when the level is too low. */
+#if CRESIZE_X86_DISPATCH
+/* Integer stores of a row of sums, AVX2 (level avx2): clamped to the type's range, then
+ * rounded to nearest even by the conversion (as the SSE loops below and the portable
+ * loops: the same integers), 32 float32 / 16 float64 sums a block; the values are in
+ * range, so the saturating packs only narrow. 8-bit: the packs interleave the 128-bit
+ * lanes, one permutation puts them back in order. Each returns the values it stored
+ * (whole blocks from the first); the caller's loop stores the rest. */
+CRESIZE_AVX2 static inline __m256i cresize_round8_ps(__m256 v, __m256 lo, __m256 hi)
+{
+    return _mm256_cvtps_epi32(_mm256_min_ps(_mm256_max_ps(v, lo), hi));
+}
+
+CRESIZE_AVX2 static inline __m128i cresize_round4_pd(__m256d v, __m256d lo, __m256d hi)
+{
+    return _mm256_cvtpd_epi32(_mm256_min_pd(_mm256_max_pd(v, lo), hi));
+}
+
+#define CRESIZE_STORE8_AVX2(NAME, T, PACK16, LO, HI)                                     \
+    CRESIZE_AVX2 static Py_ssize_t NAME(T *out, const float *row, Py_ssize_t n)          \
+    {                                                                                    \
+        const __m256 lo = _mm256_set1_ps(LO), hi = _mm256_set1_ps(HI);                   \
+        const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);                 \
+        Py_ssize_t i = 0;                                                                \
+        for (; i + 32 <= n; i += 32) {                                                   \
+            __m256i a = _mm256_packs_epi32(cresize_round8_ps(_mm256_loadu_ps(row + i), lo, hi), \
+                                           cresize_round8_ps(_mm256_loadu_ps(row + i + 8), lo, hi)); \
+            __m256i b = _mm256_packs_epi32(cresize_round8_ps(_mm256_loadu_ps(row + i + 16), lo, hi), \
+                                           cresize_round8_ps(_mm256_loadu_ps(row + i + 24), lo, hi)); \
+            _mm256_storeu_si256((__m256i *)(out + i),                                    \
+                                _mm256_permutevar8x32_epi32(PACK16(a, b), order));       \
+        }                                                                                \
+        _mm256_zeroupper();                                                              \
+        return i;                                                                        \
+    }
+
+#define CRESIZE_STORE16_AVX2(NAME, T, PACK32, LO, HI)                                    \
+    CRESIZE_AVX2 static Py_ssize_t NAME(T *out, const double *row, Py_ssize_t n)         \
+    {                                                                                    \
+        const __m256d lo = _mm256_set1_pd(LO), hi = _mm256_set1_pd(HI);                  \
+        Py_ssize_t i = 0;                                                                \
+        for (; i + 16 <= n; i += 16) {                                                   \
+            _mm_storeu_si128((__m128i *)(out + i),                                       \
+                             PACK32(cresize_round4_pd(_mm256_loadu_pd(row + i), lo, hi),  \
+                                    cresize_round4_pd(_mm256_loadu_pd(row + i + 4), lo, hi))); \
+            _mm_storeu_si128((__m128i *)(out + i + 8),                                   \
+                             PACK32(cresize_round4_pd(_mm256_loadu_pd(row + i + 8), lo, hi), \
+                                    cresize_round4_pd(_mm256_loadu_pd(row + i + 12), lo, hi))); \
+        }                                                                                \
+        _mm256_zeroupper();                                                              \
+        return i;                                                                        \
+    }
+
+CRESIZE_STORE8_AVX2(cresize_store_u8_avx2, unsigned char, _mm256_packus_epi16, 0.0f, 255.0f)
+CRESIZE_STORE8_AVX2(cresize_store_s8_avx2, signed char, _mm256_packs_epi16, -128.0f, 127.0f)
+CRESIZE_STORE16_AVX2(cresize_store_u16_avx2, unsigned short, _mm_packus_epi32, 0.0, 65535.0)
+CRESIZE_STORE16_AVX2(cresize_store_s16_avx2, short, _mm_packs_epi32, -32768.0, 32767.0)
+
+/* Stores from i = 0: the AVX2 blocks where the level allows them. */
+#define CRESIZE_STORE_AVX2_FIRST(NAME)                                                   \
+    if (cresize_simd_level >= 2)                                                         \
+        i = NAME(out, row, n);
+#else
+#define CRESIZE_STORE_AVX2_FIRST(NAME)
+#endif
+
 #if CRESIZE_SSE
 #define CRESIZE_STORE_TAIL(T, LO, HI, MAGIC, ACC)                                \
     for (; i < n; i++) {                                                         \
@@ -844,6 +909,7 @@ static inline int cresize_store_u8_f32(unsigned char *out, const float *row, Py_
     __m128 lo = _mm_set1_ps(0.0f), hi = _mm_set1_ps(255.0f);
     if (cresize_simd_level < 1)
         return 0;
+    CRESIZE_STORE_AVX2_FIRST(cresize_store_u8_avx2)
     for (; i + 16 <= n; i += 16) {
         __m128i a = _mm_packs_epi32(cresize_round4_f32(row + i, lo, hi),
                                     cresize_round4_f32(row + i + 4, lo, hi));
@@ -861,6 +927,7 @@ static inline int cresize_store_s8_f32(signed char *out, const float *row, Py_ss
     __m128 lo = _mm_set1_ps(-128.0f), hi = _mm_set1_ps(127.0f);
     if (cresize_simd_level < 1)
         return 0;
+    CRESIZE_STORE_AVX2_FIRST(cresize_store_s8_avx2)
     for (; i + 16 <= n; i += 16) {
         __m128i a = _mm_packs_epi32(cresize_round4_f32(row + i, lo, hi),
                                     cresize_round4_f32(row + i + 4, lo, hi));
@@ -886,6 +953,7 @@ static inline int cresize_store_u16_f64(unsigned short *out, const double *row, 
     __m128i bias = _mm_set1_epi32(32768), flip = _mm_set1_epi16((short)0x8000);
     if (cresize_simd_level < 1)
         return 0;
+    CRESIZE_STORE_AVX2_FIRST(cresize_store_u16_avx2)
     for (; i + 8 <= n; i += 8) {  /* to int16 around 32768, packed, flipped back */
         __m128i a = _mm_sub_epi32(cresize_round4_f64(row + i, lo, hi), bias);
         __m128i b = _mm_sub_epi32(cresize_round4_f64(row + i + 4, lo, hi), bias);
@@ -901,6 +969,7 @@ static inline int cresize_store_s16_f64(short *out, const double *row, Py_ssize_
     __m128d lo = _mm_set1_pd(-32768.0), hi = _mm_set1_pd(32767.0);
     if (cresize_simd_level < 1)
         return 0;
+    CRESIZE_STORE_AVX2_FIRST(cresize_store_s16_avx2)
     for (; i + 8 <= n; i += 8) {
         __m128i a = cresize_round4_f64(row + i, lo, hi);
         __m128i b = cresize_round4_f64(row + i + 4, lo, hi);

@@ -211,15 +211,7 @@ CRESIZE_COMBINE(cresize_combine_f64_s16_avx512, CRESIZE_AVX512, double, short, _
                 cresize_set1_pd8, cresize_add_pd8, cresize_mul_pd8, cresize_row8_s16,
                 cresize_row8_f64, cresize_store_pd8)
 
-CRESIZE_AVX2 static inline __m256i cresize_round8_ps(__m256 v, __m256 lo, __m256 hi)
-{
-    return _mm256_cvtps_epi32(_mm256_min_ps(_mm256_max_ps(v, lo), hi));
-}
-
-CRESIZE_AVX2 static inline __m128i cresize_round4_pd(__m256d v, __m256d lo, __m256d hi)
-{
-    return _mm256_cvtpd_epi32(_mm256_min_pd(_mm256_max_pd(v, lo), hi));
-}
+/* (cresize_round8_ps, cresize_round4_pd: _simd_pixels.h, with the plain stores) */
 
 /* The last columns (fewer than a block): their sums, then _simd_pixels.h's store. */
 #define CRESIZE_STORE_REST(ACC, BLOCK, STORE)                                    \
