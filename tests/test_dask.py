@@ -311,6 +311,9 @@ def test_errors():
         cd.resize(x[x[:, 0] > 0], 5)
     with pytest.raises(ValueError, match="levels"):
         cd.pyramid(x, 0)
+    with pytest.raises(ValueError, match=r"levels must be from 1 .* to 64"):
+        cd.pyramid(x, 10**6)  # refused at once, not after building a million levels
+    assert len(cd.pyramid(x, 64)) == 64
     with pytest.raises(TypeError, match="levels"):
         cd.pyramid(x, True)
 

@@ -38,6 +38,9 @@ from cresize._tables import ANTIALIAS_SUPPORT
 
 __all__ = ["pyramid", "resize", "resize_backward"]
 
+#: Most levels ``pyramid`` makes: 64 halvings take any axis an array can have to 1.
+MAX_LEVELS = 64
+
 
 def resize(
     x: da.Array | ArrayLike,
@@ -189,8 +192,11 @@ def pyramid(
     x = _as_dask(x, "x")
     if isinstance(levels, bool) or not isinstance(levels, (numbers.Integral, np.integer)):
         raise TypeError(f"levels must be a positive int; got {levels!r}")
-    if levels < 1:
-        raise ValueError(f"levels must be >= 1 (level 0 is x itself); got {levels}")
+    if not 1 <= levels <= MAX_LEVELS:
+        raise ValueError(
+            f"levels must be from 1 (level 0 is x itself) to {MAX_LEVELS} (every axis of "
+            f"any array is 1 long after that many halvings); got {levels}"
+        )
     axes = _spec.resize_axes(x.ndim, None, 0.5, axes)
     if antialias is None:
         antialias = _spec.canonical_mode(mode) in ANTIALIAS_SUPPORT
