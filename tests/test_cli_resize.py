@@ -121,6 +121,27 @@ def test_next_to_the_input_with_suffix(tmp_path):
     assert Image.open(tmp_path / "p_small.png").size == (12, 7)
 
 
+def test_a_rerun_does_not_take_its_own_outputs_as_inputs(tmp_path, capsys):
+    write(tmp_path / "a.png")
+    write(tmp_path / "b.png", seed=1)
+    args = [str(tmp_path), "--size", "12x7", "--suffix", "_s", "-q"]
+    assert main(args) == 0
+    first = sorted(os.listdir(tmp_path))
+    assert first == ["a.png", "a_s.png", "b.png", "b_s.png"]
+    # Again: the a_s.png and b_s.png the first run wrote are outputs, not inputs
+    # (no a_s_s.png); the outputs exist, so each input is refused without --overwrite.
+    assert main(args) == 1
+    assert sorted(os.listdir(tmp_path)) == first
+    assert "a_s.png exists (use --overwrite)" in capsys.readouterr().err
+    before = (tmp_path / "a_s.png").stat().st_mtime_ns
+    assert main([*args, "--overwrite"]) == 0  # no clash with the old outputs as inputs
+    assert sorted(os.listdir(tmp_path)) == first
+    assert (tmp_path / "a_s.png").stat().st_mtime_ns >= before
+    # A file named on the command line is always an input.
+    assert main([str(tmp_path / "a_s.png"), "--size", "6x4", "--suffix", "_s", "-q"]) == 0
+    assert Image.open(tmp_path / "a_s_s.png").size == (6, 4)
+
+
 @pytest.mark.parametrize(
     "flags,size",
     [

@@ -343,7 +343,7 @@ def _plan(args):
                 failures.append((item, "the pattern matches no file"))
         else:
             failures.append((item, "no such file or directory"))
-    tasks, seen = [], {}
+    planned = []
     for src, base in sources:
         stem, ext = os.path.splitext(os.path.basename(src))
         name = stem + args.suffix + (FORMATS[args.format][1] if args.format else ext)
@@ -354,6 +354,19 @@ def _plan(args):
             dst = os.path.normpath(os.path.join(args.out_dir, sub, name))
         else:
             dst = os.path.join(os.path.dirname(src), name)
+        planned.append((src, base, dst))
+    # A file found in a folder or by a pattern that is this batch's own output for
+    # another input (a_small.jpg of a.jpg, left by an earlier run) is not an input:
+    # a re-run would otherwise make a_small_small.jpg.
+    outputs = {
+        os.path.realpath(dst)
+        for src, _, dst in planned
+        if os.path.realpath(dst) != os.path.realpath(src)
+    }
+    tasks, seen = [], {}
+    for src, base, dst in planned:
+        if base is not None and os.path.realpath(src) in outputs:
+            continue
         key = os.path.realpath(dst)
         same = key == os.path.realpath(src)
         out_ext = os.path.splitext(dst)[1].lower()
