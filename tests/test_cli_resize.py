@@ -135,6 +135,10 @@ def test_a_rerun_does_not_take_its_own_outputs_as_inputs(tmp_path, capsys):
     assert "a_s.png exists (use --overwrite)" in capsys.readouterr().err
     before = (tmp_path / "a_s.png").stat().st_mtime_ns
     assert main([*args, "--overwrite"]) == 0  # no clash with the old outputs as inputs
+    assert main([*args, "--overwrite", "--dry-run"]) == 0
+    assert "a_s.png: skipped (an output of this batch)" in capsys.readouterr().out
+    assert main([str(tmp_path), "--size", "12x7", "--suffix", "_s", "--overwrite"]) == 0
+    assert "2 resized, 0 failed, 2 skipped (outputs of this batch)" in capsys.readouterr().out
     assert sorted(os.listdir(tmp_path)) == first
     assert (tmp_path / "a_s.png").stat().st_mtime_ns >= before
     # A file named on the command line is always an input.

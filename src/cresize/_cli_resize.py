@@ -167,7 +167,7 @@ def main(argv=None):
     if args.jobs < 0:
         print(f"cresize resize: error: --jobs must be >= 0; got {args.jobs}", file=sys.stderr)
         return 2
-    tasks, failures = _plan(args)
+    tasks, failures, skipped = _plan(args)
     if args.output and len(tasks) + len(failures) > 1:
         print(
             "cresize resize: error: -o/--output takes one input; use --out-dir for many",
@@ -192,6 +192,8 @@ def main(argv=None):
     if args.dry_run:
         for src, dst, _ in tasks:
             print(f"{src} -> {dst}")
+        for src in skipped:
+            print(f"{src}: skipped (an output of this batch)")
         return 1 if failures else 0
     jobs, threads = split_cores(args.jobs, len(tasks))
     options = dict(
@@ -244,8 +246,10 @@ def main(argv=None):
     bar.close()
     if not args.quiet:
         seconds = time.perf_counter() - start
+        also = f", {len(skipped)} skipped (outputs of this batch)" if skipped else ""
         print(
-            f"cresize resize: {counts['done']} resized, {counts['bad']} failed in {seconds:.2f} s"
+            f"cresize resize: {counts['done']} resized, {counts['bad']} failed{also} in "
+            f"{seconds:.2f} s"
         )
     return 1 if counts["bad"] else 0
 
@@ -320,7 +324,8 @@ def _geometry(parser, args):
 
 
 def _plan(args):
-    """``[(src, dst, dst is src)]`` to do and ``[(src, reason)]`` refused before starting."""
+    """``[(src, dst, dst is src)]`` to do, ``[(src, reason)]`` refused before starting,
+    and the files found that are this batch's own outputs (not inputs)."""
     from cresize.image import FORMATS, _extension_format
 
     sources, failures = [], []
@@ -363,9 +368,10 @@ def _plan(args):
         for src, _, dst in planned
         if os.path.realpath(dst) != os.path.realpath(src)
     }
-    tasks, seen = [], {}
+    tasks, seen, skipped = [], {}, []
     for src, base, dst in planned:
         if base is not None and os.path.realpath(src) in outputs:
+            skipped.append(src)
             continue
         key = os.path.realpath(dst)
         same = key == os.path.realpath(src)
@@ -395,7 +401,7 @@ def _plan(args):
         else:
             seen[key] = src
             tasks.append((src, dst, same))
-    return tasks, failures
+    return tasks, failures, skipped
 
 
 def _walk(top, recursive, out_dir):
