@@ -556,6 +556,48 @@ def test_integer_steps_are_checked_when_made():
             make(**change)
 
 
+def test_integer_direct_step_with_x_blocks_on_long_rows():
+    """A ``DIRECT`` integer step whose x table is blocks of 2 (``x_block``) stores its
+    sums a chunk at a time (``_pixels_stored``); a row longer than one chunk gives the
+    bits of the same step without the block (each chunk reads its own inputs)."""
+    rng = np.random.default_rng(21)
+    y = taps(1, 1, "nearest")
+    for channels in (1, 3):
+        n_out = _kernels.INT_ROW_CHUNK // channels + 5
+        x = taps(2 * n_out, n_out, "bilinear")
+        assert x.block == 2
+        src = image(rng, (1, 1, 2 * n_out * channels), np.uint8, None)
+        outs = []
+        for x_block in (0, 2):
+            step = _kernels.make_step(
+                _kernels.Kind.FUSED,
+                1,
+                1,
+                2 * n_out * channels,
+                y=y.kernel_args(np.float32),
+                x=_row_args(x, channels),
+                channels=channels,
+                order=_kernels.Order.DIRECT,
+                x_block=x_block,
+                src_dtype=np.uint8,
+                dst_dtype=np.uint8,
+            )
+            outs.append(np.zeros((1, 1, n_out * channels), np.uint8))
+            step(src, outs[-1], 1)
+        np.testing.assert_array_equal(outs[1], outs[0], err_msg=f"channels {channels}")
+        pixels = src.reshape(n_out, 2, channels).astype(np.float32)
+        np.testing.assert_array_equal(
+            outs[0].reshape(n_out, channels),
+            np.rint(0.5 * pixels[:, 0] + 0.5 * pixels[:, 1]).astype(np.uint8),
+        )
+
+
+def _row_args(t, channels):
+    from cresize import _plan
+
+    return _plan._row_args(t, np.float32, channels)
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, *DTYPES])
 def test_2x2_pixel_pairs(dtype):
     """2x2 blocks of 1-4-value pixels (``_simd_sums.h``: the float32 loops of AVX-512,

@@ -1004,7 +1004,9 @@ cdef inline void _pixels_stored(const Sizes* z, char* out, floating* sums, const
     """An integer output row resampled from ``line`` (``DIRECT``) a chunk of
     ``ROW_CHUNK`` values at a time: the chunk's sums in ``sums``, then rounded into
     ``out``, so that the scratch is a chunk, not a row (an ``(L, C)`` signal is one
-    row). Every output's sum is its own, so the bits are those of the whole row."""
+    row). Every output's sum is its own, so the bits are those of the whole row. An x
+    table of blocks reads without the index, from its first output's inputs: a chunk's
+    line starts at its own (output ``o0`` reads pixel ``o0 * x_block``)."""
     cdef Py_ssize_t n_px = x.n, C = z.channels, o0 = 0, o1
     cdef Py_ssize_t k = _chunk_pixels(C), size = C * z.itemsize
     cdef Sizes part
@@ -1017,7 +1019,7 @@ cdef inline void _pixels_stored(const Sizes* z, char* out, floating* sums, const
         o1 = min(o0 + k, n_px)
         _part_sizes(&part, z, o0, o1)  # the chunk's own periodic outputs
         _part(&rows, x, o0, o1, sizeof(floating))
-        _row(&part, sums, line, &rows)
+        _row(&part, sums, line + o0 * z.x_block * C, &rows)
         _store_any(out + o0 * size, z.out_kind, sums, (o1 - o0) * C)
         o0 = o1
 
