@@ -592,6 +592,33 @@ def test_integer_direct_step_with_x_blocks_on_long_rows():
         )
 
 
+def test_steps_refuse_sizes_past_the_address_space():
+    """``make_step`` refuses a step whose input or output would hold more bytes than any
+    array can (``n_planes * in_h * in_row`` past ``sys.maxsize``), instead of sizes
+    wrapped around: a step of 2**61 + 1 planes of 4x8 -> 2x4 values would claim 32 -> 8
+    values and run 2**62 rows on them."""
+    import sys
+
+    y, x = taps(4, 2, "bilinear"), taps(8, 4, "bilinear")
+    n = 2**61 + 1
+    fused = {"x": _row_args(x, 1), "order": _kernels.Order.VERTICAL_FIRST}
+    for kind, extra, dtypes in [
+        (_kernels.Kind.FUSED, fused, {"src_dtype": np.uint8, "dst_dtype": np.uint8}),
+        (_kernels.Kind.FUSED, fused, {}),
+        (_kernels.Kind.PLANES, {}, {}),
+    ]:
+        with pytest.raises(ValueError, match="more bytes than any array"):
+            _kernels.make_step(kind, n, 4, 8, y=y.kernel_args(np.float32), **extra, **dtypes)
+    with pytest.raises(ValueError, match="more bytes than any array"):
+        _kernels.make_step(_kernels.Kind.LINES, n, 1, 8, x=x.row_args(np.float32))
+    with pytest.raises(ValueError, match="more bytes than any array"):  # values fit, bytes not
+        _kernels.make_step(_kernels.Kind.LINES, sys.maxsize // 8, 1, 8, x=x.row_args(np.float32))
+    step = _kernels.make_step(
+        _kernels.Kind.LINES, sys.maxsize // 64, 1, 8, x=x.row_args(np.float32)
+    )
+    assert step.src_size == sys.maxsize // 64 * 8  # large but possible: made
+
+
 def _row_args(t, channels):
     from cresize import _plan
 

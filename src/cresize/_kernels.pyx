@@ -21,6 +21,7 @@ cimport cython
 from cython cimport floating
 from libc.math cimport rintf, signbit
 from libc.stdlib cimport free, malloc
+from cpython.pyport cimport PY_SSIZE_T_MAX
 from libc.string cimport memcmp, memcpy
 from cython.parallel cimport parallel, prange, threadid
 
@@ -458,6 +459,12 @@ def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
         # Whole rows combined (a single-axis step): the combination is the output row.
         z.x_identity = z.x_select and s.x_index.shape[0] == 1 and in_row == z.out_row
         z.row = scratch_length(order, slots, in_row, z.out_row, not z.out_kind, channels)
+    for name, values, dtype in (("src", <object>n_planes * in_h * in_row, s.src_dtype),
+                                ("dst", <object>n_planes * z.out_h * z.out_row, s.dst_dtype)):
+        if values * dtype.itemsize > PY_SSIZE_T_MAX:  # Python ints: no wrapped sizes
+            raise ValueError(f"{name} of {n_planes} planes of {in_h if name == 'src' else z.out_h}"
+                             f" rows of {in_row if name == 'src' else z.out_row} {dtype} values "
+                             f"would hold more bytes than any array can")
     s.src_size = n_planes * in_h * in_row
     s.dst_size = n_planes * z.out_h * z.out_row
     return s
