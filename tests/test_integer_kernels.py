@@ -619,6 +619,25 @@ def test_steps_refuse_sizes_past_the_address_space():
     assert step.src_size == sys.maxsize // 64 * 8  # large but possible: made
 
 
+def test_steps_refuse_a_ring_past_the_address_space():
+    """``make_step``'s ``slots`` sizes each call's scratch (a ring of ``slots`` rows, a
+    tag per slot): a count whose ring would hold more bytes than any array can is a
+    ``ValueError``, not a wrapped size (2**62 slots of 4 values: a scratch of 4 values,
+    and the ring written past it)."""
+    y, x = taps(4, 8, "bicubic"), taps(8, 4, "bicubic")
+    args = {"y": y.kernel_args(np.float32), "x": _row_args(x, 1), "order": _kernels.Order.RING}
+    for dtypes in ({"src_dtype": np.uint8, "dst_dtype": np.uint8}, {}):
+        with pytest.raises(ValueError, match="slots"):
+            _kernels.make_step(_kernels.Kind.FUSED, 1, 4, 8, slots=2**62, **args, **dtypes)
+        step = _kernels.make_step(_kernels.Kind.FUSED, 1, 4, 8, slots=2**20, **args, **dtypes)
+        src = np.arange(32, dtype=step.src_dtype).reshape(1, 4, 8)
+        want = np.empty((1, 8, 4), step.dst_dtype)
+        _kernels.make_step(_kernels.Kind.FUSED, 1, 4, 8, slots=4, **args, **dtypes)(src, want, 1)
+        got = np.empty_like(want)
+        step(src, got, 1)  # more slots than rows: the same bits
+        np.testing.assert_array_equal(got, want)
+
+
 def _row_args(t, channels):
     from cresize import _plan
 

@@ -430,6 +430,9 @@ def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
                          _width(s, True), s.y_count, s.x_index, _rows(s, False),
                          _width(s, False), s.x_count, s.x_start, z.x_select, order, slots)
         z.in_px = in_row // channels
+        if <object>slots * max(z.out_row, 1) * sizeof(double) > PY_SSIZE_T_MAX:
+            raise ValueError(f"slots ({slots}): a ring of {slots} rows of {z.out_row} values "
+                             f"would hold more bytes than any array can")
         z.row = scratch_length(order, slots, in_row, z.out_row, True)
     if kind != PLANES and len(x) > 5 and not x_block:
         if s.wide:
@@ -849,6 +852,8 @@ cdef int _fused(const Sizes* z, const Py_ssize_t[:, ::1] y_index,
                         x_index.shape[0], <const floating*>src, <floating*>dst, jobs, n)
             return 0
     if scratch == NULL:
+        if z.row >= PY_SSIZE_T_MAX // 8 // n or z.slots >= PY_SSIZE_T_MAX // 8 // n:
+            return 1  # more bytes than any allocation (and no wrapped size)
         scratch_stride, tags_stride = z.row, z.slots
         own = <floating*>malloc(n * z.row * sizeof(floating) + 1)
         own_tags = <Py_ssize_t*>malloc(n * z.slots * sizeof(Py_ssize_t) + 1)
