@@ -556,6 +556,94 @@ def test_integer_steps_are_checked_when_made():
             make(**change)
 
 
+def test_integer_direct_step_with_x_blocks_on_long_rows():
+    """A ``DIRECT`` integer step whose x table is blocks of 2 (``x_block``) stores its
+    sums a chunk at a time (``_pixels_stored``); a row longer than one chunk gives the
+    bits of the same step without the block (each chunk reads its own inputs)."""
+    rng = np.random.default_rng(21)
+    y = taps(1, 1, "nearest")
+    for channels in (1, 3):
+        n_out = _kernels.INT_ROW_CHUNK // channels + 5
+        x = taps(2 * n_out, n_out, "bilinear")
+        assert x.block == 2
+        src = image(rng, (1, 1, 2 * n_out * channels), np.uint8, None)
+        outs = []
+        for x_block in (0, 2):
+            step = _kernels.make_step(
+                _kernels.Kind.FUSED,
+                1,
+                1,
+                2 * n_out * channels,
+                y=y.kernel_args(np.float32),
+                x=_row_args(x, channels),
+                channels=channels,
+                order=_kernels.Order.DIRECT,
+                x_block=x_block,
+                src_dtype=np.uint8,
+                dst_dtype=np.uint8,
+            )
+            outs.append(np.zeros((1, 1, n_out * channels), np.uint8))
+            step(src, outs[-1], 1)
+        np.testing.assert_array_equal(outs[1], outs[0], err_msg=f"channels {channels}")
+        pixels = src.reshape(n_out, 2, channels).astype(np.float32)
+        np.testing.assert_array_equal(
+            outs[0].reshape(n_out, channels),
+            np.rint(0.5 * pixels[:, 0] + 0.5 * pixels[:, 1]).astype(np.uint8),
+        )
+
+
+def test_steps_refuse_sizes_past_the_address_space():
+    """``make_step`` refuses a step whose input or output would hold more bytes than any
+    array can (``n_planes * in_h * in_row`` past ``sys.maxsize``), instead of sizes
+    wrapped around: a step of 2**61 + 1 planes of 4x8 -> 2x4 values would claim 32 -> 8
+    values and run 2**62 rows on them."""
+    import sys
+
+    y, x = taps(4, 2, "bilinear"), taps(8, 4, "bilinear")
+    n = 2**61 + 1
+    fused = {"x": _row_args(x, 1), "order": _kernels.Order.VERTICAL_FIRST}
+    for kind, extra, dtypes in [
+        (_kernels.Kind.FUSED, fused, {"src_dtype": np.uint8, "dst_dtype": np.uint8}),
+        (_kernels.Kind.FUSED, fused, {}),
+        (_kernels.Kind.PLANES, {}, {}),
+    ]:
+        with pytest.raises(ValueError, match="more bytes than any array"):
+            _kernels.make_step(kind, n, 4, 8, y=y.kernel_args(np.float32), **extra, **dtypes)
+    with pytest.raises(ValueError, match="more bytes than any array"):
+        _kernels.make_step(_kernels.Kind.LINES, n, 1, 8, x=x.row_args(np.float32))
+    with pytest.raises(ValueError, match="more bytes than any array"):  # values fit, bytes not
+        _kernels.make_step(_kernels.Kind.LINES, sys.maxsize // 8, 1, 8, x=x.row_args(np.float32))
+    step = _kernels.make_step(
+        _kernels.Kind.LINES, sys.maxsize // 64, 1, 8, x=x.row_args(np.float32)
+    )
+    assert step.src_size == sys.maxsize // 64 * 8  # large but possible: made
+
+
+def test_steps_refuse_a_ring_past_the_address_space():
+    """``make_step``'s ``slots`` sizes each call's scratch (a ring of ``slots`` rows, a
+    tag per slot): a count whose ring would hold more bytes than any array can is a
+    ``ValueError``, not a wrapped size (2**62 slots of 4 values: a scratch of 4 values,
+    and the ring written past it)."""
+    y, x = taps(4, 8, "bicubic"), taps(8, 4, "bicubic")
+    args = {"y": y.kernel_args(np.float32), "x": _row_args(x, 1), "order": _kernels.Order.RING}
+    for dtypes in ({"src_dtype": np.uint8, "dst_dtype": np.uint8}, {}):
+        with pytest.raises(ValueError, match="slots"):
+            _kernels.make_step(_kernels.Kind.FUSED, 1, 4, 8, slots=2**62, **args, **dtypes)
+        step = _kernels.make_step(_kernels.Kind.FUSED, 1, 4, 8, slots=2**20, **args, **dtypes)
+        src = np.arange(32, dtype=step.src_dtype).reshape(1, 4, 8)
+        want = np.empty((1, 8, 4), step.dst_dtype)
+        _kernels.make_step(_kernels.Kind.FUSED, 1, 4, 8, slots=4, **args, **dtypes)(src, want, 1)
+        got = np.empty_like(want)
+        step(src, got, 1)  # more slots than rows: the same bits
+        np.testing.assert_array_equal(got, want)
+
+
+def _row_args(t, channels):
+    from cresize import _plan
+
+    return _plan._row_args(t, np.float32, channels)
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, *DTYPES])
 def test_2x2_pixel_pairs(dtype):
     """2x2 blocks of 1-4-value pixels (``_simd_sums.h``: the float32 loops of AVX-512,

@@ -21,6 +21,7 @@ cimport cython
 from cython cimport floating
 from libc.math cimport rintf, signbit
 from libc.stdlib cimport free, malloc
+from cpython.pyport cimport PY_SSIZE_T_MAX
 from libc.string cimport memcmp, memcpy
 from cython.parallel cimport parallel, prange, threadid
 
@@ -429,6 +430,9 @@ def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
                          _width(s, True), s.y_count, s.x_index, _rows(s, False),
                          _width(s, False), s.x_count, s.x_start, z.x_select, order, slots)
         z.in_px = in_row // channels
+        if <object>slots * max(z.out_row, 1) * sizeof(double) > PY_SSIZE_T_MAX:
+            raise ValueError(f"slots ({slots}): a ring of {slots} rows of {z.out_row} values "
+                             f"would hold more bytes than any array can")
         z.row = scratch_length(order, slots, in_row, z.out_row, True)
     if kind != PLANES and len(x) > 5 and not x_block:
         if s.wide:
@@ -458,6 +462,12 @@ def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
         # Whole rows combined (a single-axis step): the combination is the output row.
         z.x_identity = z.x_select and s.x_index.shape[0] == 1 and in_row == z.out_row
         z.row = scratch_length(order, slots, in_row, z.out_row, not z.out_kind, channels)
+    for name, values, dtype in (("src", <object>n_planes * in_h * in_row, s.src_dtype),
+                                ("dst", <object>n_planes * z.out_h * z.out_row, s.dst_dtype)):
+        if values * dtype.itemsize > PY_SSIZE_T_MAX:  # Python ints: no wrapped sizes
+            raise ValueError(f"{name} of {n_planes} planes of {in_h if name == 'src' else z.out_h}"
+                             f" rows of {in_row if name == 'src' else z.out_row} {dtype} values "
+                             f"would hold more bytes than any array can")
     s.src_size = n_planes * in_h * in_row
     s.dst_size = n_planes * z.out_h * z.out_row
     return s
@@ -842,6 +852,8 @@ cdef int _fused(const Sizes* z, const Py_ssize_t[:, ::1] y_index,
                         x_index.shape[0], <const floating*>src, <floating*>dst, jobs, n)
             return 0
     if scratch == NULL:
+        if z.row >= PY_SSIZE_T_MAX // 8 // n or z.slots >= PY_SSIZE_T_MAX // 8 // n:
+            return 1  # more bytes than any allocation (and no wrapped size)
         scratch_stride, tags_stride = z.row, z.slots
         own = <floating*>malloc(n * z.row * sizeof(floating) + 1)
         own_tags = <Py_ssize_t*>malloc(n * z.slots * sizeof(Py_ssize_t) + 1)
@@ -1004,7 +1016,9 @@ cdef inline void _pixels_stored(const Sizes* z, char* out, floating* sums, const
     """An integer output row resampled from ``line`` (``DIRECT``) a chunk of
     ``ROW_CHUNK`` values at a time: the chunk's sums in ``sums``, then rounded into
     ``out``, so that the scratch is a chunk, not a row (an ``(L, C)`` signal is one
-    row). Every output's sum is its own, so the bits are those of the whole row."""
+    row). Every output's sum is its own, so the bits are those of the whole row. An x
+    table of blocks reads without the index, from its first output's inputs: a chunk's
+    line starts at its own (output ``o0`` reads pixel ``o0 * x_block``)."""
     cdef Py_ssize_t n_px = x.n, C = z.channels, o0 = 0, o1
     cdef Py_ssize_t k = _chunk_pixels(C), size = C * z.itemsize
     cdef Sizes part
@@ -1017,7 +1031,7 @@ cdef inline void _pixels_stored(const Sizes* z, char* out, floating* sums, const
         o1 = min(o0 + k, n_px)
         _part_sizes(&part, z, o0, o1)  # the chunk's own periodic outputs
         _part(&rows, x, o0, o1, sizeof(floating))
-        _row(&part, sums, line, &rows)
+        _row(&part, sums, line + o0 * z.x_block * C, &rows)
         _store_any(out + o0 * size, z.out_kind, sums, (o1 - o0) * C)
         o0 = o1
 
