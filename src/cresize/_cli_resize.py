@@ -359,22 +359,17 @@ def _plan(args):
             dst = os.path.normpath(os.path.join(args.out_dir, sub, name))
         else:
             dst = os.path.join(os.path.dirname(src), name)
-        planned.append((src, base, dst))
+        planned.append((src, base, dst, os.path.realpath(src), os.path.realpath(dst)))
     # A file found in a folder or by a pattern that is this batch's own output for
     # another input (a_small.jpg of a.jpg, left by an earlier run) is not an input:
     # a re-run would otherwise make a_small_small.jpg.
-    outputs = {
-        os.path.realpath(dst)
-        for src, _, dst in planned
-        if os.path.realpath(dst) != os.path.realpath(src)
-    }
+    outputs = {key for _, _, _, real, key in planned if key != real}
     tasks, seen, skipped = [], {}, []
-    for src, base, dst in planned:
-        if base is not None and os.path.realpath(src) in outputs:
+    for src, base, dst, real, key in planned:
+        if base is not None and real in outputs:
             skipped.append(src)
             continue
-        key = os.path.realpath(dst)
-        same = key == os.path.realpath(src)
+        same = key == real
         out_ext = os.path.splitext(dst)[1].lower()
         if not args.format and _extension_format(out_ext, "SAVE") is None:
             failures.append(
@@ -394,7 +389,7 @@ def _plan(args):
             )
         elif os.path.lexists(dst) and not (same or args.overwrite):
             failures.append((src, f"{dst} exists (use --overwrite)"))
-        elif key in seen and os.path.realpath(seen[key]) == os.path.realpath(src):
+        elif key in seen and os.path.realpath(seen[key]) == real:
             continue  # the same file named twice
         elif key in seen:
             failures.append((src, f"{dst} is also the output of {seen[key]}"))
