@@ -213,6 +213,17 @@ static int cresize_period_setup(cresize_period *g, Py_ssize_t C, const Py_ssize_
             }                                                                    \
     }
 
+/* A chunk of a table of TAPS taps known when compiling: whole blocks with the weights in
+ * registers where the pattern spans 3 or 1 registers, then the stencil for the rest. */
+#define CRESIZE_PERIODIC_FIXED(TAPS, ACC, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE)  \
+    {                                                                            \
+        if (g.R == 3)                                                            \
+            CRESIZE_PERIODIC_BLOCKS(TAPS, 3, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE) \
+        else if (g.R == 1)                                                       \
+            CRESIZE_PERIODIC_BLOCKS(TAPS, 1, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE) \
+        CRESIZE_PERIODIC_STENCIL(TAPS, ACC, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE) \
+    }
+
 /* The outputs of a chunk from its U values in buf (inside CRESIZE_PERIODIC_SIMD). */
 #define CRESIZE_PERIODIC_STENCIL(TAPS, ACC, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE)                                    \
     {                                                                            \
@@ -295,25 +306,13 @@ static int cresize_period_setup(cresize_period *g, Py_ssize_t C, const Py_ssize_
                 }                                                                \
             }                                                                    \
             u = 0;                                                               \
-            if (width == 4) { /* bicubic */                                      \
-                if (g.R == 3)                                                    \
-                    CRESIZE_PERIODIC_BLOCKS(4, 3, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE) \
-                else if (g.R == 1)                                               \
-                    CRESIZE_PERIODIC_BLOCKS(4, 1, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE) \
-                CRESIZE_PERIODIC_STENCIL(4, ACC, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE) \
-            } else if (width == 2) { /* bilinear */                              \
-                if (g.R == 3)                                                    \
-                    CRESIZE_PERIODIC_BLOCKS(2, 3, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE) \
-                else if (g.R == 1)                                               \
-                    CRESIZE_PERIODIC_BLOCKS(2, 1, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE) \
-                CRESIZE_PERIODIC_STENCIL(2, ACC, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE) \
-            } else if (width == 6) { /* lanczos3 */                              \
-                if (g.R == 3)                                                    \
-                    CRESIZE_PERIODIC_BLOCKS(6, 3, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE) \
-                else if (g.R == 1)                                               \
-                    CRESIZE_PERIODIC_BLOCKS(6, 1, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE) \
-                CRESIZE_PERIODIC_STENCIL(6, ACC, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE) \
-            } else                                                               \
+            if (width == 4) /* bicubic */                                        \
+                CRESIZE_PERIODIC_FIXED(4, ACC, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE) \
+            else if (width == 2) /* bilinear */                                  \
+                CRESIZE_PERIODIC_FIXED(2, ACC, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE) \
+            else if (width == 6) /* lanczos3 */                                  \
+                CRESIZE_PERIODIC_FIXED(6, ACC, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE) \
+            else                                                                 \
                 CRESIZE_PERIODIC_STENCIL(width, ACC, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE) \
         }                                                                        \
         _mm256_zeroupper();                                                      \
