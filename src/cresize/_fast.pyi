@@ -24,16 +24,14 @@ def run_steps(
     src: np.ndarray,
     out: np.ndarray | None,
     num_threads: int,
-    min_work: int,
 ) -> np.ndarray: ...
 
 class Direct:
     steps: list[tuple[Any, ...]]
     shape: tuple[int, ...]
     dtype: np.dtype
-    min_work: int
     def __init__(
-        self, steps: list[tuple[Any, ...]], shape: tuple[int, ...], dtype: np.dtype, min_work: int
+        self, steps: list[tuple[Any, ...]], shape: tuple[int, ...], dtype: np.dtype
     ) -> None: ...
 
 class PlanBase:

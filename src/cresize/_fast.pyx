@@ -89,11 +89,10 @@ cdef object _new(tuple shape, cnp.dtype dtype):
     return cnp.PyArray_EMPTY(<int>nd, dims, dtype.type_num, 0)
 
 
-cpdef object run_steps(list steps, object src, object out, int num_threads,
-                       Py_ssize_t min_work):
+cpdef object run_steps(list steps, object src, object out, int num_threads):
     """Run compiled ``steps`` on ``src`` (C-contiguous, their dtype); each step's
     result has the step's dtype (its last field); the last result goes to ``out``
-    when given. Returns the result."""
+    when given. Returns the result. Each step bounds its own thread count."""
     cdef Py_ssize_t i, last = len(steps) - 1
     cdef tuple step
     cdef object current = src, dst
@@ -116,10 +115,9 @@ cdef class Direct:
     cdef readonly list steps
     cdef readonly tuple shape
     cdef readonly object dtype
-    cdef readonly Py_ssize_t min_work
 
-    def __init__(self, list steps, tuple shape, object dtype, Py_ssize_t min_work):
-        self.steps, self.shape, self.dtype, self.min_work = steps, shape, dtype, min_work
+    def __init__(self, list steps, tuple shape, object dtype):
+        self.steps, self.shape, self.dtype = steps, shape, dtype
 
     cdef inline bint takes(self, object x):
         """``x`` is exactly an ndarray of this shape and dtype, C-contiguous and aligned."""
@@ -166,7 +164,7 @@ cdef class PlanBase:
         """``cresize.resize(x, ...)`` with this plan's arguments, bit for bit."""
         cdef Direct d = self._fwd
         if out is None and d is not None and d.takes(x):
-            return run_steps(d.steps, x, None, self._count(num_threads), d.min_work)
+            return run_steps(d.steps, x, None, self._count(num_threads))
         return self._run(self._forward, x, out, self.input_shape, self.output_shape, "x",
                          num_threads)
 
@@ -174,7 +172,7 @@ cdef class PlanBase:
         """``cresize.resize_backward(grad_output, input_shape, ...)``, bit for bit."""
         cdef Direct d = self._bwd
         if out is None and d is not None and d.takes(grad_output):
-            return run_steps(d.steps, grad_output, None, self._count(num_threads), d.min_work)
+            return run_steps(d.steps, grad_output, None, self._count(num_threads))
         return self._backward_call(grad_output, out, num_threads)
 
 
@@ -226,4 +224,4 @@ cpdef object cached_resize(dict table, object x, object size, object scale_facto
     cdef Direct d = (<PlanBase?>found)._fwd
     if d is None or not d.takes(x):
         return None
-    return run_steps(d.steps, x, None, _threads_of(num_threads), d.min_work)
+    return run_steps(d.steps, x, None, _threads_of(num_threads))

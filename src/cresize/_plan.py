@@ -154,9 +154,7 @@ class _Program:
             and compute in _FLOATS
             and (storage is None or storage == kernel_dtype)
         ):
-            self.direct = _fast.Direct(
-                self.compiled(kernel_dtype), tuple(shape), kernel_dtype, MIN_WORK_PER_THREAD
-            )
+            self.direct = _fast.Direct(self.compiled(kernel_dtype), tuple(shape), kernel_dtype)
 
     def compiled(self, dtype):
         """The whole array's kernel calls (made once per dtype)."""
@@ -285,7 +283,7 @@ def _apply(program, tables, src, out, num_threads):
         steps = program.compiled(src.dtype)
     else:
         steps = _compile(program, tables, src.shape, src.dtype)
-    return _fast.run_steps(steps, src, out, num_threads, MIN_WORK_PER_THREAD)
+    return _fast.run_steps(steps, src, out, num_threads)
 
 
 def _compile(program, tables, shape, dtype):
