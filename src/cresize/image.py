@@ -616,8 +616,9 @@ def resize_image(
         As in ``cresize.resize``.
     alpha : bool, optional
         Whether the last channel of an array is alpha; default: arrays with 2
-        or 4 channels (LA, RGBA). True needs an ``(H, W, C)`` array, ``C >= 2``. Pillow images: modes LA and RGBA. Colour is
-        resampled premultiplied by alpha, so transparent pixels leave no fringes.
+        or 4 channels (LA, RGBA). True needs an ``(H, W, C)`` array, ``C >= 2``.
+        Pillow images: modes LA and RGBA. Colour is resampled premultiplied by
+        alpha, so transparent pixels leave no fringes.
     num_threads : int, optional
         OpenMP threads, as in ``cresize.resize``.
     exact : bool

@@ -148,6 +148,12 @@ def _check_input(input):
         )
 
 
+def _size_or_factor(size, scale_factor):
+    """``F.interpolate``'s rule: exactly one of ``size`` and ``scale_factor``."""
+    if (size is None) == (scale_factor is None):
+        raise ValueError("give size or scale_factor (exactly one of them)")
+
+
 def _input_plan(
     input,
     size,
@@ -170,8 +176,7 @@ def _input_plan(
         axes = tuple(range(1, input.dim() - 1))
     else:
         axes = tuple(range(2, input.dim()))
-    if (size is None) == (scale_factor is None):
-        raise ValueError("give size or scale_factor (exactly one of them)")
+    _size_or_factor(size, scale_factor)
     if size is not None:
         size = _per_axis(_tensor_sizes(size), spatial, "size")
     else:
@@ -217,8 +222,7 @@ class Resize(torch.nn.Module):
         # Bad options fail here, not at the first call (each call checks them again:
         # the attributes may be changed later, as nn.Upsample's).
         _spec.options(_spec.torch_mode(mode, antialias), align_corners, antialias)
-        if (size is None) == (scale_factor is None):
-            raise ValueError("give size or scale_factor (exactly one of them)")
+        _size_or_factor(size, scale_factor)
         self.size, self.scale_factor, self.mode = size, scale_factor, mode
         self.align_corners, self.antialias = align_corners, antialias
         self.recompute_scale_factor = recompute_scale_factor
