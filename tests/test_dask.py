@@ -558,3 +558,18 @@ def test_bad_chunks_name_the_argument(chunks):
     x = da.ones((40, 50), chunks=10, dtype=np.float32)
     with pytest.raises(ValueError, match=r"chunks=.* is not a valid chunking of the result"):
         cd.resize(x, (20, 25), chunks=chunks)
+
+
+def test_masked_arrays_are_refused_when_the_graph_is_built():
+    # A masked NumPy array or a dask array of masked chunks was accepted, and every task
+    # then failed at compute time with "block is a masked array" (a name the caller never
+    # used); cresize.resize refuses it at the call.
+    x = np.ma.masked_array(np.arange(60.0).reshape(6, 10), mask=np.eye(6, 10, dtype=bool))
+    with pytest.raises(TypeError, match=r"x is a masked array.*x.filled"):
+        cd.resize(x, (3, 5))
+    with pytest.raises(TypeError, match=r"x is a masked array"):
+        cd.resize(da.ma.masked_array(da.from_array(x.data, chunks=4), x.mask), (3, 5))
+    with pytest.raises(TypeError, match=r"x is a masked array"):
+        cd.pyramid(x, 2)
+    with pytest.raises(TypeError, match=r"grad_output is a masked array"):
+        cd.resize_backward(x, (12, 20))

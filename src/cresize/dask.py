@@ -396,6 +396,8 @@ def _as_dask(x: da.Array | ArrayLike, name: str) -> da.Array:
             array = da.asarray(x)
         except (TypeError, ValueError) as exc:
             raise TypeError(f"{name} must be a dask array or array_like: {exc}") from None
+    if isinstance(array._meta, np.ma.MaskedArray):  # refused now, as in memory, not by each task
+        _spec.as_array(array._meta, name)
     if any(math.isnan(n) for c in array.chunks for n in c):
         raise ValueError(f"{name} has unknown chunk sizes; call {name}.compute_chunk_sizes() first")
     return array
