@@ -679,6 +679,26 @@ def test_16bit_colour_is_kept(tmp_path, ext, channels):
     np.testing.assert_array_equal(read16(tmp_path / f"out.{ext}"), got)
 
 
+def test_16bit_grey_with_a_transparent_value_keeps_16_bits(tmp_path):
+    # A 16-bit grey PNG with a tRNS value (Pillow: mode I;16, info["transparency"]) was
+    # converted to 8-bit RGBA before the resample: its low 8 bits were lost without a word.
+    grey = rgb16(40, 60, 3)[..., 0]
+    grey[:10] = 1000
+    src = tmp_path / "in.png"
+    Image.fromarray(grey).save(src, transparency=1000)
+    assert Image.open(src).mode == "I;16"
+    alpha = np.where(grey == 1000, 0, 65535).astype(np.uint16)
+    want = resize_image(np.dstack([grey, alpha]), (30, 20))
+    for image in (src, Image.open(src)):
+        got = resize_image(image, (30, 20))
+        assert isinstance(got, np.ndarray) and got.dtype == np.uint16 and got.shape == (20, 30, 2)
+        np.testing.assert_array_equal(got, want)
+        assert (got[..., 0] & 0xFF).any() and (got[..., 1] == 0).any()
+    save_image(got, tmp_path / "out.png")
+    written = read16(tmp_path / "out.png")  # grey and alpha, at 16 bits
+    np.testing.assert_array_equal(written[..., [0, 3]], got)
+
+
 def test_16bit_colour_to_8bit_formats_rounds(tmp_path):
     from cresize.image import narrows
 

@@ -634,7 +634,9 @@ def resize_image(
         An array for an array (same dtype: integers rounded and clipped), else a
         Pillow image of the same mode, with ``info`` (ICC profile, EXIF) kept.
         Palette, bilevel and other modes are resampled as RGB(A) or L. A path
-        to a 16-bit colour PNG or TIFF gives a uint16 array (see ``open_image``).
+        to a 16-bit colour PNG or TIFF gives a uint16 array (see ``open_image``),
+        and a 16-bit grey image with a transparent value (PNG ``tRNS``) a uint16
+        ``(H, W, 2)`` array, grey and alpha.
 
     Notes
     -----
@@ -697,6 +699,11 @@ def resize_image(
         raise TypeError(
             f"image must be a path, a PIL.Image or a HW/HWC NumPy array; got {type(image).__name__}"
         )
+    if image.mode.startswith("I;16") and "transparency" in image.info:
+        # 16-bit grey with a transparent value (PNG tRNS): Pillow's LA and RGBA hold 8 bits
+        grey = np.asarray(image).astype(np.uint16)
+        alpha = np.where(grey == image.info["transparency"], 0, 65535).astype(np.uint16)
+        return _resize_array(np.dstack([grey, alpha]), True, geometry, options, full)
     image = _pixels(image)
     out = _resize_array(np.asarray(image), image.mode in ("LA", "RGBA"), geometry, options, full)
     if image.mode in ("CMYK", "YCbCr", "LAB", "HSV"):
