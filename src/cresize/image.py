@@ -702,8 +702,8 @@ def resize_image(
     if image.mode.startswith("I;16") and "transparency" in image.info:
         # 16-bit grey with a transparent value (PNG tRNS): Pillow's LA and RGBA hold 8 bits
         grey = np.asarray(image).astype(np.uint16)
-        alpha = np.where(grey == image.info["transparency"], 0, 65535).astype(np.uint16)
-        return _resize_array(np.dstack([grey, alpha]), True, geometry, options, full)
+        opaque = np.where(grey == image.info["transparency"], 0, 65535).astype(np.uint16)
+        return _resize_array(np.dstack([grey, opaque]), True, geometry, options, full)
     image = _pixels(image)
     out = _resize_array(np.asarray(image), image.mode in ("LA", "RGBA"), geometry, options, full)
     if image.mode in ("CMYK", "YCbCr", "LAB", "HSV"):
