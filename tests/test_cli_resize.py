@@ -2,6 +2,7 @@
 
 import os
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -282,6 +283,27 @@ def test_in_place(tmp_path, capsys):
     (tmp_path / "in_s.png").write_bytes(b"keep me")  # --in-place is not --overwrite
     assert main([str(src), "--width", "5", "--in-place", "--suffix", "_s"]) == 1
     assert (tmp_path / "in_s.png").read_bytes() == b"keep me"
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX permission bits")
+def test_in_place_and_overwrite_keep_the_replaced_files_permissions(tmp_path):
+    # The new file took the umask's mode: --in-place made a private (0600) photo
+    # readable by everyone (0644), and dropped the execute or group-write bits of others.
+    src = write(tmp_path / "private.png")
+    os.chmod(src, 0o600)
+    assert main([str(src), "--width", "10", "--in-place", "-q"]) == 0
+    assert Image.open(src).size == (10, 7) and stat.S_IMODE(os.stat(src).st_mode) == 0o600
+    dst = write(tmp_path / "shared.png")
+    os.chmod(dst, 0o664)
+    assert main([str(src), "--width", "5", "-o", str(dst), "--overwrite", "-q"]) == 0
+    assert Image.open(dst).size == (5, 4) and stat.S_IMODE(os.stat(dst).st_mode) == 0o664
+    new = tmp_path / "new.png"  # a new file: the umask's mode, as before
+    mask = os.umask(0o022)
+    try:
+        assert main([str(src), "--width", "5", "-o", str(new), "-q"]) == 0
+    finally:
+        os.umask(mask)
+    assert stat.S_IMODE(os.stat(new).st_mode) == 0o644
 
 
 def test_dry_run_writes_nothing(tmp_path, capsys):

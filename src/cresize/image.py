@@ -15,6 +15,7 @@ import errno
 import math
 import numbers
 import os
+import stat
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeGuard
 
@@ -272,7 +273,8 @@ def save_image(
     quality : int, optional
         JPEG/WebP quality 1-100 (default 90).
     overwrite : bool
-        Replace an existing ``path``; otherwise ``FileExistsError``.
+        Replace an existing ``path`` (the new file takes its permission bits);
+        otherwise ``FileExistsError``.
     """
     _save(image, path, format, quality, overwrite)
 
@@ -403,6 +405,8 @@ def _write_atomic(path, write, overwrite, later=None):
         # Opened inside the try: a signal handler that raises does so as soon as
         # the open returns, and the file it created must still be removed.
         f = open(tmp, "xb")
+        if overwrite:
+            _keep_mode(tmp, path)
         write(f)
         f.flush()
         if later is None:
@@ -417,6 +421,16 @@ def _write_atomic(path, write, overwrite, later=None):
                 # name the file the caller asked for, not our hidden temporary
                 raise type(exc)(exc.errno, exc.strerror, path) from None
         raise
+
+
+def _keep_mode(tmp, path):
+    """Give ``tmp`` the permission bits of the file at ``path`` it will replace, if any
+    (a new file keeps the umask's): replacing a private 0600 file must not publish it."""
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:  # nothing there (or nothing this process may look at)
+        return
+    os.chmod(tmp, mode)
 
 
 #: ``os.link`` errors that mean "this file system has no hard links" (EINVAL: Windows on FAT).
