@@ -306,6 +306,28 @@ def test_in_place_and_overwrite_keep_the_replaced_files_permissions(tmp_path):
     assert stat.S_IMODE(os.stat(new).st_mode) == 0o644
 
 
+def test_files_of_several_frames_say_that_only_the_first_is_resized(tmp_path, capsys):
+    # An animated GIF or a multi-page TIFF became a still of its first frame or page,
+    # without a word and undocumented: the other pages of a scan were silently dropped.
+    frames = [Image.fromarray(photo(40, 60, seed)) for seed in range(3)]
+    os.makedirs(tmp_path / "in")
+    frames[0].save(tmp_path / "in" / "anim.gif", save_all=True, append_images=frames[1:])
+    frames[0].save(tmp_path / "in" / "scan.tif", save_all=True, append_images=frames[1:2])
+    write(tmp_path / "in" / "still.png")
+    assert main([str(tmp_path / "in"), "--width", "30", "--out-dir", str(tmp_path / "out")]) == 0
+    captured = capsys.readouterr()
+    assert "3 resized, 0 failed" in captured.out
+    err = captured.err.splitlines()
+    assert sorted(line.split(": note: ")[1] for line in err) == [
+        "2 pages; only the first was resized",
+        "3 frames; only the first was resized",
+    ]
+    assert all("still.png" not in line for line in err)
+    first = np.asarray(resize_image(np.asarray(frames[0]), (30, 20)))
+    np.testing.assert_array_equal(np.asarray(Image.open(tmp_path / "out" / "scan.tif")), first)
+    assert getattr(Image.open(tmp_path / "out" / "anim.gif"), "n_frames", 1) == 1
+
+
 def test_dry_run_writes_nothing(tmp_path, capsys):
     write(tmp_path / "in" / "a.png")
     write(tmp_path / "in" / "b.png")

@@ -17,11 +17,21 @@ import signal
 import sys
 import threading
 import time
+from typing import NamedTuple
 
 from cresize._tables import ALIASES, MODES, NO_ALIGN_CORNERS
 
 #: The reason a worker returns for a file it did not start (or did not write) after Ctrl-C.
 _CANCELLED = object()
+
+
+class _Notes(NamedTuple):
+    """What the run says about a file it wrote: the format its 16-bit samples were
+    rounded for (once a run), and that only its first frame or page was resized."""
+
+    narrowed: str | None
+    several: str | None
+
 
 EPILOG = """examples:
   cresize resize photo.jpg --fit 1024x1024 -o small.jpg
@@ -210,15 +220,19 @@ def main(argv=None):
     counts = {"done": 0, "bad": len(failures), "narrowed": False}
     bar = _progress(len(tasks), enabled=not args.quiet and sys.stderr.isatty())
 
-    def report(src, reason, narrowed):
+    def report(src, reason, notes):
         if reason is _CANCELLED:
             return
+        narrowed, several = notes or (None, None)
         if reason is None:
             counts["done"] += 1
         else:
             counts["bad"] += 1
             bar.clear()
             print(f"cresize resize: {src}: {reason}", file=sys.stderr)
+        if several:
+            bar.clear()
+            print(f"cresize resize: {src}: note: {several}", file=sys.stderr)
         if narrowed and not counts["narrowed"]:
             counts["narrowed"] = True
             bar.clear()
@@ -426,12 +440,12 @@ def _clashes(tasks, failures):
 
 
 def _run(tasks, jobs, report, results, stop=None):
-    """Do ``tasks`` in a pool of ``jobs`` threads; ``report(src, reason, narrowed)`` each.
+    """Do ``tasks`` in a pool of ``jobs`` threads; ``report(src, reason, notes)`` each.
 
     Each file's ``fsync`` and rename into place (``image._commit``) run in one
     more thread, so the worker goes on with its next file while the disk
     catches up; a file is reported, in order, once it is renamed (or failed).
-    Each file's final ``(src, reason, narrowed)`` is appended to ``results`` as
+    Each file's final ``(src, reason, notes)`` is appended to ``results`` as
     soon as it is known. When ``stop`` is set (Ctrl-C or SIGTERM, see
     ``_stop_on_signals``), no new file is started and none is written any more;
     the files being written are finished and the pending syncs waited for (each
@@ -443,12 +457,12 @@ def _run(tasks, jobs, report, results, stop=None):
     syncs = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="cresize-sync")
 
     def work(task):
-        src, reason, narrowed = _one(task, cancel, syncs)
+        src, reason, notes = _one(task, cancel, syncs)
         if not isinstance(reason, concurrent.futures.Future):
-            results.append((src, reason, narrowed))
-            return src, reason, narrowed, None
-        reason.add_done_callback(lambda done: results.append(_synced(src, narrowed, done)))
-        return src, None, narrowed, reason
+            results.append((src, reason, notes))
+            return src, reason, notes, None
+        reason.add_done_callback(lambda done: results.append(_synced(src, notes, done)))
+        return src, None, notes, reason
 
     def waits_for(future):
         """What the in-order report of ``future`` waits for now, or None: ready."""
@@ -476,13 +490,9 @@ def _run(tasks, jobs, report, results, stop=None):
             if first is not None:
                 concurrent.futures.wait([first], timeout=0.1)
             while unreported and waits_for(unreported[0]) is None:  # in order
-                src, reason, narrowed, pending = unreported.pop(0).result()
+                src, reason, notes, pending = unreported.pop(0).result()
                 report(
-                    *(
-                        _synced(src, narrowed, pending)
-                        if pending is not None
-                        else (src, reason, narrowed)
-                    )
+                    *(_synced(src, notes, pending) if pending is not None else (src, reason, notes))
                 )
             if cancel.is_set():
                 raise KeyboardInterrupt
@@ -496,13 +506,13 @@ def _run(tasks, jobs, report, results, stop=None):
 
 
 def _one(task, cancel=None, later=None):
-    """Resize one file; return ``(src, reason or None, narrowed format or None)``.
+    """Resize one file; return ``(src, reason or None, _Notes or None)``.
 
     With ``later`` (an executor), the file is only written to its temporary
     file here; ``reason`` is then the future of its ``fsync`` and rename.
     """
     src, dst, o = task
-    from cresize.image import FORMATS, _format, _save, narrows, resize_image
+    from cresize.image import FORMATS, _format, _frames, _save, narrows, resize_image
 
     if cancel is not None and cancel.is_set():
         return src, _CANCELLED, None
@@ -519,20 +529,24 @@ def _one(task, cancel=None, later=None):
             exact=o["exact"],
         )
         fmt = FORMATS[o["format"]][0] if o["format"] else _format(dst, None)
-        narrowed = fmt if narrows(result, fmt) else None
+        count, word = _frames(src)
+        notes = _Notes(
+            fmt if narrows(result, fmt) else None,
+            f"{count} {word}; only the first was resized" if count > 1 else None,
+        )
         if cancel is not None and cancel.is_set():
             return src, _CANCELLED, None
         os.makedirs(os.path.dirname(dst) or ".", exist_ok=True)
         pending = _save(result, dst, o["format"], o["quality"], o["overwrite"], later)
     except Exception as exc:
         return src, _reason(exc), None
-    return src, pending, narrowed
+    return src, pending, notes
 
 
-def _synced(src, narrowed, pending):
-    """``(src, reason or None, narrowed)`` of a file whose ``fsync`` and rename ran as ``pending``."""
+def _synced(src, notes, pending):
+    """``(src, reason or None, notes)`` of a file whose ``fsync`` and rename ran as ``pending``."""
     exc = pending.exception()
-    return (src, None, narrowed) if exc is None else (src, _reason(exc), None)
+    return (src, None, notes) if exc is None else (src, _reason(exc), None)
 
 
 def _reason(exc):

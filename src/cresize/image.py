@@ -105,7 +105,8 @@ def open_image(path: str | os.PathLike[str]) -> PIL.Image.Image | np.ndarray:
     Returns
     -------
     PIL.Image.Image or ndarray
-        Fully decoded (a corrupt or truncated file raises here, not later),
+        The first frame of an animated GIF, PNG or WebP, the first page of a
+        multi-page TIFF. Fully decoded (a corrupt or truncated file raises here, not later),
         upright, with ``info`` (ICC profile, EXIF without the orientation tag)
         kept. A 16-bit RGB(A) PNG or TIFF, which Pillow would read as 8-bit, is
         returned as an ``(H, W, 3 or 4)`` uint16 array read with OpenCV (without
@@ -152,6 +153,17 @@ def _read(path, geometry=None, opencv=False):
         im.load()
         ImageOps.exif_transpose(im, in_place=True)
     return im, full
+
+
+def _frames(path):
+    """``(count, "frames" or "pages")``: the images the file at ``path`` holds, of which
+    ``open_image`` reads the first (animated GIF, PNG and WebP frames, TIFF pages). Other
+    formats count 1: an MPO's second image is a preview or a depth map, not content."""
+    with _pil().open(path) as im:
+        several = im.format in ("GIF", "PNG", "WEBP", "TIFF")
+        return getattr(im, "n_frames", 1) if several else 1, (
+            "pages" if im.format == "TIFF" else "frames"
+        )
 
 
 class _Decoded(NamedTuple):
@@ -616,7 +628,8 @@ def resize_image(
     Parameters
     ----------
     image : str, os.PathLike, PIL.Image.Image or ndarray
-        A path (read as ``open_image`` reads it), a Pillow image, or a HW / HWC array
+        A path (read as ``open_image`` reads it: the first frame or page of a
+        file that holds several), a Pillow image, or a HW / HWC array
         of any integer or float dtype. The input is never modified.
     size, scale, fit, fill, allow_upscale
         The geometry, as in ``target_size``: sizes are ``(width, height)``.
