@@ -402,6 +402,39 @@ def test_save_converts_for_the_format(tmp_path):
         save_image(photo(4, 4), tmp_path / "e.jpg", quality=0)
 
 
+def _profile_of_space(space):
+    """An ICC profile header whose data colour space is ``space`` (enough for a file's
+    metadata; not for a colour transform)."""
+    header = bytearray(132)
+    header[0:4] = (132).to_bytes(4, "big")
+    header[8:12], header[12:16], header[16:20] = b"\x02\x10\x00\x00", b"prtr", space
+    header[20:24], header[36:40] = b"Lab ", b"acsp"
+    return bytes(header)
+
+
+def test_a_profile_is_not_kept_on_pixels_converted_to_another_colour_space(tmp_path):
+    # A CMYK JPEG with its CMYK ICC profile, written as PNG or WebP (RGB): the RGB
+    # file carried the CMYK profile, which libpng calls invalid and colour-managed
+    # viewers misread or drop. A profile is kept only where it fits the written pixels.
+    cmyk_icc = _profile_of_space(b"CMYK")
+    src = tmp_path / "print.jpg"
+    Image.fromarray(photo(40, 60)).convert("CMYK").save(src, icc_profile=cmyk_icc)
+    got = resize_image(src, (30, 20))
+    assert got.mode == "CMYK" and got.info["icc_profile"] == cmyk_icc
+    for name, mode in [("a.png", "RGB"), ("a.webp", "RGB"), ("a.bmp", "RGB")]:
+        save_image(got, tmp_path / name)
+        back = Image.open(tmp_path / name)
+        assert back.mode == mode and not back.info.get("icc_profile"), name
+    for name in ("a.jpg", "a.tif"):  # CMYK stays CMYK: the profile fits
+        save_image(got, tmp_path / name)
+        back = Image.open(tmp_path / name)
+        assert back.mode == "CMYK" and back.info["icc_profile"] == cmyk_icc, name
+    rgba = Image.fromarray(photo(8, 8)).convert("RGBA")  # RGBA -> RGB: the same space
+    rgba.info["icc_profile"] = _icc()
+    save_image(rgba, tmp_path / "b.jpg")
+    assert Image.open(tmp_path / "b.jpg").info["icc_profile"] == _icc()
+
+
 @pytest.mark.parametrize(
     "array",
     [

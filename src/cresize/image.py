@@ -272,7 +272,8 @@ def save_image(
     ----------
     image : PIL.Image.Image or ndarray
         ICC profile, EXIF and DPI in ``image.info`` are written where the format
-        allows. Modes the format cannot hold are converted: alpha is flattened on
+        allows (the ICC profile only where the written pixels keep its colour
+        space: not on a CMYK image converted to RGB). Modes the format cannot hold are converted: alpha is flattened on
         white for JPEG and BMP, 16-bit becomes 8-bit for JPEG, WebP and BMP
         (``narrows`` tells). An ``(H, W, 3 or 4)`` uint16 array (16-bit colour)
         is written at 16 bits as PNG or TIFF with OpenCV, without metadata.
@@ -850,4 +851,13 @@ def _for_format(image: PIL.Image.Image, fmt: str) -> PIL.Image.Image:
     if image.mode not in allowed:
         image = image.convert("RGBA" if "A" in image.mode and "RGBA" in allowed else "RGB")
     image.info = dict(info)
+    space = _ICC_SPACES.get(image.mode)
+    icc = info.get("icc_profile")
+    if icc and space is not None and icc[16:20] != space:  # CMYK (LAB, ...) became RGB
+        del image.info["icc_profile"]  # a profile of other pixels: invalid in the file
     return image
+
+
+#: The ICC data colour space (profile header bytes 16-20) of the modes ``_for_format``
+#: converts to: a profile of another colour space is not written with them.
+_ICC_SPACES = {"L": b"GRAY", "LA": b"GRAY", "RGB": b"RGB ", "RGBA": b"RGB "}
