@@ -402,6 +402,16 @@ def test_save_converts_for_the_format(tmp_path):
         save_image(photo(4, 4), tmp_path / "e.jpg", quality=0)
 
 
+def test_lab_images_are_not_given_an_alpha_channel(tmp_path):
+    # _for_format took the "A" of "LAB" for alpha: a LAB image (a CIELab TIFF) written
+    # as PNG became RGBA with an invented, opaque alpha channel.
+    lab = Image.fromarray(photo(8, 10)).convert("LAB")
+    assert not lab.has_transparency_data
+    save_image(lab, tmp_path / "a.png")
+    assert Image.open(tmp_path / "a.png").mode == "RGB"
+    assert Image.open(tmp_path / "a.png").getpixel((0, 0)) == lab.convert("RGB").getpixel((0, 0))
+
+
 def _profile_of_space(space):
     """An ICC profile header whose data colour space is ``space`` (enough for a file's
     metadata; not for a colour transform)."""

@@ -849,7 +849,9 @@ def _for_format(image: PIL.Image.Image, fmt: str) -> PIL.Image.Image:
             flat.paste(image.convert(image.mode[:-1]), mask=image.getchannel("A"))
             image = flat
     if image.mode not in allowed:
-        image = image.convert("RGBA" if "A" in image.mode and "RGBA" in allowed else "RGB")
+        image = image.convert(
+            "RGBA" if image.has_transparency_data and "RGBA" in allowed else "RGB"
+        )
     image.info = dict(info)
     space = _ICC_SPACES.get(image.mode)
     icc = info.get("icc_profile")
