@@ -402,6 +402,19 @@ def test_save_converts_for_the_format(tmp_path):
         save_image(photo(4, 4), tmp_path / "e.jpg", quality=0)
 
 
+def test_premultiplied_modes_are_resized_as_their_straight_modes():
+    # A premultiplied grey image (mode La) failed with Pillow's "conversion from La to
+    # RGBA not supported": it was converted to RGBA, which Pillow cannot do from La.
+    straight = Image.fromarray(photo(20, 30, 2), "LA")
+    for mode, plain in [("La", "LA"), ("RGBa", "RGBA")]:
+        image = (straight if plain == "LA" else straight.convert("RGBA")).convert(mode)
+        got = resize_image(image, (15, 10))
+        assert got.mode == plain
+        np.testing.assert_array_equal(
+            np.asarray(got), np.asarray(resize_image(image.convert(plain), (15, 10)))
+        )
+
+
 def test_lab_images_are_not_given_an_alpha_channel(tmp_path):
     # _for_format took the "A" of "LAB" for alpha: a LAB image (a CIELab TIFF) written
     # as PNG became RGBA with an invented, opaque alpha channel.

@@ -748,6 +748,8 @@ def _pixels(image: PIL.Image.Image) -> PIL.Image.Image:
         return image.convert("RGBA" if image.has_transparency_data else "RGB")
     if image.mode == "1":
         return image.convert("L")
+    if image.mode in ("La", "RGBa"):  # premultiplied: the straight mode Pillow converts to
+        return image.convert(image.mode.upper())
     if image.mode not in _KEEP:
         return image.convert("RGBA" if "A" in image.mode or "a" in image.mode else "RGB")
     return image
