@@ -6,6 +6,7 @@ lanczos3, bicubic and bilinear with antialias=True (docs/spec.md section 4).
 
 import os
 import re
+import struct
 import sys
 
 import numpy as np
@@ -776,6 +777,41 @@ def test_16bit_colour_without_opencv_is_refused(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match="needs OpenCV"):
         save_image(rgb16(4, 4, 3), tmp_path / "out.png")
     assert sorted(os.listdir(tmp_path)) == ["in.png"]
+
+
+def write_tiff16(path, pixels, photometric):
+    """A baseline, uncompressed, little-endian TIFF of (H, W, C) uint16 ``pixels``
+    (Pillow and OpenCV write no 16-bit CMYK)."""
+    h, w, c = pixels.shape
+    data = pixels.astype("<u2").tobytes()
+    bits_at = 8 + len(data)
+    ifd_at = bits_at + 2 * c
+    tags = [  # (tag, type: 3 short / 4 long, count, value or offset)
+        (256, 3, 1, w), (257, 3, 1, h), (258, 3, c, bits_at), (259, 3, 1, 1),
+        (262, 3, 1, photometric), (273, 4, 1, 8), (277, 3, 1, c), (278, 3, 1, h),
+        (279, 4, 1, len(data)), (284, 3, 1, 1),
+    ]  # fmt: skip
+    ifd = struct.pack("<H", len(tags))
+    for tag, kind, count, value in tags:
+        if kind == 3 and count == 1:
+            ifd += struct.pack("<HHIHH", tag, kind, count, value, 0)
+        else:
+            ifd += struct.pack("<HHII", tag, kind, count, value)
+    head = b"II*\0" + struct.pack("<I", ifd_at)
+    path.write_bytes(head + data + struct.pack(f"<{c}H", *[16] * c) + ifd + b"\0" * 4)
+    return path
+
+
+def test_16bit_cmyk_is_refused_rather_than_read_as_8_bits(tmp_path):
+    # Pillow reads a 16-bit CMYK TIFF as 8-bit CMYK (its high bytes) and OpenCV cannot
+    # read it: resize_image returned 8-bit CMYK without a word.
+    src = write_tiff16(tmp_path / "print.tif", rgb16(10, 12, 4), photometric=5)
+    rgb = write_tiff16(tmp_path / "rgb.tif", rgb16(10, 12, 3), photometric=2)
+    assert Image.open(src).mode == "CMYK"
+    np.testing.assert_array_equal(open_image(rgb), rgb16(10, 12, 3))  # the writer is right
+    for call in (open_image, lambda path: resize_image(path, (6, 5))):
+        with pytest.raises(ValueError, match=r"print.tif has 16-bit CMYK pixels.*convert"):
+            call(src)
 
 
 def test_png_zlib_settings_are_used(tmp_path, monkeypatch):

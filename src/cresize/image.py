@@ -110,7 +110,8 @@ def open_image(path: str | os.PathLike[str]) -> PIL.Image.Image | np.ndarray:
         upright, with ``info`` (ICC profile, EXIF without the orientation tag)
         kept. A 16-bit RGB(A) PNG or TIFF, which Pillow would read as 8-bit, is
         returned as an ``(H, W, 3 or 4)`` uint16 array read with OpenCV (without
-        ``info``); without OpenCV it is a ``ValueError`` rather than lost bits.
+        ``info``); without OpenCV it is a ``ValueError`` rather than lost bits, and
+        so is a 16-bit CMYK TIFF (OpenCV cannot read it).
     """
     return _read(path)[0]
 
@@ -210,7 +211,7 @@ def _decode_jpeg(path, im, scale, orientation):
 
 def _is_16bit_colour(im):
     """Whether Pillow would read ``im`` (not loaded) as 8-bit colour from 16-bit samples."""
-    if im.mode not in ("RGB", "RGBA", "LA") or not im.tile:
+    if im.mode not in ("RGB", "RGBA", "LA", "CMYK") or not im.tile:
         return False
     raw = im.tile[0].args
     raw = raw[0] if isinstance(raw, tuple) else raw
@@ -226,6 +227,11 @@ def _opencv():
 
 
 def _read_16bit(path, mode, orientation):
+    if mode == "CMYK":  # OpenCV reads no CMYK TIFF; Pillow would keep the high bytes
+        raise ValueError(
+            f"{os.fspath(path)} has 16-bit CMYK pixels, which neither Pillow (8 bits) nor "
+            f"OpenCV reads; convert it to 16-bit RGB (or to 8-bit CMYK) first"
+        )
     cv2 = _opencv()
     if cv2 is None:
         raise ValueError(f"{os.fspath(path)} has 16-bit {mode} pixels; {OPENCV_HINT}")
