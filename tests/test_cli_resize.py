@@ -328,6 +328,30 @@ def test_files_of_several_frames_say_that_only_the_first_is_resized(tmp_path, ca
     assert getattr(Image.open(tmp_path / "out" / "anim.gif"), "n_frames", 1) == 1
 
 
+def test_a_folder_that_cannot_be_read_is_reported(tmp_path, capsys, monkeypatch):
+    # os.walk drops the folders it cannot list: a subfolder without read permission (or
+    # one that vanished) was skipped without a word, the summary said "0 failed", exit 0.
+    write(tmp_path / "in" / "a.png")
+    write(tmp_path / "in" / "locked" / "b.png")
+    locked = str(tmp_path / "in" / "locked")
+    scandir = os.scandir
+
+    def refuse(path="."):
+        if os.fspath(path) == locked:
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", refuse)
+    argv = [str(tmp_path / "in"), "-r", "--width", "10", "--out-dir", str(tmp_path / "out")]
+    assert main([*argv, "--dry-run"]) == 1
+    assert f"{locked}: cannot read the folder" in capsys.readouterr().err
+    assert main(argv) == 1
+    captured = capsys.readouterr()
+    assert f"{locked}: cannot read the folder: Permission denied" in captured.err
+    assert "1 resized, 1 failed" in captured.out
+    assert tree(tmp_path / "out") == ["a.png"]
+
+
 def test_dry_run_writes_nothing(tmp_path, capsys):
     write(tmp_path / "in" / "a.png")
     write(tmp_path / "in" / "b.png")

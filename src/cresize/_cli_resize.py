@@ -347,7 +347,7 @@ def _plan(args):
         if os.path.isdir(item):
             sources += [
                 (path, item)
-                for path in _walk(item, args.recursive, args.out_dir)
+                for path in _walk(item, args.recursive, args.out_dir, failures)
                 if _extension_format(os.path.splitext(path)[1].lower()) is not None
             ]
         elif os.path.lexists(item):
@@ -413,10 +413,15 @@ def _plan(args):
     return tasks, failures, skipped
 
 
-def _walk(top, recursive, out_dir):
-    """Files under ``top`` in a stable order, skipping ``out_dir`` and hidden entries."""
+def _walk(top, recursive, out_dir, failures):
+    """Files under ``top`` in a stable order, skipping ``out_dir`` and hidden entries;
+    a folder that cannot be listed is added to ``failures`` as ``(folder, reason)``."""
     skip = os.path.realpath(out_dir) if out_dir else None
-    for root, dirs, files in os.walk(top):
+
+    def unreadable(exc):
+        failures.append((exc.filename, f"cannot read the folder: {exc.strerror}"))
+
+    for root, dirs, files in os.walk(top, onerror=unreadable):
         dirs[:] = sorted(
             d
             for d in dirs
