@@ -352,6 +352,35 @@ def test_a_folder_that_cannot_be_read_is_reported(tmp_path, capsys, monkeypatch)
     assert tree(tmp_path / "out") == ["a.png"]
 
 
+def test_large_photos_are_not_refused_as_decompression_bombs(tmp_path, capsys, monkeypatch):
+    # Pillow refuses images of more than 2 * MAX_IMAGE_PIXELS (179 million pixels) as
+    # "decompression bombs": a 200-megapixel phone photo or a scan failed with
+    # DecompressionBombError and nothing could lift the limit. The command's limit is now
+    # --max-pixels (default 2**30, OpenCV's own; 0: none). Pillow's is emulated smaller.
+    from PIL import Image as PILImage
+
+    monkeypatch.setattr(PILImage, "MAX_IMAGE_PIXELS", 1000)
+    src = write(tmp_path / "big.png")  # 60 x 40 = 2400 pixels > 2 * 1000
+    assert main([str(src), "--width", "10", "-o", str(tmp_path / "a.png"), "-q"]) == 0
+    assert PILImage.MAX_IMAGE_PIXELS == 1000  # Pillow's setting is given back
+    assert (
+        main([str(src), "--width", "10", "-o", str(tmp_path / "b.png"), "--max-pixels", "2400"])
+        == 0
+    )
+    assert (
+        main([str(src), "--width", "10", "-o", str(tmp_path / "c.png"), "--max-pixels", "2399"])
+        == 1
+    )
+    err = capsys.readouterr().err
+    assert "60x40 is 2,400 pixels, more than --max-pixels 2,399" in err
+    assert not (tmp_path / "c.png").exists()
+    assert (
+        main([str(src), "--width", "10", "-o", str(tmp_path / "d.png"), "--max-pixels", "0"]) == 0
+    )
+    assert main([str(src), "--width", "10", "--max-pixels", "-1"]) == 2
+    assert "--max-pixels must be >= 0" in capsys.readouterr().err
+
+
 def test_dry_run_writes_nothing(tmp_path, capsys):
     write(tmp_path / "in" / "a.png")
     write(tmp_path / "in" / "b.png")

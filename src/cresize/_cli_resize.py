@@ -24,6 +24,11 @@ from cresize._tables import ALIASES, MODES, NO_ALIGN_CORNERS
 #: The reason a worker returns for a file it did not start (or did not write) after Ctrl-C.
 _CANCELLED = object()
 
+#: Default of ``--max-pixels``: OpenCV's own limit (``CV_IO_MAX_IMAGE_PIXELS``). It
+#: replaces Pillow's decompression-bomb limit (``MAX_IMAGE_PIXELS``, which refuses
+#: more than 179 million pixels: a 200-megapixel phone photo) while the command runs.
+MAX_PIXELS = 2**30
+
 
 class _Notes(NamedTuple):
     """What the run says about a file it wrote: the format its 16-bit samples were
@@ -131,6 +136,13 @@ def _parser():
         default=1,
         help="files at once, in threads (0: one per usable CPU; default 1)",
     )
+    r.add_argument(
+        "--max-pixels",
+        type=int,
+        default=MAX_PIXELS,
+        metavar="N",
+        help=f"refuse images of more than N pixels (0: no limit; default 2**30 = {MAX_PIXELS:,})",
+    )
     r.add_argument("-q", "--quiet", action="store_true", help="no progress bar and no summary")
     r.add_argument("--overwrite", action="store_true", help="replace existing outputs")
     r.add_argument("--in-place", action="store_true", help="allow replacing the input itself")
@@ -174,9 +186,10 @@ def main(argv=None):
             file=sys.stderr,
         )
         return 2
-    if args.jobs < 0:
-        print(f"cresize resize: error: --jobs must be >= 0; got {args.jobs}", file=sys.stderr)
-        return 2
+    for name, value in (("--jobs", args.jobs), ("--max-pixels", args.max_pixels)):
+        if value < 0:
+            print(f"cresize resize: error: {name} must be >= 0; got {value}", file=sys.stderr)
+            return 2
     tasks, failures, skipped = _plan(args)
     if args.output and len(tasks) + len(failures) > 1:
         print(
@@ -215,6 +228,7 @@ def main(argv=None):
         quality=args.quality,
         num_threads=threads,
         exact=args.exact,
+        max_pixels=args.max_pixels,
     )
     start, results = time.perf_counter(), []
     counts = {"done": 0, "bad": len(failures), "narrowed": False}
@@ -246,6 +260,8 @@ def main(argv=None):
     _reuse_freed_memory()
     stop = threading.Event()
     todo = [(src, dst, dict(options, overwrite=args.overwrite or same)) for src, dst, same in tasks]
+    pillow = image._pil()
+    bombs, pillow.MAX_IMAGE_PIXELS = pillow.MAX_IMAGE_PIXELS, None  # --max-pixels instead
     try:
         with _stop_on_signals(stop):
             _run(todo, jobs, report, results, stop)
@@ -257,6 +273,8 @@ def main(argv=None):
             file=sys.stderr,
         )
         return 130
+    finally:
+        pillow.MAX_IMAGE_PIXELS = bombs
     bar.close()
     if not args.quiet:
         seconds = time.perf_counter() - start
@@ -517,13 +535,22 @@ def _one(task, cancel=None, later=None):
     file here; ``reason`` is then the future of its ``fsync`` and rename.
     """
     src, dst, o = task
-    from cresize.image import FORMATS, _format, _frames, _save, narrows, resize_image
+    from cresize.image import FORMATS, _format, _header, _save, narrows, resize_image
 
     if cancel is not None and cancel.is_set():
         return src, _CANCELLED, None
     try:
         if not os.path.isfile(src):
             return src, "not a regular file", None
+        header = _header(src)
+        (w, h), limit = header.size, o["max_pixels"]
+        if limit and w * h > limit:
+            return (
+                src,
+                f"{w}x{h} is {w * h:,} pixels, more than --max-pixels {limit:,} (raise it "
+                f"for a file you trust; the limit guards against decompression bombs)",
+                None,
+            )
         result = resize_image(
             src,
             **o["geometry"],
@@ -534,10 +561,11 @@ def _one(task, cancel=None, later=None):
             exact=o["exact"],
         )
         fmt = FORMATS[o["format"]][0] if o["format"] else _format(dst, None)
-        count, word = _frames(src)
         notes = _Notes(
             fmt if narrows(result, fmt) else None,
-            f"{count} {word}; only the first was resized" if count > 1 else None,
+            f"{header.frames} {header.unit}; only the first was resized"
+            if header.frames > 1
+            else None,
         )
         if cancel is not None and cancel.is_set():
             return src, _CANCELLED, None

@@ -156,14 +156,24 @@ def _read(path, geometry=None, opencv=False):
     return im, full
 
 
-def _frames(path):
-    """``(count, "frames" or "pages")``: the images the file at ``path`` holds, of which
-    ``open_image`` reads the first (animated GIF, PNG and WebP frames, TIFF pages). Other
-    formats count 1: an MPO's second image is a preview or a depth map, not content."""
+class _Header(NamedTuple):
+    """What ``_header`` reads of a file without decoding its pixels."""
+
+    size: tuple[int, int]  #: (width, height) as stored, before EXIF orientation
+    frames: int  #: images in the file, of which ``open_image`` reads the first
+    unit: str  #: "frames" (animated GIF, PNG, WebP) or "pages" (TIFF)
+
+
+def _header(path):
+    """The ``_Header`` of the file at ``path``. Only GIF, PNG, WebP and TIFF count their
+    frames or pages; other formats count 1: an MPO's second image is a preview or a
+    depth map, not content."""
     with _pil().open(path) as im:
         several = im.format in ("GIF", "PNG", "WEBP", "TIFF")
-        return getattr(im, "n_frames", 1) if several else 1, (
-            "pages" if im.format == "TIFF" else "frames"
+        return _Header(
+            im.size,
+            getattr(im, "n_frames", 1) if several else 1,
+            "pages" if im.format == "TIFF" else "frames",
         )
 
 
