@@ -106,8 +106,8 @@ def open_image(path: str | os.PathLike[str]) -> PIL.Image.Image | np.ndarray:
     -------
     PIL.Image.Image or ndarray
         The first frame of an animated GIF, PNG or WebP, the first page of a
-        multi-page TIFF. Fully decoded (a corrupt or truncated file raises here, not later),
-        upright, with ``info`` (ICC profile, EXIF without the orientation tag)
+        multi-page TIFF. Fully decoded (a corrupt or truncated file raises here,
+        not later), upright, with ``info`` (ICC profile, EXIF without the orientation tag)
         kept. A 16-bit RGB(A) PNG or TIFF, which Pillow would read as 8-bit, is
         returned as an ``(H, W, 3 or 4)`` uint16 array read with OpenCV (without
         ``info``); without OpenCV it is a ``ValueError`` rather than lost bits, and
@@ -289,10 +289,11 @@ def save_image(
     image : PIL.Image.Image or ndarray
         ICC profile, EXIF and DPI in ``image.info`` are written where the format
         allows (the ICC profile only where the written pixels keep its colour
-        space: not on a CMYK image converted to RGB). Modes the format cannot hold are converted: alpha is flattened on
-        white for JPEG and BMP, 16-bit becomes 8-bit for JPEG, WebP and BMP
-        (``narrows`` tells). An ``(H, W, 3 or 4)`` uint16 array (16-bit colour)
-        is written at 16 bits as PNG or TIFF with OpenCV, without metadata.
+        space: not on a CMYK image converted to RGB). Modes the format cannot
+        hold are converted: alpha is flattened on white for JPEG and BMP,
+        16-bit becomes 8-bit for JPEG, WebP and BMP (``narrows`` tells). An
+        ``(H, W, 3 or 4)`` uint16 array (16-bit colour) is written at 16 bits as
+        PNG or TIFF with OpenCV, without metadata.
         32-bit grey images (int32, float) need TIFF; as PNG, an integer one is
         written at 16 bits when every value fits (0 to 65535), else refused.
     path : str or os.PathLike
