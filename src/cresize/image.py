@@ -223,7 +223,7 @@ def _is_16bit_colour(im):
     """Whether Pillow would read ``im`` (not loaded) as 8-bit colour from 16-bit samples."""
     if im.mode not in ("RGB", "RGBA", "LA", "CMYK") or not im.tile:
         return False
-    raw = im.tile[0].args
+    raw = im.tile[0][3]  # (codec, extents, offset, args): a plain tuple before Pillow 11
     raw = raw[0] if isinstance(raw, tuple) else raw
     return isinstance(raw, str) and ";16" in raw
 
