@@ -294,7 +294,7 @@ static int cresize_period_setup(cresize_period *g, Py_ssize_t C, const Py_ssize_
                 CRESIZE_PERIODIC_UBLOCKS(1, LANES, LOADW, STORE, BUILD)          \
             for (; u < need; u += LANES) { /* U values t0 + u ... */             \
                 Py_ssize_t at = at0 + g.first[rr];                               \
-                if (u + LANES <= need && at + LOADW <= n_vals) {                 \
+                if (at + LOADW <= n_vals) { /* (values past need: unused) */     \
                     STORE(buf + u, BUILD(at, rr));                               \
                 } else {                                                         \
                     for (j = 0; j < LANES && u + j < need; j++)                  \

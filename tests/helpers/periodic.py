@@ -35,9 +35,11 @@ def phase_table(n_in, s, width, seed, spread=1):
 def tables():
     """``(name, Taps)``: real tables (bicubic, bilinear, lanczos3, antialiased bicubic
     by 2 and 4) and synthetic ones (periods 2 to 5, 1 to 7 taps), on rows whose
-    periodic outputs end in tails of every length."""
+    periodic outputs end in tails of every length; rows of 171 and 190 pixels span
+    several chunks of the SIMD paths (``CRESIZE_PERIOD_CHUNK``), each chunk's last
+    values built from loads that end at or before the row's end or past it."""
     found = []
-    for n_in in (13, 29, 64):
+    for n_in in (13, 29, 64, 171, 190):
         for mode, aa in (
             ("bicubic", False),
             ("bilinear", False),
