@@ -190,6 +190,8 @@ def test_geometry_flags(tmp_path, flags, size):
             "--quality: must be an int from 1 to 100; got 'high'",
         ),
         (["x.png", "--size", "3x3", "-o", "a.png", "--out-dir", "d"], "not both"),
+        (["x.png", "--size", "3x3", "--suffix", "/../x"], "--suffix must not contain"),
+        (["x.png", "--size", "3x3", "--suffix", "_s", "-o", "a.png"], "--suffix has no effect"),
     ],
 )
 def test_usage_errors(argv, words, capsys):

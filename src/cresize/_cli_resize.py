@@ -179,6 +179,22 @@ def main(argv=None):
         parser.print_usage(sys.stderr)
         print("cresize resize: error: give -o/--output or --out-dir, not both", file=sys.stderr)
         return 2
+    if any(sep and sep in args.suffix for sep in (os.sep, os.altsep)):
+        parser.print_usage(sys.stderr)
+        print(
+            f"cresize resize: error: --suffix must not contain a path separator; got "
+            f"{args.suffix!r} (use --out-dir for another folder)",
+            file=sys.stderr,
+        )
+        return 2
+    if args.output and args.suffix:
+        parser.print_usage(sys.stderr)
+        print(
+            "cresize resize: error: --suffix has no effect with -o/--output (the output is "
+            "named there); give one or the other",
+            file=sys.stderr,
+        )
+        return 2
     if args.output and os.path.isdir(args.output):
         parser.print_usage(sys.stderr)
         print(
