@@ -287,6 +287,25 @@ def test_in_place(tmp_path, capsys):
     assert (tmp_path / "in_s.png").read_bytes() == b"keep me"
 
 
+@pytest.mark.skipif(os.name != "posix", reason="POSIX symbolic links")
+def test_in_place_and_overwrite_write_through_a_link(tmp_path):
+    # --in-place on a link replaced the link with a new file and left the photo it
+    # points to as it was; a link is now written through, as open() and Pillow do.
+    target = write(tmp_path / "photo.png")
+    link = tmp_path / "link.png"
+    link.symlink_to(target.name)
+    assert main([str(link), "--width", "10", "--in-place", "-q"]) == 0
+    assert link.is_symlink() and os.readlink(link) == target.name
+    assert Image.open(target).size == (10, 7)
+    other = write(tmp_path / "other.png")
+    out = tmp_path / "out-link.png"
+    out.symlink_to(other.name)
+    assert main([str(target), "--width", "5", "-o", str(out), "--overwrite", "-q"]) == 0
+    assert out.is_symlink() and Image.open(other).size == (5, 4)
+    names = ["link.png", "other.png", "out-link.png", "photo.png"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == names
+
+
 @pytest.mark.skipif(os.name != "posix", reason="POSIX permission bits")
 def test_in_place_and_overwrite_keep_the_replaced_files_permissions(tmp_path):
     # The new file took the umask's mode: --in-place made a private (0600) photo

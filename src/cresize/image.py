@@ -427,6 +427,8 @@ def _write_atomic(path, write, overwrite, later=None):
     """
     if not overwrite and os.path.lexists(path):
         raise FileExistsError(f"{path} exists (pass overwrite=True, or --overwrite)")
+    if overwrite and os.path.islink(path) and os.path.exists(path):
+        path = os.path.realpath(path)  # written through, as open() does: the link stays
     folder, name = os.path.split(path)
     # os.urandom, as secrets.token_hex, without secrets' import of OpenSSL (~2 ms a run).
     tmp = os.path.join(folder, f".{name}.{os.urandom(4).hex()}.tmp")
