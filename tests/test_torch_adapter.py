@@ -238,6 +238,19 @@ def test_resize_module_trains():
         (lambda: torch.zeros(1, 1, 4, 4), dict(size=(2, 2, 2)), ValueError, "3 entries"),
         (lambda: torch.zeros(1, 1, 4, 4), dict(size="2"), TypeError, "size must be"),
         (lambda: torch.zeros(1, 1, 4, 4), dict(num_threads=0), ValueError, "num_threads"),
+        # recompute_scale_factor="no" (truthy) recomputed; with size it was ignored
+        (
+            lambda: torch.zeros(1, 1, 4, 4),
+            dict(size=None, scale_factor=1.5, recompute_scale_factor="no"),
+            TypeError,
+            "recompute_scale_factor must be True, False or None; got 'no'",
+        ),
+        (
+            lambda: torch.zeros(1, 1, 4, 4),
+            dict(recompute_scale_factor=True),
+            ValueError,
+            "recompute_scale_factor=True needs scale_factor",
+        ),
     ],
 )
 def test_errors(make, kwargs, error, match):
@@ -282,6 +295,8 @@ def test_resize_module_copies_pickles_and_follows_changed_options():
         (dict(size=4, mode="bilinear", antialias="yes"), TypeError, "antialias must be"),
         (dict(mode="bilinear"), ValueError, "give size or scale_factor"),
         (dict(size=4, scale_factor=2.0, mode="bilinear"), ValueError, "give size or scale_factor"),
+        (dict(scale_factor=2.0, recompute_scale_factor=1), TypeError, "recompute_scale_factor"),
+        (dict(size=4, recompute_scale_factor=True), ValueError, "needs scale_factor"),
     ],
 )
 def test_resize_module_refuses_bad_options_when_made(kwargs, error, words):

@@ -75,7 +75,8 @@ def interpolate(
     align_corners : bool, optional
         None means False; an error for nearest, nearest-exact and area when True.
     recompute_scale_factor : bool, optional
-        With ``scale_factor``: sample as if the computed output size had been given.
+        With ``scale_factor``: sample as if the computed output size had been given
+        (True with ``size`` is an error, as in ``F.interpolate``).
     antialias : bool
         Widen the kernel when shrinking (bilinear, bicubic, lanczos3).
     num_threads : int, optional
@@ -148,10 +149,22 @@ def _check_input(input):
         )
 
 
-def _size_or_factor(size, scale_factor):
-    """``F.interpolate``'s rule: exactly one of ``size`` and ``scale_factor``."""
+def _size_or_factor(size, scale_factor, recompute_scale_factor):
+    """``F.interpolate``'s rules: exactly one of ``size`` and ``scale_factor``, and
+    ``recompute_scale_factor=True`` only with ``scale_factor``."""
     if (size is None) == (scale_factor is None):
         raise ValueError("give size or scale_factor (exactly one of them)")
+    if recompute_scale_factor is not None and not isinstance(
+        recompute_scale_factor, (bool, np.bool_)
+    ):
+        raise TypeError(
+            f"recompute_scale_factor must be True, False or None; got {recompute_scale_factor!r}"
+        )
+    if recompute_scale_factor and size is not None:
+        raise ValueError(
+            "recompute_scale_factor=True needs scale_factor; with size it means nothing "
+            "(F.interpolate refuses it too)"
+        )
 
 
 def _input_plan(
@@ -176,7 +189,7 @@ def _input_plan(
         axes = tuple(range(1, input.dim() - 1))
     else:
         axes = tuple(range(2, input.dim()))
-    _size_or_factor(size, scale_factor)
+    _size_or_factor(size, scale_factor, recompute_scale_factor)
     if size is not None:
         size = _per_axis(_tensor_sizes(size), spatial, "size")
     else:
@@ -222,7 +235,7 @@ class Resize(torch.nn.Module):
         # Bad options fail here, not at the first call (each call checks them again:
         # the attributes may be changed later, as nn.Upsample's).
         _spec.options(_spec.torch_mode(mode, antialias), align_corners, antialias)
-        _size_or_factor(size, scale_factor)
+        _size_or_factor(size, scale_factor, recompute_scale_factor)
         self.size, self.scale_factor, self.mode = size, scale_factor, mode
         self.align_corners, self.antialias = align_corners, antialias
         self.recompute_scale_factor = recompute_scale_factor
