@@ -56,6 +56,55 @@ def test_gradcheck_other_dimensions_and_scale_factors(shape, kwargs):
     assert torch.autograd.gradgradcheck(lambda t: ct.interpolate(t, **kwargs), (x,))
 
 
+@pytest.mark.filterwarnings("ignore:`torch.jit.script` is deprecated")  # torch.func's own
+@pytest.mark.parametrize("channels_last", [False, True])
+def test_forward_mode_and_torch_func_transforms(channels_last):
+    # forward-mode AD (jvp) raised NotImplementedError and torch.func transforms
+    # (vmap, jacrev, grad) refused the autograd.Function; F.interpolate has them all.
+    kwargs = dict(size=(3, 5), mode="bicubic", antialias=True)
+    x = torch.randn(2, 3, 4, 6, dtype=torch.float64)
+    if channels_last:
+        x = x.contiguous(memory_format=torch.channels_last)
+    x.requires_grad_()
+
+    def ours(t):
+        return ct.interpolate(t, **kwargs)
+
+    def theirs(t):
+        return F.interpolate(t, **kwargs)
+
+    # (gradcheck's check_batched_grad / check_batched_forward_grad, the legacy batching
+    # of autograd.grad(is_grads_batched=True), are not supported; torch.func.vmap is)
+    assert torch.autograd.gradcheck(ours, (x,), check_forward_ad=True)
+    assert torch.autograd.gradgradcheck(
+        ours, (x,), check_fwd_over_rev=True, check_rev_over_rev=True
+    )
+    v = torch.randn_like(x)
+    for a, b in zip(torch.func.jvp(ours, (x,), (v,)), torch.func.jvp(theirs, (x,), (v,))):
+        torch.testing.assert_close(a, b, rtol=1e-12, atol=1e-12)
+    torch.testing.assert_close(
+        torch.func.jacrev(ours)(x[:1, :2]),
+        torch.func.jacrev(theirs)(x[:1, :2]),
+        rtol=1e-12,
+        atol=1e-12,
+    )
+    torch.testing.assert_close(
+        torch.func.jacfwd(ours)(x[:1, :2]),
+        torch.func.jacfwd(theirs)(x[:1, :2]),
+        rtol=1e-12,
+        atol=1e-12,
+    )
+    torch.testing.assert_close(
+        torch.func.vmap(ours)(x[:, None]), theirs(x)[:, None], rtol=1e-12, atol=1e-12
+    )
+    torch.testing.assert_close(
+        torch.func.grad(lambda t: ours(t).square().sum())(x),
+        torch.func.grad(lambda t: theirs(t).square().sum())(x),
+        rtol=1e-12,
+        atol=1e-12,
+    )
+
+
 def test_double_backward_is_the_forward():
     x = torch.randn(1, 1, 4, 6, dtype=torch.float64, requires_grad=True)
     y = ct.interpolate(x, size=(7, 3), mode="bicubic", antialias=True)

@@ -5,7 +5,9 @@
 spatial dimensions, in every cresize mode, forward and backward. Its backward
 calls ``cresize.resize_backward`` (deterministic, float64 when the tensor is),
 and the backward of the backward is the forward again: the operator is linear,
-so ``gradgradcheck`` and higher derivatives work.
+so ``gradgradcheck`` and higher derivatives work, in forward mode too (``jvp``,
+``torch.autograd.forward_ad``), and under ``torch.func`` (``grad``, ``jvp``,
+``vmap``, ``jacrev``, ``jacfwd``).
 
 Needs PyTorch (``pip install "cresize[torch]"``).
 """
@@ -289,30 +291,56 @@ class Resize(torch.nn.Module):
         )
 
 
-class _Resize(torch.autograd.Function):
-    """The forward operator ``W`` of a plan; its backward is ``_ResizeBackward``."""
+class _Linear(torch.autograd.Function):
+    """A linear map of a plan (``W`` or ``W.T``, by ``_run``); its derivative in either
+    direction is a linear map of the same plan: forward mode (``jvp``) is the map
+    itself, reverse mode (``backward``) its ``_transpose``, so every order of
+    derivative works. ``vmap`` (``torch.func``) maps each slice of the batch."""
+
+    _run: Any  # (plan, array, num_threads) -> array
+    _transpose: Any  # the _Linear of the adjoint
+
+    @classmethod
+    def forward(cls, input, plan, num_threads):
+        return torch.from_numpy(cls._run(plan, _numpy(input), num_threads))
 
     @staticmethod
-    def forward(ctx, input, plan, num_threads):
-        ctx.plan, ctx.num_threads = plan, num_threads
-        return torch.from_numpy(plan(_numpy(input), num_threads=num_threads))
+    def setup_context(ctx, inputs, output):
+        _, ctx.plan, ctx.num_threads = inputs
+
+    @classmethod
+    def backward(cls, ctx, grad):
+        return cls._transpose.apply(grad, ctx.plan, ctx.num_threads), None, None
+
+    @classmethod
+    def jvp(cls, ctx, tangent, _plan, _num_threads):
+        return cls.apply(tangent, ctx.plan, ctx.num_threads)
+
+    @classmethod
+    def vmap(cls, info, in_dims, input, plan, num_threads):
+        if in_dims[0] is None:
+            return cls.apply(input, plan, num_threads), None
+        slices = input.movedim(in_dims[0], 0).unbind(0)
+        return torch.stack([cls.apply(t, plan, num_threads) for t in slices]), 0
+
+
+class _Resize(_Linear):
+    """The forward operator ``W`` of a plan."""
 
     @staticmethod
-    def backward(ctx, grad_output):
-        return _ResizeBackward.apply(grad_output, ctx.plan, ctx.num_threads), None, None
+    def _run(plan, array, num_threads):
+        return plan(array, num_threads=num_threads)
 
 
-class _ResizeBackward(torch.autograd.Function):
-    """The adjoint ``W.T``; its backward is ``_Resize`` again (the operator is linear)."""
-
-    @staticmethod
-    def forward(ctx, grad_output, plan, num_threads):
-        ctx.plan, ctx.num_threads = plan, num_threads
-        return torch.from_numpy(plan.backward(_numpy(grad_output), num_threads=num_threads))
+class _ResizeBackward(_Linear):
+    """The adjoint ``W.T`` of a plan."""
 
     @staticmethod
-    def backward(ctx, grad_grad_input):
-        return _Resize.apply(grad_grad_input, ctx.plan, ctx.num_threads), None, None
+    def _run(plan, array, num_threads):
+        return plan.backward(array, num_threads=num_threads)
+
+
+_Resize._transpose, _ResizeBackward._transpose = _ResizeBackward, _Resize
 
 
 def _numpy(tensor):
