@@ -105,6 +105,27 @@ def test_forward_mode_and_torch_func_transforms(channels_last):
     )
 
 
+def test_torch_compile_runs_it_eagerly():
+    # Dynamo traced into the plan's NumPy table building and failed
+    # ("AssertionError: Expected np.nditer base") for any geometry not yet cached.
+    cresize.clear_cache()
+    x = torch.randn(2, 3, 5, 6, dtype=torch.float64, requires_grad=True)
+    resize = ct.Resize(size=(4, 7), mode="bicubic", antialias=True)
+    net = torch.nn.Sequential(torch.nn.Conv2d(3, 2, 1, dtype=torch.float64), resize)
+    compiled = torch.compile(net, backend="eager")
+    function = torch.compile(lambda t: ct.interpolate(t, size=(3, 9), mode="area"), backend="eager")
+    for run in (compiled, function):
+        y = run(x)
+        (g,) = torch.autograd.grad(y.square().sum(), x)
+        eager = (net if run is compiled else lambda t: F.interpolate(t, size=(3, 9), mode="area"))(
+            x
+        )
+        torch.testing.assert_close(y, eager, rtol=1e-12, atol=1e-12)
+        torch.testing.assert_close(
+            g, torch.autograd.grad(eager.square().sum(), x)[0], rtol=1e-12, atol=1e-12
+        )
+
+
 def test_double_backward_is_the_forward():
     x = torch.randn(1, 1, 4, 6, dtype=torch.float64, requires_grad=True)
     y = ct.interpolate(x, size=(7, 3), mode="bicubic", antialias=True)

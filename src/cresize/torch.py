@@ -33,6 +33,14 @@ from cresize._api import _threads
 
 __all__ = ["Resize", "interpolate"]
 
+# torch.compile cannot trace the NumPy planning and the kernels: Dynamo runs them
+# eagerly (a graph break around each call) rather than failing inside NumPy code.
+_eager = (
+    torch.compiler.disable
+    if hasattr(torch, "compiler") and hasattr(torch.compiler, "disable")
+    else torch._dynamo.disable  # torch 2.0
+)
+
 _GRAD_DTYPES = (torch.float32, torch.float64)
 _DTYPES = _GRAD_DTYPES + (
     torch.float16,
@@ -44,6 +52,7 @@ _DTYPES = _GRAD_DTYPES + (
 )
 
 
+@_eager
 def interpolate(
     input: torch.Tensor,
     size: int | Sequence[int] | None = None,
@@ -251,6 +260,7 @@ class Resize(torch.nn.Module):
         cached = self._cached
         return None if cached is None else cached[1]
 
+    @_eager
     def forward(self, input: torch.Tensor) -> torch.Tensor:
         _check_input(input)
         channels_last = _channels_last(input)
