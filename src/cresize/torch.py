@@ -133,8 +133,8 @@ def _apply(input, found, num_threads, channels_last):
     """``found`` on ``input``; a channels-last input is resized as its (N, *spatial, C)
     view, so the result is channels-last too, without a copy."""
     if not channels_last:
-        return _Resize.apply(input, found, num_threads)
-    return _Resize.apply(input.movedim(1, -1), found, num_threads).movedim(-1, 1)
+        return _linear(input, found, num_threads)
+    return _linear(input.movedim(1, -1), found, num_threads).movedim(-1, 1)
 
 
 def _check_input(input):
@@ -302,55 +302,58 @@ class Resize(torch.nn.Module):
 
 
 class _Linear(torch.autograd.Function):
-    """A linear map of a plan (``W`` or ``W.T``, by ``_run``); its derivative in either
-    direction is a linear map of the same plan: forward mode (``jvp``) is the map
-    itself, reverse mode (``backward``) its ``_transpose``, so every order of
-    derivative works. ``vmap`` (``torch.func``) maps each slice of the batch."""
+    """``W`` of a plan, or with ``adjoint`` its ``W.T``. The derivatives are maps of the
+    same plan: forward mode (``jvp``) is the map itself, reverse mode (``backward``) the
+    other one, so derivatives of every order work."""
 
-    _run: Any  # (plan, array, num_threads) -> array
-    _transpose: Any  # the _Linear of the adjoint
+    @staticmethod
+    def forward(ctx, input, plan, num_threads, adjoint):
+        ctx.plan, ctx.num_threads, ctx.adjoint = plan, num_threads, adjoint
+        return _run(input, plan, num_threads, adjoint)
 
-    @classmethod
-    def forward(cls, input, plan, num_threads):
-        return torch.from_numpy(cls._run(plan, _numpy(input), num_threads))
+    @staticmethod
+    def backward(ctx, grad):
+        return _linear(grad, ctx.plan, ctx.num_threads, not ctx.adjoint), None, None, None
+
+    @staticmethod
+    def jvp(ctx, tangent, *_):
+        return _linear(tangent, ctx.plan, ctx.num_threads, ctx.adjoint)
+
+
+class _Transformable(_Linear):
+    """``_Linear`` in the form ``torch.func`` transforms need (``setup_context``, and
+    ``vmap``: slice by slice). Its ``apply`` costs about 10 us more (PyTorch binds the
+    arguments with ``inspect.signature``), so it is used only under a transform."""
+
+    @staticmethod
+    def forward(input, plan, num_threads, adjoint):
+        return _run(input, plan, num_threads, adjoint)
 
     @staticmethod
     def setup_context(ctx, inputs, output):
-        _, ctx.plan, ctx.num_threads = inputs
+        _, ctx.plan, ctx.num_threads, ctx.adjoint = inputs
 
-    @classmethod
-    def backward(cls, ctx, grad):
-        return cls._transpose.apply(grad, ctx.plan, ctx.num_threads), None, None
-
-    @classmethod
-    def jvp(cls, ctx, tangent, _plan, _num_threads):
-        return cls.apply(tangent, ctx.plan, ctx.num_threads)
-
-    @classmethod
-    def vmap(cls, info, in_dims, input, plan, num_threads):
+    @staticmethod
+    def vmap(info, in_dims, input, plan, num_threads, adjoint):
         if in_dims[0] is None:
-            return cls.apply(input, plan, num_threads), None
+            return _linear(input, plan, num_threads, adjoint), None
         slices = input.movedim(in_dims[0], 0).unbind(0)
-        return torch.stack([cls.apply(t, plan, num_threads) for t in slices]), 0
+        return torch.stack([_linear(t, plan, num_threads, adjoint) for t in slices]), 0
 
 
-class _Resize(_Linear):
-    """The forward operator ``W`` of a plan."""
-
-    @staticmethod
-    def _run(plan, array, num_threads):
-        return plan(array, num_threads=num_threads)
+# PyTorch's own test of whether a torch.func transform is running (any transform: True)
+_transforming = getattr(torch._C, "_are_functorch_transforms_active", lambda: True)
 
 
-class _ResizeBackward(_Linear):
-    """The adjoint ``W.T`` of a plan."""
-
-    @staticmethod
-    def _run(plan, array, num_threads):
-        return plan.backward(array, num_threads=num_threads)
+def _linear(input, plan, num_threads, adjoint=False):
+    """``_run`` as a differentiable PyTorch operation."""
+    function = _Transformable if _transforming() else _Linear
+    return function.apply(input, plan, num_threads, adjoint)
 
 
-_Resize._transpose, _ResizeBackward._transpose = _ResizeBackward, _Resize
+def _run(input, plan, num_threads, adjoint):
+    run = plan.backward if adjoint else plan
+    return torch.from_numpy(run(_numpy(input), num_threads=num_threads))
 
 
 def _numpy(tensor):
