@@ -252,6 +252,15 @@ def test_integer_and_half_forward():
     )
     half = ct.interpolate(img.to(torch.float16), size=(5, 9), mode="bilinear")
     assert half.dtype == torch.float16
+    # a float16 tensor that requires grad, where no gradient is recorded: resized (it was
+    # refused with "gradients need a float32 or float64 input")
+    leaf = img.to(torch.float16).requires_grad_()
+    for no_grad in (torch.no_grad, torch.inference_mode):
+        with no_grad():
+            out = ct.interpolate(leaf, size=(5, 9), mode="bilinear")
+        assert torch.equal(out, half) and not out.requires_grad
+    with pytest.raises(TypeError, match="gradients need a float32 or float64"):
+        ct.interpolate(leaf, size=(5, 9), mode="bilinear")
 
 
 def test_recompute_scale_factor_and_threads():

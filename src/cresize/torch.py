@@ -149,9 +149,10 @@ def _check_input(input):
         raise TypeError(
             f"input dtype must be one of {', '.join(str(d) for d in _DTYPES)}; got {input.dtype}"
         )
-    if input.requires_grad and input.dtype not in _GRAD_DTYPES:
+    if input.requires_grad and torch.is_grad_enabled() and input.dtype not in _GRAD_DTYPES:
         raise TypeError(
-            f"gradients need a float32 or float64 input; got {input.dtype} with requires_grad=True"
+            f"gradients need a float32 or float64 input; got {input.dtype} with "
+            f"requires_grad=True (under torch.no_grad() it is resized without one)"
         )
     if input.dim() < 3:
         raise ValueError(
