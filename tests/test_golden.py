@@ -232,3 +232,20 @@ def test_usage_errors(tmp_path, capsys):
     assert _golden.main(["--verify", str(tmp_path)]) == 2
     assert "not valid JSON" in capsys.readouterr().err
     assert _golden.main(["--verify", str(tmp_path), "--rtol", "-1"]) == 2
+
+
+def test_verify_names_the_seed_the_results_were_made_from(tmp_path, capsys):
+    # Results of `--out DIR --seed 3` verified without --seed all failed with bare
+    # "output error 1.1e+00 > 1.0e-12" lines, as if the implementation were wrong.
+    golden = tmp_path / "golden"
+    assert _golden.main(["--out", str(golden), "--seed", "3"]) == 0
+    cases = load_cases(golden)
+    results = results_from(cases, cresize.resize, cresize.resize_backward, tmp_path / "results")
+    capsys.readouterr()
+    assert _golden.main(["--verify", str(results), "--seed", "3"]) == 0
+    assert _golden.main(["--verify", str(results)]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    failing = [line for line in lines if "FAIL" in line]
+    assert len(failing) == len(cases)
+    assert all("made from --seed 3, compared with --seed 0: pass --seed 3" in f for f in failing)
+    assert _golden.main(["--verify", str(results), "--expected", str(golden)]) == 0
