@@ -232,6 +232,9 @@ def test_usage_errors(tmp_path, capsys):
     assert _golden.main(["--verify", str(tmp_path)]) == 2
     assert "not valid JSON" in capsys.readouterr().err
     assert _golden.main(["--verify", str(tmp_path), "--rtol", "-1"]) == 2
+    capsys.readouterr()
+    assert _golden.main(["--out", str(tmp_path / "out"), "--seed", "-1"]) == 2
+    assert "--seed must be an int >= 0; got -1" in capsys.readouterr().err
 
 
 def test_verify_names_the_seed_the_results_were_made_from(tmp_path, capsys):

@@ -242,6 +242,10 @@ def test_other_implementations_are_checked_for_shape_and_dtype():
             ValueError,
             "not both",
         ),
+        # NumPy's own words ("expected non-negative integer", "SeedSequence expects int")
+        (lambda: testing.check_adjoint((4, 4), 2, seed=-1), ValueError, "seed must be an int >= 0"),
+        (lambda: testing.check_gradient((4, 4), 2, seed=1.5), TypeError, "seed must be an int"),
+        (lambda: testing.check_reference((4, 4), 2, seed=True), TypeError, "seed must be an int"),
     ],
 )
 def test_bad_arguments(call, error, match):

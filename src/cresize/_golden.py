@@ -62,6 +62,7 @@ def main(argv=None):
     except SystemExit as exc:
         return exc.code
     try:
+        testing._seed(args.seed, "--seed")
         if args.out is not None:
             written = write(args.out, seed=args.seed)
             print(f"wrote {len(written)} golden cases ({SCHEMA}) to {args.out}")
