@@ -202,6 +202,8 @@ def test_verify_float32_results_and_partial_results(golden_dir, tmp_path, capsys
     assert _golden.main(["--verify", str(partial)]) == 0
     printed = capsys.readouterr().out
     assert "1 results, 0 failed, 74 golden cases without a result" in printed
+    # the unchecked gradient is said in the summary, not only as a "-" cell
+    assert "grad_input not given in 1 result (not checked)" in printed.splitlines()[-1]
 
 
 @pytest.mark.parametrize(
@@ -230,3 +232,23 @@ def test_usage_errors(tmp_path, capsys):
     assert _golden.main(["--verify", str(tmp_path)]) == 2
     assert "not valid JSON" in capsys.readouterr().err
     assert _golden.main(["--verify", str(tmp_path), "--rtol", "-1"]) == 2
+    capsys.readouterr()
+    assert _golden.main(["--out", str(tmp_path / "out"), "--seed", "-1"]) == 2
+    assert "--seed must be an int >= 0; got -1" in capsys.readouterr().err
+
+
+def test_verify_names_the_seed_the_results_were_made_from(tmp_path, capsys):
+    # Results of `--out DIR --seed 3` verified without --seed all failed with bare
+    # "output error 1.1e+00 > 1.0e-12" lines, as if the implementation were wrong.
+    golden = tmp_path / "golden"
+    assert _golden.main(["--out", str(golden), "--seed", "3"]) == 0
+    cases = load_cases(golden)
+    results = results_from(cases, cresize.resize, cresize.resize_backward, tmp_path / "results")
+    capsys.readouterr()
+    assert _golden.main(["--verify", str(results), "--seed", "3"]) == 0
+    assert _golden.main(["--verify", str(results)]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    failing = [line for line in lines if "FAIL" in line]
+    assert len(failing) == len(cases)
+    assert all("made from --seed 3, compared with --seed 0: pass --seed 3" in f for f in failing)
+    assert _golden.main(["--verify", str(results), "--expected", str(golden)]) == 0

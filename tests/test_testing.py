@@ -147,6 +147,39 @@ def test_wrong_backwards_are_caught(name):
     assert testing.check_adjoint((2, 5, 7), (9, 4), backward=correct, **options) <= 1e-12
 
 
+def test_what_each_check_catches():
+    """What docs/guide/gradients.md says each check can and cannot see."""
+    shape, size = (2, 3, 7, 9), (5, 13)
+
+    def one_value_off(g, input_shape, **options):  # one gradient value off by 0.1 %
+        dx = cresize.resize_backward(g, input_shape, **options)
+        dx.flat[0] += dx.dtype.type(1e-3)
+        return dx
+
+    options = dict(mode="bicubic", backward=one_value_off)
+    # an inner product dilutes one value's error by the number of values: in float32 the
+    # adjoint check lets it through; float64, and every value against the reference, do not
+    assert testing.check_adjoint(shape, size, dtype=np.float32, **options) <= 2e-6
+    with pytest.raises(AssertionError, match="adjoint identity fails"):
+        testing.check_adjoint(shape, size, **options)
+    with pytest.raises(AssertionError, match="backward deviates"):
+        testing.check_reference(shape, size, dtype=np.float32, **options)
+
+    # a forward and backward wrong together (the exact adjoint of the wrong forward, here
+    # align_corners ignored) pass the adjoint and gradient checks; only the reference sees it
+    def forward(x, size, **options):
+        return cresize.resize(x, size, **{**options, "align_corners": False})
+
+    def backward(g, input_shape, **options):
+        return cresize.resize_backward(g, input_shape, **{**options, "align_corners": False})
+
+    both = dict(mode="bilinear", align_corners=True, forward=forward, backward=backward)
+    assert testing.check_adjoint(shape, size, **both) <= 1e-12
+    assert testing.check_gradient(shape, size, **both) <= 1e-8
+    with pytest.raises(AssertionError, match="forward deviates"):
+        testing.check_reference(shape, size, **both)
+
+
 @pytest.mark.parametrize("mode", ["bilinear", "lanczos3", "area"])
 def test_off_by_one_transposed_table_is_caught(monkeypatch, mode):
     """The library's own kernels, run on a transposed table that is off by one."""
@@ -209,6 +242,10 @@ def test_other_implementations_are_checked_for_shape_and_dtype():
             ValueError,
             "not both",
         ),
+        # NumPy's own words ("expected non-negative integer", "SeedSequence expects int")
+        (lambda: testing.check_adjoint((4, 4), 2, seed=-1), ValueError, "seed must be an int >= 0"),
+        (lambda: testing.check_gradient((4, 4), 2, seed=1.5), TypeError, "seed must be an int"),
+        (lambda: testing.check_reference((4, 4), 2, seed=True), TypeError, "seed must be an int"),
     ],
 )
 def test_bad_arguments(call, error, match):

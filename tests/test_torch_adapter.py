@@ -8,6 +8,7 @@ F = torch.nn.functional
 
 import cresize  # noqa: E402
 import cresize.torch as ct  # noqa: E402
+from cresize import testing  # noqa: E402
 
 COMBOS = [
     (m, ac, aa)
@@ -54,6 +55,76 @@ def test_gradcheck_other_dimensions_and_scale_factors(shape, kwargs):
     x = torch.randn(*shape, dtype=torch.float64, requires_grad=True)
     assert torch.autograd.gradcheck(lambda t: ct.interpolate(t, **kwargs), (x,))
     assert torch.autograd.gradgradcheck(lambda t: ct.interpolate(t, **kwargs), (x,))
+
+
+@pytest.mark.filterwarnings("ignore:`torch.jit.script` is deprecated")  # torch.func's own
+@pytest.mark.parametrize("channels_last", [False, True])
+def test_forward_mode_and_torch_func_transforms(channels_last):
+    # forward-mode AD (jvp) raised NotImplementedError and torch.func transforms
+    # (vmap, jacrev, grad) refused the autograd.Function; F.interpolate has them all.
+    kwargs = dict(size=(3, 5), mode="bicubic", antialias=True)
+    x = torch.randn(2, 3, 4, 6, dtype=torch.float64)
+    if channels_last:
+        x = x.contiguous(memory_format=torch.channels_last)
+    x.requires_grad_()
+
+    def ours(t):
+        return ct.interpolate(t, **kwargs)
+
+    def theirs(t):
+        return F.interpolate(t, **kwargs)
+
+    # (gradcheck's check_batched_grad / check_batched_forward_grad, the legacy batching
+    # of autograd.grad(is_grads_batched=True), are not supported; torch.func.vmap is)
+    assert torch.autograd.gradcheck(ours, (x,), check_forward_ad=True)
+    assert torch.autograd.gradgradcheck(
+        ours, (x,), check_fwd_over_rev=True, check_rev_over_rev=True
+    )
+    v = torch.randn_like(x)
+    for a, b in zip(torch.func.jvp(ours, (x,), (v,)), torch.func.jvp(theirs, (x,), (v,))):
+        torch.testing.assert_close(a, b, rtol=1e-12, atol=1e-12)
+    torch.testing.assert_close(
+        torch.func.jacrev(ours)(x[:1, :2]),
+        torch.func.jacrev(theirs)(x[:1, :2]),
+        rtol=1e-12,
+        atol=1e-12,
+    )
+    torch.testing.assert_close(
+        torch.func.jacfwd(ours)(x[:1, :2]),
+        torch.func.jacfwd(theirs)(x[:1, :2]),
+        rtol=1e-12,
+        atol=1e-12,
+    )
+    torch.testing.assert_close(
+        torch.func.vmap(ours)(x[:, None]), theirs(x)[:, None], rtol=1e-12, atol=1e-12
+    )
+    torch.testing.assert_close(
+        torch.func.grad(lambda t: ours(t).square().sum())(x),
+        torch.func.grad(lambda t: theirs(t).square().sum())(x),
+        rtol=1e-12,
+        atol=1e-12,
+    )
+
+
+def test_torch_compile_runs_it_eagerly():
+    # Dynamo traced into the plan's NumPy table building and failed
+    # ("AssertionError: Expected np.nditer base") for any geometry not yet cached.
+    cresize.clear_cache()
+    x = torch.randn(2, 3, 5, 6, dtype=torch.float64, requires_grad=True)
+    resize = ct.Resize(size=(4, 7), mode="bicubic", antialias=True)
+    net = torch.nn.Sequential(torch.nn.Conv2d(3, 2, 1, dtype=torch.float64), resize)
+    compiled = torch.compile(net, backend="eager")
+    function = torch.compile(lambda t: ct.interpolate(t, size=(3, 9), mode="area"), backend="eager")
+    for run in (compiled, function):
+        y = run(x)
+        (g,) = torch.autograd.grad(y.square().sum(), x)
+        eager = (net if run is compiled else lambda t: F.interpolate(t, size=(3, 9), mode="area"))(
+            x
+        )
+        torch.testing.assert_close(y, eager, rtol=1e-12, atol=1e-12)
+        torch.testing.assert_close(
+            g, torch.autograd.grad(eager.square().sum(), x)[0], rtol=1e-12, atol=1e-12
+        )
 
 
 def test_double_backward_is_the_forward():
@@ -152,6 +223,74 @@ def test_non_contiguous_inputs_and_gradients():
     assert torch.equal(base, before)  # the input is never modified
 
 
+KEEP_OR_DOUBLE = [
+    ("nearest", False, spatial, n_in, f)
+    for spatial in (1, 2, 3)
+    for n_in, f in ((5, 1.05), (100, 1.001), (10, 2.04))
+] + [
+    (mode, antialias, 2, n_in, f)
+    for mode, antialias in (("bilinear", True), ("bicubic", False), ("bicubic", True))
+    for n_in, f in ((5, 1.05), (30, 1.01))
+]
+
+
+@pytest.mark.parametrize("mode, antialias, spatial, n_in, f", KEEP_OR_DOUBLE)
+def test_gradient_where_pytorchs_is_not_its_forwards_adjoint(mode, antialias, spatial, n_in, f):
+    """The PyTorch guide lists this departure: with a scale_factor that keeps an axis's
+    length (O == I, f != 1), or for nearest doubles it (O == 2I, f != 2), PyTorch 2.13's
+    backward does not always read the axis as its forward does: nearest backward reads
+    o (or o // 2) on every rank where its forward reads floor(o / f) (1-D and 3-D, and
+    some long 2-D axes); 2-D bicubic reads 1/f forward and copies backward,
+    antialiased bilinear and bicubic the other way round. There PyTorch's gradient is
+    not the adjoint of its own forward; cresize.torch's forward and gradient are the
+    spec's."""
+    gen = torch.Generator().manual_seed(0)
+    x = torch.randn((2, 3, n_in) + (4,) * (spatial - 1), dtype=torch.float64, generator=gen)
+    kwargs = dict(scale_factor=(f,) + (1.0,) * (spatial - 1), mode=mode, antialias=antialias)
+    ours_x, theirs_x = x.clone().requires_grad_(), x.clone().requires_grad_()
+    ours, theirs = ct.interpolate(ours_x, **kwargs), F.interpolate(theirs_x, **kwargs)
+    g = torch.randn(ours.shape, dtype=torch.float64, generator=gen)
+    (ours_dx,) = torch.autograd.grad(ours, ours_x, g)
+    (theirs_dx,) = torch.autograd.grad(theirs, theirs_x, g)
+    ours, theirs = ours.detach(), theirs.detach()
+    matrices = testing.reference_matrices(x.shape, axes=range(2, 2 + spatial), **kwargs)
+    scale = testing.adjoint_scale(x, g, matrices)
+    assert abs(float((ours * g).sum() - (x * ours_dx).sum())) <= 1e-12 * scale
+    torch.testing.assert_close(
+        ours,
+        torch.from_numpy(testing.reference_resize(x.numpy(), axes=range(2, 2 + spatial), **kwargs)),
+    )
+    gap = abs(float((theirs * g).sum() - (x * theirs_dx).sum()))
+    if mode == "nearest" and spatial == 2:
+        # its 2-D nearest: on short axes forward and backward both read o (o // 2); on
+        # long ones (the length depends on the other axes too) the forward may not
+        assert gap <= 1e-12 * scale or gap > 1e-6 * scale
+    else:
+        assert gap > 1e-6 * scale  # the fact (still there in 2.13.0)
+        assert not torch.allclose(theirs_dx, ours_dx) or not torch.allclose(theirs, ours)
+
+
+@pytest.mark.parametrize("antialias", [False, True])
+def test_uint8_bicubic_follows_the_spec_where_pytorch_clips_between_passes(antialias):
+    """The PyTorch guide lists this departure: PyTorch 2.13's uint8 bicubic rounds and
+    clips to 0-255 after its width pass, so next to sharp edges (where bicubic
+    overshoots) it is off the exact result by tens of levels; cresize keeps the
+    spec's contract (within 1 of the clipped float64 result)."""
+    x = torch.randint(
+        0, 256, (2, 3, 17, 23), dtype=torch.uint8, generator=torch.Generator().manual_seed(0)
+    )
+    kwargs = dict(size=(40, 50), mode="bicubic", antialias=antialias)
+    exact = F.interpolate(x.double(), **kwargs).clamp(0, 255).round()
+    ours = ct.interpolate(x, **kwargs).double()
+    assert (ours - exact).abs().max() <= 1
+    theirs = F.interpolate(x, **kwargs).double()
+    if (theirs - exact).abs().max() > 1:  # the fact (still there in 2.13.0)
+        width = F.interpolate(x.double(), size=(17, 50), mode="bicubic", antialias=antialias)
+        two_pass = F.interpolate(width.round().clamp(0, 255), **kwargs).round().clamp(0, 255)
+        assert (theirs - two_pass).abs().max() <= 2
+        assert (theirs - exact).abs().max() > 10
+
+
 def test_integer_and_half_forward():
     img = torch.randint(0, 256, (1, 3, 8, 6), dtype=torch.uint8)
     out = ct.interpolate(img, size=(5, 9), mode="bilinear", antialias=True)
@@ -161,6 +300,15 @@ def test_integer_and_half_forward():
     )
     half = ct.interpolate(img.to(torch.float16), size=(5, 9), mode="bilinear")
     assert half.dtype == torch.float16
+    # a float16 tensor that requires grad, where no gradient is recorded: resized (it was
+    # refused with "gradients need a float32 or float64 input")
+    leaf = img.to(torch.float16).requires_grad_()
+    for no_grad in (torch.no_grad, torch.inference_mode):
+        with no_grad():
+            out = ct.interpolate(leaf, size=(5, 9), mode="bilinear")
+        assert torch.equal(out, half) and not out.requires_grad
+    with pytest.raises(TypeError, match="gradients need a float32 or float64"):
+        ct.interpolate(leaf, size=(5, 9), mode="bilinear")
 
 
 def test_recompute_scale_factor_and_threads():
@@ -238,6 +386,19 @@ def test_resize_module_trains():
         (lambda: torch.zeros(1, 1, 4, 4), dict(size=(2, 2, 2)), ValueError, "3 entries"),
         (lambda: torch.zeros(1, 1, 4, 4), dict(size="2"), TypeError, "size must be"),
         (lambda: torch.zeros(1, 1, 4, 4), dict(num_threads=0), ValueError, "num_threads"),
+        # recompute_scale_factor="no" (truthy) recomputed; with size it was ignored
+        (
+            lambda: torch.zeros(1, 1, 4, 4),
+            dict(size=None, scale_factor=1.5, recompute_scale_factor="no"),
+            TypeError,
+            "recompute_scale_factor must be True, False or None; got 'no'",
+        ),
+        (
+            lambda: torch.zeros(1, 1, 4, 4),
+            dict(recompute_scale_factor=True),
+            ValueError,
+            "recompute_scale_factor=True needs scale_factor",
+        ),
     ],
 )
 def test_errors(make, kwargs, error, match):
@@ -282,6 +443,8 @@ def test_resize_module_copies_pickles_and_follows_changed_options():
         (dict(size=4, mode="bilinear", antialias="yes"), TypeError, "antialias must be"),
         (dict(mode="bilinear"), ValueError, "give size or scale_factor"),
         (dict(size=4, scale_factor=2.0, mode="bilinear"), ValueError, "give size or scale_factor"),
+        (dict(scale_factor=2.0, recompute_scale_factor=1), TypeError, "recompute_scale_factor"),
+        (dict(size=4, recompute_scale_factor=True), ValueError, "needs scale_factor"),
     ],
 )
 def test_resize_module_refuses_bad_options_when_made(kwargs, error, words):

@@ -62,6 +62,7 @@ def main(argv=None):
     except SystemExit as exc:
         return exc.code
     try:
+        testing._seed(args.seed, "--seed")
         if args.out is not None:
             written = write(args.out, seed=args.seed)
             print(f"wrote {len(written)} golden cases ({SCHEMA}) to {args.out}")
@@ -187,6 +188,7 @@ def verify(directory, expected=None, seed=0, rtol=None):
     )
     results = _load_dir(directory)
     failures = 0
+    unchecked = {"output": 0, "grad_input": 0}  # fields a result does not give
     print(f"{'case':34s}{'output':>11s}{'grad_input':>12s}  result")
     for name, result in sorted(results.items()):
         case = golden.get(name)
@@ -200,10 +202,19 @@ def verify(directory, expected=None, seed=0, rtol=None):
             print(f"{name:34s}{'':23s}  FAIL: dtype must be float32 or float64, not {dtype!r}")
             continue
         tol = case["tolerance"][dtype] if rtol is None else rtol
+        made_from = result.get("seed", seed)
+        if expected is None and made_from != seed:  # the inputs were others
+            failures += 1
+            print(
+                f"{name:34s}{'':23s}  FAIL: made from --seed {made_from}, compared with "
+                f"--seed {seed}: pass --seed {made_from}"
+            )
+            continue
         cells, problems = [], []
         for key, shape in (("output", case["output_shape"]), ("grad_input", case["input_shape"])):
             if key not in result:
                 cells.append("-")
+                unchecked[key] += 1
                 continue
             error, problem = _error(result[key], case[key], shape, case["scale"][key])
             cells.append("bad" if error is None else f"{error:.1e}")
@@ -215,9 +226,14 @@ def verify(directory, expected=None, seed=0, rtol=None):
         status = "FAIL: " + "; ".join(problems) if problems else "ok"
         print(f"{name:34s}{cells[0]:>11s}{cells[1]:>12s}  {status}")
     missing = sorted(set(golden) - set(results))
+    partial = "".join(
+        f"; {key} not given in {n} result{'s' if n > 1 else ''} (not checked)"
+        for key, n in unchecked.items()
+        if n
+    )
     print(
         f"{len(results)} results, {failures} failed, {len(missing)} golden cases without "
-        f"a result{': ' + ', '.join(missing[:5]) + ' ...' if missing else ''}"
+        f"a result{': ' + ', '.join(missing[:5]) + ' ...' if missing else ''}{partial}"
     )
     if not results:
         print(f"cresize golden: no result files in {directory}", file=sys.stderr)

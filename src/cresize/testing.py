@@ -245,7 +245,7 @@ def check_adjoint(
     forward, backward, matrices, options, out_shape = _setup(
         shape, size, scale_factor, mode, align_corners, antialias, axes, forward, backward
     )
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(_seed(seed))
     x = rng.uniform(-1, 1, shape).astype(dtype)
     y = _result(forward(x, size, **options), out_shape, dtype, "forward")
     g = rng.uniform(-1, 1, y.shape).astype(dtype)
@@ -322,7 +322,7 @@ def check_gradient(
     forward, backward, matrices, options, out_shape = _setup(
         shape, size, scale_factor, mode, align_corners, antialias, axes, forward, backward
     )
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(_seed(seed))
     x = rng.uniform(-1, 1, shape)
     g = rng.uniform(-1, 1, out_shape)
     dx = _result(backward(g, x.shape, **options), x.shape, np.float64, "backward")
@@ -388,7 +388,7 @@ def check_reference(
     forward, backward, matrices, options, out_shape = _setup(
         shape, size, scale_factor, mode, align_corners, antialias, axes, forward, backward
     )
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(_seed(seed))
     x = rng.uniform(-1, 1, shape).astype(dtype)
     g = rng.uniform(-1, 1, out_shape).astype(dtype)
     errors = []
@@ -481,6 +481,15 @@ def _positive(value, name):
     if not value > 0:
         raise ValueError(f"{name} must be > 0; got {value}")
     return float(value)
+
+
+def _seed(value, name="seed"):
+    """A seed of ``np.random.default_rng``, checked here so that the error names it."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an int >= 0; got {value!r}")
+    if value < 0:
+        raise ValueError(f"{name} must be an int >= 0; got {value}")
+    return int(value)
 
 
 def _count(value, name):

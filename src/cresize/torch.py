@@ -5,7 +5,9 @@
 spatial dimensions, in every cresize mode, forward and backward. Its backward
 calls ``cresize.resize_backward`` (deterministic, float64 when the tensor is),
 and the backward of the backward is the forward again: the operator is linear,
-so ``gradgradcheck`` and higher derivatives work.
+so ``gradgradcheck`` and higher derivatives work, in forward mode too (``jvp``,
+``torch.autograd.forward_ad``), and under ``torch.func`` (``grad``, ``jvp``,
+``vmap``, ``jacrev``, ``jacfwd``).
 
 Needs PyTorch (``pip install "cresize[torch]"``).
 """
@@ -31,6 +33,14 @@ from cresize._api import _threads
 
 __all__ = ["Resize", "interpolate"]
 
+# torch.compile cannot trace the NumPy planning and the kernels: Dynamo runs them
+# eagerly (a graph break around each call) rather than failing inside NumPy code.
+_eager = (
+    torch.compiler.disable
+    if hasattr(torch, "compiler") and hasattr(torch.compiler, "disable")
+    else torch._dynamo.disable  # torch 2.0
+)
+
 _GRAD_DTYPES = (torch.float32, torch.float64)
 _DTYPES = _GRAD_DTYPES + (
     torch.float16,
@@ -42,6 +52,7 @@ _DTYPES = _GRAD_DTYPES + (
 )
 
 
+@_eager
 def interpolate(
     input: torch.Tensor,
     size: int | Sequence[int] | None = None,
@@ -75,7 +86,8 @@ def interpolate(
     align_corners : bool, optional
         None means False; an error for nearest, nearest-exact and area when True.
     recompute_scale_factor : bool, optional
-        With ``scale_factor``: sample as if the computed output size had been given.
+        With ``scale_factor``: sample as if the computed output size had been given
+        (True with ``size`` is an error, as in ``F.interpolate``).
     antialias : bool
         Widen the kernel when shrinking (bilinear, bicubic, lanczos3).
     num_threads : int, optional
@@ -121,8 +133,8 @@ def _apply(input, found, num_threads, channels_last):
     """``found`` on ``input``; a channels-last input is resized as its (N, *spatial, C)
     view, so the result is channels-last too, without a copy."""
     if not channels_last:
-        return _Resize.apply(input, found, num_threads)
-    return _Resize.apply(input.movedim(1, -1), found, num_threads).movedim(-1, 1)
+        return _linear(input, found, num_threads)
+    return _linear(input.movedim(1, -1), found, num_threads).movedim(-1, 1)
 
 
 def _check_input(input):
@@ -137,9 +149,10 @@ def _check_input(input):
         raise TypeError(
             f"input dtype must be one of {', '.join(str(d) for d in _DTYPES)}; got {input.dtype}"
         )
-    if input.requires_grad and input.dtype not in _GRAD_DTYPES:
+    if input.requires_grad and torch.is_grad_enabled() and input.dtype not in _GRAD_DTYPES:
         raise TypeError(
-            f"gradients need a float32 or float64 input; got {input.dtype} with requires_grad=True"
+            f"gradients need a float32 or float64 input; got {input.dtype} with "
+            f"requires_grad=True (under torch.no_grad() it is resized without one)"
         )
     if input.dim() < 3:
         raise ValueError(
@@ -148,10 +161,22 @@ def _check_input(input):
         )
 
 
-def _size_or_factor(size, scale_factor):
-    """``F.interpolate``'s rule: exactly one of ``size`` and ``scale_factor``."""
+def _size_or_factor(size, scale_factor, recompute_scale_factor):
+    """``F.interpolate``'s rules: exactly one of ``size`` and ``scale_factor``, and
+    ``recompute_scale_factor=True`` only with ``scale_factor``."""
     if (size is None) == (scale_factor is None):
         raise ValueError("give size or scale_factor (exactly one of them)")
+    if recompute_scale_factor is not None and not isinstance(
+        recompute_scale_factor, (bool, np.bool_)
+    ):
+        raise TypeError(
+            f"recompute_scale_factor must be True, False or None; got {recompute_scale_factor!r}"
+        )
+    if recompute_scale_factor and size is not None:
+        raise ValueError(
+            "recompute_scale_factor=True needs scale_factor; with size it means nothing "
+            "(F.interpolate refuses it too)"
+        )
 
 
 def _input_plan(
@@ -176,7 +201,7 @@ def _input_plan(
         axes = tuple(range(1, input.dim() - 1))
     else:
         axes = tuple(range(2, input.dim()))
-    _size_or_factor(size, scale_factor)
+    _size_or_factor(size, scale_factor, recompute_scale_factor)
     if size is not None:
         size = _per_axis(_tensor_sizes(size), spatial, "size")
     else:
@@ -222,7 +247,7 @@ class Resize(torch.nn.Module):
         # Bad options fail here, not at the first call (each call checks them again:
         # the attributes may be changed later, as nn.Upsample's).
         _spec.options(_spec.torch_mode(mode, antialias), align_corners, antialias)
-        _size_or_factor(size, scale_factor)
+        _size_or_factor(size, scale_factor, recompute_scale_factor)
         self.size, self.scale_factor, self.mode = size, scale_factor, mode
         self.align_corners, self.antialias = align_corners, antialias
         self.recompute_scale_factor = recompute_scale_factor
@@ -236,6 +261,7 @@ class Resize(torch.nn.Module):
         cached = self._cached
         return None if cached is None else cached[1]
 
+    @_eager
     def forward(self, input: torch.Tensor) -> torch.Tensor:
         _check_input(input)
         channels_last = _channels_last(input)
@@ -276,30 +302,59 @@ class Resize(torch.nn.Module):
         )
 
 
-class _Resize(torch.autograd.Function):
-    """The forward operator ``W`` of a plan; its backward is ``_ResizeBackward``."""
+class _Linear(torch.autograd.Function):
+    """``W`` of a plan, or with ``adjoint`` its ``W.T``. The derivatives are maps of the
+    same plan: forward mode (``jvp``) is the map itself, reverse mode (``backward``) the
+    other one, so derivatives of every order work."""
 
     @staticmethod
-    def forward(ctx, input, plan, num_threads):
-        ctx.plan, ctx.num_threads = plan, num_threads
-        return torch.from_numpy(plan(_numpy(input), num_threads=num_threads))
+    def forward(ctx, input, plan, num_threads, adjoint):
+        ctx.plan, ctx.num_threads, ctx.adjoint = plan, num_threads, adjoint
+        return _run(input, plan, num_threads, adjoint)
 
     @staticmethod
-    def backward(ctx, grad_output):
-        return _ResizeBackward.apply(grad_output, ctx.plan, ctx.num_threads), None, None
-
-
-class _ResizeBackward(torch.autograd.Function):
-    """The adjoint ``W.T``; its backward is ``_Resize`` again (the operator is linear)."""
+    def backward(ctx, grad):
+        return _linear(grad, ctx.plan, ctx.num_threads, not ctx.adjoint), None, None, None
 
     @staticmethod
-    def forward(ctx, grad_output, plan, num_threads):
-        ctx.plan, ctx.num_threads = plan, num_threads
-        return torch.from_numpy(plan.backward(_numpy(grad_output), num_threads=num_threads))
+    def jvp(ctx, tangent, *_):
+        return _linear(tangent, ctx.plan, ctx.num_threads, ctx.adjoint)
+
+
+class _Transformable(_Linear):
+    """``_Linear`` in the form ``torch.func`` transforms need (``setup_context``, and
+    ``vmap``: slice by slice). Its ``apply`` costs about 10 us more (PyTorch binds the
+    arguments with ``inspect.signature``), so it is used only under a transform."""
 
     @staticmethod
-    def backward(ctx, grad_grad_input):
-        return _Resize.apply(grad_grad_input, ctx.plan, ctx.num_threads), None, None
+    def forward(input, plan, num_threads, adjoint):
+        return _run(input, plan, num_threads, adjoint)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        _, ctx.plan, ctx.num_threads, ctx.adjoint = inputs
+
+    @staticmethod
+    def vmap(info, in_dims, input, plan, num_threads, adjoint):
+        if in_dims[0] is None:
+            return _linear(input, plan, num_threads, adjoint), None
+        slices = input.movedim(in_dims[0], 0).unbind(0)
+        return torch.stack([_linear(t, plan, num_threads, adjoint) for t in slices]), 0
+
+
+# PyTorch's own test of whether a torch.func transform is running (any transform: True)
+_transforming = getattr(torch._C, "_are_functorch_transforms_active", lambda: True)
+
+
+def _linear(input, plan, num_threads, adjoint=False):
+    """``_run`` as a differentiable PyTorch operation."""
+    function = _Transformable if _transforming() else _Linear
+    return function.apply(input, plan, num_threads, adjoint)
+
+
+def _run(input, plan, num_threads, adjoint):
+    run = plan.backward if adjoint else plan
+    return torch.from_numpy(run(_numpy(input), num_threads=num_threads))
 
 
 def _numpy(tensor):
