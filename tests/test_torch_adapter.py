@@ -321,6 +321,24 @@ def test_recompute_scale_factor_and_threads():
     assert torch.equal(one, ct.interpolate(x, size=(40, 33), mode="lanczos3", num_threads=2))
 
 
+def test_resize_module_takes_num_threads(monkeypatch):
+    # Resize had no num_threads: a module always ran OpenMP's default thread count.
+    x = torch.randn(2, 3, 9, 7, dtype=torch.float64, requires_grad=True)
+    layer = ct.Resize(size=(13, 5), mode="bicubic", num_threads=1)
+    assert "num_threads=1" in repr(layer)
+    seen = []
+    apply = ct._apply
+    monkeypatch.setattr(ct, "_apply", lambda *args: seen.append(args[2]) or apply(*args))
+    out = layer(x)
+    out.sum().backward()
+    assert seen == [1]
+    expected = ct.interpolate(x.detach(), size=(13, 5), mode="bicubic")
+    assert torch.equal(out.detach(), expected)
+    with pytest.raises(ValueError, match="num_threads"):
+        ct.Resize(size=4, num_threads=0)
+    assert ct.Resize(size=4).num_threads is None
+
+
 def test_resize_module_trains():
     torch.manual_seed(0)
 

@@ -223,7 +223,7 @@ class Resize(torch.nn.Module):
 
     Parameters
     ----------
-    size, scale_factor, mode, align_corners, recompute_scale_factor, antialias
+    size, scale_factor, mode, align_corners, recompute_scale_factor, antialias, num_threads
         As for ``interpolate``.
 
     Examples
@@ -242,13 +242,16 @@ class Resize(torch.nn.Module):
         align_corners: bool | None = None,
         recompute_scale_factor: bool | None = None,
         antialias: bool = False,
+        num_threads: int | None = None,
     ) -> None:
         super().__init__()
         # Bad options fail here, not at the first call (each call checks them again:
         # the attributes may be changed later, as nn.Upsample's).
         _spec.options(_spec.torch_mode(mode, antialias), align_corners, antialias)
         _size_or_factor(size, scale_factor, recompute_scale_factor)
+        _threads(num_threads)
         self.size, self.scale_factor, self.mode = size, scale_factor, mode
+        self.num_threads = num_threads
         self.align_corners, self.antialias = align_corners, antialias
         self.recompute_scale_factor = recompute_scale_factor
 
@@ -290,7 +293,7 @@ class Resize(torch.nn.Module):
                 channels_last=channels_last,
             )
             cached = self._cached = (key, found)
-        return _apply(input, cached[1], None, channels_last)
+        return _apply(input, cached[1], self.num_threads, channels_last)
 
     def extra_repr(self) -> str:
         given = (
@@ -299,6 +302,7 @@ class Resize(torch.nn.Module):
         return (
             f"{given}, mode={self.mode!r}, align_corners={self.align_corners}, "
             f"antialias={self.antialias}"
+            + (f", num_threads={self.num_threads}" if self.num_threads is not None else "")
         )
 
 
