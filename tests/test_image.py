@@ -887,3 +887,23 @@ def test_a_file_that_appears_while_writing_is_kept(tmp_path, monkeypatch, links)
     assert image._write_atomic(str(other), lambda f: f.write(b"ours"), overwrite=False) is None
     assert other.read_bytes() == b"ours"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["other.png", "out.png"]
+
+
+@pytest.mark.parametrize("fmt", ["tif", "png", "jpg"])
+@pytest.mark.parametrize("mode", ["HSV", "La", "RGBa"])
+def test_modes_a_writer_lacks_are_converted(tmp_path, mode, fmt):
+    # HSV, La and RGBa as TIFF failed with Pillow's "cannot write mode HSV as TIFF", and
+    # La as PNG/JPEG with "conversion from La to L not supported".
+    straight = Image.new("RGBA", (8, 6), (10, 200, 30, 128))
+    if mode == "La":
+        straight = straight.convert("LA")
+    image = straight.convert(mode)
+    path = tmp_path / f"out.{fmt}"
+    save_image(image, path)
+    back = Image.open(path)
+    assert back.size == (8, 6)
+    if fmt != "jpg":  # lossless: the straight (or RGB) pixels
+        want = image.convert("RGB") if mode == "HSV" else image.convert(mode.upper())
+        if back.mode != want.mode:
+            want = want.convert(back.mode)
+        assert np.array_equal(np.asarray(back), np.asarray(want))

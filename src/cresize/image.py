@@ -78,7 +78,7 @@ _KEEP = {
     "LAB",
     "HSV",
 }
-# Modes each writer takes; others are converted (see _for_format). TIFF takes all.
+# Modes each writer takes; others are converted (see _for_format). TIFF: Pillow's list.
 _WRITES = {
     "JPEG": ("L", "RGB", "CMYK"),
     "WEBP": ("L", "RGB", "RGBA"),
@@ -842,10 +842,19 @@ def _plugins(enough):
 def _for_format(image: PIL.Image.Image, fmt: str) -> PIL.Image.Image:
     """``image`` converted, where needed, to a mode that ``fmt`` can write."""
     allowed = _WRITES.get(fmt)
+    if fmt == "TIFF":  # every mode but a few (HSV, premultiplied La/RGBa): Pillow's list
+        from PIL import TiffImagePlugin
+
+        allowed = tuple(TiffImagePlugin.SAVE_INFO)
     if allowed is None or image.mode in allowed:
         return image
     Image = _pil()
     info = image.info
+    if image.mode in ("La", "RGBa"):  # premultiplied: written as their straight modes
+        image = image.convert(image.mode.upper())
+        if image.mode in allowed:
+            image.info = dict(info)
+            return image
     if image.mode.startswith("I;16"):
         image = Image.fromarray(_to_8bit(image))
     elif image.mode in ("I", "F"):
