@@ -57,6 +57,7 @@ GROUPS = {
     "dask": "dask_group",
     "files": "files",
     "images": "images",
+    "torch-adapter": "torch_adapter",
 }
 
 

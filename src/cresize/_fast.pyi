@@ -64,7 +64,7 @@ class PlanBase:
     ) -> np.ndarray: ...
 
 def fast_key(
-    x: np.ndarray,
+    x: Any,  # anything with .shape and .dtype (an array, a torch tensor)
     size: object,
     scale_factor: object,
     mode: object,

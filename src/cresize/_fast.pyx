@@ -191,7 +191,8 @@ cdef inline bint _plain(object value, type kind):
 cpdef object fast_key(object x, object size, object scale_factor, object mode,
                       object align_corners, object antialias, object axes):
     """A dict key of a call whose arguments have plain types (exactly int, float,
-    str, bool, tuples of them), else None: so that ``True`` never finds the plan of ``1``."""
+    str, bool, tuples of them), else None: so that ``True`` never finds the plan of ``1``.
+    ``x``: anything with ``shape`` and ``dtype`` (``cresize.torch`` passes tensors)."""
     if size is not None and not _plain(size, int):
         return None
     if scale_factor is not None and not _plain(scale_factor, float):

@@ -28,6 +28,8 @@ except ImportError as exc:
         'pip install "cresize[torch]" (or pip install torch)'
     ) from exc
 
+import torch.autograd.forward_ad as _forward_ad
+
 from cresize import _plan, _spec
 from cresize._api import _threads
 
@@ -116,6 +118,17 @@ def interpolate(
     _check_input(input)
     _threads(num_threads)  # validate here rather than inside autograd; None stays None
     channels_last = _channels_last(input)
+    # A repeated call with plain arguments: one dict look-up (the plans' weak references
+    # that cresize.resize keeps), not the whole normalisation again.
+    key = _plan.fast_key(input, size, scale_factor, mode, align_corners, antialias, None)
+    if key is not None and (recompute_scale_factor is None or type(recompute_scale_factor) is bool):
+        key = ("torch", channels_last, recompute_scale_factor, key)
+        ref = _plan._FAST.get(key)
+        found = ref() if ref is not None else None
+        if found is not None:
+            return _apply(input, found, num_threads, channels_last)
+    else:
+        key = None
     found = _input_plan(
         input,
         size,
@@ -126,6 +139,7 @@ def interpolate(
         antialias,
         channels_last=channels_last,
     )
+    _plan.remember(key, found)
     return _apply(input, found, num_threads, channels_last)
 
 
@@ -351,9 +365,13 @@ _transforming = getattr(torch._C, "_are_functorch_transforms_active", lambda: Tr
 
 
 def _linear(input, plan, num_threads, adjoint=False):
-    """``_run`` as a differentiable PyTorch operation."""
-    function = _Transformable if _transforming() else _Linear
-    return function.apply(input, plan, num_threads, adjoint)
+    """``_run`` as a differentiable PyTorch operation (run as it is where nothing can
+    differentiate it: no gradient recorded, no forward-mode level, no transform)."""
+    if _transforming():
+        return _Transformable.apply(input, plan, num_threads, adjoint)
+    if (input.requires_grad and torch.is_grad_enabled()) or _forward_ad._current_level >= 0:
+        return _Linear.apply(input, plan, num_threads, adjoint)
+    return _run(input, plan, num_threads, adjoint)
 
 
 def _run(input, plan, num_threads, adjoint):
@@ -362,8 +380,10 @@ def _run(input, plan, num_threads, adjoint):
 
 
 def _numpy(tensor):
-    """A NumPy view of a CPU tensor (no copy unless it has a conjugate or negative bit)."""
-    return tensor.detach().resolve_conj().resolve_neg().numpy()
+    """A NumPy view of a CPU tensor (no copy unless it has a negative bit; real dtypes
+    have no conjugate bit)."""
+    tensor = tensor.detach()
+    return (tensor.resolve_neg() if tensor.is_neg() else tensor).numpy()
 
 
 def _per_axis(value, n, name):
