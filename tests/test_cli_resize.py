@@ -402,6 +402,50 @@ def test_large_photos_are_not_refused_as_decompression_bombs(tmp_path, capsys, m
     assert "--max-pixels must be >= 0" in capsys.readouterr().err
 
 
+def test_runs_in_threads_keep_pillows_limit_lifted_and_give_it_back(tmp_path, monkeypatch):
+    # Each run saved Pillow's global MAX_IMAGE_PIXELS, set None and restored what it had
+    # saved: of two runs in threads, where the first ended while the second ran, the
+    # second went on under Pillow's limit (its large photo refused) and then "restored"
+    # None, leaving the decompression-bomb check off in the whole process.
+    import threading
+
+    from PIL import Image as PILImage
+
+    from cresize import _cli_resize
+
+    monkeypatch.setattr(PILImage, "MAX_IMAGE_PIXELS", 1000)
+    src = write(tmp_path / "big.png")  # 60 x 40 = 2400 pixels > 2 * 1000
+    first_in, second_in, first_out = (threading.Event() for _ in range(3))
+    run = _cli_resize._run
+
+    def paced(*args, **kwargs):  # the second run starts after the first, ends after it
+        if threading.current_thread().name == "first":
+            first_in.set()
+            assert second_in.wait(10)
+        else:
+            second_in.set()
+            assert first_out.wait(10)
+        return run(*args, **kwargs)
+
+    monkeypatch.setattr(_cli_resize, "_run", paced)
+    status = {}
+
+    def one(name):
+        status[name] = main([str(src), "--width", "10", "-o", str(tmp_path / f"{name}.png"), "-q"])
+        if name == "first":
+            first_out.set()
+
+    first = threading.Thread(target=one, args=("first",), name="first")
+    second = threading.Thread(target=one, args=("second",), name="second")
+    first.start()
+    assert first_in.wait(10)
+    second.start()
+    first.join(30)
+    second.join(30)
+    assert status == {"first": 0, "second": 0}
+    assert PILImage.MAX_IMAGE_PIXELS == 1000
+
+
 def test_dry_run_writes_nothing(tmp_path, capsys):
     write(tmp_path / "in" / "a.png")
     write(tmp_path / "in" / "b.png")
