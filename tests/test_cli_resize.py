@@ -349,6 +349,28 @@ def test_files_of_several_frames_say_that_only_the_first_is_resized(tmp_path, ca
     assert getattr(Image.open(tmp_path / "out" / "anim.gif"), "n_frames", 1) == 1
 
 
+@pytest.mark.filterwarnings("ignore:Corrupt EXIF data")  # Pillow, on the cut IFD
+def test_a_file_whose_later_pages_are_damaged_is_still_resized(tmp_path, capsys):
+    # Counting the pages for the note read every page's header: a multi-page TIFF cut
+    # short after its first page (a scan being written, a partial copy), which was
+    # resized from its first page before, failed with "TypeError: Missing dimensions".
+    pages = [Image.fromarray(photo(40, 60, seed)) for seed in range(3)]
+    whole = tmp_path / "whole.tif"
+    pages[0].save(whole, save_all=True, append_images=pages[1:])
+    data = whole.read_bytes()
+    src = tmp_path / "cut.tif"
+    src.write_bytes(data[: len(data) // 2])
+    assert np.array_equal(np.asarray(Image.open(src)), np.asarray(pages[0]))
+    assert main([str(src), "--width", "30", "-o", str(tmp_path / "out.png")]) == 0
+    captured = capsys.readouterr()
+    assert "1 resized, 0 failed" in captured.out
+    assert "cut.tif: note: the pages after the first cannot be read" in captured.err
+    np.testing.assert_array_equal(
+        np.asarray(Image.open(tmp_path / "out.png")),
+        np.asarray(resize_image(np.asarray(pages[0]), (30, 20))),
+    )
+
+
 def test_a_folder_that_cannot_be_read_is_reported(tmp_path, capsys, monkeypatch):
     # os.walk drops the folders it cannot list: a subfolder without read permission (or
     # one that vanished) was skipped without a word, the summary said "0 failed", exit 0.

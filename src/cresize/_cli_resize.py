@@ -573,11 +573,15 @@ def _one(task, cancel=None, later=None):
             exact=o["exact"],
         )
         fmt = FORMATS[o["format"]][0] if o["format"] else _format(dst, None)
+        if header.frames is None:
+            several = f"the {header.unit} after the first cannot be read (a damaged file?)"
+        elif header.frames > 1:
+            several = f"{header.frames} {header.unit}"
+        else:
+            several = None
         notes = _Notes(
             fmt if narrows(result, fmt) else None,
-            f"{header.frames} {header.unit}; only the first was resized"
-            if header.frames > 1
-            else None,
+            several and f"{several}; only the first was resized",
         )
         if cancel is not None and cancel.is_set():
             return src, _CANCELLED, None
