@@ -349,6 +349,28 @@ def test_files_of_several_frames_say_that_only_the_first_is_resized(tmp_path, ca
     assert getattr(Image.open(tmp_path / "out" / "anim.gif"), "n_frames", 1) == 1
 
 
+@pytest.mark.filterwarnings("ignore:Corrupt EXIF data")  # Pillow, on the cut IFD
+def test_a_file_whose_later_pages_are_damaged_is_still_resized(tmp_path, capsys):
+    # Counting the pages for the note read every page's header: a multi-page TIFF cut
+    # short after its first page (a scan being written, a partial copy), which was
+    # resized from its first page before, failed with "TypeError: Missing dimensions".
+    pages = [Image.fromarray(photo(40, 60, seed)) for seed in range(3)]
+    whole = tmp_path / "whole.tif"
+    pages[0].save(whole, save_all=True, append_images=pages[1:])
+    data = whole.read_bytes()
+    src = tmp_path / "cut.tif"
+    src.write_bytes(data[: len(data) // 2])
+    assert np.array_equal(np.asarray(Image.open(src)), np.asarray(pages[0]))
+    assert main([str(src), "--width", "30", "-o", str(tmp_path / "out.png")]) == 0
+    captured = capsys.readouterr()
+    assert "1 resized, 0 failed" in captured.out
+    assert "cut.tif: note: the pages after the first cannot be read" in captured.err
+    np.testing.assert_array_equal(
+        np.asarray(Image.open(tmp_path / "out.png")),
+        np.asarray(resize_image(np.asarray(pages[0]), (30, 20))),
+    )
+
+
 def test_a_folder_that_cannot_be_read_is_reported(tmp_path, capsys, monkeypatch):
     # os.walk drops the folders it cannot list: a subfolder without read permission (or
     # one that vanished) was skipped without a word, the summary said "0 failed", exit 0.
@@ -400,6 +422,50 @@ def test_large_photos_are_not_refused_as_decompression_bombs(tmp_path, capsys, m
     )
     assert main([str(src), "--width", "10", "--max-pixels", "-1"]) == 2
     assert "--max-pixels must be >= 0" in capsys.readouterr().err
+
+
+def test_runs_in_threads_keep_pillows_limit_lifted_and_give_it_back(tmp_path, monkeypatch):
+    # Each run saved Pillow's global MAX_IMAGE_PIXELS, set None and restored what it had
+    # saved: of two runs in threads, where the first ended while the second ran, the
+    # second went on under Pillow's limit (its large photo refused) and then "restored"
+    # None, leaving the decompression-bomb check off in the whole process.
+    import threading
+
+    from PIL import Image as PILImage
+
+    from cresize import _cli_resize
+
+    monkeypatch.setattr(PILImage, "MAX_IMAGE_PIXELS", 1000)
+    src = write(tmp_path / "big.png")  # 60 x 40 = 2400 pixels > 2 * 1000
+    first_in, second_in, first_out = (threading.Event() for _ in range(3))
+    run = _cli_resize._run
+
+    def paced(*args, **kwargs):  # the second run starts after the first, ends after it
+        if threading.current_thread().name == "first":
+            first_in.set()
+            assert second_in.wait(10)
+        else:
+            second_in.set()
+            assert first_out.wait(10)
+        return run(*args, **kwargs)
+
+    monkeypatch.setattr(_cli_resize, "_run", paced)
+    status = {}
+
+    def one(name):
+        status[name] = main([str(src), "--width", "10", "-o", str(tmp_path / f"{name}.png"), "-q"])
+        if name == "first":
+            first_out.set()
+
+    first = threading.Thread(target=one, args=("first",), name="first")
+    second = threading.Thread(target=one, args=("second",), name="second")
+    first.start()
+    assert first_in.wait(10)
+    second.start()
+    first.join(30)
+    second.join(30)
+    assert status == {"first": 0, "second": 0}
+    assert PILImage.MAX_IMAGE_PIXELS == 1000
 
 
 def test_dry_run_writes_nothing(tmp_path, capsys):

@@ -106,6 +106,36 @@ def test_forward_mode_and_torch_func_transforms(channels_last):
     )
 
 
+@pytest.mark.parametrize("batch", [0, 1, 3])
+def test_vmap_over_a_batch_of_any_size(batch):
+    # vmap's rule stacked the results of its slices: with none (a vmapped dimension of
+    # size 0) torch.stack raised "stack expects a non-empty TensorList".
+    kwargs = dict(size=(3, 5), mode="bilinear")
+    x = torch.randn(batch, 2, 3, 4, 6, dtype=torch.float64)
+    g = torch.randn(batch, 2, 3, 3, 5, dtype=torch.float64)
+
+    def ours(t):
+        return ct.interpolate(t, **kwargs)
+
+    def theirs(t):
+        return F.interpolate(t, **kwargs)
+
+    # (PyTorch 2.13's own vmap of F.interpolate gives (0, 0, 3, 3, 5) for batch 0: the
+    # reference is F.interpolate of the batch folded into N)
+    want = theirs(x.flatten(0, 1)).unflatten(0, (batch, 2))
+    for xs, in_dims in ((x, 0), (x.movedim(0, 2), 2)):
+        got = torch.func.vmap(ours, in_dims=in_dims)(xs)
+        assert got.shape == (batch, 2, 3, 3, 5)
+        torch.testing.assert_close(got, want, rtol=1e-12, atol=1e-12)
+    # the adjoint (reverse mode) of each slice too
+    _, vjp = torch.func.vjp(ours, torch.zeros(2, 3, 4, 6, dtype=x.dtype))
+    (got,) = torch.func.vmap(vjp)(g)
+    assert got.shape == (batch, 2, 3, 4, 6)
+    x.requires_grad_()
+    (want,) = torch.autograd.grad(theirs(x.flatten(0, 1)), x, g.flatten(0, 1))
+    torch.testing.assert_close(got, want, rtol=1e-12, atol=1e-12)
+
+
 def test_torch_compile_runs_it_eagerly():
     # Dynamo traced into the plan's NumPy table building and failed
     # ("AssertionError: Expected np.nditer base") for any geometry not yet cached.

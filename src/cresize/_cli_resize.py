@@ -276,10 +276,8 @@ def main(argv=None):
     _reuse_freed_memory()
     stop = threading.Event()
     todo = [(src, dst, dict(options, overwrite=args.overwrite or same)) for src, dst, same in tasks]
-    pillow = image._pil()
-    bombs, pillow.MAX_IMAGE_PIXELS = pillow.MAX_IMAGE_PIXELS, None  # --max-pixels instead
     try:
-        with _stop_on_signals(stop):
+        with _stop_on_signals(stop), _without_pillow_limit(image._pil()):
             _run(todo, jobs, report, results, stop)
     except KeyboardInterrupt:
         bar.close()
@@ -289,8 +287,6 @@ def main(argv=None):
             file=sys.stderr,
         )
         return 130
-    finally:
-        pillow.MAX_IMAGE_PIXELS = bombs
     bar.close()
     if not args.quiet:
         seconds = time.perf_counter() - start
@@ -577,11 +573,15 @@ def _one(task, cancel=None, later=None):
             exact=o["exact"],
         )
         fmt = FORMATS[o["format"]][0] if o["format"] else _format(dst, None)
+        if header.frames is None:
+            several = f"the {header.unit} after the first cannot be read (a damaged file?)"
+        elif header.frames > 1:
+            several = f"{header.frames} {header.unit}"
+        else:
+            several = None
         notes = _Notes(
             fmt if narrows(result, fmt) else None,
-            f"{header.frames} {header.unit}; only the first was resized"
-            if header.frames > 1
-            else None,
+            several and f"{several}; only the first was resized",
         )
         if cancel is not None and cancel.is_set():
             return src, _CANCELLED, None
@@ -605,6 +605,31 @@ def _reason(exc):
     if type(exc).__name__ == "UnidentifiedImageError":
         return "not an image, or a format Pillow cannot read"
     return f"{type(exc).__name__}: {exc}"
+
+
+#: Runs in progress (``main`` may run in several threads at once) and the Pillow
+#: ``MAX_IMAGE_PIXELS`` the first of them found; under ``_LIFTED_LOCK``.
+_lifted = {"runs": 0, "saved": None}
+_LIFTED_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def _without_pillow_limit(pillow):
+    """Pillow's decompression-bomb limit (``MAX_IMAGE_PIXELS``, a global of the whole
+    process) off while a run is in progress, ``--max-pixels`` in its place: the first
+    run to start saves it and the last to end restores it, so that runs in several
+    threads neither end up under Pillow's limit nor leave it off."""
+    with _LIFTED_LOCK:
+        if not _lifted["runs"]:
+            _lifted["saved"], pillow.MAX_IMAGE_PIXELS = pillow.MAX_IMAGE_PIXELS, None
+        _lifted["runs"] += 1
+    try:
+        yield
+    finally:
+        with _LIFTED_LOCK:
+            _lifted["runs"] -= 1
+            if not _lifted["runs"]:
+                pillow.MAX_IMAGE_PIXELS = _lifted["saved"]
 
 
 @contextlib.contextmanager

@@ -160,7 +160,9 @@ class _Header(NamedTuple):
     """What ``_header`` reads of a file without decoding its pixels."""
 
     size: tuple[int, int]  #: (width, height) as stored, before EXIF orientation
-    frames: int  #: images in the file, of which ``open_image`` reads the first
+    #: images in the file, of which ``open_image`` reads the first; None: more than
+    #: one, those after the first unreadable (a damaged or truncated file)
+    frames: int | None
     unit: str  #: "frames" (animated GIF, PNG, WebP) or "pages" (TIFF)
 
 
@@ -169,12 +171,13 @@ def _header(path):
     frames or pages; other formats count 1: an MPO's second image is a preview or a
     depth map, not content."""
     with _pil().open(path) as im:
-        several = im.format in ("GIF", "PNG", "WEBP", "TIFF")
-        return _Header(
-            im.size,
-            getattr(im, "n_frames", 1) if several else 1,
-            "pages" if im.format == "TIFF" else "frames",
-        )
+        frames: int | None = 1
+        if im.format in ("GIF", "PNG", "WEBP", "TIFF"):
+            try:  # reads the header of every frame or page
+                frames = getattr(im, "n_frames", 1)
+            except Exception:  # one after the first is damaged: the first is still read
+                frames = None
+        return _Header(im.size, frames, "pages" if im.format == "TIFF" else "frames")
 
 
 class _Decoded(NamedTuple):

@@ -357,6 +357,9 @@ class _Transformable(_Linear):
         if in_dims[0] is None:
             return _linear(input, plan, num_threads, adjoint), None
         slices = input.movedim(in_dims[0], 0).unbind(0)
+        if not slices:  # a batch of size 0 (torch.stack needs one tensor)
+            shape = plan.input_shape if adjoint else plan.output_shape
+            return input.new_empty((0, *shape)), 0
         return torch.stack([_linear(t, plan, num_threads, adjoint) for t in slices]), 0
 
 
