@@ -167,45 +167,11 @@ def main(argv=None):
     geometry = _geometry(parser, args)
     if geometry is None:
         return 2
-    if args.align_corners and ALIASES.get(args.mode, args.mode) in NO_ALIGN_CORNERS:
+    message = _usage_error(args)
+    if message is not None:
         parser.print_usage(sys.stderr)
-        print(
-            f"cresize resize: error: --align-corners is not defined for --mode "
-            f"{args.mode}; it is allowed for bilinear, bicubic and lanczos3",
-            file=sys.stderr,
-        )
+        print(f"cresize resize: error: {message}", file=sys.stderr)
         return 2
-    if args.output and args.out_dir:
-        parser.print_usage(sys.stderr)
-        print("cresize resize: error: give -o/--output or --out-dir, not both", file=sys.stderr)
-        return 2
-    if any(sep and sep in args.suffix for sep in (os.sep, os.altsep)):
-        parser.print_usage(sys.stderr)
-        print(
-            f"cresize resize: error: --suffix must not contain a path separator; got "
-            f"{args.suffix!r} (use --out-dir for another folder)",
-            file=sys.stderr,
-        )
-        return 2
-    if args.output and args.suffix:
-        parser.print_usage(sys.stderr)
-        print(
-            "cresize resize: error: --suffix has no effect with -o/--output (the output is "
-            "named there); give one or the other",
-            file=sys.stderr,
-        )
-        return 2
-    if args.output and os.path.isdir(args.output):
-        parser.print_usage(sys.stderr)
-        print(
-            f"cresize resize: error: -o/--output is a directory; use --out-dir {args.output}",
-            file=sys.stderr,
-        )
-        return 2
-    for name, value in (("--jobs", args.jobs), ("--max-pixels", args.max_pixels)):
-        if value < 0:
-            print(f"cresize resize: error: {name} must be >= 0; got {value}", file=sys.stderr)
-            return 2
     tasks, failures, skipped = _plan(args)
     if args.output and len(tasks) + len(failures) > 1:
         print(
@@ -348,6 +314,33 @@ def split_cores(jobs, n_tasks):
     cpus = usable_cpus()
     jobs = max(1, min(jobs or cpus, cpus, n_tasks))
     return jobs, max(1, min(_threads.default(), cpus // jobs))
+
+
+def _usage_error(args):
+    """The first error among options that argparse cannot check one by one, or None."""
+    if args.align_corners and ALIASES.get(args.mode, args.mode) in NO_ALIGN_CORNERS:
+        return (
+            f"--align-corners is not defined for --mode {args.mode}; it is allowed for "
+            f"bilinear, bicubic and lanczos3"
+        )
+    if args.output and args.out_dir:
+        return "give -o/--output or --out-dir, not both"
+    if any(sep and sep in args.suffix for sep in (os.sep, os.altsep)):
+        return (
+            f"--suffix must not contain a path separator; got {args.suffix!r} (use "
+            f"--out-dir for another folder)"
+        )
+    if args.output and args.suffix:
+        return (
+            "--suffix has no effect with -o/--output (the output is named there); give one "
+            "or the other"
+        )
+    if args.output and os.path.isdir(args.output):
+        return f"-o/--output is a directory; use --out-dir {args.output}"
+    for name, value in (("--jobs", args.jobs), ("--max-pixels", args.max_pixels)):
+        if value < 0:
+            return f"{name} must be >= 0; got {value}"
+    return None
 
 
 def _geometry(parser, args):
