@@ -111,7 +111,9 @@ def open_image(path: str | os.PathLike[str]) -> PIL.Image.Image | np.ndarray:
         kept. A 16-bit RGB(A) PNG or TIFF, which Pillow would read as 8-bit, is
         returned as an ``(H, W, 3 or 4)`` uint16 array read with OpenCV (without
         ``info``); without OpenCV it is a ``ValueError`` rather than lost bits, and
-        so is a 16-bit CMYK TIFF (OpenCV cannot read it).
+        so is a 16-bit CMYK TIFF (OpenCV cannot read it). A 16-bit grey image with
+        a transparent value (PNG ``tRNS``) is an ``(H, W, 2)`` uint16 array of grey
+        and alpha (without ``info``).
     """
     return _read(path)[0]
 
@@ -296,7 +298,8 @@ def save_image(
         hold are converted: alpha is flattened on white for JPEG and BMP,
         16-bit becomes 8-bit for JPEG, WebP and BMP (``narrows`` tells). An
         ``(H, W, 3 or 4)`` uint16 array (16-bit colour) is written at 16 bits as
-        PNG or TIFF with OpenCV, without metadata.
+        PNG or TIFF with OpenCV, without metadata; an ``(H, W, 2)`` one (grey and
+        alpha) as 16-bit RGBA, its grey in each colour channel.
         32-bit grey images (int32, float) need TIFF; as PNG, an integer one is
         written at 16 bits when every value fits (0 to 65535), else refused.
     path : str or os.PathLike
