@@ -114,9 +114,42 @@ def test_package_ships_kernel_sources_and_markers():
         assert os.path.isfile(os.path.join(folder, name)), name
 
 
-def test_version_matches_the_distribution():
+def _installed_distribution():
+    """The installed distribution that the imported ``cresize`` comes from; skips when
+    cresize runs from a source tree (in-place or editable build), where the metadata
+    found describes some other copy or is a build's leftover ``src/cresize.egg-info``
+    (which has no RECORD: installers write one)."""
     try:
-        version = importlib.metadata.version("cresize")
+        dist = importlib.metadata.distribution("cresize")
     except importlib.metadata.PackageNotFoundError:
         pytest.skip("cresize runs from a source tree, not an installed distribution")
-    assert version == cresize.__version__
+    installed = dist.locate_file("cresize/__init__.py")
+    if dist.read_text("RECORD") is None or not (
+        os.path.isfile(installed) and os.path.samefile(installed, cresize.__file__)
+    ):
+        pytest.skip(f"cresize is imported from {cresize.__file__}, not from its distribution")
+    return dist
+
+
+def test_version_matches_the_distribution():
+    assert _installed_distribution().version == cresize.__version__
+
+
+def test_classifiers_state_the_supported_pythons_and_typing():
+    # PyPI's filters and tools read the classifiers: one per supported Python 3 minor
+    # version from the Requires-Python floor on, this interpreter's among them, and
+    # Typing :: Typed as the package ships py.typed.
+    meta = _installed_distribution().metadata
+    classifiers = meta.get_all("Classifier") or []
+    floor = meta["Requires-Python"]
+    assert floor.startswith(">=3."), floor
+    minors = sorted(
+        int(c.rsplit(".", 1)[1])
+        for c in classifiers
+        if c.startswith("Programming Language :: Python :: 3.")
+    )
+    assert minors and minors[0] == int(floor[len(">=3.") :]), (floor, classifiers)
+    assert minors == list(range(minors[0], minors[-1] + 1)), classifiers
+    assert sys.version_info[1] in minors, classifiers
+    assert "Typing :: Typed" in classifiers, classifiers
+    assert "Programming Language :: Python :: 3 :: Only" in classifiers, classifiers
