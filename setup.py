@@ -6,13 +6,15 @@ CRESIZE_OPENMP = auto (default) | 1 | 0
     auto: probe the compiler (compile, link and run a tiny OpenMP program) and
     build serial kernels with a warning when the probe fails; 1: fail when
     OpenMP is unavailable; 0: build serial kernels.
-CRESIZE_DEBUG = 1
-    Turn Cython's bounds, wraparound and initialisation checks back on.
+CRESIZE_DEBUG = 0 (default) | 1
+    1: turn Cython's bounds, wraparound and initialisation checks back on.
 CRESIZE_CLEAN_BUILD = 1 (default) | 0
     Rebuild from scratch, so that a change of OpenMP flags is never hidden by
     stale objects: ``build`` first removes its own build/lib* and build/temp*
     folders (stale modules never reach a wheel) and ``build_ext`` recompiles
     every source. 0 keeps them for incremental rebuilds.
+
+Any other value of a switch stops ``setup.py`` at once, naming the allowed values.
 
 Everything is relative to this file's folder, whatever the current directory
 (``python path/to/setup.py build_ext --inplace`` works), and nothing is deleted
@@ -65,19 +67,26 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 os.chdir(HERE)
 
 
+def switch(name, default, allowed=("0", "1")):
+    """The value of the environment switch ``name``; any other than ``allowed`` stops here."""
+    value = os.environ.get(name, default).strip().lower()
+    if value not in allowed:
+        raise SystemExit(
+            f"{name} must be {', '.join(allowed[:-1])} or {allowed[-1]}, not {value!r}"
+        )
+    return value
+
+
 def openmp_mode():
-    mode = os.environ.get("CRESIZE_OPENMP", "auto").strip().lower()
-    if mode not in ("auto", "0", "1"):
-        raise SystemExit(f"CRESIZE_OPENMP must be auto, 0 or 1, not {mode!r}")
-    return mode
+    return switch("CRESIZE_OPENMP", "auto", ("auto", "0", "1"))
 
 
 def clean_build():
-    return os.environ.get("CRESIZE_CLEAN_BUILD", "1") != "0"
+    return switch("CRESIZE_CLEAN_BUILD", "1") == "1"
 
 
 def cython_directives():
-    debug = os.environ.get("CRESIZE_DEBUG", "0") == "1"
+    debug = switch("CRESIZE_DEBUG", "0") == "1"
     return {
         "language_level": 3,
         "boundscheck": debug,
@@ -265,6 +274,11 @@ class Build(build):
                     shutil.rmtree(folder)
         super().run()
 
+
+# Check every switch now, before any work: CRESIZE_DEBUG=yes must not build without checks.
+openmp_mode()
+clean_build()
+cython_directives()
 
 setup(
     # depends: headers the kernels include; they rebuild the extension and go into the sdist.

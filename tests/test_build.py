@@ -5,6 +5,7 @@ import importlib.metadata
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -12,6 +13,9 @@ import cresize
 from cresize import _api
 
 OPENMP = cresize.openmp_enabled()
+#: The setup.py of the source tree or sdist these tests came from (absent where only
+#: tests/ was copied, as for the wheels' tests).
+SETUP = Path(__file__).resolve().parents[1] / "setup.py"
 
 
 @pytest.mark.skipif(
@@ -153,3 +157,33 @@ def test_classifiers_state_the_supported_pythons_and_typing():
     assert sys.version_info[1] in minors, classifiers
     assert "Typing :: Typed" in classifiers, classifiers
     assert "Programming Language :: Python :: 3 :: Only" in classifiers, classifiers
+
+
+@pytest.mark.skipif(not SETUP.is_file(), reason="no setup.py beside tests/: tests copied alone")
+@pytest.mark.parametrize(
+    "name, bad, allowed",
+    [
+        ("CRESIZE_DEBUG", "yes", "0 or 1"),
+        ("CRESIZE_CLEAN_BUILD", "true", "0 or 1"),
+        ("CRESIZE_OPENMP", "on", "auto, 0 or 1"),
+    ],
+)
+def test_setup_refuses_an_unknown_switch_value(name, bad, allowed):
+    # CRESIZE_DEBUG=yes used to build without the checks, and CRESIZE_CLEAN_BUILD=false
+    # to clean, without a word. setup.py checks its switches before any work, so a
+    # command that builds nothing shows it.
+    def run(value):
+        env = dict(os.environ, **{name: value})
+        return subprocess.run(
+            [sys.executable, str(SETUP), "--version"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+    refused = run(bad)
+    assert refused.returncode != 0, refused
+    assert f"{name} must be {allowed}, not {bad!r}" in refused.stderr, refused.stderr
+    accepted = run("1")
+    assert f"{name} must be" not in accepted.stderr, accepted.stderr
