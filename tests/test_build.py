@@ -172,6 +172,8 @@ def test_setup_refuses_an_unknown_switch_value(name, bad, allowed):
     # CRESIZE_DEBUG=yes used to build without the checks, and CRESIZE_CLEAN_BUILD=false
     # to clean, without a word. setup.py checks its switches before any work, so a
     # command that builds nothing shows it.
+    pytest.importorskip("setuptools", reason="setup.py needs setuptools")
+
     def run(value):
         env = dict(os.environ, **{name: value})
         return subprocess.run(
