@@ -30,22 +30,13 @@ file is generated, git-ignored and kept out of the sdist.
 import glob
 import os
 import pprint
+import re
 import shutil
 import subprocess
 import sys
 import sysconfig
 import tempfile
 import warnings
-
-from setuptools import Extension, setup
-from setuptools.command.build import build
-from setuptools.command.build_ext import build_ext
-from setuptools.command.build_py import build_py
-
-try:
-    from setuptools.errors import CompileError, LinkError
-except ImportError:  # setuptools < 59
-    from distutils.errors import CompileError, LinkError
 
 PROBE = r"""
 #include <omp.h>
@@ -95,6 +86,53 @@ def cython_directives():
         "cdivision": True,
         "embedsignature": True,
     }
+
+
+def check_build_requirements():
+    """Stop, saying what to install, when a requirement of pyproject.toml's [build-system]
+    is missing or too old: ``pip install .`` installs them in its isolated build, but a
+    direct ``python setup.py build_ext --inplace`` (or ``pip --no-build-isolation``) uses
+    this Python's, and a fresh venv has an old setuptools (Python 3.11) or none (3.12+).
+    The list is read with a pattern: Python 3.10 has no tomllib."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    def numbers(text):
+        return tuple(int(n) for n in re.match(r"[0-9]+(?:\.[0-9]+)*", text).group().split("."))
+
+    with open("pyproject.toml") as f:
+        table = re.search(r"^\[build-system\]$(.*?)^\[", f.read(), re.M | re.S).group(1)
+    requires = re.findall(r'"([^"]+)"', re.search(r"^requires = \[(.*?)\]", table, re.M | re.S)[1])
+    problems = []
+    for requirement in requires:
+        name, floor = re.fullmatch(r"([A-Za-z0-9_.-]+)\s*>=\s*([0-9.]+)", requirement).groups()
+        try:
+            have = version(name)
+        except PackageNotFoundError:
+            problems.append(f"{name} is not installed")
+            continue
+        if numbers(have) < numbers(floor):
+            problems.append(f"{name} is {have}")
+    if problems:
+        wanted = " ".join(f'"{r}"' for r in requires)
+        raise SystemExit(
+            f"building cresize needs {', '.join(requires)} (pyproject.toml [build-system]), "
+            f"but {'; '.join(problems)}: pip install {wanted}, or build with pip install ."
+        )
+
+
+# Check every switch, then the build requirements, before any work (CRESIZE_DEBUG=yes
+# must not build without checks) and before setuptools is imported.
+openmp_mode()
+clean_build()
+cython_directives()
+check_build_requirements()
+
+# These imports follow the checks above, which say what is missing.
+from setuptools import Extension, setup  # noqa: E402
+from setuptools.command.build import build  # noqa: E402
+from setuptools.command.build_ext import build_ext  # noqa: E402
+from setuptools.command.build_py import build_py  # noqa: E402
+from setuptools.errors import CompileError, LinkError  # noqa: E402
 
 
 class BuildExt(build_ext):
@@ -274,11 +312,6 @@ class Build(build):
                     shutil.rmtree(folder)
         super().run()
 
-
-# Check every switch now, before any work: CRESIZE_DEBUG=yes must not build without checks.
-openmp_mode()
-clean_build()
-cython_directives()
 
 setup(
     # depends: headers the kernels include; they rebuild the extension and go into the sdist.
