@@ -90,10 +90,12 @@ def cython_directives():
 
 def check_build_requirements():
     """Stop, saying what to install, when a requirement of pyproject.toml's [build-system]
-    is missing or too old: ``pip install .`` installs them in its isolated build, but a
-    direct ``python setup.py build_ext --inplace`` (or ``pip --no-build-isolation``) uses
-    this Python's, and a fresh venv has an old setuptools (Python 3.11) or none (3.12+).
-    The list is read with a pattern: Python 3.10 has no tomllib."""
+    is missing, or setuptools (which must read pyproject.toml) is too old: ``pip install .``
+    installs them in its isolated build, but a direct ``python setup.py build_ext
+    --inplace`` (or ``pip --no-build-isolation``) uses this Python's, and a fresh venv has
+    an old setuptools (Python 3.11) or none (3.12+). An older Cython or NumPy than asked
+    is only warned about: a packager may build with their own on purpose. The list is
+    read with a pattern: Python 3.10 has no tomllib."""
     from importlib.metadata import PackageNotFoundError, version
 
     def numbers(text):
@@ -110,8 +112,15 @@ def check_build_requirements():
         except PackageNotFoundError:
             problems.append(f"{name} is not installed")
             continue
-        if numbers(have) < numbers(floor):
+        if numbers(have) >= numbers(floor):
+            continue
+        if name == "setuptools":
             problems.append(f"{name} is {have}")
+        else:
+            warnings.warn(
+                f"building with {name} {have}; pyproject.toml asks for {requirement}",
+                stacklevel=2,
+            )
     if problems:
         wanted = " ".join(f'"{r}"' for r in requires)
         raise SystemExit(
