@@ -59,6 +59,8 @@ def test_show_config_openmp_section():
         assert omp["runtime"] is not None and os.path.isfile(omp["runtime"]), omp
     elif not OPENMP:
         assert omp["runtime"] is None and omp["default_threads"] == 1
+        # No runtime of its own: no wait policy to report (it read "the runtime's own").
+        assert omp["wait_policy"] is None, omp
 
 
 def test_show_config_prints_a_report(capsys):
