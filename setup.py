@@ -101,7 +101,7 @@ def check_build_requirements():
     def numbers(text):
         return tuple(int(n) for n in re.match(r"[0-9]+(?:\.[0-9]+)*", text).group().split("."))
 
-    with open("pyproject.toml") as f:
+    with open("pyproject.toml", encoding="utf-8") as f:
         table = re.search(r"^\[build-system\]$(.*?)^\[", f.read(), re.M | re.S).group(1)
     requires = re.findall(r'"([^"]+)"', re.search(r"^requires = \[(.*?)\]", table, re.M | re.S)[1])
     problems = []
