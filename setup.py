@@ -6,13 +6,15 @@ CRESIZE_OPENMP = auto (default) | 1 | 0
     auto: probe the compiler (compile, link and run a tiny OpenMP program) and
     build serial kernels with a warning when the probe fails; 1: fail when
     OpenMP is unavailable; 0: build serial kernels.
-CRESIZE_DEBUG = 1
-    Turn Cython's bounds, wraparound and initialisation checks back on.
+CRESIZE_DEBUG = 0 (default) | 1
+    1: turn Cython's bounds, wraparound and initialisation checks back on.
 CRESIZE_CLEAN_BUILD = 1 (default) | 0
     Rebuild from scratch, so that a change of OpenMP flags is never hidden by
     stale objects: ``build`` first removes its own build/lib* and build/temp*
     folders (stale modules never reach a wheel) and ``build_ext`` recompiles
     every source. 0 keeps them for incremental rebuilds.
+
+Any other value of a switch stops ``setup.py`` at once, naming the allowed values.
 
 Everything is relative to this file's folder, whatever the current directory
 (``python path/to/setup.py build_ext --inplace`` works), and nothing is deleted
@@ -28,22 +30,13 @@ file is generated, git-ignored and kept out of the sdist.
 import glob
 import os
 import pprint
+import re
 import shutil
 import subprocess
 import sys
 import sysconfig
 import tempfile
 import warnings
-
-from setuptools import Extension, setup
-from setuptools.command.build import build
-from setuptools.command.build_ext import build_ext
-from setuptools.command.build_py import build_py
-
-try:
-    from setuptools.errors import CompileError, LinkError
-except ImportError:  # setuptools < 59
-    from distutils.errors import CompileError, LinkError
 
 PROBE = r"""
 #include <omp.h>
@@ -65,19 +58,26 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 os.chdir(HERE)
 
 
+def switch(name, default, allowed=("0", "1")):
+    """The value of the environment switch ``name``; any other than ``allowed`` stops here."""
+    value = os.environ.get(name, default).strip().lower()
+    if value not in allowed:
+        raise SystemExit(
+            f"{name} must be {', '.join(allowed[:-1])} or {allowed[-1]}, not {value!r}"
+        )
+    return value
+
+
 def openmp_mode():
-    mode = os.environ.get("CRESIZE_OPENMP", "auto").strip().lower()
-    if mode not in ("auto", "0", "1"):
-        raise SystemExit(f"CRESIZE_OPENMP must be auto, 0 or 1, not {mode!r}")
-    return mode
+    return switch("CRESIZE_OPENMP", "auto", ("auto", "0", "1"))
 
 
 def clean_build():
-    return os.environ.get("CRESIZE_CLEAN_BUILD", "1") != "0"
+    return switch("CRESIZE_CLEAN_BUILD", "1") == "1"
 
 
 def cython_directives():
-    debug = os.environ.get("CRESIZE_DEBUG", "0") == "1"
+    debug = switch("CRESIZE_DEBUG", "0") == "1"
     return {
         "language_level": 3,
         "boundscheck": debug,
@@ -86,6 +86,62 @@ def cython_directives():
         "cdivision": True,
         "embedsignature": True,
     }
+
+
+def check_build_requirements():
+    """Stop, saying what to install, when a requirement of pyproject.toml's [build-system]
+    is missing, or setuptools (which must read pyproject.toml) is too old: ``pip install .``
+    installs them in its isolated build, but a direct ``python setup.py build_ext
+    --inplace`` (or ``pip --no-build-isolation``) uses this Python's, and a fresh venv has
+    an old setuptools (Python 3.11) or none (3.12+). An older Cython or NumPy than asked
+    is only warned about: a packager may build with their own on purpose. The list is
+    read with a pattern: Python 3.10 has no tomllib."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    def numbers(text):
+        return tuple(int(n) for n in re.match(r"[0-9]+(?:\.[0-9]+)*", text).group().split("."))
+
+    with open("pyproject.toml", encoding="utf-8") as f:
+        table = re.search(r"^\[build-system\]$(.*?)^\[", f.read(), re.M | re.S).group(1)
+    requires = re.findall(r'"([^"]+)"', re.search(r"^requires = \[(.*?)\]", table, re.M | re.S)[1])
+    problems = []
+    for requirement in requires:
+        name, floor = re.fullmatch(r"([A-Za-z0-9_.-]+)\s*>=\s*([0-9.]+)", requirement).groups()
+        try:
+            have = version(name)
+        except PackageNotFoundError:
+            problems.append(f"{name} is not installed")
+            continue
+        if numbers(have) >= numbers(floor):
+            continue
+        if name == "setuptools":
+            problems.append(f"{name} is {have}")
+        else:
+            warnings.warn(
+                f"building with {name} {have}; pyproject.toml asks for {requirement}",
+                stacklevel=2,
+            )
+    if problems:
+        wanted = " ".join(f'"{r}"' for r in requires)
+        raise SystemExit(
+            f"building cresize needs {', '.join(requires)} (pyproject.toml [build-system]), "
+            f"but {'; '.join(problems)}: pip install {wanted}, or build with pip install ."
+        )
+
+
+# Check every switch, then the build requirements, before any work (CRESIZE_DEBUG=yes
+# must not build without checks) and before setuptools is imported.
+openmp_mode()
+clean_build()
+cython_directives()
+check_build_requirements()
+
+# These imports follow the checks above, which say what is missing.
+from setuptools import Extension, setup  # noqa: E402
+from setuptools.command.build import build  # noqa: E402
+from setuptools.command.build_ext import build_ext  # noqa: E402
+from setuptools.command.build_py import build_py  # noqa: E402
+from setuptools.errors import CompileError, LinkError  # noqa: E402
 
 
 class BuildExt(build_ext):

@@ -5,6 +5,7 @@ import importlib.metadata
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -12,6 +13,9 @@ import cresize
 from cresize import _api
 
 OPENMP = cresize.openmp_enabled()
+#: The setup.py of the source tree or sdist these tests came from (absent where only
+#: tests/ was copied, as for the wheels' tests).
+SETUP = Path(__file__).resolve().parents[1] / "setup.py"
 
 
 @pytest.mark.skipif(
@@ -55,6 +59,8 @@ def test_show_config_openmp_section():
         assert omp["runtime"] is not None and os.path.isfile(omp["runtime"]), omp
     elif not OPENMP:
         assert omp["runtime"] is None and omp["default_threads"] == 1
+        # No runtime of its own: no wait policy to report (it read "the runtime's own").
+        assert omp["wait_policy"] is None, omp
 
 
 def test_show_config_prints_a_report(capsys):
@@ -114,9 +120,93 @@ def test_package_ships_kernel_sources_and_markers():
         assert os.path.isfile(os.path.join(folder, name)), name
 
 
-def test_version_matches_the_distribution():
+def _installed_distribution():
+    """The installed distribution that the imported ``cresize`` comes from; skips when
+    cresize runs from a source tree (in-place or editable build), where the metadata
+    found describes some other copy or is a build's leftover ``src/cresize.egg-info``
+    (which has no RECORD: installers write one)."""
     try:
-        version = importlib.metadata.version("cresize")
+        dist = importlib.metadata.distribution("cresize")
     except importlib.metadata.PackageNotFoundError:
         pytest.skip("cresize runs from a source tree, not an installed distribution")
-    assert version == cresize.__version__
+    installed = dist.locate_file("cresize/__init__.py")
+    if dist.read_text("RECORD") is None or not (
+        os.path.isfile(installed) and os.path.samefile(installed, cresize.__file__)
+    ):
+        pytest.skip(f"cresize is imported from {cresize.__file__}, not from its distribution")
+    return dist
+
+
+def test_version_matches_the_distribution():
+    assert _installed_distribution().version == cresize.__version__
+
+
+def test_classifiers_state_the_supported_pythons_and_typing():
+    # PyPI's filters and tools read the classifiers: one per supported Python 3 minor
+    # version from the Requires-Python floor on, this interpreter's among them, and
+    # Typing :: Typed as the package ships py.typed.
+    meta = _installed_distribution().metadata
+    classifiers = meta.get_all("Classifier") or []
+    floor = meta["Requires-Python"]
+    assert floor.startswith(">=3."), floor
+    minors = sorted(
+        int(c.rsplit(".", 1)[1])
+        for c in classifiers
+        if c.startswith("Programming Language :: Python :: 3.")
+    )
+    assert minors and minors[0] == int(floor[len(">=3.") :]), (floor, classifiers)
+    assert minors == list(range(minors[0], minors[-1] + 1)), classifiers
+    assert sys.version_info[1] in minors, classifiers
+    assert "Typing :: Typed" in classifiers, classifiers
+    assert "Programming Language :: Python :: 3 :: Only" in classifiers, classifiers
+
+
+@pytest.mark.skipif(not SETUP.is_file(), reason="no setup.py beside tests/: tests copied alone")
+@pytest.mark.parametrize(
+    "name, bad, allowed",
+    [
+        ("CRESIZE_DEBUG", "yes", "0 or 1"),
+        ("CRESIZE_CLEAN_BUILD", "true", "0 or 1"),
+        ("CRESIZE_OPENMP", "on", "auto, 0 or 1"),
+    ],
+)
+def test_setup_refuses_an_unknown_switch_value(name, bad, allowed):
+    # CRESIZE_DEBUG=yes used to build without the checks, and CRESIZE_CLEAN_BUILD=false
+    # to clean, without a word. setup.py checks its switches before any work, so a
+    # command that builds nothing shows it.
+    def run(value):
+        env = dict(os.environ, **{name: value})
+        return subprocess.run(
+            [sys.executable, str(SETUP), "--version"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+    refused = run(bad)
+    assert refused.returncode != 0, refused
+    assert f"{name} must be {allowed}, not {bad!r}" in refused.stderr, refused.stderr
+    accepted = run("1")
+    assert f"{name} must be" not in accepted.stderr, accepted.stderr
+
+
+@pytest.mark.skipif(not SETUP.is_file(), reason="no setup.py beside tests/: tests copied alone")
+def test_setup_names_missing_build_requirements(tmp_path):
+    # A direct `python setup.py build_ext --inplace` (the README's development
+    # command) in a fresh venv met setuptools 65 (Python 3.11) or none (3.12+) and
+    # stopped with a 70-line traceback about `project.license`; it now says what to
+    # install. A venv without pip has none of the build requirements.
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "venv")],
+        check=True,
+        timeout=120,
+    )
+    python = tmp_path / "venv" / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    run = subprocess.run(
+        [str(python), str(SETUP), "--version"], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert run.returncode != 0, run
+    assert "building cresize needs setuptools>=" in run.stderr, run.stderr
+    assert "setuptools is not installed" in run.stderr and "pip install" in run.stderr, run.stderr

@@ -113,7 +113,8 @@ def _collect() -> dict[str, Any]:
             "other_runtimes": [lib["filepath"] for lib in loaded if lib not in mine],
             "threadpoolctl": have_threadpoolctl,
             "default_threads": _threads.resolve(None),
-            "wait_policy": _waitpolicy.describe(),
+            # A serial build has no OpenMP threads of its own to wait.
+            "wait_policy": _waitpolicy.describe() if enabled else None,
         },
     }
 
@@ -226,5 +227,5 @@ def _format(config: dict[str, Any]) -> str:
     if omp["other_runtimes"]:
         lines.append(f"  also loaded       {', '.join(omp['other_runtimes'])}")
     lines.append(f"  default threads   {omp['default_threads']}")
-    lines.append(f"  wait policy       {omp['wait_policy']}")
+    lines.append(f"  wait policy       {omp['wait_policy'] or '-'}")
     return "\n".join(lines)
