@@ -210,3 +210,18 @@ def test_setup_names_missing_build_requirements(tmp_path):
     assert run.returncode != 0, run
     assert "building cresize needs setuptools>=" in run.stderr, run.stderr
     assert "setuptools is not installed" in run.stderr and "pip install" in run.stderr, run.stderr
+
+
+def test_no_requirement_pulls_an_unpinned_torch():
+    # An extra of "torch>=2.0" let `pip install "cresize[torch]"` fetch PyPI's multi-GB
+    # CUDA build on Linux; PyTorch is installed by the user, pinned (docs/guide/install.md).
+    tomllib = pytest.importorskip("tomllib")
+    path = Path(__file__).resolve().parent.parent / "pyproject.toml"
+    if not path.is_file():
+        pytest.skip("no pyproject.toml beside the tests (installed test files)")
+    project = tomllib.loads(path.read_text())["project"]
+    requirements = list(project.get("dependencies", []))
+    for extra in project.get("optional-dependencies", {}).values():
+        requirements += extra
+    names = [r.split(";")[0].replace(" ", "").lower() for r in requirements]
+    assert not [r for r in names if r.startswith("torch") and "==" not in r], names

@@ -9,7 +9,9 @@ so ``gradgradcheck`` and higher derivatives work, in forward mode too (``jvp``,
 ``torch.autograd.forward_ad``), and under ``torch.func`` (``grad``, ``jvp``,
 ``vmap``, ``jacrev``, ``jacfwd``).
 
-Needs PyTorch (``pip install "cresize[torch]"``).
+Needs PyTorch 2.0 or later, any CPU build, installed pinned (for the CPU build:
+``pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu``; a plain
+``pip install torch`` on Linux pulls the multi-GB CUDA build).
 """
 
 from __future__ import annotations
@@ -26,7 +28,9 @@ try:
 except ImportError as exc:
     raise ImportError(
         "cresize.torch needs PyTorch, which is not installed: "
-        'pip install "cresize[torch]" (or pip install torch)'
+        "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu "
+        "(the CPU build; any version from 2.0 works: pin it, as a plain pip install "
+        "torch on Linux pulls the multi-GB CUDA build)"
     ) from exc
 
 import torch.autograd.forward_ad as _forward_ad
