@@ -752,7 +752,7 @@ cdef void _blocks_2x2(const Sizes* z, const floating* wy, Py_ssize_t wy_stride,
     if n == 1:
         _rows_2x2(z, wy, wy_stride, wx, n_out, src, dst, 0, jobs)
         return
-    for t in prange(n, schedule="static", chunksize=1, num_threads=n):
+    for t in prange(n, schedule="static", num_threads=n):
         _rows_2x2(z, wy, wy_stride, wx, n_out, src, dst, jobs * t // n, jobs * (t + 1) // n)
 
 
@@ -873,7 +873,7 @@ cdef int _fused(const Sizes* z, const Py_ssize_t[:, ::1] y_index,
                        &y_count[0], &x_weight[0, 0], x_index.shape[0], src, dst, scratch, 0,
                        jobs)
         else:
-            for t in prange(n, schedule="static", chunksize=1, num_threads=n):
+            for t in prange(n, schedule="static", num_threads=n):
                 _pair_rows(z, &y_index[0, 0], y_index.shape[1], &y_weight[0, 0],
                            y_weight.shape[1], &y_count[0], &x_weight[0, 0], x_index.shape[0],
                            src, dst, scratch + t * scratch_stride, jobs * t // n,
