@@ -162,6 +162,27 @@ def test_classifiers_state_the_supported_pythons_and_typing():
     assert "Programming Language :: Python :: 3 :: Only" in classifiers, classifiers
 
 
+def test_distribution_carries_the_bundled_runtimes_licences():
+    # Linux wheels bundle libgomp (GPL-3.0-or-later WITH GCC-exception-3.1: the GPL's
+    # own text must go with it), Windows wheels MSVC's vcomp140.dll; every wheel and
+    # the sdist carry the notices (license-files), and cresize stays BSD-3-Clause.
+    dist = _installed_distribution()
+    assert dist.metadata["License-Expression"] == "BSD-3-Clause", dist.metadata
+    files = dist.metadata.get_all("License-File") or []
+    wanted = [
+        "LICENSE",
+        "LICENSES/GCC-exception-3.1.txt",
+        "LICENSES/GPL-3.0.txt",
+        "LICENSES/MSVC-runtime.txt",
+    ]
+    assert sorted(files) == wanted, files
+    texts = {name: dist.read_text(f"licenses/{name}") or "" for name in wanted}
+    assert "GCC RUNTIME LIBRARY EXCEPTION" in texts["LICENSES/GCC-exception-3.1.txt"]
+    assert "GNU GENERAL PUBLIC LICENSE" in texts["LICENSES/GPL-3.0.txt"]
+    assert "TERMS AND CONDITIONS" in texts["LICENSES/GPL-3.0.txt"]
+    assert "vcomp140.dll" in texts["LICENSES/MSVC-runtime.txt"]
+
+
 @pytest.mark.skipif(not SETUP.is_file(), reason="no setup.py beside tests/: tests copied alone")
 @pytest.mark.parametrize(
     "name, bad, allowed",
