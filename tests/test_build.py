@@ -3,6 +3,7 @@ configuration, ``show_config``, and the files a distribution must carry."""
 
 import importlib.metadata
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -161,6 +162,27 @@ def test_classifiers_state_the_supported_pythons_and_typing():
     assert "Programming Language :: Python :: 3 :: Only" in classifiers, classifiers
 
 
+def test_distribution_carries_the_bundled_runtimes_licences():
+    # Linux wheels bundle libgomp (GPL-3.0-or-later WITH GCC-exception-3.1: the GPL's
+    # own text must go with it), Windows wheels MSVC's vcomp140.dll; every wheel and
+    # the sdist carry the notices (license-files), and cresize stays BSD-3-Clause.
+    dist = _installed_distribution()
+    assert dist.metadata["License-Expression"] == "BSD-3-Clause", dist.metadata
+    files = dist.metadata.get_all("License-File") or []
+    wanted = [
+        "LICENSE",
+        "LICENSES/GCC-exception-3.1.txt",
+        "LICENSES/GPL-3.0.txt",
+        "LICENSES/MSVC-runtime.txt",
+    ]
+    assert sorted(files) == wanted, files
+    texts = {name: dist.read_text(f"licenses/{name}") or "" for name in wanted}
+    assert "GCC RUNTIME LIBRARY EXCEPTION" in texts["LICENSES/GCC-exception-3.1.txt"]
+    assert "GNU GENERAL PUBLIC LICENSE" in texts["LICENSES/GPL-3.0.txt"]
+    assert "TERMS AND CONDITIONS" in texts["LICENSES/GPL-3.0.txt"]
+    assert "vcomp140.dll" in texts["LICENSES/MSVC-runtime.txt"]
+
+
 @pytest.mark.skipif(not SETUP.is_file(), reason="no setup.py beside tests/: tests copied alone")
 @pytest.mark.parametrize(
     "name, bad, allowed",
@@ -225,3 +247,51 @@ def test_no_requirement_pulls_an_unpinned_torch():
         requirements += extra
     names = [r.split(";")[0].replace(" ", "").lower() for r in requirements]
     assert not [r for r in names if r.startswith("torch") and "==" not in r], names
+
+
+#: A compiler or Cython warning about one of cresize's own files: gcc's
+#: ``.../cresize/_kernels.c:123:4: warning: ...`` (the generated C, or a header) and
+#: Cython's ``warning: src/cresize/_kernels.pyx:735:4: Unreachable code``.
+OWN_WARNING = re.compile(
+    r"cresize[/\\][\w./\\-]*\.(?:c|h|pyx|pxd):\d+:\d+: warning:"
+    r"|warning: [\w./\\-]*cresize[/\\][\w./\\-]*\.(?:pyx|pxd):\d+:\d+:"
+)
+
+
+def own_warnings(log):
+    """The lines of a build log that warn about cresize's own sources."""
+    return [line for line in log.splitlines() if OWN_WARNING.search(line)]
+
+
+def test_own_warnings_are_recognised():
+    # The two forms the kernels' build used to print 42 of (gcc's -Wmaybe-uninitialized
+    # in Cython's OpenMP blocks; Cython's unreachable code after fused-type branches),
+    # and lines that are not about cresize's sources.
+    log = "\n".join(
+        [
+            "warning: src/cresize/_kernels.pyx:735:4: Unreachable code",
+            "build/temp.linux-x86_64-cpython-311/cython/src/cresize/_kernels.c:53096:23: "
+            "warning: '__pyx_v_tid' may be used uninitialized [-Wmaybe-uninitialized]",
+            r"C:\b\cython\src\cresize\_fast.c:12:3: warning: unused variable 'x'",
+            "src/cresize/_simd.h:40:1: warning: 'f' defined but not used",
+            "gcc -Wall -c build/temp/cython/src/cresize/_kernels.c -o _kernels.o",
+            "SetuptoolsDeprecationWarning: a warning about setup.py, not a source",
+            "/usr/include/stdio.h:10:1: warning: a system header's",
+        ]
+    )
+    assert len(own_warnings(log)) == 4, own_warnings(log)
+
+
+@pytest.mark.skipif(
+    not os.environ.get("CRESIZE_BUILD_LOG"),
+    reason="CRESIZE_BUILD_LOG (the output of a build of cresize) not set; .ci/run sets it",
+)
+def test_build_prints_no_warnings_about_our_sources():
+    # The build prints no gcc or Cython warning about cresize's sources, so that a new
+    # one stands out (docs/guide/install.md says how to check by hand). .ci/run
+    # passes the log of its `python -m build` (the wheel's compile).
+    log = Path(os.environ["CRESIZE_BUILD_LOG"]).read_text(errors="replace")
+    for module in ("cresize._kernels", "cresize._fast"):
+        assert f"building '{module}' extension" in log, f"{module} was not compiled in this log"
+    found = own_warnings(log)
+    assert not found, f"{len(found)} warnings about cresize's sources:\n" + "\n".join(found[:20])

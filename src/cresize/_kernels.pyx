@@ -725,6 +725,8 @@ cdef inline bint _periodic(const Sizes* z, floating* out, const source* line,
             return cresize_periodic_f32_u8(out, line, n_in, C, start, weight, width, p, n)
         elif source is cython.schar:
             return cresize_periodic_f32_s8(out, line, n_in, C, start, weight, width, p, n)
+        else:
+            return False
     else:
         if source is double:
             return cresize_periodic_f64_f64(out, line, n_in, C, start, weight, width, p, n)
@@ -732,7 +734,8 @@ cdef inline bint _periodic(const Sizes* z, floating* out, const source* line,
             return cresize_periodic_f64_u16(out, line, n_in, C, start, weight, width, p, n)
         elif source is cython.short:
             return cresize_periodic_f64_s16(out, line, n_in, C, start, weight, width, p, n)
-    return False
+        else:
+            return False
 
 
 cdef void _blocks_2x2(const Sizes* z, const floating* wy, Py_ssize_t wy_stride,
@@ -749,7 +752,7 @@ cdef void _blocks_2x2(const Sizes* z, const floating* wy, Py_ssize_t wy_stride,
     if n == 1:
         _rows_2x2(z, wy, wy_stride, wx, n_out, src, dst, 0, jobs)
         return
-    for t in prange(n, schedule="static", chunksize=1, num_threads=n):
+    for t in prange(n, schedule="static", num_threads=n):
         _rows_2x2(z, wy, wy_stride, wx, n_out, src, dst, jobs * t // n, jobs * (t + 1) // n)
 
 
@@ -838,11 +841,13 @@ cdef int _fused(const Sizes* z, const Py_ssize_t[:, ::1] y_index,
                 Py_ssize_t tags_stride) noexcept nogil:
     """The fused sweep (``resize_2d``, ``resize_2d_int``); 1 when the scratch cannot
     be allocated."""
-    cdef Py_ssize_t jobs = z.n_planes * z.out_h, j, t, tid
+    # tid, buf and tag are set first thing in the parallel block; Cython passes them in
+    # firstprivate, so they start initialised (no -Wmaybe-uninitialized from gcc).
+    cdef Py_ssize_t jobs = z.n_planes * z.out_h, j, t, tid = 0
     cdef floating* own = NULL
     cdef Py_ssize_t* own_tags = NULL
-    cdef floating* buf
-    cdef Py_ssize_t* tag
+    cdef floating* buf = NULL
+    cdef Py_ssize_t* tag = NULL
     cdef Table y, x  # the tables as pointers: no per-row memoryview arguments
     _table(&y, y_index, y_weight, y_count, NULL)
     _table(&x, x_index, x_weight, x_count, &x_start[0])
@@ -868,7 +873,7 @@ cdef int _fused(const Sizes* z, const Py_ssize_t[:, ::1] y_index,
                        &y_count[0], &x_weight[0, 0], x_index.shape[0], src, dst, scratch, 0,
                        jobs)
         else:
-            for t in prange(n, schedule="static", chunksize=1, num_threads=n):
+            for t in prange(n, schedule="static", num_threads=n):
                 _pair_rows(z, &y_index[0, 0], y_index.shape[1], &y_weight[0, 0],
                            y_weight.shape[1], &y_count[0], &x_weight[0, 0], x_index.shape[0],
                            src, dst, scratch + t * scratch_stride, jobs * t // n,
@@ -1565,6 +1570,8 @@ cdef inline bint _simd_pixels(floating* out, const source* line, Py_ssize_t chan
         elif source is cython.schar:
             return cresize_pixels_s8(out, line, channels, in_px, t.index, weight, t.count,
                                      t.start, width, n_out)
+        else:
+            return False
     else:
         if source is double:
             return cresize_pixels_f64(out, line, channels, in_px, t.index, weight, t.count,
@@ -1575,7 +1582,8 @@ cdef inline bint _simd_pixels(floating* out, const source* line, Py_ssize_t chan
         elif source is cython.short:
             return cresize_pixels_s16(out, line, channels, in_px, t.index, weight, t.count,
                                       t.start, width, n_out)
-    return False
+        else:
+            return False
 
 cdef inline void _pixel3(floating* out, const source* line, const Py_ssize_t* index,
                          const floating* weight, Py_ssize_t count) noexcept nogil:
