@@ -908,3 +908,22 @@ def test_modes_a_writer_lacks_are_converted(tmp_path, mode, fmt):
         if back.mode != want.mode:
             want = want.convert(back.mode)
         assert np.array_equal(np.asarray(back), np.asarray(want))
+
+
+@pytest.mark.parametrize("mode", ["I;16B", "I;16L", "I;16N"])
+@pytest.mark.parametrize("ext", ["png", "tif"])
+def test_save_image_keeps_16_bits_of_every_16_bit_mode(tmp_path, mode, ext):
+    # A PIL image in a byte-order variant of I;16 (as Pillow opens a big-endian TIFF)
+    # was rounded to 8 bits as PNG (and, I;16N, as TIFF) while narrows() said False.
+    from PIL import Image
+
+    from cresize.image import narrows
+
+    values = (np.arange(48, dtype=np.uint32) * 1361).reshape(6, 8)
+    raw = values.astype(">u2" if mode == "I;16B" else "<u2" if mode == "I;16L" else "=u2")
+    image = Image.frombuffer(mode, (8, 6), raw.tobytes(), "raw", mode, 0, 1)
+    assert not narrows(image, ext)
+    path = tmp_path / f"wide.{ext}"
+    save_image(image, path)
+    with Image.open(path) as back:
+        assert np.array_equal(np.asarray(back).astype(np.uint32), values), back.mode

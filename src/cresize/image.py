@@ -861,7 +861,9 @@ def _for_format(image: PIL.Image.Image, fmt: str) -> PIL.Image.Image:
         if image.mode in allowed:
             image.info = dict(info)
             return image
-    if image.mode.startswith("I;16"):
+    if image.mode.startswith("I;16") and "I;16" in allowed:  # another byte order
+        image = Image.fromarray(np.asarray(image).astype(np.uint16))
+    elif image.mode.startswith("I;16"):
         image = Image.fromarray(_to_8bit(image))
     elif image.mode in ("I", "F"):
         pixels = np.asarray(image)
