@@ -576,3 +576,25 @@ def test_no_graph_is_recorded_where_nothing_differentiates(monkeypatch):
         got = fwd.unpack_dual(out).tangent
     assert got is not None and len(applied) > 1
     assert torch.equal(got, ct.interpolate(tangent, size=(5, 11), mode="bilinear"))
+
+
+def test_resize_options_changed_later_are_checked_again():
+    # Resize's key compared options with ==: after a call with size=4, setting 4.0 or
+    # True (equal in Python) reused the plan instead of refusing them as a new module does.
+    x = torch.zeros(1, 1, 3, 3)
+    layer = ct.Resize(size=4, mode="bilinear")
+    assert layer(x).shape == (1, 1, 4, 4)
+    for name, value, words in [
+        ("size", 4.0, "size"),
+        ("size", True, "size"),
+        ("align_corners", 1, "align_corners"),
+        ("antialias", 1, "antialias"),
+    ]:
+        before = getattr(layer, name)
+        setattr(layer, name, value)
+        with pytest.raises(TypeError, match=words):
+            layer(x)
+        setattr(layer, name, before)
+        assert layer(x).shape == (1, 1, 4, 4)
+    layer.size = (torch.tensor(5), 6)  # 0-d tensors (traced sizes) are taken, by value
+    assert layer(x).shape == (1, 1, 5, 6) and layer(x).shape == (1, 1, 5, 6)

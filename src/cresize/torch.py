@@ -306,10 +306,10 @@ class Resize(torch.nn.Module):
             channels_last,
             _frozen(self.size),
             _frozen(self.scale_factor),
-            self.mode,
-            self.align_corners,
-            self.recompute_scale_factor,
-            self.antialias,
+            _frozen(self.mode),
+            _frozen(self.align_corners),
+            _frozen(self.recompute_scale_factor),
+            _frozen(self.antialias),
         )
         cached = self._cached  # read once: another thread may replace it meanwhile
         if cached is None or key != cached[0]:  # a new shape, layout or options
@@ -462,9 +462,10 @@ def _channels_last(tensor):
 
 
 def _frozen(value):
-    """A hashable, unchanging copy of a size or scale factor (lists become tuples)."""
+    """An unchanging copy of an option with its type, for ``Resize``'s key: 4, 4.0 and
+    True are equal in Python, but only the one that passed the checks may find its plan."""
     if isinstance(value, (list, tuple)):
-        return tuple(_frozen(v) for v in value)
-    if isinstance(value, torch.Tensor) and value.dim() == 0:
-        return value.item()
-    return value
+        return (type(value), tuple(_frozen(v) for v in value))
+    if isinstance(value, torch.Tensor):
+        return (torch.Tensor, value.dtype, tuple(value.shape), tuple(value.flatten().tolist()))
+    return (type(value), value)
