@@ -108,8 +108,7 @@ def resize(
         if result is not None:
             return result
         key = _plan.fast_key(x, size, scale_factor, mode, align_corners, antialias, axes)
-        ref = _plan._FAST.get(key)
-        found = ref() if ref is not None else None
+        found = _plan.recall(key)
         if found is not None:
             return _plan._execute(
                 found._forward, found._forward.tables, x, None, _threads(num_threads)
@@ -167,8 +166,7 @@ def resize_backward(
             grad_output, input_shape, scale_factor, mode, align_corners, antialias, axes
         )
         key = None if key is None else ("backward", key)
-        ref = _plan._FAST.get(key)
-        found = ref() if ref is not None else None
+        found = _plan.recall(key)
         if found is not None:
             program = found._backward
             return _plan._execute(program, program.tables, grad_output, None, _threads(num_threads))

@@ -877,6 +877,13 @@ def block_plan(spec: _spec.Spec, dtype: Any, num_threads: int | None) -> Plan:
 fast_key = _fast.fast_key
 
 
+def recall(key):
+    """The plan ``remember`` kept for ``key``, or None (no key, never kept, or since
+    dropped from the cache)."""
+    ref = _FAST.get(key) if key is not None else None
+    return ref() if ref is not None else None
+
+
 def remember(key, found):
     if key is not None and found._key is not None:
         if len(_FAST) >= _FAST_MAX:

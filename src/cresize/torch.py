@@ -141,23 +141,21 @@ def interpolate(
     key = _plan.fast_key(input, size, scale_factor, mode, align_corners, antialias, None)
     if key is not None and (recompute_scale_factor is None or type(recompute_scale_factor) is bool):
         key = ("torch", channels_last, recompute_scale_factor, key)
-        ref = _plan._FAST.get(key)
-        found = ref() if ref is not None else None
-        if found is not None:
-            return _apply(input, found, num_threads, channels_last)
     else:
         key = None
-    found = _input_plan(
-        input,
-        size,
-        scale_factor,
-        mode,
-        align_corners,
-        recompute_scale_factor,
-        antialias,
-        channels_last=channels_last,
-    )
-    _plan.remember(key, found)
+    found = _plan.recall(key)
+    if found is None:
+        found = _input_plan(
+            input,
+            size,
+            scale_factor,
+            mode,
+            align_corners,
+            recompute_scale_factor,
+            antialias,
+            channels_last=channels_last,
+        )
+        _plan.remember(key, found)
     return _apply(input, found, num_threads, channels_last)
 
 
