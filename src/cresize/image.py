@@ -773,8 +773,8 @@ def _pixels(image: PIL.Image.Image) -> PIL.Image.Image:
         return image.convert("RGBA" if image.has_transparency_data else "RGB")
     if image.mode == "1":
         return image.convert("L")
-    if image.mode in ("La", "RGBa"):  # premultiplied: the straight mode Pillow converts to
-        return image.convert(image.mode.upper())
+    if image.mode in ("La", "RGBa"):
+        return _straight(image)
     if image.mode not in _KEEP:
         return image.convert("RGBA" if "A" in image.mode or "a" in image.mode else "RGB")
     return image
@@ -845,6 +845,12 @@ def _plugins(enough):
         Image.init()
 
 
+def _straight(image: PIL.Image.Image) -> PIL.Image.Image:
+    """A premultiplied La / RGBa image as its straight LA / RGBA (the mode Pillow converts
+    it to); any other image as it is."""
+    return image.convert(image.mode.upper()) if image.mode in ("La", "RGBa") else image
+
+
 def _for_format(image: PIL.Image.Image, fmt: str) -> PIL.Image.Image:
     """``image`` converted, where needed, to a mode that ``fmt`` can write."""
     allowed = _WRITES.get(fmt)
@@ -856,11 +862,7 @@ def _for_format(image: PIL.Image.Image, fmt: str) -> PIL.Image.Image:
         return image
     Image = _pil()
     info = image.info
-    if image.mode in ("La", "RGBa"):  # premultiplied: written as their straight modes
-        image = image.convert(image.mode.upper())
-        if image.mode in allowed:
-            image.info = dict(info)
-            return image
+    image = _straight(image)  # written as its straight mode (the steps below see LA/RGBA)
     if image.mode.startswith("I;16") and "I;16" in allowed:  # another byte order
         image = Image.fromarray(np.asarray(image).astype(np.uint16))
     elif image.mode.startswith("I;16"):
