@@ -500,6 +500,24 @@ def test_two_inputs_one_destination(tmp_path, capsys):
     assert "1 resized, 0 failed" in capsys.readouterr().out  # the same file named twice
 
 
+def test_outputs_that_differ_only_in_case_are_refused(tmp_path, capsys):
+    # On a case-insensitive output folder (macOS, Windows, exFAT, SMB) the second
+    # would replace the first; the rule is by name, so it holds on this file system too.
+    a, b = write(tmp_path / "in" / "A.png"), write(tmp_path / "in" / "a.png", seed=1)
+    out = tmp_path / "out"
+    assert main([str(a), str(b), "--width", "9", "--out-dir", str(out), "--overwrite"]) == 1
+    err = capsys.readouterr().err
+    assert f"{out / 'a.png'} and {out / 'A.png'} (the output of {a}) differ only in" in err
+    assert "case-insensitive" in err
+    assert tree(out) == ["A.png"]
+    # Names that the output folder already holds as two files are two files there:
+    # in place, or a re-run into a folder that tells them apart.
+    write(out / "a.png")
+    assert main([str(a), str(b), "--width", "9", "--out-dir", str(out), "--overwrite"]) == 0
+    assert main([str(a), str(b), "--width", "9", "--in-place"]) == 0
+    assert "2 resized, 0 failed" in capsys.readouterr().out
+
+
 def test_pixels_and_metadata(tmp_path):
     exif = Image.Exif()
     exif[0x0112] = 8

@@ -401,7 +401,7 @@ def _plan(args):
     # another input (a_small.jpg of a.jpg, left by an earlier run) is not an input:
     # a re-run would otherwise make a_small_small.jpg.
     outputs = {key for _, _, _, real, key in planned if key != real}
-    tasks, seen, skipped = [], {}, []
+    tasks, seen, folded, skipped = [], {}, {}, []
     for src, base, dst, real, key in planned:
         if base is not None and real in outputs:
             skipped.append(src)
@@ -430,10 +430,33 @@ def _plan(args):
             continue  # the same file named twice
         elif key in seen:
             failures.append((src, f"{dst} is also the output of {seen[key]}"))
+        elif _case_twin(key, folded.get(key.casefold())):
+            other_dst, other_src = folded[key.casefold()][1:]
+            failures.append(
+                (
+                    src,
+                    f"{dst} and {other_dst} (the output of {other_src}) differ only in "
+                    f"letter case: one file on a case-insensitive file system (macOS, "
+                    f"Windows, exFAT, SMB); rename one input or use --suffix",
+                )
+            )
         else:
             seen[key] = src
+            folded.setdefault(key.casefold(), (key, dst, src))
             tasks.append((src, dst, same))
     return tasks, failures, skipped
+
+
+def _case_twin(key, other):
+    """Whether the output (real path) ``key`` and the earlier output ``other``
+    ``(key, dst, src)`` (or None) are one name on a case-insensitive file system.
+    The rule is by name (the output folder may not exist yet, and a file system can
+    fold case in one folder and not in the next), except that two names the folder
+    already holds as two files are two files there (in place, or a re-run)."""
+    if other is None:
+        return False
+    both = os.path.lexists(key) and os.path.lexists(other[0])
+    return not (both and not os.path.samefile(key, other[0]))
 
 
 def _walk(top, recursive, out_dir, failures):
