@@ -252,3 +252,22 @@ def test_verify_names_the_seed_the_results_were_made_from(tmp_path, capsys):
     assert len(failing) == len(cases)
     assert all("made from --seed 3, compared with --seed 0: pass --seed 3" in f for f in failing)
     assert _golden.main(["--verify", str(results), "--expected", str(golden)]) == 0
+
+
+def test_verify_expected_refuses_results_of_another_seed(tmp_path, capsys):
+    # Results made from the --seed 3 cases, compared with a set written with --seed 0:
+    # another seed's inputs, which --verify --expected passed over to bare errors.
+    golden, other = tmp_path / "golden", tmp_path / "other"
+    assert _golden.main(["--out", str(golden), "--seed", "3"]) == 0
+    assert _golden.main(["--out", str(other)]) == 0
+    cases = load_cases(golden)
+    results = results_from(cases, cresize.resize, cresize.resize_backward, tmp_path / "results")
+    capsys.readouterr()
+    assert _golden.main(["--verify", str(results), "--expected", str(other)]) == 1
+    failing = [line for line in capsys.readouterr().out.splitlines() if "FAIL" in line]
+    assert len(failing) == len(cases)
+    assert all(
+        f"made from --seed 3, but {other} was written with --seed 0: compare with a set of "
+        f"--seed 3" in f
+        for f in failing
+    )

@@ -202,12 +202,18 @@ def verify(directory, expected=None, seed=0, rtol=None):
             print(f"{name:34s}{'':23s}  FAIL: dtype must be float32 or float64, not {dtype!r}")
             continue
         tol = case["tolerance"][dtype] if rtol is None else rtol
-        made_from = result.get("seed", seed)
-        if expected is None and made_from != seed:  # the inputs were others
+        wanted = case.get("seed")  # --seed's, or the expected set's (if it says)
+        made_from = result.get("seed", wanted)
+        if made_from != wanted:  # the inputs were others
             failures += 1
             print(
-                f"{name:34s}{'':23s}  FAIL: made from --seed {made_from}, compared with "
-                f"--seed {seed}: pass --seed {made_from}"
+                f"{name:34s}{'':23s}  FAIL: made from --seed {made_from}, "
+                + (
+                    f"compared with --seed {seed}: pass --seed {made_from}"
+                    if expected is None
+                    else f"but {expected} was written with --seed {wanted}: compare with a "
+                    f"set of --seed {made_from}"
+                )
             )
             continue
         cells, problems = [], []
