@@ -1032,6 +1032,34 @@ def test_16bit_colour_without_opencv_is_refused(tmp_path, capsys, monkeypatch):
     assert tree(tmp_path / "o") == ["plain.png"]
 
 
+def test_16bit_colour_over_opencvs_limit_is_refused_clearly(tmp_path):
+    # --max-pixels 0 lets a 16-bit colour file past cresize's limit to OpenCV's own
+    # (2**30 pixels, OPENCV_IO_MAX_IMAGE_PIXELS read when cv2 loads): a fresh process
+    # with a lower one stands in for a gigapixel file.
+    write16(tmp_path / "in" / "deep.png")
+    write(tmp_path / "in" / "plain.png")
+    script = (
+        "import sys\n"
+        "from cresize._cli_resize import main\n"
+        "sys.exit(main([sys.argv[1], '--width', '25', '--max-pixels', '0', '--out-dir', "
+        "sys.argv[2]]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path / "in"), str(tmp_path / "o")],
+        env=dict(os.environ, PYTHONPATH=CRESIZE_ROOT, OPENCV_IO_MAX_IMAGE_PIXELS="2000"),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1, done
+    deep = tmp_path / "in" / "deep.png"
+    assert (
+        f"{deep}: ValueError: {deep} is 60x40 (2,400 pixels), more than OpenCV, which reads "
+        f"16-bit colour, decodes: its limit OPENCV_IO_MAX_IMAGE_PIXELS is 2000" in done.stderr
+    )
+    assert tree(tmp_path / "o") == ["plain.png"]
+
+
 def test_exact_turns_shrink_on_load_off(tmp_path):
     src = write(tmp_path / "in.jpg", 400, 600, quality=95)
     for flags, name in [([], "fast.png"), (["--exact"], "exact.png")]:

@@ -135,7 +135,7 @@ def _read(path, geometry=None, opencv=False):
         turned = orientation in (5, 6, 7, 8)
         full = im.size[::-1] if turned else im.size
         if sixteen:
-            return _read_16bit(path, im.mode, orientation), full
+            return _read_16bit(path, im.mode, orientation, im.size), full
         scale = 1
         if geometry is not None and im.format in ("JPEG", "MPO"):
             (w, h), _ = target_size(*full, **geometry)
@@ -241,7 +241,7 @@ def _opencv():
     return cv2
 
 
-def _read_16bit(path, mode, orientation):
+def _read_16bit(path, mode, orientation, size):
     if mode == "CMYK":  # OpenCV reads no CMYK TIFF; Pillow would keep the high bytes
         raise ValueError(
             f"{os.fspath(path)} has 16-bit CMYK pixels, which neither Pillow (8 bits) nor "
@@ -251,7 +251,18 @@ def _read_16bit(path, mode, orientation):
     if cv2 is None:
         raise ValueError(f"{os.fspath(path)} has 16-bit {mode} pixels; {OPENCV_HINT}")
     data = np.fromfile(path, np.uint8)  # imdecode: any path, any platform
-    bgr = cv2.imdecode(data, cv2.IMREAD_UNCHANGED)
+    try:
+        bgr = cv2.imdecode(data, cv2.IMREAD_UNCHANGED)
+    except cv2.error as exc:
+        if "CV_IO_MAX_IMAGE_PIXELS" not in str(exc):
+            raise
+        (w, h), limit = size, os.environ.get("OPENCV_IO_MAX_IMAGE_PIXELS")
+        raise ValueError(
+            f"{os.fspath(path)} is {w}x{h} ({w * h:,} pixels), more than OpenCV, which reads "
+            f"16-bit colour, decodes: its limit OPENCV_IO_MAX_IMAGE_PIXELS is "
+            f"{limit or '1,073,741,824 (2**30) by default'}, read from the environment when "
+            f"OpenCV is loaded; for a file you trust, set it higher before Python starts"
+        ) from None
     if bgr is None or bgr.dtype != np.uint16 or bgr.ndim != 3:
         raise OSError(f"OpenCV could not read {os.fspath(path)} as 16-bit colour")
     order = {3: [2, 1, 0], 4: [2, 1, 0, 3]}[bgr.shape[2]]
