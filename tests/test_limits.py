@@ -138,6 +138,59 @@ def test_1_impossible_requests_are_impossible_without_a_limit_too(name, monkeypa
     assert _names(str(info.value), n)
 
 
+def _cgroups(monkeypatch, tmp_path, proc, files):
+    """``_spec.cgroup_memory_limit()`` with ``proc`` as /proc/self/cgroup and ``files``
+    ``{path under the cgroup root: text}``."""
+    from cresize import _spec
+
+    tmp_path = tmp_path / str(len(list(tmp_path.iterdir())))  # a new one each call
+    (tmp_path / "fs").mkdir(parents=True)
+    (tmp_path / "proc").write_text(proc)
+    for path, text in files.items():
+        (tmp_path / "fs" / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "fs" / path).write_text(text)
+    monkeypatch.setattr(_spec, "PROC_CGROUP", str(tmp_path / "proc"))
+    monkeypatch.setattr(_spec, "CGROUP_ROOT", str(tmp_path / "fs"))
+    _spec.cgroup_memory_limit.cache_clear()
+    try:
+        return _spec.cgroup_memory_limit()
+    finally:
+        _spec.cgroup_memory_limit.cache_clear()
+
+
+def test_1_cgroup_memory_limits_are_read(monkeypatch, tmp_path):
+    """v2 ``memory.max`` and v1 ``memory.limit_in_bytes``, of the process's cgroup or
+    an ancestor (the least), "max" meaning none; none found: no limit."""
+    v2 = "0::/job/step\n"
+    assert _cgroups(monkeypatch, tmp_path, v2, {}) == float("inf")
+    assert _cgroups(monkeypatch, tmp_path, v2, {"memory.max": "max\n"}) == float("inf")
+    limits = {"job/memory.max": "3000000000\n", "job/step/memory.max": "max\n"}
+    assert _cgroups(monkeypatch, tmp_path, v2, limits) == 3_000_000_000
+    limits["job/step/memory.max"] = "2000000000\n"
+    assert _cgroups(monkeypatch, tmp_path, v2, limits) == 2_000_000_000
+    # A container's own cgroup seen at the root of its mount (the path is the host's).
+    assert _cgroups(monkeypatch, tmp_path, "0::/docker/abc\n", {"memory.max": "1234\n"}) == 1234
+    # v1 (here beside the v2 line of a hybrid host, whose v2 tree has no memory.max).
+    v1 = "4:memory:/job\n2:cpu,cpuacct:/job\n0::/\n"
+    limits = {"memory/memory.limit_in_bytes": "9223372036854771712\n"}
+    assert _cgroups(monkeypatch, tmp_path, v1, limits) == 9223372036854771712
+    limits["memory/job/memory.limit_in_bytes"] = "4096000000\n"
+    assert _cgroups(monkeypatch, tmp_path, v1, limits) == 4_096_000_000
+
+
+def test_1_a_request_over_the_cgroup_limit_is_refused(monkeypatch):
+    """Under physical memory but over the container's limit: a MemoryError naming the
+    limit, where the OOM killer would end the process."""
+    from cresize import _spec
+
+    monkeypatch.setattr(_spec, "cgroup_memory_limit", lambda: 2**27)
+    assert _spec.memory_limit() == 2**27
+    with pytest.raises(MemoryError, match=r"0\.125 GiB can exist here .*cgroup"):
+        cresize.resize(np.ones((1, 1)), (4096, 4096))
+    monkeypatch.setattr(_spec, "cgroup_memory_limit", lambda: float("inf"))
+    assert _spec.memory_limit() > 2**27
+
+
 @POSIX
 def test_1_cli_refuses_an_impossible_scale(tmp_path):
     """``cresize resize --scale 1e6`` on a 50x40 PNG: exit 1, the reason printed, no output."""

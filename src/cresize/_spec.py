@@ -9,6 +9,7 @@ exist is refused before anything is built) live here too. Nothing else computes
 an output shape, a canonical mode or default axes.
 """
 
+import functools
 import math
 import numbers
 import operator
@@ -505,16 +506,17 @@ def check_sizes(spec, itemsize, *, dense=False, arrays=True):
                 )
             raise MemoryError(
                 f"{what} would need at least {need / 2**30:.3g} GiB; at most "
-                f"{limit / 2**30:.3g} GiB can exist here (physical memory or "
-                f"the address-space limit)"
+                f"{limit / 2**30:.3g} GiB can exist here (physical memory, the cgroup "
+                f"memory limit or the address-space limit)"
             )
 
 
 def memory_limit():
-    """Bytes this process could ever hold: physical memory, or a lower RLIMIT_AS/DATA."""
-    limit = math.inf
+    """Bytes this process could ever hold: physical memory, or a lower cgroup memory
+    limit (``cgroup_memory_limit``) or RLIMIT_AS/DATA."""
+    limit = cgroup_memory_limit()
     try:
-        limit = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        limit = min(limit, os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
     except (ValueError, OSError, AttributeError):  # pragma: no cover - not POSIX
         pass
     try:
@@ -526,6 +528,43 @@ def memory_limit():
                 limit = min(limit, soft)
     except (ImportError, AttributeError, OSError, ValueError):  # pragma: no cover
         pass
+    return limit
+
+
+#: Where the process's cgroups are listed, and where the cgroup file systems are mounted.
+PROC_CGROUP, CGROUP_ROOT = "/proc/self/cgroup", "/sys/fs/cgroup"
+
+
+@functools.cache
+def cgroup_memory_limit():
+    """The least memory limit of the process's cgroup and its ancestors (a container's):
+    v2 ``memory.max``, v1 ``memory.limit_in_bytes``; inf where none is set ("max") or
+    none can be read. Read once: the limits of a running process rarely change."""
+    try:
+        with open(PROC_CGROUP, encoding="ascii") as fh:
+            lines = fh.read().splitlines()
+    except (OSError, ValueError):
+        return math.inf
+    limit = math.inf
+    for line in lines:  # "ID:CONTROLLERS:PATH"; v2's is "0::PATH"
+        _, controllers, path = (line.split(":", 2) + ["", ""])[:3]
+        if not controllers:
+            root, name = CGROUP_ROOT, "memory.max"
+        elif "memory" in controllers.split(","):
+            root, name = os.path.join(CGROUP_ROOT, "memory"), "memory.limit_in_bytes"
+        else:
+            continue
+        # From the cgroup up to the mount's root, which is a container's own cgroup
+        # when the path is the host's (no cgroup namespace).
+        parts = [part for part in path.split("/") if part]
+        for depth in range(len(parts), -1, -1):
+            try:
+                with open(os.path.join(root, *parts[:depth], name), encoding="ascii") as fh:
+                    text = fh.read().strip()
+            except (OSError, ValueError):
+                continue
+            if text.isdigit():  # "max": no limit
+                limit = min(limit, int(text))
     return limit
 
 
