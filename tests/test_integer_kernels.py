@@ -292,6 +292,7 @@ def test_kernel_entry_checks_sizes():
         ({"y": (unsorted, weight, count)}, "ascending"),
         ({"y": taps(6, 5, "bilinear").kernel_args(np.float32)}, "rows"),
         ({"dst": np.zeros((1, 5, 3), np.uint8)}, "rows"),
+        ({"dst": np.zeros((1, 4, 4), np.uint8)}, "row"),
         ({"dst": np.zeros((2, 4, 3), np.uint8)}, "planes"),
         ({"channels": 3}, "pixels"),
         ({"order": _kernels.Order.DIRECT}, "DIRECT"),
@@ -303,6 +304,8 @@ def test_kernel_entry_checks_sizes():
             _int_call(**change)()
     with pytest.raises(TypeError):
         _int_call(src=np.zeros((1, 6, 8), np.float32), dst=np.zeros((1, 4, 3), np.float32))()
+    with pytest.raises(TypeError, match="the y and x weights must have the same dtype"):
+        _int_call(y=y.kernel_args(np.float64))()
     with pytest.raises(TypeError):  # 16-bit values are summed in float64
         _int_call(src=np.zeros((1, 6, 8), np.float64))()
 

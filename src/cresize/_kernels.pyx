@@ -610,17 +610,13 @@ def resize_2d(const floating[:, :, ::1] src, floating[:, :, ::1] dst, Py_ssize_t
     * ``DIRECT``: every output row reads one input row with weight 1 (nearest):
       that row is resampled straight into the output.
     """
-    cdef Step s
-    _check_2d(src.shape[0], src.shape[1], src.shape[2], dst.shape[0], dst.shape[1],
-              dst.shape[2], channels, y_index, y_weight.shape[0], y_weight.shape[1], y_count,
-              x_index, x_weight.shape[0], x_weight.shape[1], x_count, x_start, x_select,
-              order, scratch.shape[0], scratch.shape[1],
-              scratch_length(order, tags.shape[1], src.shape[2], dst.shape[2], True), tags,
-              num_threads)
-    s = make_step(FUSED, src.shape[0], src.shape[1], src.shape[2],
-                  y=(y_index.base, y_weight.base, y_count.base),
-                  x=(x_index.base, x_weight.base, x_count.base, x_start.base, x_select),
-                  channels=channels, order=order, slots=tags.shape[1])
+    cdef Step s = make_step(FUSED, src.shape[0], src.shape[1], src.shape[2],
+                            y=(y_index.base, y_weight.base, y_count.base),
+                            x=(x_index.base, x_weight.base, x_count.base, x_start.base,
+                               x_select),
+                            channels=channels, order=order, slots=tags.shape[1])
+    _check_2d(s, dst.shape[0], dst.shape[1], dst.shape[2], scratch.shape[0], scratch.shape[1],
+              tags.shape[0], num_threads)
     s.run(&src[0, 0, 0], &dst[0, 0, 0], num_threads, &scratch[0, 0], scratch.shape[1],
           &tags[0, 0], tags.shape[1])
 
@@ -1167,19 +1163,13 @@ def resize_2d_int(const source[:, :, ::1] src, dst, Py_ssize_t channels, tuple y
     Checked here, then run as the integer ``Step`` of these arguments (``make_step``
     with ``src_dtype`` / ``dst_dtype``; a plan makes its steps once), on this scratch.
     """
-    cdef const Py_ssize_t[:, ::1] y_index = y[0]
-    cdef const floating[:, ::1] y_weight = y[1]
-    cdef const Py_ssize_t[::1] y_count = y[2]
     cdef const Py_ssize_t[:, ::1] x_index = x[0]
-    cdef const floating[:, ::1] x_weight = x[1]
+    cdef const floating[:, ::1] x_weight = x[1]  # scratch's dtype (make_step: y's too)
     cdef const Py_ssize_t[::1] x_count = x[2]
-    cdef const Py_ssize_t[::1] x_start = x[3]
-    cdef bint x_select = x[4]
     cdef str src_kind, sum_kind = "f" if floating is float else "d"
     cdef str kind = getattr(getattr(dst, "dtype", None), "char", "")
     cdef Py_ssize_t in_h = src.shape[1], in_row = src.shape[2], slots = tags.shape[1]
     cdef unsigned char[::1] out_bytes
-    cdef Sizes z
     cdef Step s
     if source is float:
         src_kind = "f"
@@ -1201,18 +1191,13 @@ def resize_2d_int(const source[:, :, ::1] src, dst, Py_ssize_t channels, tuple y
     if (src_kind in "fd" and src_kind != sum_kind) or (kind in "fd" and kind != sum_kind):
         raise TypeError(f"a float src or dst must have scratch's dtype ({sum_kind}); "
                         f"got {src_kind} -> {kind}")
-    _check_2d(src.shape[0], in_h, in_row, dst.shape[0], dst.shape[1], dst.shape[2], channels,
-              y_index, y_weight.shape[0], y_weight.shape[1], y_count,
-              x_index, x_weight.shape[0], x_weight.shape[1], x_count, x_start, x_select,
-              order, scratch.shape[0], scratch.shape[1],
-              scratch_length(order, slots, in_row, dst.shape[2], kind == sum_kind, channels),
-              tags, num_threads)
-    _check_period(&z, x[5] if len(x) > 5 else (0, 0, 0), x_index, x_weight, x_count, x_start)
-    if x_values is not None:
-        _block_values(x_values, x_index, x_weight, x_count, channels, order)
     s = make_step(FUSED, src.shape[0], in_h, in_row, y=y, x=x, channels=channels, order=order,
                   slots=slots, x_block=0 if x_values is None else 2, src_dtype=src_kind,
                   dst_dtype=kind)
+    _check_2d(s, dst.shape[0], dst.shape[1], dst.shape[2], scratch.shape[0], scratch.shape[1],
+              tags.shape[0], num_threads)
+    if x_values is not None:
+        _block_values(x_values, x_index, x_weight, x_count, channels, order)
     if s.dst_size == 0:
         return
     out_bytes = dst.reshape(-1).view("u1")  # C-contiguous: a view, written in place
@@ -1433,26 +1418,22 @@ cdef int _check_period(Sizes* z, tuple period, const Py_ssize_t[:, ::1] index,
     return 0
 
 
-cdef int _check_2d(Py_ssize_t src_planes, Py_ssize_t in_h, Py_ssize_t in_row,
-                   Py_ssize_t n_planes, Py_ssize_t out_h, Py_ssize_t out_row,
-                   Py_ssize_t channels,
-                   const Py_ssize_t[:, ::1] y_index, Py_ssize_t y_rows, Py_ssize_t y_width,
-                   const Py_ssize_t[::1] y_count,
-                   const Py_ssize_t[:, ::1] x_index, Py_ssize_t x_rows, Py_ssize_t x_width,
-                   const Py_ssize_t[::1] x_count, const Py_ssize_t[::1] x_start, bint x_select,
-                   int order, Py_ssize_t scratch_threads, Py_ssize_t scratch_row,
-                   Py_ssize_t scratch_needed, const Py_ssize_t[:, ::1] tags,
+cdef int _check_2d(Step s, Py_ssize_t n_planes, Py_ssize_t out_h, Py_ssize_t out_row,
+                   Py_ssize_t scratch_threads, Py_ssize_t scratch_row, Py_ssize_t tag_threads,
                    int num_threads) except -1:
+    """A call of the checked ``FUSED`` step ``s`` (``make_step`` checked its tables) on
+    ``dst (n_planes, out_h, out_row)``, rows of scratch and tags, and threads."""
     _check_threads(num_threads)
-    _check_same("src planes", src_planes, "dst planes", n_planes)
-    _check_2d_tables(in_h, in_row, out_h, out_row, channels, y_index, y_rows, y_width, y_count,
-                     x_index, x_rows, x_width, x_count, x_start, x_select, order, tags.shape[1])
-    if scratch_threads < num_threads or tags.shape[0] < num_threads:
+    _check_same("src planes", s.size.n_planes, "dst planes", n_planes)
+    _check_same("dst rows", out_h, "the y table's outputs", s.size.out_h)
+    _check_same("dst row length", out_row, "the x table's outputs times channels",
+                s.size.out_row)
+    if scratch_threads < num_threads or tag_threads < num_threads:
         raise ValueError(f"scratch and tags need a row per thread ({num_threads}); got "
-                         f"{scratch_threads} and {tags.shape[0]}")
-    if scratch_row < scratch_needed:
+                         f"{scratch_threads} and {tag_threads}")
+    if scratch_row < s.size.row:
         raise ValueError(f"scratch rows hold {scratch_row} values; this order needs "
-                         f"{scratch_needed} (scratch_length)")
+                         f"{s.size.row} (scratch_length)")
     return 0
 
 
