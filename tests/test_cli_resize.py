@@ -37,6 +37,18 @@ def _on_naming(monkeypatch, before=None, after=None):
         monkeypatch.setattr(os, name, naming)
 
 
+def run_script(script, *args, **env):
+    """``python -c script *args`` in a fresh interpreter that imports this cresize, with
+    the environment variables ``env`` added; the ``CompletedProcess``."""
+    return subprocess.run(
+        [sys.executable, "-c", script, *map(str, args)],
+        env=dict(os.environ, PYTHONPATH=CRESIZE_ROOT, **env),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
 def photo(h, w, seed=0):
     rng = np.random.default_rng(seed)
     y, x = np.mgrid[0:h, 0:w] / max(h, w)
@@ -1044,13 +1056,7 @@ def test_16bit_colour_over_opencvs_limit_is_refused_clearly(tmp_path):
         "sys.exit(main([sys.argv[1], '--width', '25', '--max-pixels', '0', '--out-dir', "
         "sys.argv[2]]))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", script, str(tmp_path / "in"), str(tmp_path / "o")],
-        env=dict(os.environ, PYTHONPATH=CRESIZE_ROOT, OPENCV_IO_MAX_IMAGE_PIXELS="2000"),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = run_script(script, tmp_path / "in", tmp_path / "o", OPENCV_IO_MAX_IMAGE_PIXELS="2000")
     assert done.returncode == 1, done
     deep = tmp_path / "in" / "deep.png"
     assert (
@@ -1138,14 +1144,7 @@ def test_rarer_pillow_plugins_are_imported_only_when_needed(tmp_path):
         "print('PIL.TiffImagePlugin' in sys.modules)\n"
         "assert main([sys.argv[2], *argv, sys.argv[3]]) == 0\n"
     )
-    paths = [str(tmp_path / name) for name in ("jpg", "tif", "out")]
-    done = subprocess.run(
-        [sys.executable, "-c", script, *paths],
-        env=dict(os.environ, PYTHONPATH=CRESIZE_ROOT),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = run_script(script, *(tmp_path / name for name in ("jpg", "tif", "out")))
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["False"]
     assert tree(tmp_path / "out") == ["a.png", "b.png"]
