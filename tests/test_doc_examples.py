@@ -48,8 +48,9 @@ FILES = [f for f in FILES if "_build" not in f.parts]
 PYTHON = {"python", "py", "pycon"}
 SHELL = {"bash", "console", "sh", "shell"}
 NOT_RUN = re.compile(r"<!--\s*not run:(.*?)-->", re.S)
-#: Optional packages a block may use: left out, naming them, when not installed.
-OPTIONAL = {"torch": r"\btorch\b", "zarr": r"\bzarr\b"}
+#: Optional packages a block may import (``cresize.torch`` imports torch): without them
+#: the block is left out, naming them.
+OPTIONAL = ("torch", "zarr")
 #: The subprocesses import the same cresize as this process (installed or in-place build).
 ENV = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(cresize.__file__)))
 TIMEOUT = 120
@@ -116,7 +117,8 @@ def stand_ins(tmp_path_factory):
 
 
 def _missing(code):
-    return [n for n, use in OPTIONAL.items() if re.search(use, code) and not _installed(n)]
+    imports = rf"^[ \t]*(?:import|from)[ \t]+(?:cresize\.)?({'|'.join(OPTIONAL)})\b"
+    return sorted({n for n in re.findall(imports, code, re.M) if not _installed(n)})
 
 
 def _installed(name):
@@ -235,8 +237,10 @@ def test_the_not_run_marker(tmp_path):
 
 
 def test_a_block_needing_a_missing_package_is_left_out(tmp_path, monkeypatch):
-    """Without PyTorch the block that uses it is named, the others still run."""
-    monkeypatch.setitem(globals(), "_installed", lambda name: name != "torch")
+    """Without PyTorch the block that imports it is named, the others still run."""
+    monkeypatch.setitem(globals(), "_installed", lambda name: name not in OPTIONAL)
+    assert _missing("import cresize.torch\nimport zarr, numpy") == ["torch", "zarr"]
+    assert _missing('x = "scan.zarr"  # a torch tensor, say') == []
     page = tmp_path / "page.md"
     page.write_text("```python\nimport torch\nraise ValueError\n```\n\n```python\nx = 1\n```\n")
     assert run_page(page, "page.md", tmp_path) == ["line 1 needs torch"]
