@@ -65,13 +65,17 @@ def blocks(path):
         marker = NOT_RUN.search(token.content) if token.type == "html_block" else None
         if marker:
             following = tokens[i + 1] if i + 1 < len(tokens) else None
+            where = f"{path.name}:{token.map[0] + 1}"
             assert following is not None and following.type == "fence", (
-                f"{path.name}:{token.map[0] + 1}: '<!-- not run -->' must come just before a block"
+                f"{where}: '<!-- not run -->' must come just before a block"
             )
-            assert marker.group(1).strip(), f"{path.name}:{token.map[0] + 1}: give the reason"
+            assert marker.group(1).strip(), f"{where}: give the reason"
+        where = f"{path.name}:{token.map[0] + 1 if token.map else '?'}"
+        assert token.type != "code_block", f"{where}: an indented block; fence it, with a language"
         if token.type != "fence":
             continue
         language = token.info.split()[0] if token.info.strip() else ""
+        assert language, f"{where}: a block without a language (`text` if it is none)"
         if language not in PYTHON | SHELL:
             continue
         previous = tokens[i - 1] if i else None
@@ -220,7 +224,8 @@ def test_a_wrong_example_fails(tmp_path, monkeypatch, text, error, match):
 
 
 def test_the_not_run_marker(tmp_path):
-    """A marked block does not run; the marker needs a reason and a block right after it."""
+    """A marked block does not run; the marker needs a reason and a block right after it;
+    every block is fenced and names its language, so that none escapes unseen."""
     page = tmp_path / "page.md"
     page.write_text(
         "```python\nx = 2\n```\n\n<!-- not run: raises -->\n```python\nraise ValueError\n```\n"
@@ -233,6 +238,12 @@ def test_the_not_run_marker(tmp_path):
         blocks(page)
     page.write_text("<!-- not run: a reason -->\n\nSome text.\n\n```bash\npip install x\n```\n")
     with pytest.raises(AssertionError, match="just before a block"):
+        blocks(page)
+    page.write_text("Indented:\n\n    pip install x\n")
+    with pytest.raises(AssertionError, match="an indented block"):
+        blocks(page)
+    page.write_text("```\npip install x\n```\n")
+    with pytest.raises(AssertionError, match="without a language"):
         blocks(page)
 
 
