@@ -2,20 +2,20 @@
 
 Every module of the imported cresize package (the installed one in CI) is
 collected with ``doctest``; a module that needs an optional dependency which is
-not installed (PyTorch for ``cresize.torch``) is skipped, naming it. NumPy 2
-prints scalars as ``np.float64(1.0)``: the examples use NumPy 1's style, which
-``legacy="1.25"`` restores, so they pass on every supported NumPy.
+not installed (PyTorch for ``cresize.torch``) is skipped, naming it. The runner
+(flags, NumPy's print style) is ``helpers.doctests``, shared with the Markdown
+examples of ``test_doc_examples.py``.
 """
 
 import doctest
 import importlib
 import pkgutil
 
-import numpy as np
 import pytest
 
 import cresize
 import cresize.testing
+from helpers.doctests import run_doctests
 
 #: Optional dependencies a module may need; without them its examples are skipped.
 OPTIONAL = {"torch", "PIL", "dask", "distributed"}
@@ -28,8 +28,6 @@ MODULES = sorted(
         if info.name != "cresize.__main__"
     ]
 )
-
-FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 
 def _import(name):
@@ -52,22 +50,11 @@ def _doctests(module):
     return [t for t in finder.find(module, module.__name__) if t.examples]
 
 
-def _run(tests):
-    """(doctest's TestResults, the report of every failing example)."""
-    report = []
-    runner = doctest.DocTestRunner(optionflags=FLAGS)
-    legacy = "1.25" if np.lib.NumpyVersion(np.__version__) >= "2.0.0" else False
-    with np.printoptions(legacy=legacy):
-        for test in tests:
-            runner.run(test, out=report.append)
-    return runner.summarize(verbose=False), "".join(report)
-
-
 @pytest.mark.parametrize("name", MODULES)
 def test_docstring_examples(name):
     module = _import(name)
     tests = _doctests(module)
-    result, report = _run(tests)
+    result, report = run_doctests(tests)
     assert result.failed == 0, f"{result.failed} of {result.attempted} failed in {name}:\n{report}"
 
 
@@ -88,4 +75,4 @@ def test_a_wrong_example_fails():
         """
 
     tests = doctest.DocTestFinder().find(lying, "lying")
-    assert _run(tests)[0].failed == 1
+    assert run_doctests(tests)[0].failed == 1

@@ -9,8 +9,8 @@ import sys
 import pytest
 
 
-def run_python(args, env, timeout, hang="") -> tuple[int, str, str]:
-    """``python *args`` with ``env``; its return code, stdout and stderr.
+def run_python(args, env, timeout, hang="", cwd=None) -> tuple[int, str, str]:
+    """``python *args`` with ``env`` (in ``cwd``); its return code, stdout and stderr.
 
     After ``timeout`` seconds the whole process group is killed and the test fails
     ("hung: killed after ... s", then ``hang``, what a hang would mean).
@@ -18,6 +18,7 @@ def run_python(args, env, timeout, hang="") -> tuple[int, str, str]:
     proc = subprocess.Popen(
         [sys.executable, *args],
         env=env,
+        cwd=cwd,
         text=True,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

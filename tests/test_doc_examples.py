@@ -1,0 +1,260 @@
+"""The examples in README.md and docs/**/*.md run, as a user would copy them.
+
+Each Markdown file's fenced code blocks are found with markdown-it-py, the parser
+that MyST (the documentation build) reads the same files with, and run in order, in
+a temporary working folder of their own:
+
+- ```` ```python ```` blocks share one namespace per file. A block of ``>>>`` lines
+  is a doctest: it must print what it shows (``helpers.doctests``, as for the
+  docstrings).
+- ```` ```bash ```` (``console``, ``sh``, ``shell``) blocks: every line is a
+  ``cresize ...`` or ``python -m cresize ...`` command (``# comments`` allowed); each
+  runs with this Python and must exit with status 0.
+- A block that must not run (an install command, a development tool, data only the
+  user has) carries ``<!-- not run: REASON -->`` on the line before it, the reason
+  required. Any other block that fails, or a shell line that is not a cresize
+  command, fails the test: nothing is skipped silently.
+- A block that uses an optional package that is not installed (PyTorch, zarr) is
+  left out, and the file's test then ends as skipped, naming the blocks and the
+  package, after the rest of the file has run and passed.
+
+The folder holds stand-ins for the files the examples name (``photo.jpg``,
+``photos/``, ``scans/*.tif``, ``textures/``, ``masters/``, ``scan16.tif``), all
+made from cresize's built-in test pattern (``cresize demo``). README.md is one of
+cibuildwheel's ``test-sources`` (pyproject.toml), like docs/, so this runs on every
+wheel too.
+"""
+
+import doctest
+import importlib.util
+import os
+import re
+import shlex
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from markdown_it import MarkdownIt
+
+import cresize
+from cresize import _demo
+from helpers.doctests import run_doctests
+from helpers.proc import run_python
+
+ROOT = Path(__file__).resolve().parents[1]
+FILES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+FILES = [f for f in FILES if "_build" not in f.parts]
+PYTHON = {"python", "py", "pycon"}
+SHELL = {"bash", "console", "sh", "shell"}
+NOT_RUN = re.compile(r"<!--\s*not run:(.*?)-->", re.S)
+#: Optional packages a block may import (``cresize.torch`` imports torch): without them
+#: the block is left out, naming them.
+OPTIONAL = ("torch", "zarr")
+#: The subprocesses import the same cresize as this process (installed or in-place build).
+ENV = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(cresize.__file__)))
+TIMEOUT = 120
+
+
+def blocks(path):
+    """[(line, language, code, reason not to run or None)] of ``path``'s fenced blocks
+    in Python or a shell; a ``not run`` comment that precedes no block is an error."""
+    tokens = MarkdownIt("commonmark").parse(path.read_text(encoding="utf-8"))
+    found = []
+    for i, token in enumerate(tokens):
+        marker = NOT_RUN.search(token.content) if token.type == "html_block" else None
+        if marker:
+            following = tokens[i + 1] if i + 1 < len(tokens) else None
+            where = f"{path.name}:{token.map[0] + 1}"
+            assert following is not None and following.type == "fence", (
+                f"{where}: '<!-- not run -->' must come just before a block"
+            )
+            assert marker.group(1).strip(), f"{where}: give the reason"
+        where = f"{path.name}:{token.map[0] + 1 if token.map else '?'}"
+        assert token.type != "code_block", f"{where}: an indented block; fence it, with a language"
+        if token.type != "fence":
+            continue
+        language = token.info.split()[0] if token.info.strip() else ""
+        assert language, f"{where}: a block without a language (`text` if it is none)"
+        if language not in PYTHON | SHELL:
+            continue
+        previous = tokens[i - 1] if i else None
+        skip = (
+            NOT_RUN.search(previous.content) if previous and previous.type == "html_block" else None
+        )
+        found.append(
+            (token.map[0] + 1, language, token.content, skip.group(1).strip() if skip else None)
+        )
+    return found
+
+
+def _name(path):
+    return path.relative_to(ROOT).as_posix()
+
+
+CASES = [pytest.param(path, id=_name(path)) for path in FILES if blocks(path)]
+
+
+@pytest.fixture(scope="session")
+def stand_ins(tmp_path_factory):
+    """A folder with the files that the examples name, made from the test pattern."""
+    from cresize.image import save_image
+
+    root = tmp_path_factory.mktemp("stand-ins")
+    small = _demo.test_pattern(96)
+    files = {
+        "photo.jpg": _demo.test_pattern(1280),
+        "photos/a.jpg": small,
+        "photos/b.png": small[::-1],
+        "photos/more/c.jpg": small[:, ::-1],
+        "scans/page1.tif": small,
+        "scans/page2.tif": small.transpose(1, 0, 2),
+        "textures/bricks.png": small,
+        "textures/wood.jpg": small[::-1, ::-1],
+        "masters/portrait.jpg": _demo.test_pattern(480)[:, 80:400],
+        "scan16.tif": _demo.test_pattern(160).astype(np.uint16) * 257,
+    }
+    for name, pixels in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        save_image(pixels, root / name)
+    return root
+
+
+def _missing(code):
+    imports = rf"^[ \t]*(?:import|from)[ \t]+(?:cresize\.)?({'|'.join(OPTIONAL)})\b"
+    return sorted({n for n in re.findall(imports, code, re.M) if not _installed(n)})
+
+
+def _installed(name):
+    return importlib.util.find_spec(name) is not None
+
+
+def _run_python(code, namespace, where, line=0):
+    if code.lstrip().startswith(">>>"):
+        # doctest runs a copy of the namespace: what the block defines is copied back.
+        test = doctest.DocTestParser().get_doctest(code, namespace, where, where, line)
+        result, report = run_doctests([test], clear_globs=False)
+        assert result.failed == 0, f"{where}: the output shown is not what it prints:\n{report}"
+        namespace.update(test.globs)
+    else:
+        exec(compile(code, where, "exec"), namespace)
+
+
+def _run_shell(code, where, cwd):
+    for k, line in enumerate(code.splitlines()):
+        argv = shlex.split(line, comments=True)
+        if not argv:
+            continue
+        if argv[:3] == ["python", "-m", "cresize"]:
+            argv = argv[2:]
+        if argv[0] != "cresize":
+            pytest.fail(
+                f"{where} (+{k}): {line!r} is not a cresize command; mark the block "
+                "'<!-- not run: REASON -->' if it must not run"
+            )
+        code_, out, err = run_python(["-m", *argv], ENV, TIMEOUT, cwd=cwd)
+        assert code_ == 0, f"{where} (+{k}): {line!r} exited with status {code_}\n{out}\n{err}"
+
+
+def run_page(path, name, work):
+    """Run the blocks of ``path`` in the folder ``work``; the blocks left out (what they
+    need is not installed), as text."""
+    namespace = {"__name__": "__main__"}
+    left_out = []
+    for line, language, code, reason in blocks(path):
+        where = f"{name}:{line}"
+        missing = _missing(code)
+        if reason is not None:
+            continue
+        if missing:
+            left_out.append(f"line {line} needs {', '.join(missing)}")
+        elif language in PYTHON:
+            _run_python(code, namespace, where, line)
+        else:
+            _run_shell(code, where, work)
+    return left_out
+
+
+@pytest.mark.parametrize("path", CASES)
+def test_examples_run(path, stand_ins, tmp_path, monkeypatch):
+    work = tmp_path / "work"
+    shutil.copytree(stand_ins, work)
+    monkeypatch.chdir(work)
+    limit = cresize.cache_info()["limit"]  # docs/plans.md sets it
+    try:
+        left_out = run_page(path, _name(path), work)
+    finally:
+        cresize.set_cache_limit(limit)
+    if left_out:
+        pytest.skip(f"{_name(path)}: the rest ran; not installed: {'; '.join(left_out)}")
+
+
+def test_the_blocks_are_found():
+    """The collector sees the examples (and the markers) that this module runs."""
+    found = {_name(path): blocks(path) for path in FILES}
+    assert len(found["README.md"]) >= 6
+    languages = {language for every in found.values() for _, language, _, _ in every}
+    assert {"python", "bash"} <= languages
+    assert any(reason for every in found.values() for *_, reason in every)
+    assert sum(map(len, found.values())) >= 30
+
+
+@pytest.mark.parametrize(
+    "text, error, match",
+    [
+        ("```python\nraise ValueError('wrong')\n```\n", ValueError, "wrong"),
+        ("```python\n>>> 1 + 1\n3\n```\n", AssertionError, "not what it prints"),
+        ("```python\nx = 1\n```\n\n```python\nx + y\n```\n", NameError, "'y'"),
+        (
+            "```bash\ncresize resize no-such-file.png --scale 0.5\n```\n",
+            AssertionError,
+            "exited with status",
+        ),
+        ("```console\npip install cresize\n```\n", pytest.fail.Exception, "not a cresize"),
+    ],
+)
+def test_a_wrong_example_fails(tmp_path, monkeypatch, text, error, match):
+    """A block that raises, a doctest that shows the wrong output, a name no block
+    defines, a failing command and a shell line that is not a cresize command fail."""
+    monkeypatch.chdir(tmp_path)
+    page = tmp_path / "page.md"
+    page.write_text(text)
+    with pytest.raises(error, match=match):
+        run_page(page, "page.md", tmp_path)
+
+
+def test_the_not_run_marker(tmp_path):
+    """A marked block does not run; the marker needs a reason and a block right after it;
+    every block is fenced and names its language, so that none escapes unseen."""
+    page = tmp_path / "page.md"
+    page.write_text(
+        "```python\nx = 2\n```\n\n<!-- not run: raises -->\n```python\nraise ValueError\n```\n"
+        "\n```python\n>>> x * 3\n6\n>>> y = x + 1\n```\n\n```python\nassert y == 3\n```\n"
+    )
+    assert [reason for *_, reason in blocks(page)] == [None, "raises", None, None]
+    assert run_page(page, "page.md", tmp_path) == []
+    page.write_text("<!-- not run: -->\n```bash\npip install cresize\n```\n")
+    with pytest.raises(AssertionError, match="give the reason"):
+        blocks(page)
+    page.write_text("<!-- not run: a reason -->\n\nSome text.\n\n```bash\npip install x\n```\n")
+    with pytest.raises(AssertionError, match="just before a block"):
+        blocks(page)
+    page.write_text("Indented:\n\n    pip install x\n")
+    with pytest.raises(AssertionError, match="an indented block"):
+        blocks(page)
+    page.write_text("```\npip install x\n```\n")
+    with pytest.raises(AssertionError, match="without a language"):
+        blocks(page)
+
+
+def test_a_block_needing_a_missing_package_is_left_out(tmp_path, monkeypatch):
+    """Without PyTorch the block that imports it is named, the others still run."""
+    monkeypatch.setitem(globals(), "_installed", lambda name: name not in OPTIONAL)
+    assert _missing("import cresize.torch\nimport zarr, numpy") == ["torch", "zarr"]
+    assert _missing('x = "scan.zarr"  # a torch tensor, say') == []
+    page = tmp_path / "page.md"
+    page.write_text("```python\nimport torch\nraise ValueError\n```\n\n```python\nx = 1\n```\n")
+    assert run_page(page, "page.md", tmp_path) == ["line 1 needs torch"]
+    page.write_text("```python\nimport torch\n```\n\n```python\nraise ValueError('ran')\n```\n")
+    with pytest.raises(ValueError, match="ran"):
+        run_page(page, "page.md", tmp_path)
