@@ -546,7 +546,7 @@ def test_arrays_larger_than_this_machine_are_planned_for_blocks(monkeypatch):
     assert g.shape == x.shape
     np.testing.assert_allclose(g[:3, :5].compute(), 1 / 1600, rtol=1e-6)
     spec = _spec.forward((40000, 40000), (1000, 1000), mode="area")
-    key = cd._PlanRef.of(_plan.block_plan(spec, "f4", None), None, "area", False, False).key
+    key = cd._PlanRef(_plan.block_plan(spec, "f4", None)).key
     assert cd._plan_for.__wrapped__(key).plan.output_shape == (1000, 1000)  # what a worker does
     with pytest.raises(MemoryError, match=r"resizing shape \(40000, 40000\)"):
         cresize.plan((40000, 40000), (1000, 1000), mode="area")
@@ -576,3 +576,26 @@ def test_masked_arrays_are_refused_when_the_graph_is_built():
         cd.pyramid(x, 2)
     with pytest.raises(TypeError, match=r"grad_output is a masked array"):
         cd.resize_backward(x, (12, 20))
+
+
+@pytest.mark.parametrize("scale_factor", [np.array(0.5), np.array([0.5, 2.0]), np.float32(0.75)])
+def test_scale_factor_as_numpy_array_or_scalar(scale_factor):
+    # A 0-d array scale_factor (cresize.resize takes it) failed while the graph was built
+    # ("iteration over a 0-d array"): the plan's reference re-derived the factors from
+    # the caller's argument instead of taking them from the plan.
+    import pickle
+
+    x = np.random.default_rng(11).uniform(-1, 1, (10, 12)).astype(np.float32)
+    expected = cresize.resize(x, scale_factor=scale_factor, mode="bicubic")
+    y = cd.resize(da.from_array(x, chunks=4), scale_factor=scale_factor, mode="bicubic")
+    assert same_bits(y.compute(scheduler="sync"), expected)
+    again = pickle.loads(pickle.dumps(y))  # what a worker process rebuilds
+    assert same_bits(again.compute(scheduler="sync"), expected)
+    g = np.random.default_rng(12).uniform(-1, 1, expected.shape)
+    b = cd.resize_backward(
+        da.from_array(g, chunks=3), x.shape, scale_factor=scale_factor, mode="bicubic"
+    )
+    assert same_bits(
+        b.compute(scheduler="sync"),
+        cresize.resize_backward(g, x.shape, scale_factor=scale_factor, mode="bicubic"),
+    )

@@ -84,7 +84,7 @@ def resize(
     x = _as_dask(x, "x")
     spec = _spec.forward(x.shape, size, scale_factor, mode, align_corners, antialias, axes)
     plan = _plan.block_plan(spec, x.dtype, num_threads)  # x need not fit in memory
-    ref = _PlanRef.of(plan, scale_factor, mode, align_corners, antialias)
+    ref = _PlanRef(plan)
     out_chunks = _output_chunks(x, plan.output_shape, plan.axes, chunks)
     return _region_array(
         "cresize-resize",
@@ -148,7 +148,7 @@ def resize_backward(
         spec.axes,
     )
     plan = _plan.block_plan(forward, grad.dtype, num_threads)
-    ref = _PlanRef.of(plan, scale_factor, mode, align_corners, antialias)
+    ref = _PlanRef(plan)
     out_chunks = _output_chunks(grad, spec.input_shape, plan.axes, chunks)
     return _region_array(
         "cresize-resize-backward",
@@ -340,34 +340,15 @@ def _empty(shape, dtype):
 
 
 class _PlanRef:
-    """The whole array's plan, shipped to worker processes as its arguments.
+    """The whole array's plan, shipped to worker processes as its ``Spec`` and dtype.
 
     A worker process rebuilds the plan once (``_plan_for``) and every task there
     shares it; with the threaded scheduler nothing is pickled.
     """
 
-    def __init__(self, plan, options):
+    def __init__(self, plan):
         self.plan = plan
-        self.key = (
-            tuple(plan.input_shape),
-            tuple(plan.axes),
-            np.dtype(plan.dtype).str,
-            tuple(sorted(options.items())),
-        )
-
-    @classmethod
-    def of(cls, plan, scale_factor, mode, align_corners, antialias):
-        """The reference of a plan made with these arguments (sizes and factors per axis)."""
-        return cls(
-            plan,
-            {
-                "size": None if scale_factor is not None else _sizes(plan),
-                "scale_factor": _factors(plan, scale_factor),
-                "mode": mode,
-                "align_corners": align_corners,
-                "antialias": antialias,
-            },
-        )
+        self.key = (plan._spec, np.dtype(plan.dtype).str)
 
     def __reduce__(self):
         return _plan_for, (self.key,)
@@ -376,12 +357,8 @@ class _PlanRef:
 @functools.lru_cache(maxsize=16)
 def _plan_for(key):
     """The plan of ``key`` in this process, built once (what a worker unpickles)."""
-    input_shape, axes, dtype, options = key
-    spec = _spec.forward(input_shape, axes=axes, **dict(options))
-    plan = _plan.block_plan(spec, np.dtype(dtype), 1)
-    ref = _PlanRef(plan, {})
-    ref.key = key
-    return ref
+    spec, dtype = key
+    return _PlanRef(_plan.block_plan(spec, np.dtype(dtype), 1))
 
 
 # ----------------------------------------------------------------------------
@@ -401,18 +378,6 @@ def _as_dask(x: da.Array | ArrayLike, name: str) -> da.Array:
     if any(math.isnan(n) for c in array.chunks for n in c):
         raise ValueError(f"{name} has unknown chunk sizes; call {name}.compute_chunk_sizes() first")
     return array
-
-
-def _sizes(plan):
-    return tuple(int(plan.output_shape[a]) for a in plan.axes)
-
-
-def _factors(plan, scale_factor):
-    if scale_factor is None:
-        return None
-    if isinstance(scale_factor, (tuple, list, np.ndarray)):
-        return tuple(float(f) for f in scale_factor)
-    return (float(scale_factor),) * len(plan.axes)
 
 
 def _identity(grad, chunks):
