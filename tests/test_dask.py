@@ -555,9 +555,13 @@ def test_arrays_larger_than_this_machine_are_planned_for_blocks(monkeypatch):
     cresize.clear_cache()
 
 
-@pytest.mark.parametrize("chunks", [0, (0, 5), {1: 0}, ((10, 10), (20, 4))])
+@pytest.mark.parametrize(
+    "chunks", [0, (0, 5), {1: 0}, ((10, 10), (20, 4)), -2, (-3, 5), ((20,), (-1, 26)), {0: -4}]
+)
 def test_bad_chunks_name_the_argument(chunks):
-    # chunks=0 reached Dask's blockdims_from_blockshape: ZeroDivisionError.
+    # chunks=0 reached Dask's blockdims_from_blockshape: ZeroDivisionError. A negative
+    # length other than -1 (-2, or an explicit (-1, 26)) passed normalize_chunks and
+    # made an array of shape (-1, -1) or with a chunk of length -1.
     x = da.ones((40, 50), chunks=10, dtype=np.float32)
     with pytest.raises(ValueError, match=r"chunks=.* is not a valid chunking of the result"):
         cd.resize(x, (20, 25), chunks=chunks)

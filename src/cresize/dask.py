@@ -413,9 +413,13 @@ def _output_chunks(src, out_shape, axes, chunks):
             spec[axis % len(out_shape)] = default[axis % len(out_shape)] if c is None else c
         chunks = tuple(spec)
     try:
-        return normalize_chunks(
+        result = normalize_chunks(
             chunks, tuple(out_shape), limit=limit, dtype=src.dtype, previous_chunks=tuple(default)
         )
+        # normalize_chunks lets negative lengths through (-2 becomes -1, (-1, 26) stays)
+        if any(c < 0 for axis in result for c in axis):
+            raise ValueError("chunk lengths must be >= 0 (-1 or None: the whole axis)")
+        return result
     except (ValueError, TypeError, AssertionError, ZeroDivisionError) as exc:  # 0: Dask divides
         raise ValueError(
             f"chunks={chunks!r} is not a valid chunking of the result, shape "
