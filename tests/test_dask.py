@@ -185,6 +185,13 @@ def test_byte_order_and_strides():
     g = rng.uniform(-1, 1, (40, 17)).astype(">f4")[::2, ::-1]
     b = cd.resize_backward(da.from_array(g, chunks=5), (9, 50), mode="lanczos3")
     assert same_bits(b.compute(), cresize.resize_backward(g, (9, 50), mode="lanczos3"))
+    # grad_output of the input's shape (the identity): native order too, as in memory
+    # (it kept ">f4", so neither the dtype nor the bytes were those of resize_backward)
+    for chunks in (None, 3):
+        b = cd.resize_backward(da.from_array(g, chunks=5), g.shape, chunks=chunks)
+        expected = cresize.resize_backward(g, g.shape)
+        assert b.dtype == expected.dtype == np.float32
+        assert same_bits(b.compute(), expected)
 
 
 def test_result_independent_of_task_threads():

@@ -381,9 +381,11 @@ def _as_dask(x: da.Array | ArrayLike, name: str) -> da.Array:
 
 
 def _identity(grad, chunks):
+    """``resize_backward`` where no axis changes: a native-order copy, as in memory."""
+    native = grad.astype(grad.dtype.newbyteorder("="))  # a no-op for a native dtype
     if chunks is None:
-        return grad.copy()
-    return grad.rechunk(_output_chunks(grad, grad.shape, (), chunks))
+        return native
+    return native.rechunk(_output_chunks(grad, grad.shape, (), chunks))
 
 
 def _output_chunks(src, out_shape, axes, chunks):
