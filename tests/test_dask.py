@@ -610,3 +610,20 @@ def test_scale_factor_as_numpy_array_or_scalar(scale_factor):
         b.compute(scheduler="sync"),
         cresize.resize_backward(g, x.shape, scale_factor=scale_factor, mode="bicubic"),
     )
+
+
+@pytest.mark.parametrize("dtype", [bool, np.complex64, object, "U1", "M8[s]"])
+def test_bad_dtypes_name_the_argument(dtype):
+    # The message named "dtype", an argument the caller never gave (it comes from
+    # cresize.plan), and a NumPy array of objects met Dask's "Can not use auto
+    # rechunking with object dtype" (NotImplementedError) instead of cresize's TypeError.
+    x = np.zeros((6, 8), dtype)
+    with pytest.raises(TypeError, match=r"^x must be a float \(float16/32/64\) or integer"):
+        cd.resize(x, (3, 4))
+    with pytest.raises(TypeError, match=r"^x must be a float \(float16/32/64\) or integer"):
+        cd.pyramid(x, 1)
+    if x.dtype != object:
+        with pytest.raises(TypeError, match=r"^x must be a float \(float16/32/64\) or integer"):
+            cd.resize(da.from_array(x, chunks=3), (3, 4))
+    with pytest.raises(TypeError, match=r"^grad_output must be float32 or float64"):
+        cd.resize_backward(x, (12, 16))

@@ -129,9 +129,7 @@ def resize_backward(
     dask.array.Array
         Of shape ``input_shape`` and ``grad_output``'s dtype.
     """
-    grad = _as_dask(grad_output, "grad_output")
-    if grad.dtype.type not in (np.float32, np.float64):
-        raise TypeError(f"grad_output must be float32 or float64, not {grad.dtype}")
+    grad = _as_dask(grad_output, "grad_output", gradient=True)
     # the forward call whose adjoint this is (default axes, shape checks: the spec layer)
     spec = _spec.backward(
         grad.shape, input_shape, scale_factor, mode, align_corners, antialias, axes
@@ -365,7 +363,16 @@ def _plan_for(key):
 # Arguments
 
 
-def _as_dask(x: da.Array | ArrayLike, name: str) -> da.Array:
+def _as_dask(x: da.Array | ArrayLike, name: str, *, gradient: bool = False) -> da.Array:
+    """``x`` as a Dask array of a dtype the call takes (``gradient``: float32 or float64),
+    checked before Dask chunks it (Dask refuses an array of objects with its own error)."""
+    if not isinstance(x, da.Array) and not hasattr(x, "dtype"):  # lists, scalars
+        x = _spec.as_array(x, name)
+    if gradient:
+        if np.dtype(x.dtype).type not in (np.float32, np.float64):
+            raise TypeError(f"{name} must be float32 or float64, not {x.dtype}")
+    else:
+        _spec.compute_dtype(np.dtype(x.dtype), name)
     if isinstance(x, da.Array):
         array = x
     else:
