@@ -627,3 +627,17 @@ def test_bad_dtypes_name_the_argument(dtype):
             cd.resize(da.from_array(x, chunks=3), (3, 4))
     with pytest.raises(TypeError, match=r"^grad_output must be float32 or float64"):
         cd.resize_backward(x, (12, 16))
+
+
+def test_pyramid_of_one_level_checks_its_arguments():
+    # levels=1 returned [x] without looking at the other arguments, so a call that
+    # fails for levels=2 (num_threads=0, antialias=True with area) passed for levels=1.
+    x = da.ones((16, 16), chunks=8, dtype=np.float32)
+    for levels in (1, 2):
+        with pytest.raises(ValueError, match="num_threads"):
+            cd.pyramid(x, levels, num_threads=0)
+        with pytest.raises(ValueError, match="antialias=True is not defined"):
+            cd.pyramid(x, levels, mode="area", antialias=True)
+        with pytest.raises(TypeError, match="antialias"):
+            cd.pyramid(x, levels, antialias="yes")
+    assert cd.pyramid(x, 1)[0] is x

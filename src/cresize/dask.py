@@ -198,6 +198,8 @@ def pyramid(
     axes = _spec.resize_axes(x.ndim, None, 0.5, axes)
     if antialias is None:
         antialias = _spec.canonical_mode(mode) in ANTIALIAS_SUPPORT
+    _spec.options(mode, False, antialias)  # now, not only when a level is made
+    _spec.threads_value(num_threads)
     result = [x]
     for _ in range(1, int(levels)):
         above = result[-1]
