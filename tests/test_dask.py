@@ -641,3 +641,14 @@ def test_pyramid_of_one_level_checks_its_arguments():
         with pytest.raises(TypeError, match="antialias"):
             cd.pyramid(x, levels, antialias="yes")
     assert cd.pyramid(x, 1)[0] is x
+
+
+def test_chunks_dict_names_each_axis_once():
+    # {1: 5, -1: 7} named axis 1 twice and the last entry won without a word; a bool
+    # key was taken as axis 0 or 1 (cresize refuses axes=True).
+    x = da.ones((40, 50), chunks=10, dtype=np.float32)
+    with pytest.raises(ValueError, match=r"chunks: axis 1 is named twice"):
+        cd.resize(x, (20, 25), chunks={1: 5, -1: 7})
+    with pytest.raises(TypeError, match=r"chunks: dict keys must be axes \(ints\); got True"):
+        cd.resize(x, (20, 25), chunks={True: 5})
+    assert cd.resize(x, (20, 25), chunks={0: 5, -1: 7}).chunks == ((5,) * 4, (7, 7, 7, 4))

@@ -411,9 +411,11 @@ def _output_chunks(src, out_shape, axes, chunks):
         return tuple(default)
     limit = max(src.dtype.itemsize * math.prod(max(c, default=0) for c in src.chunks), 1)
     if isinstance(chunks, dict):
-        spec = list(default)
+        spec, named = list(default), set()
         for a, c in chunks.items():
             try:
+                if isinstance(a, (bool, np.bool_)):
+                    raise TypeError
                 axis = operator.index(a)
             except TypeError:
                 raise TypeError(f"chunks: dict keys must be axes (ints); got {a!r}") from None
@@ -421,7 +423,11 @@ def _output_chunks(src, out_shape, axes, chunks):
                 raise ValueError(
                     f"chunks: axis {a} is out of range for {len(out_shape)} dimensions"
                 )
-            spec[axis % len(out_shape)] = default[axis % len(out_shape)] if c is None else c
+            axis %= len(out_shape)
+            if axis in named:
+                raise ValueError(f"chunks: axis {axis} is named twice in {chunks!r}")
+            named.add(axis)
+            spec[axis] = default[axis] if c is None else c
         chunks = tuple(spec)
     try:
         result = normalize_chunks(
