@@ -115,6 +115,58 @@ def test_forward_equals_in_memory(seed):
         assert same_bits(got, expected), (shape, size, opts, chunks, out_chunks, dtype)
 
 
+EXTREME_DTYPES = (np.int8, np.uint32, np.int64, np.uint64, np.float16, np.float32, np.float64)
+
+
+def extreme_data(rng, shape, dtype):
+    """Integers that saturate (a fifth at the type's ends), floats with NaN and -0.0."""
+    dtype = np.dtype(dtype)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        low, high = max(info.min, -(2**40)), min(info.max, 2**40)
+        x = rng.integers(low, high, shape, endpoint=True).astype(dtype)
+        ends = rng.random(shape) < 0.2
+        x[ends] = rng.choice(np.array([info.min, info.max], dtype), int(ends.sum()))
+        return x
+    x = rng.uniform(-3, 3, shape).astype(dtype)
+    odd = rng.random(shape) < 0.01  # one kind of NaN: which of two NaNs a sum keeps is not fixed
+    x[odd] = rng.choice(np.array([np.nan, -0.0, 1e4], dtype), int(odd.sum()))
+    return x
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_forward_equals_in_memory_long_axes_and_extreme_values(seed):
+    """Axes of up to 400 in up to 6 irregular chunks (some of 1 or 2, under any kernel's
+    reach), shrinks to 1/10 and enlargements to 3x, saturating integers of every width,
+    NaN and -0.0."""
+
+    def cuts(n):
+        inner = rng.choice(np.arange(1, n), min(n - 1, int(rng.integers(0, 6))), False)
+        inner = np.sort(np.concatenate([inner, inner[:1] + 1, inner[-1:] + 2]))  # tiny ones
+        return tuple(int(c) for c in np.diff(np.unique(np.clip([0, *inner, n], 0, n))))
+
+    rng = np.random.default_rng(2000 + seed)
+    for _ in range(10):
+        ndim = int(rng.choice([1, 2, 2, 3]))
+        shape = tuple(int(n) for n in rng.integers(1, 400 if ndim < 3 else 40, ndim))
+        axes = tuple(int(a) for a in rng.choice(ndim, int(rng.integers(1, ndim + 1)), False))
+        mode = str(rng.choice(cresize.MODES))
+        opts = {"mode": mode, "axes": axes}
+        if mode in AA_MODES:
+            opts["antialias"] = bool(rng.random() < 0.6)
+            opts["align_corners"] = bool(rng.random() < 0.3)
+        factors = rng.choice([0.1, 0.37, 0.5, 1.0, 1.7, 3.0], len(axes))
+        size = tuple(max(1, int(shape[a] * f)) for a, f in zip(axes, factors))
+        dtype = EXTREME_DTYPES[int(rng.integers(len(EXTREME_DTYPES)))]
+        x = extreme_data(rng, shape, dtype)
+        expected = cresize.resize(x, size, **opts)
+        chunks = tuple(cuts(n) for n in shape)
+        y = cd.resize(da.from_array(x, chunks=chunks), size, **opts)
+        if y.npartitions > 100:
+            y = cd.resize(da.from_array(x, chunks=chunks), size, chunks=-1, **opts)
+        assert same_bits(y.compute(scheduler="sync"), expected), (shape, size, opts, chunks)
+
+
 @pytest.mark.parametrize("seed", range(30))
 def test_backward_equals_in_memory(seed):
     rng = np.random.default_rng(1000 + seed)
