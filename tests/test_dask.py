@@ -704,3 +704,17 @@ def test_chunks_dict_names_each_axis_once():
     with pytest.raises(TypeError, match=r"chunks: dict keys must be axes \(ints\); got True"):
         cd.resize(x, (20, 25), chunks={True: 5})
     assert cd.resize(x, (20, 25), chunks={0: 5, -1: 7}).chunks == ((5,) * 4, (7, 7, 7, 4))
+
+
+def test_array_like_with_a_dtype_numpy_does_not_know():
+    # An array_like whose dtype is not NumPy's (a torch.Tensor: torch.float32) failed with
+    # "Cannot interpret 'torch.float32' as a data type"; cresize.resize takes it.
+    class Tensorish:
+        dtype = "torch.float32"
+        shape = (4, 5)
+
+        def __array__(self, dtype=None, copy=None):
+            return np.arange(20.0, dtype=np.float32).reshape(4, 5)
+
+    y = cd.resize(Tensorish(), (2, 3))
+    assert same_bits(y.compute(), cresize.resize(Tensorish(), (2, 3)))

@@ -368,8 +368,11 @@ def _plan_for(key):
 def _as_dask(x: da.Array | ArrayLike, name: str, *, gradient: bool = False) -> da.Array:
     """``x`` as a Dask array of a dtype the call takes (``gradient``: float32 or float64),
     checked before Dask chunks it (Dask refuses an array of objects with its own error)."""
-    if not isinstance(x, da.Array) and not hasattr(x, "dtype"):  # lists, scalars
-        x = _spec.as_array(x, name)
+    if not isinstance(x, da.Array):
+        try:
+            np.dtype(x.dtype)
+        except (AttributeError, TypeError):  # lists, scalars, a torch.Tensor's dtype
+            x = _spec.as_array(x, name)
     if gradient:
         if np.dtype(x.dtype).type not in (np.float32, np.float64):
             raise TypeError(f"{name} must be float32 or float64, not {x.dtype}")
