@@ -368,21 +368,22 @@ def _plan_for(key):
 def _as_dask(x: da.Array | ArrayLike, name: str, *, gradient: bool = False) -> da.Array:
     """``x`` as a Dask array of a dtype the call takes (``gradient``: float32 or float64),
     checked before Dask chunks it (Dask refuses an array of objects with its own error)."""
-    if not isinstance(x, da.Array):
-        try:
-            np.dtype(x.dtype)
-        except (AttributeError, TypeError):  # lists, scalars, a torch.Tensor's dtype
-            x = _spec.as_array(x, name)
+    given: Any = x
+    try:
+        dtype = np.dtype(given.dtype)
+    except (AttributeError, TypeError):  # lists, scalars, a torch.Tensor's dtype
+        given = _spec.as_array(given, name)
+        dtype = given.dtype
     if gradient:
-        if np.dtype(x.dtype).type not in (np.float32, np.float64):
-            raise TypeError(f"{name} must be float32 or float64, not {x.dtype}")
+        if dtype.type not in (np.float32, np.float64):
+            raise TypeError(f"{name} must be float32 or float64, not {dtype}")
     else:
-        _spec.compute_dtype(np.dtype(x.dtype), name)
-    if isinstance(x, da.Array):
-        array = x
+        _spec.compute_dtype(dtype, name)
+    if isinstance(given, da.Array):
+        array = given
     else:
         try:
-            array = da.asarray(x)
+            array = da.asarray(given)
         except (TypeError, ValueError) as exc:
             raise TypeError(f"{name} must be a dask array or array_like: {exc}") from None
     if isinstance(array._meta, np.ma.MaskedArray):  # refused now, as in memory, not by each task
