@@ -115,6 +115,58 @@ def test_forward_equals_in_memory(seed):
         assert same_bits(got, expected), (shape, size, opts, chunks, out_chunks, dtype)
 
 
+EXTREME_DTYPES = (np.int8, np.uint32, np.int64, np.uint64, np.float16, np.float32, np.float64)
+
+
+def extreme_data(rng, shape, dtype):
+    """Integers that saturate (a fifth at the type's ends), floats with NaN and -0.0."""
+    dtype = np.dtype(dtype)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        low, high = max(info.min, -(2**40)), min(info.max, 2**40)
+        x = rng.integers(low, high, shape, endpoint=True).astype(dtype)
+        ends = rng.random(shape) < 0.2
+        x[ends] = rng.choice(np.array([info.min, info.max], dtype), int(ends.sum()))
+        return x
+    x = rng.uniform(-3, 3, shape).astype(dtype)
+    odd = rng.random(shape) < 0.01  # one kind of NaN: which of two NaNs a sum keeps is not fixed
+    x[odd] = rng.choice(np.array([np.nan, -0.0, 1e4], dtype), int(odd.sum()))
+    return x
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_forward_equals_in_memory_long_axes_and_extreme_values(seed):
+    """Axes of up to 400 in up to 6 irregular chunks (some of 1 or 2, under any kernel's
+    reach), shrinks to 1/10 and enlargements to 3x, saturating integers of every width,
+    NaN and -0.0."""
+
+    def cuts(n):
+        inner = rng.choice(np.arange(1, n), min(n - 1, int(rng.integers(0, 6))), False)
+        inner = np.sort(np.concatenate([inner, inner[:1] + 1, inner[-1:] + 2]))  # tiny ones
+        return tuple(int(c) for c in np.diff(np.unique(np.clip([0, *inner, n], 0, n))))
+
+    rng = np.random.default_rng(2000 + seed)
+    for _ in range(10):
+        ndim = int(rng.choice([1, 2, 2, 3]))
+        shape = tuple(int(n) for n in rng.integers(1, 400 if ndim < 3 else 40, ndim))
+        axes = tuple(int(a) for a in rng.choice(ndim, int(rng.integers(1, ndim + 1)), False))
+        mode = str(rng.choice(cresize.MODES))
+        opts = {"mode": mode, "axes": axes}
+        if mode in AA_MODES:
+            opts["antialias"] = bool(rng.random() < 0.6)
+            opts["align_corners"] = bool(rng.random() < 0.3)
+        factors = rng.choice([0.1, 0.37, 0.5, 1.0, 1.7, 3.0], len(axes))
+        size = tuple(max(1, int(shape[a] * f)) for a, f in zip(axes, factors))
+        dtype = EXTREME_DTYPES[int(rng.integers(len(EXTREME_DTYPES)))]
+        x = extreme_data(rng, shape, dtype)
+        expected = cresize.resize(x, size, **opts)
+        chunks = tuple(cuts(n) for n in shape)
+        y = cd.resize(da.from_array(x, chunks=chunks), size, **opts)
+        if y.npartitions > 100:
+            y = cd.resize(da.from_array(x, chunks=chunks), size, chunks=-1, **opts)
+        assert same_bits(y.compute(scheduler="sync"), expected), (shape, size, opts, chunks)
+
+
 @pytest.mark.parametrize("seed", range(30))
 def test_backward_equals_in_memory(seed):
     rng = np.random.default_rng(1000 + seed)
@@ -185,6 +237,13 @@ def test_byte_order_and_strides():
     g = rng.uniform(-1, 1, (40, 17)).astype(">f4")[::2, ::-1]
     b = cd.resize_backward(da.from_array(g, chunks=5), (9, 50), mode="lanczos3")
     assert same_bits(b.compute(), cresize.resize_backward(g, (9, 50), mode="lanczos3"))
+    # grad_output of the input's shape (the identity): native order too, as in memory
+    # (it kept ">f4", so neither the dtype nor the bytes were those of resize_backward)
+    for chunks in (None, 3):
+        b = cd.resize_backward(da.from_array(g, chunks=5), g.shape, chunks=chunks)
+        expected = cresize.resize_backward(g, g.shape)
+        assert b.dtype == expected.dtype == np.float32
+        assert same_bits(b.compute(), expected)
 
 
 def test_result_independent_of_task_threads():
@@ -546,7 +605,7 @@ def test_arrays_larger_than_this_machine_are_planned_for_blocks(monkeypatch):
     assert g.shape == x.shape
     np.testing.assert_allclose(g[:3, :5].compute(), 1 / 1600, rtol=1e-6)
     spec = _spec.forward((40000, 40000), (1000, 1000), mode="area")
-    key = cd._PlanRef.of(_plan.block_plan(spec, "f4", None), None, "area", False, False).key
+    key = cd._PlanRef(_plan.block_plan(spec, "f4", None)).key
     assert cd._plan_for.__wrapped__(key).plan.output_shape == (1000, 1000)  # what a worker does
     with pytest.raises(MemoryError, match=r"resizing shape \(40000, 40000\)"):
         cresize.plan((40000, 40000), (1000, 1000), mode="area")
@@ -555,9 +614,13 @@ def test_arrays_larger_than_this_machine_are_planned_for_blocks(monkeypatch):
     cresize.clear_cache()
 
 
-@pytest.mark.parametrize("chunks", [0, (0, 5), {1: 0}, ((10, 10), (20, 4))])
+@pytest.mark.parametrize(
+    "chunks", [0, (0, 5), {1: 0}, ((10, 10), (20, 4)), -2, (-3, 5), ((20,), (-1, 26)), {0: -4}]
+)
 def test_bad_chunks_name_the_argument(chunks):
-    # chunks=0 reached Dask's blockdims_from_blockshape: ZeroDivisionError.
+    # chunks=0 reached Dask's blockdims_from_blockshape: ZeroDivisionError. A negative
+    # length other than -1 (-2, or an explicit (-1, 26)) passed normalize_chunks and
+    # made an array of shape (-1, -1) or with a chunk of length -1.
     x = da.ones((40, 50), chunks=10, dtype=np.float32)
     with pytest.raises(ValueError, match=r"chunks=.* is not a valid chunking of the result"):
         cd.resize(x, (20, 25), chunks=chunks)
@@ -576,3 +639,82 @@ def test_masked_arrays_are_refused_when_the_graph_is_built():
         cd.pyramid(x, 2)
     with pytest.raises(TypeError, match=r"grad_output is a masked array"):
         cd.resize_backward(x, (12, 20))
+
+
+@pytest.mark.parametrize("scale_factor", [np.array(0.5), np.array([0.5, 2.0]), np.float32(0.75)])
+def test_scale_factor_as_numpy_array_or_scalar(scale_factor):
+    # A 0-d array scale_factor (cresize.resize takes it) failed while the graph was built
+    # ("iteration over a 0-d array"): the plan's reference re-derived the factors from
+    # the caller's argument instead of taking them from the plan.
+    import pickle
+
+    x = np.random.default_rng(11).uniform(-1, 1, (10, 12)).astype(np.float32)
+    expected = cresize.resize(x, scale_factor=scale_factor, mode="bicubic")
+    y = cd.resize(da.from_array(x, chunks=4), scale_factor=scale_factor, mode="bicubic")
+    assert same_bits(y.compute(scheduler="sync"), expected)
+    again = pickle.loads(pickle.dumps(y))  # what a worker process rebuilds
+    assert same_bits(again.compute(scheduler="sync"), expected)
+    g = np.random.default_rng(12).uniform(-1, 1, expected.shape)
+    b = cd.resize_backward(
+        da.from_array(g, chunks=3), x.shape, scale_factor=scale_factor, mode="bicubic"
+    )
+    assert same_bits(
+        b.compute(scheduler="sync"),
+        cresize.resize_backward(g, x.shape, scale_factor=scale_factor, mode="bicubic"),
+    )
+
+
+@pytest.mark.parametrize("dtype", [bool, np.complex64, object, "U1", "M8[s]"])
+def test_bad_dtypes_name_the_argument(dtype):
+    # The message named "dtype", an argument the caller never gave (it comes from
+    # cresize.plan), and a NumPy array of objects met Dask's "Can not use auto
+    # rechunking with object dtype" (NotImplementedError) instead of cresize's TypeError.
+    x = np.zeros((6, 8), dtype)
+    with pytest.raises(TypeError, match=r"^x must be a float \(float16/32/64\) or integer"):
+        cd.resize(x, (3, 4))
+    with pytest.raises(TypeError, match=r"^x must be a float \(float16/32/64\) or integer"):
+        cd.pyramid(x, 1)
+    if x.dtype != object:
+        with pytest.raises(TypeError, match=r"^x must be a float \(float16/32/64\) or integer"):
+            cd.resize(da.from_array(x, chunks=3), (3, 4))
+    with pytest.raises(TypeError, match=r"^grad_output must be float32 or float64"):
+        cd.resize_backward(x, (12, 16))
+
+
+def test_pyramid_of_one_level_checks_its_arguments():
+    # levels=1 returned [x] without looking at the other arguments, so a call that
+    # fails for levels=2 (num_threads=0, antialias=True with area) passed for levels=1.
+    x = da.ones((16, 16), chunks=8, dtype=np.float32)
+    for levels in (1, 2):
+        with pytest.raises(ValueError, match="num_threads"):
+            cd.pyramid(x, levels, num_threads=0)
+        with pytest.raises(ValueError, match="antialias=True is not defined"):
+            cd.pyramid(x, levels, mode="area", antialias=True)
+        with pytest.raises(TypeError, match="antialias"):
+            cd.pyramid(x, levels, antialias="yes")
+    assert cd.pyramid(x, 1)[0] is x
+
+
+def test_chunks_dict_names_each_axis_once():
+    # {1: 5, -1: 7} named axis 1 twice and the last entry won without a word; a bool
+    # key was taken as axis 0 or 1 (cresize refuses axes=True).
+    x = da.ones((40, 50), chunks=10, dtype=np.float32)
+    with pytest.raises(ValueError, match=r"chunks: axis 1 is named twice"):
+        cd.resize(x, (20, 25), chunks={1: 5, -1: 7})
+    with pytest.raises(TypeError, match=r"chunks: dict keys must be axes \(ints\); got True"):
+        cd.resize(x, (20, 25), chunks={True: 5})
+    assert cd.resize(x, (20, 25), chunks={0: 5, -1: 7}).chunks == ((5,) * 4, (7, 7, 7, 4))
+
+
+def test_array_like_with_a_dtype_numpy_does_not_know():
+    # An array_like whose dtype is not NumPy's (a torch.Tensor: torch.float32) failed with
+    # "Cannot interpret 'torch.float32' as a data type"; cresize.resize takes it.
+    class Tensorish:
+        dtype = "torch.float32"
+        shape = (4, 5)
+
+        def __array__(self, dtype=None, copy=None):
+            return np.arange(20.0, dtype=np.float32).reshape(4, 5)
+
+    y = cd.resize(Tensorish(), (2, 3))
+    assert same_bits(y.compute(), cresize.resize(Tensorish(), (2, 3)))

@@ -84,7 +84,7 @@ def resize(
     x = _as_dask(x, "x")
     spec = _spec.forward(x.shape, size, scale_factor, mode, align_corners, antialias, axes)
     plan = _plan.block_plan(spec, x.dtype, num_threads)  # x need not fit in memory
-    ref = _PlanRef.of(plan, scale_factor, mode, align_corners, antialias)
+    ref = _PlanRef(plan)
     out_chunks = _output_chunks(x, plan.output_shape, plan.axes, chunks)
     return _region_array(
         "cresize-resize",
@@ -129,9 +129,7 @@ def resize_backward(
     dask.array.Array
         Of shape ``input_shape`` and ``grad_output``'s dtype.
     """
-    grad = _as_dask(grad_output, "grad_output")
-    if grad.dtype.type not in (np.float32, np.float64):
-        raise TypeError(f"grad_output must be float32 or float64, not {grad.dtype}")
+    grad = _as_dask(grad_output, "grad_output", gradient=True)
     # the forward call whose adjoint this is (default axes, shape checks: the spec layer)
     spec = _spec.backward(
         grad.shape, input_shape, scale_factor, mode, align_corners, antialias, axes
@@ -148,7 +146,7 @@ def resize_backward(
         spec.axes,
     )
     plan = _plan.block_plan(forward, grad.dtype, num_threads)
-    ref = _PlanRef.of(plan, scale_factor, mode, align_corners, antialias)
+    ref = _PlanRef(plan)
     out_chunks = _output_chunks(grad, spec.input_shape, plan.axes, chunks)
     return _region_array(
         "cresize-resize-backward",
@@ -200,6 +198,8 @@ def pyramid(
     axes = _spec.resize_axes(x.ndim, None, 0.5, axes)
     if antialias is None:
         antialias = _spec.canonical_mode(mode) in ANTIALIAS_SUPPORT
+    _spec.options(mode, False, antialias)  # now, not only when a level is made
+    _spec.threads_value(num_threads)
     result = [x]
     for _ in range(1, int(levels)):
         above = result[-1]
@@ -340,34 +340,15 @@ def _empty(shape, dtype):
 
 
 class _PlanRef:
-    """The whole array's plan, shipped to worker processes as its arguments.
+    """The whole array's plan, shipped to worker processes as its ``Spec`` and dtype.
 
     A worker process rebuilds the plan once (``_plan_for``) and every task there
     shares it; with the threaded scheduler nothing is pickled.
     """
 
-    def __init__(self, plan, options):
+    def __init__(self, plan):
         self.plan = plan
-        self.key = (
-            tuple(plan.input_shape),
-            tuple(plan.axes),
-            np.dtype(plan.dtype).str,
-            tuple(sorted(options.items())),
-        )
-
-    @classmethod
-    def of(cls, plan, scale_factor, mode, align_corners, antialias):
-        """The reference of a plan made with these arguments (sizes and factors per axis)."""
-        return cls(
-            plan,
-            {
-                "size": None if scale_factor is not None else _sizes(plan),
-                "scale_factor": _factors(plan, scale_factor),
-                "mode": mode,
-                "align_corners": align_corners,
-                "antialias": antialias,
-            },
-        )
+        self.key = (plan._spec, np.dtype(plan.dtype).str)
 
     def __reduce__(self):
         return _plan_for, (self.key,)
@@ -376,24 +357,33 @@ class _PlanRef:
 @functools.lru_cache(maxsize=16)
 def _plan_for(key):
     """The plan of ``key`` in this process, built once (what a worker unpickles)."""
-    input_shape, axes, dtype, options = key
-    spec = _spec.forward(input_shape, axes=axes, **dict(options))
-    plan = _plan.block_plan(spec, np.dtype(dtype), 1)
-    ref = _PlanRef(plan, {})
-    ref.key = key
-    return ref
+    spec, dtype = key
+    return _PlanRef(_plan.block_plan(spec, np.dtype(dtype), 1))
 
 
 # ----------------------------------------------------------------------------
 # Arguments
 
 
-def _as_dask(x: da.Array | ArrayLike, name: str) -> da.Array:
-    if isinstance(x, da.Array):
-        array = x
+def _as_dask(x: da.Array | ArrayLike, name: str, *, gradient: bool = False) -> da.Array:
+    """``x`` as a Dask array of a dtype the call takes (``gradient``: float32 or float64),
+    checked before Dask chunks it (Dask refuses an array of objects with its own error)."""
+    given: Any = x
+    try:
+        dtype = np.dtype(given.dtype)
+    except (AttributeError, TypeError):  # lists, scalars, a torch.Tensor's dtype
+        given = _spec.as_array(given, name)
+        dtype = given.dtype
+    if gradient:
+        if dtype.type not in (np.float32, np.float64):
+            raise TypeError(f"{name} must be float32 or float64, not {dtype}")
+    else:
+        _spec.compute_dtype(dtype, name)
+    if isinstance(given, da.Array):
+        array = given
     else:
         try:
-            array = da.asarray(x)
+            array = da.asarray(given)
         except (TypeError, ValueError) as exc:
             raise TypeError(f"{name} must be a dask array or array_like: {exc}") from None
     if isinstance(array._meta, np.ma.MaskedArray):  # refused now, as in memory, not by each task
@@ -403,22 +393,12 @@ def _as_dask(x: da.Array | ArrayLike, name: str) -> da.Array:
     return array
 
 
-def _sizes(plan):
-    return tuple(int(plan.output_shape[a]) for a in plan.axes)
-
-
-def _factors(plan, scale_factor):
-    if scale_factor is None:
-        return None
-    if isinstance(scale_factor, (tuple, list, np.ndarray)):
-        return tuple(float(f) for f in scale_factor)
-    return (float(scale_factor),) * len(plan.axes)
-
-
 def _identity(grad, chunks):
+    """``resize_backward`` where no axis changes: a native-order copy, as in memory."""
+    native = grad.astype(grad.dtype.newbyteorder("="))  # a no-op for a native dtype
     if chunks is None:
-        return grad.copy()
-    return grad.rechunk(_output_chunks(grad, grad.shape, (), chunks))
+        return native
+    return native.rechunk(_output_chunks(grad, grad.shape, (), chunks))
 
 
 def _output_chunks(src, out_shape, axes, chunks):
@@ -435,9 +415,11 @@ def _output_chunks(src, out_shape, axes, chunks):
         return tuple(default)
     limit = max(src.dtype.itemsize * math.prod(max(c, default=0) for c in src.chunks), 1)
     if isinstance(chunks, dict):
-        spec = list(default)
+        spec, named = list(default), set()
         for a, c in chunks.items():
             try:
+                if isinstance(a, (bool, np.bool_)):
+                    raise TypeError
                 axis = operator.index(a)
             except TypeError:
                 raise TypeError(f"chunks: dict keys must be axes (ints); got {a!r}") from None
@@ -445,12 +427,20 @@ def _output_chunks(src, out_shape, axes, chunks):
                 raise ValueError(
                     f"chunks: axis {a} is out of range for {len(out_shape)} dimensions"
                 )
-            spec[axis % len(out_shape)] = default[axis % len(out_shape)] if c is None else c
+            axis %= len(out_shape)
+            if axis in named:
+                raise ValueError(f"chunks: axis {axis} is named twice in {chunks!r}")
+            named.add(axis)
+            spec[axis] = default[axis] if c is None else c
         chunks = tuple(spec)
     try:
-        return normalize_chunks(
+        result = normalize_chunks(
             chunks, tuple(out_shape), limit=limit, dtype=src.dtype, previous_chunks=tuple(default)
         )
+        # normalize_chunks lets negative lengths through (-2 becomes -1, (-1, 26) stays)
+        if any(c < 0 for axis in result for c in axis):
+            raise ValueError("chunk lengths must be >= 0 (-1 or None: the whole axis)")
+        return result
     except (ValueError, TypeError, AssertionError, ZeroDivisionError) as exc:  # 0: Dask divides
         raise ValueError(
             f"chunks={chunks!r} is not a valid chunking of the result, shape "
