@@ -47,7 +47,8 @@
  * The x2 nearest backward of (16, 64, 56, 56), one thread: 1.80 ms against 1.97 ms
  * weighted (least CPU time of 30 calls). The same sums kept in registers (vshufps of
  * two registers of a + b, no buffer) ran at 1.77 ms in some processes and 3.8 ms in
- * others (where the arrays lay in memory, it seems), so the buffer stays. */
+ * others (where the arrays lay in memory, it seems), so the buffer stays; at the avx512
+ * level float32 takes cresize_sum_2x2_unit_rows_f32_avx512 (below). */
 #define CRESIZE_SUM_2X2_UNIT(NAME, T, ATTR)                                             \
     ATTR static void NAME(T *restrict out, const T *restrict a, const T *restrict b,     \
                           Py_ssize_t n)                                                 \
@@ -552,9 +553,9 @@ cresize_sum_2x2_unit_f32_avx512(float *restrict out, const float *restrict a,
 }
 
 /* Rows of blocks of weight 1 by the loop above, its steps a constant for rows of up to
- * 8 steps (128 outputs): each row's loads then unrolled, which measured about 0.7 ms
- * less than a loop over the steps for the x2 nearest backward of (16, 64, 56, 56) (one
- * thread; docs/kernels.md). */
+ * 8 steps (128 outputs), so that each row's loads are unrolled: the x2 nearest backward
+ * of (16, 64, 56, 56), one thread, took 1.34-1.41 ms so against 1.9-2.3 ms with a loop
+ * over a run-time step count and 1.55-1.59 ms with the buffered loop (docs/kernels.md). */
 CRESIZE_AVX512 static void cresize_sum_2x2_unit_rows_f32_avx512(
     float *out, const float *src, Py_ssize_t j0, Py_ssize_t j1, Py_ssize_t out_h,
     Py_ssize_t in_h, Py_ssize_t in_row, Py_ssize_t n_out)
