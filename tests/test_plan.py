@@ -463,6 +463,41 @@ def test_2x2_block_sums_keep_the_bits_at_every_width(monkeypatch, dtype, level):
         _kernels._init_simd()
 
 
+@pytest.mark.parametrize("level", ["none", "avx2", "avx512"])
+def test_unit_2x2_rows_keep_the_bits_at_every_step_count(monkeypatch, level):
+    """The x2 nearest backward's 2x2 sums of weight 1 (float32: at ``avx512`` sixteen
+    outputs a step, the row's step count a constant up to 8 steps, then eight outputs
+    and the last ones one by one) on rows of every output count from 1 to 40 and around
+    8 steps (128) and beyond, odd ones included, with signed zeros, infinities and NaNs:
+    the bits of the table kernels, at 1 and 2 threads."""
+    from cresize import _kernels
+
+    monkeypatch.setenv("CRESIZE_SIMD", level)
+    _kernels._init_simd()
+    try:
+        rng = np.random.default_rng(11)
+        for n_out in [*range(1, 41), 56, 127, 128, 129, 135, 143, 144, 145, 300]:
+            shape = (3, 4, n_out)
+            q = cresize.plan(shape, (8, 2 * n_out), mode="nearest", axes=(1, 2))
+            g = rng.standard_normal(q.output_shape).astype(np.float32)
+            flat = g.reshape(-1)
+            flat[::3], flat[1::11], flat[2::13], flat[4::17] = -0.0, np.inf, -np.inf, np.nan
+            flat[5::7] *= 1e-45  # subnormals and zeros of either sign
+            g[0, :2] = -0.0  # whole blocks of -0: +0 from the sum's leading 0
+            step = q._backward_program().compiled(np.dtype(np.float32))[0][4]
+            assert step.blocks == (2, 2) and step.unit_blocks
+            general = q.run_region(g, tuple(slice(0, n) for n in shape), backward=True)
+            for n in (1, 2):
+                got = q.backward(g, num_threads=n)
+                np.testing.assert_array_equal(got, general, err_msg=f"{n_out} outputs")
+                assert np.array_equal(
+                    got.view(np.uint32)[~np.isnan(got)], general.view(np.uint32)[~np.isnan(general)]
+                )
+    finally:
+        monkeypatch.delenv("CRESIZE_SIMD")
+        _kernels._init_simd()
+
+
 def test_steps_check_what_they_rely_on():
     from cresize import _fast, _kernels
     from cresize._tables import taps

@@ -47,7 +47,8 @@
  * The x2 nearest backward of (16, 64, 56, 56), one thread: 1.80 ms against 1.97 ms
  * weighted (least CPU time of 30 calls). The same sums kept in registers (vshufps of
  * two registers of a + b, no buffer) ran at 1.77 ms in some processes and 3.8 ms in
- * others (where the arrays lay in memory, it seems), so the buffer stays. */
+ * others (where the arrays lay in memory, it seems), so the buffer stays; at the avx512
+ * level float32 takes cresize_sum_2x2_unit_rows_f32_avx512 (below). */
 #define CRESIZE_SUM_2X2_UNIT(NAME, T, ATTR)                                             \
     ATTR static void NAME(T *restrict out, const T *restrict a, const T *restrict b,     \
                           Py_ssize_t n)                                                 \
@@ -473,38 +474,133 @@ CRESIZE_PAIRS_2X2(cresize_pairs_2x2_f64, double, f64)
 /* Output rows j0 .. j1 - 1 of a 2x2 block sum, one call per thread (no per-row call
  * from the kernel's loop): row j = b * out_h + oy (n_out pixels of C values, contiguous
  * from out) reads rows 2oy and 2oy + 1 of plane b (in_h rows of in_row values from
- * src), y weights wy[oy * wy_stride + 0, 1], x weights wx; `unit`: every weight is 1
- * (C = 1). Each row by the sweeps above. */
+ * src): BODY runs for each with o (its outputs), a and a + in_row (its two rows) and w
+ * (its y weights, wy[oy * wy_stride + 0, 1]). */
+#define CRESIZE_FOR_2X2_ROWS(T, BODY)                                                   \
+    do {                                                                                \
+        Py_ssize_t b_, oy_, j_;                                                         \
+        const T *plane_;                                                                \
+        if (j1 <= j0)                                                                   \
+            break;                                                                      \
+        b_ = j0 / out_h;                                                                \
+        oy_ = j0 - b_ * out_h;                                                          \
+        plane_ = src + b_ * in_h * in_row;                                              \
+        for (j_ = j0; j_ < j1; j_++) {                                                  \
+            const T *a = plane_ + 2 * oy_ * in_row, *w = wy + oy_ * wy_stride;          \
+            T *o = out + j_ * n_out * C;                                                \
+            (void)w;                                                                    \
+            BODY;                                                                       \
+            if (++oy_ == out_h) {                                                       \
+                oy_ = 0;                                                                \
+                plane_ += in_h * in_row;                                                \
+            }                                                                           \
+        }                                                                               \
+    } while (0)
+
+/* Each row by the sweeps above; `unit`: every weight is 1 (C = 1). */
 #define CRESIZE_SUM_2X2_ROWS(NAME, T, SFX)                                              \
     static void NAME(T *out, const T *src, Py_ssize_t j0, Py_ssize_t j1, Py_ssize_t out_h, \
                      Py_ssize_t in_h, Py_ssize_t in_row, const T *wy, Py_ssize_t wy_stride, \
                      const T *wx, Py_ssize_t n_out, Py_ssize_t C, int unit)             \
     {                                                                                   \
-        Py_ssize_t b, oy, j;                                                            \
-        const T *plane;                                                                 \
-        if (j1 <= j0)                                                                   \
-            return;                                                                     \
-        b = j0 / out_h;                                                                 \
-        oy = j0 - b * out_h;                                                            \
-        plane = src + b * in_h * in_row;                                                \
-        for (j = j0; j < j1; j++) {                                                     \
-            const T *a = plane + 2 * oy * in_row, *w = wy + oy * wy_stride;             \
-            T *o = out + j * n_out * C;                                                 \
+        CRESIZE_FOR_2X2_ROWS(T, {                                                       \
             if (unit)                                                                   \
                 cresize_sum_2x2_unit_##SFX(o, a, a + in_row, n_out);                    \
             else if (C == 1)                                                            \
                 cresize_sum_2x2_##SFX(o, a, a + in_row, w[0], w[1], wx, n_out);         \
             else                                                                        \
                 cresize_sum_2x2_pixels_##SFX(o, a, a + in_row, w[0], w[1], wx, n_out, C); \
-            if (++oy == out_h) {                                                        \
-                oy = 0;                                                                 \
-                plane += in_h * in_row;                                                 \
-            }                                                                           \
-        }                                                                               \
+        });                                                                             \
     }
 
-CRESIZE_SUM_2X2_ROWS(cresize_sum_2x2_rows_f32, float, f32)
+CRESIZE_SUM_2X2_ROWS(cresize_sum_2x2_rows_f32_any, float, f32)
 CRESIZE_SUM_2X2_ROWS(cresize_sum_2x2_rows_f64, double, f64)
+
+#if CRESIZE_X86_DISPATCH
+/* Blocks of weight 1, float32, AVX-512F: sixteen outputs a step from two registers of
+ * a + b (32 inputs of each row), whose even and odd lanes (each output's first and
+ * second pair) vpermt2ps brings into two registers, added as CRESIZE_SUM_2X2_UNIT
+ * adds them, (0 + (a[2o] + b[2o])) + (a[2o+1] + b[2o+1]): the same bits, no buffer.
+ * Then eight outputs the same way (the upper lanes unused) and the row's last ones one
+ * by one. `steps` (n / 16) is a constant where the caller below passes one. */
+CRESIZE_AVX512 static inline __attribute__((always_inline)) void
+cresize_sum_2x2_unit_f32_avx512(float *restrict out, const float *restrict a,
+                                const float *restrict b, Py_ssize_t n, Py_ssize_t steps)
+{
+    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26,
+                                           28, 30);
+    const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27,
+                                          29, 31);
+    const __m512 zero = _mm512_setzero_ps();
+    Py_ssize_t o = 0, k;
+    __m512 s0, s1;
+    for (k = 0; k < steps; k++, o += 16) {
+        s0 = _mm512_add_ps(_mm512_loadu_ps(a + 2 * o), _mm512_loadu_ps(b + 2 * o));
+        s1 = _mm512_add_ps(_mm512_loadu_ps(a + 2 * o + 16), _mm512_loadu_ps(b + 2 * o + 16));
+        _mm512_storeu_ps(out + o,
+                         _mm512_add_ps(_mm512_add_ps(zero, _mm512_permutex2var_ps(s0, even, s1)),
+                                       _mm512_permutex2var_ps(s0, odd, s1)));
+    }
+    if (n - o >= 8) { /* eight outputs: sixteen inputs of each row (the upper lanes: 0) */
+        s0 = _mm512_add_ps(_mm512_loadu_ps(a + 2 * o), _mm512_loadu_ps(b + 2 * o));
+        _mm256_storeu_ps(out + o, _mm512_castps512_ps256(
+            _mm512_add_ps(_mm512_add_ps(zero, _mm512_permutex2var_ps(s0, even, zero)),
+                          _mm512_permutex2var_ps(s0, odd, zero))));
+        o += 8;
+    }
+    for (; o < n; o++) /* the row's last outputs, as CRESIZE_SUM_2X2_UNIT sums them */
+        out[o] = (0.0f + (a[2 * o] + b[2 * o])) + (a[2 * o + 1] + b[2 * o + 1]);
+}
+
+/* Rows of blocks of weight 1 by the loop above, its steps a constant for rows of up to
+ * 8 steps (128 outputs), so that each row's loads are unrolled: the x2 nearest backward
+ * of (16, 64, 56, 56), one thread, took 1.34-1.41 ms so against 1.9-2.3 ms with a loop
+ * over a run-time step count and 1.55-1.59 ms with the buffered loop (docs/kernels.md). */
+CRESIZE_AVX512 static void cresize_sum_2x2_unit_rows_f32_avx512(
+    float *out, const float *src, Py_ssize_t j0, Py_ssize_t j1, Py_ssize_t out_h,
+    Py_ssize_t in_h, Py_ssize_t in_row, Py_ssize_t n_out)
+{
+    const float *wy = NULL;
+    const Py_ssize_t wy_stride = 0, C = 1;
+#define CRESIZE_UNIT_ROWS_CASE(K)                                                       \
+    case K:                                                                             \
+        CRESIZE_FOR_2X2_ROWS(float, cresize_sum_2x2_unit_f32_avx512(o, a, a + in_row,   \
+                                                                    n_out, K));         \
+        return;
+    switch (n_out / 16) {
+        CRESIZE_UNIT_ROWS_CASE(0)
+        CRESIZE_UNIT_ROWS_CASE(1)
+        CRESIZE_UNIT_ROWS_CASE(2)
+        CRESIZE_UNIT_ROWS_CASE(3)
+        CRESIZE_UNIT_ROWS_CASE(4)
+        CRESIZE_UNIT_ROWS_CASE(5)
+        CRESIZE_UNIT_ROWS_CASE(6)
+        CRESIZE_UNIT_ROWS_CASE(7)
+        CRESIZE_UNIT_ROWS_CASE(8)
+    default:
+        CRESIZE_FOR_2X2_ROWS(float, cresize_sum_2x2_unit_f32_avx512(o, a, a + in_row, n_out,
+                                                                    n_out / 16));
+    }
+#undef CRESIZE_UNIT_ROWS_CASE
+}
+#endif
+
+/* float32 rows: blocks of weight 1 take the AVX-512 loops above at level avx512. */
+static inline void cresize_sum_2x2_rows_f32(float *out, const float *src, Py_ssize_t j0,
+                                            Py_ssize_t j1, Py_ssize_t out_h, Py_ssize_t in_h,
+                                            Py_ssize_t in_row, const float *wy,
+                                            Py_ssize_t wy_stride, const float *wx,
+                                            Py_ssize_t n_out, Py_ssize_t C, int unit)
+{
+#if CRESIZE_X86_DISPATCH
+    if (unit && cresize_simd_level >= 3) {
+        cresize_sum_2x2_unit_rows_f32_avx512(out, src, j0, j1, out_h, in_h, in_row, n_out);
+        return;
+    }
+#endif
+    cresize_sum_2x2_rows_f32_any(out, src, j0, j1, out_h, in_h, in_row, wy, wy_stride, wx,
+                                 n_out, C, unit);
+}
 
 /* 8-bit images: the 2x2 pair sums (VERTICAL_FIRST, both tables blocks of 2) straight
  * from the two integer rows, converted as they are loaded, at the avx512 level
