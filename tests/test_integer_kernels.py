@@ -839,6 +839,7 @@ for dtype in (np.float32, np.float64, np.uint8, np.uint16, np.int16, np.int8):
                 x[::3] = rng.integers(info.min, int(info.max) + 1, x[::3].shape)
             cases = [((151, width + 2), "bicubic", False, (0, 1)),  # RING, fused store
                      ((141, width), "bilinear", False, (0, 1)),
+                     ((157, width + 1), "lanczos3", False, (0, 1)),  # 6 taps, fused
                      ((9, width), "lanczos3", True, (0, 1)),  # VERTICAL_FIRST
                      ((2, max(1, width // 2)), "lanczos3", True, (0, 1)),  # > 32 taps
                      ((1, width), "area", False, (0, 1)),  # 70 taps, one row

@@ -251,6 +251,42 @@ CRESIZE_COMBINE(cresize_combine_f64_s16_avx512, CRESIZE_AVX512, double, short, _
         CRESIZE_STORE_REST(float, 32, STORE)                                     \
     }
 
+/* The fused 16-bit stores' sums of 2, 4 or 6 taps (bilinear, bicubic, lanczos3
+ * enlarging), the count known when compiling: two registers of columns at a time,
+ * the taps unrolled, their weights broadcast and row pointers read once per row (the
+ * loop of CRESIZE_SUM4 reloads both, and prefetches, at every block and tap; perf put
+ * a third of the fused store's samples on those). The same operations in the same
+ * order: the first product, then each tap's product added. STORE2(a, b, ARG) rounds
+ * and stores the 2 * LANES values at column c. */
+#define CRESIZE_SUM2_TAPS(TAPS, T, VEC, LANES, SET1, ADD, MUL, LOAD, STORE2, ARG) \
+    {                                                                            \
+        const T *x_[TAPS];                                                       \
+        VEC w_[TAPS];                                                            \
+        for (k = 0; k < (TAPS); k++) {                                           \
+            x_[k] = src[k];                                                      \
+            w_[k] = SET1(w[k]);                                                  \
+        }                                                                        \
+        for (; c + 2 * LANES <= width; c += 2 * LANES) {                         \
+            VEC a = MUL(w_[0], LOAD(x_[0] + c)), b = MUL(w_[0], LOAD(x_[0] + c + LANES)); \
+            for (k = 1; k < (TAPS); k++) {                                       \
+                a = ADD(a, MUL(w_[k], LOAD(x_[k] + c)));                         \
+                b = ADD(b, MUL(w_[k], LOAD(x_[k] + c + LANES)));                 \
+            }                                                                    \
+            STORE2(a, b, ARG);                                                   \
+        }                                                                        \
+    }
+#define CRESIZE_SUM2_FIXED(T, VEC, LANES, SET1, ADD, MUL, LOAD, STORE2, ARG)     \
+    if (taps == 4)                                                               \
+        CRESIZE_SUM2_TAPS(4, T, VEC, LANES, SET1, ADD, MUL, LOAD, STORE2, ARG)   \
+    else if (taps == 2)                                                          \
+        CRESIZE_SUM2_TAPS(2, T, VEC, LANES, SET1, ADD, MUL, LOAD, STORE2, ARG)   \
+    else if (taps == 6)                                                          \
+        CRESIZE_SUM2_TAPS(6, T, VEC, LANES, SET1, ADD, MUL, LOAD, STORE2, ARG)
+
+#define CRESIZE_STORE16_2_AVX2(A, B, PACK32)                                     \
+    _mm_storeu_si128((__m128i *)(out + c),                                       \
+                     PACK32(cresize_round4_pd(A, lo, hi), cresize_round4_pd(B, lo, hi)))
+
 /* 16-bit rows from float64 sums, 16 values a block. */
 #define CRESIZE_COMBINE_STORE16(NAME, T, PACK32, LO, HI, STORE)                  \
     CRESIZE_AVX2 static void NAME(T *out, const double *plane, Py_ssize_t width, \
@@ -260,9 +296,12 @@ CRESIZE_COMBINE(cresize_combine_f64_s16_avx512, CRESIZE_AVX512, double, short, _
         const Py_ssize_t k0 = 0, taps = count;                                   \
         const double *w = weight, *row = plane; /* row: never read (k0 == 0) */  \
         const __m256d lo = _mm256_set1_pd(LO), hi = _mm256_set1_pd(HI);         \
-        Py_ssize_t k, c;                                                         \
+        Py_ssize_t k, c = 0;                                                     \
         CRESIZE_ROW_POINTERS(double)                                             \
-        for (c = 0; c + 16 <= width; c += 16) {                                  \
+        CRESIZE_SUM2_FIXED(double, __m256d, 4, cresize_set1_pd, cresize_add_pd,  \
+                           cresize_mul_pd, cresize_row4_f64, CRESIZE_STORE16_2_AVX2, \
+                           PACK32)                                               \
+        for (; c + 16 <= width; c += 16) {                                       \
             CRESIZE_SUM4(double, __m256d, 4, cresize_set1_pd, cresize_add_pd,    \
                          cresize_mul_pd, cresize_row4_f64, cresize_row4_f64)     \
             _mm_storeu_si128((__m128i *)(out + c),                               \
@@ -323,6 +362,9 @@ CRESIZE_AVX512 static inline __m512i cresize_round16_pd(__m512d a, __m512d b, __
         CRESIZE_STORE_REST(float, 64, STORE)                                     \
     }
 
+#define CRESIZE_STORE16_2(A, B, NARROW)                                          \
+    _mm256_storeu_si256((__m256i *)(out + c), NARROW(cresize_round16_pd(A, B, lo, hi)))
+
 #define CRESIZE_COMBINE_STORE16_512(NAME, T, NARROW, LO, HI, STORE)              \
     CRESIZE_AVX512 static void NAME(T *out, const double *plane, Py_ssize_t width, \
                                     const Py_ssize_t *index, const double *weight, \
@@ -331,9 +373,12 @@ CRESIZE_AVX512 static inline __m512i cresize_round16_pd(__m512d a, __m512d b, __
         const Py_ssize_t k0 = 0, taps = count;                                   \
         const double *w = weight, *row = plane; /* row: never read (k0 == 0) */  \
         const __m512d lo = _mm512_set1_pd(LO), hi = _mm512_set1_pd(HI);         \
-        Py_ssize_t k, c;                                                         \
+        Py_ssize_t k, c = 0;                                                     \
         CRESIZE_ROW_POINTERS(double)                                             \
-        for (c = 0; c + 32 <= width; c += 32) {                                  \
+        CRESIZE_SUM2_FIXED(double, __m512d, 8, cresize_set1_pd8, cresize_add_pd8, \
+                           cresize_mul_pd8, cresize_row8_f64, CRESIZE_STORE16_2,  \
+                           NARROW)                                               \
+        for (; c + 32 <= width; c += 32) {                                       \
             CRESIZE_SUM4(double, __m512d, 8, cresize_set1_pd8, cresize_add_pd8,  \
                          cresize_mul_pd8, cresize_row8_f64, cresize_row8_f64)    \
             _mm256_storeu_si256((__m256i *)(out + c),                            \
