@@ -1,6 +1,8 @@
 """CNN feature maps (many small planes): cresize vs PyTorch, forward and backward.
 
     python benchmarks/run.py --groups feature-maps --threads 2 --repeat 9
+    python benchmarks/feature_maps.py --threads 1 --repeat 21 --cpu-time
+
 
 Forward: ``cresize.resize`` vs ``F.interpolate``; backward: ``cresize.resize_backward``
 vs PyTorch's autograd backward of ``F.interpolate`` (``torch.autograd.grad``).
@@ -9,7 +11,12 @@ the table, timed in the same rounds: each case's floor for a backward, ``torch.s
 the same gradient (reading it once); the forward into a preallocated ``out=`` (the kernels
 without the fresh result's page faults); and NumPy filling a fresh array of the result's
 size (what providing those pages costs on this machine, docs/limits.md "Fresh memory").
+``--cpu-time``: the least CPU time of the rounds (``time.process_time``, every thread of
+the process) instead of the median wall time, as ``images.py --cpu-time``: meant for
+``--threads 1`` on a shared machine, where wall times depend on the other core.
 """
+
+import time
 
 import numpy as np
 from run import measure
@@ -26,16 +33,20 @@ except ImportError:  # pragma: no cover - optional
 CASES = [((16, 64, 56, 56), 2, "nearest", 0.5, 0.25), ((16, 64, 56, 56), 2, "bilinear", 0.5, 0.25)]
 
 
-def run(threads, repeat):
+def run(threads, repeat, cpu_time=False):
     """The feature-map rows as a Markdown table (empty note without PyTorch)."""
     if torch is None:
         return "PyTorch is not installed: no peer to compare with."
     torch.set_num_threads(threads)
-    lines = ["| case | cresize ms | torch ms | ratio | goal | |", "|---|---|---|---|---|---|"]
+    unit = "CPU ms" if cpu_time else "ms"
+    lines = [
+        f"| case | cresize {unit} | torch {unit} | ratio | goal | |",
+        "|---|---|---|---|---|---|",
+    ]
     notes = []
     rng = np.random.default_rng(0)
     for shape, scale, mode, goal_fwd, goal_bwd in CASES:
-        t = _case(rng, shape, scale, mode, threads, repeat)
+        t = _case(rng, shape, scale, mode, threads, repeat, cpu_time)
         label = f"{'x'.join(map(str, shape))} x{scale} {mode}"
         for kind, goal in (("fwd", goal_fwd), ("bwd", goal_bwd)):
             ratio = t[kind] / t["torch_" + kind]
@@ -54,7 +65,7 @@ def run(threads, repeat):
     return "\n".join(lines + [""] + notes)
 
 
-def _case(rng, shape, scale, mode, threads, repeat):
+def _case(rng, shape, scale, mode, threads, repeat, cpu_time=False):
     x = rng.random(shape, dtype=np.float32)
     size = tuple(n * scale for n in shape[2:])
     g = rng.random(shape[:2] + size, dtype=np.float32)
@@ -74,8 +85,25 @@ def _case(rng, shape, scale, mode, threads, repeat):
             "fresh": lambda: np.empty(out.shape, np.float32).fill(0),  # fresh pages' cost
         },
         repeat,
+        **(dict(clock=time.process_time, summary=min) if cpu_time else {}),
     )
 
 
+def main(argv=None):
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--repeat", type=int, default=9)
+    parser.add_argument(
+        "--cpu-time",
+        action="store_true",
+        help="least CPU time of the rounds (process_time) instead of the median wall time; "
+        "meant for --threads 1 on a shared machine",
+    )
+    args = parser.parse_args(argv)
+    print(run(args.threads, args.repeat, args.cpu_time))
+
+
 if __name__ == "__main__":
-    print(run(2, 7))
+    main()
