@@ -5,8 +5,9 @@ never by Pillow's resize; Pillow (``pip install "cresize[image]"``) only reads a
 writes files. OpenCV (``opencv-python-headless``, also in the ``image`` extra)
 reads and writes what Pillow cannot (16-bit RGB(A) PNG and TIFF), decodes the
 pixels of RGB and grey JPEGs (the same pixels as Pillow's, without a copy) and
-encodes PNG fast; without it Pillow does all but 16-bit colour. Arrays need
-neither. See docs/files.md.
+encodes PNG fast; without it Pillow does all but 16-bit colour. tifffile (also
+in the extra) writes 16-bit TIFF with its ICC profile. Arrays need none of them.
+See docs/files.md.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ OPENCV_HINT = (
     "OpenCV reads and writes 16-bit colour (Pillow would keep 8 bits): "
     'pip install "cresize[image]" (or opencv-python-headless)'
 )
-TIFFFILE_HINT = 'tifffile writes it: pip install "cresize[image]" (or tifffile)'
+TIFFFILE_HINT = 'pip install "cresize[image]" (or tifffile) to keep it in 16-bit TIFF'
 
 #: Shrink-on-load: a JPEG is decoded reduced by 2, 4 or 8 (DCT scaling) only to
 #: a size at least this many times the target, then resampled exactly (like
@@ -134,11 +135,11 @@ def open_image(path: str | os.PathLike[str]) -> PIL.Image.Image | np.ndarray:
         multi-page TIFF. Fully decoded (a corrupt or truncated file raises here,
         not later), upright, with ``info`` (ICC profile, EXIF without the orientation tag)
         kept. A 16-bit RGB(A) PNG or TIFF, which Pillow would read as 8-bit, is
-        returned as an ``(H, W, 3 or 4)`` uint16 array read with OpenCV (without
-        ``info``); without OpenCV it is a ``ValueError`` rather than lost bits, and
-        so is a 16-bit CMYK TIFF (OpenCV cannot read it). A 16-bit grey image with
-        a transparent value (PNG ``tRNS``) is an ``(H, W, 2)`` uint16 array of grey
-        and alpha (without ``info``).
+        returned as an ``(H, W, 3 or 4)`` uint16 ``ImageArray`` read with OpenCV
+        (with the same ``info``, read by Pillow from the header); without OpenCV it
+        is a ``ValueError`` rather than lost bits, and so is a 16-bit CMYK TIFF
+        (OpenCV cannot read it). A 16-bit grey image with a transparent value (PNG
+        ``tRNS``) is an ``(H, W, 2)`` uint16 ``ImageArray`` of grey and alpha.
     """
     return _read(path)[0]
 
@@ -349,8 +350,10 @@ def save_image(
         hold are converted: alpha is flattened on white for JPEG and BMP,
         16-bit becomes 8-bit for JPEG, WebP and BMP (``narrows`` tells). An
         ``(H, W, 3 or 4)`` uint16 array (16-bit colour) is written at 16 bits as
-        PNG or TIFF with OpenCV, without metadata; an ``(H, W, 2)`` one (grey and
-        alpha) as 16-bit RGBA, its grey in each colour channel.
+        PNG (OpenCV) or TIFF (tifffile; OpenCV, without the ICC profile, when
+        tifffile is not installed); an ``(H, W, 2)`` one (grey and alpha) as 16-bit
+        RGBA, its grey in each colour channel. An ``ImageArray``'s ``info`` is
+        written as a Pillow image's is (to TIFF: the ICC profile and DPI).
         32-bit grey images (int32, float) need TIFF; as PNG, an integer one is
         written at 16 bits when every value fits (0 to 65535), else refused.
     path : str or os.PathLike
@@ -408,7 +411,7 @@ def _save(
             if lost:
                 return _Saved(
                     _write_atomic(path, lambda f: f.write(data), overwrite, later),
-                    f"OpenCV writes 16-bit TIFF without it; {TIFFFILE_HINT}",
+                    f"OpenCV writes 16-bit TIFF without one; {TIFFFILE_HINT}",
                 )
         return _Saved(
             _write_atomic(path, lambda f: f.write(data), overwrite, later),
@@ -837,7 +840,8 @@ def resize_image(
         An array for an array (same dtype: integers rounded and clipped), else a
         Pillow image of the same mode, with ``info`` (ICC profile, EXIF) kept.
         Palette, bilevel and other modes are resampled as RGB(A) or L. A path
-        to a 16-bit colour PNG or TIFF gives a uint16 array (see ``open_image``),
+        to a 16-bit colour PNG or TIFF gives a uint16 ``ImageArray`` (see
+        ``open_image``; an ``ImageArray`` given gives one with the same ``info``),
         and a 16-bit grey image with a transparent value (PNG ``tRNS``) a uint16
         ``(H, W, 2)`` array, grey and alpha.
 
