@@ -1036,3 +1036,14 @@ def test_icc_lost_names_the_format_that_holds_none(tmp_path):
     assert _save(image, tmp_path / "a.bmp").icc_lost == "BMP files hold none"
     assert _save(image, tmp_path / "a.webp").icc_lost is None
     assert _save(Image.fromarray(photo(8, 8)), tmp_path / "b.bmp").icc_lost is None  # none there
+
+
+def test_image_array_is_pickled_with_its_info():
+    import pickle
+
+    from cresize.image import ImageArray
+
+    tagged = ImageArray(rgb16(6, 8, 3)[:, ::2], {"icc_profile": b"profile", "dpi": (72, 72)})
+    back = pickle.loads(pickle.dumps(tagged))
+    assert isinstance(back, ImageArray) and back.info == tagged.info
+    np.testing.assert_array_equal(back, tagged)

@@ -18,7 +18,7 @@ import numbers
 import os
 import stat
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeGuard
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeGuard, cast
 
 import numpy as np
 
@@ -111,6 +111,14 @@ class ImageArray(np.ndarray):
 
     def __array_finalize__(self, obj: Any) -> None:
         self.info = dict(getattr(obj, "info", None) or {})
+
+    def __reduce__(self) -> Any:  # pickled (processes, dask) with its info
+        rebuild, args, state = cast(tuple[Any, Any, Any], super().__reduce__())
+        return rebuild, args, (state, self.info)
+
+    def __setstate__(self, state: Any) -> None:
+        array_state, self.info = state
+        super().__setstate__(array_state)
 
 
 def _pil():
@@ -400,23 +408,19 @@ def _save(
             raise ValueError(f"writing 16-bit colour to {path} needs OpenCV; {OPENCV_HINT}")
         mode = "RGB" if image.shape[2] == 3 else "RGBA"  # grey and alpha: grey in R, G and B
         params = _metadata(info, mode)
-        order = {2: [0, 0, 0, 1], 3: [0, 1, 2], 4: [0, 1, 2, 3]}[image.shape[2]]
-        rgb = np.ascontiguousarray(np.asarray(image)[..., order], np.uint16)
+        pixels = np.asarray(image)
         if fmt == "TIFF" and _tifffile() is not None:
-            data = _tiff_encode(rgb, params)
+            rgb = pixels[..., [0, 0, 0, 1]] if pixels.shape[2] == 2 else pixels
+            data = _tiff_encode(np.ascontiguousarray(rgb, np.uint16), params)
+            lost = _icc_lost(info, params, fmt, mode)
         else:
-            lost = params.pop("icc_profile", None) if fmt == "TIFF" else None  # OpenCV: no ICC
-            bgr = cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR if mode == "RGB" else cv2.COLOR_RGBA2BGRA)
-            data = _opencv_encode(fmt, bgr, params)
-            if lost:
-                return _Saved(
-                    _write_atomic(path, lambda f: f.write(data), overwrite, later),
-                    f"OpenCV writes 16-bit TIFF without one; {TIFFFILE_HINT}",
-                )
-        return _Saved(
-            _write_atomic(path, lambda f: f.write(data), overwrite, later),
-            _icc_lost(info, params, fmt, mode),
-        )
+            if fmt == "TIFF" and params.pop("icc_profile", None):  # OpenCV writes none
+                lost = f"OpenCV writes 16-bit TIFF without one; {TIFFFILE_HINT}"
+            else:
+                lost = _icc_lost(info, params, fmt, mode)
+            bgr = {2: [0, 0, 0, 1], 3: [2, 1, 0], 4: [2, 1, 0, 3]}[pixels.shape[2]]
+            data = _opencv_encode(fmt, np.ascontiguousarray(pixels[..., bgr], np.uint16), params)
+        return _Saved(_write_atomic(path, lambda f: f.write(data), overwrite, later), lost)
     if _is_16bit_array(image):
         image = _to_8bit(image)
     if isinstance(image, np.ndarray):
