@@ -1220,3 +1220,54 @@ def test_ctrl_c_outside_the_batch_exits_130_without_a_traceback(monkeypatch):
     assert entry.main() == 130
     with pytest.raises(KeyboardInterrupt):  # main(argv) from a program: its own to handle
         entry.main(["resize", "in.png", "--width", "9"])
+
+
+def _icc():
+    from PIL import ImageCms
+
+    return ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB")).tobytes()
+
+
+@pytest.mark.parametrize("fmt", ["png", "tiff"])
+def test_16bit_colour_keeps_its_icc_profile_exif_and_dpi(tmp_path, fmt, capsys):
+    from helpers.png16 import png16
+
+    exif = Image.Exif()
+    exif[0x010F] = "cresize-test"
+    icc, pixels = _icc(), write16(tmp_path / "plain.png")  # photo-like 16-bit samples
+    (tmp_path / "in").mkdir()
+    src = png16(tmp_path / "in" / "a.png", pixels, icc=icc, exif=exif.tobytes(), dpi=240)
+    args = [str(src), "--width", "25", "--out-dir", str(tmp_path / "o"), "--format", fmt]
+    assert main(args) == 0
+    assert "ICC" not in capsys.readouterr().err
+    out = tmp_path / "o" / ("a.png" if fmt == "png" else "a.tif")
+    with Image.open(out) as back:
+        assert back.info["icc_profile"] == icc
+        assert back.info["dpi"] == pytest.approx((240, 240), abs=0.05)
+        if fmt == "png":  # TIFF: EXIF is not written (an IFD of its own)
+            assert back.getexif()[0x010F] == "cresize-test"
+    cv2 = pytest.importorskip("cv2")
+    got = cv2.imread(str(out), cv2.IMREAD_UNCHANGED)[..., ::-1]
+    np.testing.assert_array_equal(got, resize_image(pixels, (25, 17)))
+
+
+def test_a_dropped_icc_profile_is_said_once_a_run(tmp_path, capsys, monkeypatch):
+    icc = _icc()
+    for i in range(2):
+        write(tmp_path / "in" / f"{i}.png", seed=i, icc_profile=icc)
+    args = ["--width", "25", "--out-dir", str(tmp_path / "o"), "--jobs", "2"]
+    assert main([str(tmp_path / "in"), "--format", "bmp", *args]) == 0
+    err = capsys.readouterr().err
+    assert err.count("ICC colour profile") == 1 and "BMP files hold none" in err
+    assert main([str(tmp_path / "in"), "--format", "webp", *args]) == 0  # kept: no note
+    assert "ICC" not in capsys.readouterr().err
+    from helpers.png16 import png16
+
+    (tmp_path / "deep").mkdir()
+    for i in range(2):
+        png16(tmp_path / "deep" / f"{i}.png", write16(tmp_path / "x.png", seed=i), icc=icc)
+    monkeypatch.setitem(sys.modules, "tifffile", None)
+    assert main([str(tmp_path / "deep" / "*.png"), "--format", "tiff", *args]) == 0
+    err = capsys.readouterr().err
+    assert err.count("ICC colour profile") == 1 and "pip install" in err
+    assert "icc_profile" not in Image.open(tmp_path / "o" / "0.tif").info

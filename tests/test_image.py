@@ -927,3 +927,123 @@ def test_save_image_keeps_16_bits_of_every_16_bit_mode(tmp_path, mode, ext):
     save_image(image, path)
     with Image.open(path) as back:
         assert np.array_equal(np.asarray(back).astype(np.uint32), values), back.mode
+
+
+# ---------------------------------------------------------------------------
+# Metadata of 16-bit colour: ICC profile, EXIF, DPI
+
+
+def _exif(orientation):
+    exif = Image.Exif()
+    exif[0x0112] = orientation
+    exif[0x010F] = "cresize-test"
+    return exif.tobytes()
+
+
+@pytest.mark.parametrize("channels", [3, 4])
+def test_16bit_colour_keeps_icc_exif_and_dpi(tmp_path, channels):
+    # A 16-bit PNG's ICC profile (an Adobe RGB or ProPhoto master, say) was dropped:
+    # OpenCV reads and writes none, so every viewer showed other colours.
+    from cresize.image import ImageArray
+    from helpers.png16 import png16
+
+    icc, pixels = _icc(), rgb16(40, 60, channels)
+    src = png16(tmp_path / "in.png", pixels, icc=icc, exif=_exif(6), dpi=300)
+    read = open_image(src)
+    assert isinstance(read, ImageArray) and read.dtype == np.uint16
+    np.testing.assert_array_equal(read, np.swapaxes(pixels, 0, 1)[:, ::-1])  # upright
+    assert read.info["icc_profile"] == icc
+    exif = Image.Exif()
+    exif.load(read.info["exif"])
+    assert 0x0112 not in exif and exif[0x010F] == "cresize-test"  # applied: removed
+    got = resize_image(src, (20, 30))
+    assert isinstance(got, ImageArray) and got.shape == (30, 20, channels)
+    assert got.info == read.info
+    for ext in ("png", "tif"):
+        save_image(got, tmp_path / f"out.{ext}")
+        with Image.open(tmp_path / f"out.{ext}") as back:
+            assert back.info["icc_profile"] == icc, ext
+            assert back.info["dpi"] == pytest.approx(
+                (300, 300), abs=0.05
+            )  # PNG: pixels per metre, ext
+            if ext == "png":
+                assert back.getexif().get(0x0112, 1) == 1
+                assert back.getexif()[0x010F] == "cresize-test"
+        np.testing.assert_array_equal(read16(tmp_path / f"out.{ext}"), got)  # still 16 bits
+        np.testing.assert_array_equal(open_image(tmp_path / f"out.{ext}"), got)
+    save_image(got, tmp_path / "out.jpg")  # rounded to 8 bits: the metadata too
+    with Image.open(tmp_path / "out.jpg") as back:
+        assert back.info["icc_profile"] == icc and back.getexif()[0x010F] == "cresize-test"
+
+
+def test_image_array_carries_info_and_plain_arrays_stay_plain(tmp_path):
+    from cresize.image import ImageArray
+
+    icc, pixels = _icc(), rgb16(20, 30, 3)
+    tagged = ImageArray(pixels, {"icc_profile": icc, "dpi": (150, 150)})
+    assert tagged[2:, 1:].info["icc_profile"] == icc  # views and slices keep it
+    assert type(np.asarray(tagged)) is np.ndarray
+    out = resize_image(tagged, (15, 10))
+    assert isinstance(out, ImageArray) and out.info == tagged.info
+    np.testing.assert_array_equal(out, resize_image(pixels, (15, 10)))
+    assert type(resize_image(pixels, (15, 10))) is np.ndarray  # no info made up
+    save_image(out, tmp_path / "out.png")
+    with Image.open(tmp_path / "out.png") as back:
+        assert back.info["icc_profile"] == icc
+        assert back.info["dpi"] == pytest.approx((150, 150), abs=0.05)  # PNG: pixels per metre
+    save_image(pixels, tmp_path / "plain.png")  # an array without info: none written
+    assert "icc_profile" not in Image.open(tmp_path / "plain.png").info
+
+
+def test_16bit_grey_and_alpha_keeps_exif_and_dpi_not_a_grey_profile(tmp_path):
+    # Grey with a transparent value is written as RGBA: a GRAY profile would be
+    # invalid there (PNG: an iCCP of another colour space), so it alone is left out.
+    from cresize.image import _save
+
+    grey = rgb16(20, 30, 3)[..., 0]
+    src = tmp_path / "in.png"
+    Image.fromarray(grey).save(
+        src, transparency=int(grey[0, 0]), icc_profile=_profile_of_space(b"GRAY"),
+        exif=_exif(1), dpi=(200, 200),
+    )  # fmt: skip
+    got = resize_image(src, (15, 10))
+    assert got.shape == (10, 15, 2) and got.info["icc_profile"] == _profile_of_space(b"GRAY")
+    saved = _save(got, tmp_path / "out.png")
+    assert saved.icc_lost == "it describes GRAY pixels, and RGBA pixels are written"
+    with Image.open(tmp_path / "out.png") as back:
+        assert back.mode == "RGBA" and "icc_profile" not in back.info
+        assert back.getexif()[0x010F] == "cresize-test"
+        assert back.info["dpi"] == pytest.approx((200, 200), abs=0.05)  # PNG: pixels per metre
+
+
+def test_16bit_tiff_without_tifffile_says_the_profile_is_dropped(tmp_path, monkeypatch):
+    from cresize.image import ImageArray, _save
+
+    icc, pixels = _icc(), rgb16(20, 30, 3)
+    monkeypatch.setitem(sys.modules, "tifffile", None)
+    saved = _save(ImageArray(pixels, {"icc_profile": icc}), tmp_path / "out.tif")
+    assert "tifffile" in saved.icc_lost
+    np.testing.assert_array_equal(read16(tmp_path / "out.tif"), pixels)  # OpenCV wrote it
+    assert "icc_profile" not in Image.open(tmp_path / "out.tif").info
+    assert _save(ImageArray(pixels, {"icc_profile": icc}), tmp_path / "out.png").icc_lost is None
+
+
+def test_icc_lost_names_the_format_that_holds_none(tmp_path):
+    from cresize.image import _save
+
+    image = Image.fromarray(photo(8, 8))
+    image.info["icc_profile"] = _icc()
+    assert _save(image, tmp_path / "a.bmp").icc_lost == "BMP files hold none"
+    assert _save(image, tmp_path / "a.webp").icc_lost is None
+    assert _save(Image.fromarray(photo(8, 8)), tmp_path / "b.bmp").icc_lost is None  # none there
+
+
+def test_image_array_is_pickled_with_its_info():
+    import pickle
+
+    from cresize.image import ImageArray
+
+    tagged = ImageArray(rgb16(6, 8, 3)[:, ::2], {"icc_profile": b"profile", "dpi": (72, 72)})
+    back = pickle.loads(pickle.dumps(tagged))
+    assert isinstance(back, ImageArray) and back.info == tagged.info
+    np.testing.assert_array_equal(back, tagged)

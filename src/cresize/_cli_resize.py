@@ -32,10 +32,12 @@ MAX_PIXELS = 2**30
 
 class _Notes(NamedTuple):
     """What the run says about a file it wrote: the format its 16-bit samples were
-    rounded for (once a run), and that only its first frame or page was resized."""
+    rounded for (once a run), that only its first frame or page was resized, and
+    why its ICC profile was not kept (once a run for each reason)."""
 
     narrowed: str | None
     several: str | None
+    icc_lost: str | None = None
 
 
 EPILOG = """examples:
@@ -214,12 +216,13 @@ def main(argv=None):
     )
     start, results = time.perf_counter(), []
     counts = {"done": 0, "bad": len(failures), "narrowed": False}
+    icc_said = set()  # the reasons already given for dropped ICC profiles
     bar = _progress(len(tasks), enabled=not args.quiet and sys.stderr.isatty())
 
     def report(src, reason, notes):
         if reason is _CANCELLED:
             return
-        narrowed, several = notes or (None, None)
+        narrowed, several, icc_lost = notes or (None, None, None)
         if reason is None:
             counts["done"] += 1
         else:
@@ -235,6 +238,14 @@ def main(argv=None):
             print(
                 f"cresize resize: note: 16-bit samples are rounded to 8 bits for "
                 f"{narrowed} output (write PNG or TIFF to keep 16 bits)",
+                file=sys.stderr,
+            )
+        if icc_lost and icc_lost not in icc_said:
+            icc_said.add(icc_lost)
+            bar.clear()
+            print(
+                f"cresize resize: {src}: note: its ICC colour profile is dropped: {icc_lost} "
+                f"(said once a run)",
                 file=sys.stderr,
             )
         bar.step()
@@ -602,10 +613,10 @@ def _one(task, cancel=None, later=None):
         if cancel is not None and cancel.is_set():
             return src, _CANCELLED, None
         os.makedirs(os.path.dirname(dst) or ".", exist_ok=True)
-        pending = _save(result, dst, o["format"], o["quality"], o["overwrite"], later)
+        saved = _save(result, dst, o["format"], o["quality"], o["overwrite"], later)
     except Exception as exc:
         return src, _reason(exc), None
-    return src, pending, notes
+    return src, saved.pending, notes._replace(icc_lost=saved.icc_lost)
 
 
 def _synced(src, notes, pending):

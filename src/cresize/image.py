@@ -5,8 +5,9 @@ never by Pillow's resize; Pillow (``pip install "cresize[image]"``) only reads a
 writes files. OpenCV (``opencv-python-headless``, also in the ``image`` extra)
 reads and writes what Pillow cannot (16-bit RGB(A) PNG and TIFF), decodes the
 pixels of RGB and grey JPEGs (the same pixels as Pillow's, without a copy) and
-encodes PNG fast; without it Pillow does all but 16-bit colour. Arrays need
-neither. See docs/files.md.
+encodes PNG fast; without it Pillow does all but 16-bit colour. tifffile (also
+in the extra) writes 16-bit TIFF with its ICC profile. Arrays need none of them.
+See docs/files.md.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import numbers
 import os
 import stat
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeGuard
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeGuard, cast
 
 import numpy as np
 
@@ -31,13 +32,14 @@ if TYPE_CHECKING:
 
     import PIL.Image
 
-__all__ = ["narrows", "open_image", "resize_image", "save_image", "target_size"]
+__all__ = ["ImageArray", "narrows", "open_image", "resize_image", "save_image", "target_size"]
 
 INSTALL_HINT = 'Pillow is needed to read and write image files: pip install "cresize[image]"'
 OPENCV_HINT = (
     "OpenCV reads and writes 16-bit colour (Pillow would keep 8 bits): "
     'pip install "cresize[image]" (or opencv-python-headless)'
 )
+TIFFFILE_HINT = 'pip install "cresize[image]" (or tifffile) to keep it in 16-bit TIFF'
 
 #: Shrink-on-load: a JPEG is decoded reduced by 2, 4 or 8 (DCT scaling) only to
 #: a size at least this many times the target, then resampled exactly (like
@@ -87,6 +89,38 @@ _WRITES = {
 }
 
 
+class ImageArray(np.ndarray):
+    """A NumPy array with the ``info`` of the image it holds, as ``PIL.Image.info``.
+
+    What ``open_image`` and ``resize_image`` return for 16-bit colour (and 16-bit
+    grey and alpha), which Pillow cannot hold: the pixels as an ordinary array
+    (a subclass of ``ndarray``) and the file's ``info`` (``"icc_profile"``,
+    ``"exif"`` without the orientation tag, ``"dpi"``, ...), which ``save_image``
+    writes as it writes a Pillow image's. Make one of your own array with
+    ``ImageArray(pixels, {"icc_profile": profile_bytes})``. Views, slices and the
+    results of arithmetic keep the ``info`` (a copy of the dict);
+    ``np.asarray(a)`` is the plain array.
+    """
+
+    info: dict
+
+    def __new__(cls, pixels: Any, info: dict | None = None) -> ImageArray:
+        array = np.asarray(pixels).view(cls)
+        array.info = dict(info or {})
+        return array
+
+    def __array_finalize__(self, obj: Any) -> None:
+        self.info = dict(getattr(obj, "info", None) or {})
+
+    def __reduce__(self) -> Any:  # pickled (processes, dask) with its info
+        rebuild, args, state = cast(tuple[Any, Any, Any], super().__reduce__())
+        return rebuild, args, (state, self.info)
+
+    def __setstate__(self, state: Any) -> None:
+        array_state, self.info = state
+        super().__setstate__(array_state)
+
+
 def _pil():
     try:
         from PIL import Image
@@ -109,11 +143,11 @@ def open_image(path: str | os.PathLike[str]) -> PIL.Image.Image | np.ndarray:
         multi-page TIFF. Fully decoded (a corrupt or truncated file raises here,
         not later), upright, with ``info`` (ICC profile, EXIF without the orientation tag)
         kept. A 16-bit RGB(A) PNG or TIFF, which Pillow would read as 8-bit, is
-        returned as an ``(H, W, 3 or 4)`` uint16 array read with OpenCV (without
-        ``info``); without OpenCV it is a ``ValueError`` rather than lost bits, and
-        so is a 16-bit CMYK TIFF (OpenCV cannot read it). A 16-bit grey image with
-        a transparent value (PNG ``tRNS``) is an ``(H, W, 2)`` uint16 array of grey
-        and alpha (without ``info``).
+        returned as an ``(H, W, 3 or 4)`` uint16 ``ImageArray`` read with OpenCV
+        (with the same ``info``, read by Pillow from the header); without OpenCV it
+        is a ``ValueError`` rather than lost bits, and so is a 16-bit CMYK TIFF
+        (OpenCV cannot read it). A 16-bit grey image with a transparent value (PNG
+        ``tRNS``) is an ``(H, W, 2)`` uint16 ``ImageArray`` of grey and alpha.
     """
     return _read(path)[0]
 
@@ -135,7 +169,8 @@ def _read(path, geometry=None, opencv=False):
         turned = orientation in (5, 6, 7, 8)
         full = im.size[::-1] if turned else im.size
         if sixteen:
-            return _read_16bit(path, im.mode, orientation, im.size), full
+            pixels = _read_16bit(path, im.mode, orientation, im.size)
+            return ImageArray(pixels, _upright_info(im.info)), full
         scale = 1
         if geometry is not None and im.format in ("JPEG", "MPO"):
             (w, h), _ = target_size(*full, **geometry)
@@ -216,12 +251,18 @@ def _decode_jpeg(path, im, scale, orientation):
         return None
     if pixels is None or pixels.shape[:2] != im.size[::-1]:  # im.size: after the draft
         return None
+    return _Decoded(_orient(pixels, orientation), _upright_info(im.info))
+
+
+def _upright_info(info):
+    """``info`` as ``ImageOps.exif_transpose`` leaves it on the upright image (the
+    EXIF orientation tag removed), for pixels turned upright without Pillow."""
     from PIL import ImageOps
 
     stand_in = _pil().new("L", (1, 1))  # Pillow's own rule for the metadata
-    stand_in.info = dict(im.info)
+    stand_in.info = dict(info)
     ImageOps.exif_transpose(stand_in, in_place=True)
-    return _Decoded(_orient(pixels, orientation), stand_in.info)
+    return stand_in.info
 
 
 def _is_16bit_colour(im):
@@ -231,6 +272,14 @@ def _is_16bit_colour(im):
     raw = im.tile[0][3]  # (codec, extents, offset, args): a plain tuple before Pillow 11
     raw = raw[0] if isinstance(raw, tuple) else raw
     return isinstance(raw, str) and ";16" in raw
+
+
+def _tifffile():
+    try:
+        import tifffile
+    except ImportError:
+        return None
+    return tifffile
 
 
 def _opencv():
@@ -309,8 +358,10 @@ def save_image(
         hold are converted: alpha is flattened on white for JPEG and BMP,
         16-bit becomes 8-bit for JPEG, WebP and BMP (``narrows`` tells). An
         ``(H, W, 3 or 4)`` uint16 array (16-bit colour) is written at 16 bits as
-        PNG or TIFF with OpenCV, without metadata; an ``(H, W, 2)`` one (grey and
-        alpha) as 16-bit RGBA, its grey in each colour channel.
+        PNG (OpenCV) or TIFF (tifffile; OpenCV, without the ICC profile, when
+        tifffile is not installed); an ``(H, W, 2)`` one (grey and alpha) as 16-bit
+        RGBA, its grey in each colour channel. An ``ImageArray``'s ``info`` is
+        written as a Pillow image's is (to TIFF: the ICC profile and DPI).
         32-bit grey images (int32, float) need TIFF; as PNG, an integer one is
         written at 16 bits when every value fits (0 to 65535), else refused.
     path : str or os.PathLike
@@ -326,6 +377,14 @@ def save_image(
     _save(image, path, format, quality, overwrite)
 
 
+class _Saved(NamedTuple):
+    """What ``_save`` did."""
+
+    pending: Future[None] | None  #: the ``fsync`` and rename, when run ``later``, else None
+    #: why the image's ICC profile is not in the file (for the CLI's note), or None
+    icc_lost: str | None
+
+
 def _save(
     image: PIL.Image.Image | np.ndarray,
     path: str | os.PathLike[str],
@@ -333,27 +392,45 @@ def _save(
     quality: int | None = None,
     overwrite: bool = False,
     later: Executor | None = None,
-) -> Future[None] | None:
+) -> _Saved:
     """``save_image``; with ``later`` (a ``concurrent.futures`` executor) the
     temporary file's ``fsync`` and rename run there (see ``_write_atomic``) and
-    their future is returned, else None."""
+    their future is returned in the ``_Saved``."""
     _pil()  # Pillow is needed from here on: say so before anything else
     path = os.fspath(path)
     fmt = _format(path, format)
     if quality is not None and (isinstance(quality, bool) or quality not in range(1, 101)):
         raise ValueError(f"quality must be an int from 1 to 100; got {quality!r}")
+    info = getattr(image, "info", None) or {}  # a PIL.Image's or an ImageArray's
     if _is_16bit_array(image) and fmt in SIXTEEN_BIT_FORMATS:
         cv2 = _opencv()
         if cv2 is None:
             raise ValueError(f"writing 16-bit colour to {path} needs OpenCV; {OPENCV_HINT}")
-        order = {2: [0, 0, 0, 1], 3: [2, 1, 0], 4: [2, 1, 0, 3]}[image.shape[2]]
-        data = _opencv_encode(fmt, np.ascontiguousarray(image[..., order], np.uint16), {})
-        return _write_atomic(path, lambda f: f.write(data), overwrite, later)
+        mode = "RGB" if image.shape[2] == 3 else "RGBA"  # grey and alpha: grey in R, G and B
+        params = _metadata(info, mode)
+        pixels = np.asarray(image)
+        if fmt == "TIFF" and _tifffile() is not None:
+            rgb = pixels[..., [0, 0, 0, 1]] if pixels.shape[2] == 2 else pixels
+            data = _tiff_encode(np.ascontiguousarray(rgb, np.uint16), params)
+            lost = _icc_lost(info, params, fmt, mode)
+        else:
+            if fmt == "TIFF" and params.pop("icc_profile", None):  # OpenCV writes none
+                lost = f"OpenCV writes 16-bit TIFF without one; {TIFFFILE_HINT}"
+            else:
+                lost = _icc_lost(info, params, fmt, mode)
+            bgr = {2: [0, 0, 0, 1], 3: [2, 1, 0], 4: [2, 1, 0, 3]}[pixels.shape[2]]
+            data = _opencv_encode(fmt, np.ascontiguousarray(pixels[..., bgr], np.uint16), params)
+        return _Saved(_write_atomic(path, lambda f: f.write(data), overwrite, later), lost)
     if _is_16bit_array(image):
         image = _to_8bit(image)
-    pil_image: PIL.Image.Image = _from_array(image) if isinstance(image, np.ndarray) else image
+    if isinstance(image, np.ndarray):
+        pil_image: PIL.Image.Image = _from_array(np.asarray(image))
+        pil_image.info = dict(info)
+    else:
+        pil_image = image
     image = _for_format(pil_image, fmt)
-    params = {key: image.info[key] for key in ("icc_profile", "exif", "dpi") if image.info.get(key)}
+    params = _metadata(image.info)
+    lost = _icc_lost(info, params, fmt, image.mode)
     if fmt in ("JPEG", "WEBP"):
         params["quality"] = 90 if quality is None else int(quality)
     cv2 = _opencv() if fmt == "PNG" and image.mode in _OPENCV_PNG else None
@@ -364,8 +441,45 @@ def _save(
         if to_bgr is not None:
             pixels = cv2.cvtColor(pixels, getattr(cv2, to_bgr))
         data = _opencv_encode(fmt, pixels, params)
-        return _write_atomic(path, lambda f: f.write(data), overwrite, later)
-    return _write_atomic(path, lambda f: image.save(f, format=fmt, **params), overwrite, later)
+        return _Saved(_write_atomic(path, lambda f: f.write(data), overwrite, later), lost)
+    pending = _write_atomic(path, lambda f: image.save(f, format=fmt, **params), overwrite, later)
+    return _Saved(pending, lost)
+
+
+#: Pillow's writers that store an ICC profile (``icc_profile=``); cresize's own
+#: PNG (OpenCV's pixels) gets the chunk from ``_opencv_encode``.
+_ICC_WRITERS = ("AVIF", "JPEG", "MPO", "PNG", "TIFF", "WEBP")
+
+
+def _metadata(info, mode=None):
+    """The ICC profile, EXIF and DPI of ``info`` to write (``icc_profile``, ``exif``,
+    ``dpi``: Pillow's ``save`` keywords). With ``mode``, the mode of the pixels
+    written, a profile of another colour space (see ``_ICC_SPACES``) is left out:
+    it would be invalid in the file."""
+    params = {key: info[key] for key in ("icc_profile", "exif", "dpi") if info.get(key)}
+    if "icc_profile" in params and not _profile_fits(params["icc_profile"], mode):
+        del params["icc_profile"]
+    return params
+
+
+def _profile_fits(icc, mode):
+    """Whether the ICC profile ``icc`` can describe pixels of ``mode`` (None: any)."""
+    space = _ICC_SPACES.get(mode)
+    return space is None or icc[16:20] == space
+
+
+def _icc_lost(info, params, fmt, mode):
+    """Why the ICC profile of ``info`` is not written with ``params`` as ``fmt``
+    (``mode`` pixels), or None: it is, or there is none."""
+    icc = info.get("icc_profile")
+    if not icc:
+        return None
+    if fmt not in _ICC_WRITERS:
+        return f"{fmt} files hold none"
+    if not params.get("icc_profile"):
+        space = icc[16:20].decode("latin-1").strip()
+        return f"it describes {space} pixels, and {mode} pixels are written"
+    return None
 
 
 def _from_array(image: np.ndarray) -> PIL.Image.Image:
@@ -431,6 +545,39 @@ def _opencv_encode(fmt, pixels, params):
         for kind, body in chunks
     )
     return data[:33] + extra + data[33:]  # after the signature and IHDR
+
+
+#: How 16-bit TIFF is written with tifffile: deflate (zlib) at this level with the
+#: horizontal predictor (plain tifffile compresses with zlib, not LZW, which needs
+#: imagecodecs). On a photo-like 2000x1500 image: 25% smaller than OpenCV's LZW,
+#: 1.45 times its CPU time (Python's zlib; docs/files.md).
+TIFF_ZLIB_LEVEL = 1
+
+
+def _tiff_encode(pixels, params):
+    """A 16-bit RGB(A) TIFF's bytes from tifffile, with ``params``' ICC profile and
+    DPI (EXIF is not written: TIFF keeps it in an IFD of its own)."""
+    import io
+
+    tags: dict[str, Any] = {}
+    if params.get("icc_profile"):
+        tags["iccprofile"] = params["icc_profile"]
+    if params.get("dpi"):
+        tags.update(resolution=tuple(params["dpi"]), resolutionunit="INCH")
+    out = io.BytesIO()
+    _tifffile().imwrite(
+        out,
+        pixels,
+        photometric="rgb",
+        extrasamples=["unassalpha"] if pixels.shape[2] == 4 else None,  # straight alpha
+        compression="zlib",
+        compressionargs={"level": TIFF_ZLIB_LEVEL},
+        predictor=True,
+        metadata=None,  # no JSON description of its own
+        maxworkers=1,  # one thread, as OpenCV's encoders: the CLI splits the cores
+        **tags,
+    )
+    return out.getvalue()
 
 
 def _write_atomic(path, write, overwrite, later=None):
@@ -698,7 +845,8 @@ def resize_image(
         An array for an array (same dtype: integers rounded and clipped), else a
         Pillow image of the same mode, with ``info`` (ICC profile, EXIF) kept.
         Palette, bilevel and other modes are resampled as RGB(A) or L. A path
-        to a 16-bit colour PNG or TIFF gives a uint16 array (see ``open_image``),
+        to a 16-bit colour PNG or TIFF gives a uint16 ``ImageArray`` (see
+        ``open_image``; an ``ImageArray`` given gives one with the same ``info``),
         and a 16-bit grey image with a transparent value (PNG ``tRNS``) a uint16
         ``(H, W, 2)`` array, grey and alpha.
 
@@ -741,15 +889,20 @@ def resize_image(
                 f"then alpha); got shape {image.shape}"
             )
         has_alpha = alpha if alpha is not None else image.ndim == 3 and image.shape[2] in (2, 4)
-        return _resize_array(image, bool(has_alpha), geometry, options)
+        return _with_info(
+            image, _resize_array(np.asarray(image), bool(has_alpha), geometry, options)
+        )
     if not isinstance(exact, (bool, np.bool_)):
         raise TypeError(f"exact must be True or False; got {exact!r}")
     full = None
     if isinstance(image, (str, os.PathLike)):
         target_size(1, 1, **geometry)  # bad geometry is an error before the file is read
         image, full = _read(image, None if exact else geometry, opencv=True)
-        if isinstance(image, np.ndarray):  # 16-bit colour
-            return _resize_array(image, image.shape[2] in (2, 4), geometry, options, full)
+        if isinstance(image, np.ndarray):  # 16-bit colour, an ImageArray
+            out = _resize_array(
+                np.asarray(image), image.shape[2] in (2, 4), geometry, options, full
+            )
+            return _with_info(image, out)
     Image = _pil()
     if isinstance(image, _Decoded):  # a JPEG decoded by OpenCV: BGR or grey
         out = _resize_array(image.pixels, False, geometry, options, full)
@@ -767,15 +920,28 @@ def resize_image(
         # 16-bit grey with a transparent value (PNG tRNS): Pillow's LA and RGBA hold 8 bits
         grey = np.asarray(image).astype(np.uint16)
         opaque = np.where(grey == image.info["transparency"], 0, 65535).astype(np.uint16)
-        return _resize_array(np.dstack([grey, opaque]), True, geometry, options, full)
+        out = _resize_array(np.dstack([grey, opaque]), True, geometry, options, full)
+        return ImageArray(out, _without_transparency(image.info))
     image = _pixels(image)
     out = _resize_array(np.asarray(image), image.mode in ("LA", "RGBA"), geometry, options, full)
     if image.mode in ("CMYK", "YCbCr", "LAB", "HSV"):
         result = Image.frombytes(image.mode, out.shape[1::-1], out.tobytes())
     else:
         result = Image.fromarray(out)
-    result.info = {k: v for k, v in image.info.items() if k != "transparency"}
+    result.info = _without_transparency(image.info)
     return result
+
+
+def _without_transparency(info):
+    """The ``info`` of a resized image: the input's, less its transparent value
+    (resampled images hold alpha instead)."""
+    return {k: v for k, v in info.items() if k != "transparency"}
+
+
+def _with_info(image, out):
+    """``out``, the resized ``image``, with ``image``'s ``info`` when it has one (an
+    ``ImageArray``); a plain array stays plain."""
+    return ImageArray(out, image.info) if isinstance(image, ImageArray) else out
 
 
 def _pixels(image: PIL.Image.Image) -> PIL.Image.Image:
@@ -904,9 +1070,8 @@ def _for_format(image: PIL.Image.Image, fmt: str) -> PIL.Image.Image:
             "RGBA" if image.has_transparency_data and "RGBA" in allowed else "RGB"
         )
     image.info = dict(info)
-    space = _ICC_SPACES.get(image.mode)
     icc = info.get("icc_profile")
-    if icc and space is not None and icc[16:20] != space:  # CMYK (LAB, ...) became RGB
+    if icc and not _profile_fits(icc, image.mode):  # CMYK (LAB, ...) became RGB
         del image.info["icc_profile"]  # a profile of other pixels: invalid in the file
     return image
 

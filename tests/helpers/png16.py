@@ -1,0 +1,38 @@
+"""16-bit colour PNGs with metadata, written independently of cresize's writer.
+
+OpenCV encodes the pixels; the ICC profile (``iCCP``), EXIF (``eXIf``) and DPI
+(``pHYs``) chunks are added here by the PNG specification, so that a test of
+cresize's reading and writing does not check cresize's chunk code against itself.
+"""
+
+import struct
+import zlib
+
+import numpy as np
+
+
+def chunk(kind, body):
+    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+
+def png16(path, rgb, icc=None, exif=None, dpi=None):
+    """Write the (H, W, 3 or 4) uint16 ``rgb`` to ``path`` as a 16-bit PNG with the
+    given ``icc`` profile bytes, ``exif`` bytes (TIFF header first, as in ``eXIf``)
+    and ``dpi`` (one number: pixels per inch on both axes); return ``path``."""
+    import cv2
+
+    order = [2, 1, 0, 3][: rgb.shape[2]]
+    ok, data = cv2.imencode(".png", np.ascontiguousarray(rgb[..., order]))
+    assert ok
+    data = data.tobytes()
+    assert data[12:16] == b"IHDR"
+    extra = b""
+    if icc is not None:
+        extra += chunk(b"iCCP", b"a profile\0\0" + zlib.compress(icc))
+    if dpi is not None:
+        per_metre = round(dpi / 0.0254)
+        extra += chunk(b"pHYs", struct.pack(">IIB", per_metre, per_metre, 1))
+    if exif is not None:
+        extra += chunk(b"eXIf", exif[6:] if exif.startswith(b"Exif\0\0") else exif)
+    path.write_bytes(data[:33] + extra + data[33:])  # after the signature and IHDR
+    return path
