@@ -17,6 +17,7 @@ import signal
 import sys
 import threading
 import time
+import unicodedata
 from typing import NamedTuple
 
 from cresize._tables import ALIASES, MODES, NO_ALIGN_CORNERS
@@ -430,26 +431,40 @@ def _plan(args):
             continue  # the same file named twice
         elif key in seen:
             failures.append((src, f"{dst} is also the output of {seen[key]}"))
-        elif _case_twin(key, folded.get(key.casefold())):
-            other_dst, other_src = folded[key.casefold()][1:]
+        elif _case_twin(key, folded.get(_name_key(key))):
+            other_dst, other_src = folded[_name_key(key)][1:]
             failures.append(
                 (
                     src,
                     f"{dst} and {other_dst} (the output of {other_src}) differ only in "
-                    f"letter case: one file on a case-insensitive file system (macOS, "
-                    f"Windows, exFAT, SMB); rename one input or use --suffix",
+                    f"letter case or Unicode normalization (an accent as one character or "
+                    f"two): one file on a case-insensitive file system (macOS, Windows, "
+                    f"exFAT, SMB); rename one input or use --suffix",
                 )
             )
         else:
             seen[key] = src
-            folded.setdefault(key.casefold(), (key, dst, src))
+            folded.setdefault(_name_key(key), (key, dst, src))
             tasks.append((src, dst, same))
     return tasks, failures, skipped
 
 
+def _name_key(path):
+    """``path`` as a case-insensitive, normalization-insensitive file system compares
+    names: Unicode's canonical caseless match, ``NFD(casefold(NFD(path)))``. This is
+    APFS's own rule (case-insensitive variant: NFD, then full case folding, so
+    ``\u00e9`` = ``e\u0301``, ``A`` = ``a``, ``\u00df`` = ``ss``); HFS+ (NFD) and
+    exFAT, NTFS and SMB (an up-case table) fold less. Compatibility forms (NFKC:
+    full-width ``\uff21`` and ``A``, ``\u00b2`` and ``2``) stay two names, as they
+    are on all of them."""
+    nfd = unicodedata.normalize("NFD", path)
+    return unicodedata.normalize("NFD", nfd.casefold())
+
+
 def _case_twin(key, other):
     """Whether the output (real path) ``key`` and the earlier output ``other``
-    ``(key, dst, src)`` (or None) are one name on a case-insensitive file system.
+    ``(key, dst, src)`` (or None) of the same ``_name_key`` are one name on a
+    case-insensitive file system.
     The rule is by name (the output folder may not exist yet, and a file system can
     fold case in one folder and not in the next), except that two names the folder
     already holds as two files are two files there (in place, or a re-run)."""
