@@ -1019,6 +1019,28 @@ def test_an_output_that_is_another_input_stops_the_batch(tmp_path, capsys, flags
     assert (tmp_path / "a_s_s.png").read_bytes() == b"keep me"
 
 
+@pytest.mark.parametrize("stem, twin", [("a", "A_s"), ("\u00e9", "e\u0301_s")])
+def test_an_output_that_is_another_input_on_a_case_insensitive_folder(tmp_path, capsys, stem, twin):
+    # a.png -> a_s.png is the input A_s.png on a case-insensitive folder (macOS,
+    # Windows), and so is e\u0301_s.png for \u00e9_s.png on macOS: the exact-path
+    # comparison missed both, and with --overwrite the input was replaced before it
+    # was read. The rule is the one for two outputs (by name).
+    a, b = write(tmp_path / f"{stem}.png", seed=1), write(tmp_path / f"{twin}.png", seed=2)
+    before = {p: p.read_bytes() for p in (a, b)}
+    args = [str(a), str(b), "--width", "9", "--suffix", "_s", "--overwrite"]
+    assert main(args) == 1
+    err = capsys.readouterr().err
+    dst = tmp_path / f"{stem}_s.png"
+    assert f"the output {dst} of {a} would replace the input {b}" in err
+    assert "case-insensitive" in err and "nothing was done" in err
+    assert sorted(os.listdir(tmp_path)) == sorted([f"{stem}.png", f"{twin}.png"])
+    assert {p: p.read_bytes() for p in (a, b)} == before
+    # a folder that already holds both names as two files tells them apart
+    write(dst, seed=3)
+    assert main(args) == 0
+    assert {p: p.read_bytes() for p in (a, b)} == before
+
+
 def write16(path, h=40, w=60, channels=3, seed=0):
     cv2 = pytest.importorskip("cv2")
     os.makedirs(os.path.dirname(path), exist_ok=True)
