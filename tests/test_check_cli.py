@@ -215,3 +215,52 @@ def test_torch_column_names_a_pytorch_gradient_that_is_not_its_forwards_adjoint(
         assert not row["passed"] and not row["torch_tolerated"], row
         assert "PyTorch's gradient is not the adjoint of its own forward" in row["message"]
         assert "values" not in row["message"] and "indices up to" not in row["message"]
+
+
+def _torch_import_raises(monkeypatch, exc):
+    """``import torch`` raises ``exc`` (a missing or a broken install), whatever is installed."""
+    import builtins
+
+    real = builtins.__import__
+
+    def fake(name, *args, **kwargs):
+        if name == "torch" or name.startswith("torch."):
+            raise exc
+        return real(name, *args, **kwargs)
+
+    monkeypatch.delitem(sys.modules, "torch", raising=False)
+    monkeypatch.setattr(builtins, "__import__", fake)
+
+
+@pytest.mark.parametrize(
+    "exc",
+    [
+        OSError("libtorch_global_deps.so: cannot open shared object file"),
+        ImportError("libc10.so: cannot open shared object file: No such file or directory"),
+        ModuleNotFoundError("No module named 'typing_extensions'", name="typing_extensions"),
+        AttributeError("partially initialized module 'typing' has no attribute 'Any'"),
+    ],
+)
+def test_a_torch_that_fails_to_import_is_named_not_skipped(monkeypatch, capsys, exc):
+    # An OSError ended the command in a traceback; an ImportError other than "no torch"
+    # (a missing shared library, a missing dependency) was taken as "not installed" and
+    # the comparison was skipped without a word.
+    ran = []
+    monkeypatch.setattr(_check, "run_one", lambda *a, **k: ran.append(a) or {})
+    _torch_import_raises(monkeypatch, exc)
+    assert _check.main(["--quick", "--modes", "nearest"]) == 1
+    err = capsys.readouterr().err
+    assert f"torch is installed but fails to import: {type(exc).__name__}: {exc}" in err
+    assert "--no-torch" in err
+    assert ran == []  # refused before the run
+
+
+def test_a_missing_torch_skips_the_comparison(monkeypatch, capsys):
+    _torch_import_raises(monkeypatch, ModuleNotFoundError("No module named 'torch'", name="torch"))
+    assert _check.main(["--quick", "--modes", "nearest", "--threads", "1"]) == 0
+    captured = capsys.readouterr()
+    assert "torch not compared (not installed)" in captured.out and captured.err == ""
+    # --no-torch never imports it, so a broken install does not stop it
+    _torch_import_raises(monkeypatch, OSError("broken"))
+    assert _check.main(["--quick", "--modes", "nearest", "--no-torch", "--threads", "1"]) == 0
+    assert "torch not compared (--no-torch)" in capsys.readouterr().out

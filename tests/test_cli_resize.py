@@ -530,6 +530,46 @@ def test_outputs_that_differ_only_in_case_are_refused(tmp_path, capsys):
     assert "2 resized, 0 failed" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("first, second", [("\u00e9", "e\u0301"), ("\u00c9", "e\u0301")])
+def test_outputs_that_differ_only_in_unicode_normalization_are_refused(
+    tmp_path, capsys, first, second
+):
+    # macOS (APFS, HFS+) treats an accent as one code point (NFC) or as a letter and a
+    # combining mark (NFD) as one name: casefold alone saw two names, and the second
+    # output replaced the first there.
+    a = write(tmp_path / "in" / f"{first}.png")
+    b = write(tmp_path / "in" / f"{second}.png", seed=1)
+    out = tmp_path / "out"
+    assert main([str(a), str(b), "--width", "9", "--out-dir", str(out), "--overwrite"]) == 1
+    err = capsys.readouterr().err
+    assert f"{out / f'{second}.png'} and {out / f'{first}.png'} (the output of {a}) differ" in err
+    assert "Unicode normalization" in err
+    assert tree(out) == [f"{first}.png"]
+    # the same exception as for letter case: two files there already are two files
+    write(out / f"{second}.png")
+    assert main([str(a), str(b), "--width", "9", "--out-dir", str(out), "--overwrite"]) == 0
+
+
+def test_compatibility_equivalents_are_two_names(tmp_path, capsys):
+    # No file system folds NFKC: full-width and ASCII letters, a superscript and a
+    # digit, a circled digit and a digit are two files everywhere (APFS too).
+    names = ["\uff21.png", "a.png", "x\u00b2.png", "x2.png", "\u2460.png", "1.png"]
+    inputs = [str(write(tmp_path / "in" / n, seed=i)) for i, n in enumerate(names)]
+    assert main([*inputs, "--width", "9", "--out-dir", str(tmp_path / "out")]) == 0
+    assert "6 resized, 0 failed" in capsys.readouterr().out
+    assert tree(tmp_path / "out") == sorted(names)
+
+
+@pytest.mark.parametrize("first, second", [("\ufb01", "FI"), ("stra\u00dfe", "STRASSE")])
+def test_full_case_folding_as_apfs(tmp_path, capsys, first, second):
+    # APFS (case-insensitive) folds with Unicode's full case folding: the ligature
+    # U+FB01 is "fi" and sharp s is "ss" there, so these pairs are one file.
+    a = write(tmp_path / "in" / f"{first}.png")
+    b = write(tmp_path / "in" / f"{second}.png", seed=1)
+    assert main([str(a), str(b), "--width", "9", "--out-dir", str(tmp_path / "out")]) == 1
+    assert "differ only in letter case" in capsys.readouterr().err
+
+
 def test_pixels_and_metadata(tmp_path):
     exif = Image.Exif()
     exif[0x0112] = 8
@@ -977,6 +1017,28 @@ def test_an_output_that_is_another_input_stops_the_batch(tmp_path, capsys, flags
         assert (tmp_path / "c_s.png").exists()
     assert {p: p.read_bytes() for p in (a, b, c)} == before
     assert (tmp_path / "a_s_s.png").read_bytes() == b"keep me"
+
+
+@pytest.mark.parametrize("stem, twin", [("a", "A_s"), ("\u00e9", "e\u0301_s")])
+def test_an_output_that_is_another_input_on_a_case_insensitive_folder(tmp_path, capsys, stem, twin):
+    # a.png -> a_s.png is the input A_s.png on a case-insensitive folder (macOS,
+    # Windows), and so is e\u0301_s.png for \u00e9_s.png on macOS: the exact-path
+    # comparison missed both, and with --overwrite the input was replaced before it
+    # was read. The rule is the one for two outputs (by name).
+    a, b = write(tmp_path / f"{stem}.png", seed=1), write(tmp_path / f"{twin}.png", seed=2)
+    before = {p: p.read_bytes() for p in (a, b)}
+    args = [str(a), str(b), "--width", "9", "--suffix", "_s", "--overwrite"]
+    assert main(args) == 1
+    err = capsys.readouterr().err
+    dst = tmp_path / f"{stem}_s.png"
+    assert f"the output {dst} of {a} would replace the input {b}" in err
+    assert "case-insensitive" in err and "nothing was done" in err
+    assert sorted(os.listdir(tmp_path)) == sorted([f"{stem}.png", f"{twin}.png"])
+    assert {p: p.read_bytes() for p in (a, b)} == before
+    # a folder that already holds both names as two files tells them apart
+    write(dst, seed=3)
+    assert main(args) == 0
+    assert {p: p.read_bytes() for p in (a, b)} == before
 
 
 def write16(path, h=40, w=60, channels=3, seed=0):

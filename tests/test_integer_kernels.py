@@ -306,12 +306,15 @@ def test_kernel_entry_checks_sizes():
         _int_call(src=np.zeros((1, 6, 8), np.float32), dst=np.zeros((1, 4, 3), np.float32))()
     with pytest.raises(TypeError, match="the y and x weights must have the same dtype"):
         _int_call(y=y.kernel_args(np.float64))()
+    both = {"y": y.kernel_args(np.float64), "x": taps(8, 3, "bilinear").row_args(np.float64)}
+    with pytest.raises(TypeError, match=r"the x weights must have scratch's dtype \(f\)"):
+        _int_call(**both)()  # float32 scratch
     with pytest.raises(TypeError):  # 16-bit values are summed in float64
         _int_call(src=np.zeros((1, 6, 8), np.float64))()
 
 
 # ----------------------------------------------------------------------------
-# Blocks of 2 after a combination of rows (VERTICAL_FIRST with x_values): bilinear and
+# Blocks of 2 after a combination of rows (VERTICAL_FIRST with x_block=2): bilinear and
 # area shrinking by 2 take the pair sums of _simd_sums.h, with the bits of _row.
 
 
@@ -461,9 +464,6 @@ def _through_resize_2d_int(p, x, threads):
     src = x.reshape(int(np.prod(x.shape[:a])), y.n_in, t.n_in * channels)
     dst = np.empty((src.shape[0], y.n_out, t.n_out * channels), x.dtype)
     length = _kernels.scratch_length(order, slots, src.shape[2], dst.shape[2], False, channels)
-    values = None
-    if _plan._x_block(t, channels, order):
-        values = _kernels.value_weights(t.kernel_args(compute)[1], channels)
     _kernels.resize_2d_int(
         src,
         dst,
@@ -474,7 +474,7 @@ def _through_resize_2d_int(p, x, threads):
         np.empty((threads, length), compute),
         np.empty((threads, slots), np.intp),
         threads,
-        values,
+        _plan._x_block(t, channels, order),
     )
     return dst
 
@@ -683,24 +683,27 @@ def test_2x2_pixel_pairs(dtype):
 
 
 def _block_call(**change):
-    """A consistent resize_2d_int call with x_values (uint8 (1, 4, 8 * 3) -> (1, 2, 4 * 3)
-    bilinear, 3 values a pixel), with some arguments replaced."""
-    x = taps(8, 4, "bilinear")
+    """A consistent resize_2d_int call with ``x_block=2`` (uint8 (1, 4, 8 * 3) ->
+    (1, 2, 4 * 3) bilinear, 3 values a pixel), with some arguments replaced."""
     args = {
         "src": np.arange(96, dtype=np.uint8).reshape(1, 4, 24),
         "dst": np.zeros((1, 2, 12), np.uint8),
         "channels": 3,
         "y": taps(4, 2, "bilinear").kernel_args(np.float32),
-        "x": x.row_args(np.float32),
+        "x": taps(8, 4, "bilinear").row_args(np.float32),
         "tags": np.empty((1, 1), np.intp),
         "scratch": np.empty((1, 24 + 12), np.float32),
         "num_threads": 1,
-        "x_values": np.repeat(x.kernel_args(np.float32)[1], 3, axis=1),
+        "x_block": 2,
     }
     return _int_args(**{**args, **change})
 
 
-def test_block_values_are_checked():
+def test_x_block_is_checked():
+    # It was x_values=, an array of the x weights once per value that was checked
+    # against the x table and then not read (make_step makes its own): only whether
+    # it was given mattered. The block size is what the caller chooses; make_step
+    # checks it against the table and builds the weights.
     args = _block_call()
     _kernels.resize_2d_int(**args)
     want = cresize.resize(args["src"].reshape(4, 8, 3), (2, 4), axes=(0, 1))
@@ -714,21 +717,20 @@ def test_block_values_are_checked():
         )
         _kernels.resize_2d_int(**again)
         np.testing.assert_array_equal(again["dst"], args["dst"])
-    values = args["x_values"]
-    wrong = values.copy()
-    wrong[1, 4] = 0.25
-    not_blocks = taps(8, 4, "bicubic")
+    ring = {"order": _kernels.Order.RING, "tags": np.empty((1, 2), np.intp)}
+    for change in ({"x_block": 0}, ring, {**ring, "x_block": 0}):  # blocks in any order
+        plain = _block_call(dst=np.zeros((1, 2, 12), np.uint8), **change)
+        _kernels.resize_2d_int(**plain)
+        np.testing.assert_array_equal(plain["dst"], args["dst"])
     for change, words in [
-        ({"x_values": values[:, :4].copy()}, "shape"),
-        ({"x_values": wrong}, r"x_values\[1, 4\]"),
-        ({"x_values": np.repeat(values, 2, axis=0)}, "shape"),
-        ({"order": _kernels.Order.RING, "scratch": np.empty((1, 24), np.float32)}, "order"),
-        ({"x": not_blocks.row_args(np.float32)}, "blocks of 2"),
+        ({"x": taps(8, 4, "bicubic").row_args(np.float32)}, "blocks of 2"),
+        ({"x_block": 3}, "blocks of 3"),
+        ({"x_block": 1}, "blocks of 1"),
     ]:
         with pytest.raises(ValueError, match=words):
             _kernels.resize_2d_int(**_block_call(**change))
     with pytest.raises(TypeError, match="x_values"):
-        _kernels.resize_2d_int(**_block_call(x_values=values.astype(np.float64)))
+        _kernels.resize_2d_int(**_block_call(x_values=None))
     assert taps(8, 4, "bilinear").block == 2 and taps(8, 4, "area").block == 2
 
 
@@ -814,7 +816,7 @@ for dtype in (np.float32, np.float64, np.uint8, np.uint16, np.int16, np.int8):
             for size in ((20, 256), (20, 128), (20, 32), (20, 21)):
                 results[str(n)] = cresize.resize(wide, size, axes=(0, 1), mode=mode)
                 n += 1
-        for mode in ("bilinear", "area"):  # 2x2 blocks (x_values: _simd_sums.h's pairs)
+        for mode in ("bilinear", "area"):  # 2x2 blocks (x_block=2: _simd_sums.h's pairs)
             results[str(n)] = cresize.resize(wide[:36], (18, 32), axes=(0, 1), mode=mode)
             results[str(n + 1)] = cresize.resize(wide[:36, :62], (18, 31), axes=(0, 1),
                                                  mode=mode, num_threads=2)

@@ -5,10 +5,12 @@ Every mode x align_corners x antialias x dtype x a set of awkward geometries
 non-integer scale factors, 1-D / 2-D / 3-D, a HWC image) is checked with
 ``cresize.testing``: the adjoint identity, float64 finite differences, the dense
 reference, and PyTorch's ``F.interpolate`` (values and gradient) when torch is
-importable and has the mode (nearest indices that PyTorch picks with its float32
+installed and has the mode (nearest indices that PyTorch picks with its float32
 scale, docs/spec.md section 3, are tolerated when they are within one of cresize's
 and PyTorch's values and gradient are exactly the gather at its own indices and
-that gather's adjoint). Exit status 1 when anything fails.
+that gather's adjoint). Exit status 1 when anything fails, and before the run when
+torch is installed but fails to import (its error is printed; ``--no-torch`` runs
+without it).
 """
 
 import argparse
@@ -81,7 +83,16 @@ def main(argv=None):
     except (TypeError, ValueError) as exc:
         print(f"cresize check: {exc}", file=sys.stderr)
         return 2
-    torch = None if args.no_torch else _import_torch()
+    try:
+        torch = None if args.no_torch else _import_torch()
+    except Exception as exc:  # not KeyboardInterrupt or SystemExit
+        print(
+            f"cresize check: torch is installed but fails to import: "
+            f"{type(exc).__name__}: {exc}; repair it, or pass --no-torch to check "
+            f"without the PyTorch comparison",
+            file=sys.stderr,
+        )
+        return 1
     cases = [c for c in CASES if c[5] or not args.quick]
     start = time.perf_counter()
     rows = [
@@ -92,14 +103,20 @@ def main(argv=None):
         for dtype in DTYPES
     ]
     seconds = time.perf_counter() - start
+    compared = (
+        torch.__version__
+        if torch is not None
+        else "not compared (--no-torch)"
+        if args.no_torch
+        else "not compared (not installed)"
+    )
     failed = [r for r in rows if not r["passed"]]
     _print_table([r for r in rows if not args.failures_only or not r["passed"]])
     for row in failed:
         print(f"FAIL {_label(row)}: {row['message']}")
     print(
         f"{len(rows)} configurations, {len(failed)} failed, {seconds:.1f} s; "
-        f"cresize {cresize.__version__}, torch "
-        f"{torch.__version__ if torch is not None else 'not compared'}"
+        f"cresize {cresize.__version__}, torch {compared}"
     )
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
@@ -389,9 +406,15 @@ def _modes(text):
 
 
 def _import_torch():
+    """torch, or None when it is not installed (no module ``torch`` at all). A torch
+    that is there but fails to import (a missing shared library: ``OSError`` or
+    ``ImportError``; a missing dependency; a module shadowed by a local file) raises
+    its error: the caller names it rather than skip the comparison."""
     try:
         import torch
-    except ImportError:
+    except ModuleNotFoundError as exc:
+        if exc.name != "torch":
+            raise
         return None
     return torch
 

@@ -17,6 +17,7 @@ import signal
 import sys
 import threading
 import time
+import unicodedata
 from typing import NamedTuple
 
 from cresize._tables import ALIASES, MODES, NO_ALIGN_CORNERS
@@ -184,9 +185,11 @@ def main(argv=None):
     clashes = _clashes(tasks, failures)
     if clashes:
         for src, dst, other in clashes:
+            same = os.path.realpath(dst) == os.path.realpath(other)
             print(
                 f"cresize resize: error: the output {dst} of {src} would replace the input "
-                f"{other} before it is read",
+                f"{other} before it is read"
+                + ("" if same else " (one name on a case-insensitive file system)"),
                 file=sys.stderr,
             )
         print(
@@ -441,33 +444,44 @@ def _plan(args):
             continue  # the same file named twice
         elif key in seen:
             failures.append((src, f"{dst} is also the output of {seen[key]}"))
-        elif _case_twin(key, folded.get(key.casefold())):
-            other_dst, other_src = folded[key.casefold()][1:]
+        elif _name_key(key) in folded and _one_file(key, folded[_name_key(key)][0]):
+            other_dst, other_src = folded[_name_key(key)][1:]
             failures.append(
                 (
                     src,
                     f"{dst} and {other_dst} (the output of {other_src}) differ only in "
-                    f"letter case: one file on a case-insensitive file system (macOS, "
-                    f"Windows, exFAT, SMB); rename one input or use --suffix",
+                    f"letter case or Unicode normalization (an accent as one character or "
+                    f"two): one file on a case-insensitive file system (macOS, Windows, "
+                    f"exFAT, SMB); rename one input or use --suffix",
                 )
             )
         else:
             seen[key] = src
-            folded.setdefault(key.casefold(), (key, dst, src))
+            folded.setdefault(_name_key(key), (key, dst, src))
             tasks.append((src, dst, same))
     return tasks, failures, skipped
 
 
-def _case_twin(key, other):
-    """Whether the output (real path) ``key`` and the earlier output ``other``
-    ``(key, dst, src)`` (or None) are one name on a case-insensitive file system.
-    The rule is by name (the output folder may not exist yet, and a file system can
-    fold case in one folder and not in the next), except that two names the folder
-    already holds as two files are two files there (in place, or a re-run)."""
-    if other is None:
-        return False
-    both = os.path.lexists(key) and os.path.lexists(other[0])
-    return not (both and not os.path.samefile(key, other[0]))
+def _name_key(path):
+    """``path`` as a case-insensitive, normalization-insensitive file system compares
+    names: Unicode's canonical caseless match, ``NFD(casefold(NFD(path)))``. This is
+    APFS's own rule (case-insensitive variant: NFD, then full case folding, so
+    ``\u00e9`` = ``e\u0301``, ``A`` = ``a``, ``\u00df`` = ``ss``); HFS+ (NFD) and
+    exFAT, NTFS and SMB (an up-case table) fold less. Compatibility forms (NFKC:
+    full-width ``\uff21`` and ``A``, ``\u00b2`` and ``2``) stay two names, as they
+    are on all of them."""
+    nfd = unicodedata.normalize("NFD", path)
+    return unicodedata.normalize("NFD", nfd.casefold())
+
+
+def _one_file(key, other):
+    """Whether the real paths ``key`` and ``other`` of one ``_name_key`` are one file
+    on a case-insensitive file system. The rule is by name (the output folder may not
+    exist yet, and a file system can fold case in one folder and not in the next),
+    except that two names that the folder already holds as two files are two files
+    there (in place, or a re-run)."""
+    both = os.path.lexists(key) and os.path.lexists(other)
+    return not (both and not os.path.samefile(key, other))
 
 
 def _walk(top, recursive, out_dir, failures):
@@ -490,15 +504,23 @@ def _walk(top, recursive, out_dir, failures):
 
 
 def _clashes(tasks, failures):
-    """``[(src, dst, other input)]`` where an output is another input of the batch."""
+    """``[(src, dst, other input)]`` where an output is another input of the batch:
+    the same file, or a name that is one file with it on a case-insensitive file
+    system (``_name_key``, ``_one_file``: the rule for two outputs)."""
     named = [src for src, _ in failures if os.path.isfile(src)] + [src for src, _, _ in tasks]
-    inputs = {os.path.realpath(src): src for src in named}
-    return [
-        (src, dst, inputs[key])
-        for src, dst, _ in tasks
-        for key in [os.path.realpath(dst)]
-        if key in inputs and inputs[key] != src and key != os.path.realpath(src)
-    ]
+    inputs = {}
+    for other in named:
+        real = os.path.realpath(other)
+        inputs.setdefault(_name_key(real), []).append((other, real))
+    clashes = []
+    for src, dst, _ in tasks:
+        key, own = os.path.realpath(dst), os.path.realpath(src)
+        clashes += [
+            (src, dst, other)
+            for other, real in inputs.get(_name_key(key), [])
+            if other != src and real != own and _one_file(key, real)
+        ]
+    return clashes
 
 
 def _run(tasks, jobs, report, results, stop=None):

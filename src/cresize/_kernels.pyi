@@ -98,7 +98,7 @@ def resize_2d_int(
     scratch: _F,
     tags: _I,
     num_threads: int,
-    x_values: _F | None = None,
+    x_block: int = 0,
 ) -> None: ...
 def value_weights(weight: _F, channels: int) -> _F: ...
 def scratch_length(

@@ -1107,7 +1107,7 @@ cdef inline void _first_product_zeros(const Sizes* z, floating* out, const sourc
 
 def value_weights(weight, Py_ssize_t channels):
     """An x table's weights once per input value of pixels of ``channels`` values (the
-    rows of blocks: ``make_step``'s x weights, ``resize_2d_int``'s ``x_values``)."""
+    rows of blocks: ``make_step``'s x weights with ``x_block``)."""
     return np.ascontiguousarray(np.repeat(weight, channels, axis=1))
 
 
@@ -1134,7 +1134,7 @@ def scratch_length(int order, Py_ssize_t slots, Py_ssize_t in_row, Py_ssize_t ou
 
 def resize_2d_int(const source[:, :, ::1] src, dst, Py_ssize_t channels, tuple y, tuple x,
                   int order, floating[:, ::1] scratch, Py_ssize_t[:, ::1] tags,
-                  int num_threads, x_values=None):
+                  int num_threads, Py_ssize_t x_block=0):
     """``resize_2d`` for 8- and 16-bit integers, read and written as they are.
 
     ``src (B, IH, IW*C)`` and ``dst (B, OH, OW*C)`` (a C-contiguous ndarray) are
@@ -1155,17 +1155,14 @@ def resize_2d_int(const source[:, :, ::1] src, dst, Py_ssize_t channels, tuple y
     ``y`` with ``DIRECT`` for a resample along the contiguous axis, as ``x`` with
     ``channels`` = the row length for a combination of whole rows.
 
-    ``x_values`` (``VERTICAL_FIRST``, an x table of ``Taps.block`` 2, 1 to
-    ``MAX_BLOCK_CHANNELS`` values a pixel): the x weights once per input value,
-    ``np.repeat(weight, channels, axis=1)`` (checked); each combined row then takes
-    the pair sums of ``_simd_sums.h`` (``_row``'s blocks), with the same bits.
+    ``x_block`` (0: none) as in ``make_step``: ``Taps.block`` of the x table, checked
+    (2 with ``VERTICAL_FIRST``, 1 to ``MAX_BLOCK_CHANNELS`` values a pixel: each
+    combined row takes the pair sums of ``_simd_sums.h``, ``_row``'s blocks, with the
+    x weights once per input value that ``make_step`` makes; the same bits).
 
     Checked here, then run as the integer ``Step`` of these arguments (``make_step``
     with ``src_dtype`` / ``dst_dtype``; a plan makes its steps once), on this scratch.
     """
-    cdef const Py_ssize_t[:, ::1] x_index = x[0]
-    cdef const floating[:, ::1] x_weight = x[1]  # scratch's dtype (make_step: y's too)
-    cdef const Py_ssize_t[::1] x_count = x[2]
     cdef str src_kind, sum_kind = "f" if floating is float else "d"
     cdef str kind = getattr(getattr(dst, "dtype", None), "char", "")
     cdef Py_ssize_t in_h = src.shape[1], in_row = src.shape[2], slots = tags.shape[1]
@@ -1191,48 +1188,19 @@ def resize_2d_int(const source[:, :, ::1] src, dst, Py_ssize_t channels, tuple y
     if (src_kind in "fd" and src_kind != sum_kind) or (kind in "fd" and kind != sum_kind):
         raise TypeError(f"a float src or dst must have scratch's dtype ({sum_kind}); "
                         f"got {src_kind} -> {kind}")
+    if getattr(x[1], "dtype", None) != np.dtype(sum_kind):  # make_step: y's the same
+        raise TypeError(f"the x weights must have scratch's dtype ({sum_kind}); got "
+                        f"{getattr(x[1], 'dtype', type(x[1]).__name__)}")
     s = make_step(FUSED, src.shape[0], in_h, in_row, y=y, x=x, channels=channels, order=order,
-                  slots=slots, x_block=0 if x_values is None else 2, src_dtype=src_kind,
+                  slots=slots, x_block=x_block, src_dtype=src_kind,
                   dst_dtype=kind)
     _check_2d(s, dst.shape[0], dst.shape[1], dst.shape[2], scratch.shape[0], scratch.shape[1],
               tags.shape[0], num_threads)
-    if x_values is not None:
-        _block_values(x_values, x_index, x_weight, x_count, channels, order)
     if s.dst_size == 0:
         return
     out_bytes = dst.reshape(-1).view("u1")  # C-contiguous: a view, written in place
     s.run(&src[0, 0, 0], &out_bytes[0], num_threads, &scratch[0, 0], scratch.shape[1],
           &tags[0, 0], tags.shape[1])
-
-
-cdef int _block_values(object values, const Py_ssize_t[:, ::1] index,
-                       const floating[:, ::1] weight, const Py_ssize_t[::1] count,
-                       Py_ssize_t channels, int order) except -1:
-    """``resize_2d_int``'s ``x_values``, checked: the x table is ``Taps.block`` 2 and
-    ``values`` its weights once per input value (the same bits)."""
-    cdef const floating[:, ::1] v
-    cdef Py_ssize_t n = index.shape[0], C = channels, o, k, c
-    if order != VERTICAL_FIRST or not 1 <= C <= MAX_BLOCK_CHANNELS:
-        raise ValueError(f"x_values needs order VERTICAL_FIRST and 1 to {MAX_BLOCK_CHANNELS} "
-                         f"channels; got order {order}, channels {C}")
-    if getattr(values, "dtype", None) != np.dtype("f" if sizeof(floating) == 4 else "d"):
-        raise TypeError("x_values must have scratch's dtype")
-    v = values
-    if index.shape[1] != 2 or v.shape[0] != n or v.shape[1] != 2 * C:
-        raise ValueError(f"x_values needs an x table of blocks of 2 and shape ({n}, {2 * C}); "
-                         f"got a table of width {index.shape[1]}, shape "
-                         f"({v.shape[0]}, {v.shape[1]})")
-    for o in range(n):
-        for k in range(2):
-            if count[o] != 2 or index[o, k] != 2 * o + k:
-                raise ValueError(f"x_values needs an x table of blocks of 2: row {o} reads "
-                                 f"{list(index[o, :count[o]])}")
-            for c in range(C):
-                if (v[o, k * C + c] != weight[o, k]
-                        or signbit(v[o, k * C + c]) != signbit(weight[o, k])):
-                    raise ValueError(f"x_values[{o}, {k * C + c}] is not the x weight "
-                                     f"{weight[o, k]} (np.repeat(weight, channels, axis=1))")
-    return 0
 
 
 cdef inline void _gather_pixels(char* out, const char* line, Py_ssize_t size,

@@ -456,7 +456,7 @@ def _fused_step(y, x, outer, channels, order, slots, dtype, work, x_block, y_blo
 
 
 def _x_block(x, channels, order):
-    """An integer step's ``x_block`` (``resize_2d_int``'s ``x_values``): 2 for an x
+    """An integer step's ``x_block`` (``make_step``'s and ``resize_2d_int``'s): 2 for an x
     table of blocks of 2 after a combination of rows (bilinear or area shrinking by 2),
     which takes the pair sums of ``_simd_sums.h``, with its weights once per input
     value; else 0. Such a step also takes the y table's ``block`` (8-bit rows of blocks
