@@ -10,6 +10,9 @@ a temporary working folder of their own:
 - ```` ```bash ```` (``console``, ``sh``, ``shell``) blocks: every line is a
   ``cresize ...`` or ``python -m cresize ...`` command (``# comments`` allowed); each
   runs with this Python and must exit with status 0.
+- Blocks in the languages of ``NOT_CODE`` (``text``, ``toml``, ...) and MyST directives
+  other than code (``{figure}``, ``{include}``) do not run; a block in any other
+  language fails, so that no example escapes under another spelling.
 - A block that must not run (an install command, a development tool, data only the
   user has) carries ``<!-- not run: REASON -->`` on the line before it, the reason
   required. Any other block that fails, or a shell line that is not a cresize
@@ -47,6 +50,13 @@ FILES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 FILES = [f for f in FILES if "_build" not in f.parts]
 PYTHON = {"python", "py", "pycon"}
 SHELL = {"bash", "console", "sh", "shell"}
+#: Languages of blocks that are not run (not code, or not code a user runs). Any other
+#: language fails: ```Python, ```python3, ```zsh or ```{code-block} would otherwise
+#: show code that nothing runs.
+NOT_CODE = {"text", "toml", "json", "yaml", "ini", "c", "cython", "diff"}
+#: MyST directives that show code (their language follows): refused like another language;
+#: the other directives ({figure}, {include}, {note}) hold no code.
+CODE_DIRECTIVES = {"{code-block}", "{code}", "{code-cell}", "{sourcecode}"}
 NOT_RUN = re.compile(r"<!--\s*not run:(.*?)-->", re.S)
 #: Optional packages a block may import (``cresize.torch`` imports torch): without them
 #: the block is left out, naming them.
@@ -76,7 +86,13 @@ def blocks(path):
             continue
         language = token.info.split()[0] if token.info.strip() else ""
         assert language, f"{where}: a block without a language (`text` if it is none)"
+        if language.startswith("{") and language not in CODE_DIRECTIVES:
+            continue  # a directive: no code
         if language not in PYTHON | SHELL:
+            assert language in NOT_CODE, (
+                f"{where}: a block in {language!r}, which this test neither runs nor knows "
+                f"as not code: python or bash to run it, text if it is no code"
+            )
             continue
         previous = tokens[i - 1] if i else None
         skip = (
@@ -245,6 +261,23 @@ def test_the_not_run_marker(tmp_path):
     page.write_text("```\npip install x\n```\n")
     with pytest.raises(AssertionError, match="without a language"):
         blocks(page)
+
+
+@pytest.mark.parametrize(
+    "language", ["Python", "python3", "py3", "ipython", "zsh", "Bash", "{code-block}"]
+)
+def test_a_block_in_another_language_is_not_passed_over(tmp_path, language):
+    """A block that MyST shows as code in a language this test does not run (another
+    spelling of Python or a shell, a directive) fails, rather than passing unseen."""
+    page = tmp_path / "page.md"
+    page.write_text(f"```{language}\nraise ValueError('not run')\n```\n")
+    with pytest.raises(AssertionError, match="neither runs nor knows"):
+        run_page(page, "page.md", tmp_path)
+    page.write_text(
+        "```text\nraise ValueError('not code')\n```\n\n```toml\n[x]\n```\n\n"
+        "```{figure} a.png\nA caption.\n```\n"
+    )
+    assert blocks(page) == [] and run_page(page, "page.md", tmp_path) == []
 
 
 def test_a_block_needing_a_missing_package_is_left_out(tmp_path, monkeypatch):
