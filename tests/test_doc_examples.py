@@ -1,4 +1,4 @@
-"""The examples in README.md and docs/**/*.md run, as a user would copy them.
+"""The examples in README.md, docs/**/*.md and docs/**/*.rst run, as a user would copy them.
 
 Each Markdown file's fenced code blocks are found with markdown-it-py, the parser
 that MyST (the documentation build) reads the same files with, and run in order, in
@@ -17,6 +17,9 @@ a temporary working folder of their own:
   user has) carries ``<!-- not run: REASON -->`` on the line before it, the reason
   required. Any other block that fails, or a shell line that is not a cresize
   command, fails the test: nothing is skipped silently.
+- reStructuredText pages (docs/index.rst: the front page's example) are read the
+  same way: each ``.. code-block:: LANGUAGE`` is a block, ``.. not run: REASON`` on
+  the line before it the marker.
 - A block that uses an optional package that is not installed (PyTorch, zarr) is
   left out, and the file's test then ends as skipped, naming the blocks and the
   package, after the rest of the file has run and passed.
@@ -34,6 +37,7 @@ import os
 import re
 import shlex
 import shutil
+import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -46,7 +50,10 @@ from helpers.doctests import run_doctests
 from helpers.proc import run_python
 
 ROOT = Path(__file__).resolve().parents[1]
-FILES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+FILES = [
+    ROOT / "README.md",
+    *sorted([*(ROOT / "docs").rglob("*.md"), *(ROOT / "docs").rglob("*.rst")]),
+]
 FILES = [f for f in FILES if "_build" not in f.parts]
 PYTHON = {"python", "py", "pycon"}
 SHELL = {"bash", "console", "sh", "shell"}
@@ -66,9 +73,64 @@ ENV = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(cresize.__file
 TIMEOUT = 120
 
 
+def _runs(language, where):
+    """Whether a block in ``language`` runs (Python or a shell); not code: False;
+    any other language is an error."""
+    if language.startswith("{") and language not in CODE_DIRECTIVES:
+        return False  # a directive: no code
+    if language not in PYTHON | SHELL:
+        assert language in NOT_CODE, (
+            f"{where}: a block in {language!r}, which this test neither runs nor knows "
+            f"as not code: python or bash to run it, text if it is no code"
+        )
+        return False
+    return True
+
+
+#: reStructuredText: a code directive, and the comment that marks the next one not run.
+RST_CODE = re.compile(r"^([ \t]*)\.\. (?:code-block|code|sourcecode)::[ \t]*(\S*)")
+RST_NOT_RUN = re.compile(r"^[ \t]*\.\. not run:(.*)$")
+
+
+def rst_blocks(path):
+    """``blocks`` of a reStructuredText page: its ``code-block`` directives (options
+    such as ``:caption:`` left out), ``.. not run: REASON`` on the line before one."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    found = []
+    for i, line in enumerate(lines):
+        match = RST_CODE.match(line)
+        where = f"{path.name}:{i + 1}"
+        marker = RST_NOT_RUN.match(line)
+        if marker:
+            assert i + 1 < len(lines) and RST_CODE.match(lines[i + 1]), (
+                f"{where}: '.. not run:' must come just before a code-block"
+            )
+            assert marker.group(1).strip(), f"{where}: give the reason"
+        if not match:
+            continue
+        assert match.group(2), f"{where}: a code-block without a language (`text` if none)"
+        body, indent = [], len(match.group(1))
+        for text in lines[i + 1 :]:
+            if text.strip() and len(text) - len(text.lstrip()) <= indent:
+                break
+            body.append(text)
+        code = textwrap.dedent("\n".join(body)).strip("\n").splitlines()
+        while code and code[0].startswith(":"):  # the directive's options
+            code.pop(0)
+        if not _runs(match.group(2), where):
+            continue
+        skip = RST_NOT_RUN.match(lines[i - 1]) if i else None
+        text = "\n".join(code).strip("\n") + "\n"
+        found.append((i + 1, match.group(2), text, skip.group(1).strip() if skip else None))
+    return found
+
+
 def blocks(path):
     """[(line, language, code, reason not to run or None)] of ``path``'s fenced blocks
-    in Python or a shell; a ``not run`` comment that precedes no block is an error."""
+    in Python or a shell; a ``not run`` comment that precedes no block is an error
+    (``rst_blocks`` for a reStructuredText page)."""
+    if path.suffix == ".rst":
+        return rst_blocks(path)
     tokens = MarkdownIt("commonmark").parse(path.read_text(encoding="utf-8"))
     found = []
     for i, token in enumerate(tokens):
@@ -86,13 +148,7 @@ def blocks(path):
             continue
         language = token.info.split()[0] if token.info.strip() else ""
         assert language, f"{where}: a block without a language (`text` if it is none)"
-        if language.startswith("{") and language not in CODE_DIRECTIVES:
-            continue  # a directive: no code
-        if language not in PYTHON | SHELL:
-            assert language in NOT_CODE, (
-                f"{where}: a block in {language!r}, which this test neither runs nor knows "
-                f"as not code: python or bash to run it, text if it is no code"
-            )
+        if not _runs(language, where):
             continue
         previous = tokens[i - 1] if i else None
         skip = (
@@ -291,3 +347,27 @@ def test_a_block_needing_a_missing_package_is_left_out(tmp_path, monkeypatch):
     page.write_text("```python\nimport torch\n```\n\n```python\nraise ValueError('ran')\n```\n")
     with pytest.raises(ValueError, match="ran"):
         run_page(page, "page.md", tmp_path)
+
+
+def test_rst_pages_are_run(tmp_path):
+    """The reStructuredText pages (docs/index.rst, the front page, shows a Python
+    example) are collected too: their ``code-block`` directives run like fenced blocks,
+    ``.. not run: REASON`` on the line before one leaves it out."""
+    assert ROOT / "docs" / "index.rst" in FILES
+    assert [language for _, language, _, _ in blocks(ROOT / "docs" / "index.rst")] == ["python"]
+    page = tmp_path / "page.rst"
+    page.write_text(
+        "Title\n=====\n\n.. code-block:: python\n   :caption: x\n\n   x = 2\n\n   y = x + 1\n\n"
+        "Text.\n\n.. not run: raises\n.. code-block:: python\n\n   raise ValueError\n\n"
+        ".. code-block:: python\n\n   assert y == 3\n   raise ValueError('ran')\n"
+    )
+    assert [(line, reason) for line, _, _, reason in blocks(page)] == [
+        (4, None),
+        (14, "raises"),
+        (18, None),
+    ]
+    with pytest.raises(ValueError, match="ran"):
+        run_page(page, "page.rst", tmp_path)
+    page.write_text(".. code-block:: zsh\n\n   cresize --version\n")
+    with pytest.raises(AssertionError, match="neither runs nor knows"):
+        blocks(page)
