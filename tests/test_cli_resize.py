@@ -530,6 +530,20 @@ def test_outputs_that_differ_only_in_case_are_refused(tmp_path, capsys):
     assert "2 resized, 0 failed" in capsys.readouterr().out
 
 
+def test_the_advice_for_outputs_that_differ_only_in_case_works(tmp_path, capsys):
+    # The refusal said "rename one input or use --suffix", but --suffix adds the same
+    # text to both outputs, which then still differ only in case: refused again.
+    a, b = write(tmp_path / "in" / "A.png"), write(tmp_path / "in" / "a.png", seed=1)
+    args = [str(a), str(b), "--width", "9", "--out-dir", str(tmp_path / "out")]
+    assert main(args) == 1
+    err = capsys.readouterr().err
+    assert main([*args, "--suffix", "_s"]) == 1
+    assert "differ only in letter case" in capsys.readouterr().err
+    assert "--suffix" not in err and "rename one of the inputs" in err
+    b.rename(tmp_path / "in" / "a2.png")  # the advice
+    assert main([str(a), str(tmp_path / "in" / "a2.png"), *args[2:], "--overwrite"]) == 0
+
+
 @pytest.mark.parametrize("first, second", [("\u00e9", "e\u0301"), ("\u00c9", "e\u0301")])
 def test_outputs_that_differ_only_in_unicode_normalization_are_refused(
     tmp_path, capsys, first, second

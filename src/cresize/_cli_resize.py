@@ -452,7 +452,7 @@ def _plan(args):
                     f"{dst} and {other_dst} (the output of {other_src}) differ only in "
                     f"letter case or Unicode normalization (an accent as one character or "
                     f"two): one file on a case-insensitive file system (macOS, Windows, "
-                    f"exFAT, SMB); rename one input or use --suffix",
+                    f"exFAT, SMB); rename one of the inputs",
                 )
             )
         else:
