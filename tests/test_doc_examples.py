@@ -131,7 +131,16 @@ def blocks(path):
     (``rst_blocks`` for a reStructuredText page)."""
     if path.suffix == ".rst":
         return rst_blocks(path)
-    tokens = MarkdownIt("commonmark").parse(path.read_text(encoding="utf-8"))
+    text = path.read_text(encoding="utf-8")
+    # MyST's colon fences (docs/conf.py: colon_fence), which CommonMark reads as text:
+    # one that shows code would escape.
+    for k, line in enumerate(text.splitlines()):
+        directive = re.match(r"[ \t]*:::+[ \t]*(\{[^}]*\})", line)
+        assert not (directive and directive.group(1) in CODE_DIRECTIVES), (
+            f"{path.name}:{k + 1}: code in a ':::' fence, which this test does not see; "
+            f"use a ``` fence"
+        )
+    tokens = MarkdownIt("commonmark").parse(text)
     found = []
     for i, token in enumerate(tokens):
         marker = NOT_RUN.search(token.content) if token.type == "html_block" else None
@@ -329,8 +338,12 @@ def test_a_block_in_another_language_is_not_passed_over(tmp_path, language):
     page.write_text(f"```{language}\nraise ValueError('not run')\n```\n")
     with pytest.raises(AssertionError, match="neither runs nor knows"):
         run_page(page, "page.md", tmp_path)
+    page.write_text(":::{code-block} python\nraise ValueError('not run')\n:::\n")
+    with pytest.raises(AssertionError, match="':::' fence"):
+        blocks(page)
     page.write_text(
         "```text\nraise ValueError('not code')\n```\n\n```toml\n[x]\n```\n\n"
+        ":::{note}\nA note.\n:::\n\n"
         "```{figure} a.png\nA caption.\n```\n"
     )
     assert blocks(page) == [] and run_page(page, "page.md", tmp_path) == []
