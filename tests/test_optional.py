@@ -77,21 +77,16 @@ def test_an_installed_package_is_returned():
 
 
 @pytest.mark.parametrize("exc", BROKEN)
-def test_cresize_torch_names_a_broken_torch(monkeypatch, exc):
-    monkeypatch.delitem(sys.modules, "cresize.torch", raising=False)
-    import_raises(monkeypatch, "torch", exc)
+@pytest.mark.parametrize(
+    ("adapter", "package", "label"),
+    [("cresize.torch", "torch", "torch"), ("cresize.dask", "dask", "Dask")],
+)
+def test_the_adapters_name_a_broken_backend(monkeypatch, adapter, package, label, exc):
+    monkeypatch.delitem(sys.modules, adapter, raising=False)
+    import_raises(monkeypatch, package, exc)
     with pytest.raises(ImportError) as e:  # was: "needs PyTorch, which is not installed"
-        importlib.import_module("cresize.torch")
-    assert str(e.value) == f"torch {named(exc)}; cresize.torch needs it"
-
-
-@pytest.mark.parametrize("exc", BROKEN)
-def test_cresize_dask_names_a_broken_dask(monkeypatch, exc):
-    monkeypatch.delitem(sys.modules, "cresize.dask", raising=False)
-    import_raises(monkeypatch, "dask", exc)
-    with pytest.raises(ImportError) as e:  # was: "needs Dask: pip install"
-        importlib.import_module("cresize.dask")
-    assert str(e.value) == f"Dask {named(exc)}; cresize.dask needs it"
+        importlib.import_module(adapter)
+    assert str(e.value) == f"{label} {named(exc)}; {adapter} needs it"
 
 
 def jpeg(path):
