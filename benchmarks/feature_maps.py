@@ -22,12 +22,11 @@ import numpy as np
 from run import measure
 
 import cresize
+from cresize import _optional
 
-try:
-    import torch
-    import torch.nn.functional as F
-except ImportError:  # pragma: no cover - optional
-    torch = None
+# Peers: a missing one's column is left out; a broken one is warned of (cresize._optional).
+torch = _optional.load("torch", fallback="its column is left out")
+F = torch.nn.functional if torch is not None else None
 
 #: (shape, scale, mode, goal forward, goal backward)
 CASES = [((16, 64, 56, 56), 2, "nearest", 0.5, 0.25), ((16, 64, 56, 56), 2, "bilinear", 0.5, 0.25)]

@@ -20,22 +20,15 @@ import tracemalloc
 import numpy as np
 
 import cresize
+from cresize import _optional
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from run import measure
 
-try:
-    import cv2
-except ImportError:  # pragma: no cover - optional
-    cv2 = None
-try:
-    from PIL import Image
-except ImportError:  # pragma: no cover - optional
-    Image = None
-try:
-    import pyvips
-except (ImportError, OSError):  # pragma: no cover - optional (needs the libvips binary)
-    pyvips = None
+# Peers: a missing one's column says so; a broken one is warned of (cresize._optional).
+cv2 = _optional.load("cv2", "OpenCV (cv2)", fallback="its column is left out")
+Image = _optional.load("PIL.Image", "Pillow", fallback="its column is left out")
+pyvips = _optional.load("pyvips", fallback="its column is left out")  # needs the libvips binary
 
 PEERS = ("opencv", "pillow", "libvips")
 CV2 = {

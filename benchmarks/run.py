@@ -20,20 +20,13 @@ import time
 import numpy as np
 
 import cresize
+from cresize import _optional
 
-try:
-    import torch
-    import torch.nn.functional as F
-except ImportError:  # pragma: no cover - optional
-    torch = None
-try:
-    import cv2
-except ImportError:  # pragma: no cover - optional
-    cv2 = None
-try:
-    from PIL import Image
-except ImportError:  # pragma: no cover - optional
-    Image = None
+# Peers: a missing one's column is left out; a broken one is warned of (cresize._optional).
+torch = _optional.load("torch", fallback="its column is left out")
+F = torch.nn.functional if torch is not None else None
+cv2 = _optional.load("cv2", "OpenCV (cv2)", fallback="its column is left out")
+Image = _optional.load("PIL.Image", "Pillow", fallback="its column is left out")
 
 TORCH_MODE = {
     "nearest": "nearest",

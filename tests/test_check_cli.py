@@ -11,6 +11,7 @@ import pytest
 import cresize
 from cresize import _check, _tables
 from helpers.cases import shifted_transpose
+from helpers.imports import BROKEN, import_raises
 
 
 def test_quick_matrix_passes_and_writes_json(tmp_path, capsys):
@@ -217,37 +218,14 @@ def test_torch_column_names_a_pytorch_gradient_that_is_not_its_forwards_adjoint(
         assert "values" not in row["message"] and "indices up to" not in row["message"]
 
 
-def _torch_import_raises(monkeypatch, exc):
-    """``import torch`` raises ``exc`` (a missing or a broken install), whatever is installed."""
-    import builtins
-
-    real = builtins.__import__
-
-    def fake(name, *args, **kwargs):
-        if name == "torch" or name.startswith("torch."):
-            raise exc
-        return real(name, *args, **kwargs)
-
-    monkeypatch.delitem(sys.modules, "torch", raising=False)
-    monkeypatch.setattr(builtins, "__import__", fake)
-
-
-@pytest.mark.parametrize(
-    "exc",
-    [
-        OSError("libtorch_global_deps.so: cannot open shared object file"),
-        ImportError("libc10.so: cannot open shared object file: No such file or directory"),
-        ModuleNotFoundError("No module named 'typing_extensions'", name="typing_extensions"),
-        AttributeError("partially initialized module 'typing' has no attribute 'Any'"),
-    ],
-)
+@pytest.mark.parametrize("exc", BROKEN)
 def test_a_torch_that_fails_to_import_is_named_not_skipped(monkeypatch, capsys, exc):
     # An OSError ended the command in a traceback; an ImportError other than "no torch"
     # (a missing shared library, a missing dependency) was taken as "not installed" and
     # the comparison was skipped without a word.
     ran = []
     monkeypatch.setattr(_check, "run_one", lambda *a, **k: ran.append(a) or {})
-    _torch_import_raises(monkeypatch, exc)
+    import_raises(monkeypatch, "torch", exc)
     assert _check.main(["--quick", "--modes", "nearest"]) == 1
     err = capsys.readouterr().err
     assert f"torch is installed but fails to import: {type(exc).__name__}: {exc}" in err
@@ -256,11 +234,13 @@ def test_a_torch_that_fails_to_import_is_named_not_skipped(monkeypatch, capsys, 
 
 
 def test_a_missing_torch_skips_the_comparison(monkeypatch, capsys):
-    _torch_import_raises(monkeypatch, ModuleNotFoundError("No module named 'torch'", name="torch"))
+    import_raises(
+        monkeypatch, "torch", ModuleNotFoundError("No module named 'torch'", name="torch")
+    )
     assert _check.main(["--quick", "--modes", "nearest", "--threads", "1"]) == 0
     captured = capsys.readouterr()
     assert "torch not compared (not installed)" in captured.out and captured.err == ""
     # --no-torch never imports it, so a broken install does not stop it
-    _torch_import_raises(monkeypatch, OSError("broken"))
+    import_raises(monkeypatch, "torch", OSError("broken"))
     assert _check.main(["--quick", "--modes", "nearest", "--no-torch", "--threads", "1"]) == 0
     assert "torch not compared (--no-torch)" in capsys.readouterr().out

@@ -23,7 +23,7 @@ import time
 import numpy as np
 
 import cresize
-from cresize import _spec, testing
+from cresize import _optional, _spec, testing
 from cresize._api import _threads
 from cresize._tables import MODES
 
@@ -85,10 +85,9 @@ def main(argv=None):
         return 2
     try:
         torch = None if args.no_torch else _import_torch()
-    except Exception as exc:  # not KeyboardInterrupt or SystemExit
+    except _optional.BrokenDependencyError as exc:
         print(
-            f"cresize check: torch is installed but fails to import: "
-            f"{type(exc).__name__}: {exc}; repair it, or pass --no-torch to check "
+            f"cresize check: {exc}; repair it, or pass --no-torch to check "
             f"without the PyTorch comparison",
             file=sys.stderr,
         )
@@ -407,16 +406,9 @@ def _modes(text):
 
 def _import_torch():
     """torch, or None when it is not installed (no module ``torch`` at all). A torch
-    that is there but fails to import (a missing shared library: ``OSError`` or
-    ``ImportError``; a missing dependency; a module shadowed by a local file) raises
-    its error: the caller names it rather than skip the comparison."""
-    try:
-        import torch
-    except ModuleNotFoundError as exc:
-        if exc.name != "torch":
-            raise
-        return None
-    return torch
+    that is there but fails to import raises ``BrokenDependencyError``: the caller
+    names it rather than skip the comparison."""
+    return _optional.load("torch")
 
 
 def _jsonable(value):

@@ -20,6 +20,7 @@ import time
 import unicodedata
 from typing import NamedTuple
 
+from cresize import _optional
 from cresize._tables import ALIASES, MODES, NO_ALIGN_CORNERS
 
 #: The reason a worker returns for a file it did not start (or did not write) after Ctrl-C.
@@ -706,15 +707,12 @@ def _stop_on_signals(stop):
 
 
 def _progress(total, enabled):
-    """tqdm's bar on a terminal when tqdm is installed, else a plain one."""
+    """tqdm's bar on a terminal when tqdm is installed (and imports), else a plain one."""
     if enabled and total > 0:
-        try:
-            from tqdm import tqdm
-        except ImportError:
-            pass
-        else:
+        tqdm = _optional.load("tqdm", fallback="the plain progress bar is shown")
+        if tqdm is not None:
             return _Tqdm(
-                tqdm(
+                tqdm.tqdm(
                     total=total,
                     file=sys.stderr,
                     unit="file",

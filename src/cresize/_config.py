@@ -16,6 +16,8 @@ import sys
 from collections.abc import Callable
 from typing import Any, Literal, overload
 
+from cresize import _optional
+
 # _OPENMP dates of the OpenMP specifications.
 OPENMP_SPECS = {
     200203: "2.0",
@@ -161,13 +163,14 @@ def _dladdr() -> Callable[..., int]:
 
 def _loaded_openmp_runtimes() -> list[dict[str, Any]] | None:
     """threadpoolctl's view of the OpenMP libraries in this process (None without it)."""
-    try:
-        from threadpoolctl import threadpool_info
-    except ImportError:
+    threadpoolctl = _optional.load(
+        "threadpoolctl", fallback="the OpenMP runtimes loaded in this process are not listed"
+    )
+    if threadpoolctl is None:
         return None
     return [
         {"filepath": lib["filepath"], "prefix": lib.get("prefix"), "version": lib.get("version")}
-        for lib in threadpool_info()
+        for lib in threadpoolctl.threadpool_info()
         if lib.get("user_api") == "openmp"
     ]
 

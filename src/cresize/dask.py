@@ -23,18 +23,20 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-try:
-    import dask.array as da
-    from dask.array.core import normalize_chunks
-    from dask.base import tokenize
-    from dask.highlevelgraph import HighLevelGraph
-except ImportError as exc:  # pragma: no cover - exercised in a subprocess
-    raise ImportError(
-        'cresize.dask needs Dask: pip install "cresize[dask]" (or pip install "dask[array]")'
-    ) from exc
-
-from cresize import _plan, _spec
+from cresize import _optional, _plan, _spec
 from cresize._tables import ANTIALIAS_SUPPORT
+
+# Not installed: the install hint; installed but failing to import: its error, named.
+_optional.load(
+    "dask.array",
+    "Dask",
+    missing='cresize.dask needs Dask: pip install "cresize[dask]" (or pip install "dask[array]")',
+    hint="cresize.dask needs it",
+)
+import dask.array as da  # noqa: E402 (imported above)
+from dask.array.core import normalize_chunks  # noqa: E402
+from dask.base import tokenize  # noqa: E402
+from dask.highlevelgraph import HighLevelGraph  # noqa: E402
 
 __all__ = ["pyramid", "resize", "resize_backward"]
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypeGuard, cast
 
 import numpy as np
 
-from cresize import _spec
+from cresize import _optional, _spec
 from cresize._api import resize
 from cresize._dtypes import round_to
 from cresize._tables import ANTIALIAS_SUPPORT
@@ -40,6 +40,10 @@ OPENCV_HINT = (
     'pip install "cresize[image]" (or opencv-python-headless)'
 )
 TIFFFILE_HINT = 'pip install "cresize[image]" (or tifffile) to keep it in 16-bit TIFF'
+OPENCV = "OpenCV (cv2)"
+#: What happens instead of a broken OpenCV / tifffile (``_optional.load``'s warning).
+OPENCV_FALLBACK = "Pillow decodes and encodes without it (16-bit colour needs it)"
+TIFFFILE_FALLBACK = "OpenCV writes 16-bit TIFF, without an ICC profile"
 
 #: Shrink-on-load: a JPEG is decoded reduced by 2, 4 or 8 (DCT scaling) only to
 #: a size at least this many times the target, then resampled exactly (like
@@ -122,11 +126,7 @@ class ImageArray(np.ndarray):
 
 
 def _pil():
-    try:
-        from PIL import Image
-    except ImportError:
-        raise ImportError(INSTALL_HINT) from None
-    return Image
+    return _optional.load("PIL.Image", "Pillow", missing=INSTALL_HINT)
 
 
 def open_image(path: str | os.PathLike[str]) -> PIL.Image.Image | np.ndarray:
@@ -275,19 +275,18 @@ def _is_16bit_colour(im):
 
 
 def _tifffile():
-    try:
-        import tifffile
-    except ImportError:
-        return None
-    return tifffile
+    """tifffile; None when it is not installed, or installed but broken (warned once:
+    OpenCV writes the 16-bit TIFF, without its ICC profile)."""
+    return _optional.load("tifffile", fallback=TIFFFILE_FALLBACK)
 
 
-def _opencv():
-    try:
-        import cv2
-    except ImportError:
-        return None
-    return cv2
+def _opencv(needed=None):
+    """OpenCV; None when it is not installed. Installed but broken: where Pillow can do
+    the work (``needed`` None) a warning, once, and None; where only OpenCV can
+    (``needed``: a sentence saying what needs it), ``BrokenDependencyError`` with it."""
+    if needed is None:
+        return _optional.load("cv2", OPENCV, fallback=OPENCV_FALLBACK)
+    return _optional.load("cv2", OPENCV, hint=needed)
 
 
 def _read_16bit(path, mode, orientation, size):
@@ -296,7 +295,7 @@ def _read_16bit(path, mode, orientation, size):
             f"{os.fspath(path)} has 16-bit CMYK pixels, which neither Pillow (8 bits) nor "
             f"OpenCV reads; convert it to 16-bit RGB (or to 8-bit CMYK) first"
         )
-    cv2 = _opencv()
+    cv2 = _opencv(f"{os.fspath(path)} has 16-bit {mode} pixels, which only OpenCV reads")
     if cv2 is None:
         raise ValueError(f"{os.fspath(path)} has 16-bit {mode} pixels; {OPENCV_HINT}")
     data = np.fromfile(path, np.uint8)  # imdecode: any path, any platform
@@ -403,7 +402,7 @@ def _save(
         raise ValueError(f"quality must be an int from 1 to 100; got {quality!r}")
     info = getattr(image, "info", None) or {}  # a PIL.Image's or an ImageArray's
     if _is_16bit_array(image) and fmt in SIXTEEN_BIT_FORMATS:
-        cv2 = _opencv()
+        cv2 = _opencv(f"writing 16-bit colour to {path} needs it")
         if cv2 is None:
             raise ValueError(f"writing 16-bit colour to {path} needs OpenCV; {OPENCV_HINT}")
         mode = "RGB" if image.shape[2] == 3 else "RGBA"  # grey and alpha: grey in R, G and B

@@ -23,20 +23,20 @@ from typing import Any
 
 import numpy as np
 
-try:
-    import torch
-except ImportError as exc:
-    raise ImportError(
-        "cresize.torch needs PyTorch, which is not installed: "
-        "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu "
-        "(the CPU build; any version from 2.0 works: pin it, as a plain pip install "
-        "torch on Linux pulls the multi-GB CUDA build)"
-    ) from exc
-
-import torch.autograd.forward_ad as _forward_ad
-
-from cresize import _plan, _spec
+from cresize import _optional, _plan, _spec
 from cresize._api import _threads
+
+# Not installed: the install hint; installed but failing to import: its error, named.
+_optional.load(
+    "torch",
+    missing="cresize.torch needs PyTorch, which is not installed: "
+    "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu "
+    "(the CPU build; any version from 2.0 works: pin it, as a plain pip install "
+    "torch on Linux pulls the multi-GB CUDA build)",
+    hint="cresize.torch needs it",
+)
+import torch  # noqa: E402 (imported above)
+import torch.autograd.forward_ad as _forward_ad  # noqa: E402
 
 __all__ = ["Resize", "interpolate"]
 
