@@ -16,8 +16,6 @@ the process) instead of the median wall time, as ``images.py --cpu-time``: meant
 ``--threads 1`` on a shared machine, where wall times depend on the other core.
 """
 
-import time
-
 import numpy as np
 from run import measure
 
@@ -84,22 +82,14 @@ def _case(rng, shape, scale, mode, threads, repeat, cpu_time=False):
             "fresh": lambda: np.empty(out.shape, np.float32).fill(0),  # fresh pages' cost
         },
         repeat,
-        **(dict(clock=time.process_time, summary=min) if cpu_time else {}),
+        cpu_time,
     )
 
 
 def main(argv=None):
-    import argparse
+    from run import options
 
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--repeat", type=int, default=9)
-    parser.add_argument(
-        "--cpu-time",
-        action="store_true",
-        help="least CPU time of the rounds (process_time) instead of the median wall time; "
-        "meant for --threads 1 on a shared machine",
-    )
+    parser = options(__doc__, repeat=9)
     args = parser.parse_args(argv)
     print(run(args.threads, args.repeat, args.cpu_time))
 

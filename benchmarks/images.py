@@ -14,7 +14,6 @@ array it returns. libvips is optional (``pyvips``): without it its column says s
 
 import os
 import sys
-import time
 import tracemalloc
 
 import numpy as np
@@ -163,10 +162,7 @@ def run(threads: int, repeat: int, only=(), cpu_time=False) -> str:
             continue
         x = data(row)
         funcs = runners(row, x, threads)
-        if cpu_time:  # least CPU seconds of all the process's threads
-            t = measure(funcs, repeat, clock=time.process_time, summary=min)
-        else:
-            t = measure(funcs, repeat)
+        t = measure(funcs, repeat, cpu_time)
         peak, result = peak_mib(funcs["cresize"])
         ratios = []
         for p in PEERS:
@@ -186,22 +182,12 @@ def run(threads: int, repeat: int, only=(), cpu_time=False) -> str:
 
 
 def main(argv=None):
-    import argparse
+    from run import machine, options
 
-    from run import machine
-
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--repeat", type=int, default=7)
+    parser = options(__doc__)
     parser.add_argument("--write", action="store_true", help="write benchmarks/RESULTS-images.md")
     parser.add_argument(
         "--only", nargs="+", default=(), metavar="TEXT", help="rows whose label contains TEXT"
-    )
-    parser.add_argument(
-        "--cpu-time",
-        action="store_true",
-        help="least CPU time of the rounds (process_time) instead of the median wall time; "
-        "meant for --threads 1 on a shared machine",
     )
     args = parser.parse_args(argv)
     if args.write and (args.only or args.cpu_time):

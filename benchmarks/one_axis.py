@@ -14,7 +14,6 @@ with one thread, a figure that other jobs on a shared machine disturb much less.
 
 import os
 import sys
-import time
 
 import numpy as np
 
@@ -77,7 +76,6 @@ def runners(dtype, layout, mode, backward, threads):
 
 def run(threads, repeat, only=(), cpu_time=False):
     unit = "CPU ms" if cpu_time else "ms"
-    clock = dict(clock=time.process_time, summary=min) if cpu_time else {}
     lines = [
         f"| case ({threads} thread{'s' if threads > 1 else ''}) | all axes {unit} | one axis: "
         f"{unit} (ratio to all axes) |",
@@ -85,7 +83,7 @@ def run(threads, repeat, only=(), cpu_time=False):
     ]
     worst = 0.0
     for label, dtype, layout, mode, backward in cases(only):
-        t = measure(runners(dtype, layout, mode, backward, threads), repeat, **clock)
+        t = measure(runners(dtype, layout, mode, backward, threads), repeat, cpu_time)
         whole = t.pop("all")
         parts = []
         for name, seconds in t.items():

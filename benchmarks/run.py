@@ -214,11 +214,14 @@ def copy_floor(case):
     return lambda: src.copy()
 
 
-def measure(funcs, repeat, clock=time.perf_counter, summary=statistics.median):
+def measure(funcs, repeat, cpu_time=False):
     """Median seconds per library; libraries alternate, the order rotating each round
-    (so that none always runs right after the same neighbour). ``clock`` and
-    ``summary`` replace the wall clock and the median (``images.py --cpu-time``:
-    ``time.process_time`` and ``min``)."""
+    (so that none always runs right after the same neighbour). ``cpu_time``: the least
+    CPU time of the rounds (``time.process_time``, every thread of the process) instead
+    of the median wall time (the scripts' ``--cpu-time``)."""
+    clock, summary = (
+        (time.process_time, min) if cpu_time else (time.perf_counter, statistics.median)
+    )
     times = {name: [] for name in funcs}
     for f in funcs.values():
         f()  # warm-up
@@ -307,10 +310,25 @@ def machine(threads):
     )
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def options(doc, repeat=7, cpu_time=True):
+    """The options of every benchmark script: ``--threads``, ``--repeat`` and, with
+    ``cpu_time``, ``--cpu-time`` (see ``measure``); the parser is described by the first
+    paragraph of ``doc``."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--repeat", type=int, default=repeat)
+    if cpu_time:
+        parser.add_argument(
+            "--cpu-time",
+            action="store_true",
+            help="least CPU time of the rounds (process_time) instead of the median wall "
+            "time; meant for --threads 1 on a shared machine",
+        )
+    return parser
+
+
+def main(argv=None):
+    parser = options(__doc__, cpu_time=False)
     parser.add_argument(
         "--cases",
         default="up,down-aa,modes,f64,small,image,extreme",
