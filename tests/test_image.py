@@ -995,6 +995,30 @@ def test_image_array_carries_info_and_plain_arrays_stay_plain(tmp_path):
     assert "icc_profile" not in Image.open(tmp_path / "plain.png").info
 
 
+def test_image_array_reductions_are_numpy_scalars():
+    # a.max() of an ImageArray was a 0-d ImageArray: unhashable (no dict key or set
+    # member), not np.isscalar, and shown as ImageArray(65535, dtype=uint16); an
+    # ndarray gives a NumPy scalar, and so does the "ordinary array" now.
+    from cresize.image import ImageArray
+
+    pixels = rgb16(6, 8, 3)
+    tagged = ImageArray(pixels, {"icc_profile": b"profile", "dpi": (72, 72)})
+    for got, plain in [
+        (tagged.max(), pixels.max()),
+        (tagged.sum(), pixels.sum()),
+        (np.mean(tagged), np.mean(pixels)),
+        (tagged.std(), pixels.std()),
+        (np.median(tagged), np.median(pixels)),
+        ((tagged == tagged).all(), (pixels == pixels).all()),
+        (tagged[1:, ::2].min(), pixels[1:, ::2].min()),
+    ]:
+        assert np.isscalar(got) and type(got) is type(plain) and got == plain
+    assert {tagged.max(): "max"}[pixels.max()] == "max"  # hashable
+    per_channel = tagged.max(axis=(0, 1))  # more than one value: still an array
+    assert isinstance(per_channel, ImageArray) and per_channel.shape == (3,)
+    assert isinstance(tagged + 1, ImageArray) and (tagged + 1).info == tagged.info
+
+
 def test_16bit_grey_and_alpha_keeps_exif_and_dpi_not_a_grey_profile(tmp_path):
     # Grey with a transparent value is written as RGBA: a GRAY profile would be
     # invalid there (PNG: an iCCP of another colour space), so it alone is left out.

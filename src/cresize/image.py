@@ -112,6 +112,13 @@ class ImageArray(np.ndarray):
     def __array_finalize__(self, obj: Any) -> None:
         self.info = dict(getattr(obj, "info", None) or {})
 
+    def __array_wrap__(self, array: Any, context: Any = None, return_scalar: bool = False) -> Any:
+        # One value (a.max(), a.sum(), (a == b).all()) is a NumPy scalar, as for an
+        # ndarray, not a 0-d ImageArray (unhashable, not np.isscalar). NumPy < 2
+        # passes no return_scalar: a 0-d result is one value there.
+        array = super().__array_wrap__(array, context)
+        return array[()] if return_scalar or array.ndim == 0 else array
+
     def __reduce__(self) -> Any:  # pickled (processes, dask) with its info
         rebuild, args, state = cast(tuple[Any, Any, Any], super().__reduce__())
         return rebuild, args, (state, self.info)
