@@ -1052,6 +1052,35 @@ def test_16bit_tiff_without_tifffile_says_the_profile_is_dropped(tmp_path, monke
     assert _save(ImageArray(pixels, {"icc_profile": icc}), tmp_path / "out.png").icc_lost is None
 
 
+def test_16bit_tiff_over_4_gib_is_bigtiff(tmp_path, monkeypatch):
+    # A 16-bit TIFF of more than 4 GiB of pixels (a 40000x18500 RGB scan of noise-like
+    # samples, which deflate leaves as large) failed with tifffile's
+    # "struct.error: 'I' format requires 0 <= number <= 4294967295": a classic TIFF's
+    # offsets are 32-bit, and tifffile picks BigTIFF itself only for uncompressed data.
+    tifffile = pytest.importorskip("tifffile")
+    from cresize import image
+
+    asked = []
+    monkeypatch.setattr(tifffile, "imwrite", lambda *args, **kwargs: asked.append(kwargs))
+    huge = np.broadcast_to(np.uint16(7), (18500, 40000, 3))  # 4.1 GiB, no memory
+    image._tiff_encode(huge, {})
+    image._tiff_encode(huge[:100], {})
+    assert [kwargs["bigtiff"] for kwargs in asked] == [True, False]
+    monkeypatch.undo()
+    # BigTIFF as written is read back by OpenCV, Pillow and open_image (so --in-place
+    # works on it), with its profile and DPI
+    monkeypatch.setattr(image, "TIFF_BIG", 0)
+    icc, pixels = _icc(), rgb16(20, 30, 4)
+    save_image(
+        image.ImageArray(pixels, {"icc_profile": icc, "dpi": (300, 300)}), tmp_path / "b.tif"
+    )
+    assert tifffile.TiffFile(tmp_path / "b.tif").is_bigtiff
+    np.testing.assert_array_equal(read16(tmp_path / "b.tif"), pixels)
+    back = open_image(tmp_path / "b.tif")
+    np.testing.assert_array_equal(back, pixels)
+    assert back.info["icc_profile"] == icc and back.info["dpi"] == (300, 300)
+
+
 def test_icc_lost_names_the_format_that_holds_none(tmp_path):
     from cresize.image import _save
 

@@ -560,6 +560,12 @@ def _opencv_encode(fmt, pixels, params):
 #: 1.45 times its CPU time (Python's zlib; docs/files.md).
 TIFF_ZLIB_LEVEL = 1
 
+#: Pixels of more bytes than this are written as BigTIFF (64-bit offsets): a classic
+#: TIFF's 32-bit offsets end at 4 GiB, and deflate leaves noisy pixels about as large
+#: as they were (tifffile's own margin, which it applies only to uncompressed data:
+#: compressed, it failed with ``struct.error: 'I' format requires ...``).
+TIFF_BIG = 2**32 - 2**25
+
 
 def _tiff_encode(pixels, params):
     """A 16-bit RGB(A) TIFF's bytes from tifffile, with ``params``' ICC profile and
@@ -580,6 +586,7 @@ def _tiff_encode(pixels, params):
         compression="zlib",
         compressionargs={"level": TIFF_ZLIB_LEVEL},
         predictor=True,
+        bigtiff=pixels.nbytes > TIFF_BIG,
         metadata=None,  # no JSON description of its own
         maxworkers=1,  # one thread, as OpenCV's encoders: the CLI splits the cores
         **tags,
