@@ -1081,6 +1081,32 @@ def test_16bit_tiff_over_4_gib_is_bigtiff(tmp_path, monkeypatch):
     assert back.info["icc_profile"] == icc and back.info["dpi"] == (300, 300)
 
 
+@pytest.mark.parametrize("orientation", range(1, 9))
+def test_tiff_with_an_orientation_tag_is_turned_once(tmp_path, orientation):
+    # OpenCV's TIFF decoder turns the pixels upright itself (IMREAD_UNCHANGED too), and
+    # cresize turned them again: a 16-bit portrait scan (orientation 6) came out upside
+    # down and landscape. And newer Pillow gives a TIFF's size already turned, which
+    # cresize turned again for the target: an 8-bit 20x30 (upright) TIFF at scale 0.5
+    # was squeezed to 15x10. The truth is Pillow's read of the same file at 8 bits.
+    tifffile = pytest.importorskip("tifffile")
+    pytest.importorskip("cv2")
+    from PIL import ImageOps
+
+    pixels = rgb16(20, 30, 3) // 257 * 257  # 8-bit values: Pillow's 8-bit read says the truth
+    tag = [(274, "H", 1, orientation, True)]
+    tifffile.imwrite(tmp_path / "in.tif", pixels, photometric="rgb", extratags=tag)
+    eight = (pixels // 257).astype(np.uint8)
+    tifffile.imwrite(tmp_path / "in8.tif", eight, photometric="rgb", extratags=tag)
+    upright = np.asarray(ImageOps.exif_transpose(Image.open(tmp_path / "in8.tif")))
+    np.testing.assert_array_equal(open_image(tmp_path / "in.tif"), upright.astype(np.uint16) * 257)
+    (h, w), half = upright.shape[:2], resize_image(tmp_path / "in.tif", scale=0.5)
+    assert half.shape == (h // 2, w // 2, 3)
+    assert resize_image(tmp_path / "in8.tif", scale=0.5).size == (w // 2, h // 2)
+    fitted = (10, 7) if w > h else (7, 10)  # 30x20 or 20x30 in a 10x10 box
+    assert resize_image(tmp_path / "in8.tif", fit=(10, 10)).size == fitted
+    assert resize_image(tmp_path / "in.tif", fit=(10, 10)).shape[1::-1] == fitted
+
+
 def test_icc_lost_names_the_format_that_holds_none(tmp_path):
     from cresize.image import _save
 

@@ -174,9 +174,14 @@ def _read(path, geometry=None, opencv=False):
         sixteen = _is_16bit_colour(im)  # before getexif, which may load a PNG
         orientation = im.getexif().get(0x0112, 1)
         turned = orientation in (5, 6, 7, 8)
-        full = im.size[::-1] if turned else im.size
+        stored = im.size
+        if im.format == "TIFF":  # newer Pillow gives a TIFF's size already turned
+            stored = (im.tag_v2.get(256, stored[0]), im.tag_v2.get(257, stored[1]))
+        full = stored[::-1] if turned else stored
         if sixteen:
-            pixels = _read_16bit(path, im.mode, orientation, im.size)
+            # OpenCV's TIFF decoder turns the pixels upright itself (with any flags)
+            turn = 1 if im.format == "TIFF" else orientation
+            pixels = _read_16bit(path, im.mode, turn, im.size)
             return ImageArray(pixels, _upright_info(im.info)), full
         scale = 1
         if geometry is not None and im.format in ("JPEG", "MPO"):
