@@ -98,7 +98,8 @@ class ImageArray(np.ndarray):
     ``"exif"`` without the orientation tag, ``"dpi"``, ...), which ``save_image``
     writes as it writes a Pillow image's. Make one of your own array with
     ``ImageArray(pixels, {"icc_profile": profile_bytes})``. Views, slices and the
-    results of arithmetic keep the ``info`` (a copy of the dict);
+    results of arithmetic keep the ``info`` (a copy of the dict); a reduction to
+    one value (``a.max()``) is a NumPy scalar, as for an ndarray;
     ``np.asarray(a)`` is the plain array.
     """
 
