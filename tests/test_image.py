@@ -959,7 +959,12 @@ def test_16bit_colour_keeps_icc_exif_and_dpi(tmp_path, channels):
     got = resize_image(src, (20, 30))
     assert isinstance(got, ImageArray) and got.shape == (30, 20, channels)
     assert got.info == read.info
+    save_image(got, tmp_path / "out.jpg")  # rounded to 8 bits: the metadata too
+    with Image.open(tmp_path / "out.jpg") as back:
+        assert back.info["icc_profile"] == icc and back.getexif()[0x010F] == "cresize-test"
     for ext in ("png", "tif"):
+        if ext == "tif":  # without tifffile it is dropped, and said: a test below
+            pytest.importorskip("tifffile")
         save_image(got, tmp_path / f"out.{ext}")
         with Image.open(tmp_path / f"out.{ext}") as back:
             assert back.info["icc_profile"] == icc, ext
@@ -971,9 +976,6 @@ def test_16bit_colour_keeps_icc_exif_and_dpi(tmp_path, channels):
                 assert back.getexif()[0x010F] == "cresize-test"
         np.testing.assert_array_equal(read16(tmp_path / f"out.{ext}"), got)  # still 16 bits
         np.testing.assert_array_equal(open_image(tmp_path / f"out.{ext}"), got)
-    save_image(got, tmp_path / "out.jpg")  # rounded to 8 bits: the metadata too
-    with Image.open(tmp_path / "out.jpg") as back:
-        assert back.info["icc_profile"] == icc and back.getexif()[0x010F] == "cresize-test"
 
 
 def test_image_array_carries_info_and_plain_arrays_stay_plain(tmp_path):
@@ -993,6 +995,30 @@ def test_image_array_carries_info_and_plain_arrays_stay_plain(tmp_path):
         assert back.info["dpi"] == pytest.approx((150, 150), abs=0.05)  # PNG: pixels per metre
     save_image(pixels, tmp_path / "plain.png")  # an array without info: none written
     assert "icc_profile" not in Image.open(tmp_path / "plain.png").info
+
+
+def test_image_array_reductions_are_numpy_scalars():
+    # a.max() of an ImageArray was a 0-d ImageArray: unhashable (no dict key or set
+    # member), not np.isscalar, and shown as ImageArray(65535, dtype=uint16); an
+    # ndarray gives a NumPy scalar, and so does the "ordinary array" now.
+    from cresize.image import ImageArray
+
+    pixels = rgb16(6, 8, 3)
+    tagged = ImageArray(pixels, {"icc_profile": b"profile", "dpi": (72, 72)})
+    for got, plain in [
+        (tagged.max(), pixels.max()),
+        (tagged.sum(), pixels.sum()),
+        (np.mean(tagged), np.mean(pixels)),
+        (tagged.std(), pixels.std()),
+        (np.median(tagged), np.median(pixels)),
+        ((tagged == tagged).all(), (pixels == pixels).all()),
+        (tagged[1:, ::2].min(), pixels[1:, ::2].min()),
+    ]:
+        assert np.isscalar(got) and type(got) is type(plain) and got == plain
+    assert {tagged.max(): "max"}[pixels.max()] == "max"  # hashable
+    per_channel = tagged.max(axis=(0, 1))  # more than one value: still an array
+    assert isinstance(per_channel, ImageArray) and per_channel.shape == (3,)
+    assert isinstance(tagged + 1, ImageArray) and (tagged + 1).info == tagged.info
 
 
 def test_16bit_grey_and_alpha_keeps_exif_and_dpi_not_a_grey_profile(tmp_path):
@@ -1026,6 +1052,61 @@ def test_16bit_tiff_without_tifffile_says_the_profile_is_dropped(tmp_path, monke
     np.testing.assert_array_equal(read16(tmp_path / "out.tif"), pixels)  # OpenCV wrote it
     assert "icc_profile" not in Image.open(tmp_path / "out.tif").info
     assert _save(ImageArray(pixels, {"icc_profile": icc}), tmp_path / "out.png").icc_lost is None
+
+
+def test_16bit_tiff_over_4_gib_is_bigtiff(tmp_path, monkeypatch):
+    # A 16-bit TIFF of more than 4 GiB of pixels (a 40000x18500 RGB scan of noise-like
+    # samples, which deflate leaves as large) failed with tifffile's
+    # "struct.error: 'I' format requires 0 <= number <= 4294967295": a classic TIFF's
+    # offsets are 32-bit, and tifffile picks BigTIFF itself only for uncompressed data.
+    tifffile = pytest.importorskip("tifffile")
+    from cresize import image
+
+    asked = []
+    monkeypatch.setattr(tifffile, "imwrite", lambda *args, **kwargs: asked.append(kwargs))
+    huge = np.broadcast_to(np.uint16(7), (18500, 40000, 3))  # 4.1 GiB, no memory
+    image._tiff_encode(huge, {})
+    image._tiff_encode(huge[:100], {})
+    assert [kwargs["bigtiff"] for kwargs in asked] == [True, False]
+    monkeypatch.undo()
+    # BigTIFF as written is read back by OpenCV, Pillow and open_image (so --in-place
+    # works on it), with its profile and DPI
+    monkeypatch.setattr(image, "TIFF_BIG", 0)
+    icc, pixels = _icc(), rgb16(20, 30, 4)
+    save_image(
+        image.ImageArray(pixels, {"icc_profile": icc, "dpi": (300, 300)}), tmp_path / "b.tif"
+    )
+    assert tifffile.TiffFile(tmp_path / "b.tif").is_bigtiff
+    np.testing.assert_array_equal(read16(tmp_path / "b.tif"), pixels)
+    back = open_image(tmp_path / "b.tif")
+    np.testing.assert_array_equal(back, pixels)
+    assert back.info["icc_profile"] == icc and back.info["dpi"] == (300, 300)
+
+
+@pytest.mark.parametrize("orientation", range(1, 9))
+def test_tiff_with_an_orientation_tag_is_turned_once(tmp_path, orientation):
+    # OpenCV's TIFF decoder turns the pixels upright itself (IMREAD_UNCHANGED too), and
+    # cresize turned them again: a 16-bit portrait scan (orientation 6) came out upside
+    # down and landscape. And newer Pillow gives a TIFF's size already turned, which
+    # cresize turned again for the target: an 8-bit 20x30 (upright) TIFF at scale 0.5
+    # was squeezed to 15x10. The truth is Pillow's read of the same file at 8 bits.
+    tifffile = pytest.importorskip("tifffile")
+    pytest.importorskip("cv2")
+    from PIL import ImageOps
+
+    pixels = rgb16(20, 30, 3) // 257 * 257  # 8-bit values: Pillow's 8-bit read says the truth
+    tag = [(274, "H", 1, orientation, True)]
+    tifffile.imwrite(tmp_path / "in.tif", pixels, photometric="rgb", extratags=tag)
+    eight = (pixels // 257).astype(np.uint8)
+    tifffile.imwrite(tmp_path / "in8.tif", eight, photometric="rgb", extratags=tag)
+    upright = np.asarray(ImageOps.exif_transpose(Image.open(tmp_path / "in8.tif")))
+    np.testing.assert_array_equal(open_image(tmp_path / "in.tif"), upright.astype(np.uint16) * 257)
+    (h, w), half = upright.shape[:2], resize_image(tmp_path / "in.tif", scale=0.5)
+    assert half.shape == (h // 2, w // 2, 3)
+    assert resize_image(tmp_path / "in8.tif", scale=0.5).size == (w // 2, h // 2)
+    fitted = (10, 7) if w > h else (7, 10)  # 30x20 or 20x30 in a 10x10 box
+    assert resize_image(tmp_path / "in8.tif", fit=(10, 10)).size == fitted
+    assert resize_image(tmp_path / "in.tif", fit=(10, 10)).shape[1::-1] == fitted
 
 
 def test_icc_lost_names_the_format_that_holds_none(tmp_path):

@@ -421,7 +421,13 @@ def _plan(args):
         if base is not None and real in outputs:
             skipped.append(src)
             continue
-        same = key == real
+        # The input itself also under another name of a case-insensitive folder (a.PNG
+        # -> a.png): the input's own folder says whether it folds the two names.
+        same = key == real or (
+            _name_key(key) == _name_key(real)
+            and os.path.lexists(key)
+            and os.path.samefile(key, real)
+        )
         out_ext = os.path.splitext(dst)[1].lower()
         if not args.format and _extension_format(out_ext, "SAVE") is None:
             failures.append(
@@ -435,8 +441,9 @@ def _plan(args):
             failures.append(
                 (
                     src,
-                    f"the output {dst} is the input itself (use --in-place, "
-                    f"--suffix, --format or --out-dir)",
+                    f"the output {dst} is the input itself"
+                    + ("" if key == real else " on a case-insensitive file system")
+                    + " (use --in-place, --suffix, --format or --out-dir)",
                 )
             )
         elif os.path.lexists(dst) and not (same or args.overwrite):

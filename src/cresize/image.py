@@ -102,7 +102,8 @@ class ImageArray(np.ndarray):
     ``"exif"`` without the orientation tag, ``"dpi"``, ...), which ``save_image``
     writes as it writes a Pillow image's. Make one of your own array with
     ``ImageArray(pixels, {"icc_profile": profile_bytes})``. Views, slices and the
-    results of arithmetic keep the ``info`` (a copy of the dict);
+    results of arithmetic keep the ``info`` (a copy of the dict); a reduction to
+    one value (``a.max()``) is a NumPy scalar, as for an ndarray;
     ``np.asarray(a)`` is the plain array.
     """
 
@@ -115,6 +116,13 @@ class ImageArray(np.ndarray):
 
     def __array_finalize__(self, obj: Any) -> None:
         self.info = dict(getattr(obj, "info", None) or {})
+
+    def __array_wrap__(self, array: Any, context: Any = None, return_scalar: bool = False) -> Any:
+        # One value (a.max(), a.sum(), (a == b).all()) is a NumPy scalar, as for an
+        # ndarray, not a 0-d ImageArray (unhashable, not np.isscalar). NumPy < 2
+        # passes no return_scalar: a 0-d result is one value there.
+        array = super().__array_wrap__(array, context)
+        return array[()] if return_scalar or array.ndim == 0 else array
 
     def __reduce__(self) -> Any:  # pickled (processes, dask) with its info
         rebuild, args, state = cast(tuple[Any, Any, Any], super().__reduce__())
@@ -167,9 +175,14 @@ def _read(path, geometry=None, opencv=False):
         sixteen = _is_16bit_colour(im)  # before getexif, which may load a PNG
         orientation = im.getexif().get(0x0112, 1)
         turned = orientation in (5, 6, 7, 8)
-        full = im.size[::-1] if turned else im.size
+        stored = im.size
+        if im.format == "TIFF":  # newer Pillow gives a TIFF's size already turned
+            stored = (im.tag_v2.get(256, stored[0]), im.tag_v2.get(257, stored[1]))
+        full = stored[::-1] if turned else stored
         if sixteen:
-            pixels = _read_16bit(path, im.mode, orientation, im.size)
+            # OpenCV's TIFF decoder turns the pixels upright itself (with any flags)
+            turn = 1 if im.format == "TIFF" else orientation
+            pixels = _read_16bit(path, im.mode, turn, im.size)
             return ImageArray(pixels, _upright_info(im.info)), full
         scale = 1
         if geometry is not None and im.format in ("JPEG", "MPO"):
@@ -552,6 +565,12 @@ def _opencv_encode(fmt, pixels, params):
 #: 1.45 times its CPU time (Python's zlib; docs/files.md).
 TIFF_ZLIB_LEVEL = 1
 
+#: Pixels of more bytes than this are written as BigTIFF (64-bit offsets): a classic
+#: TIFF's 32-bit offsets end at 4 GiB, and deflate leaves noisy pixels about as large
+#: as they were (tifffile's own margin, which it applies only to uncompressed data:
+#: compressed, it failed with ``struct.error: 'I' format requires ...``).
+TIFF_BIG = 2**32 - 2**25
+
 
 def _tiff_encode(pixels, params):
     """A 16-bit RGB(A) TIFF's bytes from tifffile, with ``params``' ICC profile and
@@ -572,6 +591,7 @@ def _tiff_encode(pixels, params):
         compression="zlib",
         compressionargs={"level": TIFF_ZLIB_LEVEL},
         predictor=True,
+        bigtiff=pixels.nbytes > TIFF_BIG,
         metadata=None,  # no JSON description of its own
         maxworkers=1,  # one thread, as OpenCV's encoders: the CLI splits the cores
         **tags,
