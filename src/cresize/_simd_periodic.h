@@ -108,6 +108,55 @@ CRESIZE_PERIODIC_C(cresize_periodic_f64_f64_c, double, double)
 CRESIZE_PERIODIC_C(cresize_periodic_f64_u16_c, double, unsigned short)
 CRESIZE_PERIODIC_C(cresize_periodic_f64_s16_c, double, short)
 
+/* The exact float32 sums of 16-bit pixels (Taps.period's rows that pass
+ * _plan.exact_in_float32; docs/kernels.md, "16-bit rows summed exactly in float32"):
+ * the values centred (uint16 - 32768; int16 as they are), summed in float32 in the
+ * float64 loops' order, each product and partial sum exact, so the float32 sum is the
+ * exact sum of the centred values; stored as (double)sum + back[p], back[p] = 32768 *
+ * (the sum of row p's weights) in float64 (exact too): the exact sum, which is what
+ * the float64 loops compute (their products and sums are exact as well). */
+#define CRESIZE_CENTRED_U16(V) ((float)((int)(V) - 32768))
+#define CRESIZE_CENTRED_S16(V) ((float)(V))
+#define CRESIZE_X32_MAX_PERIOD 16
+
+/* wf: the weights in float32 (exact: the rule); back: each phase's centre added back. */
+static inline void cresize_x32_prepare(const double *weight, Py_ssize_t width, Py_ssize_t s,
+                                       double centre, float *wf, double *back)
+{
+    Py_ssize_t p, k;
+    for (p = 0; p < s; p++) {
+        double sum = 0;
+        for (k = 0; k < width; k++) {
+            wf[p * width + k] = (float)weight[p * width + k];
+            sum = sum + weight[p * width + k];
+        }
+        back[p] = centre * sum;
+    }
+}
+
+#define CRESIZE_PERIODIC_X32_C(NAME, T, VALUE)                                   \
+    static void NAME(double *out, const T *line, Py_ssize_t C, const Py_ssize_t *start, \
+                     const float *wf, const double *back, Py_ssize_t width, Py_ssize_t s, \
+                     Py_ssize_t nq)                                              \
+    {                                                                            \
+        Py_ssize_t q, p, c, k;                                                   \
+        for (q = 0; q < nq; q++)                                                 \
+            for (p = 0; p < s; p++) {                                            \
+                const T *x = line + C * (start[p] + q);                          \
+                const float *w = wf + p * width;                                 \
+                double *o = out + C * (s * q + p);                               \
+                for (c = 0; c < C; c++) {                                        \
+                    float acc = 0;                                               \
+                    for (k = 0; k < width; k++)                                  \
+                        acc = acc + w[k] * VALUE(x[C * k + c]);                  \
+                    o[c] = (double)acc + back[p];                                \
+                }                                                                \
+            }                                                                    \
+    }
+
+CRESIZE_PERIODIC_X32_C(cresize_periodic_x32_u16_c, unsigned short, CRESIZE_CENTRED_U16)
+CRESIZE_PERIODIC_X32_C(cresize_periodic_x32_s16_c, short, CRESIZE_CENTRED_S16)
+
 #if CRESIZE_X86_DISPATCH
 
 /* The pattern of a range for registers of `lanes` values: L = lcm(lanes, s*C) values,
@@ -251,6 +300,11 @@ static int cresize_period_setup(cresize_period *g, Py_ssize_t C, const Py_ssize_
  * BUILD's permutation vectors from g.perm. */
 #define CRESIZE_PERIODIC_SIMD(NAME, TARGET, ACC, T, VEC, LANES, LOADW, ZERO, ADD, MUL, LOAD, \
                               STORE, PVEC, PREP, BUILD)                          \
+    CRESIZE_PERIODIC_SIMD_OF(NAME, TARGET, ACC, T, VEC, LANES, LOADW, ZERO, ADD, MUL, LOAD, \
+                             STORE, PVEC, PREP, BUILD, (ACC))
+/* VALUE(v): a row value v as the sums read it (BUILD's values, one at a time). */
+#define CRESIZE_PERIODIC_SIMD_OF(NAME, TARGET, ACC, T, VEC, LANES, LOADW, ZERO, ADD, MUL, \
+                                 LOAD, STORE, PVEC, PREP, BUILD, VALUE)          \
     TARGET static int NAME(ACC *out, const T *line, Py_ssize_t n_in, Py_ssize_t C,  \
                            const Py_ssize_t *start, const ACC *weight,            \
                            Py_ssize_t width, Py_ssize_t s, Py_ssize_t nq)         \
@@ -273,7 +327,7 @@ static int cresize_period_setup(cresize_period *g, Py_ssize_t C, const Py_ssize_
             const T *x = line + C * (start[n % s] + n / s) + c;                  \
             ACC acc = 0;                                                         \
             for (k = 0; k < width; k++)                                          \
-                acc = acc + w[k] * x[C * k];                                     \
+                acc = acc + w[k] * VALUE(x[C * k]);                              \
             out[u] = acc;                                                        \
         }                                                                        \
         out += d;                                                                \
@@ -298,7 +352,7 @@ static int cresize_period_setup(cresize_period *g, Py_ssize_t C, const Py_ssize_
                     STORE(buf + u, BUILD(at, rr));                               \
                 } else {                                                         \
                     for (j = 0; j < LANES && u + j < need; j++)                  \
-                        buf[u + j] = (ACC)line[at + g.perm[rr][j]];              \
+                        buf[u + j] = VALUE(line[at + g.perm[rr][j]]);            \
                 }                                                                \
                 if (++rr == g.R) {                                               \
                     rr = 0;                                                      \
@@ -431,6 +485,89 @@ CRESIZE_PERIODIC_AVX512_D(cresize_periodic_f64_u16_avx512, unsigned short, __m12
 CRESIZE_PERIODIC_AVX512_D(cresize_periodic_f64_s16_avx512, short, __m128i, CRESIZE_PERM_W8,
                           CRESIZE_U_S16X8)
 
+/* The exact float32 sums of 16-bit pixels (above): the float32 periodic pass of the
+ * centred values into a chunk of float32 sums, then each converted to float64 with
+ * its phase's centre added back. */
+#define CRESIZE_LOAD32(AT) _mm256_loadu_si256((const __m256i *)(line + (AT)))
+#define CRESIZE_U_U16C8(AT, R)                                                   \
+    _mm256_sub_ps(_mm256_cvtepi32_ps(_mm256_cvtepu16_epi32(                      \
+                      _mm_shuffle_epi8(CRESIZE_LOAD16(AT), pv[R]))),             \
+                  _mm256_set1_ps(32768.0f))
+#define CRESIZE_U_S16C8(AT, R)                                                   \
+    _mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(_mm_shuffle_epi8(CRESIZE_LOAD16(AT), pv[R])))
+#define CRESIZE_U_U16C16(AT, R)                                                  \
+    _mm512_sub_ps(_mm512_cvtepi32_ps(_mm512_permutexvar_epi32(                   \
+                      pv[R], _mm512_cvtepu16_epi32(CRESIZE_LOAD32(AT)))),        \
+                  _mm512_set1_ps(32768.0f))
+#define CRESIZE_U_S16C16(AT, R)                                                  \
+    _mm512_cvtepi32_ps(_mm512_permutexvar_epi32(pv[R], _mm512_cvtepi16_epi32(CRESIZE_LOAD32(AT))))
+
+CRESIZE_PERIODIC_SIMD_OF(cresize_periodic_f32_u16c_avx2, CRESIZE_AVX2, float, unsigned short,
+                         __m256, 8, 8, cresize_zero_ps8, cresize_add_ps8, cresize_mul_ps8,
+                         cresize_load_ps8, cresize_store_ps8, __m128i, CRESIZE_PERM_W8,
+                         CRESIZE_U_U16C8, CRESIZE_CENTRED_U16)
+CRESIZE_PERIODIC_SIMD_OF(cresize_periodic_f32_s16c_avx2, CRESIZE_AVX2, float, short, __m256, 8,
+                         8, cresize_zero_ps8, cresize_add_ps8, cresize_mul_ps8,
+                         cresize_load_ps8, cresize_store_ps8, __m128i, CRESIZE_PERM_W8,
+                         CRESIZE_U_S16C8, CRESIZE_CENTRED_S16)
+CRESIZE_PERIODIC_SIMD_OF(cresize_periodic_f32_u16c_avx512, CRESIZE_AVX512, float,
+                         unsigned short, __m512, 16, 16, cresize_zero_ps16, cresize_add_ps16,
+                         cresize_mul_ps16, cresize_row16_f32, cresize_store_ps16, __m512i,
+                         CRESIZE_PERM_PS16, CRESIZE_U_U16C16, CRESIZE_CENTRED_U16)
+CRESIZE_PERIODIC_SIMD_OF(cresize_periodic_f32_s16c_avx512, CRESIZE_AVX512, float, short,
+                         __m512, 16, 16, cresize_zero_ps16, cresize_add_ps16,
+                         cresize_mul_ps16, cresize_row16_f32, cresize_store_ps16, __m512i,
+                         CRESIZE_PERM_PS16, CRESIZE_U_S16C16, CRESIZE_CENTRED_S16)
+
+#define CRESIZE_X32_CHUNK 2048  /* float32 sums per chunk */
+#define CRESIZE_X32_PATTERN 128 /* about: the centres of whole periods, added back */
+#define CRESIZE_PERIODIC_X32_SIMD(NAME, TARGET, T, F32, PORTABLE)                \
+    TARGET static int NAME(double *out, const T *line, Py_ssize_t n_in, Py_ssize_t C, \
+                           const Py_ssize_t *start, const float *wf, const double *back, \
+                           Py_ssize_t width, Py_ssize_t s, Py_ssize_t nq)         \
+    {                                                                            \
+        float sums[CRESIZE_X32_CHUNK] __attribute__((aligned(64)));              \
+        double pattern[CRESIZE_X32_PATTERN + CRESIZE_X32_CHUNK / 16]             \
+            __attribute__((aligned(64)));                                        \
+        Py_ssize_t at[CRESIZE_X32_MAX_PERIOD], sC = s * C, qn, q0, p, c, t, j, n; \
+        if (s > CRESIZE_X32_MAX_PERIOD || sC > CRESIZE_X32_CHUNK / 16)           \
+            return 0;                                                            \
+        qn = CRESIZE_X32_CHUNK / sC;                                             \
+        /* n values (whole periods) of the centres: value t's is back[t / C % s] */ \
+        n = (CRESIZE_X32_PATTERN + sC - 1) / sC * sC;                            \
+        for (t = 0; t < n;)                                                      \
+            for (p = 0; p < s; p++)                                              \
+                for (c = 0; c < C; c++)                                          \
+                    pattern[t++] = back[p];                                      \
+        for (q0 = 0; q0 < nq; q0 += qn) {                                        \
+            Py_ssize_t m = nq - q0 < qn ? nq - q0 : qn, cnt = m * sC;            \
+            double *o = out + q0 * sC;                                           \
+            for (p = 0; p < s; p++)                                              \
+                at[p] = start[p] + q0;                                           \
+            if (!F32(sums, line, n_in, C, at, wf, width, s, m)) {                \
+                if (q0 == 0)                                                     \
+                    return 0;                                                    \
+                PORTABLE(o, line, C, at, wf, back, width, s, nq - q0);           \
+                return 1;                                                        \
+            }                                                                    \
+            for (t = 0; t < cnt; t += n) {                                       \
+                Py_ssize_t e = cnt - t < n ? cnt - t : n;                        \
+                for (j = 0; j < e; j++)                                          \
+                    o[t + j] = (double)sums[t + j] + pattern[j];                 \
+            }                                                                    \
+        }                                                                        \
+        return 1;                                                                \
+    }
+
+CRESIZE_PERIODIC_X32_SIMD(cresize_periodic_x32_u16_avx2, CRESIZE_AVX2, unsigned short,
+                          cresize_periodic_f32_u16c_avx2, cresize_periodic_x32_u16_c)
+CRESIZE_PERIODIC_X32_SIMD(cresize_periodic_x32_s16_avx2, CRESIZE_AVX2, short,
+                          cresize_periodic_f32_s16c_avx2, cresize_periodic_x32_s16_c)
+CRESIZE_PERIODIC_X32_SIMD(cresize_periodic_x32_u16_avx512, CRESIZE_AVX512, unsigned short,
+                          cresize_periodic_f32_u16c_avx512, cresize_periodic_x32_u16_c)
+CRESIZE_PERIODIC_X32_SIMD(cresize_periodic_x32_s16_avx512, CRESIZE_AVX512, short,
+                          cresize_periodic_f32_s16c_avx512, cresize_periodic_x32_s16_c)
+
 #define CRESIZE_PERIODIC_TRY(F, ...) F(__VA_ARGS__)
 #else
 #define CRESIZE_PERIODIC_TRY(F, ...) 0
@@ -472,5 +609,36 @@ CRESIZE_PERIODIC_ENTRY(cresize_periodic_f64_u16, double, unsigned short, 1,
                        cresize_periodic_f64_u16_avx512)
 CRESIZE_PERIODIC_ENTRY(cresize_periodic_f64_s16, double, short, 1, cresize_periodic_f64_s16_c,
                        cresize_periodic_f64_s16_avx2, cresize_periodic_f64_s16_avx512)
+
+/* The exact float32 sums of 16-bit pixels: the caller (the plan's rule) vouches that
+ * they are exact; the float64 loops where they do not apply (the same bits). */
+#define CRESIZE_PERIODIC_X32_ENTRY(NAME, T, CENTRE, PORTABLE, AVX2, WIDE, F64)   \
+    static inline int NAME(double *out, const T *line, Py_ssize_t n_in, Py_ssize_t C, \
+                           const Py_ssize_t *start, const double *weight,         \
+                           Py_ssize_t width, Py_ssize_t s, Py_ssize_t nq)         \
+    {                                                                            \
+        float wf[CRESIZE_X32_MAX_PERIOD * CRESIZE_PERIOD_TAPS];                  \
+        double back[CRESIZE_X32_MAX_PERIOD];                                     \
+        if (s > CRESIZE_X32_MAX_PERIOD || width > CRESIZE_PERIOD_TAPS)           \
+            return F64(out, line, n_in, C, start, weight, width, s, nq);         \
+        cresize_x32_prepare(weight, width, s, CENTRE, wf, back);                 \
+        if (cresize_simd_level <= 1) {                                           \
+            PORTABLE(out, line, C, start, wf, back, width, s, nq);               \
+            return 1;                                                            \
+        }                                                                        \
+        if (cresize_simd_level >= 3                                              \
+            && CRESIZE_PERIODIC_TRY(WIDE, out, line, n_in, C, start, wf, back, width, s, nq)) \
+            return 1;                                                            \
+        if (CRESIZE_PERIODIC_TRY(AVX2, out, line, n_in, C, start, wf, back, width, s, nq)) \
+            return 1;                                                            \
+        return F64(out, line, n_in, C, start, weight, width, s, nq);             \
+    }
+
+CRESIZE_PERIODIC_X32_ENTRY(cresize_periodic_x32_u16, unsigned short, 32768.0,
+                           cresize_periodic_x32_u16_c, cresize_periodic_x32_u16_avx2,
+                           cresize_periodic_x32_u16_avx512, cresize_periodic_f64_u16)
+CRESIZE_PERIODIC_X32_ENTRY(cresize_periodic_x32_s16, short, 0.0, cresize_periodic_x32_s16_c,
+                           cresize_periodic_x32_s16_avx2, cresize_periodic_x32_s16_avx512,
+                           cresize_periodic_f64_s16)
 
 #endif
