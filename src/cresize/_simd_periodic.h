@@ -134,29 +134,6 @@ static inline void cresize_x32_prepare(const double *weight, Py_ssize_t width, P
     }
 }
 
-#define CRESIZE_PERIODIC_X32_C(NAME, T, VALUE)                                   \
-    static void NAME(double *out, const T *line, Py_ssize_t C, const Py_ssize_t *start, \
-                     const float *wf, const double *back, Py_ssize_t width, Py_ssize_t s, \
-                     Py_ssize_t nq)                                              \
-    {                                                                            \
-        Py_ssize_t q, p, c, k;                                                   \
-        for (q = 0; q < nq; q++)                                                 \
-            for (p = 0; p < s; p++) {                                            \
-                const T *x = line + C * (start[p] + q);                          \
-                const float *w = wf + p * width;                                 \
-                double *o = out + C * (s * q + p);                               \
-                for (c = 0; c < C; c++) {                                        \
-                    float acc = 0;                                               \
-                    for (k = 0; k < width; k++)                                  \
-                        acc = acc + w[k] * VALUE(x[C * k + c]);                  \
-                    o[c] = (double)acc + back[p];                                \
-                }                                                                \
-            }                                                                    \
-    }
-
-CRESIZE_PERIODIC_X32_C(cresize_periodic_x32_u16_c, unsigned short, CRESIZE_CENTRED_U16)
-CRESIZE_PERIODIC_X32_C(cresize_periodic_x32_s16_c, short, CRESIZE_CENTRED_S16)
-
 #if CRESIZE_X86_DISPATCH
 
 /* The pattern of a range for registers of `lanes` values: L = lcm(lanes, s*C) values,
@@ -247,7 +224,7 @@ static int cresize_period_setup(cresize_period *g, Py_ssize_t C, const Py_ssize_
     }
 
 /* Whole blocks of g.L = REGS * LANES values of a chunk, the weights in registers. */
-#define CRESIZE_PERIODIC_BLOCKS(TAPS, REGS, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE) \
+#define CRESIZE_PERIODIC_BLOCKS(TAPS, REGS, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE, PUT) \
     {                                                                            \
         VEC wv[REGS][TAPS];                                                      \
         for (r = 0; r < (REGS); r++)                                             \
@@ -258,23 +235,23 @@ static int cresize_period_setup(cresize_period *g, Py_ssize_t C, const Py_ssize_
                 VEC acc = ZERO();                                                \
                 for (k = 0; k < (TAPS); k++)                                     \
                     acc = ADD(acc, MUL(wv[r][k], LOAD(buf + u + r * LANES + g.sC * k))); \
-                STORE(out + t0 + u + r * LANES, acc);                            \
+                PUT(STORE, out + t0 + u + r * LANES, acc, r);                    \
             }                                                                    \
     }
 
 /* A chunk of a table of TAPS taps known when compiling: whole blocks with the weights in
  * registers where the pattern spans 3 or 1 registers, then the stencil for the rest. */
-#define CRESIZE_PERIODIC_FIXED(TAPS, ACC, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE)  \
+#define CRESIZE_PERIODIC_FIXED(TAPS, ACC, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE, PUT, FIN) \
     {                                                                            \
         if (g.R == 3)                                                            \
-            CRESIZE_PERIODIC_BLOCKS(TAPS, 3, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE) \
+            CRESIZE_PERIODIC_BLOCKS(TAPS, 3, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE, PUT) \
         else if (g.R == 1)                                                       \
-            CRESIZE_PERIODIC_BLOCKS(TAPS, 1, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE) \
-        CRESIZE_PERIODIC_STENCIL(TAPS, ACC, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE) \
+            CRESIZE_PERIODIC_BLOCKS(TAPS, 1, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE, PUT) \
+        CRESIZE_PERIODIC_STENCIL(TAPS, ACC, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE, PUT, FIN) \
     }
 
 /* The outputs of a chunk from its U values in buf (inside CRESIZE_PERIODIC_SIMD). */
-#define CRESIZE_PERIODIC_STENCIL(TAPS, ACC, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE)                                    \
+#define CRESIZE_PERIODIC_STENCIL(TAPS, ACC, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE, PUT, FIN) \
     {                                                                            \
         Py_ssize_t rs = 0;                                                       \
         for (; u + LANES <= cnt; u += LANES) {                                   \
@@ -282,7 +259,7 @@ static int cresize_period_setup(cresize_period *g, Py_ssize_t C, const Py_ssize_
             VEC acc = ZERO();                                                    \
             for (k = 0; k < (TAPS); k++)                                         \
                 acc = ADD(acc, MUL(LOAD(w + k * LANES), LOAD(buf + u + g.sC * k))); \
-            STORE(out + t0 + u, acc);                                            \
+            PUT(STORE, out + t0 + u, acc, rs);                                   \
             if (++rs == g.R)                                                     \
                 rs = 0;                                                          \
         }                                                                        \
@@ -291,7 +268,7 @@ static int cresize_period_setup(cresize_period *g, Py_ssize_t C, const Py_ssize_
             ACC acc = 0;                                                         \
             for (k = 0; k < (TAPS); k++)                                         \
                 acc = acc + w[k * LANES] * buf[u + g.sC * k];                    \
-            out[t0 + u] = acc;                                                   \
+            out[t0 + u] = FIN(acc, g.phase[rs][u % LANES]);                      \
         }                                                                        \
     }
 
@@ -301,13 +278,20 @@ static int cresize_period_setup(cresize_period *g, Py_ssize_t C, const Py_ssize_
 #define CRESIZE_PERIODIC_SIMD(NAME, TARGET, ACC, T, VEC, LANES, LOADW, ZERO, ADD, MUL, LOAD, \
                               STORE, PVEC, PREP, BUILD)                          \
     CRESIZE_PERIODIC_SIMD_OF(NAME, TARGET, ACC, T, VEC, LANES, LOADW, ZERO, ADD, MUL, LOAD, \
-                             STORE, PVEC, PREP, BUILD, (ACC))
-/* VALUE(v): a row value v as the sums read it (BUILD's values, one at a time). */
+                             STORE, PVEC, PREP, BUILD, (ACC), ACC, CRESIZE_PUT_SUMS, \
+                             CRESIZE_FIN_SUMS, , (void)0)
+#define CRESIZE_PUT_SUMS(STORE, P, V, R) STORE(P, V)
+#define CRESIZE_FIN_SUMS(V, PH) (V)
+/* VALUE(v): a row value v as the sums read it (BUILD's values, one at a time); OUT:
+ * the type of the results, PUT(STORE, p, v, r) stores register r's sums v at p (r: its
+ * place in the pattern, as g.phase), FIN(v, ph) a sum v of phase ph; EXTRA: more
+ * arguments, PREPOUT: PUT's set-up (once g is set). */
 #define CRESIZE_PERIODIC_SIMD_OF(NAME, TARGET, ACC, T, VEC, LANES, LOADW, ZERO, ADD, MUL, \
-                                 LOAD, STORE, PVEC, PREP, BUILD, VALUE)          \
-    TARGET static int NAME(ACC *out, const T *line, Py_ssize_t n_in, Py_ssize_t C,  \
+                                 LOAD, STORE, PVEC, PREP, BUILD, VALUE, OUT, PUT, FIN, \
+                                 EXTRA, PREPOUT)                                 \
+    TARGET static int NAME(OUT *out, const T *line, Py_ssize_t n_in, Py_ssize_t C,  \
                            const Py_ssize_t *start, const ACC *weight,            \
-                           Py_ssize_t width, Py_ssize_t s, Py_ssize_t nq)         \
+                           Py_ssize_t width, Py_ssize_t s, Py_ssize_t nq EXTRA)   \
     {                                                                            \
         cresize_period g;                                                        \
         ACC wt[CRESIZE_PERIOD_REGS * CRESIZE_PERIOD_TAPS * LANES] __attribute__((aligned(64))); \
@@ -316,8 +300,8 @@ static int cresize_period_setup(cresize_period *g, Py_ssize_t C, const Py_ssize_
         PVEC pv[CRESIZE_PERIOD_REGS];                                            \
         Py_ssize_t r, j, k, t0, u, total = C * s * nq, n_vals = C * n_in;        \
         /* the first d values by the portable loop, so that the stores align */  \
-        Py_ssize_t d = (Py_ssize_t)((0 - (size_t)out) % (LANES * sizeof(ACC)) / sizeof(ACC)); \
-        if ((size_t)out % sizeof(ACC) || d >= total)                             \
+        Py_ssize_t d = (Py_ssize_t)((0 - (size_t)out) % (LANES * sizeof(OUT)) / sizeof(OUT)); \
+        if ((size_t)out % sizeof(OUT) || d >= total)                             \
             d = 0;                                                               \
         if (!cresize_period_setup(&g, C, start, width, s, LANES, LOADW, d))      \
             return 0;                                                            \
@@ -328,10 +312,11 @@ static int cresize_period_setup(cresize_period *g, Py_ssize_t C, const Py_ssize_
             ACC acc = 0;                                                         \
             for (k = 0; k < width; k++)                                          \
                 acc = acc + w[k] * VALUE(x[C * k]);                              \
-            out[u] = acc;                                                        \
+            out[u] = FIN(acc, n % s);                                            \
         }                                                                        \
         out += d;                                                                \
         total -= d;                                                              \
+        PREPOUT;                                                                 \
         for (r = 0; r < g.R; r++) {                                              \
             PREP(pv[r], g.perm[r]);                                              \
             for (k = 0; k < width; k++)                                          \
@@ -361,13 +346,17 @@ static int cresize_period_setup(cresize_period *g, Py_ssize_t C, const Py_ssize_
             }                                                                    \
             u = 0;                                                               \
             if (width == 4) /* bicubic */                                        \
-                CRESIZE_PERIODIC_FIXED(4, ACC, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE) \
+                CRESIZE_PERIODIC_FIXED(4, ACC, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE, PUT, \
+                                       FIN)                                     \
             else if (width == 2) /* bilinear */                                  \
-                CRESIZE_PERIODIC_FIXED(2, ACC, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE) \
+                CRESIZE_PERIODIC_FIXED(2, ACC, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE, PUT, \
+                                       FIN)                                     \
             else if (width == 6) /* lanczos3 */                                  \
-                CRESIZE_PERIODIC_FIXED(6, ACC, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE) \
+                CRESIZE_PERIODIC_FIXED(6, ACC, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE, PUT, \
+                                       FIN)                                     \
             else                                                                 \
-                CRESIZE_PERIODIC_STENCIL(width, ACC, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE) \
+                CRESIZE_PERIODIC_STENCIL(width, ACC, VEC, LANES, ZERO, ADD, MUL, LOAD, STORE, PUT, \
+                                         FIN)                                   \
         }                                                                        \
         _mm256_zeroupper();                                                      \
         return 1;                                                                \
@@ -502,71 +491,60 @@ CRESIZE_PERIODIC_AVX512_D(cresize_periodic_f64_s16_avx512, short, __m128i, CRESI
 #define CRESIZE_U_S16C16(AT, R)                                                  \
     _mm512_cvtepi32_ps(_mm512_permutexvar_epi32(pv[R], _mm512_cvtepi16_epi32(CRESIZE_LOAD32(AT))))
 
-CRESIZE_PERIODIC_SIMD_OF(cresize_periodic_f32_u16c_avx2, CRESIZE_AVX2, float, unsigned short,
-                         __m256, 8, 8, cresize_zero_ps8, cresize_add_ps8, cresize_mul_ps8,
-                         cresize_load_ps8, cresize_store_ps8, __m128i, CRESIZE_PERM_W8,
-                         CRESIZE_U_U16C8, CRESIZE_CENTRED_U16)
-CRESIZE_PERIODIC_SIMD_OF(cresize_periodic_f32_s16c_avx2, CRESIZE_AVX2, float, short, __m256, 8,
-                         8, cresize_zero_ps8, cresize_add_ps8, cresize_mul_ps8,
-                         cresize_load_ps8, cresize_store_ps8, __m128i, CRESIZE_PERM_W8,
-                         CRESIZE_U_S16C8, CRESIZE_CENTRED_S16)
-CRESIZE_PERIODIC_SIMD_OF(cresize_periodic_f32_u16c_avx512, CRESIZE_AVX512, float,
-                         unsigned short, __m512, 16, 16, cresize_zero_ps16, cresize_add_ps16,
-                         cresize_mul_ps16, cresize_row16_f32, cresize_store_ps16, __m512i,
-                         CRESIZE_PERM_PS16, CRESIZE_U_U16C16, CRESIZE_CENTRED_U16)
-CRESIZE_PERIODIC_SIMD_OF(cresize_periodic_f32_s16c_avx512, CRESIZE_AVX512, float, short,
-                         __m512, 16, 16, cresize_zero_ps16, cresize_add_ps16,
-                         cresize_mul_ps16, cresize_row16_f32, cresize_store_ps16, __m512i,
-                         CRESIZE_PERM_PS16, CRESIZE_U_S16C16, CRESIZE_CENTRED_S16)
+/* The sums of a register converted to float64 as they are stored, each with its
+ * phase's centre added back (offs: per register of the pattern, as g.phase). */
+#define CRESIZE_X32_EXTRA , const double *back
+#define CRESIZE_X32_OFFS(LANES)                                                  \
+    double offs[CRESIZE_PERIOD_REGS * (LANES)] __attribute__((aligned(64)));     \
+    for (r = 0; r < g.R; r++)                                                    \
+        for (j = 0; j < (LANES); j++)                                            \
+            offs[r * (LANES) + j] = back[g.phase[r][j]]
+#define CRESIZE_X32_OFFS8 CRESIZE_X32_OFFS(8)
+#define CRESIZE_X32_OFFS16 CRESIZE_X32_OFFS(16)
+#define CRESIZE_X32_FIN(V, PH) ((double)(V) + back[PH])
+#define CRESIZE_X32_PUT8(STORE, P, V, R)                                         \
+    do {                                                                         \
+        __m256 v_ = (V);                                                         \
+        double *p_ = (P);                                                        \
+        const double *o_ = offs + (R) * 8;                                       \
+        _mm256_storeu_pd(p_, _mm256_add_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(v_)), \
+                                           _mm256_load_pd(o_)));                \
+        _mm256_storeu_pd(p_ + 4, _mm256_add_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(v_, 1)), \
+                                               _mm256_load_pd(o_ + 4)));        \
+    } while (0)
+#define CRESIZE_X32_PUT16(STORE, P, V, R)                                        \
+    do {                                                                         \
+        __m512 v_ = (V);                                                         \
+        double *p_ = (P);                                                        \
+        const double *o_ = offs + (R) * 16;                                      \
+        _mm512_storeu_pd(p_, _mm512_add_pd(_mm512_cvtps_pd(_mm512_castps512_ps256(v_)), \
+                                           _mm512_load_pd(o_)));                \
+        _mm512_storeu_pd(p_ + 8, _mm512_add_pd(_mm512_cvtps_pd(_mm256_castpd_ps(         \
+                                                   _mm512_extractf64x4_pd(_mm512_castps_pd(v_), 1))), \
+                                               _mm512_load_pd(o_ + 8)));        \
+    } while (0)
 
-#define CRESIZE_X32_CHUNK 2048  /* float32 sums per chunk */
-#define CRESIZE_X32_PATTERN 128 /* about: the centres of whole periods, added back */
-#define CRESIZE_PERIODIC_X32_SIMD(NAME, TARGET, T, F32, PORTABLE)                \
-    TARGET static int NAME(double *out, const T *line, Py_ssize_t n_in, Py_ssize_t C, \
-                           const Py_ssize_t *start, const float *wf, const double *back, \
-                           Py_ssize_t width, Py_ssize_t s, Py_ssize_t nq)         \
-    {                                                                            \
-        float sums[CRESIZE_X32_CHUNK] __attribute__((aligned(64)));              \
-        double pattern[CRESIZE_X32_PATTERN + CRESIZE_X32_CHUNK / 16]             \
-            __attribute__((aligned(64)));                                        \
-        Py_ssize_t at[CRESIZE_X32_MAX_PERIOD], sC = s * C, qn, q0, p, c, t, j, n; \
-        if (s > CRESIZE_X32_MAX_PERIOD || sC > CRESIZE_X32_CHUNK / 16)           \
-            return 0;                                                            \
-        qn = CRESIZE_X32_CHUNK / sC;                                             \
-        /* n values (whole periods) of the centres: value t's is back[t / C % s] */ \
-        n = (CRESIZE_X32_PATTERN + sC - 1) / sC * sC;                            \
-        for (t = 0; t < n;)                                                      \
-            for (p = 0; p < s; p++)                                              \
-                for (c = 0; c < C; c++)                                          \
-                    pattern[t++] = back[p];                                      \
-        for (q0 = 0; q0 < nq; q0 += qn) {                                        \
-            Py_ssize_t m = nq - q0 < qn ? nq - q0 : qn, cnt = m * sC;            \
-            double *o = out + q0 * sC;                                           \
-            for (p = 0; p < s; p++)                                              \
-                at[p] = start[p] + q0;                                           \
-            if (!F32(sums, line, n_in, C, at, wf, width, s, m)) {                \
-                if (q0 == 0)                                                     \
-                    return 0;                                                    \
-                PORTABLE(o, line, C, at, wf, back, width, s, nq - q0);           \
-                return 1;                                                        \
-            }                                                                    \
-            for (t = 0; t < cnt; t += n) {                                       \
-                Py_ssize_t e = cnt - t < n ? cnt - t : n;                        \
-                for (j = 0; j < e; j++)                                          \
-                    o[t + j] = (double)sums[t + j] + pattern[j];                 \
-            }                                                                    \
-        }                                                                        \
-        return 1;                                                                \
-    }
+#define CRESIZE_PERIODIC_X32_AVX2(NAME, T, BUILD, VALUE)                         \
+    CRESIZE_PERIODIC_SIMD_OF(NAME, CRESIZE_AVX2, float, T, __m256, 8, 8, cresize_zero_ps8, \
+                             cresize_add_ps8, cresize_mul_ps8, cresize_load_ps8,  \
+                             cresize_store_ps8, __m128i, CRESIZE_PERM_W8, BUILD, VALUE, double, \
+                             CRESIZE_X32_PUT8, CRESIZE_X32_FIN, CRESIZE_X32_EXTRA, \
+                             CRESIZE_X32_OFFS8)
+#define CRESIZE_PERIODIC_X32_AVX512(NAME, T, BUILD, VALUE)                       \
+    CRESIZE_PERIODIC_SIMD_OF(NAME, CRESIZE_AVX512, float, T, __m512, 16, 16,      \
+                             cresize_zero_ps16, cresize_add_ps16, cresize_mul_ps16, \
+                             cresize_row16_f32, cresize_store_ps16, __m512i, CRESIZE_PERM_PS16, \
+                             BUILD, VALUE, double, CRESIZE_X32_PUT16, CRESIZE_X32_FIN, \
+                             CRESIZE_X32_EXTRA, CRESIZE_X32_OFFS16)
 
-CRESIZE_PERIODIC_X32_SIMD(cresize_periodic_x32_u16_avx2, CRESIZE_AVX2, unsigned short,
-                          cresize_periodic_f32_u16c_avx2, cresize_periodic_x32_u16_c)
-CRESIZE_PERIODIC_X32_SIMD(cresize_periodic_x32_s16_avx2, CRESIZE_AVX2, short,
-                          cresize_periodic_f32_s16c_avx2, cresize_periodic_x32_s16_c)
-CRESIZE_PERIODIC_X32_SIMD(cresize_periodic_x32_u16_avx512, CRESIZE_AVX512, unsigned short,
-                          cresize_periodic_f32_u16c_avx512, cresize_periodic_x32_u16_c)
-CRESIZE_PERIODIC_X32_SIMD(cresize_periodic_x32_s16_avx512, CRESIZE_AVX512, short,
-                          cresize_periodic_f32_s16c_avx512, cresize_periodic_x32_s16_c)
+CRESIZE_PERIODIC_X32_AVX2(cresize_periodic_x32_u16_avx2, unsigned short, CRESIZE_U_U16C8,
+                          CRESIZE_CENTRED_U16)
+CRESIZE_PERIODIC_X32_AVX2(cresize_periodic_x32_s16_avx2, short, CRESIZE_U_S16C8,
+                          CRESIZE_CENTRED_S16)
+CRESIZE_PERIODIC_X32_AVX512(cresize_periodic_x32_u16_avx512, unsigned short, CRESIZE_U_U16C16,
+                            CRESIZE_CENTRED_U16)
+CRESIZE_PERIODIC_X32_AVX512(cresize_periodic_x32_s16_avx512, short, CRESIZE_U_S16C16,
+                            CRESIZE_CENTRED_S16)
 
 #define CRESIZE_PERIODIC_TRY(F, ...) F(__VA_ARGS__)
 #else
@@ -611,33 +589,32 @@ CRESIZE_PERIODIC_ENTRY(cresize_periodic_f64_s16, double, short, 1, cresize_perio
                        cresize_periodic_f64_s16_avx2, cresize_periodic_f64_s16_avx512)
 
 /* The exact float32 sums of 16-bit pixels: the caller (the plan's rule) vouches that
- * they are exact; the float64 loops where they do not apply (the same bits). */
-#define CRESIZE_PERIODIC_X32_ENTRY(NAME, T, CENTRE, PORTABLE, AVX2, WIDE, F64)   \
+ * they are exact. Levels none and sse2, and where the SIMD paths do not take the range,
+ * run the float64 loops (the same bits; scalar float32 sums measured no faster). */
+#define CRESIZE_PERIODIC_X32_ENTRY(NAME, T, CENTRE, AVX2, WIDE, F64)             \
     static inline int NAME(double *out, const T *line, Py_ssize_t n_in, Py_ssize_t C, \
                            const Py_ssize_t *start, const double *weight,         \
                            Py_ssize_t width, Py_ssize_t s, Py_ssize_t nq)         \
     {                                                                            \
         float wf[CRESIZE_X32_MAX_PERIOD * CRESIZE_PERIOD_TAPS];                  \
         double back[CRESIZE_X32_MAX_PERIOD];                                     \
-        if (s > CRESIZE_X32_MAX_PERIOD || width > CRESIZE_PERIOD_TAPS)           \
-            return F64(out, line, n_in, C, start, weight, width, s, nq);         \
-        cresize_x32_prepare(weight, width, s, CENTRE, wf, back);                 \
-        if (cresize_simd_level <= 1) {                                           \
-            PORTABLE(out, line, C, start, wf, back, width, s, nq);               \
-            return 1;                                                            \
+        if (cresize_simd_level >= 2 && s <= CRESIZE_X32_MAX_PERIOD               \
+            && width <= CRESIZE_PERIOD_TAPS) {                                   \
+            cresize_x32_prepare(weight, width, s, CENTRE, wf, back);             \
+            if (cresize_simd_level >= 3                                          \
+                && CRESIZE_PERIODIC_TRY(WIDE, out, line, n_in, C, start, wf, width, s, nq, \
+                                        back))                                   \
+                return 1;                                                        \
+            if (CRESIZE_PERIODIC_TRY(AVX2, out, line, n_in, C, start, wf, width, s, nq, back)) \
+                return 1;                                                        \
         }                                                                        \
-        if (cresize_simd_level >= 3                                              \
-            && CRESIZE_PERIODIC_TRY(WIDE, out, line, n_in, C, start, wf, back, width, s, nq)) \
-            return 1;                                                            \
-        if (CRESIZE_PERIODIC_TRY(AVX2, out, line, n_in, C, start, wf, back, width, s, nq)) \
-            return 1;                                                            \
         return F64(out, line, n_in, C, start, weight, width, s, nq);             \
     }
 
 CRESIZE_PERIODIC_X32_ENTRY(cresize_periodic_x32_u16, unsigned short, 32768.0,
-                           cresize_periodic_x32_u16_c, cresize_periodic_x32_u16_avx2,
+                           cresize_periodic_x32_u16_avx2,
                            cresize_periodic_x32_u16_avx512, cresize_periodic_f64_u16)
-CRESIZE_PERIODIC_X32_ENTRY(cresize_periodic_x32_s16, short, 0.0, cresize_periodic_x32_s16_c,
+CRESIZE_PERIODIC_X32_ENTRY(cresize_periodic_x32_s16, short, 0.0,
                            cresize_periodic_x32_s16_avx2, cresize_periodic_x32_s16_avx512,
                            cresize_periodic_f64_s16)
 
