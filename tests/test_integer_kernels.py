@@ -1282,3 +1282,9 @@ def test_exact_float32_sums_keep_the_bits(dtype, channels, monkeypatch):
             got = cresize.resize(x, size, axes=(0, 1), mode=mode, num_threads=2)
         _plan.clear_cache()
         assert got.tobytes() == want.tobytes(), (factors, mode)
+    # a plan's blocks of rows (_Slice: the rule on the block's own phase rows)
+    plan = cresize.plan(x.shape, size, axes=(0, 1), mode=mode, dtype=dtype)
+    for region in ((slice(0, 50), slice(3, size[1] - 9)), (slice(10, None), slice(601, None))):
+        region = (*region, slice(None))
+        box = plan.input_region(region)
+        assert plan.run_region(x[box], region).tobytes() == want[region].tobytes(), region
