@@ -363,8 +363,11 @@ def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
     ``LINES``: ``x`` = ``(index, weight, count, start, select)`` (``Taps.row_args``)
     resamples each row (``in_h`` = 1); a sixth entry, ``(s, first, n)``
     (``Taps.period``; checked), lets the outputs that repeat with period ``s`` take the
-    periodic horizontal pass (the same bits). ``PLANES``: ``y`` = ``(index, weight, count)``
-    (``Taps.kernel_args``) combines whole rows of ``in_row`` values. ``FUSED``:
+    periodic horizontal pass (the same bits); ``(s, first, n, True)``: that pass sums
+    16-bit pixels in float32, exactly (the plan's rule, ``_plan.exact_in_float32``; a
+    16-bit ``src_dtype`` and float64 weights only, else ValueError). ``PLANES``:
+    ``y`` = ``(index, weight, count)`` (``Taps.kernel_args``) combines whole rows of
+    ``in_row`` values. ``FUSED``:
     both, rows of pixels of ``channels`` values, ``order`` and ``slots`` as in
     ``resize_2d``. Weights of float32 or float64 (both tables the same) set the
     step's dtype. ``x_block`` = ``Taps.block`` of the x table (``f``: row ``o`` reads
