@@ -1142,3 +1142,149 @@ def test_periodic_pass_gives_the_same_bits_at_every_simd_level(tmp_path, level):
         assert forced[k].tobytes() == forced[other].tobytes(), k  # with = without the period
         assert forced[k].tobytes() == best[k].tobytes(), k  # = the best level
         assert forced[k].dtype == best[k].dtype
+
+
+# ----------------------------------------------------------------------------
+# 16-bit rows summed exactly in float32 (_plan.exact_in_float32, docs/kernels.md)
+
+
+def test_exact_float32_rule():
+    """Dyadic weights whose sums stay below 2**24 units of their last bit pass; weights
+    that are not dyadic, or whose bound reaches 2**24, do not."""
+    from cresize._plan import exact_in_float32
+
+    def rows(n_in, n_out, mode, align_corners=False):
+        t = taps(n_in, n_out, mode, align_corners)
+        s, first, _ = t.period(np.float64)
+        weight = t.kernel_args(np.float64)[1]
+        return weight[first : first + s] if s else weight
+
+    for n_out, mode in ((200, "bilinear"), (200, "bicubic"), (400, "bilinear"), (800, "bilinear")):
+        assert exact_in_float32(rows(100, n_out, mode), 2**15), (n_out, mode)
+    for args in (
+        (100, 400, "bicubic"),  # dyadic (2**-11) but 2**15 * 1.2 * 2**11 > 2**24
+        (100, 200, "lanczos3"),  # not dyadic
+        (100, 200, "bicubic", True),  # align_corners: not dyadic
+        (100, 300, "bilinear"),  # x3: thirds
+        (100, 150, "bicubic"),  # x1.5
+    ):
+        assert not exact_in_float32(rows(*args), 2**15), args
+    half = np.array([[0.5, 0.5], [0.25, 0.75]])
+    assert exact_in_float32(half, 2**21)  # 2**21 * 1 * 2**2 = 2**23
+    assert not exact_in_float32(half, 2**22)  # = 2**24: the bound is strict
+    assert not exact_in_float32(np.array([[1 + 2.0**-30, 0.0]]), 1)  # 2**-30: F > 23
+    assert not exact_in_float32(np.array([[np.nan, 1.0]]), 1)
+    assert not exact_in_float32(np.zeros((0, 2)), 1)
+
+
+def _plan_steps(shape, size, mode, dtype, align_corners=False):
+    p = cresize.plan(shape, size, axes=(0, 1), mode=mode, dtype=dtype, align_corners=align_corners)
+    return [s[4] for s in p._forward.compiled(np.dtype(dtype)) if s[4]]
+
+
+def test_plans_sum_16_bit_rows_in_float32_where_exact():
+    for dtype in (np.uint16, np.int16):
+        for size, mode in (
+            ((200, 1400), "bicubic"),
+            ((200, 1400), "bilinear"),
+            ((400, 2800), "bilinear"),
+        ):
+            (step,) = _plan_steps((100, 700, 3), size, mode, dtype)
+            assert step.period[0] >= 2 and step.exact_float32, (dtype, size, mode)
+        for size, mode, corners in (
+            ((400, 2800), "bicubic", False),
+            ((200, 1400), "lanczos3", False),
+            ((200, 1400), "bicubic", True),
+        ):
+            (step,) = _plan_steps((100, 700, 3), size, mode, dtype, corners)
+            assert not step.exact_float32, (dtype, size, mode, corners)
+    for dtype in (np.uint8, np.float32, np.float64):  # 16-bit integers only
+        for step in _plan_steps((100, 700, 3), (200, 1400), "bicubic", dtype):
+            assert not step.exact_float32
+
+
+def test_exact_float32_sums_need_16_bit_pixels():
+    t = taps(30, 60, "bicubic")
+    period = (*t.period(np.float64), True)
+    for src, sums in ((np.uint8, np.float32), (np.float64, np.float64), (np.uint16, np.float32)):
+        with pytest.raises(ValueError, match="16-bit"):
+            _kernels.make_step(
+                _kernels.Kind.FUSED,
+                1,
+                1,
+                30,
+                y=taps(1, 1, "nearest").kernel_args(sums),
+                x=(*t.row_args(sums), (*t.period(sums), True)),
+                order=_kernels.Order.DIRECT,
+                src_dtype=src,
+                dst_dtype=src,
+            )
+    step = _kernels.make_step(
+        _kernels.Kind.FUSED,
+        1,
+        1,
+        30,
+        y=taps(1, 1, "nearest").kernel_args(np.float64),
+        x=(*t.row_args(np.float64), period),
+        order=_kernels.Order.DIRECT,
+        src_dtype=np.uint16,
+        dst_dtype=np.uint16,
+    )
+    assert step.exact_float32 and step.period == period[:3]
+
+
+def _hard_edges(dtype, shape, seed):
+    """Checkerboards of the extremes, runs of each, random values: sums at both ends."""
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(seed)
+    h, w, c = shape
+    board = (np.add.outer(np.arange(h), np.arange(w)) % 2).astype(bool)
+    x = np.where(board[:, :, None], info.max, info.min).astype(dtype).repeat(c, axis=2)
+    x[h // 3 : h // 2] = info.max
+    x[:, w // 3 : w // 2] = info.min
+    x[2 * h // 3 :] = rng.integers(info.min, int(info.max) + 1, x[2 * h // 3 :].shape)
+    return x
+
+
+@pytest.mark.parametrize("dtype", [np.uint16, np.int16])
+@pytest.mark.parametrize("channels", [1, 3, 4])
+def test_exact_float32_sums_keep_the_bits(dtype, channels, monkeypatch):
+    """Every geometry the rule takes (x2 bilinear and bicubic, x4 and x8 bilinear, two
+    axes of different factors), hard-edged images, 1 and 2 threads: the bits of the
+    plans without the rule, and ``clip(rint(resize(x.astype(float64))))``."""
+    from cresize import _plan
+
+    x = _hard_edges(dtype, (37, 1031 // channels + 5, channels), 1)
+    info = np.iinfo(dtype)
+    for factors, mode in (
+        ((2, 2), "bicubic"),
+        ((2, 2), "bilinear"),
+        ((4, 4), "bilinear"),
+        ((3, 8), "bilinear"),
+        ((1, 2), "bicubic"),
+    ):
+        size = (x.shape[0] * factors[0], x.shape[1] * factors[1])
+        (step,) = _plan_steps(x.shape, size, mode, dtype)
+        assert step.exact_float32, (factors, mode)
+        want = np.clip(
+            np.rint(cresize.resize(x.astype(np.float64), size, axes=(0, 1), mode=mode)),
+            info.min,
+            info.max,
+        ).astype(dtype)
+        for threads in (1, 2):
+            got = cresize.resize(x, size, axes=(0, 1), mode=mode, num_threads=threads)
+            assert got.tobytes() == want.tobytes(), (factors, mode, threads)
+        with monkeypatch.context() as m:
+            m.setattr(_plan, "exact_in_float32", lambda weights, magnitude: False)
+            _plan.clear_cache()
+            (plain,) = _plan_steps(x.shape, size, mode, dtype)
+            assert not plain.exact_float32
+            got = cresize.resize(x, size, axes=(0, 1), mode=mode, num_threads=2)
+        _plan.clear_cache()
+        assert got.tobytes() == want.tobytes(), (factors, mode)
+    # a plan's blocks of rows (_Slice: the rule on the block's own phase rows)
+    plan = cresize.plan(x.shape, size, axes=(0, 1), mode=mode, dtype=dtype)
+    for region in ((slice(0, 50), slice(3, size[1] - 9)), (slice(10, None), slice(601, None))):
+        region = (*region, slice(None))
+        box = plan.input_region(region)
+        assert plan.run_region(x[box], region).tobytes() == want[region].tobytes(), region

@@ -31,6 +31,8 @@ ctypedef struct Sizes:
     # x outputs x_first ... x_first + x_period * x_periods - 1 repeat with period
     # x_period >= 2 (0: none): the periodic horizontal pass (_simd_periodic.h)
     Py_ssize_t x_period, x_first, x_periods
+    # the periodic pass sums 16-bit pixels in float32, exactly (_plan.exact_in_float32)
+    bint x_exact32
 
 
 cdef class Step:

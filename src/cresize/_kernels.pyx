@@ -150,6 +150,15 @@ cdef extern from "_simd_periodic.h" nogil:
                                  Py_ssize_t channels, const Py_ssize_t* start,
                                  const double* weight, Py_ssize_t width, Py_ssize_t s,
                                  Py_ssize_t n) noexcept
+    # the exact float32 sums of 16-bit pixels (Sizes.x_exact32; the same bits)
+    int cresize_periodic_x32_u16(double* out, const unsigned short* line, Py_ssize_t n_in,
+                                 Py_ssize_t channels, const Py_ssize_t* start,
+                                 const double* weight, Py_ssize_t width, Py_ssize_t s,
+                                 Py_ssize_t n) noexcept
+    int cresize_periodic_x32_s16(double* out, const short* line, Py_ssize_t n_in,
+                                 Py_ssize_t channels, const Py_ssize_t* start,
+                                 const double* weight, Py_ssize_t width, Py_ssize_t s,
+                                 Py_ssize_t n) noexcept
 
 
 cdef extern from "_simd_sums.h" nogil:
@@ -281,6 +290,12 @@ cdef class Step:
         (``Taps.period``; ``(0, 0, 0)``: none)."""
         return (self.size.x_period, self.size.x_first, self.size.x_periods)
 
+    @property
+    def exact_float32(self):
+        """Whether the periodic pass sums the 16-bit pixels in float32, exactly
+        (``_plan.exact_in_float32``; the bits of the float64 sums)."""
+        return bool(self.size.x_exact32)
+
     def __call__(self, src, dst, int num_threads):
         cdef const unsigned char[::1] sb
         cdef unsigned char[::1] db
@@ -348,8 +363,11 @@ def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
     ``LINES``: ``x`` = ``(index, weight, count, start, select)`` (``Taps.row_args``)
     resamples each row (``in_h`` = 1); a sixth entry, ``(s, first, n)``
     (``Taps.period``; checked), lets the outputs that repeat with period ``s`` take the
-    periodic horizontal pass (the same bits). ``PLANES``: ``y`` = ``(index, weight, count)``
-    (``Taps.kernel_args``) combines whole rows of ``in_row`` values. ``FUSED``:
+    periodic horizontal pass (the same bits); ``(s, first, n, True)``: that pass sums
+    16-bit pixels in float32, exactly (the plan's rule, ``_plan.exact_in_float32``; a
+    16-bit ``src_dtype`` and float64 weights only, else ValueError). ``PLANES``:
+    ``y`` = ``(index, weight, count)`` (``Taps.kernel_args``) combines whole rows of
+    ``in_row`` values. ``FUSED``:
     both, rows of pixels of ``channels`` values, ``order`` and ``slots`` as in
     ``resize_2d``. Weights of float32 or float64 (both tables the same) set the
     step's dtype. ``x_block`` = ``Taps.block`` of the x table (``f``: row ``o`` reads
@@ -386,7 +404,7 @@ def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
     z.out_h, z.out_row, z.channels, z.in_px = in_h, in_row, 1, in_row
     z.order, z.slots, z.row, z.x_select = order, 1, 0, False
     z.out_kind, z.src_kind, z.gather, z.x_identity, z.unit = 0, 0, False, False, False
-    z.x_period, z.x_first, z.x_periods = 0, 0, 0
+    z.x_period, z.x_first, z.x_periods, z.x_exact32 = 0, 0, 0, False
     z.first_product = first_product
     if first_product and not (kind == FUSED and order == DIRECT and in_h == 1
                               and y is not None and len(y[0]) == 1):
@@ -450,6 +468,10 @@ def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
     if y_block:
         _check_block(s, y_block, True)
         z.y_block = y_block
+    if z.x_exact32 and (s.src_dtype.kind == "f" or s.src_dtype.itemsize != 2 or not s.wide):
+        raise ValueError(f"x period {x[5]}: exact float32 sums (a fourth entry True) need a "
+                         f"16-bit integer src_dtype and float64 weights; src_dtype is "
+                         f"{s.src_dtype}")
     if first_product:
         z.least_weight = _least_positive_weight(s)
     z.unit = z.x_block == 2 and z.y_block == 2 and z.channels == 1 and _unit_weights(s)
@@ -727,8 +749,12 @@ cdef inline bint _periodic(const Sizes* z, floating* out, const source* line,
         if source is double:
             return cresize_periodic_f64_f64(out, line, n_in, C, start, weight, width, p, n)
         elif source is cython.ushort:
+            if z.x_exact32:
+                return cresize_periodic_x32_u16(out, line, n_in, C, start, weight, width, p, n)
             return cresize_periodic_f64_u16(out, line, n_in, C, start, weight, width, p, n)
         elif source is cython.short:
+            if z.x_exact32:
+                return cresize_periodic_x32_s16(out, line, n_in, C, start, weight, width, p, n)
             return cresize_periodic_f64_s16(out, line, n_in, C, start, weight, width, p, n)
         else:
             return False
@@ -1367,8 +1393,8 @@ cdef int _check_period(Sizes* z, tuple period, const Py_ssize_t[:, ::1] index,
     the weights (bits) of row ``first + p``; ``s`` = 0: none."""
     cdef Py_ssize_t p, n, first, o, b, width = index.shape[1]
     cdef bint ok
-    p, first, n = period
-    z.x_period, z.x_first, z.x_periods = 0, 0, 0
+    p, first, n = period[:3]
+    z.x_period, z.x_first, z.x_periods, z.x_exact32 = 0, 0, 0, False
     if p == 0:
         return 0
     ok = 2 <= p and 1 <= n and 0 <= first and first + p * n <= index.shape[0]
@@ -1383,6 +1409,7 @@ cdef int _check_period(Sizes* z, tuple period, const Py_ssize_t[:, ::1] index,
         raise ValueError(f"x period {period}: the table's rows do not repeat with that "
                          f"period (Taps.period)")
     z.x_period, z.x_first, z.x_periods = p, first, n
+    z.x_exact32 = len(period) > 3 and period[3]  # checked by make_step
     return 0
 
 

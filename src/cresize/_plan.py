@@ -204,11 +204,61 @@ class _Slice:
         return (*args, self._period) if period else args
 
 
-def _row_args(table, dtype, channels):
+def _row_args(table, dtype, channels, src_dtype=None):
     """``table.row_args(dtype)`` for the row kernels, with the table's periodic rows when
-    they hold at least ``MIN_PERIODIC_VALUES`` values of ``channels`` each."""
-    s, _, n = table.period(dtype)
-    return table.row_args(dtype, period=s * n * channels >= MIN_PERIODIC_VALUES)
+    they hold at least ``MIN_PERIODIC_VALUES`` values of ``channels`` each; from 16-bit
+    integers (``src_dtype``) summed in float64, the period's fourth entry says whether
+    the periodic pass may sum in float32 (``exact_in_float32`` of its rows' weights: the same bits)."""
+    s, first, n = table.period(dtype)
+    if s * n * channels < MIN_PERIODIC_VALUES:
+        return table.row_args(dtype)
+    args = table.row_args(dtype, period=True)
+    if np.dtype(dtype) == np.float64 and src_dtype is not None and src_dtype in _SIXTEEN_BITS:
+        rows = table.kernel_args(dtype)[1][first : first + s]
+        args = (*args[:5], (s, first, n, exact_in_float32(rows, _SIXTEEN_BITS_CENTRED)))
+    return args
+
+
+#: 16-bit integers, and the largest magnitude of their values once centred (uint16
+#: values less 32768; int16 values as they are), as the periodic pass sums them.
+_SIXTEEN_BITS = (np.dtype(np.uint16), np.dtype(np.int16))
+_SIXTEEN_BITS_CENTRED = 2**15
+
+
+def exact_in_float32(weights, magnitude):
+    """Whether every sum ``w[0]*x[0] + w[1]*x[1] + …`` of each row of ``weights``
+    (float64, one row per output), over integers ``|x[k]| <= magnitude``, is computed
+    exactly in float32, from 0, a product then a sum, tap after tap.
+
+    The rule: every weight is a multiple of ``2**-F`` for some ``F`` (a dyadic
+    rational; found as the least such ``F`` up to 24), and
+    ``magnitude * max_row(sum_k |w[k]|) * 2**F < 2**24``.
+
+    Proof: each product ``w[k]*x[k]`` and each partial sum is then ``N * 2**-F`` for an
+    integer ``N`` with ``|N| <= magnitude * sum_k |w[k]| * 2**F < 2**24`` (the weights
+    themselves too, ``magnitude >= 1``), so it has at most 24 significant bits and is a
+    float32 value (no subnormals: ``F < 24``): every float32 operation, its exact
+    result representable, is exact. The sum is then the exact one, which float64
+    (53 bits) also computes exactly for values up to ``2 * magnitude``, so a 16-bit
+    row summed in float32 from its values centred by ``magnitude`` (uint16) and given
+    back ``magnitude * sum_k w[k]`` in float64 (a multiple of ``2**-F`` below ``2**40``:
+    exact, as the last addition) has the bits of the float64 sums (docs/kernels.md,
+    "16-bit rows summed exactly in float32"). An x2 bicubic enlarging (weights
+    ``225/256, 67/256, -27/256, -9/256``: ``F = 8``, ``sum |w| = 1.25``) passes:
+    ``2**15 * 1.25 * 2**8 < 2**24``; x4 bicubic (``F = 11``) and non-dyadic weights
+    (x3, x1.5, align_corners, lanczos3) do not.
+    """
+    w = np.asarray(weights, dtype=np.float64)
+    if w.size == 0 or not np.all(np.isfinite(w)):
+        return False
+    for f in range(24):
+        scaled = w * 2.0**f  # exact: a power of two
+        if np.array_equal(scaled, np.rint(scaled)):
+            break
+    else:
+        return False
+    most = float(np.max(np.sum(np.abs(w), axis=1))) if w.ndim == 2 else float(np.abs(w).sum())
+    return magnitude * most * 2.0**f < 2.0**24
 
 
 # ----------------------------------------------------------------------------
@@ -443,7 +493,7 @@ def _fused_step(y, x, outer, channels, order, slots, dtype, work, x_block, y_blo
         FUSED,
         *src_shape,
         y=y.kernel_args(dtype),
-        x=_row_args(x, dtype, channels),
+        x=_row_args(x, dtype, channels, dtypes.get("src_dtype")),
         channels=channels,
         order=order,
         slots=slots,

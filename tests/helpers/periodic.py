@@ -8,7 +8,7 @@ runs this module in a child per level).
 
 import numpy as np
 
-from cresize import _kernels
+from cresize import _kernels, _plan
 from cresize._tables import Taps, taps
 
 DTYPES = (np.uint8, np.int8, np.uint16, np.int16, np.float32, np.float64)
@@ -80,15 +80,18 @@ def image(rng, shape, dtype):
     return x
 
 
-def run(t, x, channels, period, num_threads):
+def run(t, x, channels, period, num_threads, exact=False):
     """Resample the rows of ``x (H, n_in*C)`` with ``t``, pixels of ``channels`` values:
     a ``FUSED`` step with an identity y table (floats) or ``resize_2d_int`` (integers),
-    the table's period passed or not."""
+    the table's period passed or not (``exact``: with the period's exact float32 sums of
+    16-bit pixels, ``_plan.exact_in_float32``)."""
     h, row = x.shape
     wide = x.dtype in (np.uint16, np.int16, np.float64)
     sums = np.dtype(np.float64 if wide else np.float32)
     one = taps(h, h, "nearest")
     xa = t.row_args(sums, period=period)
+    if exact:
+        xa = (*xa[:5], (*xa[5], True))
     dst = np.zeros((1, h, t.n_out * channels), x.dtype)
     src = x.reshape(1, h, row)
     if x.dtype.kind == "f":
@@ -128,7 +131,19 @@ def results():
                 x = image(rng, (3, t.n_in * channels), dtype)
                 key = f"{name} {np.dtype(dtype).name} C{channels}"
                 out[key] = (run(t, x, channels, True, 2), run(t, x, channels, False, 1))
+                if exact(t, dtype):
+                    out[f"{key} exact"] = (run(t, x, channels, True, 2, True), out[key][1])
     return out
+
+
+def exact(t, dtype):
+    """Whether the plan would sum ``t``'s periodic rows of 16-bit pixels ``dtype`` in
+    float32 (``_plan.exact_in_float32``)."""
+    if np.dtype(dtype) not in (np.uint16, np.int16):
+        return False
+    s, first, _ = t.period(np.float64)
+    rows = t.kernel_args(np.float64)[1][first : first + s]
+    return s > 0 and _plan.exact_in_float32(rows, 2**15)
 
 
 if __name__ == "__main__":
