@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import functools
 import numbers
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
 
@@ -47,13 +47,18 @@ _disable = getattr(_compiler, "disable", None) or torch._dynamo.disable  # torch
 _compiling = getattr(_compiler, "is_compiling", None) or (lambda: True)
 
 
-def _eager(function):
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _eager(function: Callable[_P, _R]) -> Callable[_P, _R]:
     """``function`` as it is outside torch.compile, disabled for Dynamo inside it (the
-    disabled wrapper costs ~1.7 us a call; ``is_compiling`` is True while Dynamo traces)."""
+    disabled wrapper costs ~1.7 us a call; ``is_compiling`` is True while Dynamo traces).
+    Typed so that the wrapped function keeps its signature for type checkers."""
     disabled = _disable(function)
 
     @functools.wraps(function)
-    def call(*args, **kwargs):
+    def call(*args: _P.args, **kwargs: _P.kwargs) -> _R:
         if _compiling():
             return disabled(*args, **kwargs)
         return function(*args, **kwargs)
