@@ -6,8 +6,6 @@ description (``_plan``) and runs it; thread resolution lives here.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -17,15 +15,15 @@ from cresize._threads import resolve as _threads
 
 def resize(
     x: ArrayLike,
-    size: int | Sequence[int] | None = None,
+    size: _spec.Ints | None = None,
     *,
-    scale_factor: float | Sequence[float] | None = None,
+    scale_factor: _spec.Reals | None = None,
     mode: str = "bilinear",
     align_corners: bool | None = False,
     antialias: bool = False,
-    axes: int | Sequence[int] | None = None,
+    axes: _spec.Ints | None = None,
     out: np.ndarray | None = None,
-    num_threads: int | None = None,
+    num_threads: _spec.Int | None = None,
 ) -> np.ndarray:
     """Resize an array along some of its axes.
 
@@ -127,15 +125,15 @@ def resize(
 
 def resize_backward(
     grad_output: ArrayLike,
-    input_shape: Sequence[int],
+    input_shape: _spec.Shape,
     *,
-    scale_factor: float | Sequence[float] | None = None,
+    scale_factor: _spec.Reals | None = None,
     mode: str = "bilinear",
     align_corners: bool | None = False,
     antialias: bool = False,
-    axes: int | Sequence[int] | None = None,
+    axes: _spec.Ints | None = None,
     out: np.ndarray | None = None,
-    num_threads: int | None = None,
+    num_threads: _spec.Int | None = None,
 ) -> np.ndarray:
     """Gradient of ``resize`` with respect to its input (the exact adjoint).
 
@@ -185,13 +183,13 @@ def resize_backward(
 
 
 def weights(
-    in_size: int,
-    out_size: int | None = None,
+    in_size: _spec.Int,
+    out_size: _spec.Int | None = None,
     *,
     mode: str = "bilinear",
     align_corners: bool | None = False,
     antialias: bool = False,
-    scale_factor: float | None = None,
+    scale_factor: _spec.Real | None = None,
 ) -> np.ndarray:
     """The dense ``(out_size, in_size)`` float64 matrix of one resized axis.
 

@@ -521,7 +521,7 @@ Region = Sequence[slice]
 class Plan(_fast.PlanBase):
     """A resize with everything but the data fixed; see ``cresize.plan``."""
 
-    def __init__(self, spec: _spec.Spec, dtype: np.dtype, num_threads: int | None = None):
+    def __init__(self, spec: _spec.Spec, dtype: np.dtype, num_threads: _spec.Int | None = None):
         self._spec = spec
         self._num_threads = _spec.threads_value(num_threads)
         self.dtype: np.dtype = dtype
@@ -624,7 +624,7 @@ class Plan(_fast.PlanBase):
         *,
         backward: bool = False,
         out: np.ndarray | None = None,
-        num_threads: int | None = None,
+        num_threads: _spec.Int | None = None,
     ) -> np.ndarray:
         """``p(x)[out_region]`` computed from ``block = x[p.input_region(out_region)]``.
 
@@ -892,16 +892,16 @@ def remember(key, found):
 
 
 def plan(
-    input_shape: Sequence[int],
-    size: int | Sequence[int] | None = None,
+    input_shape: _spec.Shape,
+    size: _spec.Ints | None = None,
     *,
-    scale_factor: float | Sequence[float] | None = None,
+    scale_factor: _spec.Reals | None = None,
     mode: str = "bilinear",
     align_corners: bool | None = False,
     antialias: bool = False,
-    axes: int | Sequence[int] | None = None,
+    axes: _spec.Ints | None = None,
     dtype: Any = "float32",
-    num_threads: int | None = None,
+    num_threads: _spec.Int | None = None,
 ) -> Plan:
     """Fix everything of a resize but the data: validate, build tables, decide passes.
 

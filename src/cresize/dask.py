@@ -17,7 +17,6 @@ import itertools
 import math
 import numbers
 import operator
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -46,15 +45,15 @@ MAX_LEVELS = 64
 
 def resize(
     x: da.Array | ArrayLike,
-    size: int | Sequence[int] | None = None,
+    size: _spec.Ints | None = None,
     *,
-    scale_factor: float | Sequence[float] | None = None,
+    scale_factor: _spec.Reals | None = None,
     mode: str = "bilinear",
     align_corners: bool | None = False,
     antialias: bool = False,
-    axes: int | Sequence[int] | None = None,
+    axes: _spec.Ints | None = None,
     chunks: Any = None,
-    num_threads: int = 1,
+    num_threads: _spec.Int = 1,
 ) -> da.Array:
     """Resize a Dask array; equals ``cresize.resize`` on the whole array bit for bit.
 
@@ -101,15 +100,15 @@ def resize(
 
 def resize_backward(
     grad_output: da.Array | ArrayLike,
-    input_shape: Sequence[int],
+    input_shape: _spec.Shape,
     *,
-    scale_factor: float | Sequence[float] | None = None,
+    scale_factor: _spec.Reals | None = None,
     mode: str = "bilinear",
     align_corners: bool | None = False,
     antialias: bool = False,
-    axes: int | Sequence[int] | None = None,
+    axes: _spec.Ints | None = None,
     chunks: Any = None,
-    num_threads: int = 1,
+    num_threads: _spec.Int = 1,
 ) -> da.Array:
     """Gradient of ``resize`` (the exact adjoint) of a Dask array; equals
     ``cresize.resize_backward`` on the whole array bit for bit.
@@ -165,10 +164,10 @@ def pyramid(
     x: da.Array | ArrayLike,
     levels: int,
     *,
-    axes: int | Sequence[int] | None = None,
+    axes: _spec.Ints | None = None,
     mode: str = "lanczos3",
     antialias: bool | None = None,
-    num_threads: int = 1,
+    num_threads: _spec.Int = 1,
 ) -> list[da.Array]:
     """The levels of a multiscale pyramid: ``[x, x/2, x/4, ...]`` (``levels`` arrays).
 

@@ -25,7 +25,7 @@ adjoint check bounds the error of both inner products by that scale (see
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -58,14 +58,14 @@ __all__ = [
 
 
 def reference_matrices(
-    input_shape: Sequence[int],
-    size: int | Sequence[int] | None = None,
+    input_shape: _spec.Shape,
+    size: _spec.Ints | None = None,
     *,
-    scale_factor: float | Sequence[float] | None = None,
+    scale_factor: _spec.Reals | None = None,
     mode: str = "bilinear",
     align_corners: bool | None = False,
     antialias: bool = False,
-    axes: int | Sequence[int] | None = None,
+    axes: _spec.Ints | None = None,
 ) -> dict[int, np.ndarray]:
     """The dense ``(O, I)`` float64 matrix of every resized axis.
 
@@ -95,13 +95,13 @@ def _matrices(spec):
 
 def reference_resize(
     x: ArrayLike,
-    size: int | Sequence[int] | None = None,
+    size: _spec.Ints | None = None,
     *,
-    scale_factor: float | Sequence[float] | None = None,
+    scale_factor: _spec.Reals | None = None,
     mode: str = "bilinear",
     align_corners: bool | None = False,
     antialias: bool = False,
-    axes: int | Sequence[int] | None = None,
+    axes: _spec.Ints | None = None,
 ) -> np.ndarray:
     """``cresize.resize`` as a dense float64 matrix product (slow; for checking).
 
@@ -141,13 +141,13 @@ def reference_resize(
 
 def reference_backward(
     grad_output: ArrayLike,
-    input_shape: Sequence[int],
+    input_shape: _spec.Shape,
     *,
-    scale_factor: float | Sequence[float] | None = None,
+    scale_factor: _spec.Reals | None = None,
     mode: str = "bilinear",
     align_corners: bool | None = False,
     antialias: bool = False,
-    axes: int | Sequence[int] | None = None,
+    axes: _spec.Ints | None = None,
 ) -> np.ndarray:
     """``cresize.resize_backward`` as a dense float64 product with every ``W.T``.
 
@@ -191,14 +191,14 @@ def adjoint_scale(x: ArrayLike, g: ArrayLike, matrices: Mapping[int, np.ndarray]
 
 
 def check_adjoint(
-    shape: Sequence[int],
-    size: int | Sequence[int] | None = None,
+    shape: _spec.Shape,
+    size: _spec.Ints | None = None,
     *,
-    scale_factor: float | Sequence[float] | None = None,
+    scale_factor: _spec.Reals | None = None,
     mode: str = "bilinear",
     align_corners: bool | None = False,
     antialias: bool = False,
-    axes: int | Sequence[int] | None = None,
+    axes: _spec.Ints | None = None,
     dtype: DTypeLike = np.float64,
     seed: int = 0,
     rtol: float | None = None,
@@ -265,14 +265,14 @@ def check_adjoint(
 
 
 def check_gradient(
-    shape: Sequence[int],
-    size: int | Sequence[int] | None = None,
+    shape: _spec.Shape,
+    size: _spec.Ints | None = None,
     *,
-    scale_factor: float | Sequence[float] | None = None,
+    scale_factor: _spec.Reals | None = None,
     mode: str = "bilinear",
     align_corners: bool | None = False,
     antialias: bool = False,
-    axes: int | Sequence[int] | None = None,
+    axes: _spec.Ints | None = None,
     n_directions: int = 3,
     step: float = 1e-3,
     seed: int = 0,
@@ -349,14 +349,14 @@ def check_gradient(
 
 
 def check_reference(
-    shape: Sequence[int],
-    size: int | Sequence[int] | None = None,
+    shape: _spec.Shape,
+    size: _spec.Ints | None = None,
     *,
-    scale_factor: float | Sequence[float] | None = None,
+    scale_factor: _spec.Reals | None = None,
     mode: str = "bilinear",
     align_corners: bool | None = False,
     antialias: bool = False,
-    axes: int | Sequence[int] | None = None,
+    axes: _spec.Ints | None = None,
     dtype: DTypeLike = np.float64,
     seed: int = 0,
     rtol: float | None = None,

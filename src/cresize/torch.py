@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 import numbers
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
@@ -80,14 +80,14 @@ _DTYPES = _GRAD_DTYPES + (
 @_eager
 def interpolate(
     input: torch.Tensor,
-    size: int | Sequence[int] | None = None,
-    scale_factor: float | Sequence[float] | None = None,
+    size: _spec.Ints | None = None,
+    scale_factor: _spec.Reals | None = None,
     mode: str = "nearest",
     align_corners: bool | None = None,
     recompute_scale_factor: bool | None = None,
     antialias: bool = False,
     *,
-    num_threads: int | None = None,
+    num_threads: _spec.Int | None = None,
 ) -> torch.Tensor:
     """Resize the spatial dimensions of a CPU tensor; differentiable, like ``F.interpolate``.
 
@@ -271,13 +271,13 @@ class Resize(torch.nn.Module):
 
     def __init__(
         self,
-        size: int | Sequence[int] | None = None,
-        scale_factor: float | Sequence[float] | None = None,
+        size: _spec.Ints | None = None,
+        scale_factor: _spec.Reals | None = None,
         mode: str = "nearest",
         align_corners: bool | None = None,
         recompute_scale_factor: bool | None = None,
         antialias: bool = False,
-        num_threads: int | None = None,
+        num_threads: _spec.Int | None = None,
     ) -> None:
         super().__init__()
         # Bad options fail here, not at the first call (each call checks them again:
