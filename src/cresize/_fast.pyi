@@ -81,5 +81,5 @@ def cached_resize(
     align_corners: object,
     antialias: object,
     axes: object,
-    num_threads: int | None,
+    num_threads: object,  # checked (``_threads.resolve``)
 ) -> np.ndarray | None: ...

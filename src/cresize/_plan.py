@@ -866,7 +866,7 @@ def cached_plan(spec: _spec.Spec, dtype: np.dtype, *, blocks: bool = False) -> P
     return found
 
 
-def block_plan(spec: _spec.Spec, dtype: Any, num_threads: int | None) -> Plan:
+def block_plan(spec: _spec.Spec, dtype: Any, num_threads: _spec.Int | None) -> Plan:
     """``plan`` of ``spec`` for block execution only (``run_region``, as on Dask): the
     whole input and result need not fit in this machine's memory, only the tables."""
     dtype = _spec.plan_dtype(dtype)
