@@ -18,7 +18,12 @@ api = pytest.importorskip("mypy.api", reason="mypy is not installed (the typing 
 
 TYPING = pathlib.Path(__file__).parent / "typing"
 #: Each user program and the optional packages it needs.
-PROGRAMS = {"user_core.py": (), "user_torch.py": ("torch",)}
+PROGRAMS = {
+    "user_core.py": (),
+    "user_dask.py": ("dask",),
+    "user_image.py": ("PIL",),
+    "user_torch.py": ("torch",),
+}
 
 
 def _installed(name):

@@ -6,13 +6,32 @@ description (``_plan``) and runs it; thread resolution lives here.
 
 from __future__ import annotations
 
+from typing import Any, overload
+
 import numpy as np
+import numpy.typing as npt
 from numpy.typing import ArrayLike
 
 from cresize import _fast, _plan, _spec
 from cresize._threads import resolve as _threads
 
 
+# The result has the input's dtype: an array of a known dtype gives an array of that
+# dtype to a type checker; anything else (a list) gives an array of unknown dtype.
+@overload
+def resize(
+    x: npt.NDArray[_spec.Scalar],
+    size: _spec.Ints | None = None,
+    *,
+    scale_factor: _spec.Reals | None = None,
+    mode: str = "bilinear",
+    align_corners: bool | None = False,
+    antialias: bool = False,
+    axes: _spec.Ints | None = None,
+    out: np.ndarray | None = None,
+    num_threads: _spec.Int | None = None,
+) -> npt.NDArray[_spec.Scalar]: ...
+@overload
 def resize(
     x: ArrayLike,
     size: _spec.Ints | None = None,
@@ -24,7 +43,19 @@ def resize(
     axes: _spec.Ints | None = None,
     out: np.ndarray | None = None,
     num_threads: _spec.Int | None = None,
-) -> np.ndarray:
+) -> npt.NDArray[Any]: ...
+def resize(
+    x: ArrayLike,
+    size: _spec.Ints | None = None,
+    *,
+    scale_factor: _spec.Reals | None = None,
+    mode: str = "bilinear",
+    align_corners: bool | None = False,
+    antialias: bool = False,
+    axes: _spec.Ints | None = None,
+    out: np.ndarray | None = None,
+    num_threads: _spec.Int | None = None,
+) -> npt.NDArray[Any]:
     """Resize an array along some of its axes.
 
     Parameters
@@ -123,6 +154,20 @@ def resize(
     return _plan._execute(found._forward, found._forward.tables, x, out, _threads(num_threads))
 
 
+@overload
+def resize_backward(
+    grad_output: npt.NDArray[_spec.Scalar],
+    input_shape: _spec.Shape,
+    *,
+    scale_factor: _spec.Reals | None = None,
+    mode: str = "bilinear",
+    align_corners: bool | None = False,
+    antialias: bool = False,
+    axes: _spec.Ints | None = None,
+    out: np.ndarray | None = None,
+    num_threads: _spec.Int | None = None,
+) -> npt.NDArray[_spec.Scalar]: ...
+@overload
 def resize_backward(
     grad_output: ArrayLike,
     input_shape: _spec.Shape,
@@ -134,7 +179,19 @@ def resize_backward(
     axes: _spec.Ints | None = None,
     out: np.ndarray | None = None,
     num_threads: _spec.Int | None = None,
-) -> np.ndarray:
+) -> npt.NDArray[Any]: ...
+def resize_backward(
+    grad_output: ArrayLike,
+    input_shape: _spec.Shape,
+    *,
+    scale_factor: _spec.Reals | None = None,
+    mode: str = "bilinear",
+    align_corners: bool | None = False,
+    antialias: bool = False,
+    axes: _spec.Ints | None = None,
+    out: np.ndarray | None = None,
+    num_threads: _spec.Int | None = None,
+) -> npt.NDArray[Any]:
     """Gradient of ``resize`` with respect to its input (the exact adjoint).
 
     Parameters
@@ -190,7 +247,7 @@ def weights(
     align_corners: bool | None = False,
     antialias: bool = False,
     scale_factor: _spec.Real | None = None,
-) -> np.ndarray:
+) -> npt.NDArray[np.float64]:
     """The dense ``(out_size, in_size)`` float64 matrix of one resized axis.
 
     ``resize`` along an axis equals ``weights(...) @ x`` along that axis. With

@@ -23,9 +23,11 @@ import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
+import numpy.typing as npt
+from numpy.typing import ArrayLike
 
 from cresize import _fast, _kernels, _spec, _threads
 from cresize._dtypes import round_to
@@ -538,17 +540,17 @@ class Plan(_fast.PlanBase):
 
     # -- description
     @property
-    def input_shape(self) -> tuple:
+    def input_shape(self) -> tuple[int, ...]:
         """Shape of the forward input (and of the backward's result)."""
         return self._spec.input_shape
 
     @property
-    def output_shape(self) -> tuple:
+    def output_shape(self) -> tuple[int, ...]:
         """Shape of the forward result (and of the backward's ``grad_output``)."""
         return self._spec.output_shape
 
     @property
-    def axes(self) -> tuple:
+    def axes(self) -> tuple[int, ...]:
         """The resized axes (non-negative, in the order given)."""
         return self._spec.axes
 
@@ -558,7 +560,7 @@ class Plan(_fast.PlanBase):
         return self._spec.mode
 
     @property
-    def weights(self) -> dict:
+    def weights(self) -> dict[int, npt.NDArray[np.float64]]:
         """``{axis: W}``: the dense ``(O, I)`` float64 matrix of every resized axis."""
         return {a: t.dense() for a, t in self._forward.tables.items()}
 
@@ -596,7 +598,7 @@ class Plan(_fast.PlanBase):
         out = _check_out(out, out_shape, self.dtype, (x,))
         return _execute(program, program.tables, x, out, self._threads(num_threads))
 
-    def input_region(self, out_region: Region, backward: bool = False) -> tuple:
+    def input_region(self, out_region: Region, backward: bool = False) -> tuple[slice, ...]:
         """The smallest box of the input whose values the outputs in ``out_region`` read.
 
         Parameters
@@ -617,15 +619,35 @@ class Plan(_fast.PlanBase):
         region = self._region(out_region, backward)
         return tuple(self._box(program, a, r) for a, r in enumerate(region))
 
+    @overload
     def run_region(
         self,
-        block: np.ndarray,
+        block: npt.NDArray[_spec.Scalar],
         out_region: Region,
         *,
         backward: bool = False,
         out: np.ndarray | None = None,
         num_threads: _spec.Int | None = None,
-    ) -> np.ndarray:
+    ) -> npt.NDArray[_spec.Scalar]: ...
+    @overload
+    def run_region(
+        self,
+        block: ArrayLike,
+        out_region: Region,
+        *,
+        backward: bool = False,
+        out: np.ndarray | None = None,
+        num_threads: _spec.Int | None = None,
+    ) -> npt.NDArray[Any]: ...
+    def run_region(
+        self,
+        block: ArrayLike,
+        out_region: Region,
+        *,
+        backward: bool = False,
+        out: np.ndarray | None = None,
+        num_threads: _spec.Int | None = None,
+    ) -> npt.NDArray[Any]:
         """``p(x)[out_region]`` computed from ``block = x[p.input_region(out_region)]``.
 
         Bit for bit equal to the slice of the whole result (``backward=True``:
@@ -835,7 +857,7 @@ def clear_cache() -> None:
     _CACHE.clear()
 
 
-def cache_info() -> dict:
+def cache_info() -> dict[str, int]:
     """``{"limit", "nbytes", "plans", "hits", "misses"}`` of the plan cache."""
     with _CACHE.lock:
         return {

@@ -15,7 +15,7 @@ import numbers
 import operator
 import os
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -39,6 +39,8 @@ Ints = Int | Sequence[Int] | npt.NDArray[np.integer[Any]]
 Reals = Real | Sequence[Real] | npt.NDArray[np.floating[Any] | np.integer[Any]]
 #: A whole shape (``input_shape``).
 Shape = Sequence[Int]
+#: The scalar type of an array, which its result keeps (``resize`` returns ``x``'s dtype).
+Scalar = TypeVar("Scalar", bound=np.generic)
 
 #: Bound on an axis length (and so on what a scale factor may ask for).
 MAX_LENGTH = 2**40

@@ -17,7 +17,7 @@ import math
 import numbers
 import os
 import stat
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeGuard, cast
 
 import numpy as np
@@ -106,9 +106,9 @@ class ImageArray(np.ndarray):
     ``np.asarray(a)`` is the plain array.
     """
 
-    info: dict
+    info: dict[str, Any]
 
-    def __new__(cls, pixels: Any, info: dict | None = None) -> ImageArray:
+    def __new__(cls, pixels: Any, info: Mapping[str, Any] | None = None) -> ImageArray:
         array = np.asarray(pixels).view(cls)
         array.info = dict(info or {})
         return array

@@ -29,6 +29,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 from numpy.typing import ArrayLike, DTypeLike
 
 import cresize
@@ -66,7 +67,7 @@ def reference_matrices(
     align_corners: bool | None = False,
     antialias: bool = False,
     axes: _spec.Ints | None = None,
-) -> dict[int, np.ndarray]:
+) -> dict[int, npt.NDArray[np.float64]]:
     """The dense ``(O, I)`` float64 matrix of every resized axis.
 
     Parameters
@@ -102,7 +103,7 @@ def reference_resize(
     align_corners: bool | None = False,
     antialias: bool = False,
     axes: _spec.Ints | None = None,
-) -> np.ndarray:
+) -> npt.NDArray[np.float64]:
     """``cresize.resize`` as a dense float64 matrix product (slow; for checking).
 
     Parameters
@@ -148,7 +149,7 @@ def reference_backward(
     align_corners: bool | None = False,
     antialias: bool = False,
     axes: _spec.Ints | None = None,
-) -> np.ndarray:
+) -> npt.NDArray[np.float64]:
     """``cresize.resize_backward`` as a dense float64 product with every ``W.T``.
 
     Parameters
