@@ -250,8 +250,35 @@ def weights(
 ) -> npt.NDArray[np.float64]:
     """The dense ``(out_size, in_size)`` float64 matrix of one resized axis.
 
-    ``resize`` along an axis equals ``weights(...) @ x`` along that axis. With
-    ``scale_factor``, ``out_size`` may be omitted (it is ``floor(in_size * f)``).
+    ``resize`` along an axis equals ``weights(...) @ x`` along that axis.
+
+    Parameters
+    ----------
+    in_size : int
+        Length of the axis before resizing (``I``).
+    out_size : int, optional
+        Length after resizing (``O``). May be omitted with ``scale_factor``: it is
+        then ``floor(in_size * f)``.
+    mode, align_corners, antialias
+        As for ``resize``.
+    scale_factor : float, optional
+        The factor ``f`` of ``resize(..., scale_factor=f)``, whose scale
+        (``1 / f``) the matrix then uses.
+
+    Returns
+    -------
+    ndarray
+        float64 of shape ``(out_size, in_size)``; row ``o`` holds the weights
+        output ``o`` gives each input.
+
+    Examples
+    --------
+    >>> import cresize
+    >>> cresize.weights(2, 4, mode="bilinear")
+    array([[1.  , 0.  ],
+           [0.75, 0.25],
+           [0.25, 0.75],
+           [0.  , 1.  ]])
     """
     spec = _spec.weights_spec(in_size, out_size, mode, align_corners, antialias, scale_factor)
     _spec.check_sizes(spec, 8, dense=True)

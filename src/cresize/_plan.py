@@ -654,6 +654,26 @@ class Plan(_fast.PlanBase):
         of ``p.backward(g)``, with ``block = g[p.input_region(out_region, True)]``):
         the pass order, fusion, row order, promotion and every output's taps come
         from the whole array's plan.
+
+        Parameters
+        ----------
+        block : array_like
+            ``x[p.input_region(out_region)]`` (``backward=True``:
+            ``g[p.input_region(out_region, True)]``), of the plan's dtype.
+        out_region : tuple of slice
+            One slice (step 1) per dimension of the result, as for ``input_region``.
+        backward : bool
+            Compute a region of ``p.backward(g)`` rather than of ``p(x)``.
+        out : ndarray, optional
+            C-contiguous array of the region's shape and the plan's dtype, not
+            overlapping ``block``.
+        num_threads : int, optional
+            As for ``p(x)``; the result does not depend on it.
+
+        Returns
+        -------
+        ndarray
+            The region of the result (or ``out``), of the plan's dtype.
         """
         program = self._backward_program() if backward else self._forward
         region = self._region(out_region, backward)
@@ -839,9 +859,14 @@ _FAST_MAX = 4096
 def set_cache_limit(nbytes: int) -> None:
     """Bound the plan cache (tap tables and plans) to ``nbytes`` bytes.
 
-    The default is ``DEFAULT_CACHE_LIMIT`` (256 MiB); 0 turns caching off.
     Least recently used plans are dropped first; a plan larger than the bound
     is used but not kept.
+
+    Parameters
+    ----------
+    nbytes : int
+        The bound, ``>= 0``. The default is ``DEFAULT_CACHE_LIMIT`` (256 MiB); 0
+        turns caching off.
     """
     if isinstance(nbytes, (bool, np.bool_)) or not isinstance(nbytes, (int, np.integer)):
         raise TypeError(f"nbytes must be an int; got {nbytes!r}")
@@ -858,7 +883,15 @@ def clear_cache() -> None:
 
 
 def cache_info() -> dict[str, int]:
-    """``{"limit", "nbytes", "plans", "hits", "misses"}`` of the plan cache."""
+    """The state of the plan cache.
+
+    Returns
+    -------
+    dict of str to int
+        ``"limit"`` (``set_cache_limit``'s bound), ``"nbytes"`` (bytes held),
+        ``"plans"`` (plans held), ``"hits"`` and ``"misses"`` (look-ups since
+        the last ``clear_cache``).
+    """
     with _CACHE.lock:
         return {
             "limit": _CACHE.limit,

@@ -187,6 +187,26 @@ def pyramid(
     ``2**len(axes)`` chunks of the level above. ``axes`` default: the last
     ``min(2, x.ndim)``. ``antialias`` default (None): True for the modes that
     have it (bilinear, bicubic, lanczos3), False for the others.
+
+    Parameters
+    ----------
+    x : dask.array.Array or array_like
+        Level 0, any dtype ``cresize.resize`` takes; chunk sizes must be known.
+    levels : int
+        How many levels, 1 to ``MAX_LEVELS`` (level 0, ``x`` itself, counts).
+    axes : int or tuple of int, optional
+        The halved axes (default: the last ``min(2, x.ndim)``).
+    mode : str
+        As for ``cresize.resize`` (default ``"lanczos3"``).
+    antialias : bool, optional
+        Default (None): True for bilinear, bicubic and lanczos3, else False.
+    num_threads : int
+        Threads of each task (default 1); the result does not depend on it.
+
+    Returns
+    -------
+    list of dask.array.Array
+        ``levels`` arrays of ``x``'s dtype, level 0 first (``x``, as a Dask array).
     """
     x = _as_dask(x, "x")
     if isinstance(levels, bool) or not isinstance(levels, (numbers.Integral, np.integer)):

@@ -180,6 +180,20 @@ def adjoint_scale(x: ArrayLike, g: ArrayLike, matrices: Mapping[int, np.ndarray]
     ``sum|g| * max|x| * prod(max row sum |W|) + sum|x| * max|g| * prod(max column sum |W|)``:
     when every output of the forward and the backward is within ``tol`` of the
     docs/spec.md section 6 scale, the two inner products differ by at most ``tol`` times this.
+
+    Parameters
+    ----------
+    x : array_like
+        The forward's input.
+    g : array_like
+        The backward's input (of the forward's output shape).
+    matrices : mapping of int to ndarray
+        The matrix ``W`` of each resized axis (``reference_matrices``).
+
+    Returns
+    -------
+    float
+        The bound, computed in float64.
     """
     x, g = np.abs(np.asarray(x, np.float64)), np.abs(np.asarray(g, np.float64))
     rows = np.prod([np.abs(w).sum(axis=1).max() for w in matrices.values()])

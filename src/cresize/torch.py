@@ -301,6 +301,18 @@ class Resize(torch.nn.Module):
 
     @_eager
     def forward(self, input: torch.Tensor) -> torch.Tensor:
+        """``interpolate(input, ...)`` with this module's arguments.
+
+        Parameters
+        ----------
+        input : torch.Tensor
+            As for ``interpolate``.
+
+        Returns
+        -------
+        torch.Tensor
+            As ``interpolate`` returns it.
+        """
         _check_input(input)
         channels_last = _channels_last(input)
         key = (
