@@ -27,7 +27,7 @@ from typing import Any, overload
 
 import numpy as np
 import numpy.typing as npt
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, DTypeLike
 
 from cresize import _fast, _kernels, _spec, _threads
 from cresize._dtypes import round_to
@@ -955,7 +955,7 @@ def plan(
     align_corners: bool | None = False,
     antialias: bool = False,
     axes: _spec.Ints | None = None,
-    dtype: Any = "float32",
+    dtype: DTypeLike = "float32",
     num_threads: _spec.Int | None = None,
 ) -> Plan:
     """Fix everything of a resize but the data: validate, build tables, decide passes.
@@ -1000,9 +1000,9 @@ def plan(
     (slice(0, 2, None), slice(0, 3, None))
     """
     spec = _spec.forward(input_shape, size, scale_factor, mode, align_corners, antialias, axes)
-    dtype = _spec.plan_dtype(dtype)
+    native = _spec.plan_dtype(dtype)
     _spec.threads_value(num_threads)
-    return _with_threads(cached_plan(spec, dtype), num_threads)
+    return _with_threads(cached_plan(spec, native), num_threads)
 
 
 def _with_threads(found, num_threads):
