@@ -121,3 +121,16 @@ def test_public_docstrings_are_complete():
             if code in NUMPYDOC_CHECKS and not (code == "PR01" and name in NOT_CONSTRUCTED):
                 problems.append(f"{name}: {code} {message}")
     assert not problems, "\n".join(problems)
+
+
+def test_the_core_functions_say_what_they_raise():
+    """The functions that check their arguments list the errors (a Raises section)."""
+    docscrape = pytest.importorskip("numpydoc.docscrape", reason="numpydoc is not installed")
+    for func in (cresize.resize, cresize.resize_backward, cresize.weights, cresize.plan):
+        # numpydoc reads a Raises entry as a type without a name
+        raised = {
+            name
+            for entry in docscrape.FunctionDoc(func)["Raises"]
+            for name in entry.type.split(", ")
+        }
+        assert {"TypeError", "ValueError", "MemoryError"} <= raised, (func.__name__, raised)

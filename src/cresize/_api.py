@@ -97,6 +97,21 @@ def resize(
     ndarray
         C-contiguous (or ``out``). The result does not depend on ``num_threads``.
 
+    Raises
+    ------
+    TypeError
+        An argument of the wrong type: ``x`` of a bool, complex or object dtype,
+        ``size`` not an int or ints, ``scale_factor`` not a number or numbers, ...
+    ValueError
+        A value not allowed: both or neither of ``size`` and ``scale_factor``, an
+        unknown ``mode``, ``align_corners=True`` or ``antialias=True`` for a mode
+        without it, an axis out of range, ``num_threads=0``, an ``out`` of another
+        shape or dtype, not C-contiguous or sharing memory with ``x``, a result
+        larger than any array can be.
+    MemoryError
+        The result and its tap tables would not fit in this machine's memory
+        (checked before anything is allocated).
+
     Notes
     -----
     Each resized axis applies a matrix ``W`` of shape ``(O, I)``. With scale
@@ -214,6 +229,18 @@ def resize_backward(
     ndarray
         ``W.T @ grad_output`` along every resized axis, of shape ``input_shape``,
         so that ``<resize(x), g> == <x, resize_backward(g, x.shape)>``.
+
+    Raises
+    ------
+    TypeError
+        ``grad_output`` not float32 or float64, or another argument of the wrong
+        type (as for ``resize``).
+    ValueError
+        ``input_shape`` of another number of dimensions than ``grad_output``, a
+        ``grad_output`` shape that ``resize`` cannot return from ``input_shape``,
+        or a value ``resize`` refuses.
+    MemoryError
+        As for ``resize``.
     """
     key = None
     if type(grad_output) is np.ndarray and out is None:  # a repeated call: one dict look-up
@@ -270,6 +297,13 @@ def weights(
     ndarray
         float64 of shape ``(out_size, in_size)``; row ``o`` holds the weights
         output ``o`` gives each input.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As for ``resize``.
+    MemoryError
+        The dense matrix would not fit in this machine's memory.
 
     Examples
     --------

@@ -984,6 +984,14 @@ def plan(
         ``p.input_region(out_region)`` and ``p.run_region(block, out_region)``.
         A plan may be called from several threads at once.
 
+    Raises
+    ------
+    TypeError
+        ``dtype`` not a float16/32/64 or integer dtype, or an argument of the
+        wrong type (as for ``cresize.resize``).
+    ValueError, MemoryError
+        As for ``cresize.resize``.
+
     Examples
     --------
     >>> import numpy as np, cresize
