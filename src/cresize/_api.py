@@ -6,27 +6,56 @@ description (``_plan``) and runs it; thread resolution lives here.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from typing import Any, overload
 
 import numpy as np
+import numpy.typing as npt
 from numpy.typing import ArrayLike
 
 from cresize import _fast, _plan, _spec
 from cresize._threads import resolve as _threads
 
 
+# The result has the input's dtype: an array of a known dtype gives an array of that
+# dtype to a type checker; anything else (a list) gives an array of unknown dtype.
+@overload
 def resize(
-    x: ArrayLike,
-    size: int | Sequence[int] | None = None,
+    x: npt.NDArray[_spec.Scalar],
+    size: _spec.Ints | None = None,
     *,
-    scale_factor: float | Sequence[float] | None = None,
+    scale_factor: _spec.Reals | None = None,
     mode: str = "bilinear",
     align_corners: bool | None = False,
     antialias: bool = False,
-    axes: int | Sequence[int] | None = None,
+    axes: _spec.Ints | None = None,
     out: np.ndarray | None = None,
-    num_threads: int | None = None,
-) -> np.ndarray:
+    num_threads: _spec.Int | None = None,
+) -> npt.NDArray[_spec.Scalar]: ...
+@overload
+def resize(
+    x: ArrayLike,
+    size: _spec.Ints | None = None,
+    *,
+    scale_factor: _spec.Reals | None = None,
+    mode: str = "bilinear",
+    align_corners: bool | None = False,
+    antialias: bool = False,
+    axes: _spec.Ints | None = None,
+    out: np.ndarray | None = None,
+    num_threads: _spec.Int | None = None,
+) -> npt.NDArray[Any]: ...
+def resize(
+    x: ArrayLike,
+    size: _spec.Ints | None = None,
+    *,
+    scale_factor: _spec.Reals | None = None,
+    mode: str = "bilinear",
+    align_corners: bool | None = False,
+    antialias: bool = False,
+    axes: _spec.Ints | None = None,
+    out: np.ndarray | None = None,
+    num_threads: _spec.Int | None = None,
+) -> npt.NDArray[Any]:
     """Resize an array along some of its axes.
 
     Parameters
@@ -67,6 +96,21 @@ def resize(
     -------
     ndarray
         C-contiguous (or ``out``). The result does not depend on ``num_threads``.
+
+    Raises
+    ------
+    TypeError
+        An argument of the wrong type: ``x`` of a bool, complex or object dtype,
+        ``size`` not an int or ints, ``scale_factor`` not a number or numbers, ...
+    ValueError
+        A value not allowed: both or neither of ``size`` and ``scale_factor``, an
+        unknown ``mode``, ``align_corners=True`` or ``antialias=True`` for a mode
+        without it, an axis out of range, ``num_threads=0``, an ``out`` of another
+        shape or dtype, not C-contiguous or sharing memory with ``x``, a result
+        larger than any array can be.
+    MemoryError
+        The result and its tap tables would not fit in this machine's memory
+        (checked before anything is allocated).
 
     Notes
     -----
@@ -125,18 +169,44 @@ def resize(
     return _plan._execute(found._forward, found._forward.tables, x, out, _threads(num_threads))
 
 
+@overload
 def resize_backward(
-    grad_output: ArrayLike,
-    input_shape: Sequence[int],
+    grad_output: npt.NDArray[_spec.Scalar],
+    input_shape: _spec.Shape,
     *,
-    scale_factor: float | Sequence[float] | None = None,
+    scale_factor: _spec.Reals | None = None,
     mode: str = "bilinear",
     align_corners: bool | None = False,
     antialias: bool = False,
-    axes: int | Sequence[int] | None = None,
+    axes: _spec.Ints | None = None,
     out: np.ndarray | None = None,
-    num_threads: int | None = None,
-) -> np.ndarray:
+    num_threads: _spec.Int | None = None,
+) -> npt.NDArray[_spec.Scalar]: ...
+@overload
+def resize_backward(
+    grad_output: ArrayLike,
+    input_shape: _spec.Shape,
+    *,
+    scale_factor: _spec.Reals | None = None,
+    mode: str = "bilinear",
+    align_corners: bool | None = False,
+    antialias: bool = False,
+    axes: _spec.Ints | None = None,
+    out: np.ndarray | None = None,
+    num_threads: _spec.Int | None = None,
+) -> npt.NDArray[Any]: ...
+def resize_backward(
+    grad_output: ArrayLike,
+    input_shape: _spec.Shape,
+    *,
+    scale_factor: _spec.Reals | None = None,
+    mode: str = "bilinear",
+    align_corners: bool | None = False,
+    antialias: bool = False,
+    axes: _spec.Ints | None = None,
+    out: np.ndarray | None = None,
+    num_threads: _spec.Int | None = None,
+) -> npt.NDArray[Any]:
     """Gradient of ``resize`` with respect to its input (the exact adjoint).
 
     Parameters
@@ -159,6 +229,18 @@ def resize_backward(
     ndarray
         ``W.T @ grad_output`` along every resized axis, of shape ``input_shape``,
         so that ``<resize(x), g> == <x, resize_backward(g, x.shape)>``.
+
+    Raises
+    ------
+    TypeError
+        ``grad_output`` not float32 or float64, or another argument of the wrong
+        type (as for ``resize``).
+    ValueError
+        ``input_shape`` of another number of dimensions than ``grad_output``, a
+        ``grad_output`` shape that ``resize`` cannot return from ``input_shape``,
+        or a value ``resize`` refuses.
+    MemoryError
+        As for ``resize``.
     """
     key = None
     if type(grad_output) is np.ndarray and out is None:  # a repeated call: one dict look-up
@@ -185,18 +267,52 @@ def resize_backward(
 
 
 def weights(
-    in_size: int,
-    out_size: int | None = None,
+    in_size: _spec.Int,
+    out_size: _spec.Int | None = None,
     *,
     mode: str = "bilinear",
     align_corners: bool | None = False,
     antialias: bool = False,
-    scale_factor: float | None = None,
-) -> np.ndarray:
+    scale_factor: _spec.Real | None = None,
+) -> npt.NDArray[np.float64]:
     """The dense ``(out_size, in_size)`` float64 matrix of one resized axis.
 
-    ``resize`` along an axis equals ``weights(...) @ x`` along that axis. With
-    ``scale_factor``, ``out_size`` may be omitted (it is ``floor(in_size * f)``).
+    ``resize`` along an axis equals ``weights(...) @ x`` along that axis.
+
+    Parameters
+    ----------
+    in_size : int
+        Length of the axis before resizing (``I``).
+    out_size : int, optional
+        Length after resizing (``O``). May be omitted with ``scale_factor``: it is
+        then ``floor(in_size * f)``.
+    mode, align_corners, antialias
+        As for ``resize``.
+    scale_factor : float, optional
+        The factor ``f`` of ``resize(..., scale_factor=f)``, whose scale
+        (``1 / f``) the matrix then uses.
+
+    Returns
+    -------
+    ndarray
+        float64 of shape ``(out_size, in_size)``; row ``o`` holds the weights
+        output ``o`` gives each input.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As for ``resize``.
+    MemoryError
+        The dense matrix would not fit in this machine's memory.
+
+    Examples
+    --------
+    >>> import cresize
+    >>> cresize.weights(2, 4, mode="bilinear")
+    array([[1.  , 0.  ],
+           [0.75, 0.25],
+           [0.25, 0.75],
+           [0.  , 1.  ]])
     """
     spec = _spec.weights_spec(in_size, out_size, mode, align_corners, antialias, scale_factor)
     _spec.check_sizes(spec, 8, dense=True)

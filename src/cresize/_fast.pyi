@@ -1,8 +1,12 @@
 """Type stubs for the compiled executor (see _fast.pyx)."""
 
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
+import numpy.typing as npt
+from numpy.typing import ArrayLike
+
+from cresize._spec import Int, Scalar
 
 LINES: int
 PLANES: int
@@ -38,16 +42,35 @@ class PlanBase:
     _fwd: Direct | None
     _bwd: Direct | None
     _num_threads: int | None
+    # The result has the input's dtype (the plan's): known for an array of a known dtype.
+    @overload
     def __call__(
-        self, x: np.ndarray, out: np.ndarray | None = None, *, num_threads: int | None = None
-    ) -> np.ndarray: ...
-    def backward(
         self,
-        grad_output: np.ndarray,
+        x: npt.NDArray[Scalar],
         out: np.ndarray | None = None,
         *,
-        num_threads: int | None = None,
-    ) -> np.ndarray: ...
+        num_threads: Int | None = None,
+    ) -> npt.NDArray[Scalar]: ...
+    @overload
+    def __call__(
+        self, x: ArrayLike, out: np.ndarray | None = None, *, num_threads: Int | None = None
+    ) -> npt.NDArray[Any]: ...
+    @overload
+    def backward(
+        self,
+        grad_output: npt.NDArray[Scalar],
+        out: np.ndarray | None = None,
+        *,
+        num_threads: Int | None = None,
+    ) -> npt.NDArray[Scalar]: ...
+    @overload
+    def backward(
+        self,
+        grad_output: ArrayLike,
+        out: np.ndarray | None = None,
+        *,
+        num_threads: Int | None = None,
+    ) -> npt.NDArray[Any]: ...
     # Provided by the subclass (``_plan.Plan``): the checked path.
     def _run(
         self,
@@ -81,5 +104,5 @@ def cached_resize(
     align_corners: object,
     antialias: object,
     axes: object,
-    num_threads: int | None,
+    num_threads: object,  # checked (``_threads.resolve``)
 ) -> np.ndarray | None: ...

@@ -161,7 +161,22 @@ cdef class PlanBase:
         return _threads_of(num_threads)
 
     def __call__(self, x, out=None, *, num_threads=None):
-        """``cresize.resize(x, ...)`` with this plan's arguments, bit for bit."""
+        """``cresize.resize(x, ...)`` with this plan's arguments, bit for bit.
+
+        Parameters
+        ----------
+        x : array_like
+            Of shape ``p.input_shape`` and the plan's dtype.
+        out : ndarray, optional
+            C-contiguous array of shape ``p.output_shape`` and the plan's dtype.
+        num_threads : int, optional
+            As for ``cresize.resize``; None: the plan's own.
+
+        Returns
+        -------
+        ndarray
+            Of shape ``p.output_shape`` (or ``out``).
+        """
         cdef Direct d = self._fwd
         if out is None and d is not None and d.takes(x):
             return run_steps(d.steps, x, None, self._count(num_threads))
@@ -169,7 +184,22 @@ cdef class PlanBase:
                          num_threads)
 
     def backward(self, grad_output, out=None, *, num_threads=None):
-        """``cresize.resize_backward(grad_output, input_shape, ...)``, bit for bit."""
+        """``cresize.resize_backward(grad_output, input_shape, ...)``, bit for bit.
+
+        Parameters
+        ----------
+        grad_output : array_like
+            Of shape ``p.output_shape`` and the plan's dtype (float32 or float64).
+        out : ndarray, optional
+            C-contiguous array of shape ``p.input_shape`` and the plan's dtype.
+        num_threads : int, optional
+            As for ``cresize.resize_backward``; None: the plan's own.
+
+        Returns
+        -------
+        ndarray
+            Of shape ``p.input_shape`` (or ``out``).
+        """
         cdef Direct d = self._bwd
         if out is None and d is not None and d.takes(grad_output):
             return run_steps(d.steps, grad_output, None, self._count(num_threads))

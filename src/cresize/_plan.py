@@ -23,9 +23,11 @@ import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
+import numpy.typing as npt
+from numpy.typing import ArrayLike, DTypeLike
 
 from cresize import _fast, _kernels, _spec, _threads
 from cresize._dtypes import round_to
@@ -571,7 +573,7 @@ Region = Sequence[slice]
 class Plan(_fast.PlanBase):
     """A resize with everything but the data fixed; see ``cresize.plan``."""
 
-    def __init__(self, spec: _spec.Spec, dtype: np.dtype, num_threads: int | None = None):
+    def __init__(self, spec: _spec.Spec, dtype: np.dtype, num_threads: _spec.Int | None = None):
         self._spec = spec
         self._num_threads = _spec.threads_value(num_threads)
         self.dtype: np.dtype = dtype
@@ -588,17 +590,17 @@ class Plan(_fast.PlanBase):
 
     # -- description
     @property
-    def input_shape(self) -> tuple:
+    def input_shape(self) -> tuple[int, ...]:
         """Shape of the forward input (and of the backward's result)."""
         return self._spec.input_shape
 
     @property
-    def output_shape(self) -> tuple:
+    def output_shape(self) -> tuple[int, ...]:
         """Shape of the forward result (and of the backward's ``grad_output``)."""
         return self._spec.output_shape
 
     @property
-    def axes(self) -> tuple:
+    def axes(self) -> tuple[int, ...]:
         """The resized axes (non-negative, in the order given)."""
         return self._spec.axes
 
@@ -608,7 +610,7 @@ class Plan(_fast.PlanBase):
         return self._spec.mode
 
     @property
-    def weights(self) -> dict:
+    def weights(self) -> dict[int, npt.NDArray[np.float64]]:
         """``{axis: W}``: the dense ``(O, I)`` float64 matrix of every resized axis."""
         return {a: t.dense() for a, t in self._forward.tables.items()}
 
@@ -646,7 +648,7 @@ class Plan(_fast.PlanBase):
         out = _check_out(out, out_shape, self.dtype, (x,))
         return _execute(program, program.tables, x, out, self._threads(num_threads))
 
-    def input_region(self, out_region: Region, backward: bool = False) -> tuple:
+    def input_region(self, out_region: Region, backward: bool = False) -> tuple[slice, ...]:
         """The smallest box of the input whose values the outputs in ``out_region`` read.
 
         Parameters
@@ -667,21 +669,61 @@ class Plan(_fast.PlanBase):
         region = self._region(out_region, backward)
         return tuple(self._box(program, a, r) for a, r in enumerate(region))
 
+    @overload
     def run_region(
         self,
-        block: np.ndarray,
+        block: npt.NDArray[_spec.Scalar],
         out_region: Region,
         *,
         backward: bool = False,
         out: np.ndarray | None = None,
-        num_threads: int | None = None,
-    ) -> np.ndarray:
+        num_threads: _spec.Int | None = None,
+    ) -> npt.NDArray[_spec.Scalar]: ...
+    @overload
+    def run_region(
+        self,
+        block: ArrayLike,
+        out_region: Region,
+        *,
+        backward: bool = False,
+        out: np.ndarray | None = None,
+        num_threads: _spec.Int | None = None,
+    ) -> npt.NDArray[Any]: ...
+    def run_region(
+        self,
+        block: ArrayLike,
+        out_region: Region,
+        *,
+        backward: bool = False,
+        out: np.ndarray | None = None,
+        num_threads: _spec.Int | None = None,
+    ) -> npt.NDArray[Any]:
         """``p(x)[out_region]`` computed from ``block = x[p.input_region(out_region)]``.
 
         Bit for bit equal to the slice of the whole result (``backward=True``:
         of ``p.backward(g)``, with ``block = g[p.input_region(out_region, True)]``):
         the pass order, fusion, row order, promotion and every output's taps come
         from the whole array's plan.
+
+        Parameters
+        ----------
+        block : array_like
+            ``x[p.input_region(out_region)]`` (``backward=True``:
+            ``g[p.input_region(out_region, True)]``), of the plan's dtype.
+        out_region : tuple of slice
+            One slice (step 1) per dimension of the result, as for ``input_region``.
+        backward : bool
+            Compute a region of ``p.backward(g)`` rather than of ``p(x)``.
+        out : ndarray, optional
+            C-contiguous array of the region's shape and the plan's dtype, not
+            overlapping ``block``.
+        num_threads : int, optional
+            As for ``p(x)``; the result does not depend on it.
+
+        Returns
+        -------
+        ndarray
+            The region of the result (or ``out``), of the plan's dtype.
         """
         program = self._backward_program() if backward else self._forward
         region = self._region(out_region, backward)
@@ -867,9 +909,14 @@ _FAST_MAX = 4096
 def set_cache_limit(nbytes: int) -> None:
     """Bound the plan cache (tap tables and plans) to ``nbytes`` bytes.
 
-    The default is ``DEFAULT_CACHE_LIMIT`` (256 MiB); 0 turns caching off.
     Least recently used plans are dropped first; a plan larger than the bound
     is used but not kept.
+
+    Parameters
+    ----------
+    nbytes : int
+        The bound, ``>= 0``. The default is ``DEFAULT_CACHE_LIMIT`` (256 MiB); 0
+        turns caching off.
     """
     if isinstance(nbytes, (bool, np.bool_)) or not isinstance(nbytes, (int, np.integer)):
         raise TypeError(f"nbytes must be an int; got {nbytes!r}")
@@ -885,8 +932,16 @@ def clear_cache() -> None:
     _CACHE.clear()
 
 
-def cache_info() -> dict:
-    """``{"limit", "nbytes", "plans", "hits", "misses"}`` of the plan cache."""
+def cache_info() -> dict[str, int]:
+    """The state of the plan cache.
+
+    Returns
+    -------
+    dict of str to int
+        ``"limit"`` (``set_cache_limit``'s bound), ``"nbytes"`` (bytes held),
+        ``"plans"`` (plans held), ``"hits"`` and ``"misses"`` (look-ups since
+        the last ``clear_cache``).
+    """
     with _CACHE.lock:
         return {
             "limit": _CACHE.limit,
@@ -916,7 +971,7 @@ def cached_plan(spec: _spec.Spec, dtype: np.dtype, *, blocks: bool = False) -> P
     return found
 
 
-def block_plan(spec: _spec.Spec, dtype: Any, num_threads: int | None) -> Plan:
+def block_plan(spec: _spec.Spec, dtype: Any, num_threads: _spec.Int | None) -> Plan:
     """``plan`` of ``spec`` for block execution only (``run_region``, as on Dask): the
     whole input and result need not fit in this machine's memory, only the tables."""
     dtype = _spec.plan_dtype(dtype)
@@ -942,16 +997,16 @@ def remember(key, found):
 
 
 def plan(
-    input_shape: Sequence[int],
-    size: int | Sequence[int] | None = None,
+    input_shape: _spec.Shape,
+    size: _spec.Ints | None = None,
     *,
-    scale_factor: float | Sequence[float] | None = None,
+    scale_factor: _spec.Reals | None = None,
     mode: str = "bilinear",
     align_corners: bool | None = False,
     antialias: bool = False,
-    axes: int | Sequence[int] | None = None,
-    dtype: Any = "float32",
-    num_threads: int | None = None,
+    axes: _spec.Ints | None = None,
+    dtype: DTypeLike = "float32",
+    num_threads: _spec.Int | None = None,
 ) -> Plan:
     """Fix everything of a resize but the data: validate, build tables, decide passes.
 
@@ -979,6 +1034,14 @@ def plan(
         ``p.input_region(out_region)`` and ``p.run_region(block, out_region)``.
         A plan may be called from several threads at once.
 
+    Raises
+    ------
+    TypeError
+        ``dtype`` not a float16/32/64 or integer dtype, or an argument of the
+        wrong type (as for ``cresize.resize``).
+    ValueError, MemoryError
+        As for ``cresize.resize``.
+
     Examples
     --------
     >>> import numpy as np, cresize
@@ -995,9 +1058,9 @@ def plan(
     (slice(0, 2, None), slice(0, 3, None))
     """
     spec = _spec.forward(input_shape, size, scale_factor, mode, align_corners, antialias, axes)
-    dtype = _spec.plan_dtype(dtype)
+    native = _spec.plan_dtype(dtype)
     _spec.threads_value(num_threads)
-    return _with_threads(cached_plan(spec, dtype), num_threads)
+    return _with_threads(cached_plan(spec, native), num_threads)
 
 
 def _with_threads(found, num_threads):

@@ -14,9 +14,11 @@ import math
 import numbers
 import operator
 import os
-from typing import NamedTuple
+from collections.abc import Sequence
+from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
+import numpy.typing as npt
 
 from cresize._tables import (
     ALIASES,
@@ -25,6 +27,20 @@ from cresize._tables import (
     NO_ALIGN_CORNERS,
     output_length,
 )
+
+# What the public signatures take, for type checkers: the checks below (``length``,
+# ``factor``, ``shape``, ``_axes_list``, ``threads_value``) take NumPy's integer and
+# float scalars and 1-d arrays as well as ints and floats, and so do these.
+Int = int | np.integer[Any]
+Real = float | np.floating[Any] | np.integer[Any]
+#: A size or ``axes``: one int, or one per resized axis.
+Ints = Int | Sequence[Int] | npt.NDArray[np.integer[Any]]
+#: A ``scale_factor``: one factor, or one per resized axis.
+Reals = Real | Sequence[Real] | npt.NDArray[np.floating[Any] | np.integer[Any]]
+#: A whole shape (``input_shape``).
+Shape = Sequence[Int]
+#: The scalar type of an array, which its result keeps (``resize`` returns ``x``'s dtype).
+Scalar = TypeVar("Scalar", bound=np.generic)
 
 #: Bound on an axis length (and so on what a scale factor may ask for).
 MAX_LENGTH = 2**40

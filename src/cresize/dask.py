@@ -17,7 +17,6 @@ import itertools
 import math
 import numbers
 import operator
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -46,15 +45,15 @@ MAX_LEVELS = 64
 
 def resize(
     x: da.Array | ArrayLike,
-    size: int | Sequence[int] | None = None,
+    size: _spec.Ints | None = None,
     *,
-    scale_factor: float | Sequence[float] | None = None,
+    scale_factor: _spec.Reals | None = None,
     mode: str = "bilinear",
     align_corners: bool | None = False,
     antialias: bool = False,
-    axes: int | Sequence[int] | None = None,
+    axes: _spec.Ints | None = None,
     chunks: Any = None,
-    num_threads: int = 1,
+    num_threads: _spec.Int = 1,
 ) -> da.Array:
     """Resize a Dask array; equals ``cresize.resize`` on the whole array bit for bit.
 
@@ -101,15 +100,15 @@ def resize(
 
 def resize_backward(
     grad_output: da.Array | ArrayLike,
-    input_shape: Sequence[int],
+    input_shape: _spec.Shape,
     *,
-    scale_factor: float | Sequence[float] | None = None,
+    scale_factor: _spec.Reals | None = None,
     mode: str = "bilinear",
     align_corners: bool | None = False,
     antialias: bool = False,
-    axes: int | Sequence[int] | None = None,
+    axes: _spec.Ints | None = None,
     chunks: Any = None,
-    num_threads: int = 1,
+    num_threads: _spec.Int = 1,
 ) -> da.Array:
     """Gradient of ``resize`` (the exact adjoint) of a Dask array; equals
     ``cresize.resize_backward`` on the whole array bit for bit.
@@ -165,10 +164,10 @@ def pyramid(
     x: da.Array | ArrayLike,
     levels: int,
     *,
-    axes: int | Sequence[int] | None = None,
+    axes: _spec.Ints | None = None,
     mode: str = "lanczos3",
     antialias: bool | None = None,
-    num_threads: int = 1,
+    num_threads: _spec.Int = 1,
 ) -> list[da.Array]:
     """The levels of a multiscale pyramid: ``[x, x/2, x/4, ...]`` (``levels`` arrays).
 
@@ -188,6 +187,26 @@ def pyramid(
     ``2**len(axes)`` chunks of the level above. ``axes`` default: the last
     ``min(2, x.ndim)``. ``antialias`` default (None): True for the modes that
     have it (bilinear, bicubic, lanczos3), False for the others.
+
+    Parameters
+    ----------
+    x : dask.array.Array or array_like
+        Level 0, any dtype ``cresize.resize`` takes; chunk sizes must be known.
+    levels : int
+        How many levels, 1 to ``MAX_LEVELS`` (level 0, ``x`` itself, counts).
+    axes : int or tuple of int, optional
+        The halved axes (default: the last ``min(2, x.ndim)``).
+    mode : str
+        As for ``cresize.resize`` (default ``"lanczos3"``).
+    antialias : bool, optional
+        Default (None): True for bilinear, bicubic and lanczos3, else False.
+    num_threads : int
+        Threads of each task (default 1); the result does not depend on it.
+
+    Returns
+    -------
+    list of dask.array.Array
+        ``levels`` arrays of ``x``'s dtype, level 0 first (``x``, as a Dask array).
     """
     x = _as_dask(x, "x")
     if isinstance(levels, bool) or not isinstance(levels, (numbers.Integral, np.integer)):

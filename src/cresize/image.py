@@ -17,7 +17,7 @@ import math
 import numbers
 import os
 import stat
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeGuard, cast
 
 import numpy as np
@@ -105,11 +105,18 @@ class ImageArray(np.ndarray):
     results of arithmetic keep the ``info`` (a copy of the dict); a reduction to
     one value (``a.max()``) is a NumPy scalar, as for an ndarray;
     ``np.asarray(a)`` is the plain array.
+
+    Parameters
+    ----------
+    pixels : array_like
+        The pixels (viewed, not copied, when already an array).
+    info : mapping, optional
+        The image's ``info``, copied into a dict (default: empty).
     """
 
-    info: dict
+    info: dict[str, Any]
 
-    def __new__(cls, pixels: Any, info: dict | None = None) -> ImageArray:
+    def __new__(cls, pixels: Any, info: Mapping[str, Any] | None = None) -> ImageArray:
         array = np.asarray(pixels).view(cls)
         array.info = dict(info or {})
         return array
@@ -143,6 +150,7 @@ def open_image(path: str | os.PathLike[str]) -> PIL.Image.Image | np.ndarray:
     Parameters
     ----------
     path : str or os.PathLike
+        The file to read; its format is found from its content, not its name.
 
     Returns
     -------
@@ -377,6 +385,7 @@ def save_image(
         32-bit grey images (int32, float) need TIFF; as PNG, an integer one is
         written at 16 bits when every value fits (0 to 65535), else refused.
     path : str or os.PathLike
+        The file to write.
     format : str, optional
         One of ``png, jpeg, webp, tiff, bmp`` (or a Pillow format name); by
         default taken from the extension of ``path``.
@@ -717,8 +726,18 @@ def _to_8bit(pixels):
 def narrows(image: PIL.Image.Image | np.ndarray, format: str) -> bool:
     """Whether writing ``image`` as ``format`` rounds 16-bit samples to 8 bits.
 
-    ``image`` is what ``resize_image`` returns; ``format`` a Pillow format name
-    (``"JPEG"``) or an extension-less name as ``save_image`` takes (``"jpeg"``).
+    Parameters
+    ----------
+    image : PIL.Image.Image or ndarray
+        What ``resize_image`` returns.
+    format : str
+        A Pillow format name (``"JPEG"``) or a name as ``save_image`` takes
+        (``"jpeg"``).
+
+    Returns
+    -------
+    bool
+        True when ``image`` holds 16-bit samples and ``format`` keeps only 8.
     """
     fmt = FORMATS.get(format.lower(), (format.upper(), None))[0]
     if fmt in SIXTEEN_BIT_FORMATS:
@@ -745,6 +764,8 @@ def target_size(
 
     Parameters
     ----------
+    width, height : int
+        The image's size before resizing.
     size : (int or None, int or None)
         Exact size; one entry None keeps the aspect ratio.
     scale : float or (float, float)

@@ -25,10 +25,11 @@ adjoint check bounds the error of both inner products by that scale (see
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 from numpy.typing import ArrayLike, DTypeLike
 
 import cresize
@@ -58,15 +59,15 @@ __all__ = [
 
 
 def reference_matrices(
-    input_shape: Sequence[int],
-    size: int | Sequence[int] | None = None,
+    input_shape: _spec.Shape,
+    size: _spec.Ints | None = None,
     *,
-    scale_factor: float | Sequence[float] | None = None,
+    scale_factor: _spec.Reals | None = None,
     mode: str = "bilinear",
     align_corners: bool | None = False,
     antialias: bool = False,
-    axes: int | Sequence[int] | None = None,
-) -> dict[int, np.ndarray]:
+    axes: _spec.Ints | None = None,
+) -> dict[int, npt.NDArray[np.float64]]:
     """The dense ``(O, I)`` float64 matrix of every resized axis.
 
     Parameters
@@ -95,14 +96,14 @@ def _matrices(spec):
 
 def reference_resize(
     x: ArrayLike,
-    size: int | Sequence[int] | None = None,
+    size: _spec.Ints | None = None,
     *,
-    scale_factor: float | Sequence[float] | None = None,
+    scale_factor: _spec.Reals | None = None,
     mode: str = "bilinear",
     align_corners: bool | None = False,
     antialias: bool = False,
-    axes: int | Sequence[int] | None = None,
-) -> np.ndarray:
+    axes: _spec.Ints | None = None,
+) -> npt.NDArray[np.float64]:
     """``cresize.resize`` as a dense float64 matrix product (slow; for checking).
 
     Parameters
@@ -141,14 +142,14 @@ def reference_resize(
 
 def reference_backward(
     grad_output: ArrayLike,
-    input_shape: Sequence[int],
+    input_shape: _spec.Shape,
     *,
-    scale_factor: float | Sequence[float] | None = None,
+    scale_factor: _spec.Reals | None = None,
     mode: str = "bilinear",
     align_corners: bool | None = False,
     antialias: bool = False,
-    axes: int | Sequence[int] | None = None,
-) -> np.ndarray:
+    axes: _spec.Ints | None = None,
+) -> npt.NDArray[np.float64]:
     """``cresize.resize_backward`` as a dense float64 product with every ``W.T``.
 
     Parameters
@@ -179,6 +180,20 @@ def adjoint_scale(x: ArrayLike, g: ArrayLike, matrices: Mapping[int, np.ndarray]
     ``sum|g| * max|x| * prod(max row sum |W|) + sum|x| * max|g| * prod(max column sum |W|)``:
     when every output of the forward and the backward is within ``tol`` of the
     docs/spec.md section 6 scale, the two inner products differ by at most ``tol`` times this.
+
+    Parameters
+    ----------
+    x : array_like
+        The forward's input.
+    g : array_like
+        The backward's input (of the forward's output shape).
+    matrices : mapping of int to ndarray
+        The matrix ``W`` of each resized axis (``reference_matrices``).
+
+    Returns
+    -------
+    float
+        The bound, computed in float64.
     """
     x, g = np.abs(np.asarray(x, np.float64)), np.abs(np.asarray(g, np.float64))
     rows = np.prod([np.abs(w).sum(axis=1).max() for w in matrices.values()])
@@ -191,14 +206,14 @@ def adjoint_scale(x: ArrayLike, g: ArrayLike, matrices: Mapping[int, np.ndarray]
 
 
 def check_adjoint(
-    shape: Sequence[int],
-    size: int | Sequence[int] | None = None,
+    shape: _spec.Shape,
+    size: _spec.Ints | None = None,
     *,
-    scale_factor: float | Sequence[float] | None = None,
+    scale_factor: _spec.Reals | None = None,
     mode: str = "bilinear",
     align_corners: bool | None = False,
     antialias: bool = False,
-    axes: int | Sequence[int] | None = None,
+    axes: _spec.Ints | None = None,
     dtype: DTypeLike = np.float64,
     seed: int = 0,
     rtol: float | None = None,
@@ -265,14 +280,14 @@ def check_adjoint(
 
 
 def check_gradient(
-    shape: Sequence[int],
-    size: int | Sequence[int] | None = None,
+    shape: _spec.Shape,
+    size: _spec.Ints | None = None,
     *,
-    scale_factor: float | Sequence[float] | None = None,
+    scale_factor: _spec.Reals | None = None,
     mode: str = "bilinear",
     align_corners: bool | None = False,
     antialias: bool = False,
-    axes: int | Sequence[int] | None = None,
+    axes: _spec.Ints | None = None,
     n_directions: int = 3,
     step: float = 1e-3,
     seed: int = 0,
@@ -349,14 +364,14 @@ def check_gradient(
 
 
 def check_reference(
-    shape: Sequence[int],
-    size: int | Sequence[int] | None = None,
+    shape: _spec.Shape,
+    size: _spec.Ints | None = None,
     *,
-    scale_factor: float | Sequence[float] | None = None,
+    scale_factor: _spec.Reals | None = None,
     mode: str = "bilinear",
     align_corners: bool | None = False,
     antialias: bool = False,
-    axes: int | Sequence[int] | None = None,
+    axes: _spec.Ints | None = None,
     dtype: DTypeLike = np.float64,
     seed: int = 0,
     rtol: float | None = None,

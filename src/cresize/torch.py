@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import functools
 import numbers
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable
+from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
 
@@ -47,13 +47,18 @@ _disable = getattr(_compiler, "disable", None) or torch._dynamo.disable  # torch
 _compiling = getattr(_compiler, "is_compiling", None) or (lambda: True)
 
 
-def _eager(function):
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _eager(function: Callable[_P, _R]) -> Callable[_P, _R]:
     """``function`` as it is outside torch.compile, disabled for Dynamo inside it (the
-    disabled wrapper costs ~1.7 us a call; ``is_compiling`` is True while Dynamo traces)."""
+    disabled wrapper costs ~1.7 us a call; ``is_compiling`` is True while Dynamo traces).
+    Typed so that the wrapped function keeps its signature for type checkers."""
     disabled = _disable(function)
 
     @functools.wraps(function)
-    def call(*args, **kwargs):
+    def call(*args: _P.args, **kwargs: _P.kwargs) -> _R:
         if _compiling():
             return disabled(*args, **kwargs)
         return function(*args, **kwargs)
@@ -75,14 +80,14 @@ _DTYPES = _GRAD_DTYPES + (
 @_eager
 def interpolate(
     input: torch.Tensor,
-    size: int | Sequence[int] | None = None,
-    scale_factor: float | Sequence[float] | None = None,
+    size: _spec.Ints | None = None,
+    scale_factor: _spec.Reals | None = None,
     mode: str = "nearest",
     align_corners: bool | None = None,
     recompute_scale_factor: bool | None = None,
     antialias: bool = False,
     *,
-    num_threads: int | None = None,
+    num_threads: _spec.Int | None = None,
 ) -> torch.Tensor:
     """Resize the spatial dimensions of a CPU tensor; differentiable, like ``F.interpolate``.
 
@@ -266,13 +271,13 @@ class Resize(torch.nn.Module):
 
     def __init__(
         self,
-        size: int | Sequence[int] | None = None,
-        scale_factor: float | Sequence[float] | None = None,
+        size: _spec.Ints | None = None,
+        scale_factor: _spec.Reals | None = None,
         mode: str = "nearest",
         align_corners: bool | None = None,
         recompute_scale_factor: bool | None = None,
         antialias: bool = False,
-        num_threads: int | None = None,
+        num_threads: _spec.Int | None = None,
     ) -> None:
         super().__init__()
         # Bad options fail here, not at the first call (each call checks them again:
@@ -296,6 +301,18 @@ class Resize(torch.nn.Module):
 
     @_eager
     def forward(self, input: torch.Tensor) -> torch.Tensor:
+        """``interpolate(input, ...)`` with this module's arguments.
+
+        Parameters
+        ----------
+        input : torch.Tensor
+            As for ``interpolate``.
+
+        Returns
+        -------
+        torch.Tensor
+            As ``interpolate`` returns it.
+        """
         _check_input(input)
         channels_last = _channels_last(input)
         key = (

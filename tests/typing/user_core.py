@@ -1,0 +1,87 @@
+"""cresize, cresize.testing and a plan as a type-checked user calls them (tests/test_typing.py)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+from typing_extensions import assert_type
+
+import cresize
+import cresize.testing
+
+Array = npt.NDArray[Any]
+F32 = npt.NDArray[np.float32]
+F64 = npt.NDArray[np.float64]
+
+x = np.zeros((4, 6, 6), np.float32)
+# the result has the input's dtype
+assert_type(cresize.resize(x, (12, 12)), F32)
+assert_type(cresize.resize(np.zeros((3, 3), np.uint8), 4), npt.NDArray[np.uint8])
+assert_type(cresize.resize(np.zeros((3, 3), np.float16), [4, 5]), npt.NDArray[np.float16])
+assert_type(cresize.resize([[1.0, 2.0]], 4), Array)  # array_like: dtype unknown
+y: F32 = cresize.resize(x, scale_factor=2.0, mode="bicubic", axes=(1, 2))
+cresize.resize(x, scale_factor=(2, 0.5), mode="nearest_exact", axes=[1, 2])
+cresize.resize(x, scale_factor=np.float32(0.5), mode="nearest-exact", align_corners=None)
+cresize.resize(x, np.int64(12), mode="linear", antialias=True)
+cresize.resize(x, (np.int64(3), 3), mode="cubic", axes=-1)
+mode: Literal["trilinear"] = "trilinear"
+cresize.resize(x, 3, mode=mode)
+for m in cresize.MODES:
+    cresize.resize(x, 3, mode=m)
+out = np.empty((4, 12, 12), np.float32)
+assert_type(cresize.resize(x, 12, out=out, num_threads=2), F32)
+assert_type(cresize.resize_backward(y, x.shape), F32)
+assert_type(cresize.resize_backward(np.ones((2, 8)), (2, 4), mode="area", axes=1), F64)
+assert_type(cresize.resize_backward([[1.0]], [2, 2], scale_factor=0.5), Array)
+assert_type(cresize.weights(6, 12, mode="lanczos3"), F64)
+assert_type(cresize.weights(6, scale_factor=2.0, antialias=True), F64)
+
+p = cresize.plan((4, 6, 6), 12, dtype=np.float32)
+cresize.plan(x.shape, (12, 12), dtype="float64", mode="cubic", num_threads=-1)
+cresize.plan([4, 6, 6], scale_factor=0.5, dtype=x.dtype, axes=(1, 2))
+assert_type(p, cresize.Plan)
+assert_type(p(x), F32)
+assert_type(p(x, out), F32)
+assert_type(p(x, out=out, num_threads=1), F32)
+assert_type(p([[1.0]]), Array)  # array_like, as resize takes
+assert_type(p.backward(y), F32)
+assert_type(p.backward([[1.0]], num_threads=1), Array)
+assert_type(p.input_shape, tuple[int, ...])
+assert_type(p.output_shape, tuple[int, ...])
+assert_type(p.axes, tuple[int, ...])
+assert_type(p.mode, str)
+assert_type(p.dtype, np.dtype[Any])
+assert_type(p.weights, dict[int, F64])
+assert_type(p.nbytes, int)
+region = (slice(None), slice(0, 4), slice(0, 4))
+box = p.input_region(region)
+assert_type(box, tuple[slice, ...])
+assert_type(p.input_region([slice(0, 1)] * 3, backward=True), tuple[slice, ...])
+assert_type(p.run_region(x[box], region), F32)
+assert_type(p.run_region(x[box], region, backward=False, out=None, num_threads=1), F32)
+assert_type(cresize.cache_info(), dict[str, int])
+cresize.set_cache_limit(2**20)
+cresize.clear_cache()
+assert_type(cresize.openmp_enabled(), bool)
+assert_type(cresize.MODES, tuple[str, str, str, str, str, str])
+assert_type(cresize.__version__, str)
+
+assert_type(cresize.testing.reference_resize(x, 12), F64)
+assert_type(cresize.testing.reference_backward(y, x.shape), F64)
+assert_type(cresize.testing.reference_matrices((6, 6), 3), dict[int, F64])
+
+# refused
+cresize.resize(x, "12")  # type: ignore[arg-type]
+cresize.resize(x, 12, mode=3)  # type: ignore[call-overload]
+cresize.resize(x, 12, out=[1])  # type: ignore[call-overload]
+cresize.resize(x, 12, "bilinear")  # type: ignore[call-overload]
+cresize.resize(x, 12, scale_factor="2")  # type: ignore[arg-type]
+cresize.resize(x, 12, num_thread=2)  # type: ignore[call-overload]
+cresize.resize_backward(y, 12)  # type: ignore[call-overload]
+cresize.weights(6.0, 12)  # type: ignore[arg-type]
+p(x, num_threads="2")  # type: ignore[call-overload]
+p.run_region(x, (slice(0, 1),), True)  # type: ignore[call-overload]
+p.input_shape = (1,)  # type: ignore[misc]
+cresize.plan((4, 6, 6), 12, dtype=2.5)  # type: ignore[arg-type]

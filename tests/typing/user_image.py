@@ -1,0 +1,35 @@
+"""cresize.image as a type-checked user calls it (tests/test_typing.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import PIL.Image
+from typing_extensions import assert_type
+
+import cresize.image
+
+Image = PIL.Image.Image | npt.NDArray[Any]
+
+im = cresize.image.open_image("in.png")
+assert_type(im, Image)
+assert_type(cresize.image.resize_image(im, (100, None)), Image)
+assert_type(cresize.image.resize_image("in.png", scale=0.5, mode="bicubic"), Image)
+small = cresize.image.resize_image(np.zeros((4, 4, 3), np.uint8), fit=(2, 2), num_threads=1)
+cresize.image.save_image(small, "out.png", quality=80, overwrite=True)
+a = cresize.image.ImageArray(np.zeros((2, 2, 3), np.uint16), {"icc_profile": b""})
+assert_type(a, cresize.image.ImageArray)
+assert_type(a.info, dict[str, Any])
+if isinstance(im, cresize.image.ImageArray):
+    assert_type(im.info, dict[str, Any])
+assert_type(
+    cresize.image.target_size(10, 10, fit=(5, 5)),
+    tuple[tuple[int, int], tuple[int, int, int, int] | None],
+)
+assert_type(cresize.image.narrows(a, "jpeg"), bool)
+
+# refused
+cresize.image.save_image(a, "out.png", quality="high")  # type: ignore[arg-type]
+cresize.image.resize_image(a, 100)  # type: ignore[arg-type]

@@ -1,0 +1,25 @@
+"""cresize.torch as a type-checked user calls it (tests/test_typing.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from typing_extensions import assert_type
+
+import cresize
+import cresize.torch
+
+t = torch.zeros(1, 3, 8, 8)
+assert_type(cresize.torch.interpolate(t, size=(4, 4), mode="bilinear"), torch.Tensor)
+assert_type(cresize.torch.interpolate(t, 4, None, "bicubic", True), torch.Tensor)
+assert_type(cresize.torch.interpolate(t, scale_factor=0.5, antialias=True), torch.Tensor)
+assert_type(cresize.torch.interpolate(t, scale_factor=(0.5, 2.0), num_threads=1), torch.Tensor)
+layer = cresize.torch.Resize(scale_factor=0.5, mode="lanczos3", antialias=True)
+y: torch.Tensor = layer(t)  # nn.Module.__call__ is Any in PyTorch's own stubs
+assert_type(layer.forward(t), torch.Tensor)
+assert_type(layer.plan, cresize.Plan | None)
+
+# refused
+cresize.torch.interpolate(np.zeros((1, 1, 4)), 8)  # type: ignore[arg-type]
+cresize.torch.interpolate(t, 8, num_thread=1)  # type: ignore[call-arg]
+layer.forward(np.zeros((1, 1, 4)))  # type: ignore[arg-type]
