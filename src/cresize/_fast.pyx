@@ -20,7 +20,19 @@ import numpy as np
 
 from cresize import _kernels, _spec, _threads
 
+cdef extern from "_hugealloc.h":
+    object cresize_huge_handler(int madvise_on)
+    size_t CRESIZE_HUGE_MIN
+
+cdef extern from "numpy/arrayobject.h":
+    object PyDataMem_SetHandler(object handler)
+
 cnp.import_array()
+
+try:
+    from numpy._core.multiarray import _get_madvise_hugepage
+except ImportError:  # NumPy 1.x
+    from numpy.core.multiarray import _get_madvise_hugepage
 
 cdef object _to_float = _kernels.integers_to_float
 cdef object _to_int = _kernels.float_to_integers
@@ -28,6 +40,10 @@ cdef object _empty = np.empty
 cdef object _resolve = _threads.resolve
 cdef type _ndarray = np.ndarray
 cdef Py_ssize_t _MAX_THREADS = _spec.MAX_THREADS
+#: The 2 MiB-aligned data-memory handler (``_hugealloc.h``; None off Linux) and
+#: whether ``new_result`` uses it (``huge_results``).
+cdef object _huge = cresize_huge_handler(bool(_get_madvise_hugepage()))
+cdef bint _use_huge = _huge is not None
 
 #: Kinds of kernel call (the same numbers as ``_plan``'s constants); the first three
 #: are ``_kernels.Step``'s (8/16-bit steps are ``FUSED``), the others conversions.
@@ -89,6 +105,46 @@ cdef object _new(tuple shape, cnp.dtype dtype):
     return cnp.PyArray_EMPTY(<int>nd, dims, dtype.type_num, 0)
 
 
+cdef Py_ssize_t _nbytes(tuple shape, Py_ssize_t itemsize) except -1:
+    """The bytes of an array of ``shape`` and ``itemsize``, capped at ``CRESIZE_HUGE_MIN``."""
+    cdef Py_ssize_t d, cap = <Py_ssize_t>CRESIZE_HUGE_MIN, n = itemsize
+    for v in shape:
+        d = v
+        if d <= 0:
+            return 0
+        n = cap if d >= cap else n * d
+        if n > cap:
+            n = cap
+    return n
+
+
+cpdef object new_result(tuple shape, cnp.dtype dtype):
+    """An uninitialised C-contiguous array for a result (returned or a step's): every
+    allocation of one goes through here. From ``CRESIZE_HUGE_MIN`` (4 MiB) on Linux
+    its data start 2 MiB-aligned (``_hugealloc.h``), so every 2 MiB of it can be a
+    transparent huge page; it owns its data like ``np.empty``'s. NumPy's handler is a
+    context variable: set for this allocation only, per thread."""
+    cdef object old
+    if not _use_huge or _nbytes(shape, dtype.itemsize) < <Py_ssize_t>CRESIZE_HUGE_MIN:
+        return _new(shape, dtype)
+    old = PyDataMem_SetHandler(_huge)
+    try:
+        return _new(shape, dtype)
+    finally:
+        PyDataMem_SetHandler(old)
+
+
+def huge_results(object on=None):
+    """Whether ``new_result`` aligns large results (2 MiB); ``on``: set it (False/True,
+    for A/B measurements and tests). Returns the previous setting. Always False where
+    the handler is unavailable (off Linux)."""
+    global _use_huge
+    cdef bint before = _use_huge
+    if on is not None:
+        _use_huge = bool(on) and _huge is not None
+    return before
+
+
 cpdef object run_steps(list steps, object src, object out, int num_threads):
     """Run compiled ``steps`` on ``src`` (C-contiguous, their dtype); each step's
     result has the step's dtype (its last field); the last result goes to ``out``
@@ -101,7 +157,7 @@ cpdef object run_steps(list steps, object src, object out, int num_threads):
         if i == last and out is not None:
             dst = out
         else:
-            dst = _new(<tuple>step[2], step[6])
+            dst = new_result(<tuple>step[2], step[6])
         if step[5]:  # sizes and dtypes checked against the step, no reshape needed
             _run(<Step?>step[4], current, dst, num_threads)
         current = dst
