@@ -1,8 +1,9 @@
 """Large results start 2 MiB-aligned (Linux), so every 2 MiB of them can be a huge page.
 
 ``cresize._fast.new_result`` allocates every result (returned or a step's) of at
-least 4 MiB through cresize's NumPy data-memory handler (``_hugealloc.h``,
-posix_memalign); the array still owns its data like ``np.empty``'s, and NumPy's
+least 32 MiB through cresize's NumPy data-memory handler (``_hugealloc.h``,
+posix_memalign; below 32 MiB glibc reuses freed memory without page faults,
+which is better); the array still owns its data like ``np.empty``'s, and NumPy's
 own allocations (``np.zeros``, copies) keep NumPy's handler.
 """
 
@@ -33,7 +34,7 @@ OURS = "cresize_huge_pages"
 
 def large_image():
     x = np.random.default_rng(0).integers(0, 65536, (300, 400, 3)).astype(np.uint16)
-    return x, (1200, 1600)  # 11.5 MB of uint16
+    return x, (2400, 2560)  # 37 MB of uint16
 
 
 def aligned(a):
@@ -52,7 +53,7 @@ def huge_off():
 def test_a_large_result_is_aligned_and_owns_its_data():
     x, size = large_image()
     y = cresize.resize(x, size, axes=(0, 1), mode="bicubic")
-    assert y.nbytes >= 4 << 20
+    assert y.nbytes >= 32 << 20
     assert aligned(y), hex(y.ctypes.data)
     assert get_handler_name(y) == OURS
     assert y.flags.owndata and y.base is None and y.flags.writeable
@@ -81,7 +82,10 @@ def test_without_the_handler_results_are_not_aligned(huge_off):
 )
 def test_the_bits_do_not_depend_on_the_handler(dtype, mode, kw):
     rng = np.random.default_rng(1)
-    shape, size = ((300, 400, 3), (1000, 1500)) if not kw else ((1200, 400, 3), (600, 3000))
+    itemsize = np.dtype(dtype).itemsize
+    shape, size = (
+        ((300, 400, 3), (3000 // itemsize, 4000)) if not kw else ((1200, 400, 3), (600, 20000))
+    )
     x = (rng.random(shape) * 200).astype(dtype)
     on = cresize.resize(x, size, axes=(0, 1), mode=mode, **kw)
     before = _fast.huge_results(False)
@@ -89,21 +93,21 @@ def test_the_bits_do_not_depend_on_the_handler(dtype, mode, kw):
         off = cresize.resize(x, size, axes=(0, 1), mode=mode, **kw)
     finally:
         _fast.huge_results(before)
-    assert on.nbytes >= 4 << 20
+    assert on.nbytes >= 32 << 20
     assert aligned(on) and get_handler_name(on) == OURS
     assert on.tobytes() == off.tobytes()
 
 
 def test_plans_intermediates_and_regions_go_through_it():
-    x = np.random.default_rng(2).random((400, 500, 3))
-    p = cresize.plan(x.shape, (1200, 1500), mode="bicubic", axes=(0, 1), dtype=x.dtype)
+    x = np.random.default_rng(2).random((1200, 1200, 3))  # 35 MB, 54 MB of float64
+    p = cresize.plan(x.shape, (1500, 1500), mode="bicubic", axes=(0, 1), dtype=x.dtype)
     assert aligned(p(x)) and get_handler_name(p(x)) == OURS
     g = np.ones(p.output_shape)
     assert aligned(p.backward(g))
     region = (slice(0, 1000), slice(0, 1500), slice(0, 3))
     block = p.run_region(x[p.input_region(region)], region)
     assert aligned(block)
-    f32 = cresize.resize(x.astype(np.float32), (1200, 1500), axes=(0, 1), mode="lanczos3")
+    f32 = cresize.resize(x.astype(np.float32), (2000, 2000), axes=(0, 1), mode="lanczos3")
     assert aligned(f32) and f32.dtype == np.float32
 
 
@@ -163,7 +167,7 @@ def test_tracemalloc_sees_the_result():
         assert tracemalloc.get_traced_memory()[0] < current - (4 << 20)
     finally:
         tracemalloc.stop()
-    assert peak >= 4 << 20
+    assert peak >= 32 << 20
 
 
 def test_threads_each_restore_their_handler():
@@ -191,7 +195,9 @@ def test_a_failed_allocation_restores_the_handler():
     with pytest.raises(MemoryError):
         _fast.new_result((1 << 50,), np.dtype(np.uint8))
     assert get_handler_name() == "default_allocator"
-    assert get_handler_name(_fast.new_result((8 << 20,), np.dtype(np.uint8))) == OURS
+    assert get_handler_name(_fast.new_result((40 << 20,), np.dtype(np.uint8))) == OURS
+    assert get_handler_name(_fast.new_result((0, 1 << 40), np.dtype(np.uint8))) != OURS
+    assert get_handler_name(_fast.new_result((1 << 40, 0), np.dtype(np.uint8))) != OURS
 
 
 CHILD = """
@@ -200,14 +206,14 @@ import numpy as np
 import cresize
 
 def big(_):
-    y = cresize.resize(np.ones((300, 400, 3), np.uint16), (1200, 1600), axes=(0, 1),
+    y = cresize.resize(np.ones((300, 400, 3), np.uint16), (2400, 2560), axes=(0, 1),
                        num_threads=1)
     return y.ctypes.data % (2 << 20), int(y.sum()), y
 
 if __name__ == "__main__":
     with multiprocessing.get_context(sys.argv[1]).Pool(1) as pool:
         rest, total, y = pool.map(big, [0])[0]
-    assert rest == 0 and total == 1200 * 1600 * 3 and y.shape == (1200, 1600, 3), (rest, total)
+    assert rest == 0 and total == 2400 * 2560 * 3 and y.shape == (2400, 2560, 3), (rest, total)
     print("ok")
 """
 

@@ -94,42 +94,31 @@ cpdef run_step(int kind, object src, object dst, object args, int num_threads,
         _to_int(src, dst, n)
 
 
-cdef object _new(tuple shape, cnp.dtype dtype):
-    """An uninitialised C-contiguous array (``np.empty``, without its argument parsing)."""
+cpdef object new_result(tuple shape, cnp.dtype dtype):
+    """An uninitialised C-contiguous array for a result (returned or a step's; like
+    ``np.empty``, without its argument parsing): every allocation of one goes through
+    here. From ``CRESIZE_HUGE_MIN`` (32 MiB) on Linux its data start 2 MiB-aligned
+    (``_hugealloc.h``), so every 2 MiB of it can be a transparent huge page; it owns its
+    data like ``np.empty``'s. NumPy's handler is a context variable: set for this
+    allocation only, per thread."""
     cdef cnp.npy_intp dims[32]
-    cdef Py_ssize_t i, nd = len(shape)
+    cdef Py_ssize_t i, d, nd = len(shape), cap = <Py_ssize_t>CRESIZE_HUGE_MIN
+    cdef Py_ssize_t n = dtype.itemsize  # the bytes, capped at ``cap``
+    cdef object old
     if nd > 32:
         return _empty(shape, dtype)
     for i in range(nd):
-        dims[i] = shape[i]
-    return cnp.PyArray_EMPTY(<int>nd, dims, dtype.type_num, 0)
-
-
-cdef Py_ssize_t _nbytes(tuple shape, Py_ssize_t itemsize) except -1:
-    """The bytes of an array of ``shape`` and ``itemsize``, capped at ``CRESIZE_HUGE_MIN``."""
-    cdef Py_ssize_t d, cap = <Py_ssize_t>CRESIZE_HUGE_MIN, n = itemsize
-    for v in shape:
-        d = v
+        d = shape[i]
+        dims[i] = d
         if d <= 0:
-            return 0
-        n = cap if d >= cap else n * d
-        if n > cap:
-            n = cap
-    return n
-
-
-cpdef object new_result(tuple shape, cnp.dtype dtype):
-    """An uninitialised C-contiguous array for a result (returned or a step's): every
-    allocation of one goes through here. From ``CRESIZE_HUGE_MIN`` (4 MiB) on Linux
-    its data start 2 MiB-aligned (``_hugealloc.h``), so every 2 MiB of it can be a
-    transparent huge page; it owns its data like ``np.empty``'s. NumPy's handler is a
-    context variable: set for this allocation only, per thread."""
-    cdef object old
-    if not _use_huge or _nbytes(shape, dtype.itemsize) < <Py_ssize_t>CRESIZE_HUGE_MIN:
-        return _new(shape, dtype)
+            n = 0
+        elif n:
+            n = cap if d >= cap else min(n * d, cap)
+    if not _use_huge or n < cap:
+        return cnp.PyArray_EMPTY(<int>nd, dims, dtype.type_num, 0)
     old = PyDataMem_SetHandler(_huge)
     try:
-        return _new(shape, dtype)
+        return cnp.PyArray_EMPTY(<int>nd, dims, dtype.type_num, 0)
     finally:
         PyDataMem_SetHandler(old)
 

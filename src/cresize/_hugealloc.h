@@ -3,7 +3,7 @@
  * Linux backs a region with transparent huge pages only in whole 2 MiB-aligned
  * pieces, and a malloc'd (mmap'd) block starts 16 bytes past a page boundary: its
  * first and last partial 2 MiB regions fault 4 KiB at a time. This handler gives
- * allocations of at least CRESIZE_HUGE_MIN bytes a 2 MiB-aligned start
+ * allocations of at least CRESIZE_HUGE_MIN (32 MiB) bytes a 2 MiB-aligned start
  * (posix_memalign) and, when NumPy's own hugepage setting is on, madvises them
  * MADV_HUGEPAGE as NumPy does. Smaller sizes, realloc and free are plain libc (free
  * and glibc realloc take posix_memalign'd memory). NumPy traces every allocation
@@ -21,7 +21,11 @@
 #include <string.h>
 
 #define CRESIZE_HUGE_ALIGN ((size_t)2 << 20)
-#define CRESIZE_HUGE_MIN ((size_t)4 << 20)
+/* From glibc's largest dynamic mmap threshold (32 MiB on 64-bit) on, malloc always
+ * maps fresh pages, which fault; below it a freed block is reused without faults,
+ * which beats aligning it (measured: a 12 MiB result in a loop was 25% slower when
+ * aligned, every call faulting its huge pages anew). */
+#define CRESIZE_HUGE_MIN ((size_t)32 << 20)
 
 #ifdef __linux__
 #include <sys/mman.h>
