@@ -330,7 +330,7 @@ setup(
             ["src/cresize/_kernels.pyx"],
             depends=sorted(glob.glob("src/cresize/*.h")),
         ),
-        Extension("cresize._fast", ["src/cresize/_fast.pyx"]),
+        Extension("cresize._fast", ["src/cresize/_fast.pyx"], depends=["src/cresize/_hugealloc.h"]),
     ],
     cmdclass={"build": Build, "build_ext": BuildExt, "build_py": BuildPy},
 )

@@ -20,7 +20,19 @@ import numpy as np
 
 from cresize import _kernels, _spec, _threads
 
+cdef extern from "_hugealloc.h":
+    object cresize_huge_handler(int madvise_on)
+    size_t CRESIZE_HUGE_MIN
+
+cdef extern from "numpy/arrayobject.h":
+    object PyDataMem_SetHandler(object handler)
+
 cnp.import_array()
+
+try:
+    from numpy._core.multiarray import _get_madvise_hugepage
+except ImportError:  # NumPy 1.x
+    from numpy.core.multiarray import _get_madvise_hugepage
 
 cdef object _to_float = _kernels.integers_to_float
 cdef object _to_int = _kernels.float_to_integers
@@ -28,6 +40,10 @@ cdef object _empty = np.empty
 cdef object _resolve = _threads.resolve
 cdef type _ndarray = np.ndarray
 cdef Py_ssize_t _MAX_THREADS = _spec.MAX_THREADS
+#: The 2 MiB-aligned data-memory handler (``_hugealloc.h``; None off Linux) and
+#: whether ``new_result`` uses it (``huge_results``).
+cdef object _huge = cresize_huge_handler(bool(_get_madvise_hugepage()))
+cdef bint _use_huge = _huge is not None
 
 #: Kinds of kernel call (the same numbers as ``_plan``'s constants); the first three
 #: are ``_kernels.Step``'s (8/16-bit steps are ``FUSED``), the others conversions.
@@ -78,15 +94,44 @@ cpdef run_step(int kind, object src, object dst, object args, int num_threads,
         _to_int(src, dst, n)
 
 
-cdef object _new(tuple shape, cnp.dtype dtype):
-    """An uninitialised C-contiguous array (``np.empty``, without its argument parsing)."""
+cpdef object new_result(tuple shape, cnp.dtype dtype):
+    """An uninitialised C-contiguous array for a result (returned or a step's; like
+    ``np.empty``, without its argument parsing): every allocation of one goes through
+    here. From ``CRESIZE_HUGE_MIN`` (32 MiB) on Linux its data start 2 MiB-aligned
+    (``_hugealloc.h``), so every 2 MiB of it can be a transparent huge page; it owns its
+    data like ``np.empty``'s. NumPy's handler is a context variable: set for this
+    allocation only, per thread."""
     cdef cnp.npy_intp dims[32]
-    cdef Py_ssize_t i, nd = len(shape)
+    cdef Py_ssize_t i, d, nd = len(shape), cap = <Py_ssize_t>CRESIZE_HUGE_MIN
+    cdef Py_ssize_t n = dtype.itemsize  # the bytes, capped at ``cap``
+    cdef object old
     if nd > 32:
         return _empty(shape, dtype)
     for i in range(nd):
-        dims[i] = shape[i]
-    return cnp.PyArray_EMPTY(<int>nd, dims, dtype.type_num, 0)
+        d = shape[i]
+        dims[i] = d
+        if d <= 0:
+            n = 0
+        elif n:
+            n = cap if d >= cap else min(n * d, cap)
+    if not _use_huge or n < cap:
+        return cnp.PyArray_EMPTY(<int>nd, dims, dtype.type_num, 0)
+    old = PyDataMem_SetHandler(_huge)
+    try:
+        return cnp.PyArray_EMPTY(<int>nd, dims, dtype.type_num, 0)
+    finally:
+        PyDataMem_SetHandler(old)
+
+
+def huge_results(object on=None):
+    """Whether ``new_result`` aligns large results (2 MiB); ``on``: set it (False/True,
+    for A/B measurements and tests). Returns the previous setting. Always False where
+    the handler is unavailable (off Linux)."""
+    global _use_huge
+    cdef bint before = _use_huge
+    if on is not None:
+        _use_huge = bool(on) and _huge is not None
+    return before
 
 
 cpdef object run_steps(list steps, object src, object out, int num_threads):
@@ -101,7 +146,7 @@ cpdef object run_steps(list steps, object src, object out, int num_threads):
         if i == last and out is not None:
             dst = out
         else:
-            dst = _new(<tuple>step[2], step[6])
+            dst = new_result(<tuple>step[2], step[6])
         if step[5]:  # sizes and dtypes checked against the step, no reshape needed
             _run(<Step?>step[4], current, dst, num_threads)
         current = dst

@@ -294,7 +294,7 @@ def _execute(program, tables, x, out, num_threads):
         shape[a] = t.n_out
     small_int = native.kind in "iu" and native.itemsize <= 2
     if small_int:  # 8/16-bit images: convert and round in parallel
-        src = np.empty(x.shape, np.float32)
+        src = _fast.new_result(x.shape, np.dtype(np.float32))
         _run_step(
             TO_FLOAT,
             _kernel_array(x, native).reshape(-1),
@@ -306,7 +306,7 @@ def _execute(program, tables, x, out, num_threads):
     else:
         src = _kernel_array(x, compute)
     result = _apply(program, tables, src, None, num_threads)
-    target = out if out is not None else np.empty(tuple(shape), native)
+    target = out if out is not None else _fast.new_result(tuple(shape), native)
     if small_int:
         _run_step(TO_INT, result.reshape(-1), target.reshape(-1), (), num_threads, 2 * result.size)
     elif native.kind in "iu":  # 32/64-bit: clip to the float64 values inside the range
@@ -328,7 +328,7 @@ def _apply(program, tables, src, out, num_threads):
     if program.promote and src.dtype == np.float32:
         result = _apply(program, tables, src.astype(np.float64), None, num_threads)
         if out is None:
-            return result.astype(np.float32)
+            out = _fast.new_result(result.shape, np.dtype(np.float32))
         np.copyto(out, result, casting="same_kind")
         return out
     if tables is program.tables and src.shape == program.shape:  # precompiled
