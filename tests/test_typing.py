@@ -35,18 +35,31 @@ def _installed(name):
     return True
 
 
+#: The folder the cresize imported here comes from.
+PACKAGE_ROOT = pathlib.Path(cresize.__file__).resolve().parent.parent
+
+
+def _source_tree():
+    """Whether cresize is imported from a source tree (``PYTHONPATH=src``) rather than
+    an installation: its folder is neither a site directory of this interpreter nor one
+    added to ``sys.path`` by a ``.pth`` file (a venv over another one's packages, as
+    ``.ci/run`` [4] makes). mypy finds an installed cresize itself, and given a
+    site-packages folder as a path it takes every module there as the user's own."""
+    site_dirs = [*site.getsitepackages(), site.getusersitepackages()]
+    site_dirs += [p for p in sys.path if pathlib.Path(p).name in ("site-packages", "dist-packages")]
+    return PACKAGE_ROOT not in {pathlib.Path(p).resolve() for p in site_dirs}
+
+
 def _config(tmp_path):
     """A mypy configuration (``--strict``) that finds the cresize imported here."""
-    package_root = pathlib.Path(cresize.__file__).resolve().parent.parent
-    site_dirs = [*site.getsitepackages(), site.getusersitepackages()]
     config = tmp_path / "mypy.ini"
     lines = [
         "[mypy]",
         "strict = True",
         f"python_version = {sys.version_info[0]}.{sys.version_info[1]}",
     ]
-    if package_root not in {pathlib.Path(p).resolve() for p in site_dirs}:
-        lines.append(f"mypy_path = {package_root}")  # a source tree (PYTHONPATH=src), not a wheel
+    if _source_tree():
+        lines.append(f"mypy_path = {PACKAGE_ROOT}")
     config.write_text("\n".join(lines) + "\n")
     return config
 
@@ -104,8 +117,9 @@ def test_the_stubs_of_the_compiled_modules_match_them(tmp_path):
     allowlist.write_text(STUBTEST_ALLOWED)
     config = _config(tmp_path)
     options = ["--mypy-config-file", os.fspath(config), "--allowlist", os.fspath(allowlist)]
-    package_root = pathlib.Path(cresize.__file__).resolve().parent.parent
-    env = {**os.environ, "PYTHONPATH": os.fspath(package_root)}
+    env = dict(os.environ)
+    if _source_tree():
+        env["PYTHONPATH"] = os.fspath(PACKAGE_ROOT)
     run = subprocess.run(
         [
             sys.executable,
