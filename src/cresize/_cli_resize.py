@@ -423,10 +423,9 @@ def _plan(args):
             continue
         # The input itself also under another name of a case-insensitive folder (a.PNG
         # -> a.png): the input's own folder says whether it folds the two names.
+        fold = _name_key(key)
         same = key == real or (
-            _name_key(key) == _name_key(real)
-            and os.path.lexists(key)
-            and os.path.samefile(key, real)
+            fold == _name_key(real) and os.path.lexists(key) and os.path.samefile(key, real)
         )
         out_ext = os.path.splitext(dst)[1].lower()
         if not args.format and _extension_format(out_ext, "SAVE") is None:
@@ -452,8 +451,8 @@ def _plan(args):
             continue  # the same file named twice
         elif key in seen:
             failures.append((src, f"{dst} is also the output of {seen[key]}"))
-        elif _name_key(key) in folded and _one_file(key, folded[_name_key(key)][0]):
-            other_dst, other_src = folded[_name_key(key)][1:]
+        elif fold in folded and _one_file(key, folded[fold][0]):
+            other_dst, other_src = folded[fold][1:]
             failures.append(
                 (
                     src,
@@ -465,7 +464,7 @@ def _plan(args):
             )
         else:
             seen[key] = src
-            folded.setdefault(_name_key(key), (key, dst, src))
+            folded.setdefault(fold, (key, dst, src))
             tasks.append((src, dst, same))
     return tasks, failures, skipped
 
