@@ -253,8 +253,7 @@ def resize_backward(
             program = found._backward
             return _plan._execute(program, program.tables, grad_output, None, _threads(num_threads))
     grad = _spec.as_array(grad_output, "grad_output")
-    if grad.dtype.type not in (np.float32, np.float64):
-        raise TypeError(f"grad_output must be float32 or float64, not {grad.dtype}")
+    _spec.gradient_dtype(grad.dtype)
     spec = _spec.backward(
         grad.shape, input_shape, scale_factor, mode, align_corners, antialias, axes
     )

@@ -460,6 +460,13 @@ def compute_dtype(dtype, name="x"):
     raise TypeError(f"{name} must be a float (float16/32/64) or integer array, not {dtype}")
 
 
+def gradient_dtype(dtype, name="grad_output"):
+    """Check that a gradient of ``dtype`` can be given to a backward pass (float32 or
+    float64, docs/spec.md section 5)."""
+    if dtype.type not in (np.float32, np.float64):
+        raise TypeError(f"{name} must be float32 or float64, not {dtype}")
+
+
 def plan_dtype(dtype):
     """A dtype argument (anything ``np.dtype`` takes) -> native ``np.dtype``, checked."""
     try:

@@ -396,8 +396,7 @@ def _as_dask(x: da.Array | ArrayLike, name: str, *, gradient: bool = False) -> d
         given = _spec.as_array(given, name)
         dtype = given.dtype
     if gradient:
-        if dtype.type not in (np.float32, np.float64):
-            raise TypeError(f"{name} must be float32 or float64, not {dtype}")
+        _spec.gradient_dtype(dtype, name)
     else:
         _spec.compute_dtype(dtype, name)
     if isinstance(given, da.Array):
