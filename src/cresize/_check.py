@@ -84,7 +84,8 @@ def main(argv=None):
         print(f"cresize check: {exc}", file=sys.stderr)
         return 2
     try:
-        torch = None if args.no_torch else _import_torch()
+        # None when not installed; installed but failing to import: named, not skipped
+        torch = None if args.no_torch else _optional.load("torch")
     except _optional.BrokenDependencyError as exc:
         print(
             f"cresize check: {exc}; repair it, or pass --no-torch to check "
@@ -402,13 +403,6 @@ def _modes(text):
                 f"--modes: unknown mode {name.strip()!r}; choose from {', '.join(MODES)}"
             ) from None
     return list(dict.fromkeys(modes))
-
-
-def _import_torch():
-    """torch, or None when it is not installed (no module ``torch`` at all). A torch
-    that is there but fails to import raises ``BrokenDependencyError``: the caller
-    names it rather than skip the comparison."""
-    return _optional.load("torch")
 
 
 def _jsonable(value):
