@@ -1128,3 +1128,100 @@ def test_image_array_is_pickled_with_its_info():
     back = pickle.loads(pickle.dumps(tagged))
     assert isinstance(back, ImageArray) and back.info == tagged.info
     np.testing.assert_array_equal(back, tagged)
+
+
+# ---------------------------------------------------------------------------
+# Resolution of images that EXIF orientation turns a quarter turn
+
+
+def _exif_resolution(orientation, x, y):
+    exif = Image.Exif()
+    exif[0x0112] = orientation
+    exif[0x010F] = "cresize-test"
+    exif[0x011A], exif[0x011B], exif[0x0128] = x, y, 2  # XResolution, YResolution, inch
+    return exif.tobytes()
+
+
+def _resolution(exif_bytes):
+    exif = Image.Exif()
+    exif.load(exif_bytes)
+    return float(exif[0x011A]), float(exif[0x011B]), exif.get(0x0112, 1)
+
+
+@pytest.mark.parametrize("orientation", [3, 6, 8])
+@pytest.mark.parametrize("decoder", ["opencv", "pillow"])
+def test_a_turned_jpeg_has_its_dpi_turned_too(tmp_path, monkeypatch, orientation, decoder):
+    # A 300x150 dpi scan stored on its side (EXIF orientation 6) came out upright
+    # with 300x150 dpi: its x and y resolutions belonged to the other axes (Pillow's
+    # exif_transpose keeps them; libvips' autorot swaps them). A half turn keeps them.
+    if decoder == "pillow":
+        monkeypatch.setitem(sys.modules, "cv2", None)
+    src = tmp_path / "in.jpg"
+    exif = _exif_resolution(orientation, 300, 150)
+    Image.fromarray(photo(40, 60)).save(src, exif=exif, dpi=(300, 150))
+    want = (150, 300) if orientation in (6, 8) else (300, 150)
+    for got in (open_image(src), resize_image(src, scale=0.5), resize_image(src, scale=0.1)):
+        assert (got.size[0] < got.size[1]) == (orientation in (6, 8))  # upright
+        assert tuple(got.info["dpi"]) == want
+        assert _resolution(got.info["exif"]) == (*want, 1)
+        assert got.getexif()[0x010F] == "cresize-test"
+    save_image(resize_image(src, scale=0.5), tmp_path / "out.jpg")
+    with Image.open(tmp_path / "out.jpg") as back:
+        assert back.info["dpi"] == want and _resolution(back.info["exif"]) == (*want, 1)
+
+
+@pytest.mark.parametrize("ext", ["png", "tif"])
+def test_a_turned_16bit_image_has_its_dpi_turned_too(tmp_path, ext):
+    from helpers.png16 import png16
+
+    pixels = rgb16(40, 60, 3)
+    if ext == "png":
+        src = png16(tmp_path / "in.png", pixels, exif=_exif_resolution(6, 300, 150), dpi=(300, 150))
+    else:
+        tifffile = pytest.importorskip("tifffile")
+        src = tmp_path / "in.tif"
+        tags = [(274, "H", 1, 6, True)]
+        tifffile.imwrite(
+            src, pixels, photometric="rgb", extratags=tags, resolution=(300, 150),
+            resolutionunit="INCH",
+        )  # fmt: skip
+    got = resize_image(src, scale=0.5)
+    assert got.shape == (30, 20, 3)  # upright: 40 wide, 60 high
+    assert tuple(round(d) for d in got.info["dpi"]) == (150, 300)
+    if ext == "png":
+        assert _resolution(got.info["exif"]) == (150, 300, 1)
+    save_image(got, tmp_path / f"out.{ext}")
+    with Image.open(tmp_path / f"out.{ext}") as back:
+        assert tuple(round(d) for d in back.info["dpi"]) == (150, 300)
+
+
+def test_turned_info_swaps_every_xy_pair():
+    from cresize.image import _turned_info
+
+    info = {"dpi": (300, 150), "resolution": (3, 1), "aspect": (2, 1), "jfif_density": (7, 5)}
+    info.update(icc_profile=b"icc", exif=_exif_resolution(1, 72, 96))
+    got = _turned_info(info)
+    assert {k: got[k] for k in ("dpi", "resolution", "aspect", "jfif_density")} == {
+        "dpi": (150, 300), "resolution": (1, 3), "aspect": (1, 2), "jfif_density": (5, 7)
+    }  # fmt: skip
+    assert _resolution(got["exif"]) == (96, 72, 1) and got["icc_profile"] == b"icc"
+    assert info["dpi"] == (300, 150)  # the input is not modified
+    same = {"dpi": (72, 72), "exif": _exif_resolution(1, 72, 72)}
+    assert _turned_info(same) == same  # square pixels: the EXIF bytes as they were
+
+
+def test_image_array_of_an_image_array_keeps_its_info():
+    # ImageArray(tagged) gave an empty info: the 16-bit image lost its ICC profile.
+    from cresize.image import ImageArray
+
+    tagged = ImageArray(rgb16(6, 8, 3), {"icc_profile": b"profile", "dpi": (72, 72)})
+    again = ImageArray(tagged)
+    assert again.info == tagged.info and again.info is not tagged.info  # a copy
+    assert ImageArray(tagged, {}).info == {}  # an explicit info wins
+    assert ImageArray(tagged, {"dpi": (1, 1)}).info == {"dpi": (1, 1)}
+    assert ImageArray(np.asarray(tagged)).info == {}  # a plain array has none
+    assert ImageArray(tagged[1:, ::2]).info == tagged.info  # nor does a view lose it
+    # views, ufuncs and arithmetic keep it, as documented; np.asarray drops it
+    for result in (tagged.T, tagged[0], np.sqrt(tagged), tagged * np.ones(3), 1 + tagged):
+        assert isinstance(result, ImageArray) and result.info == tagged.info
+    assert type(np.asarray(tagged)) is np.ndarray

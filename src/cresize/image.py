@@ -102,21 +102,25 @@ class ImageArray(np.ndarray):
     ``"exif"`` without the orientation tag, ``"dpi"``, ...), which ``save_image``
     writes as it writes a Pillow image's. Make one of your own array with
     ``ImageArray(pixels, {"icc_profile": profile_bytes})``. Views, slices and the
-    results of arithmetic keep the ``info`` (a copy of the dict); a reduction to
-    one value (``a.max()``) is a NumPy scalar, as for an ndarray;
-    ``np.asarray(a)`` is the plain array.
+    results of arithmetic keep the ``info`` (a copy of the dict; of the first
+    ``ImageArray`` operand); a reduction to one value (``a.max()``) is a NumPy
+    scalar, as for an ndarray; ``np.asarray(a)`` is the plain array.
 
     Parameters
     ----------
     pixels : array_like
         The pixels (viewed, not copied, when already an array).
     info : mapping, optional
-        The image's ``info``, copied into a dict (default: empty).
+        The image's ``info``, copied into a dict. Default: the ``info`` of
+        ``pixels`` when it is an ``ImageArray`` (``ImageArray(a)`` keeps it),
+        else empty; ``{}`` gives an empty one.
     """
 
     info: dict[str, Any]
 
     def __new__(cls, pixels: Any, info: Mapping[str, Any] | None = None) -> ImageArray:
+        if info is None and isinstance(pixels, ImageArray):
+            info = pixels.info
         array = np.asarray(pixels).view(cls)
         array.info = dict(info or {})
         return array
@@ -182,7 +186,7 @@ def _read(path, geometry=None, opencv=False):
     with Image.open(path) as im:
         sixteen = _is_16bit_colour(im)  # before getexif, which may load a PNG
         orientation = im.getexif().get(0x0112, 1)
-        turned = orientation in (5, 6, 7, 8)
+        turned = orientation in _QUARTER_TURNS
         stored = im.size
         if im.format == "TIFF":  # newer Pillow gives a TIFF's size already turned
             stored = (im.tag_v2.get(256, stored[0]), im.tag_v2.get(257, stored[1]))
@@ -191,7 +195,7 @@ def _read(path, geometry=None, opencv=False):
             # OpenCV's TIFF decoder turns the pixels upright itself (with any flags)
             turn = 1 if im.format == "TIFF" else orientation
             pixels = _read_16bit(path, im.mode, turn, im.size)
-            return ImageArray(pixels, _upright_info(im.info)), full
+            return ImageArray(pixels, _upright_info(im.info, orientation)), full
         scale = 1
         if geometry is not None and im.format in ("JPEG", "MPO"):
             (w, h), _ = target_size(*full, **geometry)
@@ -211,6 +215,8 @@ def _read(path, geometry=None, opencv=False):
                 return decoded, full
         im.load()
         ImageOps.exif_transpose(im, in_place=True)
+        if turned:
+            im.info = _turned_info(im.info)
     return im, full
 
 
@@ -272,18 +278,55 @@ def _decode_jpeg(path, im, scale, orientation):
         return None
     if pixels is None or pixels.shape[:2] != im.size[::-1]:  # im.size: after the draft
         return None
-    return _Decoded(_orient(pixels, orientation), _upright_info(im.info))
+    return _Decoded(_orient(pixels, orientation), _upright_info(im.info, orientation))
 
 
-def _upright_info(info):
-    """``info`` as ``ImageOps.exif_transpose`` leaves it on the upright image (the
-    EXIF orientation tag removed), for pixels turned upright without Pillow."""
+def _upright_info(info, orientation):
+    """``info`` of an image of EXIF ``orientation`` as on the upright image, for pixels
+    turned upright without Pillow: as ``ImageOps.exif_transpose`` leaves it (the
+    orientation tag removed), then ``_turned_info`` for a quarter turn."""
     from PIL import ImageOps
 
     stand_in = _pil().new("L", (1, 1))  # Pillow's own rule for the metadata
     stand_in.info = dict(info)
     ImageOps.exif_transpose(stand_in, in_place=True)
-    return stand_in.info
+    return _turned_info(stand_in.info) if orientation in _QUARTER_TURNS else stand_in.info
+
+
+#: EXIF orientations that turn the stored image a quarter turn (or transpose it):
+#: the upright image's width is the stored height.
+_QUARTER_TURNS = (5, 6, 7, 8)
+#: ``info`` entries that are (x, y) pairs of the stored pixels' axes (PNG's ``aspect``,
+#: TIFF's unitless ``resolution``, JPEG's ``jfif_density``): see ``_turned_info``.
+_XY_INFO = ("dpi", "resolution", "aspect", "jfif_density")
+_X_RESOLUTION, _Y_RESOLUTION = 0x011A, 0x011B  # EXIF (TIFF) tags
+
+
+def _turned_info(info):
+    """``info`` (with the orientation tag already removed) of an image turned a
+    quarter turn upright: its x and y resolutions swapped, as the pixels' axes are.
+
+    A 300x150 dpi scan stored on its side is 150x300 dpi upright. Pillow's
+    ``exif_transpose`` leaves the DPI as stored; libvips' ``autorot`` swaps it. The
+    pairs of ``_XY_INFO`` and the EXIF XResolution and YResolution are swapped (the
+    resolution unit is one for both axes); anything else is kept."""
+    info = dict(info)
+    for key in _XY_INFO:
+        value = info.get(key)
+        if isinstance(value, tuple) and len(value) == 2:
+            info[key] = value[::-1]
+    if info.get("exif"):
+        exif = _pil().Exif()
+        exif.load(info["exif"])
+        x, y = exif.get(_X_RESOLUTION), exif.get(_Y_RESOLUTION)
+        if x != y:
+            for tag, value in ((_X_RESOLUTION, y), (_Y_RESOLUTION, x)):
+                if value is None:
+                    del exif[tag]
+                else:
+                    exif[tag] = value
+            info["exif"] = exif.tobytes()
+    return info
 
 
 def _is_16bit_colour(im):

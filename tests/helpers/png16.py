@@ -18,7 +18,8 @@ def chunk(kind, body):
 def png16(path, rgb, icc=None, exif=None, dpi=None):
     """Write the (H, W, 3 or 4) uint16 ``rgb`` to ``path`` as a 16-bit PNG with the
     given ``icc`` profile bytes, ``exif`` bytes (TIFF header first, as in ``eXIf``)
-    and ``dpi`` (one number: pixels per inch on both axes); return ``path``."""
+    and ``dpi`` (pixels per inch: one number for both axes, or an (x, y) pair);
+    return ``path``."""
     import cv2
 
     order = [2, 1, 0, 3][: rgb.shape[2]]
@@ -30,8 +31,8 @@ def png16(path, rgb, icc=None, exif=None, dpi=None):
     if icc is not None:
         extra += chunk(b"iCCP", b"a profile\0\0" + zlib.compress(icc))
     if dpi is not None:
-        per_metre = round(dpi / 0.0254)
-        extra += chunk(b"pHYs", struct.pack(">IIB", per_metre, per_metre, 1))
+        x, y = dpi if isinstance(dpi, tuple) else (dpi, dpi)
+        extra += chunk(b"pHYs", struct.pack(">IIB", round(x / 0.0254), round(y / 0.0254), 1))
     if exif is not None:
         extra += chunk(b"eXIf", exif[6:] if exif.startswith(b"Exif\0\0") else exif)
     path.write_bytes(data[:33] + extra + data[33:])  # after the signature and IHDR
