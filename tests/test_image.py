@@ -1021,25 +1021,57 @@ def test_image_array_reductions_are_numpy_scalars():
     assert isinstance(tagged + 1, ImageArray) and (tagged + 1).info == tagged.info
 
 
-def test_16bit_grey_and_alpha_keeps_exif_and_dpi_not_a_grey_profile(tmp_path):
-    # Grey with a transparent value is written as RGBA: a GRAY profile would be
-    # invalid there (PNG: an iCCP of another colour space), so it alone is left out.
+@pytest.mark.parametrize("filter_", ["sub", "up", "none", "paeth"])
+def test_16bit_grey_and_alpha_keeps_its_grey_profile_in_png(tmp_path, monkeypatch, filter_):
+    # Grey with a transparent value was written as 16-bit RGBA, where a GRAY profile
+    # is invalid, so the profile was dropped (and the CLI said so). PNG holds 16-bit
+    # grey and alpha (colour type 4): written so, the profile is kept.
+    import cresize.image
     from cresize.image import _save
 
+    monkeypatch.setitem(cresize.image.PNG_ZLIB, "filter", filter_)
     grey = rgb16(20, 30, 3)[..., 0]
-    src = tmp_path / "in.png"
+    grey[:6] = 1000
+    src, gray = tmp_path / "in.png", _profile_of_space(b"GRAY")
     Image.fromarray(grey).save(
-        src, transparency=int(grey[0, 0]), icc_profile=_profile_of_space(b"GRAY"),
-        exif=_exif(1), dpi=(200, 200),
-    )  # fmt: skip
+        src, transparency=1000, icc_profile=gray, exif=_exif(1), dpi=(200, 100)
+    )
     got = resize_image(src, (15, 10))
-    assert got.shape == (10, 15, 2) and got.info["icc_profile"] == _profile_of_space(b"GRAY")
-    saved = _save(got, tmp_path / "out.png")
-    assert saved.icc_lost == "it describes GRAY pixels, and RGBA pixels are written"
+    assert got.shape == (10, 15, 2) and got.info["icc_profile"] == gray
+    assert (got[..., 1] == 0).any() and (got[..., 0] & 0xFF).any()
+    assert _save(got, tmp_path / "out.png").icc_lost is None
     with Image.open(tmp_path / "out.png") as back:
-        assert back.mode == "RGBA" and "icc_profile" not in back.info
+        back.verify()  # CRCs and zlib stream
+    with Image.open(tmp_path / "out.png") as back:
+        assert back.info["icc_profile"] == gray
         assert back.getexif()[0x010F] == "cresize-test"
-        assert back.info["dpi"] == pytest.approx((200, 200), abs=0.05)  # PNG: pixels per metre
+        assert back.info["dpi"] == pytest.approx((200, 100), abs=0.05)  # pixels per metre
+    assert (tmp_path / "out.png").read_bytes()[24:26] == bytes([16, 4])  # 16 bits, grey+alpha
+    written = read16(tmp_path / "out.png")  # OpenCV reads it as BGRA
+    np.testing.assert_array_equal(written[..., [0, 3]], got)
+    np.testing.assert_array_equal(written[..., 1], got[..., 0])
+    again = open_image(tmp_path / "out.png")
+    assert again.shape == (10, 15, 2) and again.info["icc_profile"] == gray
+    np.testing.assert_array_equal(again, got)
+    # TIFF: written as RGBA (Pillow reads no 16-bit grey-and-alpha TIFF), the profile left out
+    pytest.importorskip("tifffile")
+    saved = _save(got, tmp_path / "out.tif")
+    assert saved.icc_lost == "it describes GRAY pixels, and RGBA pixels are written"
+    with Image.open(tmp_path / "out.tif") as back:
+        assert back.mode == "RGBA" and "icc_profile" not in back.info
+
+
+def test_a_16bit_grey_and_alpha_png_is_read_as_two_channels(tmp_path):
+    # Pillow 13 opens a 16-bit grey-and-alpha PNG as RGBA: it was read as four
+    # channels, grey in each, and written back as RGBA without its grey profile.
+    from helpers.png16 import png16_grey_alpha
+
+    pixels = np.dstack([rgb16(12, 16, 3)[..., 0], rgb16(12, 16, 3, seed=1)[..., 1]])
+    gray = _profile_of_space(b"GRAY")
+    src = png16_grey_alpha(tmp_path / "in.png", pixels, icc=gray)
+    got = open_image(src)
+    assert got.shape == (12, 16, 2) and got.info["icc_profile"] == gray
+    np.testing.assert_array_equal(got, pixels)
 
 
 def test_16bit_tiff_without_tifffile_says_the_profile_is_dropped(tmp_path, monkeypatch):

@@ -167,7 +167,9 @@ def open_image(path: str | os.PathLike[str]) -> PIL.Image.Image | np.ndarray:
         (with the same ``info``, read by Pillow from the header); without OpenCV it
         is a ``ValueError`` rather than lost bits, and so is a 16-bit CMYK TIFF
         (OpenCV cannot read it). A 16-bit grey image with a transparent value (PNG
-        ``tRNS``) is an ``(H, W, 2)`` uint16 ``ImageArray`` of grey and alpha.
+        ``tRNS``) is an ``(H, W, 2)`` uint16 ``ImageArray`` of grey and alpha, and
+        so is a 16-bit grey-and-alpha PNG. A quarter turn (EXIF orientation 5-8)
+        swaps the x and y resolution in ``info`` too (see docs/files.md).
     """
     return _read(path)[0]
 
@@ -184,7 +186,7 @@ def _read(path, geometry=None, opencv=False):
     from PIL import ImageOps
 
     with Image.open(path) as im:
-        sixteen = _is_16bit_colour(im)  # before getexif, which may load a PNG
+        sixteen = _16bit_colour_mode(im)  # before getexif, which may load a PNG
         orientation = im.getexif().get(0x0112, 1)
         turned = orientation in _QUARTER_TURNS
         stored = im.size
@@ -194,7 +196,7 @@ def _read(path, geometry=None, opencv=False):
         if sixteen:
             # OpenCV's TIFF decoder turns the pixels upright itself (with any flags)
             turn = 1 if im.format == "TIFF" else orientation
-            pixels = _read_16bit(path, im.mode, turn, im.size)
+            pixels = _read_16bit(path, sixteen, turn, im.size)
             return ImageArray(pixels, _upright_info(im.info, orientation)), full
         scale = 1
         if geometry is not None and im.format in ("JPEG", "MPO"):
@@ -329,13 +331,17 @@ def _turned_info(info):
     return info
 
 
-def _is_16bit_colour(im):
-    """Whether Pillow would read ``im`` (not loaded) as 8-bit colour from 16-bit samples."""
+def _16bit_colour_mode(im):
+    """The mode of ``im``'s (not loaded) samples (``"RGB"``, ``"RGBA"``, ``"LA"``,
+    ``"CMYK"``) where Pillow would read them as 8-bit from 16-bit samples, else None.
+    The raw mode says it: Pillow 13 opens a 16-bit grey-and-alpha PNG as RGBA."""
     if im.mode not in ("RGB", "RGBA", "LA", "CMYK") or not im.tile:
-        return False
+        return None
     raw = im.tile[0][3]  # (codec, extents, offset, args): a plain tuple before Pillow 11
     raw = raw[0] if isinstance(raw, tuple) else raw
-    return isinstance(raw, str) and ";16" in raw
+    if not (isinstance(raw, str) and ";16" in raw):
+        return None
+    return "LA" if raw.startswith("LA;") else im.mode
 
 
 def _tifffile():
@@ -422,8 +428,10 @@ def save_image(
         16-bit becomes 8-bit for JPEG, WebP and BMP (``narrows`` tells). An
         ``(H, W, 3 or 4)`` uint16 array (16-bit colour) is written at 16 bits as
         PNG (OpenCV) or TIFF (tifffile; OpenCV, without the ICC profile, when
-        tifffile is not installed); an ``(H, W, 2)`` one (grey and alpha) as 16-bit
-        RGBA, its grey in each colour channel. An ``ImageArray``'s ``info`` is
+        tifffile is not installed); an ``(H, W, 2)`` one (grey and alpha) as a
+        16-bit grey-and-alpha PNG (with a grey ICC profile), or as a 16-bit RGBA
+        TIFF, its grey in each colour channel (a grey profile is left out: Pillow
+        reads no 16-bit grey-and-alpha TIFF). An ``ImageArray``'s ``info`` is
         written as a Pillow image's is (to TIFF: the ICC profile and DPI).
         32-bit grey images (int32, float) need TIFF; as PNG, an integer one is
         written at 16 bits when every value fits (0 to 65535), else refused.
@@ -466,6 +474,11 @@ def _save(
     if quality is not None and (isinstance(quality, bool) or quality not in range(1, 101)):
         raise ValueError(f"quality must be an int from 1 to 100; got {quality!r}")
     info = getattr(image, "info", None) or {}  # a PIL.Image's or an ImageArray's
+    if _is_16bit_array(image) and fmt == "PNG" and image.shape[2] == 2:  # grey and alpha
+        params = _metadata(info, "LA")  # a grey profile fits: kept
+        data = _png_grey_alpha(np.asarray(image), params)
+        lost = _icc_lost(info, params, fmt, "LA")
+        return _Saved(_write_atomic(path, lambda f: f.write(data), overwrite, later), lost)
     if _is_16bit_array(image) and fmt in SIXTEEN_BIT_FORMATS:
         cv2 = _opencv(f"writing 16-bit colour to {path} needs it")
         if cv2 is None:
@@ -590,8 +603,19 @@ def _opencv_encode(fmt, pixels, params):
     if not ok:
         raise OSError(f"OpenCV could not encode a {pixels.shape} {pixels.dtype} image as {fmt}")
     data = data.tobytes()
-    if fmt != "PNG":
-        return data
+    return _png_with_metadata(data, params) if fmt == "PNG" else data
+
+
+def _png_chunk(kind, body):
+    """A PNG chunk: length, ``kind``, ``body``, CRC."""
+    import struct
+    import zlib
+
+    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+
+def _png_with_metadata(data, params):
+    """The PNG file ``data`` with ``params``' ICC profile, EXIF and DPI chunks."""
     import struct
     import zlib
 
@@ -604,11 +628,44 @@ def _opencv_encode(fmt, pixels, params):
     if params.get("dpi"):
         x, y = (int(d / 0.0254 + 0.5) for d in params["dpi"])
         chunks.append((b"pHYs", struct.pack(">IIB", x, y, 1)))
-    extra = b"".join(
-        struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
-        for kind, body in chunks
-    )
+    extra = b"".join(_png_chunk(kind, body) for kind, body in chunks)
     return data[:33] + extra + data[33:]  # after the signature and IHDR
+
+
+#: PNG row filters (``PNG_ZLIB["filter"]``) that ``_png_grey_alpha`` applies; others
+#: (OpenCV's adaptive ``paeth``, ``avg``, ``fast``) are written as ``sub``.
+_PNG_FILTERS = {"none": 0, "sub": 1, "up": 2}
+
+
+def _png_grey_alpha(pixels, params):
+    """A 16-bit grey-and-alpha PNG's bytes (colour type 4, which OpenCV does not
+    write) of the ``(H, W, 2)`` uint16 ``pixels``, with ``params``' ICC profile, EXIF
+    and DPI: NumPy filters the rows and zlib compresses them as ``PNG_ZLIB`` says."""
+    import struct
+    import zlib
+
+    h, w = pixels.shape[:2]
+    raw = np.ascontiguousarray(pixels, ">u2").view(np.uint8).reshape(h, 4 * w)
+    kind = _PNG_FILTERS.get(PNG_ZLIB["filter"], 1)
+    rows = np.empty((h, 4 * w + 1), np.uint8)
+    rows[:, 0], rows[:, 1:] = kind, raw
+    if kind == 1:  # sub: minus the same byte of the pixel on the left (4 bytes a pixel)
+        rows[:, 5:] -= raw[:, :-4]
+    elif kind == 2:  # up: minus the byte above
+        rows[1:, 1:] -= raw[:-1]
+    name = PNG_ZLIB["strategy"].upper()
+    strategy = getattr(zlib, "Z_DEFAULT_STRATEGY" if name == "DEFAULT" else f"Z_{name}")
+    deflate = zlib.compressobj(PNG_ZLIB["level"], zlib.DEFLATED, 15, 9, strategy)
+    header = struct.pack(">IIBBBBB", w, h, 16, 4, 0, 0, 0)  # 16 bits, grey and alpha
+    data = b"".join(
+        [
+            b"\x89PNG\r\n\x1a\n",
+            _png_chunk(b"IHDR", header),
+            _png_chunk(b"IDAT", deflate.compress(rows) + deflate.flush()),
+            _png_chunk(b"IEND", b""),
+        ]
+    )
+    return _png_with_metadata(data, params)
 
 
 #: How 16-bit TIFF is written with tifffile: deflate (zlib) at this level with the

@@ -37,3 +37,18 @@ def png16(path, rgb, icc=None, exif=None, dpi=None):
         extra += chunk(b"eXIf", exif[6:] if exif.startswith(b"Exif\0\0") else exif)
     path.write_bytes(data[:33] + extra + data[33:])  # after the signature and IHDR
     return path
+
+
+def png16_grey_alpha(path, pixels, icc=None):
+    """Write the (H, W, 2) uint16 grey-and-alpha ``pixels`` to ``path`` as a 16-bit
+    PNG of colour type 4 (which OpenCV does not write: rows unfiltered, by the PNG
+    specification) with the given ``icc`` profile; return ``path``."""
+    h, w = pixels.shape[:2]
+    rows = np.zeros((h, 4 * w + 1), np.uint8)  # filter byte 0: none
+    rows[:, 1:] = np.ascontiguousarray(pixels, ">u2").view(np.uint8).reshape(h, 4 * w)
+    data = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 16, 4, 0, 0, 0))
+    if icc is not None:
+        data += chunk(b"iCCP", b"a profile\0\0" + zlib.compress(icc))
+    data += chunk(b"IDAT", zlib.compress(rows.tobytes())) + chunk(b"IEND", b"")
+    path.write_bytes(data)
+    return path
