@@ -1097,8 +1097,8 @@ def test_16bit_tiff_over_4_gib_is_bigtiff(tmp_path, monkeypatch):
     asked = []
     monkeypatch.setattr(tifffile, "imwrite", lambda *args, **kwargs: asked.append(kwargs))
     huge = np.broadcast_to(np.uint16(7), (18500, 40000, 3))  # 4.1 GiB, no memory
-    image._tiff_encode(huge, {})
-    image._tiff_encode(huge[:100], {})
+    image._tiff_encode(huge, {}, None)
+    image._tiff_encode(huge[:100], {}, None)
     assert [kwargs["bigtiff"] for kwargs in asked] == [True, False]
     monkeypatch.undo()
     # BigTIFF as written is read back by OpenCV, Pillow and open_image (so --in-place
@@ -1257,3 +1257,24 @@ def test_image_array_of_an_image_array_keeps_its_info():
     for result in (tagged.T, tagged[0], np.sqrt(tagged), tagged * np.ones(3), 1 + tagged):
         assert isinstance(result, ImageArray) and result.info == tagged.info
     assert type(np.asarray(tagged)) is np.ndarray
+
+
+def test_16bit_tiff_is_written_without_the_file_in_memory(tmp_path):
+    # A 16-bit TIFF was encoded into a BytesIO, then copied out of it, before the
+    # write: a 5 GiB scan took 5 GiB of pixels plus 10 GiB more. It is written into
+    # the file a strip at a time. Noise: deflate leaves the file as large as the pixels.
+    import tracemalloc
+
+    pytest.importorskip("tifffile")
+    pytest.importorskip("cv2")
+    pixels = np.random.default_rng(0).integers(0, 65536, (1000, 1000, 3)).astype(np.uint16)
+    save_image(pixels[:10, :10], tmp_path / "warm.tif")  # imports and first-call caches
+    tracemalloc.start()
+    try:
+        save_image(pixels, tmp_path / "out.tif")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert os.path.getsize(tmp_path / "out.tif") > pixels.nbytes
+    assert peak < pixels.nbytes / 3  # about 1.2 MB (the file: 6 MB)
+    np.testing.assert_array_equal(read16(tmp_path / "out.tif"), pixels)

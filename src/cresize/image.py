@@ -487,9 +487,13 @@ def _save(
         params = _metadata(info, mode)
         pixels = np.asarray(image)
         if fmt == "TIFF" and _tifffile() is not None:
-            rgb = pixels[..., [0, 0, 0, 1]] if pixels.shape[2] == 2 else pixels
-            data = _tiff_encode(np.ascontiguousarray(rgb, np.uint16), params)
+            rgb = np.ascontiguousarray(
+                pixels[..., [0, 0, 0, 1]] if pixels.shape[2] == 2 else pixels, np.uint16
+            )
             lost = _icc_lost(info, params, fmt, mode)
+            # written strip by strip into the file: no copy of the file in memory
+            write = _write_atomic(path, lambda f: _tiff_encode(rgb, params, f), overwrite, later)
+            return _Saved(write, lost)
         else:
             if fmt == "TIFF" and params.pop("icc_profile", None):  # OpenCV writes none
                 lost = f"OpenCV writes 16-bit TIFF without one; {TIFFFILE_HINT}"
@@ -681,19 +685,17 @@ TIFF_ZLIB_LEVEL = 1
 TIFF_BIG = 2**32 - 2**25
 
 
-def _tiff_encode(pixels, params):
-    """A 16-bit RGB(A) TIFF's bytes from tifffile, with ``params``' ICC profile and
-    DPI (EXIF is not written: TIFF keeps it in an IFD of its own)."""
-    import io
-
+def _tiff_encode(pixels, params, file):
+    """A 16-bit RGB(A) TIFF from tifffile, with ``params``' ICC profile and DPI (EXIF
+    is not written: TIFF keeps it in an IFD of its own), written into ``file`` (a
+    binary file open for writing, at its start) one compressed strip at a time."""
     tags: dict[str, Any] = {}
     if params.get("icc_profile"):
         tags["iccprofile"] = params["icc_profile"]
     if params.get("dpi"):
         tags.update(resolution=tuple(params["dpi"]), resolutionunit="INCH")
-    out = io.BytesIO()
     _tifffile().imwrite(
-        out,
+        file,
         pixels,
         photometric="rgb",
         extrasamples=["unassalpha"] if pixels.shape[2] == 4 else None,  # straight alpha
@@ -705,7 +707,6 @@ def _tiff_encode(pixels, params):
         maxworkers=1,  # one thread, as OpenCV's encoders: the CLI splits the cores
         **tags,
     )
-    return out.getvalue()
 
 
 def _write_atomic(path, write, overwrite, later=None):
