@@ -1278,3 +1278,60 @@ def test_16bit_tiff_is_written_without_the_file_in_memory(tmp_path):
     assert os.path.getsize(tmp_path / "out.tif") > pixels.nbytes
     assert peak < pixels.nbytes / 3  # about 1.2 MB (the file: 6 MB)
     np.testing.assert_array_equal(read16(tmp_path / "out.tif"), pixels)
+
+
+def _camera_exif(orientation):
+    """EXIF as a camera writes it: IFD0 text, the Exif IFD (with its Interoperability
+    IFD) and the GPS IFD."""
+    exif = Image.Exif()
+    exif[0x0112] = orientation
+    exif[0x010F], exif[0x0110], exif[0x0131] = "cresize-test", "Model X", "Firmware 1.0"
+    exif[0x0132], exif[0x8298] = "2024:05:06 07:08:09", "(c) a photographer"
+    exif.get_ifd(0x8769).update({0x9003: "2024:05:06 07:08:09", 0x829A: 0.004, 0x920A: 50.0})
+    exif.get_ifd(0x8769)[0xA005] = {1: "R98"}  # Interoperability IFD, inside the Exif IFD
+    exif.get_ifd(0x8825).update({1: "N", 2: (52.0, 22.0, 1.5)})
+    return exif.tobytes()
+
+
+@pytest.mark.parametrize("big", [False, True])
+def test_16bit_tiff_keeps_the_exif(tmp_path, monkeypatch, big):
+    # A 16-bit TIFF was written without EXIF (camera, exposure, date, GPS): tifffile
+    # writes no Exif or GPS IFD. They are written now, without the orientation tag
+    # (the pixels are upright), also in BigTIFF. Pillow and tifffile read them.
+    tifffile = pytest.importorskip("tifffile")
+    from cresize import image
+    from helpers.png16 import png16
+
+    if big:
+        monkeypatch.setattr(image, "TIFF_BIG", 0)
+    src = png16(tmp_path / "in.png", rgb16(20, 30, 3), icc=_icc(), exif=_camera_exif(6))
+    got = resize_image(src, (10, 15))
+    save_image(got, tmp_path / "out.tif")
+    with Image.open(tmp_path / "out.tif") as back:
+        exif = back.getexif()
+        assert exif.get(0x0112, 1) == 1 and back.info["icc_profile"] == _icc()
+        assert (exif[0x010F], exif[0x0110], exif[0x0131]) == (
+            "cresize-test",
+            "Model X",
+            "Firmware 1.0",
+        )
+        assert (exif[0x0132], exif[0x8298]) == ("2024:05:06 07:08:09", "(c) a photographer")
+        assert exif.get_ifd(0x8769)[0x9003] == "2024:05:06 07:08:09"
+        assert float(exif.get_ifd(0x8769)[0x829A]) == 0.004
+        assert exif.get_ifd(0xA005) == {1: "R98"}
+        assert exif.get_ifd(0x8825)[1] == "N"
+    with tifffile.TiffFile(tmp_path / "out.tif") as tif:
+        assert tif.is_bigtiff == big
+        tags = tif.pages[0].tags
+        assert tags["ExifTag"].value["FocalLength"] == 50.0
+        assert tags["GPSTag"].value["GPSLatitudeRef"] == "N"
+        assert list(tags.keys()) == sorted(tags.keys())  # IFD0 in ascending tag order
+    np.testing.assert_array_equal(read16(tmp_path / "out.tif"), got)
+    np.testing.assert_array_equal(open_image(tmp_path / "out.tif"), got)
+    # text that is not ASCII (UTF-8, as most software writes it) is written as it was
+    # stored, where tifffile refuses a str that is not ASCII (the save failed)
+    utf8 = Image.Exif()
+    utf8[0x0110] = "Modèle X".encode()
+    save_image(image.ImageArray(got, {"exif": utf8.tobytes()}), tmp_path / "utf8.tif")
+    with Image.open(tmp_path / "utf8.tif") as back:  # Pillow reads text as Latin-1
+        assert back.getexif()[0x0110].encode("latin-1").decode() == "Modèle X"

@@ -432,7 +432,8 @@ def save_image(
         16-bit grey-and-alpha PNG (with a grey ICC profile), or as a 16-bit RGBA
         TIFF, its grey in each colour channel (a grey profile is left out: Pillow
         reads no 16-bit grey-and-alpha TIFF). An ``ImageArray``'s ``info`` is
-        written as a Pillow image's is (to TIFF: the ICC profile and DPI).
+        written as a Pillow image's is (to a 16-bit TIFF: the ICC profile, DPI
+        and EXIF: its text tags in IFD0, its Exif and GPS IFDs).
         32-bit grey images (int32, float) need TIFF; as PNG, an integer one is
         written at 16 bits when every value fits (0 to 65535), else refused.
     path : str or os.PathLike
@@ -686,14 +687,21 @@ TIFF_BIG = 2**32 - 2**25
 
 
 def _tiff_encode(pixels, params, file):
-    """A 16-bit RGB(A) TIFF from tifffile, with ``params``' ICC profile and DPI (EXIF
-    is not written: TIFF keeps it in an IFD of its own), written into ``file`` (a
-    binary file open for writing, at its start) one compressed strip at a time."""
+    """A 16-bit RGB(A) TIFF from tifffile, with ``params``' ICC profile, DPI and EXIF
+    (see ``_tiff_exif``), written into ``file`` (a binary file open for reading and
+    writing, at its start) one compressed strip at a time."""
+    big = pixels.nbytes > TIFF_BIG
     tags: dict[str, Any] = {}
     if params.get("icc_profile"):
         tags["iccprofile"] = params["icc_profile"]
     if params.get("dpi"):
         tags.update(resolution=tuple(params["dpi"]), resolutionunit="INCH")
+    text, ifds = _tiff_exif(params.get("exif"))
+    if 305 in text:  # the camera's or editor's Software, in place of "tifffile.py"
+        tags["software"] = text.pop(305)
+    pointer = "Q" if big else "I"  # patched by _append_ifds once the IFDs are written
+    extratags = [(tag, "s", 0, value, True) for tag, value in text.items()]
+    extratags += [(tag - 1, pointer, 1, 0, True) for tag in ifds]  # see _append_ifds
     _tifffile().imwrite(
         file,
         pixels,
@@ -702,11 +710,89 @@ def _tiff_encode(pixels, params, file):
         compression="zlib",
         compressionargs={"level": TIFF_ZLIB_LEVEL},
         predictor=True,
-        bigtiff=pixels.nbytes > TIFF_BIG,
+        bigtiff=big,
+        byteorder="<",  # as _append_ifds writes
         metadata=None,  # no JSON description of its own
         maxworkers=1,  # one thread, as OpenCV's encoders: the CLI splits the cores
+        extratags=extratags,
         **tags,
     )
+    if ifds:
+        _append_ifds(file, ifds, big)
+
+
+#: IFD0 tags of an image's EXIF that its 16-bit TIFF gets, besides the Exif and GPS
+#: IFDs: the descriptive text (ImageDescription, Make, Model, Software, DateTime,
+#: Artist, Copyright). The layout tags are tifffile's, the resolution the DPI's, and the
+#: orientation is gone (the pixels are upright).
+_TIFF_EXIF_TEXT = (270, 271, 272, 305, 306, 315, 33432)
+_EXIF_IFD, _GPS_IFD, _INTEROP_IFD = 0x8769, 0x8825, 0xA005
+
+
+def _tiff_exif(exif_bytes):
+    """``(text, ifds)`` of the EXIF ``exif_bytes`` (or None) for a TIFF:
+    ``{tag: bytes}`` of ``_TIFF_EXIF_TEXT`` and ``{pointer tag: {tag: value}}`` of its
+    Exif and GPS IFDs, each with its Interoperability IFD, as Pillow's ``Exif.tobytes``
+    nests them."""
+    if not exif_bytes:
+        return {}, {}
+    exif = _pil().Exif()
+    exif.load(exif_bytes)
+    text = {  # the bytes as stored (Pillow decodes them as Latin-1): UTF-8 stays UTF-8
+        tag: exif[tag].encode("latin-1", "replace")
+        for tag in _TIFF_EXIF_TEXT
+        if isinstance(exif.get(tag), str)
+    }
+    ifds = {}
+    for pointer in (_EXIF_IFD, _GPS_IFD):
+        fields = dict(exif.get_ifd(pointer))
+        if pointer == _EXIF_IFD and _INTEROP_IFD in fields:
+            fields[_INTEROP_IFD] = dict(exif.get_ifd(_INTEROP_IFD))
+        if fields:
+            ifds[pointer] = fields
+    return text, ifds
+
+
+def _append_ifds(file, ifds, big):
+    """Write ``ifds`` ({pointer tag: fields}, Pillow's IFD writer) at the end of the
+    little-endian TIFF (BigTIFF if ``big``) in ``file``, and point IFD0 at them.
+
+    tifffile writes no Exif or GPS IFD pointer (it filters the tags out of
+    ``extratags``), so each is written as a stand-in, the tag before it (34664,
+    34852: no tag is between, so IFD0's tags stay in ascending order) with the value
+    0, and turned here into the pointer tag with the IFD's offset."""
+    import struct
+
+    from PIL import TiffImagePlugin
+
+    head = b"II+\x00\x08\x00\x00\x00" + bytes(8) if big else b"II*\x00" + bytes(4)
+    count, entry, value_at, offset = ("<Q", 20, 12, "<Q") if big else ("<H", 12, 8, "<I")
+    file.flush()
+    file.seek(8 if big else 4)
+    first = struct.unpack(offset, file.read(struct.calcsize(offset)))[0]
+    file.seek(first)
+    n = struct.unpack(count, file.read(struct.calcsize(count)))[0]
+    table = file.read(n * entry)
+    start = first + struct.calcsize(count)
+    where = {
+        struct.unpack_from("<H", table, i * entry)[0]: start + i * entry + value_at
+        for i in range(n)
+    }
+    for pointer, fields in ifds.items():
+        at = where[pointer - 1]  # the stand-in's value; its tag is at - value_at
+        end = file.seek(0, os.SEEK_END)
+        if end % 2:  # IFDs start on a word boundary
+            file.write(b"\0")
+            end += 1
+        ifd = TiffImagePlugin.ImageFileDirectory_v2(head, group=pointer)
+        for tag, value in fields.items():
+            ifd[tag] = value
+        file.write(ifd.tobytes(end))
+        file.seek(at - value_at)
+        file.write(struct.pack("<H", pointer))
+        file.seek(at)
+        file.write(struct.pack(offset, end))
+    file.seek(0, os.SEEK_END)
 
 
 def _write_atomic(path, write, overwrite, later=None):
@@ -729,7 +815,7 @@ def _write_atomic(path, write, overwrite, later=None):
     try:
         # Opened inside the try: a signal handler that raises does so as soon as
         # the open returns, and the file it created must still be removed.
-        f = open(tmp, "xb")
+        f = open(tmp, "x+b")  # read too: _append_ifds reads the TIFF it patches
         if overwrite:
             _keep_mode(tmp, path)
         write(f)
