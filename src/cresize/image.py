@@ -732,8 +732,8 @@ _EXIF_IFD, _GPS_IFD, _INTEROP_IFD = 0x8769, 0x8825, 0xA005
 def _tiff_exif(exif_bytes):
     """``(text, ifds)`` of the EXIF ``exif_bytes`` (or None) for a TIFF:
     ``{tag: bytes}`` of ``_TIFF_EXIF_TEXT`` and ``{pointer tag: {tag: value}}`` of its
-    Exif and GPS IFDs, each with its Interoperability IFD, as Pillow's ``Exif.tobytes``
-    nests them."""
+    Exif and GPS IFDs, the Exif IFD with its Interoperability IFD nested (a dict), as
+    Pillow's ``Exif.tobytes`` nests it."""
     if not exif_bytes:
         return {}, {}
     exif = _pil().Exif()
