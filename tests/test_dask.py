@@ -718,3 +718,41 @@ def test_array_like_with_a_dtype_numpy_does_not_know():
 
     y = cd.resize(Tensorish(), (2, 3))
     assert same_bits(y.compute(), cresize.resize(Tensorish(), (2, 3)))
+
+
+# ----------------------------------------------------------------------------
+# Keys: what does not change the bits does not change the name
+
+
+def test_keys_do_not_depend_on_what_leaves_the_bits_unchanged():
+    """Two graphs that differ only in arguments the result does not depend on
+    (``num_threads``, the order of ``axes``, negative axes, mode aliases,
+    ``align_corners=None``) have the same keys, so Dask computes them once."""
+    rng = np.random.default_rng(11)
+    x = rng.uniform(-1, 1, (3, 40, 50)).astype(np.float32)
+    dx = da.from_array(x, chunks=(1, 16, 16))
+    base = cd.resize(dx, (20, 70), mode="bicubic")
+    same = [
+        cd.resize(dx, (20, 70), mode="bicubic", num_threads=2),
+        cd.resize(dx, (70, 20), axes=(2, 1), mode="bicubic"),
+        cd.resize(dx, (20, 70), axes=(-2, -1), mode="cubic", align_corners=None),
+    ]
+    assert {y.name for y in same} == {base.name}
+    both = da.compute(base, same[1])
+    assert same_bits(both[0], both[1])
+    assert same_bits(both[0], cresize.resize(x, (20, 70), mode="bicubic"))
+    other = [
+        cd.resize(dx, (20, 71), mode="bicubic"),
+        cd.resize(dx, (20, 70), mode="bicubic", antialias=True),
+        cd.resize(dx, (20, 70), mode="bicubic", align_corners=True),
+        cd.resize(dx, (20, 70), mode="bilinear"),
+        cd.resize(dx, (20, 70), mode="bicubic", chunks=10),
+        cd.resize(dx.astype(np.float64), (20, 70), mode="bicubic"),
+    ]
+    assert len({y.name for y in other} | {base.name}) == len(other) + 1
+    g = da.from_array(rng.uniform(-1, 1, (3, 20, 70)), chunks=(1, 8, 8))
+    grads = [
+        cd.resize_backward(g, x.shape, mode="bicubic", num_threads=n, axes=axes)
+        for n, axes in [(1, None), (2, None), (1, (2, 1))]
+    ]
+    assert len({b.name for b in grads}) == 1

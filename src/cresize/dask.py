@@ -74,7 +74,7 @@ def resize(
         (plus the kernel's reach) and writes at most one input chunk's bytes.
     num_threads : int
         Threads of each task (default 1, so that Dask's own workers are not
-        oversubscribed). The result does not depend on it.
+        oversubscribed). Neither the result nor its keys depend on it.
 
     Returns
     -------
@@ -254,7 +254,8 @@ def _region_array(prefix, src, ref, out_chunks, dtype, *, backward, num_threads)
     """
     ndim = src.ndim
     out_shape = tuple(sum(c) for c in out_chunks)
-    name = f"{prefix}-" + tokenize(src.name, ref.key, out_chunks, backward, num_threads)
+    # not num_threads (nor the order of axes): the name is the result's, whatever computes it
+    name = f"{prefix}-" + tokenize(src.name, ref.token, out_chunks, backward)
     get_name = f"{name}-getitem"
     dsk = {}
     if math.prod(out_shape) == 0:
@@ -370,6 +371,7 @@ class _PlanRef:
     def __init__(self, plan):
         self.plan = plan
         self.key = (plan._spec, np.dtype(plan.dtype).str)
+        self.token = (_spec.canonical(plan._spec), self.key[1])  # what the bits depend on
 
     def __reduce__(self):
         return _plan_for, (self.key,)
