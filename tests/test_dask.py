@@ -330,14 +330,61 @@ def test_default_chunks():
     y = cd.resize(x, (2000, 1500), mode="area")
     assert y.chunks == ((1,) * 4, (500,) * 4, (375,) * 4)
     assert all(len(v) == 1 for v in dependencies_on(y, x.name).values())
-    # enlarging: the input chunk's length, so an output chunk has an input chunk's bytes
+    # enlarging: the image of one input chunk too (27 MB, within array.chunk-size), so
+    # one task per input chunk (it had the input chunk's length: 4x the tasks here)
     z = cd.resize(x, (9000, 12000), mode="bilinear")
-    assert z.chunks[0] == (1,) * 4 and set(z.chunks[1][:-1]) == {2000}
-    assert set(z.chunks[2]) == {1500}
+    assert z.chunks == ((1,) * 4, (2250,) * 4, (3000,) * 4)
+    assert z.npartitions == x.npartitions
     # backward: from the chunks of grad_output, the same rule
     g = da.ones((4, 2000, 1500), dtype=np.float32, chunks=(2, 500, 375))
     b = cd.resize_backward(g, x.shape, mode="area")
-    assert b.chunks == ((2, 2), (500,) * 16, (375,) * 16)
+    assert b.chunks == ((2, 2), (2000,) * 4, (1500,) * 4)
+
+
+def test_enlarging_builds_one_task_per_input_chunk():
+    """The issue's case scaled down: 20000² float32 in 500² chunks enlarged 2x. The
+    result has one chunk per input chunk (it had four per input chunk, each joined from
+    four cut pieces: 31,364 tasks; now 13,924), each task joins its input chunk with
+    8 halo pieces at most."""
+    x = da.zeros((20000, 20000), dtype=np.float32, chunks=500)
+    y = cd.resize(x, scale_factor=2.0, mode="bilinear")
+    assert y.chunksize == (1000, 1000) and y.npartitions == x.npartitions == 1600
+    layer = y.__dask_graph__().layers[y.name]
+    assert len(layer) <= 9 * x.npartitions
+    # bilinear x2: output chunk i reads input rows 500i-1 to 500i+500, chunks i-1 to i+1
+    near = [set(range(max(i - 1, 0), min(i + 2, 40))) for i in range(40)]
+    for (i, j), got in dependencies_on(y, x.name).items():
+        assert got == set(itertools.product(near[i], near[j])), (i, j)
+
+
+def test_default_chunks_stay_within_dask_chunk_size():
+    """An enlarged output chunk holds at most max(one input chunk, array.chunk-size)
+    bytes; Dask's setting is read, the input chunk's length is the floor, and the
+    result keeps the whole-array bits."""
+    rng = np.random.default_rng(12)
+    x = rng.uniform(-1, 1, (2, 150, 130)).astype(np.float32)
+    dx = da.from_array(x, chunks=(1, 40, 30))
+    expected = cresize.resize(x, (450, 390), mode="lanczos3")
+    y = cd.resize(dx, (450, 390), mode="lanczos3")
+    assert y.chunksize == (1, 120, 90)  # 43 kB: within 128 MiB
+    with dask.config.set({"array.chunk-size": "16kB"}):
+        small = cd.resize(dx, (450, 390), mode="lanczos3")
+        tiny = cd.resize(dx, (450, 390), mode="lanczos3", axes=(1, 2))
+        with dask.config.set({"array.chunk-size": "1B"}):
+            floor = cd.resize(dx, (450, 390), mode="lanczos3")
+    # cut back by one factor on both enlarged axes, to 16 kB
+    assert 40 <= small.chunksize[1] < 120 and 30 <= small.chunksize[2] < 90
+    assert 4 * np.prod(small.chunksize) <= 16000 < 4 * np.prod(y.chunksize)
+    assert tiny.chunks == small.chunks
+    assert floor.chunksize == (1, 40, 30)  # never below the input chunk
+    for z in (y, small, floor):
+        assert same_bits(z.compute(), expected)
+    # chunks= still wins
+    assert cd.resize(dx, (450, 390), chunks=(2, 450, 50)).chunks == (
+        (2,),
+        (450,),
+        (50,) * 7 + (40,),
+    )
 
 
 def test_chunks_argument():

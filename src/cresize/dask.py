@@ -32,10 +32,12 @@ _optional.load(
     missing='cresize.dask needs Dask: pip install "cresize[dask]" (or pip install "dask[array]")',
     hint="cresize.dask needs it",
 )
-import dask.array as da  # noqa: E402 (imported above)
+import dask  # noqa: E402 (imported above)
+import dask.array as da  # noqa: E402
 from dask.array.core import normalize_chunks  # noqa: E402
 from dask.base import tokenize  # noqa: E402
 from dask.highlevelgraph import HighLevelGraph  # noqa: E402
+from dask.utils import parse_bytes  # noqa: E402
 
 __all__ = ["pyramid", "resize", "resize_backward"]
 
@@ -67,11 +69,13 @@ def resize(
     chunks : optional
         Chunking of the result, anything ``dask.array.core.normalize_chunks``
         takes (an int, a tuple, ``"auto"``, or a dict ``{axis: chunks}`` naming
-        only some axes; the others take the default). Default: batch axes keep
-        ``x``'s chunks; along a shrunk axis an output chunk is the image of one
-        input chunk (``round(c * O / I)``), along any other resized axis it has
-        the input chunk's length ``c``. So each task reads about one input chunk
-        (plus the kernel's reach) and writes at most one input chunk's bytes.
+        only some axes; the others take the default); it always wins. Default:
+        one output chunk per input chunk. Batch axes keep ``x``'s chunks; along a
+        resized axis an output chunk is the image of one input chunk
+        (``round(c * O / I)``), the enlarged axes cut back, never below ``c``,
+        until an output chunk holds at most ``max(one input chunk,
+        dask.config.get("array.chunk-size"))`` bytes. So each task reads about
+        one input chunk (plus the kernel's reach).
     num_threads : int
         Threads of each task (default 1, so that Dask's own workers are not
         oversubscribed). Neither the result nor its keys depend on it.
@@ -423,16 +427,39 @@ def _identity(grad, chunks):
     return native.rechunk(_output_chunks(grad, grad.shape, (), chunks))
 
 
+def _default_chunks(src, out_shape, axes):
+    """The default chunks of the result (docs/dask.md "The graph").
+
+    Batch axes keep ``src``'s chunks. Along a resized axis an output chunk is the
+    image of one input chunk, ``round(c * O / I)``: one task per input chunk, as
+    ``map_blocks``, ``coarsen`` or ``repeat`` make, each reading about one input
+    chunk plus the kernel's reach. Enlarged axes are then cut back, all by one
+    factor, until an output chunk holds at most ``max(one input chunk,
+    array.chunk-size)`` bytes (Dask's own budget for a chunk, 128 MiB by default),
+    never below the input chunk's length.
+    """
+    in_sizes = [max(c, default=0) for c in src.chunks]
+    sizes = list(in_sizes)
+    for a in axes:
+        n_in, n_out = src.shape[a], out_shape[a]
+        sizes[a] = max(1, min(n_out, round(in_sizes[a] * n_out / n_in) if n_in else n_out))
+    itemsize = src.dtype.itemsize
+    limit = max(itemsize * math.prod(in_sizes), parse_bytes(dask.config.get("array.chunk-size")))
+    grown = [a for a in axes if sizes[a] > in_sizes[a]]
+    while grown and itemsize * math.prod(sizes) > limit:
+        cut = (itemsize * math.prod(sizes) / limit) ** (1 / len(grown))
+        for a in grown:  # at least one shorter per round: the loop ends
+            sizes[a] = max(in_sizes[a], min(sizes[a] - 1, int(sizes[a] / cut)))
+        grown = [a for a in grown if sizes[a] > in_sizes[a]]
+    return tuple(
+        normalize_chunks((sizes[a],), (n,))[0] if a in axes else tuple(src.chunks[a])
+        for a, n in enumerate(out_shape)
+    )
+
+
 def _output_chunks(src, out_shape, axes, chunks):
     """The result's chunks: ``chunks`` normalised, its unnamed axes defaulted."""
-    default = []
-    for a, (n_in, n_out) in enumerate(zip(src.shape, out_shape)):
-        if a not in axes:
-            default.append(tuple(src.chunks[a]))
-            continue
-        c_in = max(src.chunks[a])
-        c = max(1, min(n_out, round(c_in * min(n_out / n_in, 1.0)) if n_in else n_out))
-        default.append(normalize_chunks((c,), (n_out,))[0])
+    default = _default_chunks(src, out_shape, axes)
     if chunks is None:
         return tuple(default)
     limit = max(src.dtype.itemsize * math.prod(max(c, default=0) for c in src.chunks), 1)
