@@ -509,8 +509,10 @@ def test_streams_6gb_under_2gib():
 # A cluster of worker processes
 
 
-def test_local_cluster_with_worker_processes():
+def test_local_cluster_with_worker_processes(tmp_path):
     distributed = pytest.importorskip("distributed")
+    # distributed's own default (libgomp is not fork-safe), which docs/dask.md relies on
+    assert dask.config.get("distributed.worker.multiprocessing-method") == "spawn"
     rng = np.random.default_rng(5)
     x = rng.uniform(-1, 1, (2, 260, 300)).astype(np.float32)
     img = rng.integers(0, 256, (200, 230, 3), dtype=np.uint8)
@@ -543,6 +545,17 @@ def test_local_cluster_with_worker_processes():
         )
         got = client.compute([y, z, b], sync=True)
         ran_on = client.run(lambda dask_worker: len(dask_worker.state.log) > 0)
+        try:  # as a user would: from a Zarr store to one, default (enlarged) chunks
+            import zarr
+        except ImportError:
+            zarr = None
+        if zarr is not None:
+            da.to_zarr(da.from_array(x[0], chunks=(100, 120)), str(tmp_path / "x.zarr"))
+            up = cd.resize(da.from_zarr(str(tmp_path / "x.zarr")), scale_factor=2.5)
+            assert up.chunksize == (250, 300) and up.npartitions == 9
+            da.to_zarr(up, str(tmp_path / "up.zarr"))
+            stored = zarr.open_array(str(tmp_path / "up.zarr"), mode="r")[...]
+            assert same_bits(stored, cresize.resize(x[0], scale_factor=2.5))
     assert all(ran_on.values())  # both workers ran tasks
     assert same_bits(got[0], cresize.resize(x, (90, 410), mode="lanczos3", antialias=True))
     assert same_bits(got[1], cresize.resize(img, (77, 500), axes=(0, 1), mode="bicubic"))
