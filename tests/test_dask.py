@@ -796,7 +796,13 @@ def test_keys_do_not_depend_on_what_leaves_the_bits_unchanged():
         cd.resize(dx, (20, 70), mode="bicubic", num_threads=2),
         cd.resize(dx, (70, 20), axes=(2, 1), mode="bicubic"),
         cd.resize(dx, (20, 70), axes=(-2, -1), mode="cubic", align_corners=None),
+        cd.resize(dx, np.array([20, 70]), mode="bicubic"),
     ]
+    halves = {
+        cd.resize(dx, scale_factor=f, mode="bicubic").name
+        for f in (0.5, (0.5, 0.5), np.array([0.5, 0.5]), np.float32(0.5))
+    }
+    assert len(halves) == 1
     assert {y.name for y in same} == {base.name}
     both = da.compute(base, same[1])
     assert same_bits(both[0], both[1])
