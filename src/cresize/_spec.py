@@ -78,6 +78,18 @@ class Spec(NamedTuple):
     antialias: bool
 
 
+def canonical(spec):
+    """``spec`` with its resized axes in increasing order (with their lengths and
+    factors): the same operator, bit for bit, since the plan orders its passes by
+    axis and shrink (``_plan._Program``), never by the order ``axes`` was given in."""
+    order = sorted(range(len(spec.axes)), key=spec.axes.__getitem__)
+    return spec._replace(
+        axes=tuple(spec.axes[i] for i in order),
+        lengths=tuple(spec.lengths[i] for i in order),
+        factors=tuple(spec.factors[i] for i in order),
+    )
+
+
 # ----------------------------------------------------------------------------
 # Options
 

@@ -32,10 +32,12 @@ _optional.load(
     missing='cresize.dask needs Dask: pip install "cresize[dask]" (or pip install "dask[array]")',
     hint="cresize.dask needs it",
 )
-import dask.array as da  # noqa: E402 (imported above)
+import dask  # noqa: E402 (imported above)
+import dask.array as da  # noqa: E402
 from dask.array.core import normalize_chunks  # noqa: E402
 from dask.base import tokenize  # noqa: E402
 from dask.highlevelgraph import HighLevelGraph  # noqa: E402
+from dask.utils import parse_bytes  # noqa: E402
 
 __all__ = ["pyramid", "resize", "resize_backward"]
 
@@ -67,14 +69,16 @@ def resize(
     chunks : optional
         Chunking of the result, anything ``dask.array.core.normalize_chunks``
         takes (an int, a tuple, ``"auto"``, or a dict ``{axis: chunks}`` naming
-        only some axes; the others take the default). Default: batch axes keep
-        ``x``'s chunks; along a shrunk axis an output chunk is the image of one
-        input chunk (``round(c * O / I)``), along any other resized axis it has
-        the input chunk's length ``c``. So each task reads about one input chunk
-        (plus the kernel's reach) and writes at most one input chunk's bytes.
+        only some axes; the others take the default); it always wins. Default:
+        one output chunk per input chunk. Batch axes keep ``x``'s chunks; along a
+        resized axis an output chunk is the image of one input chunk
+        (``round(c * O / I)``), the enlarged axes cut back, never below ``c``,
+        until an output chunk holds at most ``max(one input chunk,
+        dask.config.get("array.chunk-size"))`` bytes. So each task reads about
+        one input chunk (plus the kernel's reach).
     num_threads : int
         Threads of each task (default 1, so that Dask's own workers are not
-        oversubscribed). The result does not depend on it.
+        oversubscribed). Neither the result nor its keys depend on it.
 
     Returns
     -------
@@ -254,7 +258,8 @@ def _region_array(prefix, src, ref, out_chunks, dtype, *, backward, num_threads)
     """
     ndim = src.ndim
     out_shape = tuple(sum(c) for c in out_chunks)
-    name = f"{prefix}-" + tokenize(src.name, ref.key, out_chunks, backward, num_threads)
+    # not num_threads (nor the order of axes): the name is the result's, whatever computes it
+    name = f"{prefix}-" + tokenize(src.name, ref.token, out_chunks, backward)
     get_name = f"{name}-getitem"
     dsk = {}
     if math.prod(out_shape) == 0:
@@ -346,7 +351,52 @@ def _nested(src_name, pieces, getters, get_name, dsk):
 def _run_region(ref, block, joined, out_region, backward, num_threads):
     if joined:
         block = np.block(block)
+    if block.dtype.kind == "f" and block.dtype.itemsize == 2:
+        return _in_slabs(ref.plan, block, out_region, num_threads)
     return ref.plan.run_region(block, out_region, backward=backward, num_threads=num_threads)
+
+
+#: Most slabs a float16 task is computed in (``_in_slabs``).
+F16_SLABS = 8
+#: Least float32 copy of the box per slab (smaller, the calls' own cost shows).
+F16_SLAB_BYTES = 2 * 2**20
+#: Most input a float16 task's slabs read together, in boxes of the whole task: the
+#: kernel's reach is read twice where two slabs meet along a resized axis.
+F16_REREAD = 1.25
+
+
+def _in_slabs(plan, block, out_region, num_threads):
+    """A float16 region (forward; a gradient is float32 or float64) computed in slabs
+    along its first axis longer than 1, into one float16 result: the kernels sum in
+    float32, so the float32 copies of the box, the intermediate and the result are a
+    slab's, not the whole task's. The same bits (every region of a plan has them);
+    as many slabs, up to ``F16_SLABS`` and one per ``F16_SLAB_BYTES`` of the box in
+    float32, as keep the input they read together within ``F16_REREAD`` boxes."""
+    lengths = [r.stop - r.start for r in out_region]
+    axis = next((a for a, n in enumerate(lengths) if n > 1), None)
+    if axis is None or 0 in lengths:
+        return plan.run_region(block, out_region, num_threads=num_threads)
+    start, before = out_region[axis].start, (slice(None),) * axis
+    offset = plan.input_region(out_region)[axis].start
+    most = min(F16_SLABS, lengths[axis], block.size * 4 // F16_SLAB_BYTES)
+    for count in range(max(most, 1), 0, -1):
+        edges = [start + lengths[axis] * k // count for k in range(count + 1)]
+        regions = [
+            out_region[:axis] + (slice(lo, hi),) + out_region[axis + 1 :]
+            for lo, hi in itertools.pairwise(edges)
+        ]
+        slabs = [(region, plan.input_region(region)[axis]) for region in regions]
+        if sum(box.stop - box.start for _, box in slabs) <= F16_REREAD * block.shape[axis]:
+            break
+    out = np.empty(lengths, block.dtype.newbyteorder("="))
+    for region, box in slabs:
+        plan.run_region(
+            block[before + (slice(box.start - offset, box.stop - offset),)],
+            region,
+            out=out[before + (slice(region[axis].start - start, region[axis].stop - start),)],
+            num_threads=num_threads,
+        )
+    return out
 
 
 def _cut(chunk, slices, copy):
@@ -370,6 +420,7 @@ class _PlanRef:
     def __init__(self, plan):
         self.plan = plan
         self.key = (plan._spec, np.dtype(plan.dtype).str)
+        self.token = (_spec.canonical(plan._spec), self.key[1])  # what the bits depend on
 
     def __reduce__(self):
         return _plan_for, (self.key,)
@@ -421,16 +472,39 @@ def _identity(grad, chunks):
     return native.rechunk(_output_chunks(grad, grad.shape, (), chunks))
 
 
+def _default_chunks(src, out_shape, axes):
+    """The default chunks of the result (docs/dask.md "The graph").
+
+    Batch axes keep ``src``'s chunks. Along a resized axis an output chunk is the
+    image of one input chunk, ``round(c * O / I)``: one task per input chunk, as
+    ``map_blocks``, ``coarsen`` or ``repeat`` make, each reading about one input
+    chunk plus the kernel's reach. Enlarged axes are then cut back, all by one
+    factor, until an output chunk holds at most ``max(one input chunk,
+    array.chunk-size)`` bytes (Dask's own budget for a chunk, 128 MiB by default),
+    never below the input chunk's length.
+    """
+    in_sizes = [max(c, default=0) for c in src.chunks]
+    sizes = list(in_sizes)
+    for a in axes:
+        n_in, n_out = src.shape[a], out_shape[a]
+        sizes[a] = max(1, min(n_out, round(in_sizes[a] * n_out / n_in) if n_in else n_out))
+    itemsize = src.dtype.itemsize
+    limit = max(itemsize * math.prod(in_sizes), parse_bytes(dask.config.get("array.chunk-size")))
+    grown = [a for a in axes if sizes[a] > in_sizes[a]]
+    while grown and itemsize * math.prod(sizes) > limit:
+        cut = (itemsize * math.prod(sizes) / limit) ** (1 / len(grown))
+        for a in grown:  # at least one shorter per round: the loop ends
+            sizes[a] = max(in_sizes[a], min(sizes[a] - 1, int(sizes[a] / cut)))
+        grown = [a for a in grown if sizes[a] > in_sizes[a]]
+    return tuple(
+        normalize_chunks((sizes[a],), (n,))[0] if a in axes else tuple(src.chunks[a])
+        for a, n in enumerate(out_shape)
+    )
+
+
 def _output_chunks(src, out_shape, axes, chunks):
     """The result's chunks: ``chunks`` normalised, its unnamed axes defaulted."""
-    default = []
-    for a, (n_in, n_out) in enumerate(zip(src.shape, out_shape)):
-        if a not in axes:
-            default.append(tuple(src.chunks[a]))
-            continue
-        c_in = max(src.chunks[a])
-        c = max(1, min(n_out, round(c_in * min(n_out / n_in, 1.0)) if n_in else n_out))
-        default.append(normalize_chunks((c,), (n_out,))[0])
+    default = _default_chunks(src, out_shape, axes)
     if chunks is None:
         return tuple(default)
     limit = max(src.dtype.itemsize * math.prod(max(c, default=0) for c in src.chunks), 1)
