@@ -24,6 +24,7 @@ cdef extern from "_hugealloc.h":
     object cresize_huge_handler(int madvise_on)
     size_t CRESIZE_HUGE_MIN
     int cresize_pool_madv_free
+    int cresize_pool_on
     void cresize_pool_set(size_t nbytes, int clear) nogil
     void cresize_pool_info(unsigned long long *out) nogil
     size_t CRESIZE_POOL_DEFAULT
@@ -171,6 +172,16 @@ def pool_madv_free(object on=None):
     cdef bint before = cresize_pool_madv_free
     if on is not None:
         cresize_pool_madv_free = bool(on)
+    return before
+
+
+def pool_use(object on=None):
+    """Whether the pool is used (an A/B switch for measurements: off, results are new
+    memory and the blocks held stay held). Returns the previous setting."""
+    global cresize_pool_on
+    cdef bint before = cresize_pool_on
+    if on is not None:
+        cresize_pool_on = bool(on)
     return before
 
 

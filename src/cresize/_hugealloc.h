@@ -54,6 +54,9 @@
  * MADV_FREE (an A/B switch: _fast.pool_madv_free). */
 static size_t cresize_pool_limit = CRESIZE_POOL_DEFAULT;
 static int cresize_pool_madv_free = 1;
+/* Whether the pool is used at all (an A/B switch: _fast.pool_use; off, the blocks it
+ * holds stay). */
+static int cresize_pool_on = 1;
 
 #ifdef __linux__
 #include <sys/mman.h>
@@ -162,7 +165,7 @@ static void *cresize_huge_malloc(void *ctx, size_t size)
     (void)ctx;
     if (size < CRESIZE_HUGE_MIN)
         return malloc(size);
-    p = cresize_pool_get(size);
+    p = cresize_pool_on ? cresize_pool_get(size) : NULL;
     if (p != NULL)
         return p;
     if (posix_memalign(&p, CRESIZE_HUGE_ALIGN, size) != 0)
@@ -210,7 +213,7 @@ static void cresize_huge_free(void *ctx, void *ptr, size_t size)
         return;
     pthread_mutex_lock(&cresize_pool_lock);
     cap = cresize_pool_forget(ptr, size);
-    keep = cap >= CRESIZE_HUGE_MIN && cap <= cresize_pool_limit
+    keep = cresize_pool_on && cap >= CRESIZE_HUGE_MIN && cap <= cresize_pool_limit
            && ((uintptr_t)ptr & (CRESIZE_HUGE_ALIGN - 1)) == 0;
     pthread_mutex_unlock(&cresize_pool_lock);
     if (!keep) {
