@@ -17,6 +17,7 @@ import pytest
 
 import cresize
 from cresize import _fast
+from helpers.large import LARGE_CASES, large_inputs
 from helpers.proc import run_python
 
 MiB = 1 << 20
@@ -112,25 +113,11 @@ def test_a_freed_result_is_reused(pool):
 
 
 @LINUX
-@pytest.mark.parametrize(
-    "dtype, mode, kw",
-    [
-        (np.uint16, "bicubic", {}),
-        (np.uint8, "lanczos3", {"antialias": True}),
-        (np.float32, "bilinear", {}),
-        (np.float64, "area", {}),
-        (np.int32, "nearest", {}),
-    ],
-)
+@pytest.mark.parametrize("dtype, mode, kw", LARGE_CASES)
 def test_a_reused_dirty_block_gives_the_same_bits(pool, dtype, mode, kw):
     """A resized, dropped; B of the same size then lands in A's block (which holds A's
     values): B equals B computed with nothing kept."""
-    rng = np.random.default_rng(3)
-    itemsize = np.dtype(dtype).itemsize
-    shape, size = (
-        ((300, 400, 3), (3000 // itemsize, 4000)) if not kw else ((1200, 400, 3), (600, 20000))
-    )
-    xa, xb = ((rng.random(shape) * 200).astype(dtype) for _ in range(2))
+    (xa, xb), size = large_inputs(dtype, kw, 2, 3)
     cresize.set_result_cache_limit(0)
     want = cresize.resize(xb, size, axes=(0, 1), mode=mode, **kw)
     cresize.set_result_cache_limit(256 * MiB)
