@@ -349,3 +349,36 @@ def test_children(tmp_path, script):
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
     code, out, err = run_python([str(path)], env, 120)
     assert code == 0 and out.strip() == "ok", err
+
+
+TIGHT = """
+import resource
+import numpy as np
+import cresize
+from cresize import _fast
+
+def vm_size():
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) << 10 for line in f if line.startswith("VmSize"))
+
+blocks = [_fast.new_result((40 << 20,), np.dtype(np.uint8)) for _ in range(5)]
+del blocks
+assert cresize.cache_info()["result_nbytes"] == 200 << 20
+limit = vm_size() + (60 << 20)  # room for 60 MiB more, not for 80
+resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+a = _fast.new_result((80 << 20,), np.dtype(np.uint8))  # fits once the kept are given back
+a[::4096] = 1
+assert cresize.cache_info()["result_nbytes"] == 0
+print("ok")
+"""
+
+
+@LINUX
+def test_kept_blocks_are_given_back_when_memory_runs_out(tmp_path):
+    """A new block that the address-space limit refuses (ulimit -v) is asked for again
+    once the kept blocks are freed: keeping them never makes a result fail."""
+    path = tmp_path / "tight.py"
+    path.write_text(TIGHT)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    code, out, err = run_python([str(path)], env, 120)
+    assert code == 0 and out.strip() == "ok", err

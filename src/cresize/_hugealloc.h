@@ -24,8 +24,10 @@
  * memory pressure the kernel may take their pages back (they are then zero pages
  * again on the next write). One mutex guards the pool (no system call and no libc
  * allocation is made while it is held); pthread_atfork takes it around fork, so a
- * child never inherits it locked. cresize_pool_set_limit / _clear / _info are
- * _fast's pool_limit / pool_clear / pool_info.
+ * child never inherits it locked. When a new block cannot be had (memory or address
+ * space, ulimit -v), the kept ones are given back and it is asked for once more.
+ * cresize_pool_set / cresize_pool_info are _fast's pool_limit, pool_clear and
+ * pool_info.
  *
  * cresize_huge_handler() is the handler's capsule, or None off Linux (there
  * NumPy's default handler stays in use and the pool holds nothing). _fast.new_result
@@ -159,6 +161,21 @@ static void *cresize_pool_get(size_t size)
     return p;
 }
 
+/* Free every kept block; how many there were. */
+static size_t cresize_pool_give_back(void)
+{
+    void *out[CRESIZE_POOL_SLOTS];
+    size_t i, n = 0;
+    pthread_mutex_lock(&cresize_pool_lock);
+    for (i = 0; i < CRESIZE_POOL_SLOTS; i++)
+        if (cresize_pool[i].p != NULL)
+            out[n++] = cresize_pool_take(i);
+    pthread_mutex_unlock(&cresize_pool_lock);
+    for (i = 0; i < n; i++)
+        free(out[i]);
+    return n;
+}
+
 static void *cresize_huge_malloc(void *ctx, size_t size)
 {
     void *p = NULL;
@@ -168,8 +185,13 @@ static void *cresize_huge_malloc(void *ctx, size_t size)
     p = cresize_pool_on ? cresize_pool_get(size) : NULL;
     if (p != NULL)
         return p;
-    if (posix_memalign(&p, CRESIZE_HUGE_ALIGN, size) != 0)
-        return NULL;
+    if (posix_memalign(&p, CRESIZE_HUGE_ALIGN, size) != 0) {
+        /* Out of memory or address space (ulimit -v): give the kept blocks back and
+         * try once more. */
+        if (cresize_pool_give_back() == 0
+            || posix_memalign(&p, CRESIZE_HUGE_ALIGN, size) != 0)
+            return NULL;
+    }
 #ifdef MADV_HUGEPAGE
     if (cresize_huge_madvise)
         madvise(p, size & ~(CRESIZE_HUGE_ALIGN - 1), MADV_HUGEPAGE);
@@ -248,16 +270,16 @@ static void cresize_pool_set(size_t nbytes, int clear)
 {
     void *out[CRESIZE_POOL_SLOTS];
     size_t i, n;
-    pthread_mutex_lock(&cresize_pool_lock);
-    if (!clear)
-        cresize_pool_limit = nbytes;
-    n = cresize_pool_evict(0, 0, out);
     if (clear) {
-        for (i = 0; i < CRESIZE_POOL_SLOTS; i++)
-            if (cresize_pool[i].p != NULL)
-                out[n++] = cresize_pool_take(i);
+        pthread_mutex_lock(&cresize_pool_lock);
         cresize_pool_hits = cresize_pool_misses = 0;
+        pthread_mutex_unlock(&cresize_pool_lock);
+        cresize_pool_give_back();
+        return;
     }
+    pthread_mutex_lock(&cresize_pool_lock);
+    cresize_pool_limit = nbytes;
+    n = cresize_pool_evict(0, 0, out);
     pthread_mutex_unlock(&cresize_pool_lock);
     for (i = 0; i < n; i++)
         free(out[i]);
