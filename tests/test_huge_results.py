@@ -17,6 +17,7 @@ import pytest
 
 import cresize
 from cresize import _fast
+from helpers.large import LARGE_CASES, large_inputs
 from helpers.proc import run_python
 
 try:
@@ -69,24 +70,9 @@ def test_without_the_handler_results_are_not_aligned(huge_off):
     assert not aligned(y)
 
 
-@pytest.mark.parametrize(
-    "dtype, mode, kw",
-    [
-        (np.uint16, "bicubic", {}),
-        (np.uint8, "lanczos3", {"antialias": True}),
-        (np.float32, "bilinear", {}),
-        (np.float64, "area", {}),
-        (np.float16, "bicubic", {}),
-        (np.int32, "bilinear", {}),
-    ],
-)
+@pytest.mark.parametrize("dtype, mode, kw", LARGE_CASES)
 def test_the_bits_do_not_depend_on_the_handler(dtype, mode, kw):
-    rng = np.random.default_rng(1)
-    itemsize = np.dtype(dtype).itemsize
-    shape, size = (
-        ((300, 400, 3), (3000 // itemsize, 4000)) if not kw else ((1200, 400, 3), (600, 20000))
-    )
-    x = (rng.random(shape) * 200).astype(dtype)
+    [x], size = large_inputs(dtype, kw, 1, 1)
     on = cresize.resize(x, size, axes=(0, 1), mode=mode, **kw)
     before = _fast.huge_results(False)
     try:

@@ -24,7 +24,14 @@ if TYPE_CHECKING:  # the same names, for type checkers and IDEs
     from cresize._api import resize, resize_backward, weights
     from cresize._config import show_config
     from cresize._kernels import openmp_enabled
-    from cresize._plan import Plan, cache_info, clear_cache, plan, set_cache_limit
+    from cresize._plan import (
+        Plan,
+        cache_info,
+        clear_cache,
+        plan,
+        set_cache_limit,
+        set_result_cache_limit,
+    )
     from cresize._tables import MODES
 
 #: Each public name and the module it comes from.
@@ -38,6 +45,7 @@ _SOURCES = {
     "resize": "cresize._api",
     "resize_backward": "cresize._api",
     "set_cache_limit": "cresize._plan",
+    "set_result_cache_limit": "cresize._plan",
     "show_config": "cresize._config",
     "weights": "cresize._api",
 }
@@ -53,6 +61,7 @@ __all__ = [
     "resize",
     "resize_backward",
     "set_cache_limit",
+    "set_result_cache_limit",
     "show_config",
     "weights",
 ]

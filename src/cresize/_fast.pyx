@@ -23,6 +23,11 @@ from cresize import _kernels, _spec, _threads
 cdef extern from "_hugealloc.h":
     object cresize_huge_handler(int madvise_on)
     size_t CRESIZE_HUGE_MIN
+    int cresize_pool_madv_free
+    int cresize_pool_on
+    void cresize_pool_set(size_t nbytes, int clear) nogil
+    void cresize_pool_info(unsigned long long *out) nogil
+    size_t CRESIZE_POOL_DEFAULT
 
 cdef extern from "numpy/arrayobject.h":
     object PyDataMem_SetHandler(object handler)
@@ -131,6 +136,52 @@ def huge_results(object on=None):
     cdef bint before = _use_huge
     if on is not None:
         _use_huge = bool(on) and _huge is not None
+    return before
+
+
+#: The pool's default bound (bytes).
+POOL_DEFAULT = int(CRESIZE_POOL_DEFAULT)
+
+
+def pool_limit(Py_ssize_t nbytes):
+    """Bound the pool of freed large results (``_hugealloc.h``) to ``nbytes`` bytes
+    (checked by the caller, ``_plan.set_result_cache_limit``), evicting the oldest."""
+    with nogil:
+        cresize_pool_set(<size_t>nbytes, 0)
+
+
+def pool_clear():
+    """Free every block the pool holds and zero its hits and misses (the bound stays)."""
+    with nogil:
+        cresize_pool_set(0, 1)
+
+
+def pool_info():
+    """The pool's ``limit``, ``nbytes`` and ``blocks`` held, ``hits`` and ``misses``
+    (requests of at least ``CRESIZE_HUGE_MIN`` bytes)."""
+    cdef unsigned long long info[5]
+    cresize_pool_info(info)
+    return {"limit": info[0], "nbytes": info[1], "blocks": info[2], "hits": info[3],
+            "misses": info[4]}
+
+
+def pool_madv_free(object on=None):
+    """Whether blocks entering the pool are madvised ``MADV_FREE``; ``on``: set it (an
+    A/B switch for measurements). Returns the previous setting."""
+    global cresize_pool_madv_free
+    cdef bint before = cresize_pool_madv_free
+    if on is not None:
+        cresize_pool_madv_free = bool(on)
+    return before
+
+
+def pool_use(object on=None):
+    """Whether the pool is used (an A/B switch for measurements: off, results are new
+    memory and the blocks held stay held). Returns the previous setting."""
+    global cresize_pool_on
+    cdef bint before = cresize_pool_on
+    if on is not None:
+        cresize_pool_on = bool(on)
     return before
 
 

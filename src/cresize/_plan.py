@@ -918,38 +918,79 @@ def set_cache_limit(nbytes: int) -> None:
         The bound, ``>= 0``. The default is ``DEFAULT_CACHE_LIMIT`` (256 MiB); 0
         turns caching off.
     """
+    with _CACHE.lock:
+        _CACHE.limit = _check_limit(nbytes)
+        _CACHE._shrink()
+
+
+def _check_limit(nbytes: object) -> int:
+    """A cache bound: an int ``>= 0`` (a bool is not one)."""
     if isinstance(nbytes, (bool, np.bool_)) or not isinstance(nbytes, (int, np.integer)):
         raise TypeError(f"nbytes must be an int; got {nbytes!r}")
     if nbytes < 0:
         raise ValueError(f"nbytes must be >= 0; got {nbytes}")
-    with _CACHE.lock:
-        _CACHE.limit = int(nbytes)
-        _CACHE._shrink()
+    return int(nbytes)
+
+
+#: The result cache's default bound (bytes; ``_hugealloc.h``'s ``CRESIZE_POOL_DEFAULT``).
+DEFAULT_RESULT_CACHE_LIMIT = _fast.POOL_DEFAULT
+
+
+def set_result_cache_limit(nbytes: int) -> None:
+    """Bound the memory of freed large results kept for reuse to ``nbytes`` bytes.
+
+    On Linux, a result of 32 MiB or more that cresize allocated is, once freed,
+    kept (at most 16 blocks, the oldest dropped first) and handed to the next
+    result of between half its size and its size, which then costs no page
+    faults. A block larger than the bound is freed. Kept memory still counts in
+    the process's resident size until the kernel takes it back under memory
+    pressure (``MADV_FREE``); ``clear_cache`` releases it at once. Elsewhere
+    nothing is kept.
+
+    Parameters
+    ----------
+    nbytes : int
+        The bound, ``>= 0``. The default is ``DEFAULT_RESULT_CACHE_LIMIT`` (256
+        MiB); 0 keeps nothing (every large result is new memory).
+    """
+    limit = _check_limit(nbytes)
+    if limit > 2**63 - 1:
+        raise ValueError(f"nbytes must be < 2**63; got {nbytes}")
+    _fast.pool_limit(limit)
 
 
 def clear_cache() -> None:
-    """Drop every cached plan and its tap tables (plans you hold keep working)."""
+    """Drop every cached plan and its tap tables (plans you hold keep working), and
+    free the large results kept for reuse (``set_result_cache_limit``)."""
     _CACHE.clear()
+    _fast.pool_clear()
 
 
 def cache_info() -> dict[str, int]:
-    """The state of the plan cache.
+    """The state of the plan cache and of the result cache.
 
     Returns
     -------
     dict of str to int
         ``"limit"`` (``set_cache_limit``'s bound), ``"nbytes"`` (bytes held),
         ``"plans"`` (plans held), ``"hits"`` and ``"misses"`` (look-ups since
-        the last ``clear_cache``).
+        the last ``clear_cache``); for freed large results kept for reuse,
+        ``"result_limit"`` (``set_result_cache_limit``'s bound),
+        ``"result_nbytes"`` and ``"result_blocks"`` (bytes and blocks held),
+        ``"result_hits"`` and ``"result_misses"`` (results of 32 MiB or more
+        allocated from a kept block or not, since the last ``clear_cache``).
     """
+    results = _fast.pool_info()
     with _CACHE.lock:
-        return {
+        info = {
             "limit": _CACHE.limit,
             "nbytes": _CACHE.nbytes,
             "plans": len(_CACHE.entries),
             "hits": _CACHE.hits,
             "misses": _CACHE.misses,
         }
+    info.update((f"result_{key}", value) for key, value in results.items())
+    return info
 
 
 def cached_plan(spec: _spec.Spec, dtype: np.dtype, *, blocks: bool = False) -> Plan:
