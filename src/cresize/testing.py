@@ -14,7 +14,9 @@ their backward passes against. This module gives the checks it runs on itself:
 
 Every check accepts ``forward=`` and ``backward=`` callables with the signatures
 of ``cresize.resize`` and ``cresize.resize_backward``, so a wrapper around another
-implementation can be checked the same way.
+implementation can be checked the same way. Each is given a copy of the check's
+array; one that writes into its input fails the check (``AssertionError``: "backward
+modified its input (grad_output) in place"), as it would otherwise corrupt it.
 
 Tolerances (``TOLERANCES``) are relative to the operator scale of docs/spec.md
 section 6: an error is divided by ``max|x| * prod(max row sum |W|)`` (per output
@@ -262,9 +264,9 @@ def check_adjoint(
     )
     rng = np.random.default_rng(_seed(seed))
     x = rng.uniform(-1, 1, shape).astype(dtype)
-    y = _result(forward(x, size, **options), out_shape, dtype, "forward")
+    y = _result(_call(forward, "forward", x, size, **options), out_shape, dtype, "forward")
     g = rng.uniform(-1, 1, y.shape).astype(dtype)
-    dx = _result(backward(g, x.shape, **options), x.shape, dtype, "backward")
+    dx = _result(_call(backward, "backward", g, x.shape, **options), x.shape, dtype, "backward")
     lhs = float(np.vdot(y.astype(np.float64), g.astype(np.float64)))
     rhs = float(np.vdot(x.astype(np.float64), dx.astype(np.float64)))
     scale = adjoint_scale(x, g, matrices)
@@ -340,10 +342,13 @@ def check_gradient(
     rng = np.random.default_rng(_seed(seed))
     x = rng.uniform(-1, 1, shape)
     g = rng.uniform(-1, 1, out_shape)
-    dx = _result(backward(g, x.shape, **options), x.shape, np.float64, "backward")
+    dx = _result(
+        _call(backward, "backward", g, x.shape, **options), x.shape, np.float64, "backward"
+    )
 
     def f(point):
-        y = _result(forward(point, size, **options), out_shape, np.float64, "forward")
+        y = _call(forward, "forward", point, size, **options)
+        y = _result(y, out_shape, np.float64, "forward")
         return float(np.vdot(y, g))
 
     worst = 0.0
@@ -397,7 +402,10 @@ def check_reference(
     Raises
     ------
     AssertionError
-        When it exceeds ``rtol`` (default ``TOLERANCES[dtype]``).
+        When it exceeds ``rtol`` (default ``TOLERANCES[dtype]``); the message says
+        how many values are off, the indices they occupy along each axis (``[:, :,
+        :, 10]``: the last column of an 11-wide input) and the worst value with its
+        index, the result and the expected value.
     """
     dtype, rtol = _dtype_rtol(dtype, rtol, "check_reference")
     forward, backward, matrices, options, out_shape = _setup(
@@ -408,11 +416,11 @@ def check_reference(
     g = rng.uniform(-1, 1, out_shape).astype(dtype)
     errors = []
     for name, a, result, mats in (
-        ("forward", x, forward(x, size, **options), matrices),
+        ("forward", x, _call(forward, "forward", x, size, **options), matrices),
         (
             "backward",
             g,
-            backward(g, tuple(shape), **options),
+            _call(backward, "backward", g, tuple(shape), **options),
             {axis: w.T for axis, w in matrices.items()},
         ),
     ):
@@ -429,7 +437,8 @@ def check_reference(
             raise AssertionError(
                 f"{name} deviates from the dense reference for shape={tuple(shape)} "
                 f"{_describe(size, options)} dtype={dtype}: max deviation {deviation:.3e}, "
-                f"scale {scale:.3e}, relative {error:.3e} > rtol {rtol:.1e}"
+                f"scale {scale:.3e}, relative {error:.3e} > rtol {rtol:.1e}; "
+                + _mismatch(result, expected, rtol * scale if scale else rtol)
             )
         errors.append(error)
     return max(errors)
@@ -460,6 +469,19 @@ def _setup(shape, size, scale_factor, mode, align_corners, antialias, axes, forw
     return forward, backward, matrices, options, spec.output_shape
 
 
+def _call(function, name, a, *args, **options):
+    """``function(copy of a, *args, **options)``: the check keeps its own ``a``, and an
+    implementation that writes into its input fails (it would corrupt the check)."""
+    given = a.copy()
+    value = function(given, *args, **options)
+    if not np.array_equal(given, a, equal_nan=True):
+        raise AssertionError(
+            f"{name} modified its input ({'x' if name == 'forward' else 'grad_output'}) "
+            f"in place: {_mismatch(given, a, 0.0)}"
+        )
+    return value
+
+
 def _result(value, shape, dtype, name):
     value = np.asarray(value)
     if value.shape != tuple(shape):
@@ -467,6 +489,56 @@ def _result(value, shape, dtype, name):
     if value.dtype != dtype:
         raise AssertionError(f"{name} returned dtype {value.dtype}; expected {np.dtype(dtype)}")
     return value
+
+
+def _mismatch(actual, expected, atol):
+    """Where ``actual`` and ``expected`` differ by more than ``atol``, in words.
+
+    Parameters
+    ----------
+    actual, expected : array_like
+        Arrays of one shape (compared in float64; NaN counts as a mismatch).
+    atol : float
+        The allowed absolute difference (0: any change counts).
+
+    Returns
+    -------
+    str
+        How many values differ, the indices they occupy along each axis (``:``
+        for every index, ranges as ``a-b``), and the worst one with its index and
+        both values, e.g. ``"42 of 630 values off by more than 1e-12, at [:, :, :,
+        8]; worst at (1, 2, 6, 8): 0.25 instead of 0.5"``; ``"no value off by more
+        than ..."`` when none is.
+    """
+    actual = np.asarray(actual, np.float64)
+    expected = np.asarray(expected, np.float64)
+    if actual.shape != expected.shape:
+        raise ValueError(f"shapes differ: {actual.shape} and {expected.shape}")
+    diff = np.abs(actual - expected)
+    bad = ~(diff <= atol)  # NaN is bad
+    n = int(np.count_nonzero(bad))
+    off = f"off by more than {atol:.3g}" if atol else "changed"
+    if not n:
+        return f"no value {off}"
+    worst = np.unravel_index(int(np.argmax(np.where(np.isnan(diff), np.inf, diff))), diff.shape)
+    axes = []
+    for axis, length in enumerate(bad.shape):
+        hit = np.flatnonzero(np.moveaxis(bad, axis, 0).reshape(length, -1).any(axis=1))
+        axes.append(":" if hit.size == length else _ranges(hit))
+    index = tuple(int(i) for i in worst)
+    return (
+        f"{n} of {bad.size} values {off}, at [{', '.join(axes)}]; "
+        f"worst at {index}: {float(actual[index])!r} instead of {float(expected[index])!r}"
+    )
+
+
+def _ranges(indices, limit=6):
+    """Sorted indices as ``8`` or ``{1, 4-7, 9}``; more than ``limit`` runs end in ``...``."""
+    if indices.size == 1:
+        return str(indices[0])
+    runs = np.split(indices, np.flatnonzero(np.diff(indices) != 1) + 1)
+    text = [f"{r[0]}" if r.size == 1 else f"{r[0]}-{r[-1]}" for r in runs[:limit]]
+    return "{" + ", ".join(text) + (", ..." if len(runs) > limit else "") + "}"
 
 
 def _contract(a, axis, matrix):
