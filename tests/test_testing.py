@@ -269,7 +269,7 @@ def test_check_reference_says_where_and_how_much():
     assert "backward deviates" in message
     assert "54 of 594 values off by more than" in message  # 2 * 3 * 9 values of column 10
     assert "at [:, :, :, 10]; worst at (" in message
-    assert re.search(r"worst at \(\d, \d, \d, 10\): 0\.0 instead of -?0\.\d+", message)
+    assert re.search(r"worst at \(\d, \d, \d, 10\) \(flat \d+\): 0\.0 instead of -?0\.\d+", message)
 
     # an align_corners mix-up is off everywhere; one wrong row of a forward is found too
     def wrong_row(x, size, **options):
@@ -291,7 +291,7 @@ def test_mismatch_describes_where_arrays_differ():
     actual[1, [0, 1, 2, 5, 7, 8]] = [1, 1, 1, 3, 1, np.nan]
     assert testing._mismatch(actual, expected, 0.5) == (
         "6 of 36 values off by more than 0.5, at [1, {0-2, 5, 7-8}]; "
-        "worst at (1, 8): nan instead of 0.0"  # NaN is the worst difference
+        "worst at (1, 8) (flat 20): nan instead of 0.0"  # NaN is the worst difference
     )
     assert testing._mismatch(actual, expected, np.inf).startswith("1 of 36")  # only the NaN
     assert testing._mismatch(expected, expected, 0.0) == "no value changed"

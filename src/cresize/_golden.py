@@ -224,8 +224,16 @@ def verify(directory, expected=None, seed=0, rtol=None):
                 continue
             error, problem = _error(result[key], case[key], shape, case["scale"][key])
             cells.append("bad" if error is None else f"{error:.1e}")
-            if problem or not error <= tol:
-                problems.append(problem or f"{key} error {error:.2e} > {tol:.1e}")
+            if problem is None and not error <= tol:
+                atol = tol * case["scale"][key] if case["scale"][key] else tol
+                where = testing._mismatch(
+                    np.reshape(np.asarray(result[key], np.float64), shape),
+                    np.reshape(np.asarray(case[key], np.float64), shape),
+                    atol,
+                )
+                problem = f"{key} error {error:.2e} > {tol:.1e}: {where}"
+            if problem:
+                problems.append(problem)
         if cells == ["-", "-"]:
             problems.append("neither output nor grad_input given")
         failures += bool(problems)

@@ -505,10 +505,10 @@ def _mismatch(actual, expected, atol):
     -------
     str
         How many values differ, the indices they occupy along each axis (``:``
-        for every index, ranges as ``a-b``), and the worst one with its index and
-        both values, e.g. ``"42 of 630 values off by more than 1e-12, at [:, :, :,
-        8]; worst at (1, 2, 6, 8): 0.25 instead of 0.5"``; ``"no value off by more
-        than ..."`` when none is.
+        for every index, ranges as ``a-b``), and the worst one with its index (and
+        its index in the flat C-order array) and both values, e.g. ``"42 of 630
+        values off by more than 1e-12, at [:, :, :, 8]; worst at (1, 2, 6, 8) (flat
+        377): 0.25 instead of 0.5"``; ``"no value off by more than ..."`` when none is.
     """
     actual = np.asarray(actual, np.float64)
     expected = np.asarray(expected, np.float64)
@@ -526,9 +526,10 @@ def _mismatch(actual, expected, atol):
         hit = np.flatnonzero(np.moveaxis(bad, axis, 0).reshape(length, -1).any(axis=1))
         axes.append(":" if hit.size == length else _ranges(hit))
     index = tuple(int(i) for i in worst)
+    flat = f" (flat {np.ravel_multi_index(index, bad.shape)})" if bad.ndim > 1 else ""
     return (
-        f"{n} of {bad.size} values {off}, at [{', '.join(axes)}]; "
-        f"worst at {index}: {float(actual[index])!r} instead of {float(expected[index])!r}"
+        f"{n} of {bad.size} values {off}, at [{', '.join(axes)}]; worst at {index}{flat}: "
+        f"{float(actual[index])!r} instead of {float(expected[index])!r}"
     )
 
 
