@@ -43,6 +43,9 @@ TOLERANCES = {np.dtype(np.float32): 2e-6, np.dtype(np.float64): 1e-12}
 #: Relative tolerance of ``check_gradient`` (float64 central differences).
 FD_TOLERANCE = 1e-8
 
+# An inner product cannot say which values are off; check_reference can.
+_WHERE = "an inner product: check_reference with the same arguments says which values are off"
+
 __all__ = [
     "FD_TOLERANCE",
     "TOLERANCES",
@@ -276,7 +279,7 @@ def check_adjoint(
             f"adjoint identity fails for shape={tuple(shape)} {_describe(size, options)}: "
             f"<resize(x), g> = {lhs!r}, <x, resize_backward(g)> = {rhs!r}, "
             f"difference {abs(lhs - rhs):.3e}, scale {scale:.3e}, relative {error:.3e} > "
-            f"rtol {rtol:.1e}"
+            f"rtol {rtol:.1e} ({_WHERE})"
         )
     return error
 
@@ -362,7 +365,7 @@ def check_gradient(
             raise AssertionError(
                 f"finite differences disagree with resize_backward for shape={tuple(shape)} "
                 f"{_describe(size, options)}: numeric {numeric!r}, analytic {analytic!r}, "
-                f"scale {scale:.3e}, relative {error:.3e} > rtol {rtol:.1e}"
+                f"scale {scale:.3e}, relative {error:.3e} > rtol {rtol:.1e} ({_WHERE})"
             )
         worst = max(worst, error)
     return worst
