@@ -276,6 +276,19 @@ def test_verify_float32_results_and_partial_results(golden_dir, tmp_path, capsys
     )
     assert _golden.main(["--verify", str(f32)]) == 0
     assert _golden.main(["--verify", str(f32), "--rtol", "1e-12"]) == 1  # float32 is not 1e-12
+    assert 'mark them "dtype"' not in capsys.readouterr().out  # --rtol was asked for
+    # float32 results not marked as such: the failing lines say what they look like
+    unmarked = results_from(
+        cases,
+        as_float32(cresize.resize),
+        as_float32(cresize.resize_backward),
+        tmp_path / "unmarked",
+    )
+    assert _golden.main(["--verify", str(unmarked)]) == 1
+    failing = [line for line in capsys.readouterr().out.splitlines() if "FAIL" in line]
+    assert len(failing) > len(cases) // 2
+    assert all(line.endswith('(float32 results? mark them "dtype": "float32")') for line in failing)
+    assert all(line.count("float32 results?") == 1 for line in failing)
     capsys.readouterr()
     partial = tmp_path / "partial"
     partial.mkdir()
