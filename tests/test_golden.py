@@ -305,10 +305,17 @@ def test_verify_float32_results_and_partial_results(golden_dir, tmp_path, capsys
     "result, problem",
     [
         ({"name": "no-such-case", "output": [1.0]}, "not a golden case"),
-        ({"name": "area-ac0-aa0-up", "output": [1.0, 2.0]}, "has 2 values"),
+        ({"name": "area-ac0-aa0-up", "output": [1.0, 2.0]}, "FAIL: output has 2 values"),
         ({"name": "area-ac0-aa0-up"}, "neither output nor grad_input"),
         ({"name": "area-ac0-aa0-up", "output": ["a"]}, "not a list of numbers"),
-        ({"name": "area-ac0-aa0-up", "output": [float("nan")] * 126}, "NaN"),
+        ({"name": "area-ac0-aa0-up", "output": [float("nan")] * 126}, "has 126 NaN or Inf values"),
+        (
+            {
+                "name": "area-ac0-aa0-up",
+                "output": [0.0] * 5 + [float("inf"), float("nan")] + [0.0] * 119,
+            },
+            "FAIL: output has 2 NaN or Inf values, the first at (0, 0, 0, 5) (flat 5)",
+        ),
         ({"name": "area-ac0-aa0-up", "output": [0.0] * 126, "dtype": "float16"}, "dtype must be"),
     ],
 )

@@ -224,6 +224,7 @@ def verify(directory, expected=None, seed=0, rtol=None):
                 continue
             error, problem = _error(result[key], case[key], shape, case["scale"][key])
             cells.append("bad" if error is None else f"{error:.1e}")
+            problem = problem and f"{key} {problem}"  # which field
             if problem is None and not error <= tol:
                 atol = tol * case["scale"][key] if case["scale"][key] else tol
                 where = testing._mismatch(
@@ -266,8 +267,14 @@ def _error(values, expected, shape, scale):
         return None, "values are not a list of numbers"
     if values.size != int(np.prod(shape)) or (values.ndim > 1 and list(values.shape) != shape):
         return None, f"has {values.size} values of shape {list(values.shape)}; expected {shape}"
-    if not np.all(np.isfinite(values)):
-        return None, "has NaN or Inf"
+    bad = ~np.isfinite(values)
+    if bad.any():
+        first = int(np.flatnonzero(bad)[0])
+        index = tuple(int(i) for i in np.unravel_index(first, shape))
+        return None, (
+            f"has {np.count_nonzero(bad)} NaN or Inf value{'s' if bad.sum() > 1 else ''}, "
+            f"the first at {index} (flat {first})"
+        )
     deviation = float(np.abs(values.ravel() - np.ravel(expected)).max(initial=0))
     return (deviation / scale if scale else deviation), None
 
