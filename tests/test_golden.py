@@ -259,6 +259,24 @@ def test_verify_says_where_a_result_is_off(golden_dir, tmp_path, capsys):
     assert float(got) == 0.0 and float(wanted) == case["grad_input"][int(flat)] != 0
 
 
+def test_verify_names_the_convention_a_result_follows(golden_dir, tmp_path, capsys):
+    """A backward with align_corners flipped: each failing line says so."""
+    cases = {k: v for k, v in load_cases(golden_dir).items() if k.startswith("bilinear-")}
+
+    def flipped(g, input_shape, **options):
+        options["align_corners"] = not options["align_corners"]
+        return cresize.resize_backward(g, input_shape, **options, num_threads=1)
+
+    results = results_from(cases, cresize.resize, flipped, tmp_path / "flipped")
+    assert _golden.main(["--verify", str(results), "--expected", str(golden_dir)]) == 1
+    lines = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()[1:-1]}
+    failing = [name for name, line in lines.items() if "FAIL" in line]
+    assert len(failing) >= len(cases) - 2  # a 1-pixel case may come out the same
+    for name in failing:
+        flip = "align_corners=False" if cases[name]["align_corners"] else "align_corners=True"
+        assert f"; it is what {flip}" in lines[name] and "output error" not in lines[name]
+
+
 def test_verify_float32_results_and_partial_results(golden_dir, tmp_path, capsys):
     cases = load_cases(golden_dir)
 

@@ -271,6 +271,34 @@ def test_check_reference_says_where_and_how_much():
     assert "54 of 594 values off by more than" in message  # 2 * 3 * 9 values of column 10
     assert "at [:, :, :, 10]; worst at (" in message
     assert re.search(r"worst at \(\d, \d, \d, 10\) \(flat \d+\): 0\.0 instead of -?0\.\d+", message)
+    assert "it is what" not in message  # no other convention gives this
+
+
+@pytest.mark.parametrize(
+    "options, wrong, said",
+    [
+        (
+            dict(mode="bilinear", align_corners=True),
+            dict(align_corners=False),
+            "align_corners=False",
+        ),
+        (dict(mode="nearest-exact"), dict(mode="nearest"), "mode='nearest'"),
+        (dict(mode="bicubic", antialias=True), dict(antialias=False), "antialias=False"),
+    ],
+)
+def test_check_reference_names_the_convention_a_result_follows(options, wrong, said):
+    """A port that mixes up a convention: the report names the options it follows."""
+
+    def backward(g, input_shape, **given):
+        return cresize.resize_backward(g, input_shape, **{**given, **wrong})
+
+    def forward(x, size, **given):
+        return cresize.resize(x, size, **{**given, **wrong})
+
+    with pytest.raises(AssertionError, match=rf"backward deviates.*; it is what {said} gives$"):
+        testing.check_reference((2, 3, 9, 11), (5, 7), backward=backward, **options)
+    with pytest.raises(AssertionError, match=rf"forward deviates.*; it is what {said} gives$"):
+        testing.check_reference((2, 3, 9, 11), (5, 7), forward=forward, dtype="float32", **options)
 
     # an align_corners mix-up is off everywhere; one wrong row of a forward is found too
     def wrong_row(x, size, **options):

@@ -227,11 +227,9 @@ def verify(directory, expected=None, seed=0, rtol=None):
             problem = problem and f"{key} {problem}"  # which field
             if problem is None and not error <= tol:
                 atol = tol * case["scale"][key] if case["scale"][key] else tol
-                where = testing._mismatch(
-                    np.reshape(np.asarray(result[key], np.float64), shape),
-                    np.reshape(np.asarray(case[key], np.float64), shape),
-                    atol,
-                )
+                values = np.reshape(np.asarray(result[key], np.float64), shape)
+                where = testing._mismatch(values, np.reshape(case[key], shape), atol)
+                where += _lookalike(case, key, values, atol)
                 problem = f"{key} error {error:.2e} > {tol:.1e}: {where}"
                 float32_like.append(error <= case["tolerance"]["float32"])
             if problem:
@@ -257,6 +255,21 @@ def verify(directory, expected=None, seed=0, rtol=None):
     if not results:
         print(f"cresize golden: no result files in {directory}", file=sys.stderr)
     return 1 if failures or not results else 0
+
+
+def _lookalike(case, key, values, atol):
+    """``testing._lookalike`` for a case's ``output`` or ``grad_input``."""
+    given = "input" if key == "output" else "grad_output"
+    return testing._lookalike(
+        np.reshape(case[given], case["input_shape" if key == "output" else "output_shape"]),
+        values,
+        atol,
+        tuple(case["input_shape"]),
+        None if case["scale_factor"] else tuple(case["size"]),
+        {k: case[k] for k in ("scale_factor", "mode", "align_corners", "antialias")},
+        tuple(case["axes"]),
+        transpose=key == "grad_input",
+    )
 
 
 def _error(values, expected, shape, scale):

@@ -464,6 +464,16 @@ def check_reference(
                 f"{_describe(size, options)} dtype={dtype}: max deviation {deviation:.3e}, "
                 f"scale {scale:.3e}, relative {error:.3e} > rtol {rtol:.1e}; "
                 + _mismatch(result, expected, rtol * scale if scale else rtol)
+                + _lookalike(
+                    a,
+                    result,
+                    rtol * scale if scale else rtol,
+                    tuple(shape),
+                    size,
+                    {k: v for k, v in options.items() if k != "axes"},
+                    options["axes"],
+                    transpose=name == "backward",
+                )
             )
         errors.append(error)
     return max(errors)
@@ -555,6 +565,31 @@ def _mismatch(actual, expected, atol):
         f"{n} of {bad.size} values {off}, at [{', '.join(axes)}]; worst at {index}{flat}: "
         f"{float(actual[index])!r} instead of {float(expected[index])!r}"
     )
+
+
+def _lookalike(a, result, atol, shape, size, options, axes, transpose):
+    """``"; it is what align_corners=False gives"`` when ``result`` is, within ``atol``,
+    the dense operator (``W``, or ``W.T`` with ``transpose``) applied to ``a`` of options
+    that differ from ``options`` in one respect (``align_corners`` or ``antialias``
+    flipped, another mode; every match, joined by "or"); ``""`` when none matches. For
+    failure messages only."""
+    changes = [dict(align_corners=not options["align_corners"])]
+    changes += [dict(antialias=not options["antialias"])]
+    changes += [dict(mode=m) for m in cresize.MODES if m != options["mode"]]
+    result = np.asarray(result, np.float64)
+    matches = []
+    for change in changes:
+        try:
+            matrices = reference_matrices(shape, size, **{**options, **change}, axes=axes)
+        except (TypeError, ValueError):  # not a valid combination
+            continue
+        expected = np.asarray(a, np.float64)
+        for axis, matrix in matrices.items():
+            expected = _contract(expected, axis, matrix.T if transpose else matrix)
+        if expected.shape == result.shape and np.abs(result - expected).max(initial=0) <= atol:
+            ((option, value),) = change.items()
+            matches.append(f"{option}={value!r}")
+    return f"; it is what {' or '.join(matches)} gives" if matches else ""
 
 
 def _ranges(indices, limit=6):
