@@ -51,6 +51,29 @@ def test_quick_matrix_passes_and_writes_json(tmp_path, capsys):
     assert sum(line.endswith(" ok") for line in printed.splitlines()) == len(rows)
 
 
+def test_seed_draws_other_inputs_and_is_recorded(tmp_path, capsys):
+    """``--seed``: the checks run on other random inputs (other error figures), the seed
+    is in the summary and the JSON, and a bad one is refused before the run."""
+    reports = {}
+    for seed in (0, 7):
+        path = tmp_path / f"check-{seed}.json"
+        argv = ["--quick", "--modes", "bicubic", "--no-torch", "--threads", "1"]
+        assert _check.main([*argv, "--seed", str(seed), "--json", str(path)]) == 0
+        assert capsys.readouterr().out.splitlines()[-1].endswith(f", seed {seed}")
+        reports[seed] = json.loads(path.read_text())
+        assert reports[seed]["seed"] == seed
+    pairs = list(zip(reports[0]["results"], reports[7]["results"]))
+    assert all(a["case"] == b["case"] and a["dtype"] == b["dtype"] for a, b in pairs)
+    assert sum(a["adjoint"] != b["adjoint"] for a, b in pairs) > len(pairs) // 2
+    assert sum(a["reference"] != b["reference"] for a, b in pairs) > len(pairs) // 2
+    # the default is seed 0, as before
+    assert _check.run_one(_check.CASES[8], "bicubic", False, False, np.float64) == (
+        _check.run_one(_check.CASES[8], "bicubic", False, False, np.float64, seed=0)
+    )
+    assert _check.main(["--seed", "-1"]) == 2
+    assert "--seed must be an int >= 0; got -1" in capsys.readouterr().err
+
+
 def test_off_by_one_backward_fails_the_check(monkeypatch, capsys):
     cresize.clear_cache()  # plans made before the patch keep their correct backward tables
     monkeypatch.setattr(_tables.Taps, "transpose", shifted_transpose(_tables.Taps.transpose))

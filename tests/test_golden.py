@@ -2,6 +2,7 @@
 
 import functools
 import json
+import re
 
 import numpy as np
 import pytest
@@ -111,6 +112,55 @@ def test_expected_values_agree_with_dense_weights_and_spec_oracle(golden_dir):
         ), name
 
 
+def _options(case):
+    return dict(
+        scale_factor=case["scale_factor"],
+        mode=case["mode"],
+        align_corners=case["align_corners"],
+        antialias=case["antialias"],
+        axes=(2, 3),
+    )
+
+
+def test_files_read_as_docs_guide_golden_says(golden_dir):
+    """What docs/guide/golden.md promises a reader in another language: strict JSON (no
+    NaN/Infinity), shortest round-trip decimals of the exact float64 results, C order with
+    the given flat-index formula, nested (out_size, in_size) matrices in axis order."""
+
+    def refuse(token):
+        raise AssertionError(f"not strict JSON: {token}")
+
+    in_memory = {c["name"]: c for c in _golden.golden_cases(0)}
+    for path in sorted(golden_dir.glob("*.json")):
+        text = path.read_text(encoding="utf-8")
+        c = json.loads(text, parse_constant=refuse)
+        if path.name == "index.json":
+            assert set(c) == {"schema", "seed", "cases"}
+            continue
+        assert path.stem == c["name"]
+        exact = in_memory[c["name"]]
+        for key in ("input", "output", "grad_output", "grad_input"):
+            assert np.array_equal(np.array(c[key]), exact[key])  # the same bits
+        assert f"{c['output'][0]!r}" in text  # each number is written as repr writes it
+        # value [n, c, h, w] of an (N, C, H, W) shape at ((n*C + c)*H + h)*W + w, against
+        # cresize's own result on the input read that way
+        big_n, big_c, big_h, big_w = c["output_shape"]
+        n, ch, h, w = big_n - 1, big_c - 1, big_h // 2, big_w - 1
+        x = np.zeros(c["input_shape"])
+        for i in range(len(c["input"])):  # unflatten by the formula, not by NumPy
+            rest, wi = divmod(i, c["input_shape"][3])
+            rest, hi = divmod(rest, c["input_shape"][2])
+            ni, ci = divmod(rest, c["input_shape"][1])
+            x[ni, ci, hi, wi] = c["input"][i]
+        size = None if c["scale_factor"] else tuple(c["size"])
+        y = cresize.resize(x, size, **_options(c), num_threads=1)
+        assert c["output"][((n * big_c + ch) * big_h + h) * big_w + w] == y[n, ch, h, w]
+        assert [m["axis"] for m in c["weights"]] == c["axes"] == [2, 3]
+        for m in c["weights"]:
+            assert len(m["matrix"]) == m["out_size"]
+            assert all(len(row) == m["in_size"] for row in m["matrix"])
+
+
 def test_deterministic_and_seeded(golden_dir, tmp_path):
     again, other = tmp_path / "again", tmp_path / "other"
     assert _golden.main(["--out", str(again)]) == 0
@@ -177,6 +227,56 @@ def test_verify_catches_an_off_by_one_backward(golden_dir, tmp_path, monkeypatch
         assert "grad_input error" in lines[name] and "output error" not in lines[name]
 
 
+def test_verify_says_where_a_result_is_off(golden_dir, tmp_path, capsys):
+    """A bilinear backward that drops the last input column: each failing line names
+    the column, the count, the worst value's index (also flat, as the file is) and both
+    values; the forward, right, is not blamed."""
+    cases = {k: v for k, v in load_cases(golden_dir).items() if k.startswith("bilinear-ac0")}
+
+    def drops_last_column(g, input_shape, **options):
+        dx = cresize.resize_backward(g, input_shape, **options, num_threads=1)
+        dx[..., -1] = 0
+        return dx
+
+    results = results_from(
+        cases,
+        functools.partial(cresize.resize, num_threads=1),
+        drops_last_column,
+        tmp_path / "wrong",
+    )
+    assert _golden.main(["--verify", str(results), "--expected", str(golden_dir)]) == 1
+    lines = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()[1:-1]}
+    # 1 x 2 x 4 x 5 input: the last column is 2 * 4 values; the worst one is in it
+    up = lines["bilinear-ac0-aa0-up"]
+    assert "FAIL: grad_input error" in up and "output error" not in up
+    assert "8 of 40 values off by more than" in up and "at [:, :, :, 4]; worst at (0, " in up
+    index, flat, got, wanted = re.search(
+        r"worst at (\(.*?\)) \(flat (\d+)\): (\S+) instead of (\S+)$", up
+    ).groups()
+    index = tuple(int(i) for i in index.strip("()").split(", "))
+    case = cases["bilinear-ac0-aa0-up"]
+    assert int(flat) == np.ravel_multi_index(index, case["input_shape"]) and index[3] == 4
+    assert float(got) == 0.0 and float(wanted) == case["grad_input"][int(flat)] != 0
+
+
+def test_verify_names_the_convention_a_result_follows(golden_dir, tmp_path, capsys):
+    """A backward with align_corners flipped: each failing line says so."""
+    cases = {k: v for k, v in load_cases(golden_dir).items() if k.startswith("bilinear-")}
+
+    def flipped(g, input_shape, **options):
+        options["align_corners"] = not options["align_corners"]
+        return cresize.resize_backward(g, input_shape, **options, num_threads=1)
+
+    results = results_from(cases, cresize.resize, flipped, tmp_path / "flipped")
+    assert _golden.main(["--verify", str(results), "--expected", str(golden_dir)]) == 1
+    lines = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()[1:-1]}
+    failing = [name for name, line in lines.items() if "FAIL" in line]
+    assert len(failing) >= len(cases) - 2  # a 1-pixel case may come out the same
+    for name in failing:
+        flip = "align_corners=False" if cases[name]["align_corners"] else "align_corners=True"
+        assert f"; it is what {flip}" in lines[name] and "output error" not in lines[name]
+
+
 def test_verify_float32_results_and_partial_results(golden_dir, tmp_path, capsys):
     cases = load_cases(golden_dir)
 
@@ -194,6 +294,19 @@ def test_verify_float32_results_and_partial_results(golden_dir, tmp_path, capsys
     )
     assert _golden.main(["--verify", str(f32)]) == 0
     assert _golden.main(["--verify", str(f32), "--rtol", "1e-12"]) == 1  # float32 is not 1e-12
+    assert 'mark them "dtype"' not in capsys.readouterr().out  # --rtol was asked for
+    # float32 results not marked as such: the failing lines say what they look like
+    unmarked = results_from(
+        cases,
+        as_float32(cresize.resize),
+        as_float32(cresize.resize_backward),
+        tmp_path / "unmarked",
+    )
+    assert _golden.main(["--verify", str(unmarked)]) == 1
+    failing = [line for line in capsys.readouterr().out.splitlines() if "FAIL" in line]
+    assert len(failing) > len(cases) // 2
+    assert all(line.endswith('(float32 results? mark them "dtype": "float32")') for line in failing)
+    assert all(line.count("float32 results?") == 1 for line in failing)
     capsys.readouterr()
     partial = tmp_path / "partial"
     partial.mkdir()
@@ -210,10 +323,17 @@ def test_verify_float32_results_and_partial_results(golden_dir, tmp_path, capsys
     "result, problem",
     [
         ({"name": "no-such-case", "output": [1.0]}, "not a golden case"),
-        ({"name": "area-ac0-aa0-up", "output": [1.0, 2.0]}, "has 2 values"),
+        ({"name": "area-ac0-aa0-up", "output": [1.0, 2.0]}, "FAIL: output has 2 values"),
         ({"name": "area-ac0-aa0-up"}, "neither output nor grad_input"),
         ({"name": "area-ac0-aa0-up", "output": ["a"]}, "not a list of numbers"),
-        ({"name": "area-ac0-aa0-up", "output": [float("nan")] * 126}, "NaN"),
+        ({"name": "area-ac0-aa0-up", "output": [float("nan")] * 126}, "has 126 NaN or Inf values"),
+        (
+            {
+                "name": "area-ac0-aa0-up",
+                "output": [0.0] * 5 + [float("inf"), float("nan")] + [0.0] * 119,
+            },
+            "FAIL: output has 2 NaN or Inf values, the first at (0, 0, 0, 5) (flat 5)",
+        ),
         ({"name": "area-ac0-aa0-up", "output": [0.0] * 126, "dtype": "float16"}, "dtype must be"),
     ],
 )

@@ -1,6 +1,7 @@
 """cresize.testing: passes on cresize, fails on wrong backwards; the reference is right."""
 
 import functools
+import re
 
 import numpy as np
 import pytest
@@ -133,9 +134,10 @@ def test_adjoint_scale_bounds_both_inner_products():
 def test_wrong_backwards_are_caught(name):
     wrong = wrong_backwards()[name]
     options = dict(mode="bicubic", align_corners=True)
-    with pytest.raises(AssertionError, match="adjoint identity fails"):
+    where = r"\(an inner product: check_reference with the same arguments says which values"
+    with pytest.raises(AssertionError, match=r"adjoint identity fails.*" + where):
         testing.check_adjoint((2, 5, 7), (9, 4), backward=wrong, **options)
-    with pytest.raises(AssertionError, match="finite differences disagree"):
+    with pytest.raises(AssertionError, match=r"finite differences disagree.*" + where):
         testing.check_gradient((2, 5, 7), (9, 4), backward=wrong, **options)
     with pytest.raises(AssertionError, match="backward deviates"):
         testing.check_reference((2, 5, 7), (9, 4), backward=wrong, **options)
@@ -251,3 +253,126 @@ def test_other_implementations_are_checked_for_shape_and_dtype():
 def test_bad_arguments(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+def test_check_reference_says_where_and_how_much():
+    """A bilinear backward that drops the last input column: the report names the
+    column, how many values are off and the worst one with both values."""
+
+    def drops_last_column(g, input_shape, **options):
+        dx = cresize.resize_backward(g, input_shape, **options)
+        dx[..., -1] = 0
+        return dx
+
+    with pytest.raises(AssertionError) as info:
+        testing.check_reference((2, 3, 9, 11), (5, 17), backward=drops_last_column)
+    message = str(info.value)
+    assert "backward deviates" in message
+    assert "54 of 594 values off by more than" in message  # 2 * 3 * 9 values of column 10
+    assert "at [:, :, :, 10]; worst at (" in message
+    assert re.search(r"worst at \(\d, \d, \d, 10\) \(flat \d+\): 0\.0 instead of -?0\.\d+", message)
+    assert "it is what" not in message  # no other convention gives this
+
+
+@pytest.mark.parametrize(
+    "options, wrong, said",
+    [
+        (
+            dict(mode="bilinear", align_corners=True),
+            dict(align_corners=False),
+            "align_corners=False",
+        ),
+        (dict(mode="nearest-exact"), dict(mode="nearest"), "mode='nearest'"),
+        (dict(mode="bicubic", antialias=True), dict(antialias=False), "antialias=False"),
+    ],
+)
+def test_check_reference_names_the_convention_a_result_follows(options, wrong, said):
+    """A port that mixes up a convention: the report names the options it follows."""
+
+    def backward(g, input_shape, **given):
+        return cresize.resize_backward(g, input_shape, **{**given, **wrong})
+
+    def forward(x, size, **given):
+        return cresize.resize(x, size, **{**given, **wrong})
+
+    with pytest.raises(AssertionError, match=rf"backward deviates.*; it is what {said} gives$"):
+        testing.check_reference((2, 3, 9, 11), (5, 7), backward=backward, **options)
+    with pytest.raises(AssertionError, match=rf"forward deviates.*; it is what {said} gives$"):
+        testing.check_reference((2, 3, 9, 11), (5, 7), forward=forward, dtype="float32", **options)
+
+    # an align_corners mix-up is off everywhere; one wrong row of a forward is found too
+    def wrong_row(x, size, **options):
+        y = cresize.resize(x, size, **options)
+        y[:, 2, 1:4] += 1e-6
+        return y
+
+    with pytest.raises(
+        AssertionError,
+        match=r"forward deviates.*12 of 476 values off by more "
+        r"than [\d.e-]+, at \[:, 2, \{1-3\}\]; worst at \(\d, 2, [1-3]\)",
+    ):
+        testing.check_reference((4, 7, 9), (7, 17), axes=(1, 2), forward=wrong_row)
+
+
+def test_mismatch_describes_where_arrays_differ():
+    expected = np.zeros((3, 12))
+    actual = expected.copy()
+    actual[1, [0, 1, 2, 5, 7, 8]] = [1, 1, 1, 3, 1, np.nan]
+    assert testing._mismatch(actual, expected, 0.5) == (
+        "6 of 36 values off by more than 0.5, at [1, {0-2, 5, 7-8}]; "
+        "worst at (1, 8) (flat 20): nan instead of 0.0"  # NaN is the worst difference
+    )
+    assert testing._mismatch(actual, expected, np.inf).startswith("1 of 36")  # only the NaN
+    assert testing._mismatch(expected, expected, 0.0) == "no value changed"
+    many = np.zeros(40)
+    many[::3] = 1
+    assert "at [{0, 3, 6, 9, 12, 15, ...}]" in testing._mismatch(many, np.zeros(40), 0.5)
+
+
+@pytest.mark.parametrize(
+    "check", [testing.check_adjoint, testing.check_gradient, testing.check_reference]
+)
+def test_an_implementation_that_writes_into_its_input_fails(check):
+    """A backward that scales grad_output in place would otherwise pass: both inner
+    products (and the reference) would then be taken with the scaled gradient."""
+
+    def scales_grad_output(g, input_shape, **options):
+        g *= 2
+        return cresize.resize_backward(g, input_shape, **options)
+
+    def clips_x(x, size, **options):
+        np.clip(x, -0.5, 0.5, out=x)
+        return cresize.resize(x, size, **options)
+
+    with pytest.raises(
+        AssertionError,
+        match=r"backward modified its input \(grad_output\) in "
+        r"place: 70 of 70 values changed, at \[:, :\]",
+    ):
+        check((4, 6), (7, 10), backward=scales_grad_output)
+    with pytest.raises(AssertionError, match=r"forward modified its input \(x\) in place"):
+        check((4, 6), (7, 10), forward=clips_x)
+
+
+def test_adjoint_and_gradient_checks_build_no_dense_matrix(monkeypatch):
+    """A long 1-D axis, 20,000 -> 30,000: its dense matrix is 4.8 GB (it took 14 s of
+    CPU to build); the inner-product checks need only its row and column sums."""
+
+    def refuse(self):
+        raise AssertionError("a dense matrix was built")
+
+    monkeypatch.setattr(_tables.Taps, "dense", refuse)
+    for check in (testing.check_adjoint, testing.check_gradient):
+        assert check((2, 20000), (30000,), mode="lanczos3", antialias=True) <= 1e-8
+    with pytest.raises(AssertionError, match="a dense matrix was built"):
+        testing.check_reference((2, 20), (30,))  # the dense reference is dense
+    monkeypatch.undo()
+    # the sums from the sparse taps are those of the dense matrices
+    rng = np.random.default_rng(3)
+    x, g = rng.uniform(-1, 1, (3, 9, 10)), rng.uniform(-1, 1, (3, 16, 4))
+    for mode, ac, aa in COMBOS:
+        options = dict(mode=mode, align_corners=ac, antialias=aa, axes=(1, 2))
+        dense = testing.adjoint_scale(x, g, testing.reference_matrices(x.shape, (16, 4), **options))
+        spec = cresize._spec.forward(x.shape, (16, 4), None, mode, ac, aa, (1, 2))
+        sparse = testing._adjoint_scale(x, g, testing._norms(spec))
+        assert sparse == pytest.approx(dense, rel=1e-14, abs=0)

@@ -70,8 +70,15 @@ def main(argv=None):
         metavar="N",
         help="num_threads of every call (default: OpenMP's default)",
     )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="seed of the random inputs (default 0; the PyTorch comparison draws from seed + 1)",
+    )
     try:
         args = parser.parse_args(argv)
+        testing._seed(args.seed, "--seed")
         modes = _modes(args.modes)
         if args.threads is not None:
             _threads(args.threads)
@@ -96,7 +103,7 @@ def main(argv=None):
     cases = [c for c in CASES if c[5] or not args.quick]
     start = time.perf_counter()
     rows = [
-        run_one(case, mode, ac, aa, dtype, torch, args.threads)
+        run_one(case, mode, ac, aa, dtype, torch, args.threads, seed=args.seed)
         for mode in modes
         for ac, aa in option_combinations(mode)
         for case in cases
@@ -116,7 +123,7 @@ def main(argv=None):
         print(f"FAIL {_label(row)}: {row['message']}")
     print(
         f"{len(rows)} configurations, {len(failed)} failed, {seconds:.1f} s; "
-        f"cresize {cresize.__version__}, torch {compared}"
+        f"cresize {cresize.__version__}, torch {compared}, seed {args.seed}"
     )
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
@@ -126,6 +133,7 @@ def main(argv=None):
                     "torch": None if torch is None else torch.__version__,
                     "tolerances": {str(k): v for k, v in testing.TOLERANCES.items()},
                     "fd_tolerance": testing.FD_TOLERANCE,
+                    "seed": args.seed,
                     "failed": len(failed),
                     "results": rows,
                 },
@@ -140,8 +148,11 @@ def option_combinations(mode):
     return [(c["align_corners"], c["antialias"]) for c in _spec.configurations((mode,))]
 
 
-def run_one(case, mode, align_corners, antialias, dtype, torch=None, num_threads=None):
-    """Check one configuration; a dict with the numbers, ``passed`` and ``message``."""
+def run_one(case, mode, align_corners, antialias, dtype, torch=None, num_threads=None, seed=0):
+    """Check one configuration; a dict with the numbers, ``passed`` and ``message``.
+
+    ``seed`` seeds the ``cresize.testing`` checks; the PyTorch comparison draws from
+    ``seed + 1``."""
     name, shape, size, scale_factor, axes, _ = case
     dtype = np.dtype(dtype)
     options = dict(
@@ -185,7 +196,7 @@ def run_one(case, mode, align_corners, antialias, dtype, torch=None, num_threads
     tolerance = testing.TOLERANCES[dtype]
     for key, check, extra in checks:
         try:
-            row[key] = check(shape, size, rtol=np.inf, **options, **extra, **threads)
+            row[key] = check(shape, size, rtol=np.inf, seed=seed, **options, **extra, **threads)
         except Exception as exc:  # a crash is a failure of this row, not of the run
             messages.append(f"{key}: {type(exc).__name__}: {exc}")
             continue
@@ -195,7 +206,7 @@ def run_one(case, mode, align_corners, antialias, dtype, torch=None, num_threads
     if torch is not None:
         try:
             row["torch"] = torch_deviation(
-                torch, shape, size, dtype=dtype, num_threads=num_threads, **options
+                torch, shape, size, dtype=dtype, num_threads=num_threads, seed=seed + 1, **options
             )
         except Exception as exc:
             messages.append(f"torch: {type(exc).__name__}: {exc}")
@@ -211,7 +222,13 @@ def run_one(case, mode, align_corners, antialias, dtype, torch=None, num_threads
                 # its values and gradient are exactly those of its own indices.
                 try:
                     off, value, gradient = torch_nearest_deviation(
-                        torch, shape, size, dtype=dtype, num_threads=num_threads, **options
+                        torch,
+                        shape,
+                        size,
+                        dtype=dtype,
+                        num_threads=num_threads,
+                        seed=seed + 1,
+                        **options,
                     )
                     why = [
                         f"indices up to {off} apart" if off > 1 else "",

@@ -216,7 +216,7 @@ def verify(directory, expected=None, seed=0, rtol=None):
                 )
             )
             continue
-        cells, problems = [], []
+        cells, problems, float32_like = [], [], []
         for key, shape in (("output", case["output_shape"]), ("grad_input", case["input_shape"])):
             if key not in result:
                 cells.append("-")
@@ -224,12 +224,23 @@ def verify(directory, expected=None, seed=0, rtol=None):
                 continue
             error, problem = _error(result[key], case[key], shape, case["scale"][key])
             cells.append("bad" if error is None else f"{error:.1e}")
-            if problem or not error <= tol:
-                problems.append(problem or f"{key} error {error:.2e} > {tol:.1e}")
+            problem = problem and f"{key} {problem}"  # which field
+            if problem is None and not error <= tol:
+                atol = tol * case["scale"][key] if case["scale"][key] else tol
+                values = np.reshape(np.asarray(result[key], np.float64), shape)
+                where = testing._mismatch(values, np.reshape(case[key], shape), atol)
+                where += _lookalike(case, key, values, atol)
+                problem = f"{key} error {error:.2e} > {tol:.1e}: {where}"
+                float32_like.append(error <= case["tolerance"]["float32"])
+            if problem:
+                problems.append(problem)
         if cells == ["-", "-"]:
             problems.append("neither output nor grad_input given")
         failures += bool(problems)
         status = "FAIL: " + "; ".join(problems) if problems else "ok"
+        # every problem an error within the float32 tolerance, and no dtype said
+        if rtol is None and "dtype" not in result and float32_like == [True] * len(problems) != []:
+            status += ' (float32 results? mark them "dtype": "float32")'  # they would pass
         print(f"{name:34s}{cells[0]:>11s}{cells[1]:>12s}  {status}")
     missing = sorted(set(golden) - set(results))
     partial = "".join(
@@ -246,6 +257,21 @@ def verify(directory, expected=None, seed=0, rtol=None):
     return 1 if failures or not results else 0
 
 
+def _lookalike(case, key, values, atol):
+    """``testing._lookalike`` for a case's ``output`` or ``grad_input``."""
+    given = "input" if key == "output" else "grad_output"
+    return testing._lookalike(
+        np.reshape(case[given], case["input_shape" if key == "output" else "output_shape"]),
+        values,
+        atol,
+        tuple(case["input_shape"]),
+        None if case["scale_factor"] else tuple(case["size"]),
+        {k: case[k] for k in ("scale_factor", "mode", "align_corners", "antialias")},
+        tuple(case["axes"]),
+        transpose=key == "grad_input",
+    )
+
+
 def _error(values, expected, shape, scale):
     """``max|values - expected| / scale`` or ``(None, problem)``."""
     try:
@@ -254,8 +280,14 @@ def _error(values, expected, shape, scale):
         return None, "values are not a list of numbers"
     if values.size != int(np.prod(shape)) or (values.ndim > 1 and list(values.shape) != shape):
         return None, f"has {values.size} values of shape {list(values.shape)}; expected {shape}"
-    if not np.all(np.isfinite(values)):
-        return None, "has NaN or Inf"
+    bad = ~np.isfinite(values)
+    if bad.any():
+        first = int(np.flatnonzero(bad)[0])
+        index = tuple(int(i) for i in np.unravel_index(first, shape))
+        return None, (
+            f"has {np.count_nonzero(bad)} NaN or Inf value{'s' if bad.sum() > 1 else ''}, "
+            f"the first at {index} (flat {first})"
+        )
     deviation = float(np.abs(values.ravel() - np.ravel(expected)).max(initial=0))
     return (deviation / scale if scale else deviation), None
 

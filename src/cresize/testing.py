@@ -14,7 +14,9 @@ their backward passes against. This module gives the checks it runs on itself:
 
 Every check accepts ``forward=`` and ``backward=`` callables with the signatures
 of ``cresize.resize`` and ``cresize.resize_backward``, so a wrapper around another
-implementation can be checked the same way.
+implementation can be checked the same way. Each is given a copy of the check's
+array; one that writes into its input fails the check (``AssertionError``: "backward
+modified its input (grad_output) in place"), as it would otherwise corrupt it.
 
 Tolerances (``TOLERANCES``) are relative to the operator scale of docs/spec.md
 section 6: an error is divided by ``max|x| * prod(max row sum |W|)`` (per output
@@ -33,13 +35,16 @@ import numpy.typing as npt
 from numpy.typing import ArrayLike, DTypeLike
 
 import cresize
-from cresize import _spec
+from cresize import _plan, _spec
 
 #: Relative tolerance per dtype (docs/spec.md section 6).
 TOLERANCES = {np.dtype(np.float32): 2e-6, np.dtype(np.float64): 1e-12}
 
 #: Relative tolerance of ``check_gradient`` (float64 central differences).
 FD_TOLERANCE = 1e-8
+
+# An inner product cannot say which values are off; check_reference can.
+_WHERE = "an inner product: check_reference with the same arguments says which values are off"
 
 __all__ = [
     "FD_TOLERANCE",
@@ -195,10 +200,29 @@ def adjoint_scale(x: ArrayLike, g: ArrayLike, matrices: Mapping[int, np.ndarray]
     float
         The bound, computed in float64.
     """
-    x, g = np.abs(np.asarray(x, np.float64)), np.abs(np.asarray(g, np.float64))
     rows = np.prod([np.abs(w).sum(axis=1).max() for w in matrices.values()])
     cols = np.prod([np.abs(w).sum(axis=0).max() for w in matrices.values()])
+    return _adjoint_scale(x, g, (rows, cols))
+
+
+def _adjoint_scale(x, g, norms):
+    """``adjoint_scale`` from ``norms = (prod(max row sum |W|), prod(max column sum |W|))``."""
+    x, g = np.abs(np.asarray(x, np.float64)), np.abs(np.asarray(g, np.float64))
+    rows, cols = norms
     return float(g.sum() * x.max(initial=0) * rows + x.sum() * g.max(initial=0) * cols)
+
+
+def _norms(spec):
+    """``prod(max row sum |W|)`` and ``prod(max column sum |W|)`` over the resized axes,
+    from each axis's sparse taps: the adjoint and gradient checks build no dense matrix
+    (one of a long 1-D axis, 20,000 -> 30,000, would be 4.8 GB)."""
+    rows = cols = 1.0
+    for _, n_in, n_out, f in _spec.axis_geometry(spec):
+        taps = _plan.table(n_in, n_out, spec.mode, spec.align_corners, spec.antialias, f)
+        w = np.abs(taps.weight)  # the padding has weight 0
+        rows *= float(w.sum(axis=1).max(initial=0))
+        cols *= float(np.bincount(taps.index.ravel(), w.ravel(), minlength=n_in).max(initial=0))
+    return rows, cols
 
 
 # ----------------------------------------------------------------------------
@@ -257,24 +281,25 @@ def check_adjoint(
     True
     """
     dtype, rtol = _dtype_rtol(dtype, rtol, "check_adjoint")
-    forward, backward, matrices, options, out_shape = _setup(
+    forward, backward, spec, options = _setup(
         shape, size, scale_factor, mode, align_corners, antialias, axes, forward, backward
     )
+    out_shape = spec.output_shape
     rng = np.random.default_rng(_seed(seed))
     x = rng.uniform(-1, 1, shape).astype(dtype)
-    y = _result(forward(x, size, **options), out_shape, dtype, "forward")
+    y = _result(_call(forward, "forward", x, size, **options), out_shape, dtype, "forward")
     g = rng.uniform(-1, 1, y.shape).astype(dtype)
-    dx = _result(backward(g, x.shape, **options), x.shape, dtype, "backward")
+    dx = _result(_call(backward, "backward", g, x.shape, **options), x.shape, dtype, "backward")
     lhs = float(np.vdot(y.astype(np.float64), g.astype(np.float64)))
     rhs = float(np.vdot(x.astype(np.float64), dx.astype(np.float64)))
-    scale = adjoint_scale(x, g, matrices)
+    scale = _adjoint_scale(x, g, _norms(spec))
     error = abs(lhs - rhs) / scale if scale else abs(lhs - rhs)
     if not error <= rtol:
         raise AssertionError(
             f"adjoint identity fails for shape={tuple(shape)} {_describe(size, options)}: "
             f"<resize(x), g> = {lhs!r}, <x, resize_backward(g)> = {rhs!r}, "
             f"difference {abs(lhs - rhs):.3e}, scale {scale:.3e}, relative {error:.3e} > "
-            f"rtol {rtol:.1e}"
+            f"rtol {rtol:.1e} ({_WHERE})"
         )
     return error
 
@@ -334,16 +359,20 @@ def check_gradient(
     step = _positive(step, "step")
     if not np.isfinite(step):
         raise ValueError(f"step must be finite; got {step}")
-    forward, backward, matrices, options, out_shape = _setup(
+    forward, backward, spec, options = _setup(
         shape, size, scale_factor, mode, align_corners, antialias, axes, forward, backward
     )
+    out_shape, norms = spec.output_shape, _norms(spec)
     rng = np.random.default_rng(_seed(seed))
     x = rng.uniform(-1, 1, shape)
     g = rng.uniform(-1, 1, out_shape)
-    dx = _result(backward(g, x.shape, **options), x.shape, np.float64, "backward")
+    dx = _result(
+        _call(backward, "backward", g, x.shape, **options), x.shape, np.float64, "backward"
+    )
 
     def f(point):
-        y = _result(forward(point, size, **options), out_shape, np.float64, "forward")
+        y = _call(forward, "forward", point, size, **options)
+        y = _result(y, out_shape, np.float64, "forward")
         return float(np.vdot(y, g))
 
     worst = 0.0
@@ -351,13 +380,13 @@ def check_gradient(
         v = rng.uniform(-1, 1, shape)
         numeric = (f(x + step * v) - f(x - step * v)) / (2 * step)
         analytic = float(np.vdot(v, dx))
-        scale = adjoint_scale(v, g, matrices)
+        scale = _adjoint_scale(v, g, norms)
         error = abs(numeric - analytic) / scale if scale else abs(numeric - analytic)
         if not error <= rtol:
             raise AssertionError(
                 f"finite differences disagree with resize_backward for shape={tuple(shape)} "
                 f"{_describe(size, options)}: numeric {numeric!r}, analytic {analytic!r}, "
-                f"scale {scale:.3e}, relative {error:.3e} > rtol {rtol:.1e}"
+                f"scale {scale:.3e}, relative {error:.3e} > rtol {rtol:.1e} ({_WHERE})"
             )
         worst = max(worst, error)
     return worst
@@ -397,22 +426,26 @@ def check_reference(
     Raises
     ------
     AssertionError
-        When it exceeds ``rtol`` (default ``TOLERANCES[dtype]``).
+        When it exceeds ``rtol`` (default ``TOLERANCES[dtype]``); the message says
+        how many values are off, the indices they occupy along each axis (``[:, :,
+        :, 10]``: the last column of an 11-wide input) and the worst value with its
+        index, the result and the expected value.
     """
     dtype, rtol = _dtype_rtol(dtype, rtol, "check_reference")
-    forward, backward, matrices, options, out_shape = _setup(
+    forward, backward, spec, options = _setup(
         shape, size, scale_factor, mode, align_corners, antialias, axes, forward, backward
     )
+    matrices = _matrices(spec)
     rng = np.random.default_rng(_seed(seed))
     x = rng.uniform(-1, 1, shape).astype(dtype)
-    g = rng.uniform(-1, 1, out_shape).astype(dtype)
+    g = rng.uniform(-1, 1, spec.output_shape).astype(dtype)
     errors = []
     for name, a, result, mats in (
-        ("forward", x, forward(x, size, **options), matrices),
+        ("forward", x, _call(forward, "forward", x, size, **options), matrices),
         (
             "backward",
             g,
-            backward(g, tuple(shape), **options),
+            _call(backward, "backward", g, tuple(shape), **options),
             {axis: w.T for axis, w in matrices.items()},
         ),
     ):
@@ -429,7 +462,18 @@ def check_reference(
             raise AssertionError(
                 f"{name} deviates from the dense reference for shape={tuple(shape)} "
                 f"{_describe(size, options)} dtype={dtype}: max deviation {deviation:.3e}, "
-                f"scale {scale:.3e}, relative {error:.3e} > rtol {rtol:.1e}"
+                f"scale {scale:.3e}, relative {error:.3e} > rtol {rtol:.1e}; "
+                + _mismatch(result, expected, rtol * scale if scale else rtol)
+                + _lookalike(
+                    a,
+                    result,
+                    rtol * scale if scale else rtol,
+                    tuple(shape),
+                    size,
+                    {k: v for k, v in options.items() if k != "axes"},
+                    options["axes"],
+                    transpose=name == "backward",
+                )
             )
         errors.append(error)
     return max(errors)
@@ -449,15 +493,27 @@ def _setup(shape, size, scale_factor, mode, align_corners, antialias, axes, forw
     forward = cresize.resize if forward is None else forward
     backward = cresize.resize_backward if backward is None else backward
     spec = _spec.forward(tuple(shape), size, scale_factor, mode, align_corners, antialias, axes)
-    matrices = _matrices(spec)
     options = dict(
         scale_factor=scale_factor,
         mode=mode,
         align_corners=align_corners,
         antialias=antialias,
-        axes=tuple(matrices),
+        axes=tuple(axis for axis, *_ in _spec.axis_geometry(spec)),
     )
-    return forward, backward, matrices, options, spec.output_shape
+    return forward, backward, spec, options
+
+
+def _call(function, name, a, *args, **options):
+    """``function(copy of a, *args, **options)``: the check keeps its own ``a``, and an
+    implementation that writes into its input fails (it would corrupt the check)."""
+    given = a.copy()
+    value = function(given, *args, **options)
+    if not np.array_equal(given, a, equal_nan=True):
+        raise AssertionError(
+            f"{name} modified its input ({'x' if name == 'forward' else 'grad_output'}) "
+            f"in place: {_mismatch(given, a, 0.0)}"
+        )
+    return value
 
 
 def _result(value, shape, dtype, name):
@@ -467,6 +523,82 @@ def _result(value, shape, dtype, name):
     if value.dtype != dtype:
         raise AssertionError(f"{name} returned dtype {value.dtype}; expected {np.dtype(dtype)}")
     return value
+
+
+def _mismatch(actual, expected, atol):
+    """Where ``actual`` and ``expected`` differ by more than ``atol``, in words.
+
+    Parameters
+    ----------
+    actual, expected : array_like
+        Arrays of one shape (compared in float64; NaN counts as a mismatch).
+    atol : float
+        The allowed absolute difference (0: any change counts).
+
+    Returns
+    -------
+    str
+        How many values differ, the indices they occupy along each axis (``:``
+        for every index, ranges as ``a-b``), and the worst one with its index (and
+        its index in the flat C-order array) and both values, e.g. ``"42 of 630
+        values off by more than 1e-12, at [:, :, :, 8]; worst at (1, 2, 6, 8) (flat
+        377): 0.25 instead of 0.5"``; ``"no value off by more than ..."`` when none is.
+    """
+    actual = np.asarray(actual, np.float64)
+    expected = np.asarray(expected, np.float64)
+    if actual.shape != expected.shape:
+        raise ValueError(f"shapes differ: {actual.shape} and {expected.shape}")
+    diff = np.abs(actual - expected)
+    bad = ~(diff <= atol)  # NaN is bad
+    n = int(np.count_nonzero(bad))
+    off = f"off by more than {atol:.3g}" if atol else "changed"
+    if not n:
+        return f"no value {off}"
+    worst = np.unravel_index(int(np.argmax(np.where(np.isnan(diff), np.inf, diff))), diff.shape)
+    axes = []
+    for axis, length in enumerate(bad.shape):
+        hit = np.flatnonzero(np.moveaxis(bad, axis, 0).reshape(length, -1).any(axis=1))
+        axes.append(":" if hit.size == length else _ranges(hit))
+    index = tuple(int(i) for i in worst)
+    flat = f" (flat {np.ravel_multi_index(index, bad.shape)})" if bad.ndim > 1 else ""
+    return (
+        f"{n} of {bad.size} values {off}, at [{', '.join(axes)}]; worst at {index}{flat}: "
+        f"{float(actual[index])!r} instead of {float(expected[index])!r}"
+    )
+
+
+def _lookalike(a, result, atol, shape, size, options, axes, transpose):
+    """``"; it is what align_corners=False gives"`` when ``result`` is, within ``atol``,
+    the dense operator (``W``, or ``W.T`` with ``transpose``) applied to ``a`` of options
+    that differ from ``options`` in one respect (``align_corners`` or ``antialias``
+    flipped, another mode; every match, joined by "or"); ``""`` when none matches. For
+    failure messages only."""
+    changes = [dict(align_corners=not options["align_corners"])]
+    changes += [dict(antialias=not options["antialias"])]
+    changes += [dict(mode=m) for m in cresize.MODES if m != options["mode"]]
+    result = np.asarray(result, np.float64)
+    matches = []
+    for change in changes:
+        try:
+            matrices = reference_matrices(shape, size, **{**options, **change}, axes=axes)
+        except (TypeError, ValueError):  # not a valid combination
+            continue
+        expected = np.asarray(a, np.float64)
+        for axis, matrix in matrices.items():
+            expected = _contract(expected, axis, matrix.T if transpose else matrix)
+        if expected.shape == result.shape and np.abs(result - expected).max(initial=0) <= atol:
+            ((option, value),) = change.items()
+            matches.append(f"{option}={value!r}")
+    return f"; it is what {' or '.join(matches)} gives" if matches else ""
+
+
+def _ranges(indices, limit=6):
+    """Sorted indices as ``8`` or ``{1, 4-7, 9}``; more than ``limit`` runs end in ``...``."""
+    if indices.size == 1:
+        return str(indices[0])
+    runs = np.split(indices, np.flatnonzero(np.diff(indices) != 1) + 1)
+    text = [f"{r[0]}" if r.size == 1 else f"{r[0]}-{r[-1]}" for r in runs[:limit]]
+    return "{" + ", ".join(text) + (", ..." if len(runs) > limit else "") + "}"
 
 
 def _contract(a, axis, matrix):
