@@ -1,9 +1,11 @@
 """``python -m cresize`` (the self-check) passes on this build and catches a broken resize."""
 
+import os
 import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 import cresize
 from cresize import _selfcheck
@@ -26,3 +28,41 @@ def test_selfcheck_fails_on_a_wrong_forward(monkeypatch, capsys):
     )
     assert _selfcheck.main([]) == 1
     assert "FAILED" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [[], ["--version"], ["golden", "--verify", "GOLDEN"], ["demo", "--out", "DEMO"]],
+    ids=["selfcheck", "version", "golden-verify", "demo"],
+)
+def test_a_closed_stdout_ends_quietly(argv, tmp_path):
+    """``cresize ... | head``: when stdout's reader has gone, the command stops with the
+    status of a process ended by SIGPIPE (141) and prints no error or traceback."""
+    golden = tmp_path / "golden"
+    if "GOLDEN" in argv:
+        assert (
+            subprocess.run(
+                [sys.executable, "-m", "cresize", "golden", "--out", str(golden)],
+                capture_output=True,
+                timeout=300,
+            ).returncode
+            == 0
+        )
+    argv = [
+        str(golden) if a == "GOLDEN" else str(tmp_path / "d.png") if a == "DEMO" else a
+        for a in argv
+    ]
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before anything is written
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "cresize", *argv],
+            stdout=write,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=300,
+        )
+    finally:
+        os.close(write)
+    assert done.returncode == 141, done.stderr
+    assert done.stderr == "", done.stderr

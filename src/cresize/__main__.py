@@ -50,6 +50,13 @@ def main(argv=None):
             # Ctrl-C outside a subcommand's own handling (while modules load, or as the
             # process ends): no traceback, the shell's status for an interrupt.
             return 130
+        except BrokenPipeError:
+            # Whatever read the output stopped (``cresize golden --verify DIR | head``):
+            # stop quietly, with the shell's status for a process ended by SIGPIPE, as
+            # other command-line tools do. Later writes (the interpreter flushes stdout
+            # as it exits) go to the null device, so no second error is printed.
+            _silence_stdout()
+            return 141
     argv = list(argv)
     if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "-V", "--version")):
         argv = ["selfcheck", *argv]  # no subcommand: the self-check takes the options
@@ -68,6 +75,15 @@ def main(argv=None):
         # A value the user set wins.
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     return importlib.import_module(SUBCOMMANDS[args.command][0]).main(rest)
+
+
+def _silence_stdout():
+    """Point file descriptor 1 at the null device (stdout's reader has gone)."""
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, sys.stdout.fileno())
+    finally:
+        os.close(null)
 
 
 def _ending(code):

@@ -68,6 +68,8 @@ def main(argv=None):
             print(f"wrote {len(written)} golden cases ({SCHEMA}) to {args.out}")
             return 0
         return verify(args.verify, expected=args.expected, seed=args.seed, rtol=args.rtol)
+    except BrokenPipeError:
+        raise  # stdout's reader went away: the command line's own ending, not a file error
     except (OSError, ValueError) as exc:
         print(f"cresize golden: {exc}", file=sys.stderr)
         return 2
