@@ -330,6 +330,9 @@ def test_integer_and_half_forward():
     )
     half = ct.interpolate(img.to(torch.float16), size=(5, 9), mode="bilinear")
     assert half.dtype == torch.float16
+    np.testing.assert_array_equal(
+        half.numpy(), cresize.resize(img.numpy().astype(np.float16), (5, 9), mode="bilinear")
+    )
     # a float16 tensor that requires grad, where no gradient is recorded: resized (it was
     # refused with "gradients need a float32 or float64 input")
     leaf = img.to(torch.float16).requires_grad_()
@@ -337,8 +340,8 @@ def test_integer_and_half_forward():
         with no_grad():
             out = ct.interpolate(leaf, size=(5, 9), mode="bilinear")
         assert torch.equal(out, half) and not out.requires_grad
-    with pytest.raises(TypeError, match="gradients need a float32 or float64"):
-        ct.interpolate(leaf, size=(5, 9), mode="bilinear")
+    # and where one is, it is recorded (test_half_precision_... checks its values)
+    assert ct.interpolate(leaf, size=(5, 9), mode="bilinear").requires_grad
 
 
 def test_recompute_scale_factor_and_threads():
@@ -411,13 +414,7 @@ def test_resize_module_trains():
     "make, kwargs, error, match",
     [
         (lambda: torch.zeros(1, 1, 4, 4, device="meta"), {}, ValueError, "CPU tensors"),
-        (
-            lambda: torch.zeros(1, 1, 4, 4, dtype=torch.float16, requires_grad=True),
-            {},
-            TypeError,
-            "gradients need a float32 or float64",
-        ),
-        (lambda: torch.zeros(1, 1, 4, 4, dtype=torch.bfloat16), {}, TypeError, "input dtype"),
+        (lambda: torch.zeros(1, 1, 4, 4, dtype=torch.uint16), {}, TypeError, "input dtype"),
         (lambda: torch.zeros(1, 1, 4, 4, dtype=torch.complex64), {}, TypeError, "input dtype"),
         (lambda: torch.zeros(1, 1, 4, 4, dtype=torch.bool), {}, TypeError, "input dtype"),
         (lambda: np.zeros((1, 1, 4, 4)), {}, TypeError, "torch.Tensor"),
@@ -598,3 +595,103 @@ def test_resize_options_changed_later_are_checked_again():
         assert layer(x).shape == (1, 1, 4, 4)
     layer.size = (torch.tensor(5), 6)  # 0-d tensors (traced sizes) are taken, by value
     assert layer(x).shape == (1, 1, 5, 6) and layer(x).shape == (1, 1, 5, 6)
+
+
+HALF_CASES = [
+    ("nearest", None, False),
+    ("nearest-exact", None, False),
+    ("bilinear", False, False),
+    ("bilinear", True, False),
+    ("bicubic", False, False),
+    ("area", None, False),
+    ("bilinear", False, True),  # (PyTorch has no antialias in float16 / bfloat16)
+]
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+@pytest.mark.parametrize("mode, align_corners, antialias", HALF_CASES)
+def test_half_precision_is_rounded_from_float32_and_differentiable(
+    dtype, mode, align_corners, antialias
+):
+    # bfloat16 was refused ("input dtype must be one of ...") and float16 with a gradient
+    # ("gradients need a float32 or float64 input"); F.interpolate resizes and
+    # differentiates both on the CPU, and a model under torch.autocast("cpu") gives them.
+    gen = torch.Generator().manual_seed(1)
+    kwargs = dict(size=(5, 11), mode=mode, align_corners=align_corners, antialias=antialias)
+    base = (torch.rand(2, 3, 9, 7, generator=gen) * 4 - 2).to(dtype)
+    g = (torch.rand(2, 3, 5, 11, generator=gen) * 2 - 1).to(dtype)
+    eps = torch.finfo(dtype).eps
+    for x in (base, base.contiguous(memory_format=torch.channels_last)):
+        x = x.clone().requires_grad_()
+        y = ct.interpolate(x, **kwargs)
+        (dx,) = torch.autograd.grad(y, x, g)
+        assert y.dtype == dx.dtype == dtype and dx.stride() == x.stride()
+        # resized in float32 and rounded once: the bits of the float32 result, rounded
+        as_float = x.detach().float().requires_grad_()
+        y32 = ct.interpolate(as_float, **kwargs)
+        (dx32,) = torch.autograd.grad(y32, as_float, g.float())
+        assert torch.equal(y.detach(), y32.to(dtype)) and torch.equal(dx, dx32.to(dtype))
+        # within a unit in the last place of the exact result, as F.interpolate's are
+        exact = F.interpolate(x.detach().double(), **kwargs)
+        assert (y.double() - exact).abs().max() <= 0.5 * eps * exact.abs().max()
+        if not antialias:
+            theirs = F.interpolate(x.detach(), **kwargs)
+            assert theirs.stride() == y.stride()
+            assert (y.double() - theirs.double()).abs().max() <= eps * exact.abs().max()
+            x64 = x.detach().double().requires_grad_()
+            (exact_dx,) = torch.autograd.grad(F.interpolate(x64, **kwargs), x64, g.double())
+            assert (dx.double() - exact_dx).abs().max() <= 0.5 * eps * exact_dx.abs().max()
+
+
+def test_a_model_trains_under_cpu_autocast():
+    # torch.autocast("cpu", dtype=torch.bfloat16) makes the convolution before a Resize
+    # return bfloat16, which cresize.torch refused: the training step failed.
+    torch.manual_seed(0)
+
+    def model(resize):
+        return torch.nn.Sequential(
+            torch.nn.Conv2d(3, 4, 3, padding=1), resize, torch.nn.Conv2d(4, 1, 1)
+        )
+
+    ours = model(ct.Resize(size=(6, 6), mode="bilinear"))
+    theirs = model(torch.nn.Upsample(size=(6, 6), mode="bilinear"))
+    theirs.load_state_dict(ours.state_dict())
+    x = torch.randn(4, 3, 11, 11)
+    for net in (ours, theirs):
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            out = net(x)
+        assert out.dtype == torch.bfloat16
+        out.float().square().mean().backward()
+    for a, b in zip(ours.parameters(), theirs.parameters()):
+        assert a.grad.dtype == torch.float32
+        torch.testing.assert_close(a.grad, b.grad, rtol=0, atol=0.02 * b.grad.abs().max().item())
+
+
+@pytest.mark.filterwarnings("ignore:`torch.jit.:DeprecationWarning")
+@pytest.mark.filterwarnings("ignore::torch.jit.TracerWarning")
+def test_tracing_and_scripting_are_refused_clearly():
+    # torch.jit.trace kept the resize's result as a constant (with its default check:
+    # "Graphs differed across invocations"), torch.jit.script failed inside the plan's
+    # code ("Don't support conversion in JoinedStr", _plan.py), and torch.export / make_fx
+    # in NumPy (".numpy() is not supported for tensor subclasses").
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    net = torch.nn.Sequential(torch.nn.Conv2d(3, 3, 1), ct.Resize(size=(5, 5), mode="bilinear"))
+    x = torch.randn(1, 3, 8, 8)
+    advice = "torch.compile runs it eagerly"
+    with pytest.raises(RuntimeError, match=r"torch\.jit\.trace cannot take cresize\.torch") as e:
+        torch.jit.trace(net, x)
+    assert advice in str(e.value) and "constant" in str(e.value)
+    with pytest.raises(RuntimeError, match=r"torch\.jit\.script cannot take cresize\.torch") as e:
+        torch.jit.script(net)
+    assert advice in str(e.value)
+
+    def f(t):
+        return ct.interpolate(t, size=5, mode="bilinear")
+
+    with pytest.raises(RuntimeError, match=r"torch\.export .*cannot take.*FakeTensor lacks"):
+        make_fx(f, tracing_mode="fake")(x)
+    with pytest.raises(RuntimeError, match=r"torch\.export .*cannot take"):
+        torch.export.export(net, (x,), strict=False)
+    # the module and the function are unchanged outside them
+    torch.testing.assert_close(net(x), F.interpolate(net[0](x), size=(5, 5), mode="bilinear"))

@@ -66,9 +66,14 @@ def _eager(function: Callable[_P, _R]) -> Callable[_P, _R]:
     return call
 
 
-_GRAD_DTYPES = (torch.float32, torch.float64)
-_DTYPES = _GRAD_DTYPES + (
-    torch.float16,
+# float16 and bfloat16 are resized in float32 and rounded once to their dtype (as
+# cresize.resize does float16), through PyTorch's casts: differentiable, as they are for
+# F.interpolate (and for a model run under torch.autocast("cpu")).
+_HALF = (torch.float16, torch.bfloat16)
+_DTYPES = (
+    torch.float32,
+    torch.float64,
+    *_HALF,
     torch.uint8,
     torch.int8,
     torch.int16,
@@ -95,8 +100,10 @@ def interpolate(
     ----------
     input : torch.Tensor
         ``(N, C, *spatial)`` with at least one spatial dimension, on the CPU.
-        float32 and float64 are differentiable; float16 and integer tensors are
-        resized without gradient (integers are rounded and clipped).
+        float64, float32, float16 and bfloat16 are differentiable (the last two
+        are resized in float32 and rounded once to their dtype, as ``cresize.resize``
+        does float16); integer tensors are resized without gradient (rounded and
+        clipped).
     size : int or sequence of int, optional
         Output length of each spatial dimension; 0-d integer tensors are ints.
     scale_factor : float or sequence of float, optional
@@ -166,15 +173,41 @@ def interpolate(
 
 def _apply(input, found, num_threads, channels_last):
     """``found`` on ``input``; a channels-last input is resized as its (N, *spatial, C)
-    view, so the result is channels-last too, without a copy."""
+    view, so the result is channels-last too, without a copy. float16 and bfloat16
+    are resized as their float32 copy (``found`` is its plan), rounded back once."""
+    if input.dtype in _HALF:
+        return _apply(input.float(), found, num_threads, channels_last).to(input.dtype)
     if not channels_last:
         return _linear(input, found, num_threads)
     return _linear(input.movedim(1, -1), found, num_threads).movedim(-1, 1)
 
 
+# torch.jit.trace would keep the result as a constant, make_fx of a fake tensor fails in
+# .numpy(), TorchScript in the plan's code: each says this instead.
+_UNTRACEABLE = (
+    "{tool} cannot take cresize.torch: it resizes with NumPy and C kernels, outside "
+    "PyTorch's operators{detail}. torch.compile runs it eagerly (a graph break around each "
+    "call); a model to script, trace or export needs torch.nn.functional.interpolate there"
+)
+
+
 def _check_input(input):
     if not isinstance(input, torch.Tensor):
         raise TypeError(f"input must be a torch.Tensor; got {type(input).__name__}")
+    if torch.jit.is_tracing():
+        raise RuntimeError(
+            _UNTRACEABLE.format(
+                tool="torch.jit.trace",
+                detail=" (a trace would keep this call's result as a constant)",
+            )
+        )
+    if type(input) is not torch.Tensor and _is_fake(input):
+        raise RuntimeError(
+            _UNTRACEABLE.format(
+                tool="torch.export (or make_fx, FakeTensorMode)",
+                detail=f", which need the data that a {type(input).__name__} lacks",
+            )
+        )
     if input.device.type != "cpu":
         raise ValueError(
             f"cresize.torch works on CPU tensors; input is on {input.device}. "
@@ -183,11 +216,6 @@ def _check_input(input):
     if input.dtype not in _DTYPES:
         raise TypeError(
             f"input dtype must be one of {', '.join(str(d) for d in _DTYPES)}; got {input.dtype}"
-        )
-    if input.requires_grad and torch.is_grad_enabled() and input.dtype not in _GRAD_DTYPES:
-        raise TypeError(
-            f"gradients need a float32 or float64 input; got {input.dtype} with "
-            f"requires_grad=True (under torch.no_grad() it is resized without one)"
         )
     if input.dim() < 3:
         raise ValueError(
@@ -247,7 +275,7 @@ def _input_plan(
         ).lengths
         scale_factor = None
     spec = _spec.forward(shape, size, scale_factor, mode, align_corners, antialias, axes)
-    dtype = np.dtype(str(input.dtype).replace("torch.", ""))
+    dtype = np.dtype("float32" if input.dtype in _HALF else str(input.dtype)[len("torch.") :])
     if previous is not None and previous._spec == spec and previous.dtype == dtype:
         return previous
     return _plan.cached_plan(spec, dtype)
@@ -342,6 +370,11 @@ class Resize(torch.nn.Module):
             cached = self._cached = (key, found)
         return _apply(input, cached[1], self.num_threads, channels_last)
 
+    def __prepare_scriptable__(self) -> Resize:
+        """``torch.jit.script`` calls this first (on every submodule): a clear refusal
+        rather than TorchScript's error from inside the plan's code."""
+        raise RuntimeError(_UNTRACEABLE.format(tool="torch.jit.script", detail=""))
+
     def extra_repr(self) -> str:
         given = (
             f"size={self.size}" if self.size is not None else f"scale_factor={self.scale_factor}"
@@ -395,6 +428,9 @@ class _Transformable(_Linear):
             return input.new_empty((0, *shape)), 0
         return torch.stack([_linear(t, plan, num_threads, adjoint) for t in slices]), 0
 
+
+# Whether a tensor is a FakeTensor (or wraps one), as torch.export and make_fx trace with
+_is_fake = getattr(getattr(torch._subclasses, "fake_tensor", None), "is_fake", lambda t: False)
 
 # PyTorch's own test of whether a torch.func transform is running (any transform: True)
 _transforming = getattr(torch._C, "_are_functorch_transforms_active", lambda: True)
