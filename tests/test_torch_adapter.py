@@ -418,6 +418,18 @@ def test_resize_module_trains():
         (lambda: torch.zeros(1, 1, 4, 4, dtype=torch.complex64), {}, TypeError, "input dtype"),
         (lambda: torch.zeros(1, 1, 4, 4, dtype=torch.bool), {}, TypeError, "input dtype"),
         (lambda: np.zeros((1, 1, 4, 4)), {}, TypeError, "torch.Tensor"),
+        # other layouts failed in .numpy(), a nested tensor with "Internal error:
+        # NestedTensorImpl doesn't support sizes"
+        (lambda: torch.zeros(1, 1, 4, 4).to_sparse(), {}, TypeError, "dense .*sparse_coo"),
+        (lambda: torch.zeros(1, 1, 4, 4).to_mkldnn(), {}, TypeError, "dense .*_mkldnn"),
+        (
+            lambda: torch.nested.nested_tensor(
+                [torch.zeros(1, 4, 4), torch.zeros(2, 4, 4)], layout=torch.jagged
+            ),
+            {},
+            TypeError,
+            r"dense .* nested one: convert it with \.unbind\(\)",
+        ),
         (lambda: torch.zeros(4, 4), {}, ValueError, "at least one spatial"),
         (lambda: torch.zeros(1, 1, 4, 4), dict(mode="lanczos"), ValueError, "antialias=True"),
         (lambda: torch.zeros(1, 1, 4, 4), dict(mode="box"), ValueError, "mode must be one of"),

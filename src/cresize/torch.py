@@ -217,6 +217,12 @@ def _check_input(input):
         raise TypeError(
             f"input dtype must be one of {', '.join(str(d) for d in _DTYPES)}; got {input.dtype}"
         )
+    if input.layout != torch.strided or input.is_nested:
+        raise TypeError(
+            f"input must be a dense (torch.strided) tensor; got a "
+            f"{'nested' if input.is_nested else input.layout} one: convert it with "
+            f"{'.unbind()' if input.is_nested else '.to_dense()'} first"
+        )
     if input.dim() < 3:
         raise ValueError(
             f"input must be (N, C, *spatial) with at least one spatial dimension; "
