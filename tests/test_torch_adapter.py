@@ -321,6 +321,21 @@ def test_uint8_bicubic_follows_the_spec_where_pytorch_clips_between_passes(antia
         assert (theirs - exact).abs().max() > 10
 
 
+@pytest.mark.parametrize("dtype", [torch.uint16, torch.uint32, torch.uint64])
+def test_unsigned_16_to_64_bit_tensors(dtype):
+    # torch.uint16 (16-bit images), uint32 and uint64 were refused ("input dtype must be
+    # one of ..."), although cresize resizes those NumPy dtypes (F.interpolate does not)
+    img = torch.randint(0, 65536, (2, 3, 9, 7), dtype=torch.int64)
+    for x in (img.to(dtype), img.to(dtype).contiguous(memory_format=torch.channels_last)):
+        out = ct.interpolate(x, size=(5, 12), mode="bicubic", antialias=True)
+        assert (
+            out.dtype == dtype
+            and out.stride() == F.interpolate(x.double(), size=(5, 12), mode="bicubic").stride()
+        )
+        expected = cresize.resize(x.numpy(), (5, 12), mode="bicubic", antialias=True, axes=(2, 3))
+        np.testing.assert_array_equal(out.numpy(), expected)
+
+
 def test_integer_and_half_forward():
     img = torch.randint(0, 256, (1, 3, 8, 6), dtype=torch.uint8)
     out = ct.interpolate(img, size=(5, 9), mode="bilinear", antialias=True)
@@ -414,7 +429,7 @@ def test_resize_module_trains():
     "make, kwargs, error, match",
     [
         (lambda: torch.zeros(1, 1, 4, 4, device="meta"), {}, ValueError, "CPU tensors"),
-        (lambda: torch.zeros(1, 1, 4, 4, dtype=torch.uint16), {}, TypeError, "input dtype"),
+        (lambda: torch.zeros(1, 1, 4, 4, dtype=torch.float8_e4m3fn), {}, TypeError, "input dtype"),
         (lambda: torch.zeros(1, 1, 4, 4, dtype=torch.complex64), {}, TypeError, "input dtype"),
         (lambda: torch.zeros(1, 1, 4, 4, dtype=torch.bool), {}, TypeError, "input dtype"),
         (lambda: np.zeros((1, 1, 4, 4)), {}, TypeError, "torch.Tensor"),
@@ -707,3 +722,26 @@ def test_tracing_and_scripting_are_refused_clearly():
         torch.export.export(net, (x,), strict=False)
     # the module and the function are unchanged outside them
     torch.testing.assert_close(net(x), F.interpolate(net[0](x), size=(5, 5), mode="bilinear"))
+
+
+def test_torch_set_num_threads_sets_the_default_and_the_numbers_do_not_change():
+    # The PyTorch guide says which wins: num_threads given to interpolate / Resize; with
+    # None, OpenMP's default, which torch.set_num_threads sets where the runtime is shared.
+    from cresize import _threads
+
+    runtime = cresize.show_config("dicts")["openmp"]["runtime"] or ""
+    shared = "torch" in runtime
+    x = torch.randn(2, 5, 33, 41, dtype=torch.float64, requires_grad=True)
+    g = torch.randn(2, 5, 50, 17, dtype=torch.float64)
+    kwargs = dict(size=(50, 17), mode="lanczos3", antialias=True)
+    results = []
+    for torch_threads in (1, 2):
+        torch.set_num_threads(torch_threads)
+        if shared:
+            assert _threads.default() == torch_threads
+        for num_threads in (None, 1, 2):
+            y = ct.interpolate(x, num_threads=num_threads, **kwargs)
+            results.append((y, torch.autograd.grad(y, x, g)[0]))
+    torch.set_num_threads(1)  # the module fixture's count
+    for y, dx in results[1:]:
+        assert torch.equal(y, results[0][0]) and torch.equal(dx, results[0][1])

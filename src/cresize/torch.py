@@ -79,6 +79,8 @@ _DTYPES = (
     torch.int16,
     torch.int32,
     torch.int64,
+    # PyTorch 2.3 and later (cresize's 16-bit kernels; F.interpolate takes none of them)
+    *(getattr(torch, name) for name in ("uint16", "uint32", "uint64") if hasattr(torch, name)),
 )
 
 
@@ -281,7 +283,10 @@ def _input_plan(
         ).lengths
         scale_factor = None
     spec = _spec.forward(shape, size, scale_factor, mode, align_corners, antialias, axes)
-    dtype = np.dtype("float32" if input.dtype in _HALF else str(input.dtype)[len("torch.") :])
+    if input.dtype in _HALF:  # resized as its float32 copy (see _apply)
+        dtype = _spec.compute_dtype(np.dtype(np.float16))
+    else:
+        dtype = np.dtype(str(input.dtype)[len("torch.") :])
     if previous is not None and previous._spec == spec and previous.dtype == dtype:
         return previous
     return _plan.cached_plan(spec, dtype)
