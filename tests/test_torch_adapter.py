@@ -745,3 +745,21 @@ def test_torch_set_num_threads_sets_the_default_and_the_numbers_do_not_change():
     torch.set_num_threads(1)  # the module fixture's count
     for y, dx in results[1:]:
         assert torch.equal(y, results[0][0]) and torch.equal(dx, results[0][1])
+
+
+def test_legacy_batched_gradients_are_refused_clearly():
+    # torch.autograd.grad(is_grads_batched=True) and gradcheck(check_batched_grad=True)
+    # failed with "Batching rule not implemented for aten::detach" (PyTorch's legacy
+    # batching, which cresize.torch has no rule for); torch.func.vmap is the way.
+    x = torch.randn(1, 2, 5, 4, dtype=torch.float64, requires_grad=True)
+
+    def f(t):
+        return ct.interpolate(t, size=(3, 7), mode="bicubic")
+
+    g = torch.randn(3, 1, 2, 3, 7, dtype=torch.float64)
+    with pytest.raises(RuntimeError, match=r"legacy batching .* torch\.func\.vmap works"):
+        torch.autograd.grad(f(x), x, g, is_grads_batched=True)
+    _, vjp = torch.func.vjp(f, x)
+    (batched,) = torch.func.vmap(vjp)(g)
+    for i in range(3):
+        assert torch.equal(batched[i], torch.autograd.grad(f(x), x, g[i])[0])

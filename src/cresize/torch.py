@@ -465,7 +465,17 @@ def _run(input, plan, num_threads, adjoint):
 def _numpy(tensor):
     """A NumPy view of a CPU tensor (no copy unless it has a negative bit; real dtypes
     have no conjugate bit)."""
-    tensor = tensor.detach()
+    try:
+        tensor = tensor.detach()
+    except RuntimeError as exc:  # no Python name tells the legacy batching key apart
+        if "Batched" not in str(torch._C._dispatch_keys(tensor)):
+            raise
+        raise RuntimeError(
+            "cresize.torch cannot run under PyTorch's legacy batching "
+            "(torch.autograd.grad(..., is_grads_batched=True), gradcheck's "
+            "check_batched_grad=True): it has no batching rule there. torch.func.vmap "
+            "works (of torch.func.vjp for batched gradients)"
+        ) from exc
     return (tensor.resolve_neg() if tensor.is_neg() else tensor).numpy()
 
 
