@@ -441,7 +441,8 @@ class _Transformable(_Linear):
 
 
 # Whether a tensor is a FakeTensor (or wraps one), as torch.export and make_fx trace with
-_is_fake = getattr(getattr(torch._subclasses, "fake_tensor", None), "is_fake", lambda t: False)
+# (import torch loads torch._subclasses.fake_tensor; is_fake is there from PyTorch 2.1)
+_is_fake = getattr(torch._subclasses.fake_tensor, "is_fake", None) or (lambda tensor: False)
 
 # PyTorch's own test of whether a torch.func transform is running (any transform: True)
 _transforming = getattr(torch._C, "_are_functorch_transforms_active", lambda: True)
