@@ -689,6 +689,7 @@ def test_a_model_trains_under_cpu_autocast():
             out = net(x)
         assert out.dtype == torch.bfloat16
         out.float().square().mean().backward()
+    assert ours[1].plan.dtype == np.float32  # the plan of the float32 copy
     for a, b in zip(ours.parameters(), theirs.parameters()):
         assert a.grad.dtype == torch.float32
         torch.testing.assert_close(a.grad, b.grad, rtol=0, atol=0.02 * b.grad.abs().max().item())

@@ -342,7 +342,8 @@ class Resize(torch.nn.Module):
 
     @property
     def plan(self) -> _plan.Plan | None:
-        """The ``cresize.Plan`` of the last input (None before the first call)."""
+        """The ``cresize.Plan`` of the last input (None before the first call); a
+        float32 plan for a float16 or bfloat16 input (resized as its float32 copy)."""
         cached = self._cached
         return None if cached is None else cached[1]
 
