@@ -764,3 +764,28 @@ def test_legacy_batched_gradients_are_refused_clearly():
     (batched,) = torch.func.vmap(vjp)(g)
     for i in range(3):
         assert torch.equal(batched[i], torch.autograd.grad(f(x), x, g[i])[0])
+
+
+class _Resized(torch.utils.data.Dataset):
+    """Items resized by a ``Resize`` the dataset holds (pickled into each worker)."""
+
+    def __init__(self, layer):
+        self.layer = layer
+
+    def __len__(self):
+        return 5
+
+    def __getitem__(self, i):
+        x = torch.arange(3 * 9 * 8, dtype=torch.float32).reshape(1, 3, 9, 8) * (i + 1)
+        return self.layer(x)[0]
+
+
+def test_dataloader_spawn_workers_use_a_resize():
+    # The PyTorch guide says a Resize pickles into DataLoader workers; spawn is the start
+    # method that imports cresize afresh in the worker (fork: tests/test_limits.py).
+    data = _Resized(ct.Resize(size=(5, 7), mode="bicubic", antialias=True))
+    loader = torch.utils.data.DataLoader(
+        data, batch_size=2, num_workers=1, multiprocessing_context="spawn"
+    )
+    got = torch.cat(list(loader))
+    assert torch.equal(got, torch.stack([data[i] for i in range(len(data))]))
