@@ -780,12 +780,19 @@ class _Resized(torch.utils.data.Dataset):
         return self.layer(x)[0]
 
 
+def _as_array(batch):
+    """Batches as NumPy arrays: pickled back by value, not through PyTorch's shared
+    memory (whose cache, freed at interpreter exit, printed "Exception ignored in
+    StorageWeakRef.__del__" after the suite)."""
+    return torch.stack(batch).numpy()
+
+
 def test_dataloader_spawn_workers_use_a_resize():
     # The PyTorch guide says a Resize pickles into DataLoader workers; spawn is the start
     # method that imports cresize afresh in the worker (fork: tests/test_limits.py).
     data = _Resized(ct.Resize(size=(5, 7), mode="bicubic", antialias=True))
     loader = torch.utils.data.DataLoader(
-        data, batch_size=2, num_workers=1, multiprocessing_context="spawn"
+        data, batch_size=2, num_workers=1, multiprocessing_context="spawn", collate_fn=_as_array
     )
-    got = torch.cat(list(loader))
-    assert torch.equal(got, torch.stack([data[i] for i in range(len(data))]))
+    got = np.concatenate(list(loader))
+    np.testing.assert_array_equal(got, torch.stack([data[i] for i in range(len(data))]).numpy())
