@@ -15,11 +15,13 @@ from latency import timed
 
 torch, F = run.torch, getattr(run, "F", None)
 
-CASES = [  # (shape, size, mode)
-    ((1, 3, 8, 8), (4, 4), "bilinear"),
-    ((1, 3, 224, 224), (112, 112), "bilinear"),
-    ((16, 64, 56, 56), (112, 112), "bilinear"),
-    ((16, 64, 56, 56), (112, 112), "nearest"),
+CASES = [  # (shape, size, mode, dtype name)
+    ((1, 3, 8, 8), (4, 4), "bilinear", "float32"),
+    ((1, 3, 224, 224), (112, 112), "bilinear", "float32"),
+    ((16, 64, 56, 56), (112, 112), "bilinear", "float32"),
+    ((16, 64, 56, 56), (112, 112), "nearest", "float32"),
+    # what a model under torch.autocast("cpu", dtype=torch.bfloat16) passes a Resize
+    ((16, 64, 56, 56), (112, 112), "bilinear", "bfloat16"),
 ]
 
 
@@ -35,8 +37,8 @@ def run(threads, repeat):
         "| call | cresize µs | torch µs | cresize/torch |",
         "|---|---|---|---|",
     ]
-    for shape, size, mode in CASES:
-        x = torch.rand(*shape)
+    for shape, size, mode, dtype in CASES:
+        x = torch.rand(*shape).to(getattr(torch, dtype))
         leaf = x.clone().requires_grad_()
         layer = ct.Resize(size=size, mode=mode, num_threads=threads)
 
@@ -55,7 +57,7 @@ def run(threads, repeat):
         def peer_train():
             F.interpolate(leaf, size=size, mode=mode).sum().backward()
 
-        label = f"{shape}->{size[0]}x{size[1]} {mode}"
+        label = f"{shape}->{size[0]}x{size[1]} {mode}" + (f" {dtype}" if dtype != "float32" else "")
         t = timed({"ours": ours, "peer": peer}, repeat)
         lines.append(_row(f"{label} forward (no graph)", t["ours"], t["peer"]))
         t = timed({"ours": ours_train, "module": module_train, "peer": peer_train}, repeat)

@@ -321,6 +321,21 @@ def test_uint8_bicubic_follows_the_spec_where_pytorch_clips_between_passes(antia
         assert (theirs - exact).abs().max() > 10
 
 
+@pytest.mark.parametrize("dtype", [torch.uint16, torch.uint32, torch.uint64])
+def test_unsigned_16_to_64_bit_tensors(dtype):
+    # torch.uint16 (16-bit images), uint32 and uint64 were refused ("input dtype must be
+    # one of ..."), although cresize resizes those NumPy dtypes (F.interpolate does not)
+    img = torch.randint(0, 65536, (2, 3, 9, 7), dtype=torch.int64)
+    for x in (img.to(dtype), img.to(dtype).contiguous(memory_format=torch.channels_last)):
+        out = ct.interpolate(x, size=(5, 12), mode="bicubic", antialias=True)
+        assert (
+            out.dtype == dtype
+            and out.stride() == F.interpolate(x.double(), size=(5, 12), mode="bicubic").stride()
+        )
+        expected = cresize.resize(x.numpy(), (5, 12), mode="bicubic", antialias=True, axes=(2, 3))
+        np.testing.assert_array_equal(out.numpy(), expected)
+
+
 def test_integer_and_half_forward():
     img = torch.randint(0, 256, (1, 3, 8, 6), dtype=torch.uint8)
     out = ct.interpolate(img, size=(5, 9), mode="bilinear", antialias=True)
@@ -330,6 +345,9 @@ def test_integer_and_half_forward():
     )
     half = ct.interpolate(img.to(torch.float16), size=(5, 9), mode="bilinear")
     assert half.dtype == torch.float16
+    np.testing.assert_array_equal(
+        half.numpy(), cresize.resize(img.numpy().astype(np.float16), (5, 9), mode="bilinear")
+    )
     # a float16 tensor that requires grad, where no gradient is recorded: resized (it was
     # refused with "gradients need a float32 or float64 input")
     leaf = img.to(torch.float16).requires_grad_()
@@ -337,8 +355,8 @@ def test_integer_and_half_forward():
         with no_grad():
             out = ct.interpolate(leaf, size=(5, 9), mode="bilinear")
         assert torch.equal(out, half) and not out.requires_grad
-    with pytest.raises(TypeError, match="gradients need a float32 or float64"):
-        ct.interpolate(leaf, size=(5, 9), mode="bilinear")
+    # and where one is, it is recorded (test_half_precision_... checks its values)
+    assert ct.interpolate(leaf, size=(5, 9), mode="bilinear").requires_grad
 
 
 def test_recompute_scale_factor_and_threads():
@@ -411,16 +429,22 @@ def test_resize_module_trains():
     "make, kwargs, error, match",
     [
         (lambda: torch.zeros(1, 1, 4, 4, device="meta"), {}, ValueError, "CPU tensors"),
-        (
-            lambda: torch.zeros(1, 1, 4, 4, dtype=torch.float16, requires_grad=True),
-            {},
-            TypeError,
-            "gradients need a float32 or float64",
-        ),
-        (lambda: torch.zeros(1, 1, 4, 4, dtype=torch.bfloat16), {}, TypeError, "input dtype"),
+        (lambda: torch.zeros(1, 1, 4, 4, dtype=torch.float8_e4m3fn), {}, TypeError, "input dtype"),
         (lambda: torch.zeros(1, 1, 4, 4, dtype=torch.complex64), {}, TypeError, "input dtype"),
         (lambda: torch.zeros(1, 1, 4, 4, dtype=torch.bool), {}, TypeError, "input dtype"),
         (lambda: np.zeros((1, 1, 4, 4)), {}, TypeError, "torch.Tensor"),
+        # other layouts failed in .numpy(), a nested tensor with "Internal error:
+        # NestedTensorImpl doesn't support sizes"
+        (lambda: torch.zeros(1, 1, 4, 4).to_sparse(), {}, TypeError, "dense .*sparse_coo"),
+        (lambda: torch.zeros(1, 1, 4, 4).to_mkldnn(), {}, TypeError, "dense .*_mkldnn"),
+        (
+            lambda: torch.nested.nested_tensor(
+                [torch.zeros(1, 4, 4), torch.zeros(2, 4, 4)], layout=torch.jagged
+            ),
+            {},
+            TypeError,
+            r"dense .* nested one: convert it with \.unbind\(\)",
+        ),
         (lambda: torch.zeros(4, 4), {}, ValueError, "at least one spatial"),
         (lambda: torch.zeros(1, 1, 4, 4), dict(mode="lanczos"), ValueError, "antialias=True"),
         (lambda: torch.zeros(1, 1, 4, 4), dict(mode="box"), ValueError, "mode must be one of"),
@@ -598,3 +622,177 @@ def test_resize_options_changed_later_are_checked_again():
         assert layer(x).shape == (1, 1, 4, 4)
     layer.size = (torch.tensor(5), 6)  # 0-d tensors (traced sizes) are taken, by value
     assert layer(x).shape == (1, 1, 5, 6) and layer(x).shape == (1, 1, 5, 6)
+
+
+HALF_CASES = [
+    ("nearest", None, False),
+    ("nearest-exact", None, False),
+    ("bilinear", False, False),
+    ("bilinear", True, False),
+    ("bicubic", False, False),
+    ("area", None, False),
+    ("bilinear", False, True),  # (PyTorch has no antialias in float16 / bfloat16)
+]
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+@pytest.mark.parametrize("mode, align_corners, antialias", HALF_CASES)
+def test_half_precision_is_rounded_from_float32_and_differentiable(
+    dtype, mode, align_corners, antialias
+):
+    # bfloat16 was refused ("input dtype must be one of ...") and float16 with a gradient
+    # ("gradients need a float32 or float64 input"); F.interpolate resizes and
+    # differentiates both on the CPU, and a model under torch.autocast("cpu") gives them.
+    gen = torch.Generator().manual_seed(1)
+    kwargs = dict(size=(5, 11), mode=mode, align_corners=align_corners, antialias=antialias)
+    base = (torch.rand(2, 3, 9, 7, generator=gen) * 4 - 2).to(dtype)
+    g = (torch.rand(2, 3, 5, 11, generator=gen) * 2 - 1).to(dtype)
+    eps = torch.finfo(dtype).eps
+    for x in (base, base.contiguous(memory_format=torch.channels_last)):
+        x = x.clone().requires_grad_()
+        y = ct.interpolate(x, **kwargs)
+        (dx,) = torch.autograd.grad(y, x, g)
+        assert y.dtype == dx.dtype == dtype and dx.stride() == x.stride()
+        # resized in float32 and rounded once: the bits of the float32 result, rounded
+        as_float = x.detach().float().requires_grad_()
+        y32 = ct.interpolate(as_float, **kwargs)
+        (dx32,) = torch.autograd.grad(y32, as_float, g.float())
+        assert torch.equal(y.detach(), y32.to(dtype)) and torch.equal(dx, dx32.to(dtype))
+        # within a unit in the last place of the exact result, as F.interpolate's are
+        exact = F.interpolate(x.detach().double(), **kwargs)
+        assert (y.double() - exact).abs().max() <= 0.5 * eps * exact.abs().max()
+        if not antialias:
+            theirs = F.interpolate(x.detach(), **kwargs)
+            assert theirs.stride() == y.stride()
+            assert (y.double() - theirs.double()).abs().max() <= eps * exact.abs().max()
+            x64 = x.detach().double().requires_grad_()
+            (exact_dx,) = torch.autograd.grad(F.interpolate(x64, **kwargs), x64, g.double())
+            assert (dx.double() - exact_dx).abs().max() <= 0.5 * eps * exact_dx.abs().max()
+
+
+def test_a_model_trains_under_cpu_autocast():
+    # torch.autocast("cpu", dtype=torch.bfloat16) makes the convolution before a Resize
+    # return bfloat16, which cresize.torch refused: the training step failed.
+    torch.manual_seed(0)
+
+    def model(resize):
+        return torch.nn.Sequential(
+            torch.nn.Conv2d(3, 4, 3, padding=1), resize, torch.nn.Conv2d(4, 1, 1)
+        )
+
+    ours = model(ct.Resize(size=(6, 6), mode="bilinear"))
+    theirs = model(torch.nn.Upsample(size=(6, 6), mode="bilinear"))
+    theirs.load_state_dict(ours.state_dict())
+    x = torch.randn(4, 3, 11, 11)
+    for net in (ours, theirs):
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            out = net(x)
+        assert out.dtype == torch.bfloat16
+        out.float().square().mean().backward()
+    assert ours[1].plan.dtype == np.float32  # the plan of the float32 copy
+    for a, b in zip(ours.parameters(), theirs.parameters()):
+        assert a.grad.dtype == torch.float32
+        torch.testing.assert_close(a.grad, b.grad, rtol=0, atol=0.02 * b.grad.abs().max().item())
+
+
+@pytest.mark.filterwarnings("ignore:`torch.jit.:DeprecationWarning")
+@pytest.mark.filterwarnings("ignore::torch.jit.TracerWarning")
+def test_tracing_and_scripting_are_refused_clearly():
+    # torch.jit.trace kept the resize's result as a constant (with its default check:
+    # "Graphs differed across invocations"), torch.jit.script failed inside the plan's
+    # code ("Don't support conversion in JoinedStr", _plan.py), and torch.export / make_fx
+    # in NumPy (".numpy() is not supported for tensor subclasses").
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    net = torch.nn.Sequential(torch.nn.Conv2d(3, 3, 1), ct.Resize(size=(5, 5), mode="bilinear"))
+    x = torch.randn(1, 3, 8, 8)
+    advice = "torch.compile runs it eagerly"
+    with pytest.raises(RuntimeError, match=r"torch\.jit\.trace cannot take cresize\.torch") as e:
+        torch.jit.trace(net, x)
+    assert advice in str(e.value) and "constant" in str(e.value)
+    with pytest.raises(RuntimeError, match=r"torch\.jit\.script cannot take cresize\.torch") as e:
+        torch.jit.script(net)
+    assert advice in str(e.value)
+
+    def f(t):
+        return ct.interpolate(t, size=5, mode="bilinear")
+
+    with pytest.raises(RuntimeError, match=r"torch\.export .*cannot take.*FakeTensor lacks"):
+        make_fx(f, tracing_mode="fake")(x)
+    with pytest.raises(RuntimeError, match=r"torch\.export .*cannot take"):
+        torch.export.export(net, (x,), strict=False)
+    # the module and the function are unchanged outside them
+    torch.testing.assert_close(net(x), F.interpolate(net[0](x), size=(5, 5), mode="bilinear"))
+
+
+def test_torch_set_num_threads_sets_the_default_and_the_numbers_do_not_change():
+    # The PyTorch guide says which wins: num_threads given to interpolate / Resize; with
+    # None, OpenMP's default, which torch.set_num_threads sets where the runtime is shared.
+    from cresize import _threads
+
+    runtime = cresize.show_config("dicts")["openmp"]["runtime"] or ""
+    shared = "torch" in runtime
+    x = torch.randn(2, 5, 33, 41, dtype=torch.float64, requires_grad=True)
+    g = torch.randn(2, 5, 50, 17, dtype=torch.float64)
+    kwargs = dict(size=(50, 17), mode="lanczos3", antialias=True)
+    results = []
+    for torch_threads in (1, 2):
+        torch.set_num_threads(torch_threads)
+        if shared:
+            assert _threads.default() == torch_threads
+        for num_threads in (None, 1, 2):
+            y = ct.interpolate(x, num_threads=num_threads, **kwargs)
+            results.append((y, torch.autograd.grad(y, x, g)[0]))
+    torch.set_num_threads(1)  # the module fixture's count
+    for y, dx in results[1:]:
+        assert torch.equal(y, results[0][0]) and torch.equal(dx, results[0][1])
+
+
+def test_legacy_batched_gradients_are_refused_clearly():
+    # torch.autograd.grad(is_grads_batched=True) and gradcheck(check_batched_grad=True)
+    # failed with "Batching rule not implemented for aten::detach" (PyTorch's legacy
+    # batching, which cresize.torch has no rule for); torch.func.vmap is the way.
+    x = torch.randn(1, 2, 5, 4, dtype=torch.float64, requires_grad=True)
+
+    def f(t):
+        return ct.interpolate(t, size=(3, 7), mode="bicubic")
+
+    g = torch.randn(3, 1, 2, 3, 7, dtype=torch.float64)
+    with pytest.raises(RuntimeError, match=r"legacy batching .* torch\.func\.vmap works"):
+        torch.autograd.grad(f(x), x, g, is_grads_batched=True)
+    _, vjp = torch.func.vjp(f, x)
+    (batched,) = torch.func.vmap(vjp)(g)
+    for i in range(3):
+        assert torch.equal(batched[i], torch.autograd.grad(f(x), x, g[i])[0])
+
+
+class _Resized(torch.utils.data.Dataset):
+    """Items resized by a ``Resize`` the dataset holds (pickled into each worker)."""
+
+    def __init__(self, layer):
+        self.layer = layer
+
+    def __len__(self):
+        return 5
+
+    def __getitem__(self, i):
+        x = torch.arange(3 * 9 * 8, dtype=torch.float32).reshape(1, 3, 9, 8) * (i + 1)
+        return self.layer(x)[0]
+
+
+def _as_array(batch):
+    """Batches as NumPy arrays: pickled back by value, not through PyTorch's shared
+    memory (whose cache, freed at interpreter exit, printed "Exception ignored in
+    StorageWeakRef.__del__" after the suite)."""
+    return torch.stack(batch).numpy()
+
+
+def test_dataloader_spawn_workers_use_a_resize():
+    # The PyTorch guide says a Resize pickles into DataLoader workers; spawn is the start
+    # method that imports cresize afresh in the worker (fork: tests/test_limits.py).
+    data = _Resized(ct.Resize(size=(5, 7), mode="bicubic", antialias=True))
+    loader = torch.utils.data.DataLoader(
+        data, batch_size=2, num_workers=1, multiprocessing_context="spawn", collate_fn=_as_array
+    )
+    got = np.concatenate(list(loader))
+    np.testing.assert_array_equal(got, torch.stack([data[i] for i in range(len(data))]).numpy())

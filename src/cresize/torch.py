@@ -66,15 +66,26 @@ def _eager(function: Callable[_P, _R]) -> Callable[_P, _R]:
     return call
 
 
-_GRAD_DTYPES = (torch.float32, torch.float64)
-_DTYPES = _GRAD_DTYPES + (
-    torch.float16,
-    torch.uint8,
-    torch.int8,
-    torch.int16,
-    torch.int32,
-    torch.int64,
-)
+# float16 and bfloat16 are resized in float32 and rounded once to their dtype (as
+# cresize.resize does float16), through PyTorch's casts: differentiable, as they are for
+# F.interpolate (and for a model run under torch.autocast("cpu")).
+_HALF = (torch.float16, torch.bfloat16)
+# Each dtype taken, and whether it is one of _HALF (one look-up per call does both)
+_DTYPES = {
+    dtype: dtype in _HALF
+    for dtype in (
+        torch.float32,
+        torch.float64,
+        *_HALF,
+        torch.uint8,
+        torch.int8,
+        torch.int16,
+        torch.int32,
+        torch.int64,
+        # PyTorch 2.3 and later (cresize's 16-bit kernels; F.interpolate takes none of them)
+        *(getattr(torch, name) for name in ("uint16", "uint32", "uint64") if hasattr(torch, name)),
+    )
+}
 
 
 @_eager
@@ -95,8 +106,10 @@ def interpolate(
     ----------
     input : torch.Tensor
         ``(N, C, *spatial)`` with at least one spatial dimension, on the CPU.
-        float32 and float64 are differentiable; float16 and integer tensors are
-        resized without gradient (integers are rounded and clipped).
+        float64, float32, float16 and bfloat16 are differentiable (the last two
+        are resized in float32 and rounded once to their dtype, as ``cresize.resize``
+        does float16); integer tensors are resized without gradient (rounded and
+        clipped).
     size : int or sequence of int, optional
         Output length of each spatial dimension; 0-d integer tensors are ints.
     scale_factor : float or sequence of float, optional
@@ -138,7 +151,7 @@ def interpolate(
     >>> x.grad
     tensor([[[2., 2., 2., 2.]]], dtype=torch.float64)
     """
-    _check_input(input)
+    half = _check_input(input)
     _threads(num_threads)  # validate here rather than inside autograd; None stays None
     channels_last = _channels_last(input)
     # A repeated call with plain arguments: one dict look-up (the plans' weak references
@@ -161,39 +174,70 @@ def interpolate(
             channels_last=channels_last,
         )
         _plan.remember(key, found)
-    return _apply(input, found, num_threads, channels_last)
+    return _apply(input, found, num_threads, channels_last, half)
 
 
-def _apply(input, found, num_threads, channels_last):
+def _apply(input, found, num_threads, channels_last, half=False):
     """``found`` on ``input``; a channels-last input is resized as its (N, *spatial, C)
-    view, so the result is channels-last too, without a copy."""
+    view, so the result is channels-last too, without a copy. float16 and bfloat16
+    (``half``) are resized as their float32 copy (``found`` is its plan), rounded
+    back once."""
+    if half:
+        return _apply(input.float(), found, num_threads, channels_last).to(input.dtype)
     if not channels_last:
         return _linear(input, found, num_threads)
     return _linear(input.movedim(1, -1), found, num_threads).movedim(-1, 1)
 
 
+# torch.jit.trace would keep the result as a constant, make_fx of a fake tensor fails in
+# .numpy(), TorchScript in the plan's code: each says this instead.
+_UNTRACEABLE = (
+    "{tool} cannot take cresize.torch: it resizes with NumPy and C kernels, outside "
+    "PyTorch's operators{detail}. torch.compile runs it eagerly (a graph break around each "
+    "call); a model to script, trace or export needs torch.nn.functional.interpolate there"
+)
+
+
 def _check_input(input):
+    """Refuse what cresize.torch cannot take; whether ``input`` is float16 or bfloat16."""
     if not isinstance(input, torch.Tensor):
         raise TypeError(f"input must be a torch.Tensor; got {type(input).__name__}")
+    if _tracing():
+        raise RuntimeError(
+            _UNTRACEABLE.format(
+                tool="torch.jit.trace",
+                detail=" (a trace would keep this call's result as a constant)",
+            )
+        )
+    if type(input) is not torch.Tensor and _is_fake(input):
+        raise RuntimeError(
+            _UNTRACEABLE.format(
+                tool="torch.export (or make_fx, FakeTensorMode)",
+                detail=f", which need the data that a {type(input).__name__} lacks",
+            )
+        )
     if input.device.type != "cpu":
         raise ValueError(
             f"cresize.torch works on CPU tensors; input is on {input.device}. "
             f"Move it with .cpu() (or use torch.nn.functional.interpolate there)"
         )
-    if input.dtype not in _DTYPES:
+    half = _DTYPES.get(input.dtype)
+    if half is None:
         raise TypeError(
             f"input dtype must be one of {', '.join(str(d) for d in _DTYPES)}; got {input.dtype}"
         )
-    if input.requires_grad and torch.is_grad_enabled() and input.dtype not in _GRAD_DTYPES:
+    if input.layout is not torch.strided or input.is_nested:
         raise TypeError(
-            f"gradients need a float32 or float64 input; got {input.dtype} with "
-            f"requires_grad=True (under torch.no_grad() it is resized without one)"
+            f"input must be a dense (torch.strided) tensor; got a "
+            f"{'nested' if input.is_nested else input.layout} one: convert it with "
+            f"{'.unbind()' if input.is_nested else '.to_dense()'} first"
         )
     if input.dim() < 3:
         raise ValueError(
             f"input must be (N, C, *spatial) with at least one spatial dimension; "
             f"got {input.dim()} dimensions"
         )
+    return half
 
 
 def _size_or_factor(size, scale_factor, recompute_scale_factor):
@@ -247,7 +291,10 @@ def _input_plan(
         ).lengths
         scale_factor = None
     spec = _spec.forward(shape, size, scale_factor, mode, align_corners, antialias, axes)
-    dtype = np.dtype(str(input.dtype).replace("torch.", ""))
+    if input.dtype in _HALF:  # resized as its float32 copy (see _apply)
+        dtype = _spec.compute_dtype(np.dtype(np.float16))
+    else:
+        dtype = np.dtype(str(input.dtype)[len("torch.") :])
     if previous is not None and previous._spec == spec and previous.dtype == dtype:
         return previous
     return _plan.cached_plan(spec, dtype)
@@ -295,7 +342,8 @@ class Resize(torch.nn.Module):
 
     @property
     def plan(self) -> _plan.Plan | None:
-        """The ``cresize.Plan`` of the last input (None before the first call)."""
+        """The ``cresize.Plan`` of the last input (None before the first call); a
+        float32 plan for a float16 or bfloat16 input (resized as its float32 copy)."""
         cached = self._cached
         return None if cached is None else cached[1]
 
@@ -313,7 +361,7 @@ class Resize(torch.nn.Module):
         torch.Tensor
             As ``interpolate`` returns it.
         """
-        _check_input(input)
+        half = _check_input(input)
         channels_last = _channels_last(input)
         key = (
             tuple(input.shape),
@@ -340,7 +388,12 @@ class Resize(torch.nn.Module):
                 channels_last=channels_last,
             )
             cached = self._cached = (key, found)
-        return _apply(input, cached[1], self.num_threads, channels_last)
+        return _apply(input, cached[1], self.num_threads, channels_last, half)
+
+    def __prepare_scriptable__(self) -> Resize:
+        """``torch.jit.script`` calls this first (on every submodule): a clear refusal
+        rather than TorchScript's error from inside the plan's code."""
+        raise RuntimeError(_UNTRACEABLE.format(tool="torch.jit.script", detail=""))
 
     def extra_repr(self) -> str:
         given = (
@@ -396,6 +449,13 @@ class _Transformable(_Linear):
         return torch.stack([_linear(t, plan, num_threads, adjoint) for t in slices]), 0
 
 
+# Whether torch.jit.trace is running (torch.jit.is_tracing less its Python wrapper: 0.05 us)
+_tracing = getattr(torch._C, "_is_tracing", torch.jit.is_tracing)
+
+# Whether a tensor is a FakeTensor (or wraps one), as torch.export and make_fx trace with
+# (import torch loads torch._subclasses.fake_tensor; is_fake is there from PyTorch 2.1)
+_is_fake = getattr(torch._subclasses.fake_tensor, "is_fake", None) or (lambda tensor: False)
+
 # PyTorch's own test of whether a torch.func transform is running (any transform: True)
 _transforming = getattr(torch._C, "_are_functorch_transforms_active", lambda: True)
 
@@ -418,7 +478,17 @@ def _run(input, plan, num_threads, adjoint):
 def _numpy(tensor):
     """A NumPy view of a CPU tensor (no copy unless it has a negative bit; real dtypes
     have no conjugate bit)."""
-    tensor = tensor.detach()
+    try:
+        tensor = tensor.detach()
+    except RuntimeError as exc:  # no Python name tells the legacy batching key apart
+        if "Batched" not in str(torch._C._dispatch_keys(tensor)):
+            raise
+        raise RuntimeError(
+            "cresize.torch cannot run under PyTorch's legacy batching "
+            "(torch.autograd.grad(..., is_grads_batched=True), gradcheck's "
+            "check_batched_grad=True): it has no batching rule there. torch.func.vmap "
+            "works (of torch.func.vjp for batched gradients)"
+        ) from exc
     return (tensor.resolve_neg() if tensor.is_neg() else tensor).numpy()
 
 
