@@ -334,6 +334,10 @@ cpdef object fast_key(object x, object size, object scale_factor, object mode,
     return (x.shape, x.dtype, size, scale_factor, mode, align_corners, antialias, axes)
 
 
+#: Calls ``cached_resize`` answered (plan-cache hits that skip ``_plan._Cache.get``).
+cdef unsigned long long _hits = 0
+
+
 cpdef object cached_resize(dict table, object x, object size, object scale_factor, object mode,
                            object align_corners, object antialias, object axes,
                            object num_threads):
@@ -351,4 +355,16 @@ cpdef object cached_resize(dict table, object x, object size, object scale_facto
     cdef Direct d = (<PlanBase?>found)._fwd
     if d is None or not d.takes(x):
         return None
+    global _hits
+    _hits += 1  # cache_info's "hits": this call found its plan
     return run_steps(d.steps, x, None, _threads_of(num_threads))
+
+
+def fast_hits(bint reset=False):
+    """How many calls ``cached_resize`` answered (``cache_info``'s ``hits`` adds them);
+    ``reset``: zero the count (``clear_cache``). Returns the count before."""
+    global _hits
+    cdef unsigned long long before = _hits
+    if reset:
+        _hits = 0
+    return before
