@@ -27,6 +27,7 @@ cdef extern from "_hugealloc.h":
     int cresize_pool_on
     void cresize_pool_set(size_t nbytes, int clear) nogil
     void cresize_pool_info(unsigned long long *out) nogil
+    size_t cresize_pool_give_back() nogil
     size_t CRESIZE_POOL_DEFAULT
 
 cdef extern from "numpy/arrayobject.h":
@@ -119,13 +120,18 @@ cpdef object new_result(tuple shape, cnp.dtype dtype):
             n = 0
         elif n:
             n = cap if d >= cap else min(n * d, cap)
-    if not _use_huge or n < cap:
-        return cnp.PyArray_EMPTY(<int>nd, dims, dtype.type_num, 0)
-    old = PyDataMem_SetHandler(_huge)
+    if _use_huge and n >= cap:  # the handler gives kept blocks back itself if need be
+        old = PyDataMem_SetHandler(_huge)
+        try:
+            return cnp.PyArray_EMPTY(<int>nd, dims, dtype.type_num, 0)
+        finally:
+            PyDataMem_SetHandler(old)
     try:
         return cnp.PyArray_EMPTY(<int>nd, dims, dtype.type_num, 0)
-    finally:
-        PyDataMem_SetHandler(old)
+    except MemoryError:  # out of memory or address space: not for want of kept blocks
+        if cresize_pool_give_back() == 0:
+            raise
+    return cnp.PyArray_EMPTY(<int>nd, dims, dtype.type_num, 0)
 
 
 def huge_results(object on=None):
