@@ -1061,6 +1061,34 @@ def test_16bit_grey_and_alpha_keeps_its_grey_profile_in_png(tmp_path, monkeypatc
         assert back.mode == "RGBA" and "icc_profile" not in back.info
 
 
+def test_16bit_grey_and_alpha_png_splits_its_idat(tmp_path, monkeypatch):
+    # PNG chunks hold at most 2**31 - 1 bytes: the whole zlib stream went into one
+    # IDAT, so a large noisy image (over 2 GiB compressed) was an invalid file. The
+    # stream is cut into IDAT chunks of at most PNG_IDAT_MAX bytes (lowered here).
+    import struct
+
+    import cresize.image
+
+    assert 0 < getattr(cresize.image, "PNG_IDAT_MAX", 2**32) <= 2**31 - 1
+    monkeypatch.setattr(cresize.image, "PNG_IDAT_MAX", 1000, raising=False)
+    pixels = np.random.default_rng(3).integers(0, 65536, (40, 50, 2)).astype(np.uint16)
+    save_image(cresize.image.ImageArray(pixels, {"dpi": (72, 72)}), tmp_path / "ga.png")
+    data = (tmp_path / "ga.png").read_bytes()
+    at, kinds, idat = 8, [], []
+    while at < len(data):
+        (length,), kind = struct.unpack(">I", data[at : at + 4]), data[at + 4 : at + 8]
+        kinds.append(kind)
+        if kind == b"IDAT":
+            idat.append(length)
+        at += 12 + length
+    assert at == len(data) and kinds[0] == b"IHDR" and kinds[-1] == b"IEND"
+    assert len(idat) == -(-sum(idat) // 1000) > 1 and max(idat) == 1000, idat
+    assert b"pHYs" in kinds[: kinds.index(b"IDAT")]  # metadata before the pixels
+    with Image.open(tmp_path / "ga.png") as back:
+        back.verify()
+    np.testing.assert_array_equal(open_image(tmp_path / "ga.png"), pixels)
+
+
 def test_a_16bit_grey_and_alpha_png_is_read_as_two_channels(tmp_path):
     # Pillow 13 opens a 16-bit grey-and-alpha PNG as RGBA: it was read as four
     # channels, grey in each, and written back as RGBA without its grey profile.

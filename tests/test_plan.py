@@ -688,3 +688,25 @@ def test_the_periodic_pass_is_used_on_rows_long_enough_to_pay(shape, axes, chann
     assert ws == 2 and wn > 0  # the table is periodic either way
     assert (ws * wn * channels >= _plan.MIN_PERIODIC_VALUES) == used
     assert (s, n) == ((ws, wn) if used else (0, 0))
+
+
+def test_cache_info_counts_every_repeated_call_as_a_hit():
+    """``hits`` and ``misses`` count the calls that looked for a cached plan: a
+    repeated ``resize`` (its one-look-up fast path, float or not) and
+    ``resize_backward`` are hits, as ``cresize.plan`` of the same arguments is."""
+    x = np.ones((1, 1, 4, 4), np.float32)
+    u = np.ones((1, 1, 4, 4), np.uint8)  # not a direct call: the recalled plan's path
+    g = np.ones((1, 1, 8, 8), np.float64)
+    cresize.clear_cache()
+    for a in (x, u):
+        for _ in range(4):
+            cresize.resize(a, (8, 8), axes=(2, 3))
+    for _ in range(3):
+        cresize.resize_backward(g, (1, 1, 4, 4))
+    info = cresize.cache_info()
+    assert (info["hits"], info["misses"]) == (3 + 3 + 2, 3), info
+    cresize.clear_cache()
+    assert cresize.cache_info()["hits"] == 0
+    cresize.resize(x, (8, 8), axes=(2, 3))
+    cresize.resize(x, (8, 8), axes=(2, 3))
+    assert (cresize.cache_info()["hits"], cresize.cache_info()["misses"]) == (1, 1)

@@ -369,6 +369,19 @@ resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 a = _fast.new_result((80 << 20,), np.dtype(np.uint8))  # fits once the kept are given back
 a[::4096] = 1
 assert cresize.cache_info()["result_nbytes"] == 0
+del a
+# results under 32 MiB are plain NumPy memory, but kept blocks must not make them fail
+cresize.clear_cache()
+x = np.ones((1000, 1000), np.float32)
+cresize.resize(x, (2800, 2800))  # its plan, tables and threads made
+blocks = [_fast.new_result((40 << 20,), np.dtype(np.uint8)) for _ in range(3)]
+del blocks
+assert cresize.cache_info()["result_nbytes"] == 120 << 20
+limit = vm_size() + (60 << 20)  # room for 2 such results, not for 3
+resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+small = [cresize.resize(x, (2800, 2800)) for _ in range(3)]  # 3 x 29.9 MiB: 90 MiB
+assert all(float(y[5, 5]) == 1.0 for y in small)
+assert cresize.cache_info()["result_nbytes"] == 0
 print("ok")
 """
 
@@ -376,7 +389,8 @@ print("ok")
 @LINUX
 def test_kept_blocks_are_given_back_when_memory_runs_out(tmp_path):
     """A new block that the address-space limit refuses (ulimit -v) is asked for again
-    once the kept blocks are freed: keeping them never makes a result fail."""
+    once the kept blocks are freed: keeping them never makes a result fail, large (the
+    handler's own retry) or under 32 MiB (``new_result``'s)."""
     path = tmp_path / "tight.py"
     path.write_text(TIGHT)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))

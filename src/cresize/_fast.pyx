@@ -27,6 +27,7 @@ cdef extern from "_hugealloc.h":
     int cresize_pool_on
     void cresize_pool_set(size_t nbytes, int clear) nogil
     void cresize_pool_info(unsigned long long *out) nogil
+    size_t cresize_pool_give_back() nogil
     size_t CRESIZE_POOL_DEFAULT
 
 cdef extern from "numpy/arrayobject.h":
@@ -119,13 +120,18 @@ cpdef object new_result(tuple shape, cnp.dtype dtype):
             n = 0
         elif n:
             n = cap if d >= cap else min(n * d, cap)
-    if not _use_huge or n < cap:
-        return cnp.PyArray_EMPTY(<int>nd, dims, dtype.type_num, 0)
-    old = PyDataMem_SetHandler(_huge)
+    if _use_huge and n >= cap:  # the handler gives kept blocks back itself if need be
+        old = PyDataMem_SetHandler(_huge)
+        try:
+            return cnp.PyArray_EMPTY(<int>nd, dims, dtype.type_num, 0)
+        finally:
+            PyDataMem_SetHandler(old)
     try:
         return cnp.PyArray_EMPTY(<int>nd, dims, dtype.type_num, 0)
-    finally:
-        PyDataMem_SetHandler(old)
+    except MemoryError:  # out of memory or address space: not for want of kept blocks
+        if cresize_pool_give_back() == 0:
+            raise
+    return cnp.PyArray_EMPTY(<int>nd, dims, dtype.type_num, 0)
 
 
 def huge_results(object on=None):
@@ -334,6 +340,10 @@ cpdef object fast_key(object x, object size, object scale_factor, object mode,
     return (x.shape, x.dtype, size, scale_factor, mode, align_corners, antialias, axes)
 
 
+#: Calls ``cached_resize`` answered (plan-cache hits that skip ``_plan._Cache.get``).
+cdef unsigned long long _hits = 0
+
+
 cpdef object cached_resize(dict table, object x, object size, object scale_factor, object mode,
                            object align_corners, object antialias, object axes,
                            object num_threads):
@@ -351,4 +361,16 @@ cpdef object cached_resize(dict table, object x, object size, object scale_facto
     cdef Direct d = (<PlanBase?>found)._fwd
     if d is None or not d.takes(x):
         return None
+    global _hits
+    _hits += 1  # cache_info's "hits": this call found its plan
     return run_steps(d.steps, x, None, _threads_of(num_threads))
+
+
+def fast_hits(bint reset=False):
+    """How many calls ``cached_resize`` answered (``cache_info``'s ``hits`` adds them);
+    ``reset``: zero the count (``clear_cache``). Returns the count before."""
+    global _hits
+    cdef unsigned long long before = _hits
+    if reset:
+        _hits = 0
+    return before

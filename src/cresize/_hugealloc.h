@@ -25,7 +25,8 @@
  * again on the next write). One mutex guards the pool (no system call and no libc
  * allocation is made while it is held); pthread_atfork takes it around fork, so a
  * child never inherits it locked. When a new block cannot be had (memory or address
- * space, ulimit -v), the kept ones are given back and it is asked for once more.
+ * space, ulimit -v), the kept ones are given back and it is asked for once more
+ * (_fast.new_result does the same for a smaller result, plain NumPy memory).
  * cresize_pool_set / cresize_pool_info are _fast's pool_limit, pool_clear and
  * pool_info.
  *
@@ -339,6 +340,8 @@ static void cresize_pool_info(unsigned long long *out)
     out[0] = cresize_pool_limit;
     out[1] = out[2] = out[3] = out[4] = 0;
 }
+
+static size_t cresize_pool_give_back(void) { return 0; }
 
 #endif
 #endif

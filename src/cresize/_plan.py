@@ -896,6 +896,7 @@ class _Cache:
             self.entries.clear()
             self.nbytes = 0
             self.hits = self.misses = 0
+            _fast.fast_hits(reset=True)
             _FAST.clear()
 
 
@@ -973,8 +974,11 @@ def cache_info() -> dict[str, int]:
     -------
     dict of str to int
         ``"limit"`` (``set_cache_limit``'s bound), ``"nbytes"`` (bytes held),
-        ``"plans"`` (plans held), ``"hits"`` and ``"misses"`` (look-ups since
-        the last ``clear_cache``); for freed large results kept for reuse,
+        ``"plans"`` (plans held), ``"hits"`` and ``"misses"`` (calls that
+        looked for a cached plan and found it or not, since the last
+        ``clear_cache``: every ``resize``, ``resize_backward`` and ``plan``,
+        a repeated call's one-look-up path included; a held plan's own calls,
+        ``p(x)``, look nothing up); for freed large results kept for reuse,
         ``"result_limit"`` (``set_result_cache_limit``'s bound),
         ``"result_nbytes"`` and ``"result_blocks"`` (bytes and blocks held),
         ``"result_hits"`` and ``"result_misses"`` (results of 32 MiB or more
@@ -986,7 +990,7 @@ def cache_info() -> dict[str, int]:
             "limit": _CACHE.limit,
             "nbytes": _CACHE.nbytes,
             "plans": len(_CACHE.entries),
-            "hits": _CACHE.hits,
+            "hits": _CACHE.hits + _fast.fast_hits(),
             "misses": _CACHE.misses,
         }
     info.update((f"result_{key}", value) for key, value in results.items())
@@ -1027,7 +1031,11 @@ def recall(key):
     """The plan ``remember`` kept for ``key``, or None (no key, never kept, or since
     dropped from the cache)."""
     ref = _FAST.get(key) if key is not None else None
-    return ref() if ref is not None else None
+    found = ref() if ref is not None else None
+    if found is not None:
+        with _CACHE.lock:
+            _CACHE.hits += 1
+    return found
 
 
 def remember(key, found):

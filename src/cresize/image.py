@@ -637,6 +637,9 @@ def _png_with_metadata(data, params):
     return data[:33] + extra + data[33:]  # after the signature and IHDR
 
 
+#: Most bytes of one IDAT chunk that ``_png_grey_alpha`` writes (the zlib stream is cut
+#: into as many as it needs): PNG allows a chunk at most 2**31 - 1 bytes; 1 GiB.
+PNG_IDAT_MAX = 2**30
 #: PNG row filters (``PNG_ZLIB["filter"]``) that ``_png_grey_alpha`` applies; others
 #: (OpenCV's adaptive ``paeth``, ``avg``, ``fast``) are written as ``sub``.
 _PNG_FILTERS = {"none": 0, "sub": 1, "up": 2}
@@ -662,11 +665,13 @@ def _png_grey_alpha(pixels, params):
     strategy = getattr(zlib, "Z_DEFAULT_STRATEGY" if name == "DEFAULT" else f"Z_{name}")
     deflate = zlib.compressobj(PNG_ZLIB["level"], zlib.DEFLATED, 15, 9, strategy)
     header = struct.pack(">IIBBBBB", w, h, 16, 4, 0, 0, 0)  # 16 bits, grey and alpha
+    stream = deflate.compress(rows) + deflate.flush()
+    step = PNG_IDAT_MAX
     data = b"".join(
         [
             b"\x89PNG\r\n\x1a\n",
             _png_chunk(b"IHDR", header),
-            _png_chunk(b"IDAT", deflate.compress(rows) + deflate.flush()),
+            *(_png_chunk(b"IDAT", stream[i : i + step]) for i in range(0, len(stream), step)),
             _png_chunk(b"IEND", b""),
         ]
     )
