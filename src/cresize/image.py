@@ -700,7 +700,8 @@ def _tiff_encode(pixels, params, file):
     if params.get("icc_profile"):
         tags["iccprofile"] = params["icc_profile"]
     if params.get("dpi"):
-        tags.update(resolution=tuple(params["dpi"]), resolutionunit="INCH")
+        # floats: tifffile takes no IFDRational (Pillow's type for a TIFF's or EXIF's dpi)
+        tags.update(resolution=tuple(map(float, params["dpi"])), resolutionunit="INCH")
     text, ifds = _tiff_exif(params.get("exif"))
     if 305 in text:  # the camera's or editor's Software, in place of "tifffile.py"
         tags["software"] = text.pop(305)
