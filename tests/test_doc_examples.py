@@ -31,6 +31,7 @@ cibuildwheel's ``test-sources`` (pyproject.toml), like docs/, so this runs on ev
 wheel too.
 """
 
+import ast
 import doctest
 import importlib.util
 import os
@@ -206,6 +207,24 @@ def _missing(code):
     return sorted({n for n in re.findall(imports, code, re.M) if not _installed(n)})
 
 
+def _names(code, context):
+    """The names a Python block binds (``ast.Store``: assignments, imports, defs) or
+    reads (``ast.Load``)."""
+    if code.lstrip().startswith(">>>"):
+        code = "".join(e.source for e in doctest.DocTestParser().get_examples(code))
+    names = set()
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, context):
+            names.add(node.id)
+        elif context is ast.Store and isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif context is ast.Store and isinstance(
+            node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+        ):
+            names.add(node.name)
+    return names
+
+
 def _installed(name):
     return importlib.util.find_spec(name) is not None
 
@@ -242,6 +261,8 @@ def run_page(path, name, work):
     need is not installed), as text."""
     namespace = {"__name__": "__main__"}
     left_out = []
+    # name -> why it is not there: bound only by a Python block that was left out
+    unbound = {}
     for line, language, code, reason in blocks(path):
         where = f"{name}:{line}"
         missing = _missing(code)
@@ -249,7 +270,18 @@ def run_page(path, name, work):
             continue
         if missing:
             left_out.append(f"line {line} needs {', '.join(missing)}")
+            if language in PYTHON:
+                for bound in _names(code, ast.Store):
+                    unbound.setdefault(bound, f"line {line}'s {bound}")
         elif language in PYTHON:
+            uses = sorted(
+                unbound[n]
+                for n in (_names(code, ast.Load) - _names(code, ast.Store)) & unbound.keys()
+                if n not in namespace
+            )
+            if uses:  # e.g. the torch functions a left-out block defined, without torch
+                left_out.append(f"line {line} needs {', '.join(uses)}")
+                continue
             _run_python(code, namespace, where, line)
         else:
             _run_shell(code, where, work)
@@ -360,6 +392,19 @@ def test_a_block_needing_a_missing_package_is_left_out(tmp_path, monkeypatch):
     page.write_text("```python\nimport torch\n```\n\n```python\nraise ValueError('ran')\n```\n")
     with pytest.raises(ValueError, match="ran"):
         run_page(page, "page.md", tmp_path)
+    # a later block using what a left-out block defined is left out, naming it; a name
+    # that a block which ran defines as well is there
+    page.write_text(
+        "```python\nimport numpy as np\n```\n\n"
+        "```python\nimport torch\nfrom cresize import testing\nimport numpy as np\n"
+        "def pair(): pass\n```\n\n"
+        "```python\ntesting.check_reference(pair)\n```\n\n"
+        "```python\nassert np.pi > 3\n```\n"
+    )
+    assert run_page(page, "page.md", tmp_path) == [
+        "line 5 needs torch",
+        "line 12 needs line 5's pair, line 5's testing",
+    ]
 
 
 def test_rst_pages_are_run(tmp_path):
