@@ -107,6 +107,23 @@ def test_compile_of_half_precision_and_the_double_backward():
     )
 
 
+def test_torch_func_transforms_inside_compile_run_eagerly():
+    # PyTorch 2.13 refuses a custom operator's autograd under torch.func transforms:
+    # there Dynamo runs interpolate eagerly (a graph break), as it did before the operator
+    torch._dynamo.reset()
+    x = torch.randn(3, 1, 2, 5, 5, dtype=torch.float64)
+
+    def loss(t):
+        return ct.interpolate(t, size=(3, 4), mode="bicubic").square().sum()
+
+    for transform, t in (
+        (torch.func.grad(loss), x[0]),
+        (torch.func.vmap(torch.func.grad(loss)), x),
+    ):
+        want = transform(t)
+        assert torch.equal(torch.compile(transform, backend="aot_eager")(t), want)
+
+
 @pytest.mark.parametrize("strict", [True, False])
 def test_export_round_trip(strict):
     # torch.export refused it (strict: the disabled function; not strict: .numpy() of a

@@ -42,6 +42,7 @@ __all__ = ["Resize", "interpolate"]
 # operator cresize::interpolate (see "Graph capture" below)
 _compiler = getattr(torch, "compiler", None)
 _compiling = getattr(_compiler, "is_compiling", None) or (lambda: True)
+_disable = getattr(_compiler, "disable", None) or torch._dynamo.disable  # torch 2.0
 
 
 # float16 and bfloat16 are resized in float32 and rounded once to their dtype (as
@@ -164,6 +165,9 @@ def interpolate(
         )
         _plan.remember(key, found)
     return _apply(input, found, num_threads, channels_last, half)
+
+
+_disabled_interpolate = _disable(interpolate)  # see _captured
 
 
 def _apply(input, found, num_threads, channels_last, half=False, adjoint=False, linear=None):
@@ -510,11 +514,25 @@ def _captured(
     input, size, scale_factor, mode, align_corners, recompute_scale_factor, antialias, num_threads
 ):
     """``interpolate`` as the operator: the arguments checked and turned into its
-    schema's types here (plain Python that Dynamo folds), planned by the operator."""
+    schema's types here (plain Python that Dynamo folds), planned by the operator.
+    Under a ``torch.func`` transform inside torch.compile, and before PyTorch 2.4, Dynamo
+    runs ``interpolate`` eagerly instead (a graph break): PyTorch 2.13 refuses a custom
+    operator's autograd under ``torch.func`` transforms."""
+    if _compiling() and (_interpolate_op is None or _transforming()):
+        return _disabled_interpolate(
+            input,
+            size,
+            scale_factor,
+            mode,
+            align_corners,
+            recompute_scale_factor,
+            antialias,
+            num_threads=num_threads,
+        )
     if _interpolate_op is None:
         raise RuntimeError(
-            "recording cresize.torch in a graph (torch.compile, torch.export, make_fx, "
-            "torch.jit.trace) needs PyTorch 2.4 or later (torch.library.custom_op); "
+            "recording cresize.torch in a graph (torch.export, make_fx, torch.jit.trace; "
+            "fullgraph torch.compile) needs PyTorch 2.4 or later (torch.library.custom_op); "
             f"this is {torch.__version__}"
         )
     _check_input(input)
