@@ -558,13 +558,19 @@ def _captured(
     )
 
 
-def _op_plan(shape, dtype, channels_last, size, scale_factor, mode, *options):
-    """The operators' plan: ``_input_plan`` of a shape of ints (a symbolic length is
-    specialised to its value, as the plan's tables need it)."""
+def _op_plan(shape, dtype, channels_last, size, scale_factor, *options):
+    """The operators' plan: ``_input_plan`` of a shape of ints (symbolic lengths and
+    sizes are specialised to their values, as the plan's tables need them), found in
+    one look-up when it is remembered."""
     shape = tuple(int(n) for n in shape)
-    return _input_plan(
-        shape, dtype, size, scale_factor, mode, *options, channels_last=channels_last
-    )
+    size = None if size is None else tuple(int(n) for n in size)
+    scale_factor = None if scale_factor is None else tuple(scale_factor)
+    key = ("op", shape, dtype, channels_last, size, scale_factor, *options)
+    found = _plan.recall(key)
+    if found is None:
+        found = _input_plan(shape, dtype, size, scale_factor, *options, channels_last=channels_last)
+        _plan.remember(key, found)
+    return found
 
 
 def _op_result(like, shape, channels_last):
