@@ -139,9 +139,16 @@ def test_export_round_trip(strict):
     other = torch.randn(2, 3, 8, 9, dtype=torch.float64)  # not a constant of the trace
     for run in (program.module(), loaded.module()):
         assert torch.equal(run(other), net(other))
-    # the backward is the operator too, in the joint graph of a training export
-    joint = torch.export.export(net, (x,), strict=strict).run_decompositions()
-    assert _targets(joint.graph_module).count(OP) == 3
+    # a dynamic batch and channel count stay symbolic (the spatial lengths are planned)
+    dims = {0: torch.export.Dim("n"), 1: torch.export.Dim("c")}
+    dynamic = torch.export.export(
+        ct.Resize(scale_factor=0.7, mode="lanczos3"), (x,), dynamic_shapes=(dims,), strict=strict
+    )
+    other = torch.randn(5, 2, 8, 9, dtype=torch.float64)
+    assert torch.equal(dynamic.module()(other), ct.interpolate(other, None, 0.7, "lanczos3"))
+    # decomposing to core ATen keeps the operator
+    decomposed = torch.export.export(net, (x,), strict=strict).run_decompositions()
+    assert _targets(decomposed.graph_module).count(OP) == 3
 
 
 def test_make_fx_records_the_operator_not_a_constant():

@@ -7,7 +7,9 @@ calls ``cresize.resize_backward`` (deterministic, float64 when the tensor is),
 and the backward of the backward is the forward again: the operator is linear,
 so ``gradgradcheck`` and higher derivatives work, in forward mode too (``jvp``,
 ``torch.autograd.forward_ad``), and under ``torch.func`` (``grad``, ``jvp``,
-``vmap``, ``jacrev``, ``jacfwd``).
+``vmap``, ``jacrev``, ``jacfwd``). ``torch.compile`` (``fullgraph=True`` too),
+``torch.export``, ``make_fx`` and ``torch.jit.trace`` record a call as the custom
+operator ``cresize::interpolate`` (PyTorch 2.4 or later; see the PyTorch guide).
 
 Needs PyTorch 2.0 or later, any CPU build, installed pinned (for the CPU build:
 ``pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu``; a plain
@@ -573,11 +575,18 @@ def _op_plan(shape, dtype, channels_last, size, scale_factor, *options):
     return found
 
 
-def _op_result(like, shape, channels_last):
-    """An uninitialised tensor laid out as the operators' results are: ``shape`` is the
-    plan's, (N, *spatial, C) for ``channels_last`` (then viewed as (N, C, *spatial))."""
-    result = like.new_empty(shape)
-    return result.movedim(-1, 1) if channels_last else result
+def _op_result(like, shape, channels_last, options, adjoint=False):
+    """The fake kernels' result: an uninitialised tensor of the operator's result on an
+    input of ``shape`` (the gradient's: of ``shape``) laid out as the real one is. The
+    spatial lengths come from the plan of one batch entry and channel, so a symbolic
+    batch or channel count stays symbolic."""
+    n, c, *spatial = shape
+    found = _op_plan((1, 1, *spatial), torch.float64, channels_last, *options)
+    spatial = found.input_shape if adjoint else found.output_shape
+    spatial = spatial[1:-1] if channels_last else spatial[2:]
+    if not channels_last:
+        return like.new_empty((n, c, *spatial))
+    return like.new_empty((n, *spatial, c)).movedim(-1, 1)  # as _apply returns it
 
 
 _SCHEMA = (
@@ -603,10 +612,8 @@ def _define_operators():
 
     @forward.register_fake
     def _(input, size, scale_factor, mode, align_corners, recompute, antialias, threads):
-        channels_last = _channels_last(input)
         options = (size, scale_factor, mode, align_corners, recompute, antialias)
-        found = _op_plan(input.shape, input.dtype, channels_last, *options)
-        return _op_result(input, found.output_shape, channels_last)
+        return _op_result(input, input.shape, _channels_last(input), options)
 
     @_custom_op(
         "cresize::interpolate_backward",
@@ -621,8 +628,7 @@ def _define_operators():
 
     @backward.register_fake
     def _(grad, input_shape, channels_last, *options_and_threads):
-        found = _op_plan(input_shape, grad.dtype, channels_last, *options_and_threads[:-1])
-        return _op_result(grad, found.input_shape, channels_last)
+        return _op_result(grad, input_shape, channels_last, options_and_threads[:-1], True)
 
     def forward_context(ctx, inputs, output):
         input, *ctx.options = inputs
