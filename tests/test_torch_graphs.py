@@ -258,6 +258,7 @@ def test_bad_arguments_under_compile_name_the_argument():
             compiled(x)
 
 
+@pytest.mark.filterwarnings("ignore:`torch.jit.:DeprecationWarning")
 def test_without_custom_op_a_capture_says_what_it_needs(monkeypatch):
     monkeypatch.setattr(ct, "_interpolate_op", None)
     with pytest.raises(RuntimeError, match=r"needs PyTorch 2\.4 or later"):

@@ -576,8 +576,8 @@ def _op_plan(shape, dtype, channels_last, size, scale_factor, *options):
 
 
 def _op_result(like, shape, channels_last, options, adjoint=False):
-    """The fake kernels' result: an uninitialised tensor of the operator's result on an
-    input of ``shape`` (the gradient's: of ``shape``) laid out as the real one is. The
+    """The fake kernels' result: an uninitialised tensor laid out as the forward's result
+    on an input of ``shape`` is (with ``adjoint``: as that input's gradient is). The
     spatial lengths come from the plan of one batch entry and channel, so a symbolic
     batch or channel count stays symbolic."""
     n, c, *spatial = shape
