@@ -136,9 +136,10 @@ def test_vmap_over_a_batch_of_any_size(batch):
     torch.testing.assert_close(got, want, rtol=1e-12, atol=1e-12)
 
 
-def test_torch_compile_runs_it_eagerly():
+def test_torch_compile_takes_it():
     # Dynamo traced into the plan's NumPy table building and failed
-    # ("AssertionError: Expected np.nditer base") for any geometry not yet cached.
+    # ("AssertionError: Expected np.nditer base") for any geometry not yet cached; it
+    # records the operator cresize::interpolate now (tests/test_torch_graphs.py).
     cresize.clear_cache()
     x = torch.randn(2, 3, 5, 6, dtype=torch.float64, requires_grad=True)
     resize = ct.Resize(size=(4, 7), mode="bicubic", antialias=True)
@@ -693,36 +694,6 @@ def test_a_model_trains_under_cpu_autocast():
     for a, b in zip(ours.parameters(), theirs.parameters()):
         assert a.grad.dtype == torch.float32
         torch.testing.assert_close(a.grad, b.grad, rtol=0, atol=0.02 * b.grad.abs().max().item())
-
-
-@pytest.mark.filterwarnings("ignore:`torch.jit.:DeprecationWarning")
-@pytest.mark.filterwarnings("ignore::torch.jit.TracerWarning")
-def test_tracing_and_scripting_are_refused_clearly():
-    # torch.jit.trace kept the resize's result as a constant (with its default check:
-    # "Graphs differed across invocations"), torch.jit.script failed inside the plan's
-    # code ("Don't support conversion in JoinedStr", _plan.py), and torch.export / make_fx
-    # in NumPy (".numpy() is not supported for tensor subclasses").
-    from torch.fx.experimental.proxy_tensor import make_fx
-
-    net = torch.nn.Sequential(torch.nn.Conv2d(3, 3, 1), ct.Resize(size=(5, 5), mode="bilinear"))
-    x = torch.randn(1, 3, 8, 8)
-    advice = "torch.compile runs it eagerly"
-    with pytest.raises(RuntimeError, match=r"torch\.jit\.trace cannot take cresize\.torch") as e:
-        torch.jit.trace(net, x)
-    assert advice in str(e.value) and "constant" in str(e.value)
-    with pytest.raises(RuntimeError, match=r"torch\.jit\.script cannot take cresize\.torch") as e:
-        torch.jit.script(net)
-    assert advice in str(e.value)
-
-    def f(t):
-        return ct.interpolate(t, size=5, mode="bilinear")
-
-    with pytest.raises(RuntimeError, match=r"torch\.export .*cannot take.*FakeTensor lacks"):
-        make_fx(f, tracing_mode="fake")(x)
-    with pytest.raises(RuntimeError, match=r"torch\.export .*cannot take"):
-        torch.export.export(net, (x,), strict=False)
-    # the module and the function are unchanged outside them
-    torch.testing.assert_close(net(x), F.interpolate(net[0](x), size=(5, 5), mode="bilinear"))
 
 
 def test_torch_set_num_threads_sets_the_default_and_the_numbers_do_not_change():

@@ -7,7 +7,9 @@ calls ``cresize.resize_backward`` (deterministic, float64 when the tensor is),
 and the backward of the backward is the forward again: the operator is linear,
 so ``gradgradcheck`` and higher derivatives work, in forward mode too (``jvp``,
 ``torch.autograd.forward_ad``), and under ``torch.func`` (``grad``, ``jvp``,
-``vmap``, ``jacrev``, ``jacfwd``).
+``vmap``, ``jacrev``, ``jacfwd``). ``torch.compile`` (``fullgraph=True`` too),
+``torch.export``, ``make_fx`` and ``torch.jit.trace`` record a call as the custom
+operator ``cresize::interpolate`` (PyTorch 2.4 or later; see the PyTorch guide).
 
 Needs PyTorch 2.0 or later, any CPU build, installed pinned (for the CPU build:
 ``pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu``; a plain
@@ -16,10 +18,8 @@ Needs PyTorch 2.0 or later, any CPU build, installed pinned (for the CPU build:
 
 from __future__ import annotations
 
-import functools
 import numbers
-from collections.abc import Callable
-from typing import Any, ParamSpec, TypeVar
+from typing import Any
 
 import numpy as np
 
@@ -40,30 +40,11 @@ import torch.autograd.forward_ad as _forward_ad  # noqa: E402
 
 __all__ = ["Resize", "interpolate"]
 
-# torch.compile cannot trace the NumPy planning and the kernels: Dynamo runs them
-# eagerly (a graph break around each call) rather than failing inside NumPy code.
+# Dynamo is tracing (torch.compile, strict torch.export): the call is recorded as the
+# operator cresize::interpolate (see "Graph capture" below)
 _compiler = getattr(torch, "compiler", None)
-_disable = getattr(_compiler, "disable", None) or torch._dynamo.disable  # torch 2.0
 _compiling = getattr(_compiler, "is_compiling", None) or (lambda: True)
-
-
-_P = ParamSpec("_P")
-_R = TypeVar("_R")
-
-
-def _eager(function: Callable[_P, _R]) -> Callable[_P, _R]:
-    """``function`` as it is outside torch.compile, disabled for Dynamo inside it (the
-    disabled wrapper costs ~1.7 us a call; ``is_compiling`` is True while Dynamo traces).
-    Typed so that the wrapped function keeps its signature for type checkers."""
-    disabled = _disable(function)
-
-    @functools.wraps(function)
-    def call(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-        if _compiling():
-            return disabled(*args, **kwargs)
-        return function(*args, **kwargs)
-
-    return call
+_disable = getattr(_compiler, "disable", None) or torch._dynamo.disable  # torch 2.0
 
 
 # float16 and bfloat16 are resized in float32 and rounded once to their dtype (as
@@ -88,7 +69,6 @@ _DTYPES = {
 }
 
 
-@_eager
 def interpolate(
     input: torch.Tensor,
     size: _spec.Ints | None = None,
@@ -151,6 +131,17 @@ def interpolate(
     >>> x.grad
     tensor([[[2., 2., 2., 2.]]], dtype=torch.float64)
     """
+    if _capturing(input):
+        return _captured(
+            input,
+            size,
+            scale_factor,
+            mode,
+            align_corners,
+            recompute_scale_factor,
+            antialias,
+            num_threads,
+        )
     half = _check_input(input)
     _threads(num_threads)  # validate here rather than inside autograd; None stays None
     channels_last = _channels_last(input)
@@ -164,7 +155,8 @@ def interpolate(
     found = _plan.recall(key)
     if found is None:
         found = _input_plan(
-            input,
+            tuple(input.shape),
+            input.dtype,
             size,
             scale_factor,
             mode,
@@ -177,24 +169,29 @@ def interpolate(
     return _apply(input, found, num_threads, channels_last, half)
 
 
-def _apply(input, found, num_threads, channels_last, half=False):
-    """``found`` on ``input``; a channels-last input is resized as its (N, *spatial, C)
-    view, so the result is channels-last too, without a copy. float16 and bfloat16
-    (``half``) are resized as their float32 copy (``found`` is its plan), rounded
-    back once."""
+_disabled_interpolate = _disable(interpolate)  # see _captured
+
+
+def _apply(input, found, num_threads, channels_last, half=False, adjoint=False, linear=None):
+    """``found`` (with ``adjoint`` its ``W.T``) on ``input``; a channels-last input is
+    resized as its (N, *spatial, C) view, so the result is channels-last too, without a
+    copy. float16 and bfloat16 (``half``) are resized as their float32 copy (``found``
+    is its plan), rounded back once. ``linear`` runs the plan: ``_linear`` (differentiable)
+    unless given (the operators' ``_run``, below autograd)."""
+    linear = linear or _linear
     if half:
-        return _apply(input.float(), found, num_threads, channels_last).to(input.dtype)
+        resized = _apply(input.float(), found, num_threads, channels_last, False, adjoint, linear)
+        return resized.to(input.dtype)
     if not channels_last:
-        return _linear(input, found, num_threads)
-    return _linear(input.movedim(1, -1), found, num_threads).movedim(-1, 1)
+        return linear(input, found, num_threads, adjoint)
+    return linear(input.movedim(1, -1), found, num_threads, adjoint).movedim(-1, 1)
 
 
-# torch.jit.trace would keep the result as a constant, make_fx of a fake tensor fails in
-# .numpy(), TorchScript in the plan's code: each says this instead.
-_UNTRACEABLE = (
-    "{tool} cannot take cresize.torch: it resizes with NumPy and C kernels, outside "
-    "PyTorch's operators{detail}. torch.compile runs it eagerly (a graph break around each "
-    "call); a model to script, trace or export needs torch.nn.functional.interpolate there"
+# TorchScript cannot compile the planning's Python; trace, compile and export record the op
+_UNSCRIPTABLE = (
+    "torch.jit.script cannot take cresize.torch: it resizes with NumPy and C kernels "
+    "planned in Python, which TorchScript cannot compile. torch.jit.trace, torch.compile "
+    "and torch.export record it as the operator cresize::interpolate instead"
 )
 
 
@@ -202,20 +199,6 @@ def _check_input(input):
     """Refuse what cresize.torch cannot take; whether ``input`` is float16 or bfloat16."""
     if not isinstance(input, torch.Tensor):
         raise TypeError(f"input must be a torch.Tensor; got {type(input).__name__}")
-    if _tracing():
-        raise RuntimeError(
-            _UNTRACEABLE.format(
-                tool="torch.jit.trace",
-                detail=" (a trace would keep this call's result as a constant)",
-            )
-        )
-    if type(input) is not torch.Tensor and _is_fake(input):
-        raise RuntimeError(
-            _UNTRACEABLE.format(
-                tool="torch.export (or make_fx, FakeTensorMode)",
-                detail=f", which need the data that a {type(input).__name__} lacks",
-            )
-        )
     if input.device.type != "cpu":
         raise ValueError(
             f"cresize.torch works on CPU tensors; input is on {input.device}. "
@@ -259,7 +242,8 @@ def _size_or_factor(size, scale_factor, recompute_scale_factor):
 
 
 def _input_plan(
-    input,
+    shape,
+    dtype,
     size,
     scale_factor,
     mode,
@@ -270,16 +254,17 @@ def _input_plan(
     *,
     channels_last=False,
 ):
-    """The cached plan of this call (``previous`` when it is the same call); with
-    ``channels_last``, the plan of the (N, *spatial, C) view."""
+    """The cached plan of this call on an input of ``shape`` (a tuple of ints) and torch
+    ``dtype`` (``previous`` when it is the same call); with ``channels_last``, the plan
+    of the (N, *spatial, C) view."""
     mode = _spec.torch_mode(mode, antialias)
-    spatial = input.dim() - 2
-    shape = tuple(input.shape)
+    ndim = len(shape)
+    spatial = ndim - 2
     if channels_last:
         shape = (shape[0], *shape[2:], shape[1])
-        axes = tuple(range(1, input.dim() - 1))
+        axes = tuple(range(1, ndim - 1))
     else:
-        axes = tuple(range(2, input.dim()))
+        axes = tuple(range(2, ndim))
     _size_or_factor(size, scale_factor, recompute_scale_factor)
     if size is not None:
         size = _per_axis(_tensor_sizes(size), spatial, "size")
@@ -291,10 +276,10 @@ def _input_plan(
         ).lengths
         scale_factor = None
     spec = _spec.forward(shape, size, scale_factor, mode, align_corners, antialias, axes)
-    if input.dtype in _HALF:  # resized as its float32 copy (see _apply)
+    if dtype in _HALF:  # resized as its float32 copy (see _apply)
         dtype = _spec.compute_dtype(np.dtype(np.float16))
     else:
-        dtype = np.dtype(str(input.dtype)[len("torch.") :])
+        dtype = np.dtype(str(dtype)[len("torch.") :])
     if previous is not None and previous._spec == spec and previous.dtype == dtype:
         return previous
     return _plan.cached_plan(spec, dtype)
@@ -347,7 +332,6 @@ class Resize(torch.nn.Module):
         cached = self._cached
         return None if cached is None else cached[1]
 
-    @_eager
     def forward(self, input: torch.Tensor) -> torch.Tensor:
         """``interpolate(input, ...)`` with this module's arguments.
 
@@ -361,6 +345,17 @@ class Resize(torch.nn.Module):
         torch.Tensor
             As ``interpolate`` returns it.
         """
+        if _capturing(input):
+            return _captured(
+                input,
+                self.size,
+                self.scale_factor,
+                self.mode,
+                self.align_corners,
+                self.recompute_scale_factor,
+                self.antialias,
+                self.num_threads,
+            )
         half = _check_input(input)
         channels_last = _channels_last(input)
         key = (
@@ -377,7 +372,8 @@ class Resize(torch.nn.Module):
         cached = self._cached  # read once: another thread may replace it meanwhile
         if cached is None or key != cached[0]:  # a new shape, layout or options
             found = _input_plan(
-                input,
+                tuple(input.shape),
+                input.dtype,
                 self.size,
                 self.scale_factor,
                 self.mode,
@@ -392,8 +388,9 @@ class Resize(torch.nn.Module):
 
     def __prepare_scriptable__(self) -> Resize:
         """``torch.jit.script`` calls this first (on every submodule): a clear refusal
-        rather than TorchScript's error from inside the plan's code."""
-        raise RuntimeError(_UNTRACEABLE.format(tool="torch.jit.script", detail=""))
+        rather than TorchScript's error from inside the plan's code (``torch.jit.trace``
+        records the operator)."""
+        raise RuntimeError(_UNSCRIPTABLE)
 
     def extra_repr(self) -> str:
         given = (
@@ -490,6 +487,169 @@ def _numpy(tensor):
             "works (of torch.func.vjp for batched gradients)"
         ) from exc
     return (tensor.resolve_neg() if tensor.is_neg() else tensor).numpy()
+
+
+# ----------------------------------------------------------------------------
+# Graph capture: torch.compile (fullgraph too), torch.export (strict and not), make_fx
+# and torch.jit.trace record a call as the operator cresize::interpolate, whose
+# gradient is cresize::interpolate_backward (and that one's the forward again: the map
+# is linear). Eager calls do not go through the dispatcher: they stay as above.
+
+# The torch dispatch modes active (make_fx's proxy mode, FakeTensorMode, ...): 0 in eager
+_dispatch_modes = getattr(torch._C, "_len_torch_dispatch_stack", lambda: 0)
+_custom_op = getattr(torch.library, "custom_op", None)  # PyTorch 2.4 and later
+
+
+def _capturing(input):
+    """Whether this call is being recorded into a graph rather than run: Dynamo traces
+    (first: it takes ``is_compiling`` as True and reads no further), torch.jit.trace
+    runs, a torch dispatch mode is active, or ``input`` is a FakeTensor."""
+    return (
+        _compiling()
+        or _tracing()
+        or _dispatch_modes() > 0
+        or (type(input) is not torch.Tensor and _is_fake(input))
+    )
+
+
+def _captured(
+    input, size, scale_factor, mode, align_corners, recompute_scale_factor, antialias, num_threads
+):
+    """``interpolate`` as the operator: the arguments checked and turned into its
+    schema's types here (plain Python that Dynamo folds), planned by the operator.
+    Under a ``torch.func`` transform inside torch.compile, and before PyTorch 2.4, Dynamo
+    runs ``interpolate`` eagerly instead (a graph break): PyTorch 2.13 refuses a custom
+    operator's autograd under ``torch.func`` transforms."""
+    if _compiling() and (_interpolate_op is None or _transforming()):
+        return _disabled_interpolate(
+            input,
+            size,
+            scale_factor,
+            mode,
+            align_corners,
+            recompute_scale_factor,
+            antialias,
+            num_threads=num_threads,
+        )
+    if _interpolate_op is None:
+        raise RuntimeError(
+            "recording cresize.torch in a graph (torch.export, make_fx, torch.jit.trace; "
+            "fullgraph torch.compile) needs PyTorch 2.4 or later (torch.library.custom_op); "
+            f"this is {torch.__version__}"
+        )
+    _check_input(input)
+    spatial = input.dim() - 2
+    _spec.options(_spec.torch_mode(mode, antialias), align_corners, antialias)
+    _size_or_factor(size, scale_factor, recompute_scale_factor)
+    if size is not None:
+        size = [_spec.length(n, "size") for n in _per_axis(_tensor_sizes(size), spatial, "size")]
+    if scale_factor is not None:
+        scale_factor = [
+            _spec.factor(f, "scale_factor")
+            for f in _per_axis(scale_factor, spatial, "scale_factor")
+        ]
+    return _interpolate_op(
+        input,
+        size,
+        scale_factor,
+        mode,
+        None if align_corners is None else bool(align_corners),
+        None if recompute_scale_factor is None else bool(recompute_scale_factor),
+        bool(antialias),
+        _spec.threads_value(num_threads),  # None stays None: OpenMP's default at run time
+    )
+
+
+def _op_plan(shape, dtype, channels_last, size, scale_factor, *options):
+    """The operators' plan: ``_input_plan`` of a shape of ints (symbolic lengths and
+    sizes are specialised to their values, as the plan's tables need them), found in
+    one look-up when it is remembered."""
+    shape = tuple(int(n) for n in shape)
+    size = None if size is None else tuple(int(n) for n in size)
+    scale_factor = None if scale_factor is None else tuple(scale_factor)
+    key = ("op", shape, dtype, channels_last, size, scale_factor, *options)
+    found = _plan.recall(key)
+    if found is None:
+        found = _input_plan(shape, dtype, size, scale_factor, *options, channels_last=channels_last)
+        _plan.remember(key, found)
+    return found
+
+
+def _op_result(like, shape, channels_last, options, adjoint=False):
+    """The fake kernels' result: an uninitialised tensor laid out as the forward's result
+    on an input of ``shape`` is (with ``adjoint``: as that input's gradient is). The
+    spatial lengths come from the plan of one batch entry and channel, so a symbolic
+    batch or channel count stays symbolic."""
+    n, c, *spatial = shape
+    found = _op_plan((1, 1, *spatial), torch.float64, channels_last, *options)
+    spatial = found.input_shape if adjoint else found.output_shape
+    spatial = spatial[1:-1] if channels_last else spatial[2:]
+    if not channels_last:
+        return like.new_empty((n, c, *spatial))
+    return like.new_empty((n, *spatial, c)).movedim(-1, 1)  # as _apply returns it
+
+
+_SCHEMA = (
+    "SymInt[]? size, float[]? scale_factor, str mode, bool? align_corners, "
+    "bool? recompute_scale_factor, bool antialias, int? num_threads"
+)
+
+
+def _define_operators():
+    """cresize::interpolate and cresize::interpolate_backward (None, None before 2.4)."""
+    if _custom_op is None:
+        return None, None
+
+    @_custom_op(
+        "cresize::interpolate", mutates_args=(), schema=f"(Tensor input, {_SCHEMA}) -> Tensor"
+    )
+    def forward(input, size, scale_factor, mode, align_corners, recompute, antialias, threads):
+        channels_last = _channels_last(input)
+        options = (size, scale_factor, mode, align_corners, recompute, antialias)
+        found = _op_plan(input.shape, input.dtype, channels_last, *options)
+        half = input.dtype in _HALF
+        return _apply(input, found, threads, channels_last, half, linear=_run)
+
+    @forward.register_fake
+    def _(input, size, scale_factor, mode, align_corners, recompute, antialias, threads):
+        options = (size, scale_factor, mode, align_corners, recompute, antialias)
+        return _op_result(input, input.shape, _channels_last(input), options)
+
+    @_custom_op(
+        "cresize::interpolate_backward",
+        mutates_args=(),
+        schema=f"(Tensor grad, SymInt[] input_shape, bool channels_last, {_SCHEMA}) -> Tensor",
+    )
+    def backward(grad, input_shape, channels_last, *options_and_threads):
+        *options, threads = options_and_threads
+        found = _op_plan(input_shape, grad.dtype, channels_last, *options)
+        half = grad.dtype in _HALF
+        return _apply(grad, found, threads, channels_last, half, True, linear=_run)
+
+    @backward.register_fake
+    def _(grad, input_shape, channels_last, *options_and_threads):
+        return _op_result(grad, input_shape, channels_last, options_and_threads[:-1], True)
+
+    def forward_context(ctx, inputs, output):
+        input, *ctx.options = inputs
+        ctx.input_shape, ctx.channels_last = list(input.shape), _channels_last(input)
+
+    def forward_gradient(ctx, grad):
+        gradient = backward(grad, ctx.input_shape, ctx.channels_last, *ctx.options)
+        return (gradient, *(None,) * len(ctx.options))
+
+    def backward_context(ctx, inputs, output):
+        _, _, _, *ctx.options = inputs
+
+    def backward_gradient(ctx, grad):  # the adjoint of the adjoint: the forward
+        return (forward(grad, *ctx.options), *(None,) * (len(ctx.options) + 2))
+
+    forward.register_autograd(forward_gradient, setup_context=forward_context)
+    backward.register_autograd(backward_gradient, setup_context=backward_context)
+    return forward, backward
+
+
+_interpolate_op, _interpolate_backward_op = _define_operators()
 
 
 def _per_axis(value, n, name):

@@ -1,0 +1,265 @@
+"""cresize.torch in captured graphs: the operators cresize::interpolate and
+cresize::interpolate_backward under torch.compile(fullgraph=True), torch.export (strict
+and not), make_fx and torch.jit.trace give the eager bits, forward and backward."""
+
+import io
+
+import pytest
+
+torch = pytest.importorskip("torch")
+F = torch.nn.functional
+
+import cresize.torch as ct  # noqa: E402
+
+if ct._interpolate_op is None:  # pragma: no cover (PyTorch before 2.4)
+    pytest.skip("torch.library.custom_op needs PyTorch 2.4", allow_module_level=True)
+
+OP = torch.ops.cresize.interpolate.default
+BACKWARD_OP = torch.ops.cresize.interpolate_backward.default
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_thread():
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+class Net(torch.nn.Module):
+    """A Resize and an interpolate between operations whose bits every backend keeps."""
+
+    def __init__(self, half=False):
+        super().__init__()
+        self.resize = ct.Resize(size=(5, 7), mode="bicubic", antialias=True)
+        self.half = half
+
+    def forward(self, x):
+        y = self.resize(x * 2)
+        if self.half:
+            y = y.to(torch.bfloat16)
+        y = ct.interpolate(y + 1, scale_factor=1.5, mode="bilinear", align_corners=True)
+        return ct.interpolate(y, size=4, mode="area", num_threads=1)
+
+
+def _both(net, compiled, x, g):
+    """(forward, gradient) of ``net`` and of ``compiled`` on ``x``, with ``g``."""
+    found = []
+    for f in (net, compiled):
+        leaf = x.clone().requires_grad_()
+        y = f(leaf)
+        (grad,) = torch.autograd.grad(y, leaf, g)
+        found.append((y.detach(), grad))
+    return found
+
+
+def _targets(graph_module):
+    return [n.target for n in graph_module.graph.nodes if n.op == "call_function"]
+
+
+def test_compile_fullgraph_gives_the_eager_bits_forward_and_backward():
+    # It ran behind torch.compiler.disable: fullgraph=True failed with "Skip calling
+    # torch.compiler.disable()d function".
+    torch._dynamo.reset()
+    x = torch.randn(2, 3, 8, 9, dtype=torch.float64)
+    g = torch.randn(2, 3, 4, 4, dtype=torch.float64)
+    net = Net()
+    compiled = torch.compile(net, fullgraph=True)  # inductor: a C++ build
+    (y0, g0), (y1, g1) = _both(net, compiled, x, g)
+    assert torch.equal(y0, y1) and torch.equal(g0, g1)
+    # channels-last float32, and a second shape (a recompilation, shapes specialised)
+    seen = []
+
+    def backend(gm, inputs):
+        seen.append(_targets(gm))
+        return gm
+
+    compiled = torch.compile(net, fullgraph=True, backend=backend)
+    for shape in ((1, 3, 8, 9), (2, 3, 11, 6)):
+        x = torch.randn(shape).contiguous(memory_format=torch.channels_last)
+        g = torch.randn(shape[0], 3, 4, 4)
+        (y0, g0), (y1, g1) = _both(net, compiled, x, g)
+        assert torch.equal(y0, y1) and torch.equal(g0, g1)
+    # a graph each (no break), with the three calls as the operator
+    assert len(seen) == 2 and all(targets.count(OP) == 3 for targets in seen), seen
+
+
+def test_compile_of_half_precision_and_the_double_backward():
+    torch._dynamo.reset()
+    x = torch.randn(1, 2, 6, 5, dtype=torch.float64)
+    g = torch.randn(1, 2, 4, 4, dtype=torch.bfloat16)
+    net = Net(half=True)
+    compiled = torch.compile(net, fullgraph=True, backend="aot_eager")
+    (y0, g0), (y1, g1) = _both(net, compiled, x, g)
+    assert y1.dtype == torch.bfloat16 and torch.equal(y0, y1) and torch.equal(g0, g1)
+
+    def f(t):
+        return ct.interpolate(t, size=(3, 4), mode="bicubic")
+
+    t = torch.randn(1, 1, 5, 5, dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(torch.compile(f, fullgraph=True, backend="aot_eager"), (t,))
+    # AOTAutograd has no double backward; the operators' own is the forward again
+    options = ([3, 4], None, "bicubic", None, None, False, None)
+    g = torch.randn(1, 1, 3, 4, dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradgradcheck(lambda t: OP(t, *options), (t,))
+    assert torch.autograd.gradgradcheck(
+        lambda g: BACKWARD_OP(g, [1, 1, 5, 5], False, *options), (g,)
+    )
+
+
+def test_torch_func_transforms_inside_compile_run_eagerly():
+    # PyTorch 2.13 refuses a custom operator's autograd under torch.func transforms:
+    # there Dynamo runs interpolate eagerly (a graph break), as it did before the operator
+    torch._dynamo.reset()
+    x = torch.randn(3, 1, 2, 5, 5, dtype=torch.float64)
+
+    def loss(t):
+        return ct.interpolate(t, size=(3, 4), mode="bicubic").square().sum()
+
+    for transform, t in (
+        (torch.func.grad(loss), x[0]),
+        (torch.func.vmap(torch.func.grad(loss)), x),
+    ):
+        want = transform(t)
+        assert torch.equal(torch.compile(transform, backend="aot_eager")(t), want)
+
+
+@pytest.mark.parametrize("strict", [True, False])
+def test_export_round_trip(strict):
+    # torch.export refused it (strict: the disabled function; not strict: .numpy() of a
+    # FakeTensor); now the program holds the operator and runs as the module does.
+    x = torch.randn(2, 3, 8, 9, dtype=torch.float64)
+    net = Net()
+    program = torch.export.export(net, (x,), strict=strict)
+    assert _targets(program.graph_module).count(OP) == 3
+    buffer = io.BytesIO()
+    torch.export.save(program, buffer)
+    buffer.seek(0)
+    loaded = torch.export.load(buffer)
+    other = torch.randn(2, 3, 8, 9, dtype=torch.float64)  # not a constant of the trace
+    for run in (program.module(), loaded.module()):
+        assert torch.equal(run(other), net(other))
+    # a dynamic batch and channel count stay symbolic (the spatial lengths are planned)
+    dims = {0: torch.export.Dim("n"), 1: torch.export.Dim("c")}
+    dynamic = torch.export.export(
+        ct.Resize(scale_factor=0.7, mode="lanczos3"), (x,), dynamic_shapes=(dims,), strict=strict
+    )
+    other = torch.randn(5, 2, 8, 9, dtype=torch.float64)
+    assert torch.equal(dynamic.module()(other), ct.interpolate(other, None, 0.7, "lanczos3"))
+    # decomposing to core ATen keeps the operator
+    decomposed = torch.export.export(net, (x,), strict=strict).run_decompositions()
+    assert _targets(decomposed.graph_module).count(OP) == 3
+
+
+def test_make_fx_records_the_operator_not_a_constant():
+    # make_fx of a FakeTensor failed in .numpy(); a real trace kept the result as a constant
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    def f(t):
+        y = ct.interpolate(t, size=(4, 6), mode="lanczos3", antialias=True)
+        (grad,) = torch.autograd.grad(y.square().sum(), t, create_graph=True)
+        return y, grad
+
+    x = torch.randn(1, 2, 7, 5, dtype=torch.float64, requires_grad=True)
+    want = f(x)
+    for mode in ("real", "fake", "symbolic"):
+        gm = make_fx(f, tracing_mode=mode)(x)
+        targets = _targets(gm)
+        assert OP in targets and BACKWARD_OP in targets, (mode, targets)
+        assert not [n for n in gm.graph.nodes if n.op == "get_attr"]  # no constants
+        got = gm(x)
+        assert all(torch.equal(a, b) for a, b in zip(got, want))
+
+
+@pytest.mark.filterwarnings("ignore:`torch.jit.:DeprecationWarning")
+def test_jit_trace_records_the_operator_and_script_is_refused_clearly():
+    # torch.jit.trace kept the resize's result as a constant ("Graphs differed across
+    # invocations"); torch.jit.script failed inside the plan's code ("Don't support
+    # conversion in JoinedStr", _plan.py) and is still refused, clearly.
+    net = torch.nn.Sequential(torch.nn.Conv2d(3, 3, 1), ct.Resize(size=(5, 5), mode="bilinear"))
+    x = torch.randn(1, 3, 8, 8)
+    traced = torch.jit.trace(net, x)  # its default check runs it twice and compares graphs
+    assert "cresize::interpolate" in [n.kind() for n in traced.inlined_graph.nodes()]
+    other = torch.randn(1, 3, 8, 8)
+    assert torch.equal(traced(other), net(other))
+    with pytest.raises(RuntimeError, match=r"torch\.jit\.script cannot take cresize\.torch") as e:
+        torch.jit.script(net)
+    assert "torch.jit.trace, torch.compile and torch.export record it" in str(e.value)
+    # the module and the function are unchanged outside them
+    torch.testing.assert_close(net(x), F.interpolate(net[0](x), size=(5, 5), mode="bilinear"))
+
+
+CONFIGURATIONS = [  # (input, (size, scale_factor, mode, align_corners, recompute, antialias, threads))
+    (
+        lambda: torch.randn(2, 3, 6, 7, dtype=torch.float64),
+        ([4, 9], None, "bicubic", None, None, True, None),
+    ),
+    (lambda: torch.randn(1, 2, 5), (None, [1.7], "linear", True, None, False, 1)),
+    (
+        lambda: torch.randn(1, 2, 5, 4, 3, dtype=torch.float64).contiguous(
+            memory_format=torch.channels_last_3d
+        ),
+        ([3, 4, 5], None, "trilinear", False, None, False, None),
+    ),
+    (
+        lambda: torch.randn(2, 3, 6, 7).to(torch.float16),
+        (None, [0.5, 0.5], "area", None, True, False, None),
+    ),
+    (
+        lambda: torch.randint(0, 255, (1, 3, 6, 7), dtype=torch.uint8),
+        ([3, 3], None, "lanczos", None, None, True, None),
+    ),
+    (
+        lambda: torch.randn(1, 1, 4, 4, dtype=torch.float64),
+        (None, [2.0, 3.0], "nearest-exact", None, None, False, None),
+    ),
+]
+
+
+@pytest.mark.parametrize("make, arguments", CONFIGURATIONS)
+def test_opcheck_and_the_eager_bits(make, arguments):
+    # schema, fake (shape, dtype, strides), autograd registration, AOT dispatch
+    x = make().requires_grad_(make().dtype.is_floating_point)
+    torch.library.opcheck(OP, (x, *arguments))
+    size, scale_factor, mode, align_corners, recompute, antialias, threads = arguments
+    eager = ct.interpolate(
+        x,
+        size,
+        scale_factor,
+        mode,
+        align_corners,
+        recompute,
+        antialias,
+        num_threads=threads,
+    )
+    y = OP(x, *arguments)
+    assert torch.equal(y, eager) and y.stride() == eager.stride()
+    if x.requires_grad:
+        g = torch.randn_like(y)
+        assert torch.equal(torch.autograd.grad(y, x, g)[0], torch.autograd.grad(eager, x, g)[0])
+        shape = list(x.shape)
+        channels_last = x.dim() == 5 and not x.is_contiguous()
+        torch.library.opcheck(BACKWARD_OP, (g.requires_grad_(), shape, channels_last, *arguments))
+
+
+def test_bad_arguments_under_compile_name_the_argument():
+    torch._dynamo.reset()
+    x = torch.randn(1, 1, 4, 4)
+    for kwargs, error, match in (
+        ({"size": 4.5}, TypeError, "size must be"),
+        ({"size": (2, 2), "mode": "bogus"}, ValueError, "mode must be one of"),
+        ({"scale_factor": 2, "mode": "area", "align_corners": True}, ValueError, "align_corners"),
+        ({"size": (2, 2, 2)}, ValueError, "size has 3 entries"),
+    ):
+        compiled = torch.compile(
+            lambda t, kwargs=kwargs: ct.interpolate(t, **kwargs), backend="eager"
+        )
+        with pytest.raises(error, match=match):
+            compiled(x)
+
+
+@pytest.mark.filterwarnings("ignore:`torch.jit.:DeprecationWarning")
+def test_without_custom_op_a_capture_says_what_it_needs(monkeypatch):
+    monkeypatch.setattr(ct, "_interpolate_op", None)
+    with pytest.raises(RuntimeError, match=r"needs PyTorch 2\.4 or later"):
+        torch.jit.trace(ct.Resize(size=3), torch.randn(1, 1, 4))
