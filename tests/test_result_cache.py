@@ -228,10 +228,12 @@ def test_clear_cache_gives_the_memory_back(pool, madv_free):
     before = statm_rss()
     del a, blocks
     assert info()["nbytes"] == 192 * MiB
-    kept = statm_rss()  # MADV_FREE'd pages stay resident until the kernel needs them
+    # MADV_FREE'd pages stay resident until the kernel needs them (another process's
+    # memory pressure may take them earlier: compare with the live blocks' RSS)
+    kept = statm_rss()
     cresize.clear_cache()
     assert info()["nbytes"] == 0
-    assert statm_rss() < min(before, kept) - 150 * MiB, (before, kept, statm_rss())
+    assert statm_rss() < before - 150 * MiB, (before, kept, statm_rss())
 
 
 @LINUX
