@@ -469,7 +469,12 @@ def _linear(input, plan, num_threads, adjoint=False):
 
 def _run(input, plan, num_threads, adjoint):
     run = plan.backward if adjoint else plan
-    return torch.from_numpy(run(_numpy(input), num_threads=num_threads))
+    result = torch.from_numpy(run(_numpy(input), num_threads=num_threads))
+    if result.numel():
+        return result
+    # An empty result: NumPy (2.x) gives a zero-size array every stride 0; a tensor has
+    # PyTorch's contiguous strides, as F.interpolate's and torch.empty's have.
+    return result.new_empty(result.shape)
 
 
 def _numpy(tensor):
