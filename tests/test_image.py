@@ -1363,3 +1363,31 @@ def test_16bit_tiff_keeps_the_exif(tmp_path, monkeypatch, big):
     save_image(image.ImageArray(got, {"exif": utf8.tobytes()}), tmp_path / "utf8.tif")
     with Image.open(tmp_path / "utf8.tif") as back:  # Pillow reads text as Latin-1
         assert back.getexif()[0x0110].encode("latin-1").decode() == "Modèle X"
+
+
+def test_16bit_tiff_whose_exif_passes_the_threshold_is_bigtiff(tmp_path, monkeypatch):
+    # Pixels just under TIFF_BIG with an EXIF that took the file past 4 GiB were written
+    # as a classic TIFF: struct.error when the EXIF IFDs' offsets passed 32 bits (no
+    # file). BigTIFF is chosen from the pixels and the metadata together (a smaller
+    # TIFF_BIG stands in for 4 GiB).
+    tifffile = pytest.importorskip("tifffile")
+    from cresize import image
+
+    pixels = rgb16(20, 30, 3)
+    exif = Image.Exif()
+    exif[0x8298] = "a long copyright " * 500  # Copyright: 8.5 kB
+    exif.get_ifd(0x8769)[0x9286] = b"ASCII\0\0\0" + b"a user comment " * 500
+    exif = exif.tobytes()
+    for limit, big in ((pixels.nbytes, True), (pixels.nbytes + 10 * len(exif), False)):
+        monkeypatch.setattr(image, "TIFF_BIG", limit)
+        path = tmp_path / f"{big}.tif"
+        save_image(image.ImageArray(pixels, {"exif": exif}), path)
+        with tifffile.TiffFile(path) as tif:
+            assert tif.is_bigtiff == big
+        with Image.open(path) as back:
+            assert back.getexif()[0x8298] == "a long copyright " * 500
+        np.testing.assert_array_equal(read16(path), pixels)
+    monkeypatch.setattr(image, "TIFF_BIG", pixels.nbytes)
+    save_image(pixels, tmp_path / "plain.tif")  # no metadata: pixels not over the limit
+    with tifffile.TiffFile(tmp_path / "plain.tif") as tif:
+        assert not tif.is_bigtiff

@@ -489,10 +489,10 @@ def test_7_torch_channels_last_is_kept(dims, fmt, mode):
     for dtype in (torch.float32, torch.float64):
         base = torch.rand(shape, dtype=dtype, generator=torch.Generator().manual_seed(3))
         x = base.contiguous(memory_format=memory_format).requires_grad_()
-        y = ct.interpolate(x, size=size, mode=mode)
+        y = ct.interpolate(x, size=size, mode=torch_mode)
         assert y.is_contiguous(memory_format=memory_format) and not y.is_contiguous()
         plain = base.clone().requires_grad_()
-        want = ct.interpolate(plain, size=size, mode=mode)
+        want = ct.interpolate(plain, size=size, mode=torch_mode)
         assert torch.equal(y, want)  # the same numbers, bit for bit, in either layout
         if comparable:
             assert y.stride() == F.interpolate(x.detach(), size=size, mode=torch_mode).stride()
@@ -505,7 +505,7 @@ def test_7_torch_channels_last_is_kept(dims, fmt, mode):
         x = torch.rand(odd).contiguous(memory_format=memory_format)
         if comparable:
             assert (
-                ct.interpolate(x, size=size, mode=mode).stride()
+                ct.interpolate(x, size=size, mode=torch_mode).stride()
                 == F.interpolate(x, size=size, mode=torch_mode).stride()
             )
 

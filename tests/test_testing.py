@@ -376,3 +376,75 @@ def test_adjoint_and_gradient_checks_build_no_dense_matrix(monkeypatch):
         spec = cresize._spec.forward(x.shape, (16, 4), None, mode, ac, aa, (1, 2))
         sparse = testing._adjoint_scale(x, g, testing._norms(spec))
         assert sparse == pytest.approx(dense, rel=1e-14, abs=0)
+
+
+def test_check_reference_takes_the_sparse_taps_of_a_long_axis(monkeypatch):
+    """1-D 20,000 -> 30,000 lanczos3 antialias: check_reference built the 4.8 GB dense
+    matrix of the axis (twice the memory with its product); it applies the taps now."""
+    import tracemalloc
+
+    def refuse(self):
+        raise AssertionError("a dense matrix was built")
+
+    monkeypatch.setattr(_tables.Taps, "dense", refuse)
+    tracemalloc.start()
+    try:
+        error = testing.check_reference((20000,), (30000,), mode="lanczos3", antialias=True)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert error <= testing.TOLERANCES[np.dtype(np.float64)]
+    assert peak < 30e6  # about 10 MB (the dense matrix alone: 4.8 GB)
+    # and a wrong backward is caught, with its message, on the sparse path
+    with pytest.raises(AssertionError, match=r"backward deviates.*1 of 20000 values off"):
+        testing.check_reference(
+            (20000,),
+            (30000,),
+            backward=lambda g, s, **o: (
+                cresize.resize_backward(g, s, **o) * np.r_[np.ones(19999), 0]
+            ),
+        )
+
+
+REFERENCE_CASES = [
+    ((2, 5, 7), (9, 3), None, (1, 2)),
+    ((6, 4, 2), None, (1.6, 0.55), (0, 1)),
+    ((37,), (5,), None, (0,)),
+    ((3, 40), (97,), None, (1,)),
+    ((11, 3, 13), (4, 30), None, (0, 2)),
+]
+
+
+@pytest.mark.parametrize("shape, size, scale_factor, axes", REFERENCE_CASES)
+def test_reference_is_dense_when_small_and_the_sparse_one_agrees(
+    monkeypatch, shape, size, scale_factor, axes
+):
+    """Below the limit the reference is the dense product, bit for bit what it was
+    (reference_resize / reference_backward); the sparse taps give the same values to
+    rounding (summed in another order), and check_reference passes on them."""
+    rng = np.random.default_rng(5)
+    for mode, ac, aa in COMBOS:
+        options = dict(scale_factor=scale_factor, mode=mode, align_corners=ac, antialias=aa)
+        spec = cresize._spec.forward(shape, size, scale_factor, mode, ac, aa, axes)
+        x, g = rng.uniform(-1, 1, shape), rng.uniform(-1, 1, spec.output_shape)
+        dense = {
+            False: testing.reference_resize(x, size, axes=axes, **options),
+            True: testing.reference_backward(g, shape, axes=axes, **options),
+        }
+        for transpose, a in ((False, x), (True, g)):
+            for limit in (testing._DENSE_LIMIT, 0):
+                monkeypatch.setattr(testing, "_DENSE_LIMIT", limit)
+                operators = testing._operators(spec, transpose)
+                assert all(isinstance(w, np.ndarray) for w in operators.values()) == (limit > 0)
+                got = a
+                for axis, operator in operators.items():
+                    got = testing._apply_operator(got, axis, operator)
+                scale = np.prod([testing._row_sum(w) for w in operators.values()])
+                if limit:
+                    assert np.array_equal(got, dense[transpose])  # the same bits
+                else:
+                    assert np.abs(got - dense[transpose]).max() <= 1e-14 * scale
+                monkeypatch.undo()
+        monkeypatch.setattr(testing, "_DENSE_LIMIT", 0)
+        assert testing.check_reference(shape, size, axes=axes, **options, **ONE_THREAD) <= 1e-12
+        monkeypatch.undo()

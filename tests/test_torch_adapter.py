@@ -1,5 +1,7 @@
 """cresize.torch: gradcheck, gradgradcheck, agreement with F.interpolate, errors, training."""
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -13,7 +15,7 @@ from cresize import testing  # noqa: E402
 COMBOS = [
     (m, ac, aa)
     for m in cresize.MODES
-    for ac in ((False,) if m in ("nearest", "nearest-exact", "area") else (False, True))
+    for ac in ((None,) if m in ("nearest", "nearest-exact", "area") else (False, True))
     for aa in ((False, True) if m in ("bilinear", "bicubic", "lanczos3") else (False,))
 ]
 
@@ -767,3 +769,72 @@ def test_dataloader_spawn_workers_use_a_resize():
     )
     got = np.concatenate(list(loader))
     np.testing.assert_array_equal(got, torch.stack([data[i] for i in range(len(data))]).numpy())
+
+
+def _outcome(function, *args, **kwargs):
+    """The exception type ``function(*args, **kwargs)`` raises, or None."""
+    try:
+        function(*args, **kwargs)
+    except Exception as exc:
+        return type(exc)
+    return None
+
+
+TORCH_NAMES = ("nearest", "nearest-exact", "area", "linear", "bilinear", "trilinear", "bicubic")
+
+
+def _resize_call(x, options):
+    return ct.Resize(4, **options)(x)
+
+
+def _recorded(x, kw):
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    return make_fx(functools.partial(ct.interpolate, **kw))(x)
+
+
+@pytest.mark.parametrize("mode", (*TORCH_NAMES, "lanczos"))
+def test_refuses_exactly_where_f_interpolate_does(mode):
+    # cresize.torch took linear on 4-D, bilinear on 3-D / 5-D, trilinear on 3-D / 4-D,
+    # antialias=True on 3-D / 5-D or with linear / trilinear, align_corners with nearest
+    refused = 0
+    for ndim in (3, 4, 5):
+        x = torch.rand(1, 2, *(6,) * (ndim - 2), dtype=torch.float64)
+        for align_corners in (None, False, True):
+            for antialias in (False, True):
+                kw = dict(size=4, mode=mode, align_corners=align_corners, antialias=antialias)
+                theirs = _outcome(F.interpolate, x, **kw)
+                assert _outcome(ct.interpolate, x, **kw) is theirs, (ndim, kw)
+                # the same again (the second call of a key is the remembered plan's)
+                assert _outcome(ct.interpolate, x, **kw) is theirs, (ndim, kw)
+                options = {k: v for k, v in kw.items() if k != "size"}
+                if _outcome(ct.Resize, 4, **options) is None:
+                    assert _outcome(_resize_call, x, options) is theirs, (ndim, kw)
+                else:  # refused on every rank when made (lanczos without antialias)
+                    assert theirs is not None
+                # recorded (the operator's path) as in eager
+                assert _outcome(_recorded, x, kw) is theirs, (ndim, kw)
+                if theirs is not None:
+                    refused += 1
+                    with pytest.raises(theirs, match=r"align_corners|antialias|mode="):
+                        ct.interpolate(x, **kw)
+                else:
+                    torch.testing.assert_close(
+                        ct.interpolate(x, **kw), F.interpolate(x, **kw), rtol=0, atol=1e-10
+                    )
+    assert refused > 0
+
+
+def test_own_modes_and_more_dimensions_keep_cresize_rules():
+    x3, x5 = torch.rand(1, 2, 8, dtype=torch.float64), torch.rand(1, 1, 5, 6, 7)
+    assert ct.interpolate(x3, size=4, mode="cubic", antialias=True).shape == (1, 2, 4)
+    assert ct.interpolate(x5, size=3, mode="lanczos3", antialias=True).shape == (1, 1, 3, 3, 3)
+    assert ct.interpolate(x3, size=4, mode="nearest_exact").shape == (1, 2, 4)
+    x6 = torch.rand(1, 1, 3, 4, 5, 6)  # no F.interpolate mode takes 4 spatial dimensions
+    assert ct.interpolate(x6, size=2, mode="linear").shape == (1, 1, 2, 2, 2, 2)
+    with pytest.raises(NotImplementedError, match="use mode='bilinear'"):
+        ct.interpolate(torch.rand(1, 1, 4, 4), size=2, mode="linear")
+    with pytest.raises(NotImplementedError, match="use mode='cubic'"):
+        ct.interpolate(x3, size=2, mode="bicubic")
+    with pytest.raises(ValueError, match="align_corners option can only be set"):
+        ct.interpolate(x3, size=2, mode="nearest", align_corners=False)

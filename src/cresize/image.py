@@ -684,18 +684,28 @@ def _png_grey_alpha(pixels, params):
 #: 1.45 times its CPU time (Python's zlib; docs/files.md).
 TIFF_ZLIB_LEVEL = 1
 
-#: Pixels of more bytes than this are written as BigTIFF (64-bit offsets): a classic
-#: TIFF's 32-bit offsets end at 4 GiB, and deflate leaves noisy pixels about as large
-#: as they were (tifffile's own margin, which it applies only to uncompressed data:
+#: Pixels and metadata (``_tiff_bytes``) of more bytes than this are written as
+#: BigTIFF (64-bit offsets): a classic TIFF's 32-bit offsets end at 4 GiB, and deflate
+#: leaves noisy pixels about as large as they were (tifffile's own margin, which it applies only to uncompressed data:
 #: compressed, it failed with ``struct.error: 'I' format requires ...``).
 TIFF_BIG = 2**32 - 2**25
+
+
+def _tiff_bytes(pixels, params):
+    """What a 16-bit TIFF of ``pixels`` and ``params`` holds besides its layout, for the
+    choice of BigTIFF (``TIFF_BIG``): the pixels, the ICC profile, and twice the EXIF
+    (its text in IFD0, its Exif and GPS IFDs re-encoded: each at most about its size).
+    Pixels just under ``TIFF_BIG`` with a large EXIF or profile made a classic TIFF
+    whose IFDs were past 4 GiB (``struct.error``, no file written)."""
+    icc, exif = params.get("icc_profile") or b"", params.get("exif") or b""
+    return pixels.nbytes + len(icc) + 2 * len(exif)
 
 
 def _tiff_encode(pixels, params, file):
     """A 16-bit RGB(A) TIFF from tifffile, with ``params``' ICC profile, DPI and EXIF
     (see ``_tiff_exif``), written into ``file`` (a binary file open for reading and
     writing, at its start) one compressed strip at a time."""
-    big = pixels.nbytes > TIFF_BIG
+    big = _tiff_bytes(pixels, params) > TIFF_BIG
     tags: dict[str, Any] = {}
     if params.get("icc_profile"):
         tags["iccprofile"] = params["icc_profile"]

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from cresize import _optional, _plan, _spec
+from cresize import _optional, _plan, _spec, _tables
 from cresize._api import _threads
 
 # Not installed: the install hint; installed but failing to import: its error, named.
@@ -99,15 +99,22 @@ def interpolate(
         Any cresize mode (``nearest``, ``nearest-exact``, ``bilinear``,
         ``bicubic``, ``lanczos3``, ``area``) or alias (``linear``,
         ``trilinear``, ``cubic``, ``nearest_exact``), and PyTorch's
-        ``"lanczos"`` (which means ``lanczos3`` with ``antialias=True``). Every mode
-        works for any number of spatial dimensions.
+        ``"lanczos"`` (which means ``lanczos3`` with ``antialias=True``). On a 3-D,
+        4-D or 5-D input, ``F.interpolate``'s names are refused where it refuses them
+        (``NotImplementedError``: ``linear`` needs 3-D, ``bilinear``, ``bicubic`` and
+        ``lanczos`` 4-D, ``trilinear`` 5-D); cresize's own names (``lanczos3``,
+        ``cubic``, ``nearest_exact``) work on any rank, and every name on more
+        spatial dimensions (which no ``F.interpolate`` mode takes).
     align_corners : bool, optional
-        None means False; an error for nearest, nearest-exact and area when True.
+        None means False. With ``nearest``, ``nearest-exact`` and ``area`` it must be
+        None (``ValueError``, as in ``F.interpolate``; ``nearest_exact``: not True).
     recompute_scale_factor : bool, optional
         With ``scale_factor``: sample as if the computed output size had been given
         (True with ``size`` is an error, as in ``F.interpolate``).
     antialias : bool
-        Widen the kernel when shrinking (bilinear, bicubic, lanczos3).
+        Widen the kernel when shrinking (bilinear, bicubic, lanczos3). With
+        ``F.interpolate``'s names only on a 4-D input, in bilinear, bicubic and lanczos
+        (``ValueError``, as there); ``cubic`` and ``lanczos3`` take it on any rank.
     num_threads : int, optional
         OpenMP threads of the forward and backward; None: OpenMP's default at
         call time, as for ``cresize.resize`` (1 in a forked child, such as a
@@ -223,6 +230,59 @@ def _check_input(input):
     return half
 
 
+# F.interpolate's own mode names and the input ranks (dimensions) it takes each on;
+# cresize's other names (lanczos3, cubic, nearest_exact) work on any rank.
+_TORCH_RANKS = {
+    "nearest": (3, 4, 5),
+    "nearest-exact": (3, 4, 5),
+    "area": (3, 4, 5),
+    "linear": (3,),
+    "bilinear": (4,),
+    "trilinear": (5,),
+    "bicubic": (4,),
+    "lanczos": (4,),
+}
+# The name to use instead on each rank where F.interpolate's name does not take it
+_LINEAR_BY_RANK = {3: "linear", 4: "bilinear", 5: "trilinear"}
+_OTHER_NAME = {"bicubic": "cubic", "lanczos": "lanczos3"}
+
+
+def _torch_rules(mode, ndim, align_corners, antialias):
+    """Refuse, with ``F.interpolate``'s exception types, what it refuses for its own
+    mode names on a 3-D, 4-D or 5-D input (a drop-in fails where it fails): align_corners
+    given with nearest, nearest-exact or area, antialias outside bilinear, bicubic and
+    lanczos on 4-D input, and a name on a rank it does not take (linear: 3-D, bilinear,
+    bicubic, lanczos: 4-D, trilinear: 5-D). More spatial dimensions, which PyTorch has no
+    mode for, and cresize's own names keep cresize's rules. Called where a call is
+    planned, not on a repeated call (its plan is found by a key of these arguments)."""
+    ranks = _TORCH_RANKS.get(mode) if isinstance(mode, str) else None
+    if ranks is None:
+        return
+    if align_corners is not None and mode in _tables.NO_ALIGN_CORNERS:
+        raise ValueError(
+            f"align_corners option can only be set with the interpolating modes: linear | "
+            f"bilinear | bicubic | trilinear; got align_corners={align_corners!r} with "
+            f"mode={mode!r} (leave it None, as F.interpolate requires)"
+        )
+    if ndim > 5:  # no F.interpolate mode takes it: cresize's extension
+        return
+    if antialias and not (ndim == 4 and mode in ("bilinear", "bicubic", "lanczos")):
+        raise ValueError(
+            f"antialias=True is restricted to the bilinear, bicubic and lanczos modes on a "
+            f"4-D input, as in F.interpolate; got mode={mode!r} on a {ndim}-D input "
+            f"(cresize's 'cubic' and 'lanczos3' take it on any rank, cresize.resize every "
+            f"antialiased mode)"
+        )
+    if ndim not in ranks:
+        other = _OTHER_NAME.get(mode) or _LINEAR_BY_RANK[ndim]
+        raise NotImplementedError(
+            f"Got {ndim}D input, but mode={mode!r} needs {ranks[0]}D input (as in "
+            f"F.interpolate); for a {ndim}-D input use mode={other!r}"
+        )
+    if mode == "lanczos" and align_corners:
+        raise ValueError("Lanczos mode does not support align_corners=True (as in F.interpolate)")
+
+
 def _size_or_factor(size, scale_factor, recompute_scale_factor):
     """``F.interpolate``'s rules: exactly one of ``size`` and ``scale_factor``, and
     ``recompute_scale_factor=True`` only with ``scale_factor``."""
@@ -257,8 +317,9 @@ def _input_plan(
     """The cached plan of this call on an input of ``shape`` (a tuple of ints) and torch
     ``dtype`` (``previous`` when it is the same call); with ``channels_last``, the plan
     of the (N, *spatial, C) view."""
-    mode = _spec.torch_mode(mode, antialias)
     ndim = len(shape)
+    _torch_rules(mode, ndim, align_corners, antialias)
+    mode = _spec.torch_mode(mode, antialias)
     spatial = ndim - 2
     if channels_last:
         shape = (shape[0], *shape[2:], shape[1])
@@ -469,7 +530,12 @@ def _linear(input, plan, num_threads, adjoint=False):
 
 def _run(input, plan, num_threads, adjoint):
     run = plan.backward if adjoint else plan
-    return torch.from_numpy(run(_numpy(input), num_threads=num_threads))
+    result = torch.from_numpy(run(_numpy(input), num_threads=num_threads))
+    if result.numel():
+        return result
+    # An empty result: NumPy (2.x) gives a zero-size array every stride 0; a tensor has
+    # PyTorch's contiguous strides, as F.interpolate's and torch.empty's have.
+    return result.new_empty(result.shape)
 
 
 def _numpy(tensor):
@@ -539,6 +605,7 @@ def _captured(
         )
     _check_input(input)
     spatial = input.dim() - 2
+    _torch_rules(mode, input.dim(), align_corners, antialias)
     _spec.options(_spec.torch_mode(mode, antialias), align_corners, antialias)
     _size_or_factor(size, scale_factor, recompute_scale_factor)
     if size is not None:
