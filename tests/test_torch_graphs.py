@@ -3,6 +3,7 @@ cresize::interpolate_backward under torch.compile(fullgraph=True), torch.export 
 and not), make_fx and torch.jit.trace give the eager bits, forward and backward."""
 
 import io
+import threading
 
 import pytest
 
@@ -122,6 +123,37 @@ def test_torch_func_transforms_inside_compile_run_eagerly():
     ):
         want = transform(t)
         assert torch.equal(torch.compile(transform, backend="aot_eager")(t), want)
+
+
+def _loss(t):
+    return ct.interpolate(t, size=(3, 4), mode="bicubic").square().sum()
+
+
+def test_eager_calls_while_another_thread_compiles():
+    # torch.compiler.is_compiling() reads a process-wide flag that PyTorch holds True for a
+    # whole compilation, in every thread: an eager torch.func.grad in another thread went
+    # _captured -> the disabled interpolate -> _captured ... (RecursionError)
+    x = torch.randn(1, 1, 5, 5, dtype=torch.float64)
+    want = torch.func.grad(_loss)(x), ct.interpolate(x, size=(3, 4), mode="bicubic")
+    compiling, release = threading.Event(), threading.Event()
+
+    def backend(gm, inputs):  # runs inside the compilation
+        compiling.set()
+        release.wait(60)
+        return gm
+
+    torch._dynamo.reset()
+    other = threading.Thread(
+        target=lambda: torch.compile(lambda t: t + 1, backend=backend)(torch.ones(2))
+    )
+    other.start()
+    try:
+        assert compiling.wait(60) and torch.compiler.is_compiling()
+        got = torch.func.grad(_loss)(x), ct.interpolate(x, size=(3, 4), mode="bicubic")
+    finally:
+        release.set()
+        other.join()
+    assert all(torch.equal(a, b) for a, b in zip(got, want))
 
 
 @pytest.mark.parametrize("strict", [True, False])

@@ -142,6 +142,22 @@ def interpolate(
             antialias,
             num_threads,
         )
+    return _eager(
+        input,
+        size,
+        scale_factor,
+        mode,
+        align_corners,
+        recompute_scale_factor,
+        antialias,
+        num_threads,
+    )
+
+
+def _eager(
+    input, size, scale_factor, mode, align_corners, recompute_scale_factor, antialias, num_threads
+):
+    """``interpolate`` run now (not recorded into a graph)."""
     half = _check_input(input)
     _threads(num_threads)  # validate here rather than inside autograd; None stays None
     channels_last = _channels_last(input)
@@ -169,7 +185,8 @@ def interpolate(
     return _apply(input, found, num_threads, channels_last, half)
 
 
-_disabled_interpolate = _disable(interpolate)  # see _captured
+# _eager as Dynamo runs it: not traced (a graph break; see _captured)
+_disabled_eager = _disable(_eager)
 
 
 def _apply(input, found, num_threads, channels_last, half=False, adjoint=False, linear=None):
@@ -521,7 +538,9 @@ def _captured(
     runs ``interpolate`` eagerly instead (a graph break): PyTorch 2.13 refuses a custom
     operator's autograd under ``torch.func`` transforms."""
     if _compiling() and (_interpolate_op is None or _transforming()):
-        return _disabled_interpolate(
+        # _eager, not interpolate: is_compiling() is a process-wide flag, True in every
+        # thread while one compiles, and interpolate would come back here
+        return _disabled_eager(
             input,
             size,
             scale_factor,
@@ -529,7 +548,7 @@ def _captured(
             align_corners,
             recompute_scale_factor,
             antialias,
-            num_threads=num_threads,
+            num_threads,
         )
     if _interpolate_op is None:
         raise RuntimeError(
