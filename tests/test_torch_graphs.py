@@ -295,3 +295,26 @@ def test_without_custom_op_a_capture_says_what_it_needs(monkeypatch):
     monkeypatch.setattr(ct, "_interpolate_op", None)
     with pytest.raises(RuntimeError, match=r"needs PyTorch 2\.4 or later"):
         torch.jit.trace(ct.Resize(size=3), torch.randn(1, 1, 4))
+
+
+def test_eager_transforms_under_a_dispatch_mode_that_records_nothing():
+    # Any torch dispatch mode sent the call to the operator, which has no torch.func or
+    # forward-mode rule: under FlopCounterMode, torch.func.grad / jvp and forward AD failed
+    from torch.utils.flop_counter import FlopCounterMode
+
+    x = torch.randn(2, 1, 5, 5, dtype=torch.float64)
+    t = torch.randn_like(x)
+
+    def f(a):
+        return ct.interpolate(a, size=(3, 4), mode="bicubic")
+
+    def run():
+        with torch.autograd.forward_ad.dual_level():
+            dual = torch.autograd.forward_ad.make_dual(x, t)
+            tangent = torch.autograd.forward_ad.unpack_dual(f(dual)).tangent
+        return torch.func.grad(_loss)(x[:1]), *torch.func.jvp(f, (x,), (t,)), tangent
+
+    want = run()
+    with FlopCounterMode(display=False):
+        got = run()
+    assert all(torch.equal(a, b) for a, b in zip(got, want))

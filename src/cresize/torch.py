@@ -529,6 +529,18 @@ def _capturing(input):
     )
 
 
+def _differentiated_unrecorded(input):
+    """A ``torch.func`` transform or a forward-mode AD level, which the operators have no
+    rule for (PyTorch 2.13: the transforms refuse their autograd, and forward mode drops
+    the tangent), around a call that nothing records: only a torch dispatch mode that
+    records no graph (``FlopCounterMode``, ...) sent it here. It runs eagerly."""
+    if not (_transforming() or _forward_ad._current_level >= 0) or _tracing() or _is_fake(input):
+        return False
+    from torch.fx.experimental.proxy_tensor import get_proxy_mode  # make_fx's
+
+    return get_proxy_mode() is None
+
+
 def _captured(
     input, size, scale_factor, mode, align_corners, recompute_scale_factor, antialias, num_threads
 ):
@@ -541,6 +553,17 @@ def _captured(
         # _eager, not interpolate: is_compiling() is a process-wide flag, True in every
         # thread while one compiles, and interpolate would come back here
         return _disabled_eager(
+            input,
+            size,
+            scale_factor,
+            mode,
+            align_corners,
+            recompute_scale_factor,
+            antialias,
+            num_threads,
+        )
+    if not _compiling() and _differentiated_unrecorded(input):
+        return _eager(
             input,
             size,
             scale_factor,
