@@ -318,3 +318,16 @@ def test_eager_transforms_under_a_dispatch_mode_that_records_nothing():
     with FlopCounterMode(display=False):
         got = run()
     assert all(torch.equal(a, b) for a, b in zip(got, want))
+
+
+def test_symbolic_sizes_are_taken():
+    # size computed from a symbolic shape (make_fx's "symbolic" mode) is a torch.SymInt,
+    # as the schema's SymInt[] allows: it was refused ("size must be a positive int")
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    def f(t):
+        return ct.interpolate(t, size=[2 * n for n in t.shape[2:]], mode="bilinear")
+
+    x = torch.randn(2, 1, 5, 4, dtype=torch.float64)
+    gm = make_fx(f, tracing_mode="symbolic")(x)
+    assert OP in _targets(gm) and torch.equal(gm(x), f(x))

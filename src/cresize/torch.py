@@ -707,9 +707,14 @@ def _per_axis(value, n, name):
 
 
 def _tensor_sizes(size):
-    """0-d integer tensors (alone or in a sequence) as ints, as ``F.interpolate`` takes them."""
+    """0-d integer tensors (alone or in a sequence) as ints, as ``F.interpolate`` takes them;
+    and symbolic ints (``torch.SymInt``, from a shape while a graph is recorded) as their
+    values: the plan's tables need them (a guard specialises them, as the input's spatial
+    lengths are)."""
 
     def plain(value):
+        if isinstance(value, torch.SymInt):
+            return int(value)
         if not isinstance(value, torch.Tensor):
             return value
         if (
