@@ -185,8 +185,11 @@ def _eager(
     return _apply(input, found, num_threads, channels_last, half)
 
 
-# _eager as Dynamo runs it: not traced (a graph break; see _captured)
-_disabled_eager = _disable(_eager)
+# _eager as Dynamo runs it: not traced (a graph break; see _captured). PyTorch's lazy
+# wrapper (a skipped function to Dynamo) imports torch._dynamo at its first call, not at
+# `import cresize.torch` (about 0.7 s); torch.compiler.disable where it is missing
+_lazy_disable = getattr(torch, "_disable_dynamo", None)
+_disabled_eager = _disable(_eager) if _lazy_disable is None else _lazy_disable(_eager)
 
 
 def _apply(input, found, num_threads, channels_last, half=False, adjoint=False, linear=None):
