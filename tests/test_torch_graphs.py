@@ -210,8 +210,13 @@ def test_make_fx_records_the_operator_not_a_constant():
 
     x = torch.randn(1, 2, 7, 5, dtype=torch.float64, requires_grad=True)
     want = f(x)
-    for mode in ("real", "fake", "symbolic"):
-        gm = make_fx(f, tracing_mode=mode)(x)
+    for mode, pre_dispatch in (
+        ("real", False),
+        ("fake", False),
+        ("symbolic", False),
+        ("real", True),  # its proxy mode is on the pre-dispatch stack: the result was kept
+    ):
+        gm = make_fx(f, tracing_mode=mode, pre_dispatch=pre_dispatch)(x)
         targets = _targets(gm)
         assert OP in targets and BACKWARD_OP in targets, (mode, targets)
         assert not [n for n in gm.graph.nodes if n.op == "get_attr"]  # no constants

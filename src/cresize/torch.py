@@ -18,6 +18,7 @@ Needs PyTorch 2.0 or later, any CPU build, installed pinned (for the CPU build:
 
 from __future__ import annotations
 
+import functools
 import numbers
 from typing import Any
 
@@ -520,14 +521,23 @@ _dispatch_modes = getattr(torch._C, "_len_torch_dispatch_stack", lambda: 0)
 _custom_op = getattr(torch.library, "custom_op", None)  # PyTorch 2.4 and later
 
 
+# Pre-dispatch tracing (make_fx(pre_dispatch=True), non-strict export) is running: its
+# proxy mode is on a stack of its own, which _dispatch_modes does not count
+_PRE_DISPATCH = getattr(torch._C.DispatchKey, "PreDispatch", None)
+_included = getattr(torch._C, "_dispatch_tls_is_dispatch_key_included", None)
+_pre_dispatch = functools.partial(_included, _PRE_DISPATCH) if _PRE_DISPATCH and _included else bool
+
+
 def _capturing(input):
     """Whether this call is being recorded into a graph rather than run: Dynamo traces
     (first: it takes ``is_compiling`` as True and reads no further), torch.jit.trace
-    runs, a torch dispatch mode is active, or ``input`` is a FakeTensor."""
+    runs, a torch dispatch mode (pre-dispatch too) is active, or ``input`` is a
+    FakeTensor."""
     return (
         _compiling()
         or _tracing()
         or _dispatch_modes() > 0
+        or _pre_dispatch()
         or (type(input) is not torch.Tensor and _is_fake(input))
     )
 
