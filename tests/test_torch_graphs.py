@@ -266,6 +266,38 @@ CONFIGURATIONS = [  # (input, (size, scale_factor, mode, align_corners, recomput
         lambda: torch.randn(1, 1, 4, 4, dtype=torch.float64),
         (None, [2.0, 3.0], "nearest-exact", None, None, False, None),
     ),
+    # 2-D channels-last, a strided view, a transposed one, an empty batch, bfloat16
+    # channels-last, 3-D int16 and 1-D uint16: the real result's strides are the fake's
+    (
+        lambda: torch.randn(2, 3, 6, 7).contiguous(memory_format=torch.channels_last),
+        ([4, 9], None, "bilinear", None, None, True, None),
+    ),
+    (
+        lambda: torch.randn(2, 3, 12, 7, dtype=torch.float64)[:, :, ::2],
+        ([4, 9], None, "bicubic", None, None, False, None),
+    ),
+    (
+        lambda: torch.randn(2, 3, 7, 6, dtype=torch.float64).transpose(2, 3),
+        ([6, 7], None, "bicubic", None, None, False, -1),
+    ),
+    (
+        lambda: torch.randn(0, 3, 6, 7, dtype=torch.float64),
+        ([4, 9], None, "lanczos3", None, None, False, None),
+    ),
+    (
+        lambda: (
+            torch.randn(1, 3, 6, 7).to(torch.bfloat16).contiguous(memory_format=torch.channels_last)
+        ),
+        (None, [1.5, 0.5], "lanczos3", True, None, False, None),
+    ),
+    (
+        lambda: torch.randint(-300, 300, (1, 2, 4, 5, 6), dtype=torch.int16),
+        ([3, 3, 3], None, "area", None, None, False, None),
+    ),
+    (
+        lambda: torch.randint(0, 3000, (1, 2, 7), dtype=torch.int32).to(torch.uint16),
+        ([3], None, "linear", None, None, True, None),
+    ),
 ]
 
 
@@ -291,7 +323,7 @@ def test_opcheck_and_the_eager_bits(make, arguments):
         g = torch.randn_like(y)
         assert torch.equal(torch.autograd.grad(y, x, g)[0], torch.autograd.grad(eager, x, g)[0])
         shape = list(x.shape)
-        channels_last = x.dim() == 5 and not x.is_contiguous()
+        channels_last = ct._channels_last(x)
         torch.library.opcheck(BACKWARD_OP, (g.requires_grad_(), shape, channels_last, *arguments))
 
 
