@@ -150,7 +150,15 @@ def test_eager_calls_while_another_thread_compiles():
     # whole compilation, in every thread: an eager torch.func.grad in another thread went
     # _captured -> the disabled interpolate -> _captured ... (RecursionError)
     x = torch.randn(1, 1, 5, 5, dtype=torch.float64)
-    want = torch.func.grad(_loss)(x), ct.interpolate(x, size=(3, 4), mode="bicubic")
+    forward_ad = torch.autograd.forward_ad
+
+    def calls():
+        with forward_ad.dual_level():  # forward mode: the operator dropped the tangent
+            dual = forward_ad.make_dual(x, x.flip(-1))
+            tangent = forward_ad.unpack_dual(ct.interpolate(dual, size=3)).tangent
+        return torch.func.grad(_loss)(x), ct.interpolate(x, size=(3, 4), mode="bicubic"), tangent
+
+    want = calls()
     compiling, release = threading.Event(), threading.Event()
 
     def backend(gm, inputs):  # runs inside the compilation
@@ -165,7 +173,7 @@ def test_eager_calls_while_another_thread_compiles():
     other.start()
     try:
         assert compiling.wait(60) and torch.compiler.is_compiling()
-        got = torch.func.grad(_loss)(x), ct.interpolate(x, size=(3, 4), mode="bicubic")
+        got = calls()
     finally:
         release.set()
         other.join()

@@ -559,10 +559,13 @@ def _captured(
 ):
     """``interpolate`` as the operator: the arguments checked and turned into its
     schema's types here (plain Python that Dynamo folds), planned by the operator.
-    Under a ``torch.func`` transform inside torch.compile, and before PyTorch 2.4, Dynamo
-    runs ``interpolate`` eagerly instead (a graph break): PyTorch 2.13 refuses a custom
-    operator's autograd under ``torch.func`` transforms."""
-    if _compiling() and (_interpolate_op is None or _transforming()):
+    Under a ``torch.func`` transform or forward-mode AD inside torch.compile, and before
+    PyTorch 2.4, Dynamo runs ``interpolate`` eagerly instead (a graph break): PyTorch 2.13
+    refuses a custom operator's autograd under ``torch.func`` transforms, and the operators
+    have no forward-mode rule."""
+    if _compiling() and (
+        _interpolate_op is None or _transforming() or _forward_ad._current_level >= 0
+    ):
         # _eager, not interpolate: is_compiling() is a process-wide flag, True in every
         # thread while one compiles, and interpolate would come back here
         return _disabled_eager(
