@@ -522,10 +522,13 @@ _custom_op = getattr(torch.library, "custom_op", None)  # PyTorch 2.4 and later
 
 
 # Pre-dispatch tracing (make_fx(pre_dispatch=True), non-strict export) is running: its
-# proxy mode is on a stack of its own, which _dispatch_modes does not count
+# proxy mode is on a stack of its own, which _dispatch_modes does not count. It also
+# pushes a torch function mode: that count (0.03 us) is read first, the key (0.06 us)
+# only where it is not 0
 _PRE_DISPATCH = getattr(torch._C.DispatchKey, "PreDispatch", None)
 _included = getattr(torch._C, "_dispatch_tls_is_dispatch_key_included", None)
 _pre_dispatch = functools.partial(_included, _PRE_DISPATCH) if _PRE_DISPATCH and _included else bool
+_function_modes = getattr(torch._C, "_len_torch_function_stack", lambda: 1)
 
 
 def _capturing(input):
@@ -537,7 +540,7 @@ def _capturing(input):
         _compiling()
         or _tracing()
         or _dispatch_modes() > 0
-        or _pre_dispatch()
+        or (_function_modes() > 0 and _pre_dispatch())
         or (type(input) is not torch.Tensor and _is_fake(input))
     )
 
