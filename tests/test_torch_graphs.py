@@ -3,6 +3,10 @@ cresize::interpolate_backward under torch.compile(fullgraph=True), torch.export 
 and not), make_fx and torch.jit.trace give the eager bits, forward and backward."""
 
 import io
+import os
+import subprocess
+import sys
+import threading
 
 import pytest
 
@@ -122,6 +126,58 @@ def test_torch_func_transforms_inside_compile_run_eagerly():
     ):
         want = transform(t)
         assert torch.equal(torch.compile(transform, backend="aot_eager")(t), want)
+        # a graph break (the eager resize is not traced, nor recorded as the operator)
+        seen = []
+
+        def backend(gm, inputs, seen=seen):
+            seen.append(_targets(gm))
+            return gm
+
+        torch._dynamo.reset()
+        assert torch.equal(torch.compile(transform, backend=backend)(t), want)
+        assert not [targets for targets in seen if OP in targets]
+        torch._dynamo.reset()
+        with pytest.raises(torch._dynamo.exc.Unsupported):
+            torch.compile(transform, backend="eager", fullgraph=True)(t)
+
+
+def _loss(t):
+    return ct.interpolate(t, size=(3, 4), mode="bicubic").square().sum()
+
+
+def test_eager_calls_while_another_thread_compiles():
+    # torch.compiler.is_compiling() reads a process-wide flag that PyTorch holds True for a
+    # whole compilation, in every thread: an eager torch.func.grad in another thread went
+    # _captured -> the disabled interpolate -> _captured ... (RecursionError)
+    x = torch.randn(1, 1, 5, 5, dtype=torch.float64)
+    forward_ad = torch.autograd.forward_ad
+
+    def calls():
+        with forward_ad.dual_level():  # forward mode: the operator dropped the tangent
+            dual = forward_ad.make_dual(x, x.flip(-1))
+            tangent = forward_ad.unpack_dual(ct.interpolate(dual, size=3)).tangent
+        return torch.func.grad(_loss)(x), ct.interpolate(x, size=(3, 4), mode="bicubic"), tangent
+
+    want = calls()
+    compiling, release = threading.Event(), threading.Event()
+
+    def backend(gm, inputs):  # runs inside the compilation
+        compiling.set()
+        release.wait(60)
+        return gm
+
+    torch._dynamo.reset()
+    other = threading.Thread(
+        target=lambda: torch.compile(lambda t: t + 1, backend=backend)(torch.ones(2))
+    )
+    other.start()
+    try:
+        assert compiling.wait(60) and torch.compiler.is_compiling()
+        got = calls()
+    finally:
+        release.set()
+        other.join()
+    assert all(torch.equal(a, b) for a, b in zip(got, want))
 
 
 @pytest.mark.parametrize("strict", [True, False])
@@ -162,8 +218,13 @@ def test_make_fx_records_the_operator_not_a_constant():
 
     x = torch.randn(1, 2, 7, 5, dtype=torch.float64, requires_grad=True)
     want = f(x)
-    for mode in ("real", "fake", "symbolic"):
-        gm = make_fx(f, tracing_mode=mode)(x)
+    for mode, pre_dispatch in (
+        ("real", False),
+        ("fake", False),
+        ("symbolic", False),
+        ("real", True),  # its proxy mode is on the pre-dispatch stack: the result was kept
+    ):
+        gm = make_fx(f, tracing_mode=mode, pre_dispatch=pre_dispatch)(x)
         targets = _targets(gm)
         assert OP in targets and BACKWARD_OP in targets, (mode, targets)
         assert not [n for n in gm.graph.nodes if n.op == "get_attr"]  # no constants
@@ -213,6 +274,38 @@ CONFIGURATIONS = [  # (input, (size, scale_factor, mode, align_corners, recomput
         lambda: torch.randn(1, 1, 4, 4, dtype=torch.float64),
         (None, [2.0, 3.0], "nearest-exact", None, None, False, None),
     ),
+    # 2-D channels-last, a strided view, a transposed one, an empty batch, bfloat16
+    # channels-last, 3-D int16 and 1-D uint16: the real result's strides are the fake's
+    (
+        lambda: torch.randn(2, 3, 6, 7).contiguous(memory_format=torch.channels_last),
+        ([4, 9], None, "bilinear", None, None, True, None),
+    ),
+    (
+        lambda: torch.randn(2, 3, 12, 7, dtype=torch.float64)[:, :, ::2],
+        ([4, 9], None, "bicubic", None, None, False, None),
+    ),
+    (
+        lambda: torch.randn(2, 3, 7, 6, dtype=torch.float64).transpose(2, 3),
+        ([6, 7], None, "bicubic", None, None, False, -1),
+    ),
+    (
+        lambda: torch.randn(0, 3, 6, 7, dtype=torch.float64),
+        ([4, 9], None, "lanczos3", None, None, False, None),
+    ),
+    (
+        lambda: (
+            torch.randn(1, 3, 6, 7).to(torch.bfloat16).contiguous(memory_format=torch.channels_last)
+        ),
+        (None, [1.5, 0.5], "lanczos3", True, None, False, None),
+    ),
+    (
+        lambda: torch.randint(-300, 300, (1, 2, 4, 5, 6), dtype=torch.int16),
+        ([3, 3, 3], None, "area", None, None, False, None),
+    ),
+    (
+        lambda: torch.randint(0, 3000, (1, 2, 7), dtype=torch.int32).to(torch.uint16),
+        ([3], None, "linear", None, None, True, None),
+    ),
 ]
 
 
@@ -238,7 +331,7 @@ def test_opcheck_and_the_eager_bits(make, arguments):
         g = torch.randn_like(y)
         assert torch.equal(torch.autograd.grad(y, x, g)[0], torch.autograd.grad(eager, x, g)[0])
         shape = list(x.shape)
-        channels_last = x.dim() == 5 and not x.is_contiguous()
+        channels_last = ct._channels_last(x)
         torch.library.opcheck(BACKWARD_OP, (g.requires_grad_(), shape, channels_last, *arguments))
 
 
@@ -263,3 +356,53 @@ def test_without_custom_op_a_capture_says_what_it_needs(monkeypatch):
     monkeypatch.setattr(ct, "_interpolate_op", None)
     with pytest.raises(RuntimeError, match=r"needs PyTorch 2\.4 or later"):
         torch.jit.trace(ct.Resize(size=3), torch.randn(1, 1, 4))
+
+
+def test_eager_transforms_under_a_dispatch_mode_that_records_nothing():
+    # Any torch dispatch mode sent the call to the operator, which has no torch.func or
+    # forward-mode rule: under FlopCounterMode, torch.func.grad / jvp and forward AD failed
+    from torch.utils.flop_counter import FlopCounterMode
+
+    x = torch.randn(2, 1, 5, 5, dtype=torch.float64)
+    t = torch.randn_like(x)
+
+    def f(a):
+        return ct.interpolate(a, size=(3, 4), mode="bicubic")
+
+    def run():
+        with torch.autograd.forward_ad.dual_level():
+            dual = torch.autograd.forward_ad.make_dual(x, t)
+            tangent = torch.autograd.forward_ad.unpack_dual(f(dual)).tangent
+        return torch.func.grad(_loss)(x[:1]), *torch.func.jvp(f, (x,), (t,)), tangent
+
+    want = run()
+    with FlopCounterMode(display=False):
+        got = run()
+    assert all(torch.equal(a, b) for a, b in zip(got, want))
+
+
+def test_symbolic_sizes_are_taken():
+    # size computed from a symbolic shape (make_fx's "symbolic" mode) is a torch.SymInt,
+    # as the schema's SymInt[] allows: it was refused ("size must be a positive int")
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    def f(t):
+        return ct.interpolate(t, size=[2 * n for n in t.shape[2:]], mode="bilinear")
+
+    x = torch.randn(2, 1, 5, 4, dtype=torch.float64)
+    gm = make_fx(f, tracing_mode="symbolic")(x)
+    assert OP in _targets(gm) and torch.equal(gm(x), f(x))
+
+
+def test_import_leaves_dynamo_unloaded():
+    # torch.compiler.disable(interpolate) at import loaded torch._dynamo: ~0.7 s of the
+    # ~0.9 s that `import cresize.torch` added to `import torch`
+    code = (
+        "import sys, torch; before = 'torch._dynamo' in sys.modules; import cresize.torch; "
+        "print(before, 'torch._dynamo' in sys.modules)"
+    )
+    src = os.path.dirname(os.path.dirname(os.path.abspath(ct.__file__)))
+    env = {**os.environ, "PYTHONPATH": src}
+    run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["False", "False"]

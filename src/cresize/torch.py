@@ -18,6 +18,7 @@ Needs PyTorch 2.0 or later, any CPU build, installed pinned (for the CPU build:
 
 from __future__ import annotations
 
+import functools
 import numbers
 from typing import Any
 
@@ -149,6 +150,22 @@ def interpolate(
             antialias,
             num_threads,
         )
+    return _eager(
+        input,
+        size,
+        scale_factor,
+        mode,
+        align_corners,
+        recompute_scale_factor,
+        antialias,
+        num_threads,
+    )
+
+
+def _eager(
+    input, size, scale_factor, mode, align_corners, recompute_scale_factor, antialias, num_threads
+):
+    """``interpolate`` run now (not recorded into a graph)."""
     half = _check_input(input)
     _threads(num_threads)  # validate here rather than inside autograd; None stays None
     channels_last = _channels_last(input)
@@ -176,7 +193,11 @@ def interpolate(
     return _apply(input, found, num_threads, channels_last, half)
 
 
-_disabled_interpolate = _disable(interpolate)  # see _captured
+# _eager as Dynamo runs it: not traced (a graph break; see _captured). PyTorch's lazy
+# wrapper (a skipped function to Dynamo) imports torch._dynamo at its first call, not at
+# `import cresize.torch` (about 0.7 s); torch.compiler.disable where it is missing
+_lazy_disable = getattr(torch, "_disable_dynamo", None)
+_disabled_eager = _disable(_eager) if _lazy_disable is None else _lazy_disable(_eager)
 
 
 def _apply(input, found, num_threads, channels_last, half=False, adjoint=False, linear=None):
@@ -566,16 +587,40 @@ _dispatch_modes = getattr(torch._C, "_len_torch_dispatch_stack", lambda: 0)
 _custom_op = getattr(torch.library, "custom_op", None)  # PyTorch 2.4 and later
 
 
+# Pre-dispatch tracing (make_fx(pre_dispatch=True), non-strict export) is running: its
+# proxy mode is on a stack of its own, which _dispatch_modes does not count. It also
+# pushes a torch function mode: that count (0.03 us) is read first, the key (0.06 us)
+# only where it is not 0
+_PRE_DISPATCH = getattr(torch._C.DispatchKey, "PreDispatch", None)
+_included = getattr(torch._C, "_dispatch_tls_is_dispatch_key_included", None)
+_pre_dispatch = functools.partial(_included, _PRE_DISPATCH) if _PRE_DISPATCH and _included else bool
+_function_modes = getattr(torch._C, "_len_torch_function_stack", lambda: 1)
+
+
 def _capturing(input):
     """Whether this call is being recorded into a graph rather than run: Dynamo traces
     (first: it takes ``is_compiling`` as True and reads no further), torch.jit.trace
-    runs, a torch dispatch mode is active, or ``input`` is a FakeTensor."""
+    runs, a torch dispatch mode (pre-dispatch too) is active, or ``input`` is a
+    FakeTensor."""
     return (
         _compiling()
         or _tracing()
         or _dispatch_modes() > 0
+        or (_function_modes() > 0 and _pre_dispatch())
         or (type(input) is not torch.Tensor and _is_fake(input))
     )
+
+
+def _differentiated_unrecorded(input):
+    """A ``torch.func`` transform or a forward-mode AD level, which the operators have no
+    rule for (PyTorch 2.13: the transforms refuse their autograd, and forward mode drops
+    the tangent), around a call that nothing records: only a torch dispatch mode that
+    records no graph (``FlopCounterMode``, ...) sent it here. It runs eagerly."""
+    if not (_transforming() or _forward_ad._current_level >= 0) or _tracing() or _is_fake(input):
+        return False
+    from torch.fx.experimental.proxy_tensor import get_proxy_mode  # make_fx's
+
+    return get_proxy_mode() is None
 
 
 def _captured(
@@ -583,11 +628,16 @@ def _captured(
 ):
     """``interpolate`` as the operator: the arguments checked and turned into its
     schema's types here (plain Python that Dynamo folds), planned by the operator.
-    Under a ``torch.func`` transform inside torch.compile, and before PyTorch 2.4, Dynamo
-    runs ``interpolate`` eagerly instead (a graph break): PyTorch 2.13 refuses a custom
-    operator's autograd under ``torch.func`` transforms."""
-    if _compiling() and (_interpolate_op is None or _transforming()):
-        return _disabled_interpolate(
+    Under a ``torch.func`` transform or forward-mode AD inside torch.compile, and before
+    PyTorch 2.4, Dynamo runs ``interpolate`` eagerly instead (a graph break): PyTorch 2.13
+    refuses a custom operator's autograd under ``torch.func`` transforms, and the operators
+    have no forward-mode rule."""
+    if _compiling() and (
+        _interpolate_op is None or _transforming() or _forward_ad._current_level >= 0
+    ):
+        # _eager, not interpolate: is_compiling() is a process-wide flag, True in every
+        # thread while one compiles, and interpolate would come back here
+        return _disabled_eager(
             input,
             size,
             scale_factor,
@@ -595,7 +645,18 @@ def _captured(
             align_corners,
             recompute_scale_factor,
             antialias,
-            num_threads=num_threads,
+            num_threads,
+        )
+    if not _compiling() and _differentiated_unrecorded(input):
+        return _eager(
+            input,
+            size,
+            scale_factor,
+            mode,
+            align_corners,
+            recompute_scale_factor,
+            antialias,
+            num_threads,
         )
     if _interpolate_op is None:
         raise RuntimeError(
@@ -732,9 +793,14 @@ def _per_axis(value, n, name):
 
 
 def _tensor_sizes(size):
-    """0-d integer tensors (alone or in a sequence) as ints, as ``F.interpolate`` takes them."""
+    """0-d integer tensors (alone or in a sequence) as ints, as ``F.interpolate`` takes them;
+    and symbolic ints (``torch.SymInt``, from a shape while a graph is recorded) as their
+    values: the plan's tables need them (a guard specialises them, as the input's spatial
+    lengths are)."""
 
     def plain(value):
+        if isinstance(value, torch.SymInt):
+            return int(value)
         if not isinstance(value, torch.Tensor):
             return value
         if (
