@@ -139,18 +139,8 @@ def interpolate(
     >>> x.grad
     tensor([[[2., 2., 2., 2.]]], dtype=torch.float64)
     """
-    if _capturing(input):
-        return _captured(
-            input,
-            size,
-            scale_factor,
-            mode,
-            align_corners,
-            recompute_scale_factor,
-            antialias,
-            num_threads,
-        )
-    return _eager(
+    run = _captured if _capturing(input) else _eager
+    return run(
         input,
         size,
         scale_factor,
@@ -632,23 +622,15 @@ def _captured(
     PyTorch 2.4, Dynamo runs ``interpolate`` eagerly instead (a graph break): PyTorch 2.13
     refuses a custom operator's autograd under ``torch.func`` transforms, and the operators
     have no forward-mode rule."""
-    if _compiling() and (
-        _interpolate_op is None or _transforming() or _forward_ad._current_level >= 0
-    ):
+    if _compiling():
         # _eager, not interpolate: is_compiling() is a process-wide flag, True in every
         # thread while one compiles, and interpolate would come back here
-        return _disabled_eager(
-            input,
-            size,
-            scale_factor,
-            mode,
-            align_corners,
-            recompute_scale_factor,
-            antialias,
-            num_threads,
-        )
-    if not _compiling() and _differentiated_unrecorded(input):
-        return _eager(
+        now = _interpolate_op is None or _transforming() or _forward_ad._current_level >= 0
+        run_now = _disabled_eager if now else None
+    else:
+        run_now = _eager if _differentiated_unrecorded(input) else None
+    if run_now is not None:
+        return run_now(
             input,
             size,
             scale_factor,
