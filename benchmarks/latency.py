@@ -7,6 +7,7 @@ Each figure is the median over ``repeat`` rounds of the mean time of a batch of
 calls (libraries alternate round by round). Ratios below 1: cresize is faster.
 """
 
+import random
 import statistics
 import time
 
@@ -20,7 +21,8 @@ torch, cv2, F = run.torch, run.cv2, getattr(run, "F", None)
 
 def timed(funcs, repeat, target=0.02):
     """Median seconds per call of each function; each sample is a batch of calls
-    lasting about ``target`` seconds; libraries alternate, rotating each round."""
+    lasting about ``target`` seconds; libraries alternate, in a new order each round
+    (``run.measure``'s seeded shuffle)."""
     batch = {}
     for name, f in funcs.items():
         f()
@@ -31,7 +33,7 @@ def timed(funcs, repeat, target=0.02):
     times = {name: [] for name in funcs}
     names = list(funcs)
     for r in range(repeat):
-        for name in names[r % len(names) :] + names[: r % len(names)]:
+        for name in random.Random(r).sample(names, len(names)):
             f, n = funcs[name], batch[name]
             t0 = time.perf_counter()
             for _ in range(n):

@@ -13,6 +13,7 @@ on a shared machine are noise; the ratios from one run are the figure.
 import argparse
 import os
 import platform
+import random
 import statistics
 import sys
 import time
@@ -215,10 +216,12 @@ def copy_floor(case):
 
 
 def measure(funcs, repeat, cpu_time=False):
-    """Median seconds per library; libraries alternate, the order rotating each round
-    (so that none always runs right after the same neighbour). ``cpu_time``: the least
-    CPU time of the rounds (``time.process_time``, every thread of the process) instead
-    of the median wall time (the scripts' ``--cpu-time``)."""
+    """Median seconds per library; libraries alternate, in a new order each round (a
+    shuffle seeded by the round: rotating one order, as before, kept each call after the
+    same neighbour in every round but one, and what that neighbour left in the caches
+    then weighed on one library only). ``cpu_time``: the least CPU time of the rounds
+    (``time.process_time``, every thread of the process) instead of the median wall
+    time (the scripts' ``--cpu-time``)."""
     clock, summary = (
         (time.process_time, min) if cpu_time else (time.perf_counter, statistics.median)
     )
@@ -227,7 +230,7 @@ def measure(funcs, repeat, cpu_time=False):
         f()  # warm-up
     names = list(funcs)
     for round_ in range(repeat):
-        for name in names[round_ % len(names) :] + names[: round_ % len(names)]:
+        for name in random.Random(round_).sample(names, len(names)):
             t0 = clock()
             funcs[name]()
             times[name].append(clock() - t0)

@@ -710,3 +710,41 @@ def test_cache_info_counts_every_repeated_call_as_a_hit():
     cresize.resize(x, (8, 8), axes=(2, 3))
     cresize.resize(x, (8, 8), axes=(2, 3))
     assert (cresize.cache_info()["hits"], cresize.cache_info()["misses"]) == (1, 1)
+
+
+@pytest.mark.parametrize("level", ["none", "avx2", "avx512"])
+def test_2x2_block_rows_split_inside_a_plane(monkeypatch, level):
+    """Each thread's share of 2x2 block rows starts and ends inside a plane (an odd
+    number of planes, rows swept a plane at a time from the share's first row):
+    bilinear shrinking by 2 and the x2 nearest backward, the bits of one thread and of
+    the table kernels."""
+    from cresize import _kernels
+
+    monkeypatch.setenv("CRESIZE_SIMD", level)
+    _kernels._init_simd()
+    try:
+        rng = np.random.default_rng(12)
+        for dtype in (np.float32, np.float64):
+            for planes, rows, width in ((3, 128, 300), (5, 130, 257), (7, 34, 512)):
+                shape = (planes, rows, 2 * width)
+                p = cresize.plan(shape, (rows // 2, width), mode="bilinear", dtype=dtype)
+                q = cresize.plan(
+                    shape[:1] + (rows // 2, width), (rows, 2 * width), mode="nearest", dtype=dtype
+                )
+                x = rng.standard_normal(shape).astype(dtype)
+                for plan, run, data, region in (
+                    (p, p, x, p.output_shape),
+                    (q, q.backward, x, shape[:1] + (rows // 2, width)),
+                ):
+                    compiled = plan._forward if run is plan else plan._backward_program()
+                    step = compiled.compiled(np.dtype(dtype))[0][4]
+                    assert step.blocks == (2, 2) and step.most_threads >= 2, (planes, rows)
+                    jobs = planes * (rows // 2)
+                    assert (jobs // 2) % (rows // 2) != 0  # the 2-thread split is mid-plane
+                    full = tuple(slice(0, n) for n in region)
+                    general = plan.run_region(data, full, backward=run is not plan)
+                    for n in (1, 2):
+                        np.testing.assert_array_equal(run(data, num_threads=n), general)
+    finally:
+        monkeypatch.delenv("CRESIZE_SIMD")
+        _kernels._init_simd()

@@ -46,6 +46,19 @@ ctypedef fused small_int:
     short
 
 
+cdef extern from "_team.h" nogil:
+    # Where a parallel call's threads run: a worker that last ran on the calling
+    # thread's CPU is kept off it for the call (_team.h).
+    ctypedef struct cresize_team:
+        pass
+    cresize_team* cresize_team_begin(int n) noexcept
+    void cresize_team_mark(cresize_team* team, int t) noexcept
+    void cresize_team_end(cresize_team* team) noexcept
+    void cresize_team_init() noexcept
+    long cresize_team_steers
+    int cresize_team_enabled
+
+
 cdef extern from "_simd.h" nogil:
     void cresize_rows4_f32(float* out, const float* line, const Py_ssize_t* start,
                            const float* weight, Py_ssize_t width) noexcept
@@ -206,6 +219,17 @@ def _init_simd():
 
 
 _init_simd()
+cresize_team_init()
+
+
+def team_steering(enabled=None):
+    """How many times a worker thread was kept off the calling thread's CPU for a
+    call (``_team.h``), and, with ``enabled``, turn that on or off (for measuring
+    it; on by default where the system has ``sched_setaffinity``)."""
+    global cresize_team_enabled
+    if enabled is not None:
+        cresize_team_enabled = 1 if enabled else 0
+    return cresize_team_steers
 
 
 def simd_level():
@@ -771,11 +795,15 @@ cdef void _blocks_2x2(const Sizes* z, const floating* wy, Py_ssize_t wy_stride,
     whose products are the values themselves). Each thread sweeps one contiguous
     share of the rows in C."""
     cdef Py_ssize_t t
+    cdef cresize_team* team
     if n == 1:
         _rows_2x2(z, wy, wy_stride, wx, n_out, src, dst, 0, jobs)
         return
+    team = cresize_team_begin(n)
     for t in prange(n, schedule="static", num_threads=n):
         _rows_2x2(z, wy, wy_stride, wx, n_out, src, dst, jobs * t // n, jobs * (t + 1) // n)
+        cresize_team_mark(team, <int>t)
+    cresize_team_end(team)
 
 
 cdef inline void _rows_2x2(const Sizes* z, const floating* wy, Py_ssize_t wy_stride,
@@ -795,17 +823,24 @@ cdef void _lines(const Sizes* z, const Py_ssize_t[:, ::1] index,
                  int n) noexcept nogil:
     cdef Py_ssize_t rows = z.n_planes, n_in = z.in_row, n_out = z.out_row, r, o
     cdef Table x
+    cdef cresize_team* team
     _table(&x, index, weight, count, &start[0])
     if n == 1:
         for r in range(rows):
             _row(z, dst + r * n_out, src + r * n_in, &x)
-    elif rows >= n:
-        for r in prange(rows, schedule="static", num_threads=n):
-            _row(z, dst + r * n_out, src + r * n_in, &x)
-    else:  # a few long lines: share out the outputs instead
-        for o in prange(n_out, schedule="static", num_threads=n):
-            for r in range(rows):
-                dst[r * n_out + o] = _dot(src + r * n_in, &index[o, 0], &weight[o, 0], count[o])
+        return
+    team = cresize_team_begin(n)
+    with parallel(num_threads=n):
+        if rows >= n:
+            for r in prange(rows, schedule="static"):
+                _row(z, dst + r * n_out, src + r * n_in, &x)
+        else:  # a few long lines: share out the outputs instead
+            for o in prange(n_out, schedule="static"):
+                for r in range(rows):
+                    dst[r * n_out + o] = _dot(src + r * n_in, &index[o, 0], &weight[o, 0],
+                                              count[o])
+        cresize_team_mark(team, threadid())
+    cresize_team_end(team)
 
 
 cdef void _planes(const Sizes* z, const Py_ssize_t[:, ::1] index,
@@ -813,18 +848,23 @@ cdef void _planes(const Sizes* z, const Py_ssize_t[:, ::1] index,
                   const floating* src, floating* dst, int n) noexcept nogil:
     cdef Py_ssize_t n_in = z.in_h, n_out = z.out_h, width = z.in_row
     cdef Py_ssize_t jobs = z.n_planes * n_out, j, a, o
+    cdef cresize_team* team
     if n == 1:
         for j in range(jobs):
             a = j // n_out
             o = j - a * n_out
             _combine_rows(dst + j * width, src + a * n_in * width, width,
                           &index[o, 0], &weight[o, 0], count[o], n_in)
-    else:
-        for j in prange(jobs, schedule="static", num_threads=n):
+        return
+    team = cresize_team_begin(n)
+    with parallel(num_threads=n):
+        for j in prange(jobs, schedule="static"):
             a = j // n_out
             o = j - a * n_out
             _combine_rows(dst + j * width, src + a * n_in * width, width,
                           &index[o, 0], &weight[o, 0], count[o], n_in)
+        cresize_team_mark(team, threadid())
+    cresize_team_end(team)
 
 
 cdef int _fused_from(const Sizes* z, const Py_ssize_t[:, ::1] y_index,
@@ -871,6 +911,7 @@ cdef int _fused(const Sizes* z, const Py_ssize_t[:, ::1] y_index,
     cdef floating* buf = NULL
     cdef Py_ssize_t* tag = NULL
     cdef Table y, x  # the tables as pointers: no per-row memoryview arguments
+    cdef cresize_team* team = NULL
     _table(&y, y_index, y_weight, y_count, NULL)
     _table(&x, x_index, x_weight, x_count, &x_start[0])
     if z.order == VERTICAL_FIRST and z.y_block == 2 and z.x_block == 2 and not z.out_kind:
@@ -889,6 +930,8 @@ cdef int _fused(const Sizes* z, const Py_ssize_t[:, ::1] y_index,
             free(own_tags)
             return 1
         scratch, tags = own, own_tags
+    if n > 1:
+        team = cresize_team_begin(n)
     if z.order == VERTICAL_FIRST and z.x_block == 2:  # no per-row arguments (_pair_rows)
         if n == 1:
             _pair_rows(z, &y_index[0, 0], y_index.shape[1], &y_weight[0, 0], y_weight.shape[1],
@@ -900,6 +943,7 @@ cdef int _fused(const Sizes* z, const Py_ssize_t[:, ::1] y_index,
                            y_weight.shape[1], &y_count[0], &x_weight[0, 0], x_index.shape[0],
                            src, dst, scratch + t * scratch_stride, jobs * t // n,
                            jobs * (t + 1) // n)
+                cresize_team_mark(team, <int>t)
     elif n == 1:
         for t in range(z.slots):
             tags[t] = -1
@@ -908,8 +952,10 @@ cdef int _fused(const Sizes* z, const Py_ssize_t[:, ::1] y_index,
     elif z.first_product and z.x_block == 0 and jobs < n:
         # Rows of pixels, fewer rows than threads (an (L, C) signal): each thread takes a
         # share of every row's pixels (an output's bits do not depend on its neighbours).
-        for j in prange(jobs * n, schedule="static", num_threads=n):
-            _pixels_part(z, j // n, j % n, n, &x, src, <floating*>dst)
+        with parallel(num_threads=n):
+            for j in prange(jobs * n, schedule="static"):
+                _pixels_part(z, j // n, j % n, n, &x, src, <floating*>dst)
+            cresize_team_mark(team, threadid())
     else:
         with parallel(num_threads=n):
             tid = threadid()
@@ -919,6 +965,9 @@ cdef int _fused(const Sizes* z, const Py_ssize_t[:, ::1] y_index,
                 tag[t] = -1
             for j in prange(jobs, schedule="static"):
                 _fused_row(z, j, &y, &x, src, dst, buf, tag)
+            cresize_team_mark(team, <int>tid)
+    if team != NULL:
+        cresize_team_end(team)
     free(own)
     free(own_tags)
     return 0
@@ -1661,8 +1710,14 @@ cdef inline void _combine_rows(floating* row, const source* plane, Py_ssize_t wi
 def integers_to_float(const small_int[::1] src, float[::1] dst, int num_threads):
     """``dst = src`` as float32, for 8- and 16-bit images."""
     cdef Py_ssize_t i
-    for i in prange(src.shape[0], nogil=True, schedule="static", num_threads=num_threads):
-        dst[i] = src[i]
+    cdef cresize_team* team
+    with nogil:
+        team = cresize_team_begin(num_threads)
+        with parallel(num_threads=num_threads):
+            for i in prange(src.shape[0], schedule="static"):
+                dst[i] = src[i]
+            cresize_team_mark(team, threadid())
+        cresize_team_end(team)
 
 
 def float_to_integers(const float[::1] src, small_int[::1] dst, int num_threads):
@@ -1677,10 +1732,16 @@ def float_to_integers(const float[::1] src, small_int[::1] dst, int num_threads)
         lo, hi = 0, 65535
     else:
         lo, hi = -32768, 32767
-    for i in prange(src.shape[0], nogil=True, schedule="static", num_threads=num_threads):
-        v = rintf(src[i])
-        if v < lo:
-            v = lo
-        elif v > hi:
-            v = hi
-        dst[i] = <small_int>v
+    cdef cresize_team* team
+    with nogil:
+        team = cresize_team_begin(num_threads)
+        with parallel(num_threads=num_threads):
+            for i in prange(src.shape[0], schedule="static"):
+                v = rintf(src[i])
+                if v < lo:
+                    v = lo
+                elif v > hi:
+                    v = hi
+                dst[i] = <small_int>v
+            cresize_team_mark(team, threadid())
+        cresize_team_end(team)

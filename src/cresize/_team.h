@@ -1,0 +1,164 @@
+/* Where a parallel call's threads run (Linux).
+ *
+ * With the passive wait policy (_waitpolicy.py) a kernel's worker threads sleep
+ * between calls, and each call wakes them. Linux wakes a thread on the CPU it last
+ * ran on when that CPU and the waker's are the same, and when the caches' CPUs are
+ * busy it does not look for an idle one (select_idle_sibling with SIS_UTIL): once the
+ * calling thread has moved onto the CPU where a worker last ran, the worker is woken
+ * next to it and the two halves of a 2-thread call run one after the other, while
+ * the other CPU idles. Measured on 2 CPUs, 60 calls each (docs/kernels.md "Where the
+ * threads run"): a 2-thread uint8 1024² -> 2048² bilinear took 0.8 ms in some calls
+ * and 1.44 ms (its one-thread time) in the others, the x2 nearest backward of a
+ * (16, 64, 56, 56) feature map 0.6 and 1.25 ms; in the slow calls both threads had
+ * run on one CPU.
+ *
+ * So each thread of a team records, as its share ends, the CPU it ran on and its
+ * thread id (cresize_team_mark); before the next call's region the calling thread
+ * (cresize_team_begin) keeps any worker that last ran on its own CPU off that CPU
+ * (sched_setaffinity of that worker: its allowed CPUs less the caller's, when some
+ * are left), so that the wake-up puts it on another CPU; after the region
+ * (cresize_team_end) each such worker gets its allowed CPUs back exactly. Nothing
+ * else is changed: the calling thread's own CPUs never, a worker's only between
+ * begin and end, and only when it would share the caller's CPU. A failed system
+ * call (a cpuset that forbids it, a seccomp filter) leaves things as they were.
+ *
+ * One record per calling thread (thread-local: libgomp gives each calling thread a
+ * team of its own). A forked child starts with no record (pthread_atfork; the
+ * parent's thread ids are not its threads). Elsewhere (not Linux) the three calls do
+ * nothing.
+ */
+#ifndef CRESIZE_TEAM_H
+#define CRESIZE_TEAM_H
+
+#if defined(__linux__)
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <pthread.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* Threads of a team that are followed (thread numbers 1 .. CRESIZE_TEAM_MAX - 1);
+ * larger thread numbers are left where the system puts them. */
+#define CRESIZE_TEAM_MAX 64
+
+typedef struct {
+    int cpu[CRESIZE_TEAM_MAX];          /* where thread t last ran, -1: unknown */
+    pid_t tid[CRESIZE_TEAM_MAX];        /* its thread id, 0: unknown */
+    pid_t steered[CRESIZE_TEAM_MAX];    /* a worker kept off the caller's CPU, 0: none */
+    cpu_set_t allowed[CRESIZE_TEAM_MAX]; /* that worker's CPUs before */
+    int any_steered;                    /* some steered[t] is set */
+    unsigned generation;                /* cresize_team_generation when recorded */
+} cresize_team;
+
+static __thread cresize_team cresize_team_record;
+static __thread pid_t cresize_team_own_tid;
+static unsigned cresize_team_generation = 1; /* changes in a forked child */
+static long cresize_team_steers = 0;         /* workers kept off (for tests) */
+static int cresize_team_enabled = 1;
+
+static void cresize_team_fork_child(void)
+{
+    cresize_team_generation++;
+    cresize_team_own_tid = 0;
+}
+
+/* Registers the fork handler once (module initialisation, with the GIL). */
+static void cresize_team_init(void)
+{
+    static int registered = 0;
+    if (!registered)
+        registered = pthread_atfork(NULL, NULL, cresize_team_fork_child) == 0;
+}
+
+/* The calling thread's record, its workers that last ran on this CPU kept off it. */
+static cresize_team *cresize_team_begin(int n)
+{
+    cresize_team *r = &cresize_team_record;
+    int cpu, t, last = n < CRESIZE_TEAM_MAX ? n : CRESIZE_TEAM_MAX;
+    if (r->generation != cresize_team_generation) { /* first use, or a forked child */
+        for (t = 0; t < CRESIZE_TEAM_MAX; t++) {
+            r->cpu[t] = -1;
+            r->tid[t] = 0;
+            r->steered[t] = 0;
+        }
+        r->any_steered = 0;
+        r->generation = cresize_team_generation;
+        return r;
+    }
+    if (n < 2 || !cresize_team_enabled)
+        return r;
+    cpu = sched_getcpu();
+    if (cpu < 0 || cpu >= CPU_SETSIZE)
+        return r;
+    for (t = 1; t < last; t++) {
+        cpu_set_t allowed, others;
+        if (r->cpu[t] != cpu || r->tid[t] == 0)
+            continue;
+        /* still a thread of this process (signal 0 sends nothing) */
+        if (syscall(SYS_tgkill, (long)getpid(), (long)r->tid[t], 0L) != 0)
+            continue;
+        if (sched_getaffinity(r->tid[t], sizeof allowed, &allowed) != 0)
+            continue;
+        others = allowed;
+        CPU_CLR(cpu, &others);
+        if (CPU_COUNT(&others) == 0 ||
+            sched_setaffinity(r->tid[t], sizeof others, &others) != 0)
+            continue;
+        r->allowed[t] = allowed;
+        r->steered[t] = r->tid[t];
+        r->any_steered = 1;
+        __atomic_add_fetch(&cresize_team_steers, 1, __ATOMIC_RELAXED);
+    }
+    return r;
+}
+
+/* Thread t's share is done: where it ran (each thread writes its own entries). */
+static inline void cresize_team_mark(cresize_team *r, int t)
+{
+    if (t <= 0 || t >= CRESIZE_TEAM_MAX)
+        return;
+    if (cresize_team_own_tid == 0)
+        cresize_team_own_tid = (pid_t)syscall(SYS_gettid);
+    r->cpu[t] = sched_getcpu();
+    r->tid[t] = cresize_team_own_tid;
+}
+
+/* After the region: the workers kept off get their CPUs back. */
+static void cresize_team_end(cresize_team *r)
+{
+    int t;
+    if (!r->any_steered)
+        return;
+    for (t = 1; t < CRESIZE_TEAM_MAX; t++)
+        if (r->steered[t]) {
+            sched_setaffinity(r->steered[t], sizeof r->allowed[t], &r->allowed[t]);
+            r->steered[t] = 0;
+        }
+    r->any_steered = 0;
+}
+
+#else
+
+typedef struct {
+    int unused;
+} cresize_team;
+static cresize_team cresize_team_record;
+static long cresize_team_steers = 0;
+static int cresize_team_enabled = 0;
+static void cresize_team_init(void) {}
+static cresize_team *cresize_team_begin(int n)
+{
+    (void)n;
+    return &cresize_team_record;
+}
+static inline void cresize_team_mark(cresize_team *r, int t)
+{
+    (void)r;
+    (void)t;
+}
+static void cresize_team_end(cresize_team *r) { (void)r; }
+
+#endif
+#endif

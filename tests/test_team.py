@@ -1,0 +1,91 @@
+"""Where a parallel call's threads run (``_team.h``): a worker that last ran on the
+calling thread's CPU is kept off that CPU for the call, and gets its CPUs back after.
+
+Each case runs in a fresh interpreter: it sets the CPUs of its own threads to make
+the state that steering is for (the worker last ran where the caller now runs).
+"""
+
+import json
+import os
+import sys
+
+import pytest
+
+import cresize
+from helpers.proc import run_python
+
+pytestmark = [
+    pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux's affinity calls"),
+    pytest.mark.skipif(not cresize.openmp_enabled(), reason="a serial build has no workers"),
+    pytest.mark.skipif(
+        not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2,
+        reason="needs two CPUs to choose between",
+    ),
+]
+
+CHILD = """
+import json, os, threading
+import numpy as np
+import cresize
+from cresize import _kernels
+
+_kernels.team_steering({enabled})
+rng = np.random.default_rng(0)
+shape, size = (4, 8, 56, 56), (112, 112)
+g = rng.random(shape[:2] + size, dtype=np.float32)
+x = rng.integers(0, 256, (256, 256, 3), dtype=np.uint8)
+calls = [
+    lambda n: cresize.resize_backward(g, shape, mode="nearest", num_threads=n),
+    lambda n: cresize.resize(x, (512, 512), axes=(0, 1), mode="bilinear", num_threads=n),
+    lambda n: cresize.resize(g, (37, 91), mode="bicubic", antialias=True, num_threads=n),
+]
+expected = [c(1) for c in calls]
+for c in calls:
+    c(2)  # the workers exist now
+me = threading.get_native_id()
+workers = [int(t) for t in os.listdir("/proc/self/task") if int(t) != me]
+everywhere = os.sched_getaffinity(0)
+first = min(everywhere)
+same, steers_before = True, _kernels.team_steering()
+rounds = 0
+for _ in range(3):
+    for i, c in enumerate(calls):
+        os.sched_setaffinity(0, {{first}})
+        for w in workers:
+            os.sched_setaffinity(w, {{first}})
+        c(2)  # every thread ran on `first`, where the caller now runs
+        for w in workers:
+            os.sched_setaffinity(w, everywhere)
+        same &= bool(np.array_equal(c(2), expected[i]))
+        rounds += 1
+        os.sched_setaffinity(0, everywhere)
+print(json.dumps({{
+    "same": same,
+    "rounds": rounds,
+    "steers": _kernels.team_steering() - steers_before,
+    "masks": sorted({{tuple(sorted(os.sched_getaffinity(w))) for w in workers}}),
+    "everywhere": sorted(everywhere),
+}}))
+"""
+
+
+def _run(enabled):
+    code, out, err = run_python(["-c", CHILD.format(enabled=enabled)], dict(os.environ), 120)
+    assert code == 0, err
+    return json.loads(out.splitlines()[-1])
+
+
+def test_a_worker_on_the_callers_cpu_is_kept_off_it_and_gets_its_cpus_back():
+    got = _run(True)
+    assert got["same"]  # the bits do not depend on where the threads ran
+    # Every forced round steered a worker (the caller's one worker of a 2-thread team);
+    # more when the system moved them into the same state by itself.
+    assert got["steers"] >= got["rounds"]
+    assert got["masks"] == [got["everywhere"]]  # each thread has all its CPUs back
+
+
+def test_steering_off_changes_nothing():
+    got = _run(False)
+    assert got["same"]
+    assert got["steers"] == 0
+    assert got["masks"] == [got["everywhere"]]
