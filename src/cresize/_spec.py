@@ -217,10 +217,26 @@ def checked_length(n_in, f, name="scale_factor"):
     return n_out
 
 
+def _integer_dtype(value):
+    """Whether ``value.dtype`` is an integer dtype (False for what NumPy cannot read)."""
+    try:
+        return np.dtype(value.dtype).kind in "iu"
+    except (AttributeError, TypeError):
+        return False
+
+
 def shape(value, name="input_shape", ndim=None, other="grad_output"):
     """A tuple of non-negative ints, each < ``MAX_LENGTH`` (bool is not an int)."""
     if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
         raise TypeError(f"{name} must be a tuple of ints; got {value!r}")
+    found = getattr(value, "shape", None)
+    if isinstance(found, tuple) and not (len(found) == 1 and _integer_dtype(value)):
+        # An array given where its shape belongs (resize_backward(g, x), plan(x, ...)):
+        # named by its shape and dtype, not by a repr of its values.
+        raise TypeError(
+            f"{name} must be a tuple of ints; got an array of shape {found} and dtype "
+            f"{getattr(value, 'dtype', None)} (for an array's shape, pass its .shape)"
+        )
     result = []
     for s in value:
         if isinstance(s, (bool, np.bool_)):
