@@ -9,6 +9,7 @@ exist is refused before anything is built) live here too. Nothing else computes
 an output shape, a canonical mode or default axes.
 """
 
+import difflib
 import functools
 import math
 import numbers
@@ -94,6 +95,12 @@ def canonical(spec):
 # Options
 
 
+def _mode_hint(mode):
+    """`` (did you mean 'lanczos3'?)`` for a near miss ('lanczos', 'Bicubic'), else ''."""
+    close = difflib.get_close_matches(mode.strip().lower(), MODES + tuple(ALIASES), 1, 0.75)
+    return f" (did you mean {ALIASES.get(close[0], close[0])!r}?)" if close else ""
+
+
 def canonical_mode(mode):
     """The canonical name of ``mode`` (an alias or a canonical name)."""
     if not isinstance(mode, str):
@@ -101,7 +108,7 @@ def canonical_mode(mode):
     canonical = ALIASES.get(mode, mode)
     if canonical not in MODES:
         allowed = ", ".join(MODES + tuple(ALIASES))
-        raise ValueError(f"mode must be one of {allowed}; got {mode!r}")
+        raise ValueError(f"mode must be one of {allowed}; got {mode!r}{_mode_hint(mode)}")
     return canonical
 
 
