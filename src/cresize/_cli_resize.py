@@ -99,11 +99,17 @@ def _parser():
     p.add_argument("--out-dir", metavar="DIR", help="output directory (mirrors the input tree)")
     p.add_argument("-r", "--recursive", action="store_true", help="descend into subdirectories")
     p.add_argument("--suffix", default="", help="appended to each output's stem, e.g. _small")
-    p.add_argument("--format", choices=sorted(FORMATS), help="convert to this format")
-    g = p.add_argument_group("geometry (one of them; --width and --height may go together)")
+    p.add_argument(
+        "--format",
+        choices=sorted(FORMATS),
+        help="convert to this format (alpha is flattened on white for jpeg and bmp)",
+    )
+    g = p.add_argument_group(
+        "geometry (one of them; --width and --height together give that exact size)"
+    )
     g.add_argument("--size", type=_pair, metavar="WxH", help="exact size")
-    g.add_argument("--width", type=_positive(int), metavar="W", help="width, aspect kept")
-    g.add_argument("--height", type=_positive(int), metavar="H", help="height, aspect kept")
+    g.add_argument("--width", type=_positive(int), metavar="W", help="width (alone: aspect kept)")
+    g.add_argument("--height", type=_positive(int), metavar="H", help="height (alone: aspect kept)")
     g.add_argument("--scale", type=_positive(float), metavar="F", help="scale factor")
     g.add_argument("--fit", type=_pair, metavar="WxH", help="largest size inside WxH, aspect kept")
     g.add_argument("--fill", type=_pair, metavar="WxH", help="cover WxH, then crop the centre")
