@@ -250,6 +250,28 @@ def test_bad_files_are_reported_and_the_rest_done(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("dry_run", [[], ["-n"]])
+def test_a_folder_without_image_files_is_reported(tmp_path, capsys, dry_run):
+    """A folder whose images are all in subfolders, given without -r, used to be a
+    silent "0 resized, 0 failed" with exit status 0: it is reported, as a pattern that
+    matches no file is, and says what -r would do."""
+    write(tmp_path / "in" / "sub" / "a.png")
+    (tmp_path / "in" / "notes.txt").write_text("not an image")
+    (tmp_path / "empty" / "out").mkdir(parents=True)  # the output folder is no subfolder
+    out_dir = tmp_path / "empty" / "out"
+    argv = ["--width", "10", "--out-dir", str(out_dir), *dry_run]
+    assert main([str(tmp_path / "in"), *argv]) == 1
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'in'}: no image file in the folder; it has 1 subfolder: -r" in err
+    assert main([str(tmp_path / "empty"), "-r", *argv]) == 1
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'empty'}: no image file in the folder or its subfolders\n" in err
+    assert main([str(tmp_path / "empty"), *argv]) == 1
+    assert f"{tmp_path / 'empty'}: no image file in the folder\n" in capsys.readouterr().err
+    assert main([str(tmp_path / "in"), "-r", *argv]) == 0
+    assert tree(out_dir) == ([] if dry_run else ["sub/a.png"])
+
+
+@pytest.mark.parametrize("dry_run", [[], ["-n"]])
 def test_an_output_format_that_cannot_be_told_is_refused_before_the_run(tmp_path, capsys, dry_run):
     # It used to be found after the file was decoded and resized (a dry run listed
     # it as fine), with the library's words "give format=" instead of --format.

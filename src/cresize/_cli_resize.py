@@ -389,11 +389,14 @@ def _plan(args):
     sources, failures = [], []
     for item in args.inputs:
         if os.path.isdir(item):
-            sources += [
+            found = [
                 (path, item)
                 for path in _walk(item, args.recursive, args.out_dir, failures)
                 if _extension_format(os.path.splitext(path)[1].lower()) is not None
             ]
+            if not found:  # as a pattern that matches no file: said, not a silent no-op
+                failures.append((item, _no_images(item, args.recursive, args.out_dir)))
+            sources += found
         elif os.path.lexists(item):
             sources.append((item, None))
         elif any(c in item for c in "*?["):
@@ -495,6 +498,28 @@ def _one_file(key, other):
     there (in place, or a re-run)."""
     both = os.path.lexists(key) and os.path.lexists(other)
     return not (both and not os.path.samefile(key, other))
+
+
+def _no_images(folder, recursive, out_dir):
+    """Why a folder given as an input gave no file (without -r, its subfolders are not
+    read; hidden ones and ``out_dir`` never are, as in ``_walk``)."""
+    skip = os.path.realpath(out_dir) if out_dir else None
+    try:
+        with os.scandir(folder) as entries:
+            subfolders = sum(
+                entry.is_dir()
+                and not entry.name.startswith(".")
+                and os.path.realpath(entry) != skip
+                for entry in entries
+            )
+    except OSError:
+        subfolders = 0
+    if subfolders and not recursive:
+        return (
+            f"no image file in the folder; it has {subfolders} subfolder"
+            f"{'s' if subfolders > 1 else ''}: -r/--recursive descends into them"
+        )
+    return "no image file in the folder" + (" or its subfolders" if recursive else "")
 
 
 def _walk(top, recursive, out_dir, failures):
