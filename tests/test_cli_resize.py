@@ -188,6 +188,11 @@ def test_geometry_flags(tmp_path, flags, size):
         (["x.png", "--size", "3by3"], "expected WIDTHxHEIGHT"),
         (["x.png", "--width", "0"], "must be > 0"),
         (["x.png", "--size", "3x3", "--mode", "sinc"], "invalid choice"),
+        (
+            ["x.png", "--size", "3x3", "--mode", "lanczos"],
+            "--mode: invalid choice: 'lanczos' (choose from nearest, nearest-exact, bilinear,",
+        ),
+        (["x.png", "--size", "3x3", "--mode", "lanczos"], "cubic) (did you mean 'lanczos3'?)"),
         # not argparse's "invalid choice: 101 (choose from 1, 2, 3, ..., 100)"
         (
             ["x.png", "--size", "3x3", "--quality", "101"],

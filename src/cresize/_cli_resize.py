@@ -85,6 +85,18 @@ def _quality(text):
     return value
 
 
+def _mode(text):
+    """A mode name or alias; argparse's "invalid choice" words, and the near miss."""
+    if text in MODES or text in ALIASES:
+        return text
+    from cresize._spec import mode_hint
+
+    raise argparse.ArgumentTypeError(
+        f"invalid choice: {text!r} (choose from {', '.join(MODES + tuple(ALIASES))})"
+        + mode_hint(text)
+    )
+
+
 def _parser():
     from cresize.image import FORMATS
 
@@ -118,7 +130,7 @@ def _parser():
     q.add_argument(
         "--mode",
         default="lanczos3",
-        choices=MODES + tuple(ALIASES),
+        type=_mode,
         metavar="MODE",
         help=f"{', '.join(MODES)} (default lanczos3)",
     )

@@ -95,7 +95,7 @@ def canonical(spec):
 # Options
 
 
-def _mode_hint(mode):
+def mode_hint(mode):
     """`` (did you mean 'lanczos3'?)`` for a near miss ('lanczos', 'Bicubic'), else ''."""
     close = difflib.get_close_matches(mode.strip().lower(), MODES + tuple(ALIASES), 1, 0.75)
     return f" (did you mean {ALIASES.get(close[0], close[0])!r}?)" if close else ""
@@ -108,7 +108,7 @@ def canonical_mode(mode):
     canonical = ALIASES.get(mode, mode)
     if canonical not in MODES:
         allowed = ", ".join(MODES + tuple(ALIASES))
-        raise ValueError(f"mode must be one of {allowed}; got {mode!r}{_mode_hint(mode)}")
+        raise ValueError(f"mode must be one of {allowed}; got {mode!r}{mode_hint(mode)}")
     return canonical
 
 
