@@ -179,6 +179,11 @@ def test_out_read_only_or_overlapping():
     "kwargs,exc,message",
     [
         (dict(size=3, mode="bilinearr"), ValueError, "mode must be one of"),
+        # A near miss is named; PyTorch's "lanczos" means lanczos3 only in cresize.torch.
+        (dict(size=3, mode="lanczos"), ValueError, r"got 'lanczos' \(did you mean 'lanczos3'\?\)"),
+        (dict(size=3, mode="Bicubic"), ValueError, r"did you mean 'bicubic'\?"),
+        (dict(size=3, mode="LINEAR"), ValueError, r"did you mean 'bilinear'\?"),
+        (dict(size=3, mode="box"), ValueError, r"got 'box'$"),
         (dict(size=3, mode=3), TypeError, "mode must be a string"),
         (dict(), ValueError, "size or scale_factor"),
         (dict(size=3, scale_factor=2.0), ValueError, "not both"),

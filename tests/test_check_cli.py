@@ -112,6 +112,9 @@ def test_option_combinations_cover_every_allowed_pair():
 def test_bad_arguments_exit_2(capsys):
     assert _check.main(["--modes", "bilinear,box"]) == 2
     assert "unknown mode 'box'" in capsys.readouterr().err
+    assert _check.main(["--modes", "lanczos"]) == 2
+    assert "unknown mode 'lanczos'; choose from " in (err := capsys.readouterr().err)
+    assert err.rstrip().endswith("(did you mean 'lanczos3'?)")
     assert _check.main(["--frobnicate"]) == 2
     assert _check.main(["--threads", "0"]) == 2
     assert "num_threads" in capsys.readouterr().err

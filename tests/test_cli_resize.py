@@ -188,6 +188,11 @@ def test_geometry_flags(tmp_path, flags, size):
         (["x.png", "--size", "3by3"], "expected WIDTHxHEIGHT"),
         (["x.png", "--width", "0"], "must be > 0"),
         (["x.png", "--size", "3x3", "--mode", "sinc"], "invalid choice"),
+        (
+            ["x.png", "--size", "3x3", "--mode", "lanczos"],
+            "--mode: invalid choice: 'lanczos' (choose from nearest, nearest-exact, bilinear,",
+        ),
+        (["x.png", "--size", "3x3", "--mode", "lanczos"], "cubic) (did you mean 'lanczos3'?)"),
         # not argparse's "invalid choice: 101 (choose from 1, 2, 3, ..., 100)"
         (
             ["x.png", "--size", "3x3", "--quality", "101"],
@@ -247,6 +252,28 @@ def test_bad_files_are_reported_and_the_rest_done(tmp_path, capsys):
     assert f"{tmp_path / 'in' / 'd.jpg'}: OSError: " in err  # Pillow's words vary
     assert f"{tmp_path / 'missing.png'}: no such file or directory" in err
     assert "3 resized, 3 failed" in out
+
+
+@pytest.mark.parametrize("dry_run", [[], ["-n"]])
+def test_a_folder_without_image_files_is_reported(tmp_path, capsys, dry_run):
+    """A folder whose images are all in subfolders, given without -r, used to be a
+    silent "0 resized, 0 failed" with exit status 0: it is reported, as a pattern that
+    matches no file is, and says what -r would do."""
+    write(tmp_path / "in" / "sub" / "a.png")
+    (tmp_path / "in" / "notes.txt").write_text("not an image")
+    (tmp_path / "empty" / "out").mkdir(parents=True)  # the output folder is no subfolder
+    out_dir = tmp_path / "empty" / "out"
+    argv = ["--width", "10", "--out-dir", str(out_dir), *dry_run]
+    assert main([str(tmp_path / "in"), *argv]) == 1
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'in'}: no image file in the folder; it has 1 subfolder: -r" in err
+    assert main([str(tmp_path / "empty"), "-r", *argv]) == 1
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'empty'}: no image file in the folder or its subfolders\n" in err
+    assert main([str(tmp_path / "empty"), *argv]) == 1
+    assert f"{tmp_path / 'empty'}: no image file in the folder\n" in capsys.readouterr().err
+    assert main([str(tmp_path / "in"), "-r", *argv]) == 0
+    assert tree(out_dir) == ([] if dry_run else ["sub/a.png"])
 
 
 @pytest.mark.parametrize("dry_run", [[], ["-n"]])

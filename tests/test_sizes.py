@@ -146,6 +146,28 @@ def test_fast_path_does_not_confuse_bool_and_int():
         cresize.resize(x, 2, axes=1, align_corners=0)
 
 
+def test_an_array_given_for_its_shape_is_named_by_its_shape():
+    """resize_backward(g, x) and plan(x, ...), a common slip: the message names the
+    array's shape and dtype and says to pass .shape, without a repr of its values."""
+    x = np.full((2, 3, 40, 50), 0.123456789, np.float32)
+    g = np.ones((2, 3, 20, 25), np.float32)
+    for call in (
+        lambda: cresize.resize_backward(g, x),
+        lambda: cresize.plan(x, (20, 25)),
+        lambda: cresize.plan(np.arange(3.0), 2),
+        lambda: cresize.plan(np.array(4), 2),
+    ):
+        with pytest.raises(TypeError, match=r"input_shape must be a tuple of ints; got an ar") as e:
+            call()
+        assert "pass its .shape" in str(e.value)
+        assert "0.123" not in str(e.value) and len(str(e.value)) < 160
+    # A 1-D integer array is a shape.
+    assert cresize.plan(np.array([4, 6]), 2, axes=1).output_shape == (4, 2)
+    np.testing.assert_array_equal(
+        cresize.resize_backward(g, np.array(x.shape)), cresize.resize_backward(g, x.shape)
+    )
+
+
 def test_repeated_backward_uses_the_cached_plan_and_stays_strict():
     g = np.ones((2, 3), np.float32)
     first = cresize.resize_backward(g, (2, 5))

@@ -232,6 +232,12 @@ def test_other_implementations_are_checked_for_shape_and_dtype():
         (lambda: testing.check_gradient((4, 4), 2, n_directions=0), ValueError, "n_directions"),
         (lambda: testing.check_gradient((4, 4), 2, step=np.inf), ValueError, "step must be finite"),
         (lambda: testing.check_adjoint(4, 2), TypeError, "shape must be a tuple"),
+        (
+            lambda: testing.check_adjoint(np.zeros((4, 4)), 2),
+            TypeError,
+            r"shape must be a tuple of ints; got an array of shape \(4, 4\) and dtype float64",
+        ),
+        (lambda: testing.check_adjoint((4, True), 2), TypeError, "not bools"),
         (lambda: testing.check_adjoint((4, 4), 2, backward=3), TypeError, "backward must be"),
         (lambda: testing.check_adjoint((4, 4), 2, mode="box"), ValueError, "mode must be one of"),
         (

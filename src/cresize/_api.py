@@ -84,7 +84,9 @@ def resize(
         lanczos3 only.
     axes : int or tuple of int, optional
         The resized axes. Default: the last ``len(size)`` axes for a tuple, else
-        the last ``min(2, x.ndim)`` axes. Every other axis is a batch axis.
+        the last ``min(2, x.ndim)`` axes. Every other axis is a batch axis. A
+        channels-last ``(H, W, C)`` image needs ``axes=(0, 1)``: without it, W
+        and C are resized.
     out : ndarray, optional
         C-contiguous array of the result's shape and dtype, not overlapping ``x``.
     num_threads : int, optional
@@ -216,7 +218,9 @@ def resize_backward(
     input_shape : tuple of int
         The full shape of ``resize``'s input.
     scale_factor, mode, align_corners, antialias, num_threads
-        As given to ``resize``.
+        As given to ``resize``. Without ``scale_factor`` the scale of an axis is
+        ``I/O`` from the shapes, which differs from the forward's ``1/f``
+        wherever ``I*f`` is not a whole number: pass the forward's.
     axes : int or tuple of int, optional
         The resized axes. Default: with ``scale_factor``, ``resize``'s rule;
         otherwise the axes where ``grad_output.shape`` differs from

@@ -418,6 +418,7 @@ def _modes(text):
         except (TypeError, ValueError):
             raise ValueError(
                 f"--modes: unknown mode {name.strip()!r}; choose from {', '.join(MODES)}"
+                + _spec.mode_hint(name)
             ) from None
     return list(dict.fromkeys(modes))
 

@@ -85,6 +85,18 @@ def _quality(text):
     return value
 
 
+def _mode(text):
+    """A mode name or alias; argparse's "invalid choice" words, and the near miss."""
+    if text in MODES or text in ALIASES:
+        return text
+    from cresize._spec import mode_hint
+
+    raise argparse.ArgumentTypeError(
+        f"invalid choice: {text!r} (choose from {', '.join(MODES + tuple(ALIASES))})"
+        + mode_hint(text)
+    )
+
+
 def _parser():
     from cresize.image import FORMATS
 
@@ -99,11 +111,17 @@ def _parser():
     p.add_argument("--out-dir", metavar="DIR", help="output directory (mirrors the input tree)")
     p.add_argument("-r", "--recursive", action="store_true", help="descend into subdirectories")
     p.add_argument("--suffix", default="", help="appended to each output's stem, e.g. _small")
-    p.add_argument("--format", choices=sorted(FORMATS), help="convert to this format")
-    g = p.add_argument_group("geometry (one of them; --width and --height may go together)")
+    p.add_argument(
+        "--format",
+        choices=sorted(FORMATS),
+        help="convert to this format (alpha is flattened on white for jpeg and bmp)",
+    )
+    g = p.add_argument_group(
+        "geometry (one of them; --width and --height together give that exact size)"
+    )
     g.add_argument("--size", type=_pair, metavar="WxH", help="exact size")
-    g.add_argument("--width", type=_positive(int), metavar="W", help="width, aspect kept")
-    g.add_argument("--height", type=_positive(int), metavar="H", help="height, aspect kept")
+    g.add_argument("--width", type=_positive(int), metavar="W", help="width (alone: aspect kept)")
+    g.add_argument("--height", type=_positive(int), metavar="H", help="height (alone: aspect kept)")
     g.add_argument("--scale", type=_positive(float), metavar="F", help="scale factor")
     g.add_argument("--fit", type=_pair, metavar="WxH", help="largest size inside WxH, aspect kept")
     g.add_argument("--fill", type=_pair, metavar="WxH", help="cover WxH, then crop the centre")
@@ -112,7 +130,7 @@ def _parser():
     q.add_argument(
         "--mode",
         default="lanczos3",
-        choices=MODES + tuple(ALIASES),
+        type=_mode,
         metavar="MODE",
         help=f"{', '.join(MODES)} (default lanczos3)",
     )
@@ -383,11 +401,14 @@ def _plan(args):
     sources, failures = [], []
     for item in args.inputs:
         if os.path.isdir(item):
-            sources += [
+            found = [
                 (path, item)
                 for path in _walk(item, args.recursive, args.out_dir, failures)
                 if _extension_format(os.path.splitext(path)[1].lower()) is not None
             ]
+            if not found:  # as a pattern that matches no file: said, not a silent no-op
+                failures.append((item, _no_images(item, args.recursive, args.out_dir)))
+            sources += found
         elif os.path.lexists(item):
             sources.append((item, None))
         elif any(c in item for c in "*?["):
@@ -489,6 +510,28 @@ def _one_file(key, other):
     there (in place, or a re-run)."""
     both = os.path.lexists(key) and os.path.lexists(other)
     return not (both and not os.path.samefile(key, other))
+
+
+def _no_images(folder, recursive, out_dir):
+    """Why a folder given as an input gave no file (without -r, its subfolders are not
+    read; hidden ones and ``out_dir`` never are, as in ``_walk``)."""
+    skip = os.path.realpath(out_dir) if out_dir else None
+    try:
+        with os.scandir(folder) as entries:
+            subfolders = sum(
+                entry.is_dir()
+                and not entry.name.startswith(".")
+                and os.path.realpath(entry) != skip
+                for entry in entries
+            )
+    except OSError:
+        subfolders = 0
+    if subfolders and not recursive:
+        return (
+            f"no image file in the folder; it has {subfolders} subfolder"
+            f"{'s' if subfolders > 1 else ''}: -r/--recursive descends into them"
+        )
+    return "no image file in the folder" + (" or its subfolders" if recursive else "")
 
 
 def _walk(top, recursive, out_dir, failures):

@@ -9,6 +9,7 @@ exist is refused before anything is built) live here too. Nothing else computes
 an output shape, a canonical mode or default axes.
 """
 
+import difflib
 import functools
 import math
 import numbers
@@ -94,6 +95,12 @@ def canonical(spec):
 # Options
 
 
+def mode_hint(mode):
+    """`` (did you mean 'lanczos3'?)`` for a near miss ('lanczos', 'Bicubic'), else ''."""
+    close = difflib.get_close_matches(mode.strip().lower(), MODES + tuple(ALIASES), 1, 0.75)
+    return f" (did you mean {ALIASES.get(close[0], close[0])!r}?)" if close else ""
+
+
 def canonical_mode(mode):
     """The canonical name of ``mode`` (an alias or a canonical name)."""
     if not isinstance(mode, str):
@@ -101,7 +108,7 @@ def canonical_mode(mode):
     canonical = ALIASES.get(mode, mode)
     if canonical not in MODES:
         allowed = ", ".join(MODES + tuple(ALIASES))
-        raise ValueError(f"mode must be one of {allowed}; got {mode!r}")
+        raise ValueError(f"mode must be one of {allowed}; got {mode!r}{mode_hint(mode)}")
     return canonical
 
 
@@ -217,10 +224,26 @@ def checked_length(n_in, f, name="scale_factor"):
     return n_out
 
 
+def _integer_dtype(value):
+    """Whether ``value.dtype`` is an integer dtype (False for what NumPy cannot read)."""
+    try:
+        return np.dtype(value.dtype).kind in "iu"
+    except (AttributeError, TypeError):
+        return False
+
+
 def shape(value, name="input_shape", ndim=None, other="grad_output"):
     """A tuple of non-negative ints, each < ``MAX_LENGTH`` (bool is not an int)."""
     if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
         raise TypeError(f"{name} must be a tuple of ints; got {value!r}")
+    found = getattr(value, "shape", None)
+    if isinstance(found, tuple) and not (len(found) == 1 and _integer_dtype(value)):
+        # An array given where its shape belongs (resize_backward(g, x), plan(x, ...)):
+        # named by its shape and dtype, not by a repr of its values.
+        raise TypeError(
+            f"{name} must be a tuple of ints; got an array of shape {found} and dtype "
+            f"{getattr(value, 'dtype', None)} (for an array's shape, pass its .shape)"
+        )
     result = []
     for s in value:
         if isinstance(s, (bool, np.bool_)):

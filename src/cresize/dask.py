@@ -536,7 +536,8 @@ def _output_chunks(src, out_shape, axes, chunks):
             raise ValueError("chunk lengths must be >= 0 (-1 or None: the whole axis)")
         return result
     except (ValueError, TypeError, AssertionError, ZeroDivisionError) as exc:  # 0: Dask divides
+        why = "a chunk length of 0 along an axis" if isinstance(exc, ZeroDivisionError) else exc
         raise ValueError(
             f"chunks={chunks!r} is not a valid chunking of the result, shape "
-            f"{tuple(out_shape)}: {exc}"
+            f"{tuple(out_shape)}: {why}"
         ) from None

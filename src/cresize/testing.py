@@ -536,8 +536,7 @@ def check_reference(
 
 
 def _setup(shape, size, scale_factor, mode, align_corners, antialias, axes, forward, backward):
-    if not isinstance(shape, (tuple, list)):
-        raise TypeError(f"shape must be a tuple of ints; got {shape!r}")
+    shape = _spec.shape(shape, "shape")
     for name, fn in (("forward", forward), ("backward", backward)):
         if fn is not None and not callable(fn):
             raise TypeError(f"{name} must be None or a callable; got {fn!r}")
