@@ -67,3 +67,15 @@ def test_without_pillow(monkeypatch, tmp_path, capsys):
     assert _demo.main(["--out", str(tmp_path / "x.png")]) == 1
     assert 'pip install "cresize[image]"' in capsys.readouterr().err
     assert not (tmp_path / "x.png").exists()
+
+
+def test_demo_refuses_to_replace_a_file(tmp_path, capsys):
+    """An existing file at ``--out`` is kept unless ``--overwrite``."""
+    out = tmp_path / "mine.png"
+    out.write_bytes(b"not a demo")
+    assert _demo.main(["--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "exists" in err and "--overwrite" in err and "Traceback" not in err
+    assert out.read_bytes() == b"not a demo"
+    assert _demo.main(["--out", str(out), "--overwrite"]) == 0
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -391,3 +391,19 @@ def test_verify_expected_refuses_results_of_another_seed(tmp_path, capsys):
         f"--seed 3" in f
         for f in failing
     )
+
+
+def test_write_refuses_to_replace_golden_files(tmp_path, capsys):
+    """A second ``--out`` into the same directory refuses (nothing rewritten) unless
+    ``--overwrite``: the golden files may be somebody's committed reference."""
+    directory = tmp_path / "golden"
+    assert _golden.main(["--out", str(directory)]) == 0
+    index = directory / "index.json"
+    index.write_text("kept\n")
+    capsys.readouterr()
+    assert _golden.main(["--out", str(directory)]) == 2
+    err = capsys.readouterr().err
+    assert "already holds" in err and "--overwrite" in err and "Traceback" not in err
+    assert index.read_text() == "kept\n"
+    assert _golden.main(["--out", str(directory), "--overwrite"]) == 0
+    assert index.read_text() != "kept\n"

@@ -103,6 +103,9 @@ def main(argv=None):
         metavar="PATH",
         help="where to write the PNG sheet (default: ./cresize-demo.png)",
     )
+    parser.add_argument(
+        "--overwrite", action="store_true", help="replace the file if it exists (default: refuse)"
+    )
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:
@@ -116,7 +119,13 @@ def main(argv=None):
         return 1
     sheet, tiles = build_sheet(test_pattern())
     try:
-        save_image(sheet, args.out, format="png", overwrite=True)
+        save_image(sheet, args.out, format="png", overwrite=args.overwrite)
+    except FileExistsError:
+        print(
+            f"cresize demo: {args.out} exists: pass --overwrite to replace it, or --out PATH",
+            file=sys.stderr,
+        )
+        return 1
     except OSError as exc:  # a missing folder, no permission, a full disk
         print(f"cresize demo: cannot write {args.out}: {exc.strerror or exc}", file=sys.stderr)
         return 1

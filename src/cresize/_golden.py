@@ -52,6 +52,11 @@ def main(argv=None):
     )
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     parser.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="with --out: replace golden files already in DIR (default: refuse)",
+    )
+    parser.add_argument(
         "--rtol",
         type=float,
         help="with --verify: relative tolerance (default: 1e-12, or 2e-6 for "
@@ -64,7 +69,7 @@ def main(argv=None):
     try:
         testing._seed(args.seed, "--seed")
         if args.out is not None:
-            written = write(args.out, seed=args.seed)
+            written = write(args.out, seed=args.seed, overwrite=args.overwrite)
             print(f"wrote {len(written)} golden cases ({SCHEMA}) to {args.out}")
             return 0
         return verify(args.verify, expected=args.expected, seed=args.seed, rtol=args.rtol)
@@ -144,11 +149,22 @@ def golden_cases(seed=0):
     return cases
 
 
-def write(directory, seed=0):
-    """Write every case to ``DIRECTORY/NAME.json`` plus ``index.json``; the paths."""
+def write(directory, seed=0, overwrite=False):
+    """Write every case to ``DIRECTORY/NAME.json`` plus ``index.json``; the paths.
+    Files of those names already in ``directory`` are a ``FileExistsError`` (nothing is
+    written) unless ``overwrite``."""
+    cases = golden_cases(seed)
+    if not overwrite and os.path.isdir(directory):
+        names = [c["name"] + ".json" for c in cases] + ["index.json"]
+        there = [n for n in names if os.path.lexists(os.path.join(directory, n))]
+        if there:
+            raise FileExistsError(
+                f"{directory} already holds {len(there)} of the {len(names)} files to write "
+                f"({', '.join(there[:3])}{', ...' if len(there) > 3 else ''}): pass "
+                f"--overwrite (overwrite=True) to replace them, or another directory"
+            )
     os.makedirs(directory, exist_ok=True)
     paths = []
-    cases = golden_cases(seed)
     for case in cases:
         path = os.path.join(directory, case["name"] + ".json")
         with open(path, "w", encoding="utf-8") as fh:
