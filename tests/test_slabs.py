@@ -188,3 +188,25 @@ def test_region_calls_are_not_cut(monkeypatch):
     assert _same_bits(got, _reference(x, dict(size=(70, 30), axes=(1, 2)))[region])
     p(x)
     assert len(calls) > 2
+
+
+@pytest.mark.parametrize("dtype", ["float16", "int32"])
+def test_slabs_large_enough_for_two_threads_keep_the_bits(monkeypatch, dtype):
+    # slabs of more than 2 * MIN_WORK_PER_THREAD values each: a second thread works
+    x = _data((2, 3, 600, 400), dtype)
+    kw = dict(size=(700, 500), mode="bicubic", axes=(2, 3))
+    expected = _reference(x, kw)
+    p = cresize.plan(x.shape, dtype=dtype, **kw)
+    plane = (600 * 400 + 700 * 500) * p._forward.run_dtype.itemsize
+    for budget in (plane // 2, plane * 3):  # half a plane, 3 planes
+        monkeypatch.setattr(_plan, "SLAB_BYTES", budget)
+        slabs = _plan._slabs(p._forward, x.shape, p.output_shape)
+        assert len(slabs) >= 2
+        for box, region, _ in slabs:  # values read and written: past 2 * MIN_WORK_PER_THREAD
+            work = (
+                np.empty(x.shape, np.int8)[box].size
+                + np.empty(p.output_shape, np.int8)[region].size
+            )
+            assert work >= 2 * _plan.MIN_WORK_PER_THREAD
+        for threads in (1, 2):
+            assert _same_bits(cresize.resize(x, num_threads=threads, **kw), expected)
