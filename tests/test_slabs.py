@@ -59,6 +59,7 @@ def _same_bits(a, b):
 @pytest.mark.parametrize(("shape", "kw"), CASES, ids=IDS)
 @pytest.mark.parametrize("dtype", ["float16", *WIDE_INTS])
 def test_slabs_keep_the_bits(monkeypatch, shape, kw, dtype):
+    monkeypatch.setattr(_plan, "MIN_CUT_ROW", 1)  # the small planes cut too
     x = _data(shape, dtype)
     expected = _reference(x, kw)
     p = cresize.plan(shape, dtype=dtype, **kw)
@@ -77,6 +78,7 @@ def test_slabs_of_strided_and_swapped_inputs(monkeypatch, dtype):
     base = _data((6, 60, 50), dtype)
     expected = _reference(base[::2], kw)
     monkeypatch.setattr(_plan, "SLAB_BYTES", 5000)
+    monkeypatch.setattr(_plan, "MIN_CUT_ROW", 1)
     assert _same_bits(cresize.resize(base[::2], **kw), expected)
     swapped = base[::2].astype(base.dtype.newbyteorder())
     assert _same_bits(cresize.resize(swapped, **kw), expected)
@@ -118,6 +120,7 @@ def test_long_8bit_rows_in_slabs(monkeypatch):
 @pytest.mark.parametrize("budget", [1, 3000, 40000])
 def test_slabs_cover_the_result_once_within_the_budget(monkeypatch, shape, kw, budget):
     monkeypatch.setattr(_plan, "SLAB_BYTES", budget)
+    monkeypatch.setattr(_plan, "MIN_CUT_ROW", 1)
     p = cresize.plan(shape, dtype="float16", **kw)
     program = p._forward
     slabs = _plan._slabs(program, p.input_shape, p.output_shape)
@@ -210,3 +213,20 @@ def test_slabs_large_enough_for_two_threads_keep_the_bits(monkeypatch, dtype):
             assert work >= 2 * _plan.MIN_WORK_PER_THREAD
         for threads in (1, 2):
             assert _same_bits(cresize.resize(x, num_threads=threads, **kw), expected)
+
+
+def test_short_rows_are_not_cut(monkeypatch):
+    # a cut's table rows are sliced and checked in NumPy: not worth it for rows of a few
+    # values (a 1-D signal), which stay whole; rows of MIN_CUT_ROW values are cut
+    monkeypatch.setattr(_plan, "SLAB_BYTES", 2**12)
+    one_d = cresize.plan((5000,), (7000,), dtype="float16")
+    assert _plan._slabs(one_d._forward, (5000,), (7000,)) == []
+    n = _plan.MIN_CUT_ROW
+    rows = cresize.plan((4, 30, n), (50, n), axes=(1, 2), dtype="int32")
+    slabs = _plan._slabs(rows._forward, rows.input_shape, rows.output_shape)
+    assert len(slabs) > 4 and all(isinstance(t[1], _plan._Slice) for _, _, t in slabs)
+    short = cresize.plan((4, 30, n - 1), (50, n - 1), axes=(1, 2), dtype="int32")
+    slabs = _plan._slabs(short._forward, short.input_shape, short.output_shape)
+    assert [r for _, r, _ in slabs] == [(slice(i, i + 1),) for i in range(4)]  # planes
+    x = _data((4, 30, n - 1), "int32")
+    assert _same_bits(short(x), _reference(x, dict(size=(50, n - 1), axes=(1, 2))))

@@ -347,6 +347,13 @@ SLAB_BYTES = 8 * 2**20
 #: planes: where two slabs meet they both read the kernel's reach.
 SLAB_REREAD = 1.25
 
+#: Least values an output row of the axis a plane is cut along holds (the product of
+#: the later axes' lengths): a cut's table rows are sliced and checked in NumPy (about
+#: 12 ns a row), which costs more than resizing a row of a few values (a 1-D int64
+#: 10**6 -> 1.5x10**6 bilinear, one thread, CPU time, cut in three: 5.2x the call in
+#: one piece); a 1-D signal is therefore computed in one piece.
+MIN_CUT_ROW = 256
+
 
 def _slabs(program, shape, out_shape):
     """The slabs of a whole-array call of ``program`` computed in another dtype
@@ -356,10 +363,11 @@ def _slabs(program, shape, out_shape):
     the leading axes, which are not resized) are independent: a slab is as many whole
     planes as ``SLAB_BYTES`` holds (at least one), taken along the last leading axes,
     with the whole tables. A plane larger than that is cut along its first axis of
-    more than one output into as many slabs as ``SLAB_BYTES`` asks, each with that
-    axis's table restricted to its outputs (``_Slice``, as ``Plan.run_region``: the
-    same bits), as long as the slabs read at most ``SLAB_REREAD`` planes. Each region
-    is a run of values (C order) of the result; a box is converted into a copy."""
+    more than one output, when that axis's output rows hold ``MIN_CUT_ROW`` values or
+    more, into as many slabs as ``SLAB_BYTES`` asks, each with that axis's table
+    restricted to its outputs (``_Slice``, as ``Plan.run_region``: the same bits), as
+    long as the slabs read at most ``SLAB_REREAD`` planes. Each region is a run of
+    values (C order) of the result; a box is converted into a copy."""
     first = min(program.tables)
     plane = math.prod(shape[first:]) + math.prod(out_shape[first:])
     plane_bytes = plane * program.run_dtype.itemsize
@@ -383,7 +391,8 @@ def _slabs(program, shape, out_shape):
     axis = next(a for a in range(first, len(shape)) if out_shape[a] > 1)
     n = out_shape[axis]
     cuts = []
-    for count in range(min(n, -(-plane_bytes // SLAB_BYTES)), 1, -1):
+    most = -(-plane_bytes // SLAB_BYTES) if math.prod(out_shape[axis + 1 :]) >= MIN_CUT_ROW else 1
+    for count in range(min(n, most), 1, -1):
         edges = [n * k // count for k in range(count + 1)]
         rows = [slice(lo, hi) for lo, hi in itertools.pairwise(edges)]
         boxes = [Plan._box(program, axis, r) for r in rows]
