@@ -18,6 +18,7 @@ Every kernel call goes through ``_fast`` (the executor: ``run_step`` / ``run_ste
 
 from __future__ import annotations
 
+import itertools
 import math
 import threading
 import weakref
@@ -158,11 +159,15 @@ class _Program:
         ):
             self.direct = _fast.Direct(self.compiled(kernel_dtype), tuple(shape), kernel_dtype)
 
-    def compiled(self, dtype):
-        """The whole array's kernel calls (made once per dtype)."""
-        steps = self._compiled.get(dtype)
+    def compiled(self, dtype, shape=None):
+        """The whole array's kernel calls (made once per dtype), or those of an input of
+        ``shape`` with the whole tables (a slab of planes, ``_slabs``: two shapes at
+        most per dtype)."""
+        key = dtype if shape is None or shape == self.shape else (dtype, shape)
+        steps = self._compiled.get(key)
         if steps is None:
-            steps = self._compiled[dtype] = _compile(self, self.tables, self.shape, dtype)
+            shape = self.shape if shape is None else shape
+            steps = self._compiled[key] = _compile(self, self.tables, shape, dtype)
         return steps
 
 
@@ -287,11 +292,28 @@ def _execute(program, tables, x, out, num_threads):
         np.copyto(out, x)
         return out
     compute = program.compute
-    if compute == native or (program.native_int and native.kind in "iu"):
+    if not program.promote and (compute == native or (program.native_int and native.kind in "iu")):
         return _apply(program, tables, _kernel_array(x, native), out, num_threads)
     shape = list(x.shape)
     for a, t in tables.items():
         shape[a] = t.n_out
+    target = out if out is not None else _fast.new_result(tuple(shape), native)
+    # the whole array: in slabs, each converted, computed and converted back in turn
+    slabs = _slabs(program, x.shape, tuple(shape)) if tables is program.tables else []
+    if not slabs:
+        _converted(program, tables, x, target, native, num_threads)
+    for box, region, slab_tables in slabs:
+        _converted(program, slab_tables, x[box], target[region], native, num_threads)
+    return target
+
+
+def _converted(program, tables, x, target, native, num_threads):
+    """``program`` on ``x`` computed in another dtype than ``native`` (float16 and
+    32/64-bit integers; 8-bit rows long enough for float64 sums; float32 promoted to
+    float64, in ``_apply``), written into ``target`` (C-contiguous, ``native``)."""
+    if program.compute == native or (program.native_int and native.kind in "iu"):
+        _apply(program, tables, _kernel_array(x, native), target, num_threads)
+        return
     small_int = native.kind in "iu" and native.itemsize <= 2
     if small_int:  # 8/16-bit images: convert and round in parallel
         src = _fast.new_result(x.shape, np.dtype(np.float32))
@@ -304,16 +326,99 @@ def _execute(program, tables, x, out, num_threads):
             2 * src.size,
         )
     else:
-        src = _kernel_array(x, compute)
+        src = _kernel_array(x, program.compute)
     result = _apply(program, tables, src, None, num_threads)
-    target = out if out is not None else _fast.new_result(tuple(shape), native)
+    del src  # (a slab's copy: freed before the result is converted)
     if small_int:
         _run_step(TO_INT, result.reshape(-1), target.reshape(-1), (), num_threads, 2 * result.size)
     elif native.kind in "iu":  # 32/64-bit: clip to the float64 values inside the range
         round_to(native, result, out=target)
     else:
         np.copyto(target, result, casting="unsafe")
-    return target
+
+
+#: Bytes of a slab's input and result in the dtype the kernels sum in, together, from
+#: which a whole-array call of a dtype computed in another dtype (float16 in float32,
+#: 32/64-bit integers in float64, float32 promoted to float64) runs in slabs
+#: (``_slabs``), so that only a slab's copies are alive, not the whole array's.
+SLAB_BYTES = 8 * 2**20
+
+#: Most input the slabs of one plane cut along a resized axis read together, in
+#: planes: where two slabs meet they both read the kernel's reach.
+SLAB_REREAD = 1.25
+
+#: Least values an output row of the axis a plane is cut along holds (the product of
+#: the later axes' lengths): a cut's table rows are sliced and checked in NumPy (about
+#: 12 ns a row), which costs more than resizing a row of a few values (a 1-D int64
+#: 10**6 -> 1.5x10**6 bilinear, one thread, CPU time, cut in three: 5.2x the call in
+#: one piece); a 1-D signal is therefore computed in one piece.
+MIN_CUT_ROW = 256
+
+
+def _slabs(program, shape, out_shape):
+    """The slabs of a whole-array call of ``program`` computed in another dtype
+    (``_execute``): ``[(input box, output region, tables)]``, or ``[]`` for one piece.
+
+    Planes (the values of the axes from the first resized one on, for each index of
+    the leading axes, which are not resized) are independent: a slab is as many whole
+    planes as ``SLAB_BYTES`` holds (at least one), taken along the last leading axes,
+    with the whole tables. A plane larger than that is cut along its first axis of
+    more than one output, when that axis's output rows hold ``MIN_CUT_ROW`` values or
+    more, into as many slabs as ``SLAB_BYTES`` asks, each with that axis's table
+    restricted to its outputs (``_Slice``, as ``Plan.run_region``: the same bits), as
+    long as the slabs read at most ``SLAB_REREAD`` planes. Each region is a run of
+    values (C order) of the result; a box is converted into a copy."""
+    first = min(program.tables)
+    plane = math.prod(shape[first:]) + math.prod(out_shape[first:])
+    plane_bytes = plane * program.run_dtype.itemsize
+    leading = shape[:first]
+    if plane == 0 or 0 in out_shape or math.prod(leading) * plane_bytes <= SLAB_BYTES:
+        return []
+    planes = SLAB_BYTES // plane_bytes
+    if planes:  # whole planes along leading axis j, after fixed indices of those before
+        j = first - 1
+        while j > 0 and math.prod(leading[j:]) <= planes:
+            j -= 1
+        step = max(1, planes // math.prod(leading[j + 1 :]))
+        count = -(-leading[j] // step)
+        edges = [leading[j] * k // count for k in range(count + 1)]
+        return [
+            (box, box, program.tables)
+            for index in np.ndindex(*leading[:j])
+            for lo, hi in itertools.pairwise(edges)
+            for box in [tuple(slice(i, i + 1) for i in index) + (slice(lo, hi),)]
+        ]
+    axis = next(a for a in range(first, len(shape)) if out_shape[a] > 1)
+    n = out_shape[axis]
+    cuts = []
+    most = -(-plane_bytes // SLAB_BYTES) if math.prod(out_shape[axis + 1 :]) >= MIN_CUT_ROW else 1
+    for count in range(min(n, most), 1, -1):
+        edges = [n * k // count for k in range(count + 1)]
+        rows = [slice(lo, hi) for lo, hi in itertools.pairwise(edges)]
+        boxes = [Plan._box(program, axis, r) for r in rows]
+        if sum(b.stop - b.start for b in boxes) <= SLAB_REREAD * shape[axis]:
+            cuts = list(zip(boxes, rows))
+            break
+    if not cuts:
+        return [] if not leading else [(p, p, program.tables) for p in _planes(leading)]
+    t = program.tables.get(axis)
+    before = (slice(None),) * (axis - first)
+    slabs = []
+    for box, rows in cuts:
+        tables = program.tables
+        if t is not None:
+            sliced = _Slice(
+                t, rows.start, rows.stop, box.start, box.stop - box.start, program.run_dtype
+            )
+            tables = {**tables, axis: sliced}
+        for p in _planes(leading):
+            slabs.append((p + before + (box,), p + before + (rows,), tables))
+    return slabs
+
+
+def _planes(leading):
+    """Each plane's index, as slices of one value along the leading axes."""
+    return [tuple(slice(i, i + 1) for i in index) for index in np.ndindex(*leading)]
 
 
 def _kernel_array(x, dtype):
@@ -331,8 +436,8 @@ def _apply(program, tables, src, out, num_threads):
             out = _fast.new_result(result.shape, np.dtype(np.float32))
         np.copyto(out, result, casting="same_kind")
         return out
-    if tables is program.tables and src.shape == program.shape:  # precompiled
-        steps = program.compiled(src.dtype)
+    if tables is program.tables:  # precompiled
+        steps = program.compiled(src.dtype, src.shape)
     else:
         steps = _compile(program, tables, src.shape, src.dtype)
     return _fast.run_steps(steps, src, out, num_threads)

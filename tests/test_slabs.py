@@ -1,0 +1,232 @@
+"""Whole-array calls of dtypes computed in another dtype run in slabs (``_plan._slabs``):
+float16 (float32 sums), 32/64-bit integers (float64 sums) and promoted float32 rows
+(float64 sums). The bits are those of the call in one piece, which are those of the
+computing dtype's own call converted once (``astype`` / ``round_to``), and only a
+slab's copies are alive."""
+
+import itertools
+import math
+import tracemalloc
+
+import numpy as np
+import pytest
+
+import cresize
+from cresize import _plan
+from cresize._dtypes import round_to
+
+WIDE_INTS = ["int32", "uint32", "int64", "uint64"]
+
+#: (input shape, resize keywords): 1-D, 2-D, 3-D; planes along leading axes, a plane
+#: cut along its first resized axis, a first output axis of length 1, trailing channels.
+CASES = [
+    ((300,), dict(size=(700,), mode="bicubic")),
+    ((50, 70), dict(size=(31, 90), mode="bilinear")),
+    ((7, 40, 50), dict(size=(70, 30), mode="lanczos3", axes=(1, 2), antialias=True)),
+    ((4, 3, 40, 50), dict(size=(70, 30), mode="bilinear", axes=(2, 3))),
+    ((60, 50, 3), dict(size=(90, 20), mode="bicubic", axes=(0, 1))),
+    ((5, 60, 50), dict(size=(1, 20), mode="area", axes=(1, 2))),
+    ((2, 3, 60, 50), dict(size=(33,), mode="nearest", axes=(2,))),
+    ((3, 40, 6), dict(size=(97,), mode="nearest-exact", axes=(1,))),
+]
+IDS = [f"{len(s)}d-{k['mode']}-{i}" for i, (s, k) in enumerate(CASES)]
+
+#: Budgets: one value (a slab per output row), a few rows, a few planes, one piece.
+BUDGETS = [1, 3000, 40000, 2**62]
+
+
+def _data(shape, dtype, seed=0):
+    rng = np.random.default_rng(seed)
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        return (rng.standard_normal(shape) * 300).astype(dtype)
+    info = np.iinfo(dtype)  # the whole range: clipping and rounding at both ends
+    return rng.integers(info.min, info.max, size=shape, dtype=dtype, endpoint=True)
+
+
+def _reference(x, kw):
+    """The computing dtype's own call (in one piece: float32 / float64 need no copy),
+    converted once, as the whole-array path did."""
+    if x.dtype == np.float16:
+        return cresize.resize(x.astype(np.float32), **kw).astype(np.float16)
+    return round_to(x.dtype, cresize.resize(x.astype(np.float64), **kw))
+
+
+def _same_bits(a, b):
+    return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+@pytest.mark.parametrize(("shape", "kw"), CASES, ids=IDS)
+@pytest.mark.parametrize("dtype", ["float16", *WIDE_INTS])
+def test_slabs_keep_the_bits(monkeypatch, shape, kw, dtype):
+    monkeypatch.setattr(_plan, "MIN_CUT_ROW", 1)  # the small planes cut too
+    x = _data(shape, dtype)
+    expected = _reference(x, kw)
+    p = cresize.plan(shape, dtype=dtype, **kw)
+    for budget, threads in itertools.product(BUDGETS, (1, 2)):
+        monkeypatch.setattr(_plan, "SLAB_BYTES", budget)
+        got = cresize.resize(x, num_threads=threads, **kw)
+        assert _same_bits(got, expected), (budget, threads)
+        out = np.full(expected.shape, 7, dtype)
+        assert p(x, out=out, num_threads=threads) is out
+        assert _same_bits(out, expected), (budget, threads, "out=")
+
+
+@pytest.mark.parametrize("dtype", ["float16", "int64"])
+def test_slabs_of_strided_and_swapped_inputs(monkeypatch, dtype):
+    kw = dict(size=(45, 33), mode="bicubic", axes=(1, 2))
+    base = _data((6, 60, 50), dtype)
+    expected = _reference(base[::2], kw)
+    monkeypatch.setattr(_plan, "SLAB_BYTES", 5000)
+    monkeypatch.setattr(_plan, "MIN_CUT_ROW", 1)
+    assert _same_bits(cresize.resize(base[::2], **kw), expected)
+    swapped = base[::2].astype(base.dtype.newbyteorder())
+    assert _same_bits(cresize.resize(swapped, **kw), expected)
+
+
+def test_promoted_float32_rows_in_slabs_forward_and_backward(monkeypatch):
+    # a shrink by 2,500 (area: 2,500 taps a row, > LONG_SUM) sums in float64; its
+    # backward's rows (the adjoint of an enlarging by 2,500) too
+    x = _data((3, 2, 10000), "float32")
+    kw = dict(size=(4,), mode="area", axes=(2,))
+    assert cresize.plan(x.shape, dtype="float32", **kw)._forward.promote
+    g = _data((3, 2, 10000), "float32", seed=1)
+    up = dict(mode="bilinear", axes=(2,))
+    p = cresize.plan((3, 2, 4), (10000,), dtype="float32", **up)
+    assert p._backward_program().promote
+    monkeypatch.setattr(_plan, "SLAB_BYTES", 2**62)
+    fwd = cresize.resize(x, **kw)
+    bwd = cresize.resize_backward(g, (3, 2, 4), **up)
+    for budget, threads in itertools.product((1, 50000), (1, 2)):
+        monkeypatch.setattr(_plan, "SLAB_BYTES", budget)
+        assert _same_bits(cresize.resize(x, num_threads=threads, **kw), fwd)
+        assert _same_bits(cresize.resize_backward(g, (3, 2, 4), num_threads=threads, **up), bwd)
+        out = np.empty_like(bwd)
+        assert p.backward(g, out=out, num_threads=threads) is out
+        assert _same_bits(out, bwd)
+
+
+def test_long_8bit_rows_in_slabs(monkeypatch):
+    # 8-bit rows of more than LONG_SUM taps take the converting path (float64 sums)
+    x = _data((4, 6000), "uint8")
+    kw = dict(size=(2,), mode="area", axes=(1,))
+    monkeypatch.setattr(_plan, "SLAB_BYTES", 2**62)
+    expected = cresize.resize(x, **kw)
+    monkeypatch.setattr(_plan, "SLAB_BYTES", 1)
+    assert _same_bits(cresize.resize(x, **kw), expected)
+
+
+@pytest.mark.parametrize(("shape", "kw"), CASES, ids=IDS)
+@pytest.mark.parametrize("budget", [1, 3000, 40000])
+def test_slabs_cover_the_result_once_within_the_budget(monkeypatch, shape, kw, budget):
+    monkeypatch.setattr(_plan, "SLAB_BYTES", budget)
+    monkeypatch.setattr(_plan, "MIN_CUT_ROW", 1)
+    p = cresize.plan(shape, dtype="float16", **kw)
+    program = p._forward
+    slabs = _plan._slabs(program, p.input_shape, p.output_shape)
+    covered = np.zeros(p.output_shape, np.int64)
+    itemsize = program.run_dtype.itemsize
+    first = min(p.axes)
+    plane = math.prod(p.input_shape[first:]) + math.prod(p.output_shape[first:])
+    for box, region, tables in slabs:
+        covered[region] += 1
+        full = lambda r, n: tuple(r) + (slice(None),) * (n - len(r))  # noqa: E731
+        region = full(region, len(shape))
+        # the box holds the region's input box (the plan's own rule): that box along a
+        # cut axis (its table a ``_Slice``), the whole axis elsewhere
+        need = p.input_region(
+            tuple(slice(*s.indices(n)[:2]) for s, n in zip(region, p.output_shape))
+        )
+        have = tuple(slice(*s.indices(n)[:2]) for s, n in zip(full(box, len(shape)), p.input_shape))
+        for a, (r, h, n) in enumerate(zip(need, have, p.input_shape)):
+            cut = isinstance(tables.get(a), _plan._Slice)
+            assert h == r if cut else h.start <= r.start <= r.stop <= h.stop
+            assert cut or h == slice(0, n) or a < first
+        view = np.empty(p.input_shape, np.int8)[box]  # (converted into a copy anyway)
+        assert np.empty(p.output_shape, np.int8)[region].flags.c_contiguous
+        values = view.size + covered[region].size
+        if budget >= plane * itemsize:  # whole planes, as many as the budget holds
+            assert values * itemsize <= budget
+        else:  # a part of one plane
+            assert values <= plane
+    if math.prod(p.input_shape[:first]) * plane * itemsize <= budget:
+        assert slabs == []
+    else:
+        assert covered.min() == covered.max() == 1
+
+
+def test_slabs_bound_the_peak_memory(monkeypatch):
+    # float16 (4, 3, 128, 128) -> 256²: in one piece the float32 copy of the input and
+    # the float32 result (4x the float16 result) are alive; in slabs of 256 KiB, a slab's
+    x = _data((4, 3, 128, 128), "float16")
+    kw = dict(size=(256, 256), mode="bilinear", axes=(2, 3))
+    cresize.resize(x, **kw)  # plan and tables made before measuring
+
+    def peak(budget):
+        monkeypatch.setattr(_plan, "SLAB_BYTES", budget)
+        tracemalloc.start()
+        try:
+            result = cresize.resize(x, **kw)
+            return tracemalloc.get_traced_memory()[1] - result.nbytes
+        finally:
+            tracemalloc.stop()
+
+    whole, slabs = peak(2**62), peak(2**18)
+    result_bytes = 4 * 3 * 256 * 256 * 2
+    assert whole >= 2.5 * result_bytes  # the float32 result alone is twice the float16 one
+    assert slabs <= 2**18 + 2**17  # a slab's copies (and the step's small tables)
+
+
+def test_region_calls_are_not_cut(monkeypatch):
+    # run_region (cresize.dask's tasks) computes its block in one piece
+    monkeypatch.setattr(_plan, "SLAB_BYTES", 1)
+    calls = []
+    real = _plan._converted
+    monkeypatch.setattr(_plan, "_converted", lambda *a: calls.append(1) or real(*a))
+    p = cresize.plan((4, 40, 50), (70, 30), axes=(1, 2), dtype="float16")
+    x = _data((4, 40, 50), "float16")
+    region = (slice(1, 3), slice(10, 50), slice(0, 30))
+    got = p.run_region(x[p.input_region(region)], region)
+    assert calls == [1]
+    assert _same_bits(got, _reference(x, dict(size=(70, 30), axes=(1, 2)))[region])
+    p(x)
+    assert len(calls) > 2
+
+
+@pytest.mark.parametrize("dtype", ["float16", "int32"])
+def test_slabs_large_enough_for_two_threads_keep_the_bits(monkeypatch, dtype):
+    # slabs of more than 2 * MIN_WORK_PER_THREAD values each: a second thread works
+    x = _data((2, 3, 600, 400), dtype)
+    kw = dict(size=(700, 500), mode="bicubic", axes=(2, 3))
+    expected = _reference(x, kw)
+    p = cresize.plan(x.shape, dtype=dtype, **kw)
+    plane = (600 * 400 + 700 * 500) * p._forward.run_dtype.itemsize
+    for budget in (plane // 2, plane * 3):  # half a plane, 3 planes
+        monkeypatch.setattr(_plan, "SLAB_BYTES", budget)
+        slabs = _plan._slabs(p._forward, x.shape, p.output_shape)
+        assert len(slabs) >= 2
+        for box, region, _ in slabs:  # values read and written: past 2 * MIN_WORK_PER_THREAD
+            work = (
+                np.empty(x.shape, np.int8)[box].size
+                + np.empty(p.output_shape, np.int8)[region].size
+            )
+            assert work >= 2 * _plan.MIN_WORK_PER_THREAD
+        for threads in (1, 2):
+            assert _same_bits(cresize.resize(x, num_threads=threads, **kw), expected)
+
+
+def test_short_rows_are_not_cut(monkeypatch):
+    # a cut's table rows are sliced and checked in NumPy: not worth it for rows of a few
+    # values (a 1-D signal), which stay whole; rows of MIN_CUT_ROW values are cut
+    monkeypatch.setattr(_plan, "SLAB_BYTES", 2**12)
+    one_d = cresize.plan((5000,), (7000,), dtype="float16")
+    assert _plan._slabs(one_d._forward, (5000,), (7000,)) == []
+    n = _plan.MIN_CUT_ROW
+    rows = cresize.plan((4, 30, n), (50, n), axes=(1, 2), dtype="int32")
+    slabs = _plan._slabs(rows._forward, rows.input_shape, rows.output_shape)
+    assert len(slabs) > 4 and all(isinstance(t[1], _plan._Slice) for _, _, t in slabs)
+    short = cresize.plan((4, 30, n - 1), (50, n - 1), axes=(1, 2), dtype="int32")
+    slabs = _plan._slabs(short._forward, short.input_shape, short.output_shape)
+    assert [r for _, r, _ in slabs] == [(slice(i, i + 1),) for i in range(4)]  # planes
+    x = _data((4, 30, n - 1), "int32")
+    assert _same_bits(short(x), _reference(x, dict(size=(50, n - 1), axes=(1, 2))))
