@@ -92,9 +92,13 @@ static cresize_team *cresize_team_begin(int n)
     cpu = sched_getcpu();
     if (cpu < 0 || cpu >= CPU_SETSIZE)
         return r;
+    if (cresize_team_own_tid == 0)
+        cresize_team_own_tid = (pid_t)syscall(SYS_gettid);
     for (t = 1; t < last; t++) {
         cpu_set_t allowed, others;
-        if (r->cpu[t] != cpu || r->tid[t] == 0)
+        /* never the calling thread itself (it would be a worker's record only if a
+         * region's thread numbers were not omp_get_thread_num's) */
+        if (r->cpu[t] != cpu || r->tid[t] == 0 || r->tid[t] == cresize_team_own_tid)
             continue;
         /* still a thread of this process (signal 0 sends nothing) */
         if (syscall(SYS_tgkill, (long)getpid(), (long)r->tid[t], 0L) != 0)
@@ -114,7 +118,11 @@ static cresize_team *cresize_team_begin(int n)
     return r;
 }
 
-/* Thread t's share is done: where it ran (each thread writes its own entries). */
+/* Thread t's share is done: where it ran (each thread writes its own entries). t is
+ * the thread's number in the team (omp_get_thread_num, Cython's threadid()), never a
+ * loop index: a team can have fewer threads than asked for (OMP_THREAD_LIMIT, a call
+ * inside another parallel region, a serial build), and then the calling thread runs
+ * the other indices' shares too. */
 static inline void cresize_team_mark(cresize_team *r, int t)
 {
     if (t <= 0 || t >= CRESIZE_TEAM_MAX)
