@@ -119,3 +119,13 @@ def test_a_team_of_one_thread_steers_nothing():
     assert got["steers_all"] == 0
     assert got["masks"] in ([], [got["everywhere"]])  # other libraries' threads, if any
     assert got["caller"] == got["everywhere"]
+
+
+def test_steering_is_off_by_default():
+    """Nothing is steered unless turned on: on a machine where another program keeps
+    the other CPU busy, a worker kept off the caller's CPU waits for that CPU (median
+    11 ms against 1.4 ms, benchmarks/RESULTS-team.md)."""
+    got = _run(None)
+    assert got["same"]
+    assert got["steers_all"] == 0
+    assert got["masks"] == [got["everywhere"]]

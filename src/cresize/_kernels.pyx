@@ -225,7 +225,7 @@ cresize_team_init()
 def team_steering(enabled=None):
     """How many times a worker thread was kept off the calling thread's CPU for a
     call (``_team.h``), and, with ``enabled``, turn that on or off (for measuring
-    it; on by default where the system has ``sched_setaffinity``)."""
+    it; off by default: ``_team.h`` says why; Linux only)."""
     global cresize_team_enabled
     if enabled is not None:
         cresize_team_enabled = 1 if enabled else 0

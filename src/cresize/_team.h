@@ -21,6 +21,8 @@
  * else is changed: the calling thread's own CPUs never, a worker's only between
  * begin and end, and only when it would share the caller's CPU. A failed system
  * call (a cpuset that forbids it, a seccomp filter) leaves things as they were.
+ * Off by default (cresize_team_enabled, below: it costs far more on a busy machine
+ * than it gains on an idle one).
  *
  * One record per calling thread (thread-local: libgomp gives each calling thread a
  * team of its own). A forked child starts with no record (pthread_atfork; the
@@ -56,7 +58,13 @@ static __thread cresize_team cresize_team_record;
 static __thread pid_t cresize_team_own_tid;
 static unsigned cresize_team_generation = 1; /* changes in a forked child */
 static long cresize_team_steers = 0;         /* workers kept off (for tests) */
-static int cresize_team_enabled = 1;
+/* Off unless turned on (_kernels.team_steering(True)): with another program busy on
+ * the other CPU, a worker kept off the caller's CPU waits for that CPU's time slices,
+ * while the caller's CPU, where the worker would have run at once, idles (the caller
+ * waits in the barrier): benchmarks/team.py with one busy process on the other of 2
+ * CPUs, median 11 ms with steering against 1.4 ms without. Without steering a call
+ * takes at worst its one-thread time. */
+static int cresize_team_enabled = 0;
 
 static void cresize_team_fork_child(void)
 {
