@@ -7,7 +7,6 @@ Each figure is the median over ``repeat`` rounds of the mean time of a batch of
 calls (libraries alternate round by round). Ratios below 1: cresize is faster.
 """
 
-import random
 import statistics
 import time
 
@@ -17,12 +16,13 @@ import run  # the optional peers, imported (or None) in one place
 import cresize
 
 torch, cv2, F = run.torch, run.cv2, getattr(run, "F", None)
+round_order = run.round_order  # (`run` below is this module's function)
 
 
 def timed(funcs, repeat, target=0.02):
     """Median seconds per call of each function; each sample is a batch of calls
-    lasting about ``target`` seconds; libraries alternate, in a new order each round
-    (``run.measure``'s seeded shuffle)."""
+    lasting about ``target`` seconds; libraries alternate, in the order of
+    ``round_order`` (benchmarks/run.py)."""
     batch = {}
     for name, f in funcs.items():
         f()
@@ -33,7 +33,7 @@ def timed(funcs, repeat, target=0.02):
     times = {name: [] for name in funcs}
     names = list(funcs)
     for r in range(repeat):
-        for name in random.Random(r).sample(names, len(names)):
+        for name in round_order(names, r):
             f, n = funcs[name], batch[name]
             t0 = time.perf_counter()
             for _ in range(n):

@@ -215,11 +215,22 @@ def copy_floor(case):
     return lambda: src.copy()
 
 
+def round_order(names, round_):
+    """The order in which the libraries ``names`` run in round ``round_``: a shuffle
+    seeded by the round's block of ``len(names)`` rounds, rotated by the round's place in
+    the block. Each library runs in each place once a block (with two libraries, first in
+    every other round: a shuffle per round put one first in 6 of 9 rounds, in every
+    case alike), and the neighbours change from block to block (rotating one order kept
+    each call after the same neighbour in every round but one, and what that neighbour
+    left in the caches then weighed on one library only). The same in every run."""
+    k = len(names)
+    order = random.Random(round_ // k).sample(list(names), k)
+    return order[round_ % k :] + order[: round_ % k]
+
+
 def measure(funcs, repeat, cpu_time=False):
-    """Median seconds per library; libraries alternate, in a new order each round (a
-    shuffle seeded by the round: rotating one order, as before, kept each call after the
-    same neighbour in every round but one, and what that neighbour left in the caches
-    then weighed on one library only). ``cpu_time``: the least CPU time of the rounds
+    """Median seconds per library; libraries alternate, in the order of
+    ``round_order``. ``cpu_time``: the least CPU time of the rounds
     (``time.process_time``, every thread of the process) instead of the median wall
     time (the scripts' ``--cpu-time``)."""
     clock, summary = (
@@ -230,7 +241,7 @@ def measure(funcs, repeat, cpu_time=False):
         f()  # warm-up
     names = list(funcs)
     for round_ in range(repeat):
-        for name in random.Random(round_).sample(names, len(names)):
+        for name in round_order(names, round_):
             t0 = clock()
             funcs[name]()
             times[name].append(clock() - t0)

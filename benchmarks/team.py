@@ -9,10 +9,14 @@ back except the caller, which stays on that CPU for the timed call. Steering on 
 off alternate call by call in one process; the table gives percentiles of the wall
 time (ms). Without steering, the worker is woken next to the caller whenever Linux
 does not find the idle CPU for it, and the call takes its one-thread time.
-Needs Linux, OpenMP and two CPUs.
+``--busy``: another process spins on another CPU meanwhile (a busy machine: the
+worker kept off the caller's CPU then waits for that one, why steering is off by
+default). Needs Linux, OpenMP and two CPUs.
 """
 
 import os
+import subprocess
+import sys
 import threading
 import time
 
@@ -38,11 +42,24 @@ def cases():
     }
 
 
-def run(repeat):
+SPIN = "import os; os.sched_setaffinity(0, {%d})\nwhile True: pass"
+
+
+def run(repeat, busy=False):
     everywhere = os.sched_getaffinity(0)
     if not cresize.openmp_enabled() or len(everywhere) < 2:
         return "Needs OpenMP and two CPUs."
     first = min(everywhere)
+    spinner = subprocess.Popen([sys.executable, "-c", SPIN % max(everywhere)]) if busy else None
+    try:
+        return _table(repeat, everywhere, first)
+    finally:
+        if spinner is not None:
+            spinner.kill()
+            spinner.wait()
+
+
+def _table(repeat, everywhere, first):
     me = threading.get_native_id()
     lines = [
         "| case | steering | p10 | p25 | median | p75 | p90 |",
@@ -67,7 +84,7 @@ def run(repeat):
                     times[on].append(time.perf_counter() - t0)
                     os.sched_setaffinity(0, everywhere)
         finally:
-            _kernels.team_steering(True)
+            _kernels.team_steering(False)  # the default
             os.sched_setaffinity(0, everywhere)
         for on in (True, False):
             p = np.percentile(np.array(times[on]) * 1e3, [10, 25, 50, 75, 90])
@@ -82,8 +99,11 @@ def main(argv=None):
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=40, help="timed calls per setting")
+    parser.add_argument(
+        "--busy", action="store_true", help="another process spins on another CPU meanwhile"
+    )
     args = parser.parse_args(argv)
-    print(run(args.repeat))
+    print(run(args.repeat, args.busy))
 
 
 if __name__ == "__main__":

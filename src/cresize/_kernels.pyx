@@ -225,7 +225,7 @@ cresize_team_init()
 def team_steering(enabled=None):
     """How many times a worker thread was kept off the calling thread's CPU for a
     call (``_team.h``), and, with ``enabled``, turn that on or off (for measuring
-    it; on by default where the system has ``sched_setaffinity``)."""
+    it; off by default: ``_team.h`` says why; Linux only)."""
     global cresize_team_enabled
     if enabled is not None:
         cresize_team_enabled = 1 if enabled else 0
@@ -802,7 +802,7 @@ cdef void _blocks_2x2(const Sizes* z, const floating* wy, Py_ssize_t wy_stride,
     team = cresize_team_begin(n)
     for t in prange(n, schedule="static", num_threads=n):
         _rows_2x2(z, wy, wy_stride, wx, n_out, src, dst, jobs * t // n, jobs * (t + 1) // n)
-        cresize_team_mark(team, <int>t)
+        cresize_team_mark(team, threadid())  # not t: a smaller team runs several t
     cresize_team_end(team)
 
 
@@ -943,7 +943,7 @@ cdef int _fused(const Sizes* z, const Py_ssize_t[:, ::1] y_index,
                            y_weight.shape[1], &y_count[0], &x_weight[0, 0], x_index.shape[0],
                            src, dst, scratch + t * scratch_stride, jobs * t // n,
                            jobs * (t + 1) // n)
-                cresize_team_mark(team, <int>t)
+                cresize_team_mark(team, threadid())  # not t: a smaller team runs several t
     elif n == 1:
         for t in range(z.slots):
             tags[t] = -1

@@ -21,6 +21,8 @@
  * else is changed: the calling thread's own CPUs never, a worker's only between
  * begin and end, and only when it would share the caller's CPU. A failed system
  * call (a cpuset that forbids it, a seccomp filter) leaves things as they were.
+ * Off by default (cresize_team_enabled, below: it costs far more on a busy machine
+ * than it gains on an idle one).
  *
  * One record per calling thread (thread-local: libgomp gives each calling thread a
  * team of its own). A forked child starts with no record (pthread_atfork; the
@@ -56,7 +58,13 @@ static __thread cresize_team cresize_team_record;
 static __thread pid_t cresize_team_own_tid;
 static unsigned cresize_team_generation = 1; /* changes in a forked child */
 static long cresize_team_steers = 0;         /* workers kept off (for tests) */
-static int cresize_team_enabled = 1;
+/* Off unless turned on (_kernels.team_steering(True)): with another program busy on
+ * the other CPU, a worker kept off the caller's CPU waits for that CPU's time slices,
+ * while the caller's CPU, where the worker would have run at once, idles (the caller
+ * waits in the barrier): benchmarks/team.py with one busy process on the other of 2
+ * CPUs, median 11 ms with steering against 1.4 ms without. Without steering a call
+ * takes at worst its one-thread time. */
+static int cresize_team_enabled = 0;
 
 static void cresize_team_fork_child(void)
 {
@@ -92,9 +100,13 @@ static cresize_team *cresize_team_begin(int n)
     cpu = sched_getcpu();
     if (cpu < 0 || cpu >= CPU_SETSIZE)
         return r;
+    if (cresize_team_own_tid == 0)
+        cresize_team_own_tid = (pid_t)syscall(SYS_gettid);
     for (t = 1; t < last; t++) {
         cpu_set_t allowed, others;
-        if (r->cpu[t] != cpu || r->tid[t] == 0)
+        /* never the calling thread itself (it would be a worker's record only if a
+         * region's thread numbers were not omp_get_thread_num's) */
+        if (r->cpu[t] != cpu || r->tid[t] == 0 || r->tid[t] == cresize_team_own_tid)
             continue;
         /* still a thread of this process (signal 0 sends nothing) */
         if (syscall(SYS_tgkill, (long)getpid(), (long)r->tid[t], 0L) != 0)
@@ -114,7 +126,11 @@ static cresize_team *cresize_team_begin(int n)
     return r;
 }
 
-/* Thread t's share is done: where it ran (each thread writes its own entries). */
+/* Thread t's share is done: where it ran (each thread writes its own entries). t is
+ * the thread's number in the team (omp_get_thread_num, Cython's threadid()), never a
+ * loop index: a team can have fewer threads than asked for (OMP_THREAD_LIMIT, a call
+ * inside another parallel region, a serial build), and then the calling thread runs
+ * the other indices' shares too. */
 static inline void cresize_team_mark(cresize_team *r, int t)
 {
     if (t <= 0 || t >= CRESIZE_TEAM_MAX)
