@@ -340,8 +340,24 @@ cpdef object fast_key(object x, object size, object scale_factor, object mode,
     return (x.shape, x.dtype, size, scale_factor, mode, align_corners, antialias, axes)
 
 
-#: Calls ``cached_resize`` answered (plan-cache hits that skip ``_plan._Cache.get``).
+#: Calls ``cached_resize`` answered and plans ``recall`` found (plan-cache hits that
+#: skip ``_plan._Cache.get``).
 cdef unsigned long long _hits = 0
+
+
+cpdef object recall(dict table, object key):
+    """The plan ``table`` (``fast_key`` -> weak reference) keeps for ``key``, or None
+    (no key, never kept, or since dropped); a plan found counts as a hit."""
+    if key is None:
+        return None
+    ref = table.get(key)
+    if ref is None:
+        return None
+    found = ref()
+    if found is not None:
+        global _hits
+        _hits += 1
+    return found
 
 
 cpdef object cached_resize(dict table, object x, object size, object scale_factor, object mode,
@@ -367,8 +383,9 @@ cpdef object cached_resize(dict table, object x, object size, object scale_facto
 
 
 def fast_hits(bint reset=False):
-    """How many calls ``cached_resize`` answered (``cache_info``'s ``hits`` adds them);
-    ``reset``: zero the count (``clear_cache``). Returns the count before."""
+    """How many calls ``cached_resize`` answered and plans ``recall`` found
+    (``cache_info``'s ``hits`` adds them); ``reset``: zero the count (``clear_cache``).
+    Returns the count before."""
     global _hits
     cdef unsigned long long before = _hits
     if reset:
