@@ -805,13 +805,15 @@ def _tensor_sizes(size):
 
 
 _CHANNELS_LAST = {4: torch.channels_last, 5: torch.channels_last_3d}
+# c10's order of the dimensions, smallest stride first, but N (last, checked apart)
+_STRIDE_ORDER = {4: (1, 3, 2), 5: (1, 4, 3, 2)}
 
 
 def _channels_last(tensor):
     """Whether ``F.interpolate`` returns ``tensor``'s result channels-last.
 
     PyTorch's ``suggest_memory_format`` rule (c10's ``is_channels_last_strides_2d``
-    / ``_3d``): the strides grow in the order C, W, (D,) H, N; ambiguous cases
+    / ``_3d``): the strides grow in the order C, W, H, (D,) N; ambiguous cases
     (size-1 dimensions that fit both orders) are contiguous.
     """
     ndim = tensor.dim()
@@ -829,13 +831,11 @@ def _channels_last(tensor):
     if strides[1] == 0:
         return False
     smallest = 0
-    for d in (1, *range(tensor.dim() - 1, 1, -1), 0):
+    for d in _STRIDE_ORDER[ndim]:
         if sizes[d] == 0 or strides[d] < smallest:
             return False
-        if d == 0 and smallest == strides[1]:
-            return False
         smallest = strides[d] * sizes[d]
-    return True
+    return sizes[0] != 0 and strides[0] >= smallest and smallest != strides[1]
 
 
 def _frozen(value):
