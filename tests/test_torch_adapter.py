@@ -280,19 +280,22 @@ def _layouts(shape):
 @pytest.mark.parametrize("rank", [4, 5])
 def test_results_are_laid_out_as_f_interpolate_lays_them_out(rank):
     # _channels_last reads PyTorch's contiguity flags first (two C++ queries, the tiny
-    # call's cost) and the stride rule only where they leave it open: every dense layout
-    # of small shapes, with the ambiguous size-1 strides, against F.interpolate's result
+    # call's cost) and the stride rule only where they leave it open, and a repeated
+    # call (and Resize's) reads the layout from its plan: every dense layout of small
+    # shapes, with the ambiguous size-1 strides, against F.interpolate's result
     import itertools
 
     lengths = (1, 2, 3) if rank == 4 else (1, 2)
     size = (2, 3, 2)[: rank - 2]
+    layer = ct.Resize(size=size, mode="nearest")
     seen = set()
     for shape in itertools.product(lengths, repeat=rank):
         for x in _layouts(shape):
             theirs = F.interpolate(x, size=size, mode="nearest")
-            ours = ct.interpolate(x, size=size, mode="nearest")
-            assert ours.stride() == theirs.stride(), (shape, x.stride())
-            assert torch.equal(ours, theirs)
+            for _ in range(2):  # planned, then its plan found by its shape and strides
+                for ours in (ct.interpolate(x, size=size, mode="nearest"), layer(x)):
+                    assert ours.stride() == theirs.stride(), (shape, x.stride())
+                    assert torch.equal(ours, theirs)
             seen.add(ct._channels_last(x))
     assert seen == {False, True}
 

@@ -158,16 +158,19 @@ def _eager(
     """``interpolate`` run now (not recorded into a graph)."""
     half = _check_input(input)
     _spec.threads_value(num_threads)  # validated here rather than inside autograd
-    channels_last = _channels_last(input)
     # A repeated call with plain arguments: one dict look-up (the plans' weak references
-    # that cresize.resize keeps), not the whole normalisation again.
+    # that cresize.resize keeps), not the whole normalisation again. The strides are in
+    # the key, so the layout (a channels-last input's plan resizes axes from 1) is too.
     key = _plan.fast_key(input, size, scale_factor, mode, align_corners, antialias, None)
     if key is not None and (recompute_scale_factor is None or type(recompute_scale_factor) is bool):
-        key = ("torch", channels_last, recompute_scale_factor, key)
+        key = ("torch", input.stride(), recompute_scale_factor, key)
     else:
         key = None
     found = _plan.recall(key)
-    if found is None:
+    if found is not None:
+        channels_last = _plans_channels_last(found)
+    else:
+        channels_last = _channels_last(input)
         found = _input_plan(
             tuple(input.shape),
             input.dtype,
@@ -429,11 +432,10 @@ class Resize(torch.nn.Module):
                 self.num_threads,
             )
         half = _check_input(input)
-        channels_last = _channels_last(input)
-        key = (
+        key = (  # the strides give the layout (see _eager)
             tuple(input.shape),
             input.dtype,
-            channels_last,
+            input.stride(),
             _frozen(self.size),
             _frozen(self.scale_factor),
             _frozen(self.mode),
@@ -442,7 +444,10 @@ class Resize(torch.nn.Module):
             _frozen(self.antialias),
         )
         cached = self._cached  # read once: another thread may replace it meanwhile
-        if cached is None or key != cached[0]:  # a new shape, layout or options
+        if cached is not None and key == cached[0]:
+            channels_last = _plans_channels_last(cached[1])
+        else:  # a new shape, layout or options
+            channels_last = _channels_last(input)
             found = _input_plan(
                 tuple(input.shape),
                 input.dtype,
@@ -807,6 +812,12 @@ def _tensor_sizes(size):
 _CHANNELS_LAST = {4: torch.channels_last, 5: torch.channels_last_3d}
 # c10's order of the dimensions, smallest stride first, but N (last, checked apart)
 _STRIDE_ORDER = {4: (1, 3, 2), 5: (1, 4, 3, 2)}
+
+
+def _plans_channels_last(found):
+    """Whether ``found`` (an ``_input_plan``) is the plan of a channels-last input's
+    (N, *spatial, C) view: its resized axes start at 1, not 2."""
+    return found.axes[0] == 1
 
 
 def _channels_last(tensor):
