@@ -783,6 +783,18 @@ def test_legacy_batched_gradients_are_refused_clearly():
         assert torch.equal(batched[i], torch.autograd.grad(f(x), x, g[i])[0])
 
 
+def test_negative_views_are_resized_as_their_values():
+    # The NumPy view of an input nothing records a gradient for is taken at once, without
+    # detach(); a negative view (its bit set, PyTorch refuses its .numpy()) goes the
+    # checked way, resolved
+    x = torch.randn(2, 3, 5, 4, dtype=torch.float64)
+    negative = torch._neg_view(x)
+    assert negative.is_neg()
+    for _ in range(2):  # planned, then its plan recalled
+        y = ct.interpolate(negative, size=(3, 7), mode="bicubic")
+        assert torch.equal(y, ct.interpolate(x.neg(), size=(3, 7), mode="bicubic"))
+
+
 class _Resized(torch.utils.data.Dataset):
     """Items resized by a ``Resize`` the dataset holds (pickled into each worker)."""
 
