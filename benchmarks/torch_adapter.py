@@ -17,6 +17,7 @@ torch, F = run.torch, getattr(run, "F", None)
 
 CASES = [  # (shape, size, mode, dtype name)
     ((1, 3, 8, 8), (4, 4), "bilinear", "float32"),
+    ((1, 1, 4, 4), (8, 8), "bilinear", "float32"),
     ((1, 3, 224, 224), (112, 112), "bilinear", "float32"),
     ((16, 64, 56, 56), (112, 112), "bilinear", "float32"),
     ((16, 64, 56, 56), (112, 112), "nearest", "float32"),

@@ -256,6 +256,50 @@ def test_non_contiguous_inputs_and_gradients():
     assert torch.equal(base, before)  # the input is never modified
 
 
+def _layouts(shape):
+    """Tensors of ``shape`` in every order of its dimensions in memory, dense; with each
+    size-1 dimension's stride also 1 or the whole size (any stride fits it)."""
+    import itertools
+
+    ones = [d for d, n in enumerate(shape) if n == 1]
+    buffer = torch.arange(float(2 * np.prod(shape) + 1))
+    seen = set()
+    for order in itertools.permutations(range(len(shape))):
+        strides, step = [0] * len(shape), 1
+        for d in reversed(order):
+            strides[d], step = step, step * shape[d]
+        for odd in itertools.product((None, 1, step), repeat=len(ones)):
+            given = list(strides)
+            for d, stride in zip(ones, odd):
+                given[d] = given[d] if stride is None else stride
+            if tuple(given) not in seen:
+                seen.add(tuple(given))
+                yield buffer.as_strided(shape, given)
+
+
+@pytest.mark.parametrize("rank", [4, 5])
+def test_results_are_laid_out_as_f_interpolate_lays_them_out(rank):
+    # _channels_last reads PyTorch's contiguity flags first (two C++ queries, the tiny
+    # call's cost) and the stride rule only where they leave it open, and a repeated
+    # call (and Resize's) reads the layout from its plan: every dense layout of small
+    # shapes, with the ambiguous size-1 strides, against F.interpolate's result
+    import itertools
+
+    lengths = (1, 2, 3) if rank == 4 else (1, 2)
+    size = (2, 3, 2)[: rank - 2]
+    layer = ct.Resize(size=size, mode="nearest")
+    seen = set()
+    for shape in itertools.product(lengths, repeat=rank):
+        for x in _layouts(shape):
+            theirs = F.interpolate(x, size=size, mode="nearest")
+            for _ in range(2):  # planned, then its plan found by its shape and strides
+                for ours in (ct.interpolate(x, size=size, mode="nearest"), layer(x)):
+                    assert ours.stride() == theirs.stride(), (shape, x.stride())
+                    assert torch.equal(ours, theirs)
+            seen.add(ct._channels_last(x))
+    assert seen == {False, True}
+
+
 KEEP_OR_DOUBLE = [
     ("nearest", False, spatial, n_in, f)
     for spatial in (1, 2, 3)
@@ -737,6 +781,18 @@ def test_legacy_batched_gradients_are_refused_clearly():
     (batched,) = torch.func.vmap(vjp)(g)
     for i in range(3):
         assert torch.equal(batched[i], torch.autograd.grad(f(x), x, g[i])[0])
+
+
+def test_negative_views_are_resized_as_their_values():
+    # The NumPy view of an input nothing records a gradient for is taken at once, without
+    # detach(); a negative view (its bit set, PyTorch refuses its .numpy()) goes the
+    # checked way, resolved
+    x = torch.randn(2, 3, 5, 4, dtype=torch.float64)
+    negative = torch._neg_view(x)
+    assert negative.is_neg()
+    for _ in range(2):  # planned, then its plan recalled
+        y = ct.interpolate(negative, size=(3, 7), mode="bicubic")
+        assert torch.equal(y, ct.interpolate(x.neg(), size=(3, 7), mode="bicubic"))
 
 
 class _Resized(torch.utils.data.Dataset):

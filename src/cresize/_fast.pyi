@@ -106,6 +106,7 @@ def fast_key(
     antialias: object,
     axes: object,
 ) -> tuple[Any, ...] | None: ...
+def recall(table: dict[Any, Any], key: object) -> Any: ...
 def cached_resize(
     table: dict[Any, Any],
     x: np.ndarray,

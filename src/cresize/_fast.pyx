@@ -340,8 +340,29 @@ cpdef object fast_key(object x, object size, object scale_factor, object mode,
     return (x.shape, x.dtype, size, scale_factor, mode, align_corners, antialias, axes)
 
 
-#: Calls ``cached_resize`` answered (plan-cache hits that skip ``_plan._Cache.get``).
+#: Calls ``cached_resize`` answered and plans ``recall`` found (plan-cache hits that
+#: skip ``_plan._Cache.get``).
 cdef unsigned long long _hits = 0
+
+
+cdef inline object _kept(dict table, object key):
+    """The plan ``table`` (``fast_key`` -> weak reference) keeps for ``key``, or None
+    (no key, never kept, or since dropped)."""
+    if key is None:
+        return None
+    ref = table.get(key)
+    if ref is None:
+        return None
+    return ref()
+
+
+cpdef object recall(dict table, object key):
+    """``_kept``; a plan found counts as a hit."""
+    found = _kept(table, key)
+    if found is not None:
+        global _hits
+        _hits += 1
+    return found
 
 
 cpdef object cached_resize(dict table, object x, object size, object scale_factor, object mode,
@@ -349,13 +370,7 @@ cpdef object cached_resize(dict table, object x, object size, object scale_facto
                            object num_threads):
     """``resize(x, ...)`` for a repeated call with plain arguments, or None (not cached,
     or not a direct float call): ``table`` maps ``fast_key`` to weak references of plans."""
-    key = fast_key(x, size, scale_factor, mode, align_corners, antialias, axes)
-    if key is None:
-        return None
-    ref = table.get(key)
-    if ref is None:
-        return None
-    found = ref()
+    found = _kept(table, fast_key(x, size, scale_factor, mode, align_corners, antialias, axes))
     if found is None:
         return None
     cdef Direct d = (<PlanBase?>found)._fwd
@@ -367,8 +382,9 @@ cpdef object cached_resize(dict table, object x, object size, object scale_facto
 
 
 def fast_hits(bint reset=False):
-    """How many calls ``cached_resize`` answered (``cache_info``'s ``hits`` adds them);
-    ``reset``: zero the count (``clear_cache``). Returns the count before."""
+    """How many calls ``cached_resize`` answered and plans ``recall`` found
+    (``cache_info``'s ``hits`` adds them); ``reset``: zero the count (``clear_cache``).
+    Returns the count before."""
     global _hits
     cdef unsigned long long before = _hits
     if reset:

@@ -18,6 +18,7 @@ Every kernel call goes through ``_fast`` (the executor: ``run_step`` / ``run_ste
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import threading
@@ -1132,15 +1133,10 @@ def block_plan(spec: _spec.Spec, dtype: Any, num_threads: _spec.Int | None) -> P
 fast_key = _fast.fast_key
 
 
-def recall(key):
-    """The plan ``remember`` kept for ``key``, or None (no key, never kept, or since
-    dropped from the cache)."""
-    ref = _FAST.get(key) if key is not None else None
-    found = ref() if ref is not None else None
-    if found is not None:
-        with _CACHE.lock:
-            _CACHE.hits += 1
-    return found
+#: recall(key): the plan ``remember`` kept for ``key``, or None (no key, never kept, or
+#: since dropped from the cache); a hit counted in C (``_fast.fast_hits``), not under
+#: the cache's lock
+recall = functools.partial(_fast.recall, _FAST)
 
 
 def remember(key, found):

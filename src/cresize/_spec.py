@@ -267,6 +267,8 @@ def threads_value(num_threads):
     """Check ``num_threads`` (None or a nonzero int up to ``MAX_THREADS``)."""
     if num_threads is None:
         return None
+    if type(num_threads) is int and 0 < num_threads <= MAX_THREADS:  # the common call
+        return num_threads
     if isinstance(num_threads, (bool, np.bool_)) or not isinstance(
         num_threads, (numbers.Integral, np.integer)
     ):
