@@ -1,17 +1,18 @@
-"""Where a 2-thread call's threads run: steering (``_team.h``) on and off.
+"""Where a 2-thread call's threads run: steering (``_team.h``) in its three modes.
 
     python benchmarks/team.py --repeat 40
 
 Made to show the state that steering is for: before each timed call, the calling
 thread and the kernels' worker threads are all made to run on one CPU for one call
 (so the worker last ran where the caller runs), then every thread gets all its CPUs
-back except the caller, which stays on that CPU for the timed call. Steering on and
-off alternate call by call in one process; the table gives percentiles of the wall
+back except the caller, which stays on that CPU for the timed call. The steering
+modes (``_kernels.team_steering``: when another CPU may be free, the default; always;
+never) alternate call by call in one process; the table gives percentiles of the wall
 time (ms). Without steering, the worker is woken next to the caller whenever Linux
 does not find the idle CPU for it, and the call takes its one-thread time.
-``--busy``: another process spins on another CPU meanwhile (a busy machine: the
-worker kept off the caller's CPU then waits for that one, why steering is off by
-default). Needs Linux, OpenMP and two CPUs.
+``--busy``: another process spins on another CPU meanwhile (a busy machine: a
+worker kept off the caller's CPU then waits for that one, why the default steers only
+when another CPU may be free). Needs Linux, OpenMP and two CPUs.
 """
 
 import os
@@ -42,6 +43,9 @@ def cases():
     }
 
 
+#: ``_kernels.team_steering`` modes, alternating call by call.
+MODES = {1: "when a CPU may be free (default)", 2: "always", 0: "never"}
+
 SPIN = "import os; os.sched_setaffinity(0, {%d})\nwhile True: pass"
 
 
@@ -68,11 +72,11 @@ def _table(repeat, everywhere, first):
     for name, call in cases().items():
         call()  # the workers exist now
         workers = [int(t) for t in os.listdir("/proc/self/task") if int(t) != me]
-        times = {True: [], False: []}
+        times = {mode: [] for mode in MODES}
         try:
             for _ in range(repeat):
-                for on in (True, False):
-                    _kernels.team_steering(on)
+                for mode in MODES:
+                    _kernels.team_steering(mode)
                     os.sched_setaffinity(0, {first})
                     for w in workers:
                         os.sched_setaffinity(w, {first})
@@ -81,16 +85,14 @@ def _table(repeat, everywhere, first):
                         os.sched_setaffinity(w, everywhere)
                     t0 = time.perf_counter()
                     call()
-                    times[on].append(time.perf_counter() - t0)
+                    times[mode].append(time.perf_counter() - t0)
                     os.sched_setaffinity(0, everywhere)
         finally:
-            _kernels.team_steering(False)  # the default
+            _kernels.team_steering(1)  # the default
             os.sched_setaffinity(0, everywhere)
-        for on in (True, False):
-            p = np.percentile(np.array(times[on]) * 1e3, [10, 25, 50, 75, 90])
-            lines.append(
-                f"| {name} | {'on' if on else 'off'} | " + " | ".join(f"{v:.2f}" for v in p) + " |"
-            )
+        for mode, label in MODES.items():
+            p = np.percentile(np.array(times[mode]) * 1e3, [10, 25, 50, 75, 90])
+            lines.append(f"| {name} | {label} | " + " | ".join(f"{v:.2f}" for v in p) + " |")
     return "\n".join(lines)
 
 

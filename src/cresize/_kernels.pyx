@@ -222,13 +222,16 @@ _init_simd()
 cresize_team_init()
 
 
-def team_steering(enabled=None):
+def team_steering(mode=None):
     """How many times a worker thread was kept off the calling thread's CPU for a
-    call (``_team.h``), and, with ``enabled``, turn that on or off (for measuring
-    it; off by default: ``_team.h`` says why; Linux only)."""
+    call (``_team.h``), and, with ``mode``, when to do it from now on: 0 (or False)
+    never, 1 (or True; the default) when another CPU may be free, 2 always (for
+    tests and measuring)."""
     global cresize_team_enabled
-    if enabled is not None:
-        cresize_team_enabled = 1 if enabled else 0
+    if mode is not None:
+        if mode not in (0, 1, 2):
+            raise ValueError(f"mode must be 0, 1 or 2 (or a bool); got {mode!r}")
+        cresize_team_enabled = int(mode)
     return cresize_team_steers
 
 

@@ -21,8 +21,8 @@
  * else is changed: the calling thread's own CPUs never, a worker's only between
  * begin and end, and only when it would share the caller's CPU. A failed system
  * call (a cpuset that forbids it, a seccomp filter) leaves things as they were.
- * Off by default (cresize_team_enabled, below: it costs far more on a busy machine
- * than it gains on an idle one).
+ * Only when another CPU may be free (cresize_team_enabled, below: on a busy machine
+ * the worker would wait for a time slice there).
  *
  * One record per calling thread (thread-local: libgomp gives each calling thread a
  * team of its own). A forked child starts with no record (pthread_atfork; the
@@ -36,6 +36,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <sys/syscall.h>
@@ -58,13 +59,14 @@ static __thread cresize_team cresize_team_record;
 static __thread pid_t cresize_team_own_tid;
 static unsigned cresize_team_generation = 1; /* changes in a forked child */
 static long cresize_team_steers = 0;         /* workers kept off (for tests) */
-/* Off unless turned on (_kernels.team_steering(True)): with another program busy on
- * the other CPU, a worker kept off the caller's CPU waits for that CPU's time slices,
- * while the caller's CPU, where the worker would have run at once, idles (the caller
- * waits in the barrier): benchmarks/team.py with one busy process on the other of 2
- * CPUs, median 11 ms with steering against 1.4 ms without. Without steering a call
- * takes at worst its one-thread time. */
-static int cresize_team_enabled = 0;
+/* 0: never; 1 (the default): only when another CPU may be free, i.e. fewer threads
+ * of the whole system are runnable than there are CPUs to steer to, the caller
+ * aside (cresize_team_running); 2: always (tests, benchmarks/team.py). With another
+ * program busy on the other CPU, a worker kept off the caller's CPU would wait there
+ * for a time slice while the caller's CPU, where it would have run at once, idles:
+ * benchmarks/team.py --busy, median 7-11 ms steering always against 1.3-1.6 ms
+ * never; the check leaves such a call alone (1.31-1.47 ms against 1.25-1.43). */
+static int cresize_team_enabled = 1;
 
 static void cresize_team_fork_child(void)
 {
@@ -80,11 +82,36 @@ static void cresize_team_init(void)
         registered = pthread_atfork(NULL, NULL, cresize_team_fork_child) == 0;
 }
 
+/* How many threads are runnable on the whole system now, the caller included (the
+ * fourth field of /proc/loadavg, "running/total"); -1 when it cannot be read. Three
+ * system calls, a few microseconds: read only when a worker is about to be kept off. */
+static int cresize_team_running(void)
+{
+    char buf[128];
+    ssize_t got;
+    int fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC), fields = 0, running = -1;
+    char *c;
+    if (fd < 0)
+        return -1;
+    got = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (got <= 0)
+        return -1;
+    buf[got] = 0;
+    for (c = buf; *c && fields < 3; c++) /* skip the three load averages */
+        if (*c == ' ' && c[1] != ' ')
+            fields++;
+    if (fields == 3 && *c >= '0' && *c <= '9')
+        for (running = 0; *c >= '0' && *c <= '9'; c++)
+            running = running * 10 + (*c - '0');
+    return running;
+}
+
 /* The calling thread's record, its workers that last ran on this CPU kept off it. */
 static cresize_team *cresize_team_begin(int n)
 {
     cresize_team *r = &cresize_team_record;
-    int cpu, t, last = n < CRESIZE_TEAM_MAX ? n : CRESIZE_TEAM_MAX;
+    int cpu, t, last = n < CRESIZE_TEAM_MAX ? n : CRESIZE_TEAM_MAX, running = -1;
     if (r->generation != cresize_team_generation) { /* first use, or a forked child */
         for (t = 0; t < CRESIZE_TEAM_MAX; t++) {
             r->cpu[t] = -1;
@@ -115,8 +142,18 @@ static cresize_team *cresize_team_begin(int n)
             continue;
         others = allowed;
         CPU_CLR(cpu, &others);
-        if (CPU_COUNT(&others) == 0 ||
-            sched_setaffinity(r->tid[t], sizeof others, &others) != 0)
+        if (CPU_COUNT(&others) == 0)
+            continue;
+        /* only when some other CPU may be free: with as many other threads running as
+         * there are CPUs to steer to, the worker would wait there for a time slice
+         * while the caller's CPU, where it would have run at once, idles */
+        if (cresize_team_enabled == 1) {
+            if (running < 0)
+                running = cresize_team_running();
+            if (running < 0 || running - 1 >= CPU_COUNT(&others))
+                return r;
+        }
+        if (sched_setaffinity(r->tid[t], sizeof others, &others) != 0)
             continue;
         r->allowed[t] = allowed;
         r->steered[t] = r->tid[t];
