@@ -30,6 +30,8 @@ import cresize
 from cresize import _kernels
 
 _kernels.team_steering({enabled})
+if {loadavg!r} is not None:
+    _kernels._team_loadavg({loadavg!r})
 n = {threads}
 rng = np.random.default_rng(0)
 shape, size = (4, 8, 56, 56), (112, 112)
@@ -75,9 +77,10 @@ print(json.dumps({{
 """
 
 
-def _run(enabled, threads=2, **env):
+def _run(enabled, threads=2, loadavg=None, **env):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OMP_", "GOMP_"))} | env
-    code, out, err = run_python(["-c", CHILD.format(enabled=enabled, threads=threads)], env, 120)
+    child = CHILD.format(enabled=enabled, threads=threads, loadavg=loadavg)
+    code, out, err = run_python(["-c", child], env, 120)
     assert code == 0, err
     return json.loads(out.splitlines()[-1])
 
@@ -141,6 +144,69 @@ def test_a_busy_machine_steers_nothing_by_default():
     assert got["same"]
     assert got["steers_all"] == 0
     assert got["masks"] == [got["everywhere"]]
+
+
+@pytest.mark.parametrize(
+    ("text", "running"),
+    [
+        (b"0.65 0.41 0.55 1/65 1234\n", 1),
+        (b"12.00 9.50 8.25 37/1900 99999\n", 37),
+        (b"0.65  0.41   0.55  3/65 1234\n", 3),  # fields apart by more than one space
+        (b"0.00 0.00 0.00 0/0 0", 0),
+        # Too large to count: "busy", never a number that overflowed or wrapped round
+        # (4294967297 is 2**32 + 1, read as 1 by an int that wraps).
+        (b"0.00 0.00 0.00 4294967297/65 1234\n", 1000001),
+        (b"0.00 0.00 0.00 " + b"9" * 100 + b"/65 1\n", 1000001),
+        (b"0.00 0.00 0.00 1000000/2000000 1\n", 1000000),
+        # Not the form of /proc/loadavg: -1 (do not steer).
+        (b"", -1),
+        (b"0.65 0.41 0.55", -1),
+        (b"0.65 0.41 0.55 ", -1),
+        (b"0.65 0.41 0.55 1", -1),  # cut short: the count may go on
+        (b"0.65 0.41 0.55 1 65 1234\n", -1),
+        (b"0.65\t0.41\t0.55\t1/65\t1234\n", -1),
+        (b"0.65 0.41 0.55 x/65 1234\n", -1),
+        (b"0.65 0.41 0.55 -1/65 1234\n", -1),
+    ],
+)
+def test_the_runnable_threads_are_read_from_the_fourth_field(text, running):
+    from cresize import _kernels
+
+    assert _kernels._team_parse_loadavg(text) == running
+
+
+@pytest.mark.parametrize(
+    ("content", "steers"),
+    [
+        ("0.00 0.00 0.00 1/100 5\n", True),  # only the caller runs: another CPU is free
+        ("0.00 0.00 0.00 4294967297/100 5\n", False),  # too many to count (wraps to 1)
+        ("0.00 0.00 0.00 1000000/1000001 5\n", False),
+        ("", False),  # an empty read
+        ("0.00 0.00 0.00\n", False),
+        (None, False),  # no such file (a container without /proc, a seccomp filter)
+    ],
+)
+def test_the_default_steers_only_when_it_can_read_that_a_cpu_is_free(tmp_path, content, steers):
+    """The default mode with the runnable threads read from a file of the test's making
+    (so the test does not depend on what else runs on the machine): steered in the
+    forced rounds when only the caller runs, and nothing steered when the count is too
+    large, cannot be read or is not of the form of /proc/loadavg."""
+    path = tmp_path / "loadavg"
+    if content is not None:
+        path.write_text(content)
+    got = _run(1, loadavg=str(path))
+    assert got["same"]
+    if steers:
+        assert got["steers"] >= got["rounds"]
+    else:
+        assert got["steers_all"] == 0
+    assert got["masks"] == [got["everywhere"]]
+
+
+def test_the_file_read_is_proc_loadavg():
+    from cresize import _kernels
+
+    assert _kernels._team_loadavg() == "/proc/loadavg"
 
 
 def test_the_mode_is_checked():

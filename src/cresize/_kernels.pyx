@@ -27,6 +27,8 @@ from cython.parallel cimport parallel, prange, threadid
 
 from cresize._openmp cimport cresize_max_threads, cresize_openmp_enabled
 
+import os
+
 import numpy as np
 
 
@@ -57,6 +59,8 @@ cdef extern from "_team.h" nogil:
     void cresize_team_init() noexcept
     long cresize_team_steers
     int cresize_team_enabled
+    const char* cresize_team_loadavg
+    int cresize_team_parse_running(const char* buf) noexcept
 
 
 cdef extern from "_simd.h" nogil:
@@ -233,6 +237,26 @@ def team_steering(mode=None):
             raise ValueError(f"mode must be 0, 1 or 2 (or a bool); got {mode!r}")
         cresize_team_enabled = int(mode)
     return cresize_team_steers
+
+
+# The file the default steering mode reads (``_team.h``), kept alive here.
+cdef bytes _team_loadavg_path = b"/proc/loadavg"
+
+
+def _team_loadavg(path=None):
+    """For tests: the file the default steering mode reads its runnable threads from
+    (``/proc/loadavg``), and, with ``path`` (str or bytes), another one from now on."""
+    global _team_loadavg_path, cresize_team_loadavg
+    if path is not None:
+        _team_loadavg_path = os.fsencode(path)
+        cresize_team_loadavg = _team_loadavg_path
+    return os.fsdecode(_team_loadavg_path)
+
+
+def _team_parse_loadavg(bytes text):
+    """For tests: the runnable threads that the default steering mode reads from a
+    ``/proc/loadavg`` text (the fourth field's first number; -1: not of that form)."""
+    return cresize_team_parse_running(text)
 
 
 def simd_level():

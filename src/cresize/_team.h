@@ -82,6 +82,34 @@ static void cresize_team_init(void)
         registered = pthread_atfork(NULL, NULL, cresize_team_fork_child) == 0;
 }
 
+/* The file read for the number of runnable threads (tests point it elsewhere). */
+static const char *cresize_team_loadavg = "/proc/loadavg";
+
+/* More runnable threads than this reads as "busy": never a count that overflowed
+ * (nor one that wrapped round to a small number). */
+#define CRESIZE_TEAM_RUNNING_MAX 1000000
+
+/* The fourth field of a /proc/loadavg text ("0.65 0.41 0.55 1/65 1234": the 1, the
+ * runnable threads; fields apart by one space or more), at most
+ * CRESIZE_TEAM_RUNNING_MAX + 1; -1 when the text is not of that form (no three fields
+ * before it, no digit, not followed by '/'). */
+static int cresize_team_parse_running(const char *buf)
+{
+    const char *c;
+    int fields = 0, running = 0;
+    for (c = buf; *c && fields < 3; c++) /* skip the three load averages */
+        if (*c == ' ' && c[1] != ' ')
+            fields++;
+    if (fields != 3 || *c < '0' || *c > '9')
+        return -1;
+    for (; *c >= '0' && *c <= '9'; c++)
+        if (running <= CRESIZE_TEAM_RUNNING_MAX)
+            running = running * 10 + (*c - '0');
+    if (*c != '/')
+        return -1;
+    return running <= CRESIZE_TEAM_RUNNING_MAX ? running : CRESIZE_TEAM_RUNNING_MAX + 1;
+}
+
 /* How many threads are runnable on the whole system now, the caller included (the
  * fourth field of /proc/loadavg, "running/total"); -1 when it cannot be read. Three
  * system calls, a few microseconds: read only when a worker is about to be kept off. */
@@ -89,8 +117,7 @@ static int cresize_team_running(void)
 {
     char buf[128];
     ssize_t got;
-    int fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC), fields = 0, running = -1;
-    char *c;
+    int fd = open(cresize_team_loadavg, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return -1;
     got = read(fd, buf, sizeof buf - 1);
@@ -98,13 +125,7 @@ static int cresize_team_running(void)
     if (got <= 0)
         return -1;
     buf[got] = 0;
-    for (c = buf; *c && fields < 3; c++) /* skip the three load averages */
-        if (*c == ' ' && c[1] != ' ')
-            fields++;
-    if (fields == 3 && *c >= '0' && *c <= '9')
-        for (running = 0; *c >= '0' && *c <= '9'; c++)
-            running = running * 10 + (*c - '0');
-    return running;
+    return cresize_team_parse_running(buf);
 }
 
 /* The calling thread's record, its workers that last ran on this CPU kept off it. */
@@ -200,6 +221,12 @@ typedef struct {
 static cresize_team cresize_team_record;
 static long cresize_team_steers = 0;
 static int cresize_team_enabled = 0;
+static const char *cresize_team_loadavg = "";
+static int cresize_team_parse_running(const char *buf)
+{
+    (void)buf;
+    return -1;
+}
 static void cresize_team_init(void) {}
 static cresize_team *cresize_team_begin(int n)
 {
