@@ -70,6 +70,7 @@ print(json.dumps({{
     "rounds": rounds,
     "steers": steers_forced,
     "steers_all": _kernels.team_steering() - steers_before,
+    "reads": _kernels._team_loadavg_reads(),
     "caller": sorted(os.sched_getaffinity(0)),
     "masks": sorted({{tuple(sorted(os.sched_getaffinity(w))) for w in workers}}),
     "everywhere": sorted(everywhere),
@@ -201,6 +202,25 @@ def test_the_default_steers_only_when_it_can_read_that_a_cpu_is_free(tmp_path, c
     else:
         assert got["steers_all"] == 0
     assert got["masks"] == [got["everywhere"]]
+
+
+def test_a_busy_reading_is_not_read_again_call_after_call(tmp_path):
+    """On a busy machine nothing is steered, so the worker is woken next to the caller
+    again and the next call meets the same state: without a pause every 2-thread call
+    read /proc/loadavg (3 system calls, 4-7 us) for nothing. After a busy reading the
+    next 32 calls that would read skip it (not steering, as mode 0): here at most 51
+    calls meet the state (9 forced rounds of two), so one or two reads, not one a
+    round."""
+    path = tmp_path / "loadavg"
+    path.write_text("0.00 0.00 0.00 5/100 5\n")  # 4 others runnable: busy
+    got = _run(1, loadavg=str(path))
+    assert got["same"]
+    assert got["steers_all"] == 0
+    assert 1 <= got["reads"] <= 2
+    free = tmp_path / "free"
+    free.write_text("0.00 0.00 0.00 1/100 5\n")
+    got = _run(1, loadavg=str(free))
+    assert got["reads"] >= got["rounds"]  # a free reading is never reused
 
 
 def test_the_file_read_is_proc_loadavg():

@@ -58,6 +58,7 @@ cdef extern from "_team.h" nogil:
     void cresize_team_end(cresize_team* team) noexcept
     void cresize_team_init() noexcept
     long cresize_team_steers
+    long cresize_team_loadavg_reads
     int cresize_team_enabled
     const char* cresize_team_loadavg
     int cresize_team_parse_running(const char* buf) noexcept
@@ -251,6 +252,11 @@ def _team_loadavg(path=None):
         _team_loadavg_path = os.fsencode(path)
         cresize_team_loadavg = _team_loadavg_path
     return os.fsdecode(_team_loadavg_path)
+
+
+def _team_loadavg_reads():
+    """For tests: how many times the default steering mode read its file."""
+    return cresize_team_loadavg_reads
 
 
 def _team_parse_loadavg(bytes text):
