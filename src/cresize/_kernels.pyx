@@ -55,10 +55,13 @@ cdef extern from "_team.h" nogil:
         pass
     cresize_team* cresize_team_begin(int n) noexcept
     void cresize_team_mark(cresize_team* team, int t) noexcept
+    void cresize_team_start(cresize_team* team, int t) noexcept
     void cresize_team_end(cresize_team* team) noexcept
     void cresize_team_init() noexcept
     long cresize_team_steers
     long cresize_team_loadavg_reads
+    long cresize_team_late
+    long long cresize_team_late_ns
     int cresize_team_enabled
     const char* cresize_team_loadavg
     int cresize_team_parse_running(const char* buf) noexcept
@@ -257,6 +260,15 @@ def _team_loadavg(path=None):
 def _team_loadavg_reads():
     """For tests: how many times the default steering mode read its file."""
     return cresize_team_loadavg_reads
+
+
+def _team_late(late_ns=None):
+    """For tests: how many steered workers began their share late (``_team.h``), and,
+    with ``late_ns``, how late is late from now on (100000 ns by default)."""
+    global cresize_team_late_ns
+    if late_ns is not None:
+        cresize_team_late_ns = late_ns
+    return cresize_team_late
 
 
 def _team_parse_loadavg(bytes text):
@@ -834,6 +846,7 @@ cdef void _blocks_2x2(const Sizes* z, const floating* wy, Py_ssize_t wy_stride,
         return
     team = cresize_team_begin(n)
     for t in prange(n, schedule="static", num_threads=n):
+        cresize_team_start(team, threadid())
         _rows_2x2(z, wy, wy_stride, wx, n_out, src, dst, jobs * t // n, jobs * (t + 1) // n)
         cresize_team_mark(team, threadid())  # not t: a smaller team runs several t
     cresize_team_end(team)
@@ -864,6 +877,7 @@ cdef void _lines(const Sizes* z, const Py_ssize_t[:, ::1] index,
         return
     team = cresize_team_begin(n)
     with parallel(num_threads=n):
+        cresize_team_start(team, threadid())
         if rows >= n:
             for r in prange(rows, schedule="static"):
                 _row(z, dst + r * n_out, src + r * n_in, &x)
@@ -891,6 +905,7 @@ cdef void _planes(const Sizes* z, const Py_ssize_t[:, ::1] index,
         return
     team = cresize_team_begin(n)
     with parallel(num_threads=n):
+        cresize_team_start(team, threadid())
         for j in prange(jobs, schedule="static"):
             a = j // n_out
             o = j - a * n_out
@@ -972,6 +987,7 @@ cdef int _fused(const Sizes* z, const Py_ssize_t[:, ::1] y_index,
                        jobs)
         else:
             for t in prange(n, schedule="static", num_threads=n):
+                cresize_team_start(team, threadid())
                 _pair_rows(z, &y_index[0, 0], y_index.shape[1], &y_weight[0, 0],
                            y_weight.shape[1], &y_count[0], &x_weight[0, 0], x_index.shape[0],
                            src, dst, scratch + t * scratch_stride, jobs * t // n,
@@ -986,12 +1002,14 @@ cdef int _fused(const Sizes* z, const Py_ssize_t[:, ::1] y_index,
         # Rows of pixels, fewer rows than threads (an (L, C) signal): each thread takes a
         # share of every row's pixels (an output's bits do not depend on its neighbours).
         with parallel(num_threads=n):
+            cresize_team_start(team, threadid())
             for j in prange(jobs * n, schedule="static"):
                 _pixels_part(z, j // n, j % n, n, &x, src, <floating*>dst)
             cresize_team_mark(team, threadid())
     else:
         with parallel(num_threads=n):
             tid = threadid()
+            cresize_team_start(team, <int>tid)
             buf = scratch + tid * scratch_stride
             tag = tags + tid * tags_stride
             for t in range(z.slots):
@@ -1747,6 +1765,7 @@ def integers_to_float(const small_int[::1] src, float[::1] dst, int num_threads)
     with nogil:
         team = cresize_team_begin(num_threads)
         with parallel(num_threads=num_threads):
+            cresize_team_start(team, threadid())
             for i in prange(src.shape[0], schedule="static"):
                 dst[i] = src[i]
             cresize_team_mark(team, threadid())
@@ -1769,6 +1788,7 @@ def float_to_integers(const float[::1] src, small_int[::1] dst, int num_threads)
     with nogil:
         team = cresize_team_begin(num_threads)
         with parallel(num_threads=num_threads):
+            cresize_team_start(team, threadid())
             for i in prange(src.shape[0], schedule="static"):
                 v = rintf(src[i])
                 if v < lo:

@@ -40,6 +40,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Threads of a team that are followed (thread numbers 1 .. CRESIZE_TEAM_MAX - 1);
@@ -53,6 +54,9 @@ typedef struct {
     cpu_set_t allowed[CRESIZE_TEAM_MAX]; /* that worker's CPUs before */
     int any_steered;                    /* some steered[t] is set */
     int busy_skip;                      /* calls left that skip the check (busy) */
+    int busy_run;                       /* busy readings in a row */
+    long long begin_ns;                 /* when the steering call began */
+    long long start_ns[CRESIZE_TEAM_MAX]; /* when a steered worker began its share */
     unsigned generation;                /* cresize_team_generation when recorded */
 } cresize_team;
 
@@ -61,12 +65,30 @@ static __thread pid_t cresize_team_own_tid;
 static unsigned cresize_team_generation = 1; /* changes in a forked child */
 static long cresize_team_steers = 0;         /* workers kept off (for tests) */
 static long cresize_team_loadavg_reads = 0;  /* cresize_team_running calls (for tests) */
+static long cresize_team_late = 0;           /* steered workers that began late (tests) */
 /* After the check said busy (or could not read), the calling thread's next calls that
  * would check again steer nothing without checking: on a busy machine nothing is
  * steered, so the worker is woken next to the caller again and every call would pay
  * the check (3 system calls, 4-7 us a 2-thread call of 0.17 ms) for nothing. Not
- * steering is what mode 0 does, so skipping can only delay a gain, never cause a loss. */
+ * steering is what mode 0 does, so skipping can only delay a gain, never cause a loss.
+ * 1, 2, 4, 8, 16 and then CRESIZE_TEAM_BUSY_SKIP calls for busy readings in a row: a
+ * reading that caught a passing thread on a quiet machine cost 32 calls' gain (the
+ * default took what never steering takes, benchmarks/team.py). */
 #define CRESIZE_TEAM_BUSY_SKIP 32
+/* A steered worker that began its share more than cresize_team_late_ns after the call
+ * began waited for its new CPU (another program ran there, which the check did not
+ * see: a neighbour running in bursts, a container's own /proc/loadavg): the calling
+ * thread's next CRESIZE_TEAM_LATE_SKIP calls that would steer do not (as busy_skip).
+ * Waking a worker on a free CPU takes microseconds; a busy CPU's time slice, ms. */
+static long long cresize_team_late_ns = 100000; /* settable for tests */
+#define CRESIZE_TEAM_LATE_SKIP 64
+
+static inline long long cresize_team_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
 /* 0: never; 1 (the default): only when another CPU may be free, i.e. fewer threads
  * of the whole system are runnable than there are CPUs to steer to, the caller
  * aside (cresize_team_running); 2: always (tests, benchmarks/team.py). With another
@@ -151,6 +173,7 @@ static cresize_team *cresize_team_begin(int n)
         }
         r->any_steered = 0;
         r->busy_skip = 0;
+        r->busy_run = 0;
         r->generation = cresize_team_generation;
         return r;
     }
@@ -187,14 +210,21 @@ static cresize_team *cresize_team_begin(int n)
             if (running < 0)
                 running = cresize_team_running();
             if (running < 0 || running - 1 >= CPU_COUNT(&others)) {
-                r->busy_skip = CRESIZE_TEAM_BUSY_SKIP;
+                /* 1, 2, 4, ... CRESIZE_TEAM_BUSY_SKIP calls for busy readings in a row:
+                 * one reading that caught a passing thread costs one call's gain */
+                r->busy_skip = r->busy_run >= 5 ? CRESIZE_TEAM_BUSY_SKIP : 1 << r->busy_run;
+                r->busy_run += r->busy_run < 5;
                 return r;
             }
+            r->busy_run = 0;
         }
         if (sched_setaffinity(r->tid[t], sizeof others, &others) != 0)
             continue;
         r->allowed[t] = allowed;
         r->steered[t] = r->tid[t];
+        r->start_ns[t] = 0;
+        if (!r->any_steered)
+            r->begin_ns = cresize_team_now();
         r->any_steered = 1;
         __atomic_add_fetch(&cresize_team_steers, 1, __ATOMIC_RELAXED);
     }
@@ -216,7 +246,18 @@ static inline void cresize_team_mark(cresize_team *r, int t)
     r->tid[t] = cresize_team_own_tid;
 }
 
-/* After the region: the workers kept off get their CPUs back. */
+/* Thread t begins its share: when, if it was steered (its first share of the call
+ * only: a smaller team runs several). */
+static inline void cresize_team_start(cresize_team *r, int t)
+{
+    if (t <= 0 || t >= CRESIZE_TEAM_MAX || !r->any_steered || !r->steered[t] ||
+        r->start_ns[t] != 0)
+        return;
+    r->start_ns[t] = cresize_team_now();
+}
+
+/* After the region: the workers kept off get their CPUs back; one that began late
+ * stops steering for the calling thread's next calls (cresize_team_late_ns). */
 static void cresize_team_end(cresize_team *r)
 {
     int t;
@@ -225,6 +266,11 @@ static void cresize_team_end(cresize_team *r)
     for (t = 1; t < CRESIZE_TEAM_MAX; t++)
         if (r->steered[t]) {
             sched_setaffinity(r->steered[t], sizeof r->allowed[t], &r->allowed[t]);
+            if (cresize_team_enabled == 1 && r->start_ns[t] != 0 &&
+                r->start_ns[t] - r->begin_ns > cresize_team_late_ns) {
+                r->busy_skip = CRESIZE_TEAM_LATE_SKIP;
+                __atomic_add_fetch(&cresize_team_late, 1, __ATOMIC_RELAXED);
+            }
             r->steered[t] = 0;
         }
     r->any_steered = 0;
@@ -238,6 +284,8 @@ typedef struct {
 static cresize_team cresize_team_record;
 static long cresize_team_steers = 0;
 static long cresize_team_loadavg_reads = 0;
+static long cresize_team_late = 0;
+static long long cresize_team_late_ns = 0;
 static int cresize_team_enabled = 0;
 static const char *cresize_team_loadavg = "";
 static int cresize_team_parse_running(const char *buf)
@@ -252,6 +300,11 @@ static cresize_team *cresize_team_begin(int n)
     return &cresize_team_record;
 }
 static inline void cresize_team_mark(cresize_team *r, int t)
+{
+    (void)r;
+    (void)t;
+}
+static inline void cresize_team_start(cresize_team *r, int t)
 {
     (void)r;
     (void)t;
