@@ -292,8 +292,7 @@ def _execute(program, tables, x, out, num_threads):
             return np.array(x, dtype=native, order="C", copy=True)
         np.copyto(out, x)
         return out
-    compute = program.compute
-    if not program.promote and (compute == native or (program.native_int and native.kind in "iu")):
+    if not program.promote and _computed_as(program, native):
         return _apply(program, tables, _kernel_array(x, native), out, num_threads)
     shape = list(x.shape)
     for a, t in tables.items():
@@ -308,11 +307,17 @@ def _execute(program, tables, x, out, num_threads):
     return target
 
 
+def _computed_as(program, native):
+    """Whether the kernels take ``native`` values as they are: the program's compute
+    dtype, or an integer dtype it sums natively (``_apply`` may still promote)."""
+    return program.compute == native or (program.native_int and native.kind in "iu")
+
+
 def _converted(program, tables, x, target, native, num_threads):
     """``program`` on ``x`` computed in another dtype than ``native`` (float16 and
     32/64-bit integers; 8-bit rows long enough for float64 sums; float32 promoted to
     float64, in ``_apply``), written into ``target`` (C-contiguous, ``native``)."""
-    if program.compute == native or (program.native_int and native.kind in "iu"):
+    if _computed_as(program, native):
         _apply(program, tables, _kernel_array(x, native), target, num_threads)
         return
     small_int = native.kind in "iu" and native.itemsize <= 2
@@ -385,9 +390,9 @@ def _slabs(program, shape, out_shape):
         edges = [leading[j] * k // count for k in range(count + 1)]
         return [
             (box, box, program.tables)
-            for index in np.ndindex(*leading[:j])
+            for p in _planes(leading[:j])
             for lo, hi in itertools.pairwise(edges)
-            for box in [tuple(slice(i, i + 1) for i in index) + (slice(lo, hi),)]
+            for box in [p + (slice(lo, hi),)]
         ]
     axis = next(a for a in range(first, len(shape)) if out_shape[a] > 1)
     n = out_shape[axis]

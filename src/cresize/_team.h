@@ -98,6 +98,14 @@ static inline long long cresize_team_now(void)
  * never; the check leaves such a call alone (1.31-1.47 ms against 1.25-1.43). */
 static int cresize_team_enabled = 1;
 
+/* The calling thread's id (cached per thread; a forked child asks again). */
+static inline pid_t cresize_team_tid(void)
+{
+    if (cresize_team_own_tid == 0)
+        cresize_team_own_tid = (pid_t)syscall(SYS_gettid);
+    return cresize_team_own_tid;
+}
+
 static void cresize_team_fork_child(void)
 {
     cresize_team_generation++;
@@ -182,13 +190,11 @@ static cresize_team *cresize_team_begin(int n)
     cpu = sched_getcpu();
     if (cpu < 0 || cpu >= CPU_SETSIZE)
         return r;
-    if (cresize_team_own_tid == 0)
-        cresize_team_own_tid = (pid_t)syscall(SYS_gettid);
     for (t = 1; t < last; t++) {
         cpu_set_t allowed, others;
         /* never the calling thread itself (it would be a worker's record only if a
          * region's thread numbers were not omp_get_thread_num's) */
-        if (r->cpu[t] != cpu || r->tid[t] == 0 || r->tid[t] == cresize_team_own_tid)
+        if (r->cpu[t] != cpu || r->tid[t] == 0 || r->tid[t] == cresize_team_tid())
             continue;
         if (cresize_team_enabled == 1 && running < 0 && r->busy_skip > 0) {
             r->busy_skip--; /* busy a few calls ago: nothing steered, nothing checked */
@@ -240,10 +246,8 @@ static inline void cresize_team_mark(cresize_team *r, int t)
 {
     if (t <= 0 || t >= CRESIZE_TEAM_MAX)
         return;
-    if (cresize_team_own_tid == 0)
-        cresize_team_own_tid = (pid_t)syscall(SYS_gettid);
     r->cpu[t] = sched_getcpu();
-    r->tid[t] = cresize_team_own_tid;
+    r->tid[t] = cresize_team_tid();
 }
 
 /* Thread t begins its share: when, if it was steered (its first share of the call
