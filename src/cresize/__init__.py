@@ -23,7 +23,7 @@ from cresize._version import __version__
 if TYPE_CHECKING:  # the same names, for type checkers and IDEs
     from cresize._api import resize, resize_backward, weights
     from cresize._config import show_config
-    from cresize._kernels import openmp_enabled
+    from cresize._kernels import openmp_enabled, set_thread_steering
     from cresize._plan import (
         Plan,
         cache_info,
@@ -46,6 +46,7 @@ _SOURCES = {
     "resize_backward": "cresize._api",
     "set_cache_limit": "cresize._plan",
     "set_result_cache_limit": "cresize._plan",
+    "set_thread_steering": "cresize._kernels",
     "show_config": "cresize._config",
     "weights": "cresize._api",
 }
@@ -62,6 +63,7 @@ __all__ = [
     "resize_backward",
     "set_cache_limit",
     "set_result_cache_limit",
+    "set_thread_steering",
     "show_config",
     "weights",
 ]

@@ -55,6 +55,11 @@ def show_config(mode: str = "stdout") -> dict[str, Any] | None:
         build information is missing).
         ``openmp["default_threads"]`` is what ``num_threads=None`` means here and
         now (``OMP_NUM_THREADS``, threadpoolctl, 1 in a forked child).
+        ``openmp["thread_steering"]`` is ``{"mode": "off" | "auto" | "always",
+        "source": "default" | "environment" | "call", "linux": bool}``: the mode
+        in effect (``set_thread_steering``) and where it came from (cresize's
+        default, ``CRESIZE_THREAD_STEERING`` when the kernels loaded, or a call);
+        None for a serial build.
 
     Examples
     --------
@@ -117,8 +122,25 @@ def _collect() -> dict[str, Any]:
             "default_threads": _threads.resolve(None),
             # A serial build has no OpenMP threads of its own to wait.
             "wait_policy": _waitpolicy.describe() if enabled else None,
+            "thread_steering": _steering() if enabled else None,
         },
     }
+
+
+def _steering() -> dict[str, Any]:
+    """The thread steering mode in effect and where it came from (``_kernels``)."""
+    from cresize import _kernels
+
+    mode, source = _kernels.thread_steering()
+    return {"mode": mode, "source": source, "linux": sys.platform.startswith("linux")}
+
+
+#: ``show_config``'s words for where the steering mode came from.
+_STEERING_SOURCES = {
+    "default": "the default",
+    "environment": "CRESIZE_THREAD_STEERING when the kernels loaded",
+    "call": "cresize.set_thread_steering",
+}
 
 
 class _DlInfo(ctypes.Structure):
@@ -231,4 +253,12 @@ def _format(config: dict[str, Any]) -> str:
         lines.append(f"  also loaded       {', '.join(omp['other_runtimes'])}")
     lines.append(f"  default threads   {omp['default_threads']}")
     lines.append(f"  wait policy       {omp['wait_policy'] or '-'}")
+    steering = omp["thread_steering"]
+    if steering is None:
+        lines.append("  thread steering   -")
+    else:
+        where = _STEERING_SOURCES[steering["source"]]
+        if not steering["linux"]:
+            where += "; nothing is steered: Linux only"
+        lines.append(f"  thread steering   {steering['mode']}  ({where})")
     return "\n".join(lines)

@@ -230,16 +230,110 @@ _init_simd()
 cresize_team_init()
 
 
+#: Thread steering's modes (``_team.h``), by ``cresize_team_enabled``'s number.
+STEERING_MODES = ("off", "auto", "always")
+
+#: Where the steering mode in effect came from: "default", "environment" (the
+#: ``CRESIZE_THREAD_STEERING`` variable, read once as the kernels load) or "call"
+#: (``set_thread_steering``, or ``team_steering`` with a mode).
+steering_source = "default"
+
+
+def _set_steering(level, source):
+    """Steer in mode ``level`` (an index of ``STEERING_MODES``) from now on; the mode
+    that was in effect."""
+    global cresize_team_enabled, steering_source
+    previous = STEERING_MODES[cresize_team_enabled]
+    cresize_team_enabled = level
+    steering_source = source
+    return previous
+
+
+def _init_steering():
+    """Read ``CRESIZE_THREAD_STEERING`` once, as the kernels load: ``off``, ``auto`` or
+    ``always`` (any case); unset or empty leaves the default."""
+    import os
+    import warnings
+    asked = os.environ.get("CRESIZE_THREAD_STEERING", "").strip().lower()
+    if not asked:
+        return
+    if asked not in STEERING_MODES:
+        warnings.warn(f"CRESIZE_THREAD_STEERING={asked!r} is not one of "
+                      f"{', '.join(STEERING_MODES)}: using the default", RuntimeWarning,
+                      stacklevel=2)
+        return
+    _set_steering(STEERING_MODES.index(asked), "environment")
+
+
+def set_thread_steering(mode):
+    """Choose when a parallel call keeps a worker thread off the calling thread's CPU
+    ("thread steering", Linux).
+
+    Linux can wake a sleeping worker on the CPU where the calling thread runs, and a
+    2-thread call then runs its halves one after the other (its one-thread time)
+    while another CPU idles. Steering keeps such a worker off the caller's CPU for
+    the call and gives it its CPUs back when the call's threads are done. Every mode
+    gives the same bits; elsewhere than Linux nothing is steered in any mode. The
+    environment variable ``CRESIZE_THREAD_STEERING`` (the same names, any case) sets
+    the mode when cresize's kernels load (its first call); this function overrides
+    it from then on, for every thread of the process. ``show_config()`` reports the
+    mode in effect and where it came from.
+
+    Parameters
+    ----------
+    mode : {"off", "auto", "always"}
+        ``"auto"`` (the default on Linux): only when another CPU may be free (fewer
+        threads of the whole system runnable than CPUs to steer to, read from
+        ``/proc/loadavg``; a steered worker that starts late stops it for the next
+        calls). ``"off"``: never; a worker runs where the system wakes it.
+        ``"always"``: whatever else runs on the machine (for measuring, or for CPUs
+        kept for this process alone: on a busy machine the steered worker waits for
+        the other CPU's time slices, milliseconds a call).
+
+    Returns
+    -------
+    str
+        The mode in effect before the call.
+
+    Raises
+    ------
+    TypeError
+        ``mode`` is not a string.
+    ValueError
+        ``mode`` is not one of ``"off"``, ``"auto"``, ``"always"`` (lower case).
+
+    Examples
+    --------
+    >>> import cresize
+    >>> previous = cresize.set_thread_steering("off")
+    >>> cresize.set_thread_steering(previous)
+    'off'
+    """
+    if not isinstance(mode, str):
+        raise TypeError(f"mode must be a string, one of {', '.join(STEERING_MODES)}; "
+                        f"got {mode!r}")
+    if mode not in STEERING_MODES:
+        raise ValueError(f"mode must be one of {', '.join(STEERING_MODES)}; got {mode!r}")
+    return _set_steering(STEERING_MODES.index(mode), "call")
+
+
+def thread_steering():
+    """The steering mode in effect and where it came from (``steering_source``)."""
+    return STEERING_MODES[cresize_team_enabled], steering_source
+
+
+_init_steering()
+
+
 def team_steering(mode=None):
     """How many times a worker thread was kept off the calling thread's CPU for a
     call (``_team.h``), and, with ``mode``, when to do it from now on: 0 (or False)
     never, 1 (or True; the default) when another CPU may be free, 2 always (for
-    tests and measuring)."""
-    global cresize_team_enabled
+    tests and measuring; the public way is ``set_thread_steering``)."""
     if mode is not None:
         if mode not in (0, 1, 2):
             raise ValueError(f"mode must be 0, 1 or 2 (or a bool); got {mode!r}")
-        cresize_team_enabled = int(mode)
+        _set_steering(int(mode), "call")
     return cresize_team_steers
 
 

@@ -6,11 +6,12 @@
  * busy it does not look for an idle one (select_idle_sibling with SIS_UTIL): once the
  * calling thread has moved onto the CPU where a worker last ran, the worker is woken
  * next to it and the two halves of a 2-thread call run one after the other, while
- * the other CPU idles. Measured on 2 CPUs, 60 calls each (docs/kernels.md "Where the
- * threads run"): a 2-thread uint8 1024² -> 2048² bilinear took 0.8 ms in some calls
- * and 1.44 ms (its one-thread time) in the others, the x2 nearest backward of a
- * (16, 64, 56, 56) feature map 0.6 and 1.25 ms; in the slow calls both threads had
- * run on one CPU.
+ * the other CPU idles. Measured on 2 CPUs, 60 calls each (docs/limits.md): a
+ * 2-thread uint8 1024² -> 2048² bilinear took 0.8 ms in some calls and 1.44 ms (its
+ * one-thread time) in the others. Traced for the x2 nearest backward of a
+ * (16, 64, 56, 56) feature map (docs/kernels.md "Where the threads run"), every slow
+ * call ran the worker's half (0.01-0.57 ms) and then the caller's (0.57-1.17 ms) on
+ * one CPU while the other idled.
  *
  * So each thread of a team records, as its share ends, the CPU it ran on and its
  * thread id (cresize_team_mark); before the next call's region the calling thread
@@ -22,7 +23,8 @@
  * begin and end, and only when it would share the caller's CPU. A failed system
  * call (a cpuset that forbids it, a seccomp filter) leaves things as they were.
  * Only when another CPU may be free (cresize_team_enabled, below: on a busy machine
- * the worker would wait for a time slice there).
+ * the worker would wait for a time slice there). The user chooses the mode with
+ * CRESIZE_THREAD_STEERING or cresize.set_thread_steering (_kernels.pyx).
  *
  * One record per calling thread (thread-local: libgomp gives each calling thread a
  * team of its own). A forked child starts with no record (pthread_atfork; the
@@ -69,7 +71,8 @@ static long cresize_team_late = 0;           /* steered workers that began late 
 /* After the check said busy (or could not read), the calling thread's next calls that
  * would check again steer nothing without checking: on a busy machine nothing is
  * steered, so the worker is woken next to the caller again and every call would pay
- * the check (3 system calls, 4-7 us a 2-thread call of 0.17 ms) for nothing. Not
+ * the check (3 system calls, 3.6 us; +6.6 us on a 2-thread call of 0.17 ms,
+ * benchmarks/RESULTS-team.md "Review13") for nothing. Not
  * steering is what mode 0 does, so skipping can only delay a gain, never cause a loss.
  * 1, 2, 4, 8, 16 and then CRESIZE_TEAM_BUSY_SKIP calls for busy readings in a row: a
  * reading that caught a passing thread on a quiet machine cost 32 calls' gain (the
@@ -89,13 +92,14 @@ static inline long long cresize_team_now(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
-/* 0: never; 1 (the default): only when another CPU may be free, i.e. fewer threads
- * of the whole system are runnable than there are CPUs to steer to, the caller
- * aside (cresize_team_running); 2: always (tests, benchmarks/team.py). With another
- * program busy on the other CPU, a worker kept off the caller's CPU would wait there
- * for a time slice while the caller's CPU, where it would have run at once, idles:
- * benchmarks/team.py --busy, median 7-11 ms steering always against 1.3-1.6 ms
- * never; the check leaves such a call alone (1.31-1.47 ms against 1.25-1.43). */
+/* 0 ("off"): never; 1 ("auto", the default): only when another CPU may be free, i.e.
+ * fewer threads of the whole system are runnable than there are CPUs to steer to,
+ * the caller aside (cresize_team_running); 2 ("always"; tests, benchmarks/team.py).
+ * With another program busy on the other CPU, a worker kept off the caller's CPU
+ * would wait there for a time slice while the caller's CPU, where it would have run
+ * at once, idles: benchmarks/team.py --busy, median 6.9-11 ms steering always
+ * against 1.3-1.6 ms never (review12); the check leaves such a call alone (medians
+ * 1.27 and 1.37 ms against 1.29 and 1.38 never, benchmarks/RESULTS-team.md). */
 static int cresize_team_enabled = 1;
 
 /* The calling thread's id (cached per thread; a forked child asks again). */
