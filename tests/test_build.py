@@ -2,6 +2,7 @@
 configuration, ``show_config``, and the files a distribution must carry."""
 
 import importlib.metadata
+import json
 import os
 import re
 import subprocess
@@ -297,3 +298,22 @@ def test_build_prints_no_warnings_about_our_sources():
         assert f"building '{module}' extension" in log, f"{module} was not compiled in this log"
     found = own_warnings(log)
     assert not found, f"{len(found)} warnings about cresize's sources:\n" + "\n".join(found[:20])
+
+
+def test_show_config_reports_the_simd_level_asked_for_when_the_kernels_loaded():
+    """``CRESIZE_SIMD`` is read once, as the kernels load: the report names that value,
+    not whatever the environment holds when ``show_config`` runs."""
+    child = (
+        "import json, os, cresize\n"
+        "from cresize import _kernels\n"
+        "os.environ['CRESIZE_SIMD'] = 'none'\n"  # after the kernels read 'sse2'
+        "print(json.dumps(cresize.show_config('dicts')['simd']))\n"
+    )
+    env = dict(os.environ, CRESIZE_SIMD="sse2")
+    got = subprocess.run(
+        [sys.executable, "-c", child], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert got.returncode == 0, got.stderr
+    simd = json.loads(got.stdout.splitlines()[-1])
+    assert simd["requested"] == "sse2"
+    assert simd["level"] in ("none", "sse2")  # capped at sse2 (a CPU without it: none)

@@ -110,7 +110,7 @@ def _collect() -> dict[str, Any]:
             "build_version": (build or {}).get("numpy_build_version"),
         },
         "build": build,
-        "simd": {"level": _kernels.simd_level(), "requested": os.environ.get("CRESIZE_SIMD")},
+        "simd": {"level": _kernels.simd_level(), "requested": _kernels.simd_requested},
         "openmp": {
             "enabled": enabled,
             "requested": (build or {}).get("openmp_request"),

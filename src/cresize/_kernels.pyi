@@ -108,6 +108,7 @@ def scratch_length(
 ) -> int: ...
 
 SIMD_LEVELS: tuple[str, ...]
+simd_requested: str | None
 
 def simd_level() -> str: ...
 def integers_to_float(

@@ -205,6 +205,8 @@ cdef extern from "_simd_sums.h" nogil:
 
 #: SIMD levels, lowest first (``_simd_pixels.h``).
 SIMD_LEVELS = ("none", "sse2", "avx2", "avx512")
+#: ``CRESIZE_SIMD`` as ``_init_simd`` read it (``None``: unset), for ``show_config``.
+simd_requested = None
 
 
 def _init_simd():
@@ -213,8 +215,10 @@ def _init_simd():
     CPU has."""
     import os
     import warnings
+    global simd_requested
     best = cresize_simd_best_rows()
-    asked = os.environ.get("CRESIZE_SIMD", "auto").strip().lower() or "auto"
+    simd_requested = os.environ.get("CRESIZE_SIMD")
+    asked = (simd_requested or "auto").strip().lower() or "auto"
     if asked == "auto":
         level = best
     elif asked in SIMD_LEVELS:
