@@ -44,6 +44,7 @@ import pytest
 import cresize
 from cresize import _kernels
 from cresize._dtypes import round_to
+from helpers.cases import COMBOS
 from helpers.oracle import (
     assert_close,
     backward_matrices,
@@ -58,12 +59,6 @@ SEED = 20261202
 N_CASES = 360
 CHUNK = 60
 
-COMBOS = [
-    (m, ac, aa)
-    for m in ("nearest", "nearest-exact", "bilinear", "bicubic", "lanczos3", "area")
-    for ac in ((False,) if m in ("nearest", "nearest-exact", "area") else (False, True))
-    for aa in ((False, True) if m in ("bilinear", "bicubic", "lanczos3") else (False,))
-]
 INTS = ("uint8", "int8", "uint16", "int16", "int32", "uint32", "int64", "uint64")
 FLOATS = ("float16", "float32", "float64")
 SPECIALS = (np.nan, np.inf, -np.inf, -0.0, 0.0, 1e-300, -1e-300, 1e-40, -1e-40)
