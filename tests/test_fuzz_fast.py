@@ -35,7 +35,7 @@ import hashlib
 import json
 import math
 import os
-import sys
+import platform
 from pathlib import Path
 
 import numpy as np
@@ -54,6 +54,9 @@ from helpers.oracle import (
     reference_resize,
 )
 from helpers.proc import run_python
+
+# the oracle's dense float64 products meet the cases' Inf and NaN inputs
+pytestmark = pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
 
 SEED = 20261202
 N_CASES = 360
@@ -358,17 +361,22 @@ def _digests(level, every):
 
 
 def test_simd_levels():
-    """A third of the cases at every SIMD level below this CPU's: the same bits."""
+    """A third of the cases at every other SIMD level (``CRESIZE_SIMD``, this CPU's
+    levels; the portable loops included): the same bits as at this process's level."""
     here = {
         case["index"]: [
             hashlib.sha1(_canonical(a)).hexdigest() for a in run(case)[1::2] if a is not None
         ]
         for case in CASES[::3]
     }
-    best = _kernels.SIMD_LEVELS.index(_kernels.simd_level())
-    assert best >= 1 or sys.platform != "linux"
-    for level in _kernels.SIMD_LEVELS[:best]:
+    seen = set()
+    for level in _kernels.SIMD_LEVELS:
+        if level == _kernels.simd_level():
+            continue
         child = _digests(level, 3)
-        assert child["level"] == level
+        seen.add(child["level"])
         differ = [i for i, d in here.items() if child["digests"][str(i)] != d]
-        assert not differ, f"{level}: cases {differ} differ from {_kernels.simd_level()}"
+        assert not differ, f"{child['level']}: cases {differ} differ from {_kernels.simd_level()}"
+    assert "none" in seen | {_kernels.simd_level()}
+    if platform.machine().lower() in ("x86_64", "amd64"):  # sse2 at least: two levels
+        assert seen - {_kernels.simd_level()}
