@@ -23,6 +23,7 @@ import numpy as np
 import pytest
 
 import cresize
+from helpers.cases import COMBOS
 from helpers.oracle import (
     assert_close,
     backward_matrices,
@@ -37,12 +38,6 @@ SEED = 20261201
 N_CONFIGS = 2400
 CHUNK = 100
 
-COMBOS = [
-    (m, ac, aa)
-    for m in ("nearest", "nearest-exact", "bilinear", "bicubic", "lanczos3", "area")
-    for ac in ((False,) if m in ("nearest", "nearest-exact", "area") else (False, True))
-    for aa in ((False, True) if m in ("bilinear", "bicubic", "lanczos3") else (False,))
-]
 DTYPES = (np.float32, np.float64)
 
 

@@ -64,8 +64,9 @@ def resize(
         float32 and float64 are computed natively; float16 is computed in
         float32; 8- and 16-bit integers are read and written by the kernels
         (float32 sums for 8-bit, float64 for 16-bit; no float copy of ``x``),
-        wider integers computed in float64; then rounded to nearest (half to
-        even) and clipped to the dtype's range. The result has ``x``'s dtype.
+        wider integers computed in float64 (nearest modes gather them, exactly);
+        then rounded to nearest (half to even) and clipped to the dtype's range.
+        The result has ``x``'s dtype.
         bool, complex and object arrays are errors.
     size : int or tuple of int, optional
         Output length of each resized axis (an int applies to every resized axis).

@@ -102,6 +102,10 @@ class _Program:
         self.tables = tables  # {axis: Taps}, every resized axis
         self.compute = compute  # dtype the kernels sum in (before promotion)
         self.identity = all(t.is_identity for t in tables.values())
+        #: Every output one input value of weight 1 (nearest, nearest-exact, area
+        #: enlarging by an integer factor): ``_execute`` gathers 32/64-bit integers
+        #: instead of summing them in float64 (``_gathered``).
+        self.selection = all(t.is_selection for t in tables.values())
         self.promote = compute == np.float32 and any(
             t.index.shape[1] > LONG_SUM for t in tables.values()
         )
@@ -292,6 +296,8 @@ def _execute(program, tables, x, out, num_threads):
             return np.array(x, dtype=native, order="C", copy=True)
         np.copyto(out, x)
         return out
+    if program.selection and native.kind in "iu" and native.itemsize >= 4:
+        return _gathered(tables, x, out, native)
     if not program.promote and _computed_as(program, native):
         return _apply(program, tables, _kernel_array(x, native), out, num_threads)
     shape = list(x.shape)
@@ -305,6 +311,20 @@ def _execute(program, tables, x, out, num_threads):
     for box, region, slab_tables in slabs:
         _converted(program, slab_tables, x[box], target[region], native, num_threads)
     return target
+
+
+def _gathered(tables, x, out, native):
+    """A program of selections (``tables``: one input index per output) on 32/64-bit
+    integers: the input values themselves, gathered (summed in float64 as the other modes
+    are, an int64 or uint64 beyond 2**53 would come back rounded to a float64 value)."""
+    index = [np.arange(n) for n in x.shape]
+    for a, t in tables.items():
+        index[a] = t.index[:, 0]
+    picked = x[np.ix_(*index)]
+    if out is None:
+        return np.ascontiguousarray(picked, dtype=native)
+    np.copyto(out, picked)
+    return out
 
 
 def _computed_as(program, native):

@@ -4,6 +4,16 @@ import numpy as np
 
 from cresize import _tables
 
+from .oracle import ANTIALIAS_MODES, MODES, NO_ALIGN_CORNERS
+
+#: Every valid (mode, align_corners, antialias) combination (15).
+COMBOS = [
+    (m, ac, aa)
+    for m in MODES
+    for ac in ((False,) if m in NO_ALIGN_CORNERS else (False, True))
+    for aa in ((False, True) if m in ANTIALIAS_MODES else (False,))
+]
+
 
 def shifted_transpose(original):
     """A transposed table off by one: input row ``i`` gets the taps of row ``i + 1``."""
