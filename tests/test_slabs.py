@@ -105,6 +105,14 @@ def test_promoted_float32_rows_in_slabs_forward_and_backward(monkeypatch):
         out = np.empty_like(bwd)
         assert p.backward(g, out=out, num_threads=threads) is out
         assert _same_bits(out, bwd)
+        # regions (a Dask task's), forward and backward, cut by the same planner
+        region = (slice(1, 3), slice(0, 2), slice(3000, 9000))
+        block = g[p.input_region(region, backward=True)]
+        got = p.run_region(block, region, backward=True, num_threads=threads)
+        assert _same_bits(got, bwd[region])
+        q = cresize.plan(x.shape, dtype="float32", **kw)
+        region = (slice(0, 3), slice(1, 2), slice(1, 4))
+        assert _same_bits(q.run_region(x[q.input_region(region)], region), fwd[region])
 
 
 def test_long_8bit_rows_in_slabs(monkeypatch):
