@@ -3,10 +3,11 @@
     python benchmarks/slabs.py [--threads 1] [--repeat 7] [--cpu-time] [--only TEXT ...]
 
 float16 is computed in float32 and 32/64-bit integers in float64; such a call runs in
-slabs of ``_plan.SLAB_BYTES`` of converted input and result (docs/limits.md,
+slabs of ``_plan.SLAB_BYTES`` of converted input and result, and at least one per
+``_plan.MIN_SLAB_BYTES`` of converted input up to ``MOST_SLABS`` (docs/limits.md,
 "Converted dtypes"). For each case, the same call in slabs and in one piece
-(``SLAB_BYTES`` set past the array: the conversion of the whole input, then of the
-whole result) in the same process, rounds interleaved (``run.measure``): the time
+(``SLAB_BYTES`` and ``MIN_SLAB_BYTES`` set past the array: the conversion of the
+whole input, then of the whole result) in the same process, rounds interleaved (``run.measure``): the time
 of each and the ratio slabs / whole (below 1: the slabs are faster), and the peak
 memory of one call of each (``tracemalloc``, as ``run.py``'s memory table) next to
 the result's size. Both give the same bits (checked here once per case).
@@ -59,7 +60,7 @@ CASES = {
     "int64 (10**6,) -> 1.5x bilinear": ((10**6,), "int64", dict(size=(15 * 10**5,))),
 }
 
-WHOLE = 2**62
+WHOLE = (2**62, 2**62)
 
 
 def _input(shape, dtype):
@@ -82,18 +83,18 @@ def run(threads, repeat, cpu_time=False, only=()):
         "| case | slabs / whole (time) | returns MiB | peak MiB slabs | peak MiB whole |",
         "|---|---|---|---|---|",
     ]
-    budget = _plan.SLAB_BYTES
+    budget = (_plan.SLAB_BYTES, _plan.MIN_SLAB_BYTES)
     for label, (shape, dtype, kw) in CASES.items():
         if only and not any(text in label for text in only):
             continue
         x = _input(shape, dtype)
 
         def call(slab_bytes, x=x, kw=kw):
-            _plan.SLAB_BYTES = slab_bytes
+            _plan.SLAB_BYTES, _plan.MIN_SLAB_BYTES = slab_bytes
             try:
                 return cresize.resize(x, num_threads=threads, **kw)
             finally:
-                _plan.SLAB_BYTES = budget
+                _plan.SLAB_BYTES, _plan.MIN_SLAB_BYTES = budget
 
         call(budget)  # the plan and its tables made before measuring
         slabs, peak_slabs = _peak(lambda: call(budget))

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import cresize
+from cresize import _plan
 
 dask = pytest.importorskip("dask")
 da = pytest.importorskip("dask.array")
@@ -867,8 +868,12 @@ def test_float16_tasks_compute_in_slabs(mode, aa, factor, most, monkeypatch):
     """A float16 task holds a slab's float32 copies, not the whole task's: in input
     chunks (256x256, slabs from 32 KiB of float32 box on, so as many as chunks of 16 MiB
     get), it measured 3.9 (lanczos3 antialias 4x shrink), 30.4 (bilinear 3x) and 8.4
-    (bicubic 1.3x) computed in one piece, 2.3, 12.8 and 3.6 in slabs; same bits."""
-    monkeypatch.setattr(cd, "F16_SLAB_BYTES", 2**15)
+    (bicubic 1.3x) computed in one piece, 2.3, 12.8 and 3.6 in slabs; same bits.
+    The slabs are ``_plan._slabs``', as a whole-array call's, its budgets scaled by the
+    chunks' area (1/64 of 2048x2048) and its least cut row by their side (1/8)."""
+    monkeypatch.setattr(_plan, "MIN_SLAB_BYTES", _plan.MIN_SLAB_BYTES // 64)
+    monkeypatch.setattr(_plan, "SLAB_BYTES", _plan.SLAB_BYTES // 64)
+    monkeypatch.setattr(_plan, "MIN_CUT_ROW", _plan.MIN_CUT_ROW // 8)
     rng = np.random.default_rng(13)
     x = rng.uniform(-3, 3, (1024, 1024)).astype(np.float16)
     dx = da.from_array(x, chunks=256)
@@ -885,7 +890,8 @@ def test_float16_tasks_compute_in_slabs(mode, aa, factor, most, monkeypatch):
 def test_float16_slabs_keep_the_bits(seed, monkeypatch):
     """Slabs along a batch axis, a resized one, after leading axes of length 1, and
     chunks smaller than the kernel: every slab size, the whole-array bits."""
-    monkeypatch.setattr(cd, "F16_SLAB_BYTES", 1)
+    monkeypatch.setattr(_plan, "MIN_SLAB_BYTES", 1)
+    monkeypatch.setattr(_plan, "MIN_CUT_ROW", 1)  # narrow chunks are cut too
     rng = np.random.default_rng(100 + seed)
     for _ in range(5):
         shape, size, opts, chunks = random_case(rng)

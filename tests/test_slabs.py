@@ -1,4 +1,5 @@
-"""Whole-array calls of dtypes computed in another dtype run in slabs (``_plan._slabs``):
+"""Calls of dtypes computed in another dtype, of the whole array or of a region
+(``Plan.run_region``, ``cresize.dask``'s tasks), run in slabs (``_plan._slabs``):
 float16 (float32 sums), 32/64-bit integers (float64 sums) and promoted float32 rows
 (float64 sums). The bits are those of the call in one piece, which are those of the
 computing dtype's own call converted once (``astype`` / ``round_to``), and only a
@@ -111,6 +112,14 @@ def test_promoted_float32_rows_in_slabs_forward_and_backward(monkeypatch):
         out = np.empty_like(bwd)
         assert p.backward(g, out=out, num_threads=threads) is out
         assert _same_bits(out, bwd)
+        # regions (a Dask task's), forward and backward, cut by the same planner
+        region = (slice(1, 3), slice(0, 2), slice(3000, 9000))
+        block = g[p.input_region(region, backward=True)]
+        got = p.run_region(block, region, backward=True, num_threads=threads)
+        assert _same_bits(got, bwd[region])
+        q = cresize.plan(x.shape, dtype="float32", **kw)
+        region = (slice(0, 3), slice(1, 2), slice(1, 4))
+        assert _same_bits(q.run_region(x[q.input_region(region)], region), fwd[region])
 
 
 def test_long_8bit_rows_in_slabs(monkeypatch):
@@ -130,7 +139,7 @@ def test_slabs_cover_the_result_once_within_the_budget(monkeypatch, shape, kw, b
     monkeypatch.setattr(_plan, "MIN_CUT_ROW", 1)
     p = cresize.plan(shape, dtype="float16", **kw)
     program = p._forward
-    slabs = _plan._slabs(program, p.input_shape, p.output_shape)
+    slabs = _plan._slabs(program, program.tables, p.input_shape, p.output_shape)
     covered = np.zeros(p.output_shape, np.int64)
     itemsize = program.run_dtype.itemsize
     first = min(p.axes)
@@ -184,20 +193,70 @@ def test_slabs_bound_the_peak_memory(monkeypatch):
     assert slabs <= 2**18 + 2**17  # a slab's copies (and the step's small tables)
 
 
-def test_region_calls_are_not_cut(monkeypatch):
-    # run_region (cresize.dask's tasks) computes its block in one piece
+@pytest.mark.parametrize(("shape", "kw"), CASES, ids=IDS)
+@pytest.mark.parametrize("dtype", ["float16", "int64"])
+def test_region_calls_in_slabs_keep_the_bits(monkeypatch, shape, kw, dtype):
+    # run_region (cresize.dask's tasks) is cut by the same planner, on the region's
+    # tables (a cut of a cut table: a ``_Slice`` of a ``_Slice``)
+    monkeypatch.setattr(_plan, "MIN_CUT_ROW", 1)
+    x = _data(shape, dtype)
+    expected = _reference(x, kw)
+    p = cresize.plan(shape, dtype=dtype, **kw)
+    rng = np.random.default_rng(len(shape))
+    regions = [tuple(slice(0, n) for n in p.output_shape)]
+    for _ in range(4):
+        ends = [np.sort(rng.integers(0, n + 1, 2)) for n in p.output_shape]
+        regions.append(tuple(slice(int(a), int(max(b, a + 1, 1))) for a, b in ends))
+    for budget, threads in itertools.product(BUDGETS, (1, 2)):
+        monkeypatch.setattr(_plan, "SLAB_BYTES", budget)
+        for region in regions:
+            region = tuple(slice(r.start, min(r.stop, n)) for r, n in zip(region, p.output_shape))
+            block = x[p.input_region(region)]
+            got = p.run_region(block, region, num_threads=threads)
+            assert _same_bits(got, expected[region]), (budget, threads, region)
+
+
+def test_region_calls_are_cut(monkeypatch):
+    # run_region is cut as the whole array is: a region covering the whole output is
+    # cut in the same slabs, and a part of it in slabs of its own
     monkeypatch.setattr(_plan, "SLAB_BYTES", 1)
+    monkeypatch.setattr(_plan, "MIN_CUT_ROW", 1)
     calls = []
     real = _plan._converted
-    monkeypatch.setattr(_plan, "_converted", lambda *a: calls.append(1) or real(*a))
+    monkeypatch.setattr(_plan, "_converted", lambda *a: calls.append(a[2].shape) or real(*a))
     p = cresize.plan((4, 40, 50), (70, 30), axes=(1, 2), dtype="float16")
     x = _data((4, 40, 50), "float16")
+    expected = _reference(x, dict(size=(70, 30), axes=(1, 2)))
+    p(x)
+    whole = list(calls)
+    calls.clear()
+    full = tuple(slice(0, n) for n in p.output_shape)
+    assert _same_bits(p.run_region(x, full), expected)
+    assert calls == whole and len(whole) > 4  # planes cut along their rows
+    calls.clear()
     region = (slice(1, 3), slice(10, 50), slice(0, 30))
     got = p.run_region(x[p.input_region(region)], region)
-    assert calls == [1]
-    assert _same_bits(got, _reference(x, dict(size=(70, 30), axes=(1, 2)))[region])
-    p(x)
-    assert len(calls) > 2
+    assert len(calls) > 2 and all(c[0] == 1 and c[1] < 40 for c in calls)
+    assert _same_bits(got, expected[region])
+
+
+def test_min_slab_bytes_cuts_a_call_within_slab_bytes(monkeypatch):
+    # a call within SLAB_BYTES is still cut, up to MOST_SLABS, one per MIN_SLAB_BYTES of
+    # converted input (a Dask task's memory, in input chunks)
+    p = cresize.plan((4, 64, 64), (32, 32), axes=(1, 2), dtype="float16")
+    program = p._forward
+    in_bytes = 4 * 64 * 64 * 4
+    assert _plan._slabs(program, program.tables, p.input_shape, p.output_shape) == []
+    monkeypatch.setattr(_plan, "MIN_SLAB_BYTES", in_bytes // 2)
+    slabs = _plan._slabs(program, program.tables, p.input_shape, p.output_shape)
+    assert [r for _, r, _ in slabs] == [(slice(0, 2),), (slice(2, 4),)]
+    monkeypatch.setattr(_plan, "MIN_SLAB_BYTES", 1)
+    monkeypatch.setattr(_plan, "MIN_CUT_ROW", 1)
+    slabs = _plan._slabs(program, program.tables, p.input_shape, p.output_shape)
+    assert len(slabs) == 4 * 2  # MOST_SLABS: a plane is cut in two along its rows
+    assert all(isinstance(t[1], _plan._Slice) for _, _, t in slabs)
+    x = _data((4, 64, 64), "float16")
+    assert _same_bits(p(x), _reference(x, dict(size=(32, 32), axes=(1, 2))))
 
 
 @pytest.mark.parametrize("dtype", ["float16", "int32"])
@@ -210,7 +269,7 @@ def test_slabs_large_enough_for_two_threads_keep_the_bits(monkeypatch, dtype):
     plane = (600 * 400 + 700 * 500) * p._forward.run_dtype.itemsize
     for budget in (plane // 2, plane * 3):  # half a plane, 3 planes
         monkeypatch.setattr(_plan, "SLAB_BYTES", budget)
-        slabs = _plan._slabs(p._forward, x.shape, p.output_shape)
+        slabs = _plan._slabs(p._forward, p._forward.tables, x.shape, p.output_shape)
         assert len(slabs) >= 2
         for box, region, _ in slabs:  # values read and written: past 2 * MIN_WORK_PER_THREAD
             work = (
@@ -227,13 +286,29 @@ def test_short_rows_are_not_cut(monkeypatch):
     # values (a 1-D signal), which stay whole; rows of MIN_CUT_ROW values are cut
     monkeypatch.setattr(_plan, "SLAB_BYTES", 2**12)
     one_d = cresize.plan((5000,), (7000,), dtype="float16")
-    assert _plan._slabs(one_d._forward, (5000,), (7000,)) == []
+    assert _plan._slabs(one_d._forward, one_d._forward.tables, (5000,), (7000,)) == []
     n = _plan.MIN_CUT_ROW
     rows = cresize.plan((4, 30, n), (50, n), axes=(1, 2), dtype="int32")
-    slabs = _plan._slabs(rows._forward, rows.input_shape, rows.output_shape)
+    slabs = _plan._slabs(rows._forward, rows._forward.tables, rows.input_shape, rows.output_shape)
     assert len(slabs) > 4 and all(isinstance(t[1], _plan._Slice) for _, _, t in slabs)
     short = cresize.plan((4, 30, n - 1), (50, n - 1), axes=(1, 2), dtype="int32")
-    slabs = _plan._slabs(short._forward, short.input_shape, short.output_shape)
+    slabs = _plan._slabs(
+        short._forward, short._forward.tables, short.input_shape, short.output_shape
+    )
     assert [r for _, r, _ in slabs] == [(slice(i, i + 1),) for i in range(4)]  # planes
     x = _data((4, 30, n - 1), "int32")
     assert _same_bits(short(x), _reference(x, dict(size=(50, n - 1), axes=(1, 2))))
+
+
+def test_a_plane_of_one_output_is_not_cut(monkeypatch):
+    # (H, W) -> (1, 1) past the budget: no axis to cut along (was StopIteration)
+    monkeypatch.setattr(_plan, "SLAB_BYTES", 2**10)
+    x = _data((2, 60, 50), "float16")
+    kw = dict(size=(1, 1), mode="area", axes=(1, 2))
+    p = cresize.plan(x.shape, dtype="float16", **kw)
+    slabs = _plan._slabs(p._forward, p._forward.tables, x.shape, p.output_shape)
+    assert [r for _, r, _ in slabs] == [(slice(0, 1),), (slice(1, 2),)]  # planes
+    assert _same_bits(cresize.resize(x, **kw), _reference(x, kw))
+    assert _same_bits(
+        cresize.resize(x[0], (1, 1), mode="area"), _reference(x[0], kw | dict(axes=(0, 1)))
+    )

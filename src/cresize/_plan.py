@@ -304,8 +304,9 @@ def _execute(program, tables, x, out, num_threads):
     for a, t in tables.items():
         shape[a] = t.n_out
     target = out if out is not None else _fast.new_result(tuple(shape), native)
-    # the whole array: in slabs, each converted, computed and converted back in turn
-    slabs = _slabs(program, x.shape, tuple(shape)) if tables is program.tables else []
+    # in slabs (the whole array's or a region's), each converted, computed and
+    # converted back in turn
+    slabs = _slabs(program, tables, x.shape, tuple(shape))
     if not slabs:
         _converted(program, tables, x, target, native, num_threads)
     for box, region, slab_tables in slabs:
@@ -363,11 +364,22 @@ def _converted(program, tables, x, target, native, num_threads):
         np.copyto(target, result, casting="unsafe")
 
 
-#: Bytes of a slab's input and result in the dtype the kernels sum in, together, from
-#: which a whole-array call of a dtype computed in another dtype (float16 in float32,
-#: 32/64-bit integers in float64, float32 promoted to float64) runs in slabs
-#: (``_slabs``), so that only a slab's copies are alive, not the whole array's.
+#: Most bytes of a slab's input and result in the dtype the kernels sum in, together:
+#: a call of a dtype computed in another dtype (float16 in float32, 32/64-bit integers
+#: in float64, float32 promoted to float64), of the whole array or of a region
+#: (``Plan.run_region``, ``cresize.dask``'s tasks), runs in slabs (``_slabs``), so
+#: that only a slab's copies are alive, not the whole call's.
 SLAB_BYTES = 8 * 2**20
+
+#: Converted input per slab from which a call is cut finer than ``SLAB_BYTES`` asks,
+#: into up to ``MOST_SLABS`` slabs: a call's extra memory is then also a fraction of
+#: its input (a Dask task's, in input chunks: float16 2048x2048 chunks, lanczos3
+#: antialias 4x shrink, 3.3 input chunks in one piece, 1.4 in 8 slabs); below it, the
+#: slab calls' own cost shows (512x512 float16 chunks cut in 8: 1.4x the CPU time).
+MIN_SLAB_BYTES = 2 * 2**20
+
+#: Most slabs the ``MIN_SLAB_BYTES`` rule cuts a call in (``SLAB_BYTES`` may ask more).
+MOST_SLABS = 8
 
 #: Most input the slabs of one plane cut along a resized axis read together, in
 #: planes: where two slabs meet they both read the kernel's reach.
@@ -381,26 +393,39 @@ SLAB_REREAD = 1.25
 MIN_CUT_ROW = 256
 
 
-def _slabs(program, shape, out_shape):
-    """The slabs of a whole-array call of ``program`` computed in another dtype
-    (``_execute``): ``[(input box, output region, tables)]``, or ``[]`` for one piece.
+def _slabs(program, tables, shape, out_shape):
+    """The slabs of a call of ``program`` computed in another dtype (``_execute``) on an
+    input of ``shape`` with ``tables`` (the program's own for the whole array, a
+    region's ``_Slice``s for ``Plan.run_region``): ``[(input box, output region,
+    tables)]``, relative to that input and its result, or ``[]`` for one piece.
 
-    Planes (the values of the axes from the first resized one on, for each index of
-    the leading axes, which are not resized) are independent: a slab is as many whole
-    planes as ``SLAB_BYTES`` holds (at least one), taken along the last leading axes,
-    with the whole tables. A plane larger than that is cut along its first axis of
-    more than one output, when that axis's output rows hold ``MIN_CUT_ROW`` values or
-    more, into as many slabs as ``SLAB_BYTES`` asks, each with that axis's table
-    restricted to its outputs (``_Slice``, as ``Plan.run_region``: the same bits), as
-    long as the slabs read at most ``SLAB_REREAD`` planes. Each region is a run of
-    values (C order) of the result; a box is converted into a copy."""
-    first = min(program.tables)
+    The call is cut into as many slabs as ``SLAB_BYTES`` of input and result (in the
+    dtype the kernels sum in) ask, and at least as many, up to ``MOST_SLABS``, as hold
+    ``MIN_SLAB_BYTES`` of input each. Planes (the values of the axes from the first
+    resized one on, for each index of the leading axes, which are not resized) are
+    independent: a slab is as many whole planes as its share holds (at least one),
+    taken along the last leading axes, with the call's tables. A plane larger than
+    that is cut along its first axis of more than one output, when that axis's output
+    rows hold ``MIN_CUT_ROW`` values or more, into as many slabs as its share asks,
+    each with that axis's table restricted to its outputs (``_Slice``, as
+    ``Plan.run_region``: the same bits), as long as the slabs read at most
+    ``SLAB_REREAD`` planes. Each region is a run of values (C order) of the result;
+    a box is converted into a copy."""
+    first = min(tables)
     plane = math.prod(shape[first:]) + math.prod(out_shape[first:])
-    plane_bytes = plane * program.run_dtype.itemsize
+    itemsize = program.run_dtype.itemsize
+    plane_bytes = plane * itemsize
     leading = shape[:first]
-    if plane == 0 or 0 in out_shape or math.prod(leading) * plane_bytes <= SLAB_BYTES:
+    total = math.prod(leading) * plane_bytes
+    if plane == 0 or 0 in out_shape:
         return []
-    planes = SLAB_BYTES // plane_bytes
+    count = max(
+        -(-total // SLAB_BYTES), min(MOST_SLABS, math.prod(shape) * itemsize // MIN_SLAB_BYTES)
+    )
+    if count <= 1:
+        return []
+    share = -(-total // count)  # bytes of a slab
+    planes = share // plane_bytes
     if planes:  # whole planes along leading axis j, after fixed indices of those before
         j = first - 1
         while j > 0 and math.prod(leading[j:]) <= planes:
@@ -409,37 +434,53 @@ def _slabs(program, shape, out_shape):
         count = -(-leading[j] // step)
         edges = [leading[j] * k // count for k in range(count + 1)]
         return [
-            (box, box, program.tables)
+            (box, box, tables)
             for p in _planes(leading[:j])
             for lo, hi in itertools.pairwise(edges)
             for box in [p + (slice(lo, hi),)]
         ]
-    axis = next(a for a in range(first, len(shape)) if out_shape[a] > 1)
-    n = out_shape[axis]
+    # (a plane of one output, (H, W) -> (1, 1), is not cut)
+    axis = next((a for a in range(first, len(shape)) if out_shape[a] > 1), len(shape))
+    n = out_shape[axis] if axis < len(shape) else 1
+    t = tables.get(axis)
+    bounds = None
+    if t is not None:
+        bounds = program.bounds[axis] if t is program.tables.get(axis) else _row_bounds(t)
     cuts = []
-    most = -(-plane_bytes // SLAB_BYTES) if math.prod(out_shape[axis + 1 :]) >= MIN_CUT_ROW else 1
+    most = -(-plane_bytes // share) if math.prod(out_shape[axis + 1 :]) >= MIN_CUT_ROW else 1
     for count in range(min(n, most), 1, -1):
         edges = [n * k // count for k in range(count + 1)]
         rows = [slice(lo, hi) for lo, hi in itertools.pairwise(edges)]
-        boxes = [Plan._box(program, axis, r) for r in rows]
+        boxes = [r if t is None else _read(bounds, r) for r in rows]
         if sum(b.stop - b.start for b in boxes) <= SLAB_REREAD * shape[axis]:
             cuts = list(zip(boxes, rows))
             break
     if not cuts:
-        return [] if not leading else [(p, p, program.tables) for p in _planes(leading)]
-    t = program.tables.get(axis)
+        return [] if not leading else [(p, p, tables) for p in _planes(leading)]
     before = (slice(None),) * (axis - first)
     slabs = []
     for box, rows in cuts:
-        tables = program.tables
+        cut_tables = tables
         if t is not None:
             sliced = _Slice(
                 t, rows.start, rows.stop, box.start, box.stop - box.start, program.run_dtype
             )
-            tables = {**tables, axis: sliced}
+            cut_tables = {**tables, axis: sliced}
         for p in _planes(leading):
-            slabs.append((p + before + (box,), p + before + (rows,), tables))
+            slabs.append((p + before + (box,), p + before + (rows,), cut_tables))
     return slabs
+
+
+def _read(bounds, r):
+    """The input rows that the output rows ``r`` of a table read (``bounds``:
+    ``_row_bounds`` of the table), at least one."""
+    if r.start == r.stop:
+        return slice(0, 0)
+    lo, hi = bounds
+    first, last = int(lo[r.start : r.stop].min()), int(hi[r.start : r.stop].max())
+    if first >= last:  # every row is empty (all weights 0): read one input anyway
+        return slice(0, 1)
+    return slice(first, last)
 
 
 def _planes(leading):
@@ -926,13 +967,7 @@ class Plan(_fast.PlanBase):
     def _box(program, axis, r):
         if axis not in program.tables:
             return r
-        if r.start == r.stop:
-            return slice(0, 0)
-        lo, hi = program.bounds[axis]
-        first, last = int(lo[r.start : r.stop].min()), int(hi[r.start : r.stop].max())
-        if first >= last:  # every row is empty (all weights 0): read one input anyway
-            return slice(0, 1)
-        return slice(first, last)
+        return _read(program.bounds[axis], r)
 
 
 #: Effort ``np.shares_memory`` may spend deciding whether ``out`` overlaps an input

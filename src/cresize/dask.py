@@ -349,54 +349,11 @@ def _nested(src_name, pieces, getters, get_name, dsk):
 
 
 def _run_region(ref, block, joined, out_region, backward, num_threads):
+    """A task: ``run_region`` on its box (which computes a dtype computed in another
+    dtype, float16 in float32, in slabs: ``_plan._slabs``, docs/dask.md "Memory")."""
     if joined:
         block = np.block(block)
-    if block.dtype.kind == "f" and block.dtype.itemsize == 2:
-        return _in_slabs(ref.plan, block, out_region, num_threads)
     return ref.plan.run_region(block, out_region, backward=backward, num_threads=num_threads)
-
-
-#: Most slabs a float16 task is computed in (``_in_slabs``).
-F16_SLABS = 8
-#: Least float32 copy of the box per slab (smaller, the calls' own cost shows).
-F16_SLAB_BYTES = 2 * 2**20
-#: Most input a float16 task's slabs read together, in boxes of the whole task: the
-#: kernel's reach is read twice where two slabs meet along a resized axis.
-F16_REREAD = 1.25
-
-
-def _in_slabs(plan, block, out_region, num_threads):
-    """A float16 region (forward; a gradient is float32 or float64) computed in slabs
-    along its first axis longer than 1, into one float16 result: the kernels sum in
-    float32, so the float32 copies of the box, the intermediate and the result are a
-    slab's, not the whole task's. The same bits (every region of a plan has them);
-    as many slabs, up to ``F16_SLABS`` and one per ``F16_SLAB_BYTES`` of the box in
-    float32, as keep the input they read together within ``F16_REREAD`` boxes."""
-    lengths = [r.stop - r.start for r in out_region]
-    axis = next((a for a, n in enumerate(lengths) if n > 1), None)
-    if axis is None or 0 in lengths:
-        return plan.run_region(block, out_region, num_threads=num_threads)
-    start, before = out_region[axis].start, (slice(None),) * axis
-    offset = plan.input_region(out_region)[axis].start
-    most = min(F16_SLABS, lengths[axis], block.size * 4 // F16_SLAB_BYTES)
-    for count in range(max(most, 1), 0, -1):
-        edges = [start + lengths[axis] * k // count for k in range(count + 1)]
-        regions = [
-            out_region[:axis] + (slice(lo, hi),) + out_region[axis + 1 :]
-            for lo, hi in itertools.pairwise(edges)
-        ]
-        slabs = [(region, plan.input_region(region)[axis]) for region in regions]
-        if sum(box.stop - box.start for _, box in slabs) <= F16_REREAD * block.shape[axis]:
-            break
-    out = np.empty(lengths, block.dtype.newbyteorder("="))
-    for region, box in slabs:
-        plan.run_region(
-            block[before + (slice(box.start - offset, box.stop - offset),)],
-            region,
-            out=out[before + (slice(region[axis].start - start, region[axis].stop - start),)],
-            num_threads=num_threads,
-        )
-    return out
 
 
 def _cut(chunk, slices, copy):
