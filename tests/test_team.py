@@ -46,6 +46,16 @@ calls = [
 expected = [c(1) for c in calls]
 for c in calls:
     c(n)  # the workers exist now
+trace = []  # each call from here on: the workers it steered, the late starts it noted
+
+
+def traced(c, n):
+    steers, late = _kernels.team_steering(), _kernels._team_late()
+    out = c(n)
+    trace.append((_kernels.team_steering() - steers, _kernels._team_late() - late))
+    return out
+
+
 me = threading.get_native_id()
 workers = [int(t) for t in os.listdir("/proc/self/task") if int(t) != me]
 everywhere = os.sched_getaffinity(0)
@@ -57,15 +67,15 @@ for _ in range(3):
         os.sched_setaffinity(0, {{first}})
         for w in workers:
             os.sched_setaffinity(w, {{first}})
-        c(n)  # every thread ran on `first`, where the caller now runs
+        traced(c, n)  # every thread ran on `first`, where the caller now runs
         for w in workers:
             os.sched_setaffinity(w, everywhere)
-        same &= bool(np.array_equal(c(n), expected[i]))
+        same &= bool(np.array_equal(traced(c, n), expected[i]))
         rounds += 1
         os.sched_setaffinity(0, everywhere)
 steers_forced = _kernels.team_steering() - steers_before
 for i, c in enumerate(calls * 10):  # unforced: the caller where the system puts it
-    same &= bool(np.array_equal(c(n), expected[i % len(calls)]))
+    same &= bool(np.array_equal(traced(c, n), expected[i % len(calls)]))
 print(json.dumps({{
     "same": same,
     "rounds": rounds,
@@ -73,6 +83,7 @@ print(json.dumps({{
     "steers_all": _kernels.team_steering() - steers_before,
     "reads": _kernels._team_loadavg_reads(),
     "late": _kernels._team_late(),
+    "trace": trace,
     "caller": sorted(os.sched_getaffinity(0)),
     "masks": sorted({{tuple(sorted(os.sched_getaffinity(w))) for w in workers}}),
     "everywhere": sorted(everywhere),
@@ -130,26 +141,117 @@ def test_a_team_of_one_thread_steers_nothing():
     assert got["caller"] == got["everywhere"]
 
 
+def _cpu_throttled(cgroup="/proc/self/cgroup", mountinfo="/proc/self/mountinfo"):
+    """How many times this process's CPU quota stopped it (cgroup ``cpu.stat``'s
+    ``nr_throttled``, summed over its cgroup and those above it that can be seen, v1
+    and v2); 0 where there is no quota or nothing can be read."""
+    try:
+        with open(cgroup) as f:
+            groups = [line.rstrip("\n").split(":", 2) for line in f]
+        with open(mountinfo) as f:
+            mounts = [line.split() for line in f]
+    except OSError:
+        return 0
+    total = 0
+    for fields in mounts:
+        dash = fields.index("-")
+        fstype, options = fields[dash + 1], fields[dash + 3].split(",")
+        root, point = fields[3], fields[4]
+        for _, controllers, path in groups:
+            if fstype == "cgroup2" and controllers == "":
+                pass  # the unified hierarchy ("0::/path")
+            elif not (fstype == "cgroup" and "cpu" in controllers.split(",") and "cpu" in options):
+                continue
+            if not (path + "/").startswith(root.rstrip("/") + "/"):
+                continue
+            here = os.path.join(point, path[len(root.rstrip("/")) :].lstrip("/"))
+            while True:
+                try:
+                    with open(os.path.join(here, "cpu.stat")) as f:
+                        total += sum(
+                            int(line.split()[1]) for line in f if line.startswith("nr_throttled ")
+                        )
+                except (OSError, ValueError, IndexError):
+                    pass
+                if os.path.normpath(here) == os.path.normpath(point):
+                    break
+                here = os.path.dirname(here)
+    return total
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_the_cpu_quota_reading_sums_the_cgroup_and_those_above_it(tmp_path, version):
+    """The helper that tells the busy-machine test whether a CPU quota stopped its
+    processes, on a cgroup tree of the test's making: the process's cgroup and those
+    above it up to the mount point, not a sibling's nor anything outside the mount."""
+    point = tmp_path / "fs" / ("cpu,cpuacct" if version == 1 else "")
+    counts = {"": 1000, "ci": 2, "ci/job": 3, "ci/job/sibling": 100, "other": 100}
+    for path, count in counts.items():
+        (point / path).mkdir(parents=True, exist_ok=True)
+        (point / path / "cpu.stat").write_text(
+            f"nr_periods 9\nnr_throttled {count}\nthrottled_time 1\n"
+        )
+    cgroup, mountinfo = tmp_path / "cgroup", tmp_path / "mountinfo"
+    if version == 1:
+        cgroup.write_text("5:memory:/elsewhere\n3:cpu,cpuacct:/ci/job\n0::/\n")
+        line = f"35 25 0:30 /ci {point / 'ci'} rw - cgroup cgroup rw,cpu,cpuacct\n"
+    else:
+        cgroup.write_text("0::/ci/job\n")
+        line = f"35 25 0:30 /ci {point / 'ci'} rw shared:9 - cgroup2 cgroup2 rw\n"
+    mountinfo.write_text(f"22 1 8:1 / / rw - ext4 /dev/root rw\n{line}")
+    # Mounted at the cgroup "ci": "ci" and "ci/job" count, the hierarchy's root not.
+    assert _cpu_throttled(cgroup, mountinfo) == 5
+    (point / "ci" / "job" / "cpu.stat").write_text("nr_throttled 7\n")
+    assert _cpu_throttled(cgroup, mountinfo) == 9
+    assert _cpu_throttled(tmp_path / "none", mountinfo) == 0  # nothing to read
+    first = _cpu_throttled()  # this machine's own: a count that never goes down
+    assert 0 <= first <= _cpu_throttled()
+
+
 def test_a_busy_machine_steers_nothing_by_default():
     """The default steers only when another CPU may be free: with a process spinning on
     every CPU but one (so at least as many threads are runnable as there are CPUs to
     steer to, the caller aside), a worker kept off the caller's CPU would wait for a
     time slice while the caller's CPU idles (median 7-11 ms against 1.3-1.6 ms,
-    benchmarks/RESULTS-team.md): nothing is steered."""
+    benchmarks/RESULTS-team.md): nothing is steered.
+
+    That holds while the spinners are counted among the runnable threads of
+    /proc/loadavg: each has started spinning before the child runs (a spinner still
+    starting up may sleep on a disk read), and nothing stops them. A CPU quota (a
+    cgroup's ``cpu.max`` or ``cpu.cfs_quota_us``) does: a throttled spinner is not
+    runnable, so the check may read "free" and steer, as documented (docs/limits.md,
+    "thread steering"). Then the late-start rule is what keeps workers off a busy
+    CPU: a steered worker that began late stops steering for the caller's next 64
+    calls, more than the child makes, so no call after one that saw a late start
+    steers (the child runs with the real 0.1 ms; ``late_ns`` is not changed)."""
     import subprocess
 
     everywhere = sorted(os.sched_getaffinity(0))
-    spin = "import os\nos.sched_setaffinity(0, {%d})\nwhile True: pass"
-    spinners = [subprocess.Popen([sys.executable, "-c", spin % c]) for c in everywhere[1:]]
+    spin = "import os, sys\nos.sched_setaffinity(0, {%d})\nprint(flush=True)\nwhile True: pass"
+    spinners = []
     try:
-        got = _run(None)
+        for c in everywhere[1:]:
+            spinners.append(
+                subprocess.Popen([sys.executable, "-c", spin % c], stdout=subprocess.PIPE)
+            )
+        for p in spinners:
+            assert p.stdout.readline() == b"\n"  # spinning from here on
+        throttled = _cpu_throttled()
+        got = _run(None, late_ns=None)
+        throttled = _cpu_throttled() - throttled
     finally:
         for p in spinners:
             p.kill()
             p.wait()
     assert got["same"]
-    assert got["steers_all"] == 0
     assert got["masks"] == [got["everywhere"]]
+    assert len(got["trace"]) < 64  # the late-start rule's pause outlasts the child's calls
+    assert got["steers_all"] == sum(steers for steers, _ in got["trace"])
+    if not throttled:  # every reading counted the spinners: busy
+        assert got["steers_all"] == 0, got
+    late = [i for i, (_, began_late) in enumerate(got["trace"]) if began_late]
+    if late:
+        assert not any(steers for steers, _ in got["trace"][late[0] + 1 :]), got
 
 
 @pytest.mark.parametrize(
