@@ -43,10 +43,7 @@ calls = [
     lambda n: cresize.resize(x, (512, 512), axes=(0, 1), mode="bilinear", num_threads=n),
     lambda n: cresize.resize(g, (37, 91), mode="bicubic", antialias=True, num_threads=n),
 ]
-expected = [c(1) for c in calls]
-for c in calls:
-    c(n)  # the workers exist now
-trace = []  # each call from here on: the workers it steered, the late starts it noted
+trace = []  # each call of n threads: the workers it steered, the late starts it noted
 
 
 def traced(c, n):
@@ -56,6 +53,9 @@ def traced(c, n):
     return out
 
 
+expected = [c(1) for c in calls]
+for c in calls:
+    traced(c, n)  # the workers exist now
 me = threading.get_native_id()
 workers = [int(t) for t in os.listdir("/proc/self/task") if int(t) != me]
 everywhere = os.sched_getaffinity(0)
@@ -83,6 +83,7 @@ print(json.dumps({{
     "steers_all": _kernels.team_steering() - steers_before,
     "reads": _kernels._team_loadavg_reads(),
     "late": _kernels._team_late(),
+    "steers_total": _kernels.team_steering(),
     "trace": trace,
     "caller": sorted(os.sched_getaffinity(0)),
     "masks": sorted({{tuple(sorted(os.sched_getaffinity(w))) for w in workers}}),
@@ -245,10 +246,12 @@ def test_a_busy_machine_steers_nothing_by_default():
             p.wait()
     assert got["same"]
     assert got["masks"] == [got["everywhere"]]
-    assert len(got["trace"]) < 64  # the late-start rule's pause outlasts the child's calls
-    assert got["steers_all"] == sum(steers for steers, _ in got["trace"])
+    # The trace holds every call of 2 threads, and fewer than the late-start rule's pause.
+    assert len(got["trace"]) < 64
+    assert sum(steers for steers, _ in got["trace"]) == got["steers_total"]
+    assert sum(began_late for _, began_late in got["trace"]) == got["late"]
     if not throttled:  # every reading counted the spinners: busy
-        assert got["steers_all"] == 0, got
+        assert got["steers_total"] == 0, got
     late = [i for i, (_, began_late) in enumerate(got["trace"]) if began_late]
     if late:
         assert not any(steers for steers, _ in got["trace"][late[0] + 1 :]), got
