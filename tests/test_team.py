@@ -17,11 +17,13 @@ from helpers.proc import run_python
 pytestmark = [
     pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux's affinity calls"),
     pytest.mark.skipif(not cresize.openmp_enabled(), reason="a serial build has no workers"),
-    pytest.mark.skipif(
-        not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2,
-        reason="needs two CPUs to choose between",
-    ),
 ]
+#: The cases that run a team in a child (``_run``); the readings, the mode's checks and
+#: the cgroup helper run with one CPU too.
+TWO_CPUS = pytest.mark.skipif(
+    not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2,
+    reason="needs two CPUs to choose between",
+)
 
 CHILD = """
 import json, os, threading
@@ -103,6 +105,7 @@ def _run(enabled, threads=2, loadavg=None, late_ns=10**12, **env):
     return json.loads(out.splitlines()[-1])
 
 
+@TWO_CPUS
 def test_a_worker_on_the_callers_cpu_is_kept_off_it_and_gets_its_cpus_back():
     got = _run(2)  # always: the default also looks at what else runs on the machine
     assert got["same"]  # the bits do not depend on where the threads ran
@@ -112,6 +115,7 @@ def test_a_worker_on_the_callers_cpu_is_kept_off_it_and_gets_its_cpus_back():
     assert got["masks"] == [got["everywhere"]]  # each thread has all its CPUs back
 
 
+@TWO_CPUS
 def test_steering_off_changes_nothing():
     got = _run(False)
     assert got["same"]
@@ -119,6 +123,7 @@ def test_steering_off_changes_nothing():
     assert got["masks"] == [got["everywhere"]]
 
 
+@TWO_CPUS
 def test_a_team_smaller_than_asked_for_steers_its_own_workers_only():
     """OMP_THREAD_LIMIT=2 and 4 threads asked for: the calling thread and one worker
     run the four shares, two each. Each thread notes its own thread number, not the
@@ -132,6 +137,7 @@ def test_a_team_smaller_than_asked_for_steers_its_own_workers_only():
     assert got["caller"] == got["everywhere"]
 
 
+@TWO_CPUS
 def test_a_team_of_one_thread_steers_nothing():
     """OMP_THREAD_LIMIT=1: no worker runs, so nothing is kept off any CPU (the calling
     thread, which ran every share, was kept off its own CPU call after call)."""
@@ -209,6 +215,7 @@ def test_the_cpu_quota_reading_sums_the_cgroup_and_those_above_it(tmp_path, vers
     assert 0 <= first <= _cpu_throttled()
 
 
+@TWO_CPUS
 def test_a_busy_machine_steers_nothing_by_default():
     """The default steers only when another CPU may be free: with a process spinning on
     every CPU but one (so at least as many threads are runnable as there are CPUs to
@@ -286,6 +293,7 @@ def test_the_runnable_threads_are_read_from_the_fourth_field(text, running):
     assert _kernels._team_parse_loadavg(text) == running
 
 
+@TWO_CPUS
 @pytest.mark.parametrize(
     ("content", "steers"),
     [
@@ -314,6 +322,7 @@ def test_the_default_steers_only_when_it_can_read_that_a_cpu_is_free(tmp_path, c
     assert got["masks"] == [got["everywhere"]]
 
 
+@TWO_CPUS
 def test_a_busy_reading_is_not_read_again_call_after_call(tmp_path):
     """On a busy machine nothing is steered, so the worker is woken next to the caller
     again and the next call meets the same state: without a pause every 2-thread call
@@ -333,6 +342,7 @@ def test_a_busy_reading_is_not_read_again_call_after_call(tmp_path):
     assert got["reads"] >= got["rounds"]  # a free reading is never reused
 
 
+@TWO_CPUS
 def test_a_worker_that_began_late_stops_steering(tmp_path):
     """A check that reads "free" while a program runs on the other CPU (a neighbour in
     bursts, a container's own count): the steered worker can wait there for a time
