@@ -17,11 +17,13 @@ from helpers.proc import run_python
 pytestmark = [
     pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux's affinity calls"),
     pytest.mark.skipif(not cresize.openmp_enabled(), reason="a serial build has no workers"),
-    pytest.mark.skipif(
-        not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2,
-        reason="needs two CPUs to choose between",
-    ),
 ]
+#: The cases that run a team in a child (``_run``); the readings, the mode's checks and
+#: the cgroup helper run with one CPU too.
+TWO_CPUS = pytest.mark.skipif(
+    not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2,
+    reason="needs two CPUs to choose between",
+)
 
 CHILD = """
 import json, os, threading
@@ -43,9 +45,19 @@ calls = [
     lambda n: cresize.resize(x, (512, 512), axes=(0, 1), mode="bilinear", num_threads=n),
     lambda n: cresize.resize(g, (37, 91), mode="bicubic", antialias=True, num_threads=n),
 ]
+trace = []  # each call of n threads: the workers it steered, the late starts it noted
+
+
+def traced(c, n):
+    steers, late = _kernels.team_steering(), _kernels._team_late()
+    out = c(n)
+    trace.append((_kernels.team_steering() - steers, _kernels._team_late() - late))
+    return out
+
+
 expected = [c(1) for c in calls]
 for c in calls:
-    c(n)  # the workers exist now
+    traced(c, n)  # the workers exist now
 me = threading.get_native_id()
 workers = [int(t) for t in os.listdir("/proc/self/task") if int(t) != me]
 everywhere = os.sched_getaffinity(0)
@@ -57,15 +69,15 @@ for _ in range(3):
         os.sched_setaffinity(0, {{first}})
         for w in workers:
             os.sched_setaffinity(w, {{first}})
-        c(n)  # every thread ran on `first`, where the caller now runs
+        traced(c, n)  # every thread ran on `first`, where the caller now runs
         for w in workers:
             os.sched_setaffinity(w, everywhere)
-        same &= bool(np.array_equal(c(n), expected[i]))
+        same &= bool(np.array_equal(traced(c, n), expected[i]))
         rounds += 1
         os.sched_setaffinity(0, everywhere)
 steers_forced = _kernels.team_steering() - steers_before
 for i, c in enumerate(calls * 10):  # unforced: the caller where the system puts it
-    same &= bool(np.array_equal(c(n), expected[i % len(calls)]))
+    same &= bool(np.array_equal(traced(c, n), expected[i % len(calls)]))
 print(json.dumps({{
     "same": same,
     "rounds": rounds,
@@ -73,6 +85,8 @@ print(json.dumps({{
     "steers_all": _kernels.team_steering() - steers_before,
     "reads": _kernels._team_loadavg_reads(),
     "late": _kernels._team_late(),
+    "steers_total": _kernels.team_steering(),
+    "trace": trace,
     "caller": sorted(os.sched_getaffinity(0)),
     "masks": sorted({{tuple(sorted(os.sched_getaffinity(w))) for w in workers}}),
     "everywhere": sorted(everywhere),
@@ -91,6 +105,7 @@ def _run(enabled, threads=2, loadavg=None, late_ns=10**12, **env):
     return json.loads(out.splitlines()[-1])
 
 
+@TWO_CPUS
 def test_a_worker_on_the_callers_cpu_is_kept_off_it_and_gets_its_cpus_back():
     got = _run(2)  # always: the default also looks at what else runs on the machine
     assert got["same"]  # the bits do not depend on where the threads ran
@@ -100,6 +115,7 @@ def test_a_worker_on_the_callers_cpu_is_kept_off_it_and_gets_its_cpus_back():
     assert got["masks"] == [got["everywhere"]]  # each thread has all its CPUs back
 
 
+@TWO_CPUS
 def test_steering_off_changes_nothing():
     got = _run(False)
     assert got["same"]
@@ -107,6 +123,7 @@ def test_steering_off_changes_nothing():
     assert got["masks"] == [got["everywhere"]]
 
 
+@TWO_CPUS
 def test_a_team_smaller_than_asked_for_steers_its_own_workers_only():
     """OMP_THREAD_LIMIT=2 and 4 threads asked for: the calling thread and one worker
     run the four shares, two each. Each thread notes its own thread number, not the
@@ -120,6 +137,7 @@ def test_a_team_smaller_than_asked_for_steers_its_own_workers_only():
     assert got["caller"] == got["everywhere"]
 
 
+@TWO_CPUS
 def test_a_team_of_one_thread_steers_nothing():
     """OMP_THREAD_LIMIT=1: no worker runs, so nothing is kept off any CPU (the calling
     thread, which ran every share, was kept off its own CPU call after call)."""
@@ -130,26 +148,120 @@ def test_a_team_of_one_thread_steers_nothing():
     assert got["caller"] == got["everywhere"]
 
 
+def _cpu_throttled(cgroup="/proc/self/cgroup", mountinfo="/proc/self/mountinfo"):
+    """How many times this process's CPU quota stopped it (cgroup ``cpu.stat``'s
+    ``nr_throttled``, summed over its cgroup and those above it that can be seen, v1
+    and v2); 0 where there is no quota or nothing can be read."""
+    try:
+        with open(cgroup) as f:
+            groups = [line.rstrip("\n").split(":", 2) for line in f]
+        with open(mountinfo) as f:
+            mounts = [line.split() for line in f]
+    except OSError:
+        return 0
+    total = 0
+    for fields in mounts:
+        dash = fields.index("-")
+        fstype, options = fields[dash + 1], fields[dash + 3].split(",")
+        root, point = fields[3], fields[4]
+        for _, controllers, path in groups:
+            if fstype == "cgroup2" and controllers == "":
+                pass  # the unified hierarchy ("0::/path")
+            elif not (fstype == "cgroup" and "cpu" in controllers.split(",") and "cpu" in options):
+                continue
+            if not (path + "/").startswith(root.rstrip("/") + "/"):
+                continue
+            here = os.path.join(point, path[len(root.rstrip("/")) :].lstrip("/"))
+            while True:
+                try:
+                    with open(os.path.join(here, "cpu.stat")) as f:
+                        total += sum(
+                            int(line.split()[1]) for line in f if line.startswith("nr_throttled ")
+                        )
+                except (OSError, ValueError, IndexError):
+                    pass
+                if os.path.normpath(here) == os.path.normpath(point):
+                    break
+                here = os.path.dirname(here)
+    return total
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_the_cpu_quota_reading_sums_the_cgroup_and_those_above_it(tmp_path, version):
+    """The helper that tells the busy-machine test whether a CPU quota stopped its
+    processes, on a cgroup tree of the test's making: the process's cgroup and those
+    above it up to the mount point, not a sibling's nor anything outside the mount."""
+    point = tmp_path / "fs" / ("cpu,cpuacct" if version == 1 else "")
+    counts = {"": 1000, "ci": 2, "ci/job": 3, "ci/job/sibling": 100, "other": 100}
+    for path, count in counts.items():
+        (point / path).mkdir(parents=True, exist_ok=True)
+        (point / path / "cpu.stat").write_text(
+            f"nr_periods 9\nnr_throttled {count}\nthrottled_time 1\n"
+        )
+    cgroup, mountinfo = tmp_path / "cgroup", tmp_path / "mountinfo"
+    if version == 1:
+        cgroup.write_text("5:memory:/elsewhere\n3:cpu,cpuacct:/ci/job\n0::/\n")
+        line = f"35 25 0:30 /ci {point / 'ci'} rw - cgroup cgroup rw,cpu,cpuacct\n"
+    else:
+        cgroup.write_text("0::/ci/job\n")
+        line = f"35 25 0:30 /ci {point / 'ci'} rw shared:9 - cgroup2 cgroup2 rw\n"
+    mountinfo.write_text(f"22 1 8:1 / / rw - ext4 /dev/root rw\n{line}")
+    # Mounted at the cgroup "ci": "ci" and "ci/job" count, the hierarchy's root not.
+    assert _cpu_throttled(cgroup, mountinfo) == 5
+    (point / "ci" / "job" / "cpu.stat").write_text("nr_throttled 7\n")
+    assert _cpu_throttled(cgroup, mountinfo) == 9
+    assert _cpu_throttled(tmp_path / "none", mountinfo) == 0  # nothing to read
+    first = _cpu_throttled()  # this machine's own: a count that never goes down
+    assert 0 <= first <= _cpu_throttled()
+
+
+@TWO_CPUS
 def test_a_busy_machine_steers_nothing_by_default():
     """The default steers only when another CPU may be free: with a process spinning on
     every CPU but one (so at least as many threads are runnable as there are CPUs to
     steer to, the caller aside), a worker kept off the caller's CPU would wait for a
     time slice while the caller's CPU idles (median 7-11 ms against 1.3-1.6 ms,
-    benchmarks/RESULTS-team.md): nothing is steered."""
+    benchmarks/RESULTS-team.md): nothing is steered.
+
+    That holds while the spinners are counted among the runnable threads of
+    /proc/loadavg: each has started spinning before the child runs (a spinner still
+    starting up may sleep on a disk read), and nothing stops them. A CPU quota (a
+    cgroup's ``cpu.max`` or ``cpu.cfs_quota_us``) does: a throttled spinner is not
+    runnable, so the check may read "free" and steer, as documented (docs/limits.md,
+    "thread steering"). Then the late-start rule is what keeps workers off a busy
+    CPU: a steered worker that began late stops steering for the caller's next 64
+    calls, more than the child makes, so no call after one that saw a late start
+    steers (the child runs with the real 0.1 ms; ``late_ns`` is not changed)."""
     import subprocess
 
     everywhere = sorted(os.sched_getaffinity(0))
-    spin = "import os\nos.sched_setaffinity(0, {%d})\nwhile True: pass"
-    spinners = [subprocess.Popen([sys.executable, "-c", spin % c]) for c in everywhere[1:]]
+    spin = "import os, sys\nos.sched_setaffinity(0, {%d})\nprint(flush=True)\nwhile True: pass"
+    spinners = []
     try:
-        got = _run(None)
+        for c in everywhere[1:]:
+            spinners.append(
+                subprocess.Popen([sys.executable, "-c", spin % c], stdout=subprocess.PIPE)
+            )
+        for p in spinners:
+            assert p.stdout.readline() == b"\n"  # spinning from here on
+        throttled = _cpu_throttled()
+        got = _run(None, late_ns=None)
+        throttled = _cpu_throttled() - throttled
     finally:
         for p in spinners:
             p.kill()
             p.wait()
     assert got["same"]
-    assert got["steers_all"] == 0
     assert got["masks"] == [got["everywhere"]]
+    # The trace holds every call of 2 threads, and fewer than the late-start rule's pause.
+    assert len(got["trace"]) < 64
+    assert sum(steers for steers, _ in got["trace"]) == got["steers_total"]
+    assert sum(began_late for _, began_late in got["trace"]) == got["late"]
+    if not throttled:  # every reading counted the spinners: busy
+        assert got["steers_total"] == 0, got
+    late = [i for i, (_, began_late) in enumerate(got["trace"]) if began_late]
+    if late:
+        assert not any(steers for steers, _ in got["trace"][late[0] + 1 :]), got
 
 
 @pytest.mark.parametrize(
@@ -181,6 +293,7 @@ def test_the_runnable_threads_are_read_from_the_fourth_field(text, running):
     assert _kernels._team_parse_loadavg(text) == running
 
 
+@TWO_CPUS
 @pytest.mark.parametrize(
     ("content", "steers"),
     [
@@ -209,6 +322,7 @@ def test_the_default_steers_only_when_it_can_read_that_a_cpu_is_free(tmp_path, c
     assert got["masks"] == [got["everywhere"]]
 
 
+@TWO_CPUS
 def test_a_busy_reading_is_not_read_again_call_after_call(tmp_path):
     """On a busy machine nothing is steered, so the worker is woken next to the caller
     again and the next call meets the same state: without a pause every 2-thread call
@@ -228,6 +342,7 @@ def test_a_busy_reading_is_not_read_again_call_after_call(tmp_path):
     assert got["reads"] >= got["rounds"]  # a free reading is never reused
 
 
+@TWO_CPUS
 def test_a_worker_that_began_late_stops_steering(tmp_path):
     """A check that reads "free" while a program runs on the other CPU (a neighbour in
     bursts, a container's own count): the steered worker can wait there for a time
