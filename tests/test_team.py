@@ -302,6 +302,7 @@ def test_the_runnable_threads_are_read_from_the_fourth_field(text, running):
         ("0.00 0.00 0.00 1000000/1000001 5\n", False),
         ("", False),  # an empty read
         ("0.00 0.00 0.00\n", False),
+        ("0.00 0.00 0.00 0/0 0\n", False),  # a stub (the reader itself runs): unknown
         (None, False),  # no such file (a container without /proc, a seccomp filter)
     ],
 )
@@ -309,7 +310,8 @@ def test_the_default_steers_only_when_it_can_read_that_a_cpu_is_free(tmp_path, c
     """The default mode with the runnable threads read from a file of the test's making
     (so the test does not depend on what else runs on the machine): steered in the
     forced rounds when only the caller runs, and nothing steered when the count is too
-    large, cannot be read or is not of the form of /proc/loadavg."""
+    large, cannot be read, is not of the form of /proc/loadavg or is 0 (no real reading:
+    the reader itself runs)."""
     path = tmp_path / "loadavg"
     if content is not None:
         path.write_text(content)

@@ -219,7 +219,9 @@ static cresize_team *cresize_team_begin(int n)
         if (cresize_team_enabled == 1) {
             if (running < 0)
                 running = cresize_team_running();
-            if (running < 0 || running - 1 >= CPU_COUNT(&others)) {
+            /* a count of 0 is no real reading (the reader itself runs): a stub's
+             * "0/0" (a sandbox's /proc) is as unreadable */
+            if (running < 1 || running - 1 >= CPU_COUNT(&others)) {
                 /* 1, 2, 4, ... CRESIZE_TEAM_BUSY_SKIP calls for busy readings in a row:
                  * one reading that caught a passing thread costs one call's gain */
                 r->busy_skip = r->busy_run >= 5 ? CRESIZE_TEAM_BUSY_SKIP : 1 << r->busy_run;
