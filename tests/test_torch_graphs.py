@@ -359,6 +359,71 @@ def test_without_custom_op_a_capture_says_what_it_needs(monkeypatch):
         torch.jit.trace(ct.Resize(size=3), torch.randn(1, 1, 4))
 
 
+@pytest.mark.parametrize("channels_last", [False, True])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"size": (5, 7), "mode": "bicubic", "antialias": True},
+        {"scale_factor": 1.5, "mode": "nearest"},
+        {"size": 3, "mode": "area"},
+        {"size": (9, 4), "mode": "lanczos3", "align_corners": True},
+    ],
+)
+def test_meta_tensors_give_shapes_as_f_interpolate(kwargs, channels_last):
+    # A meta input (shape inference, deferred initialisation: no data) was refused with
+    # "works on CPU tensors ... Move it with .cpu()"; F.interpolate takes it. The
+    # operator's fake kernel gives the result and its gradient, shape, dtype and strides.
+    x = torch.empty(2, 3, 10, 12, device="meta")
+    if channels_last:
+        x = x.to(memory_format=torch.channels_last)
+    x.requires_grad_()
+    ours = [ct.interpolate(x, **kwargs), ct.Resize(**kwargs)(x)]
+    cpu = ct.interpolate(torch.zeros(x.shape).to(memory_format=_format(x)), **kwargs)
+    if kwargs["mode"] != "lanczos3":
+        theirs = F.interpolate(x, **kwargs)
+        assert (theirs.shape, theirs.stride()) == (cpu.shape, cpu.stride())
+    for y in ours:
+        assert (y.device.type, y.dtype, y.requires_grad) == ("meta", x.dtype, True)
+        assert (y.shape, y.stride()) == (cpu.shape, cpu.stride())
+        (grad,) = torch.autograd.grad(y.sum(), x)
+        assert (grad.device.type, grad.shape, grad.stride()) == ("meta", x.shape, x.stride())
+
+
+def _format(x):
+    return (
+        torch.channels_last
+        if x.is_contiguous(memory_format=torch.channels_last)
+        else (torch.contiguous_format)
+    )
+
+
+def test_meta_models_and_dtypes():
+    with torch.device("meta"):
+        model = torch.nn.Sequential(
+            torch.nn.Conv2d(3, 8, 3), ct.Resize(size=(64, 64), mode="bicubic")
+        )
+    assert model(torch.empty(2, 3, 30, 30, device="meta")).shape == (2, 8, 64, 64)
+    for dtype in (torch.bfloat16, torch.uint8):
+        x = torch.empty(1, 1, 4, 4, device="meta", dtype=dtype)
+        assert ct.interpolate(x, size=3, mode="bilinear").dtype == dtype
+    # the same refusals as on the CPU; no data, so no size limit from memory
+    x = torch.empty(1, 1, 4, 4, device="meta", dtype=torch.complex64)
+    with pytest.raises(TypeError, match="input dtype must be one of"):
+        ct.interpolate(x, size=3)
+    with pytest.raises(NotImplementedError, match="mode='bilinear'"):
+        ct.interpolate(torch.empty(1, 1, 4, 4, device="meta"), size=3, mode="linear")
+    with pytest.raises(ValueError, match="at least one spatial"):
+        ct.Resize(size=3)(torch.empty(4, 4, device="meta"))
+    huge = torch.empty(64, 64, 4096, 4096, device="meta")
+    assert ct.interpolate(huge, scale_factor=2).shape == (64, 64, 8192, 8192)
+
+
+def test_meta_tensors_without_custom_op_say_what_they_need(monkeypatch):
+    monkeypatch.setattr(ct, "_interpolate_op", None)
+    with pytest.raises(ValueError, match=r"meta tensors with PyTorch 2\.4 or later"):
+        ct.interpolate(torch.empty(1, 1, 4, 4, device="meta"), size=3)
+
+
 def test_eager_transforms_under_a_dispatch_mode_that_records_nothing():
     # Any torch dispatch mode sent the call to the operator, which has no torch.func or
     # forward-mode rule: under FlopCounterMode, torch.func.grad / jvp and forward AD failed

@@ -86,7 +86,9 @@ def interpolate(
     Parameters
     ----------
     input : torch.Tensor
-        ``(N, C, *spatial)`` with at least one spatial dimension, on the CPU.
+        ``(N, C, *spatial)`` with at least one spatial dimension, on the CPU (or on
+        the ``meta`` device, PyTorch 2.4 or later: a meta result of the CPU result's
+        shape, dtype and strides).
         float64, float32, float16 and bfloat16 are differentiable (the last two
         are resized in float32 and rounded once to their dtype, as ``cresize.resize``
         does float16); integer tensors are resized without gradient (rounded and
@@ -157,6 +159,17 @@ def _eager(
 ):
     """``interpolate`` run now (not recorded into a graph)."""
     half = _check_input(input)
+    if half is None:  # a meta tensor: the operator's fake kernel (see _check_input)
+        return _captured(
+            input,
+            size,
+            scale_factor,
+            mode,
+            align_corners,
+            recompute_scale_factor,
+            antialias,
+            num_threads,
+        )
     _spec.threads_value(num_threads)  # validated here rather than inside autograd
     # A repeated call with plain arguments: one dict look-up (the plans' weak references
     # that cresize.resize keeps), not the whole normalisation again. The strides are in
@@ -217,14 +230,25 @@ _UNSCRIPTABLE = (
 
 
 def _check_input(input):
-    """Refuse what cresize.torch cannot take; whether ``input`` is float16 or bfloat16."""
+    """Refuse what cresize.torch cannot take; whether ``input`` is float16 or bfloat16,
+    or None for a tensor on the ``meta`` device (PyTorch 2.4 and later: its call goes to
+    the operator, whose fake kernel gives the result's shape, dtype and strides)."""
     if not isinstance(input, torch.Tensor):
         raise TypeError(f"input must be a torch.Tensor; got {type(input).__name__}")
     if not input.is_cpu and input.device.type != "cpu":  # is_cpu: 0.05 us, device.type 0.25
-        raise ValueError(
-            f"cresize.torch works on CPU tensors; input is on {input.device}. "
-            f"Move it with .cpu() (or use torch.nn.functional.interpolate there)"
-        )
+        if not input.is_meta:
+            raise ValueError(
+                f"cresize.torch works on CPU tensors; input is on {input.device}. "
+                f"Move it with .cpu() (or use torch.nn.functional.interpolate there)"
+            )
+        if _interpolate_op is None:
+            raise ValueError(
+                f"cresize.torch takes meta tensors with PyTorch 2.4 or later (its "
+                f"operator's fake kernel gives their results); this is {torch.__version__}"
+            )
+        meta = True  # no data (shapes only): the operator's fake kernel gives the result
+    else:
+        meta = False
     half = _DTYPES.get(input.dtype)
     if half is None:
         raise TypeError(
@@ -241,7 +265,7 @@ def _check_input(input):
             f"input must be (N, C, *spatial) with at least one spatial dimension; "
             f"got {input.dim()} dimensions"
         )
-    return half
+    return None if meta else half
 
 
 # F.interpolate's own mode names and the input ranks (dimensions) it takes each on;
@@ -420,7 +444,8 @@ class Resize(torch.nn.Module):
         torch.Tensor
             As ``interpolate`` returns it.
         """
-        if _capturing(input):
+        half = None if _capturing(input) else _check_input(input)
+        if half is None:  # recorded into a graph, or a meta tensor (see _check_input)
             return _captured(
                 input,
                 self.size,
@@ -431,7 +456,6 @@ class Resize(torch.nn.Module):
                 self.antialias,
                 self.num_threads,
             )
-        half = _check_input(input)
         key = (  # the strides give the layout (see _eager)
             tuple(input.shape),
             input.dtype,
@@ -617,6 +641,8 @@ def _differentiated_unrecorded(input):
     the tangent), around a call that nothing records: only a torch dispatch mode that
     records no graph (``FlopCounterMode``, ...) sent it here. It runs eagerly."""
     if not (_transforming() or _forward_ad._current_level >= 0) or _tracing() or _is_fake(input):
+        return False
+    if input.is_meta:  # no data to run on: the operator (its fake kernel) or its error
         return False
     from torch.fx.experimental.proxy_tensor import get_proxy_mode  # make_fx's
 
