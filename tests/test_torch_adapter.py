@@ -624,9 +624,9 @@ def test_no_graph_is_recorded_where_nothing_differentiates(monkeypatch):
     # resize runs without the autograd.Function (~3 us a call); the numbers are the same.
     # (An applied Function records no grad_fn there either: count its forwards.)
     applied = []
-    forward = ct._Linear.forward
+    forward = ct._CresizeInterpolate.forward
     monkeypatch.setattr(
-        ct._Linear, "forward", staticmethod(lambda *a: applied.append(1) or forward(*a))
+        ct._CresizeInterpolate, "forward", staticmethod(lambda *a: applied.append(1) or forward(*a))
     )
     x = torch.randn(2, 3, 7, 6, dtype=torch.float64)
     leaf = x.clone().requires_grad_()
@@ -893,3 +893,16 @@ def test_own_modes_and_more_dimensions_keep_cresize_rules():
         ct.interpolate(x3, size=2, mode="bicubic")
     with pytest.raises(ValueError, match="align_corners option can only be set"):
         ct.interpolate(x3, size=2, mode="nearest", align_corners=False)
+
+
+def test_autograd_names_say_cresize():
+    # grad_fn and profiler rows said "_LinearBackward" / "_Linear", easily taken for
+    # nn.Linear's; they name cresize now
+    x = torch.randn(1, 1, 4, 4, requires_grad=True)
+    with torch.profiler.profile() as prof:
+        y = ct.interpolate(x, size=3, mode="bilinear")
+        y.sum().backward()
+    assert type(y.grad_fn).__name__ == "_CresizeInterpolateBackward"
+    keys = {event.key for event in prof.key_averages()}
+    assert {"_CresizeInterpolate", "_CresizeInterpolateBackward"} <= keys, keys
+    assert not any("Linear" in key and "Cresize" not in key for key in keys), keys

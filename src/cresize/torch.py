@@ -504,10 +504,12 @@ class Resize(torch.nn.Module):
         )
 
 
-class _Linear(torch.autograd.Function):
+class _CresizeInterpolate(torch.autograd.Function):
     """``W`` of a plan, or with ``adjoint`` its ``W.T``. The derivatives are maps of the
     same plan: forward mode (``jvp``) is the map itself, reverse mode (``backward``) the
-    other one, so derivatives of every order work."""
+    other one, so derivatives of every order work. The class's name is what profilers
+    and ``grad_fn`` show (``_CresizeInterpolateBackward``; it was ``_Linear``, easily
+    taken for ``nn.Linear``)."""
 
     @staticmethod
     def forward(ctx, input, plan, num_threads, adjoint):
@@ -523,8 +525,8 @@ class _Linear(torch.autograd.Function):
         return _linear(tangent, ctx.plan, ctx.num_threads, ctx.adjoint)
 
 
-class _Transformable(_Linear):
-    """``_Linear`` in the form ``torch.func`` transforms need (``setup_context``, and
+class _CresizeInterpolateUnderTransform(_CresizeInterpolate):
+    """``_CresizeInterpolate`` in the form ``torch.func`` transforms need (``setup_context``, and
     ``vmap``: slice by slice). Its ``apply`` costs about 10 us more (PyTorch binds the
     arguments with ``inspect.signature``), so it is used only under a transform."""
 
@@ -562,9 +564,9 @@ def _linear(input, plan, num_threads, adjoint=False):
     """``_run`` as a differentiable PyTorch operation (run as it is where nothing can
     differentiate it: no gradient recorded, no forward-mode level, no transform)."""
     if _transforming():
-        return _Transformable.apply(input, plan, num_threads, adjoint)
+        return _CresizeInterpolateUnderTransform.apply(input, plan, num_threads, adjoint)
     if (input.requires_grad and torch.is_grad_enabled()) or _forward_ad._current_level >= 0:
-        return _Linear.apply(input, plan, num_threads, adjoint)
+        return _CresizeInterpolate.apply(input, plan, num_threads, adjoint)
     return _run(input, plan, num_threads, adjoint)
 
 
