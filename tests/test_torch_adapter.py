@@ -906,3 +906,15 @@ def test_autograd_names_say_cresize():
     keys = {event.key for event in prof.key_averages()}
     assert {"_CresizeInterpolate", "_CresizeInterpolateBackward"} <= keys, keys
     assert not any("Linear" in key and "Cresize" not in key for key in keys), keys
+
+
+def test_a_bad_mode_lists_pytorchs_lanczos_too():
+    # "mode must be one of nearest, ..., cubic" left out 'lanczos', which it takes
+    with pytest.raises(
+        ValueError,
+        match=r"one of nearest.*got 'box'.*'lanczos' \(lanczos3 with "
+        r"antialias=True\)",
+    ):
+        ct.interpolate(torch.zeros(1, 1, 4, 4), size=2, mode="box")
+    with pytest.raises(ValueError, match="'lanczos' "):
+        ct.Resize(size=2, mode="Lanczos", antialias=True)

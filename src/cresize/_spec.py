@@ -156,7 +156,14 @@ def torch_mode(mode, antialias):
                 f"antialias=True; use mode='lanczos3' for the plain Lanczos-3"
             )
         return canonical
-    return canonical_mode(mode)
+    try:
+        return canonical_mode(mode)
+    except ValueError as exc:  # the names above are taken too: say so
+        extra = ", ".join(
+            f"{name!r} ({canonical} with antialias=True)"
+            for name, (canonical, _) in TORCH_MODES.items()
+        )
+        raise ValueError(f"{exc}; PyTorch's names also: {extra}") from None
 
 
 def torch_name(mode, spatial):
