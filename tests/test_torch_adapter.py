@@ -918,3 +918,34 @@ def test_a_bad_mode_lists_pytorchs_lanczos_too():
         ct.interpolate(torch.zeros(1, 1, 4, 4), size=2, mode="box")
     with pytest.raises(ValueError, match="'lanczos' "):
         ct.Resize(size=2, mode="Lanczos", antialias=True)
+
+
+@pytest.mark.parametrize("reentrant", [False, True])
+def test_training_tools_deterministic_checkpoint_saved_tensors(reentrant):
+    from torch.utils.checkpoint import checkpoint
+
+    torch.manual_seed(0)
+    conv = torch.nn.Conv2d(2, 2, 3, padding=1).double()
+    x = torch.randn(2, 2, 9, 8, dtype=torch.float64, requires_grad=True)
+
+    def block(t):
+        return conv(ct.interpolate(conv(t), size=(5, 11), mode="bicubic", antialias=True))
+
+    def grads(run):
+        x.grad = None
+        conv.zero_grad()
+        run().pow(2).sum().backward()
+        return [x.grad.clone(), conv.weight.grad.clone()]
+
+    before = torch.are_deterministic_algorithms_enabled()
+    torch.use_deterministic_algorithms(True)
+    try:
+        plain = grads(lambda: block(x))
+        checked = grads(lambda: checkpoint(block, x, use_reentrant=reentrant))
+    finally:
+        torch.use_deterministic_algorithms(before)
+    assert all(torch.equal(a, b) for a, b in zip(plain, checked))
+    saved = []
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: saved.append(t) or t, lambda t: t):
+        y = ct.interpolate(x, size=(5, 11), mode="bicubic")
+    assert saved == [] and y.requires_grad
