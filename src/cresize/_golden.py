@@ -32,6 +32,8 @@ GEOMETRIES = (
     ("down", (1, 1, 9, 8), (4, 3), None),
     ("mixed", (2, 1, 5, 7), (8, 3), None),
     ("scale", (1, 2, 4, 6), None, (1.75, 0.5)),
+    # lengths that are not whole multiples (floor(10 * 1.55) = 15): read at 1/f, not I/O
+    ("scale-frac", (1, 1, 10, 9), None, (1.55, 0.7)),
     ("1px", (1, 1, 1, 6), (3, 1), None),
 )
 
