@@ -337,3 +337,48 @@ def test_bad_implementation_exits_2_naming_the_option(
 ):
     assert _check.main(["--quick", "--backward", value]) == 2
     assert problem in capsys.readouterr().err
+
+
+FLOAT32_INSIDE = """
+import numpy as np
+import cresize
+
+
+def resize(x, size=None, **options):  # computes in float32 whatever it is given
+    return cresize.resize(x.astype(np.float32), size, **options).astype(x.dtype)
+
+
+def resize_backward(g, input_shape, **options):
+    return cresize.resize_backward(g.astype(np.float32), input_shape, **options).astype(g.dtype)
+"""
+
+
+def test_dtypes_and_rtol_options(implementation_folder, capsys):
+    (implementation_folder / "float32_inside.py").write_text(FLOAT32_INSIDE)
+    sys.modules.pop("float32_inside", None)
+    path = implementation_folder / "check.json"
+    argv = ["--quick", "--modes", "bicubic", "--dtypes", "float64", "--json", str(path)]
+    argv += ["--forward", "float32_inside:resize", "--backward", "float32_inside:resize_backward"]
+    try:
+        assert _check.main(argv) == 1  # float32 arithmetic is not float64's 1e-12
+        out = capsys.readouterr().out
+        record = json.loads(path.read_text())
+        assert {r["dtype"] for r in record["results"]} == {"float64"}
+        assert record["failed"] == len(record["results"]) and record["rtol"] is None
+        assert "reference error" in out and "gradient error" in out
+        assert _check.main([*argv, "--rtol", "1e-5"]) == 0  # every check, FD included
+        assert "0 failed" in (out := capsys.readouterr().out)
+        assert "rtol 1e-05 for every check" in out
+        assert json.loads(path.read_text())["rtol"] == 1e-5
+    finally:
+        sys.modules.pop("float32_inside", None)
+    for bad, said in [
+        (
+            ["--dtypes", "float16"],
+            "--dtypes: unknown dtype 'float16'; choose from float64, float32",
+        ),
+        (["--rtol", "0"], "--rtol must be > 0; got 0.0"),
+        (["--rtol", "nan"], "--rtol must be > 0; got nan"),
+    ]:
+        assert _check.main(["--quick", *bad]) == 2
+        assert said in capsys.readouterr().err

@@ -83,6 +83,18 @@ def main(argv=None):
         default=0,
         help="seed of the random inputs (default 0; the PyTorch comparison draws from seed + 1)",
     )
+    parser.add_argument(
+        "--dtypes",
+        help="comma-separated dtypes of the inputs (default: float64,float32)",
+    )
+    parser.add_argument(
+        "--rtol",
+        type=float,
+        metavar="R",
+        help="relative tolerance of every check, for every dtype (default: 1e-12 for "
+        "float64, 2e-6 for float32, 1e-8 for finite differences, and PyTorch's float32 "
+        "slack)",
+    )
     for which, like in (("forward", "resize"), ("backward", "resize_backward")):
         parser.add_argument(
             f"--{which}",
@@ -94,6 +106,9 @@ def main(argv=None):
         args = parser.parse_args(argv)
         testing._seed(args.seed, "--seed")
         modes = _modes(args.modes)
+        dtypes = _dtypes(args.dtypes)
+        if args.rtol is not None and not args.rtol > 0:  # NaN too
+            raise ValueError(f"--rtol must be > 0; got {args.rtol}")
         implementation = {
             which: _callable(getattr(args, which), f"--{which}")
             for which in ("forward", "backward")
@@ -123,11 +138,22 @@ def main(argv=None):
     cases = [c for c in CASES if c[5] or not args.quick]
     start = time.perf_counter()
     rows = [
-        run_one(case, mode, ac, aa, dtype, torch, args.threads, seed=args.seed, **implementation)
+        run_one(
+            case,
+            mode,
+            ac,
+            aa,
+            dtype,
+            torch,
+            args.threads,
+            seed=args.seed,
+            rtol=args.rtol,
+            **implementation,
+        )
         for mode in modes
         for ac, aa in option_combinations(mode)
         for case in cases
-        for dtype in DTYPES
+        for dtype in dtypes
     ]
     seconds = time.perf_counter() - start
     compared = (
@@ -148,6 +174,7 @@ def main(argv=None):
         f"{len(rows)} configurations, {len(failed)} failed, {seconds:.1f} s; "
         f"cresize {cresize.__version__}, torch {compared}, seed {args.seed}"
         + (f"; checked {checked['forward']} and {checked['backward']}" if implementation else "")
+        + (f"; rtol {args.rtol:g} for every check" if args.rtol is not None else "")
     )
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
@@ -157,6 +184,7 @@ def main(argv=None):
                     "torch": None if torch is None else torch.__version__,
                     "tolerances": {str(k): v for k, v in testing.TOLERANCES.items()},
                     "fd_tolerance": testing.FD_TOLERANCE,
+                    "rtol": args.rtol,
                     "seed": args.seed,
                     "forward": checked["forward"],
                     "backward": checked["backward"],
@@ -185,12 +213,14 @@ def run_one(
     seed=0,
     forward=None,
     backward=None,
+    rtol=None,
 ):
     """Check one configuration; a dict with the numbers, ``passed`` and ``message``.
 
     ``seed`` seeds the ``cresize.testing`` checks; the PyTorch comparison draws from
     ``seed + 1``. ``forward`` / ``backward``: the implementation checked (default
-    cresize's, with ``num_threads``)."""
+    cresize's, with ``num_threads``). ``rtol``: the tolerance of every check instead of
+    ``TOLERANCES[dtype]``, ``FD_TOLERANCE`` and the PyTorch float32 slack."""
     name, shape, size, scale_factor, axes, _ = case
     dtype = np.dtype(dtype)
     options = dict(
@@ -232,7 +262,7 @@ def run_one(
     ]
     if dtype == np.float64:
         checks.append(("gradient", testing.check_gradient, {}))
-    tolerance = testing.TOLERANCES[dtype]
+    tolerance = testing.TOLERANCES[dtype] if rtol is None else rtol
 
     def _where(key, limit):
         """What check_reference says about a failure: which values, where, what it looks
@@ -255,7 +285,7 @@ def run_one(
         except Exception as exc:  # a crash is a failure of this row, not of the run
             messages.append(f"{key}: {type(exc).__name__}: {exc}")
             continue
-        limit = testing.FD_TOLERANCE if key == "gradient" else tolerance
+        limit = testing.FD_TOLERANCE if key == "gradient" and rtol is None else tolerance
         if not row[key] <= limit:
             messages.append(f"{key} error {row[key]:.3e} > {limit:.1e}" + _where(key, limit))
     if torch is not None:
@@ -266,7 +296,7 @@ def run_one(
         except Exception as exc:
             messages.append(f"torch: {type(exc).__name__}: {exc}")
         limit = tolerance
-        if dtype == np.float32:  # PyTorch computes float32 source coordinates in float32
+        if dtype == np.float32 and rtol is None:  # PyTorch: float32 coordinates in float32
             matrices = testing.reference_matrices(shape, size, **options)
             limit += TORCH_FLOAT32_SLACK * max(max(w.shape) for w in matrices.values())
         if row["torch"] is not None and not row["torch"] <= limit:
@@ -485,6 +515,16 @@ def _callable(text, option):
     if not callable(value):
         raise ValueError(f"{option}: {text} is not callable; got {value!r}")
     return value
+
+
+def _dtypes(text):
+    if text is None:
+        return list(DTYPES)
+    names = [n.strip() for n in text.split(",")]
+    for name in names:
+        if name not in ("float64", "float32"):
+            raise ValueError(f"--dtypes: unknown dtype {name!r}; choose from float64, float32")
+    return [np.dtype(n) for n in dict.fromkeys(names)]
 
 
 def _modes(text):
