@@ -270,3 +270,115 @@ def test_a_missing_torch_skips_the_comparison(monkeypatch, capsys):
     import_raises(monkeypatch, "torch", OSError("broken"))
     assert _check.main(["--quick", "--modes", "nearest", "--no-torch", "--threads", "1"]) == 0
     assert "torch not compared (--no-torch)" in capsys.readouterr().out
+
+
+BROKEN_BACKWARD = """
+import cresize
+
+resize = cresize.resize
+
+
+def backward(g, input_shape, **options):
+    if options["mode"] in ("bilinear", "bicubic", "lanczos3"):
+        options["align_corners"] = False  # the port's mistake: ignores align_corners
+    return cresize.resize_backward(g, input_shape, **options)
+"""
+
+
+@pytest.fixture
+def implementation_folder(tmp_path, monkeypatch):
+    """tmp_path as the current folder, holding the module ``port_under_test``."""
+    (tmp_path / "port_under_test.py").write_text(BROKEN_BACKWARD)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", ".")])
+    monkeypatch.delitem(sys.modules, "port_under_test", raising=False)
+    yield tmp_path
+    sys.modules.pop("port_under_test", None)
+
+
+def test_forward_and_backward_options_check_another_implementation(implementation_folder, capsys):
+    path = implementation_folder / "check.json"
+    argv = ["--quick", "--modes", "bilinear", "--failures-only", "--json", str(path)]
+    argv += ["--forward", "port_under_test:resize", "--backward", "port_under_test:backward"]
+    assert _check.main(argv) == 1
+    out = capsys.readouterr().out
+    assert "torch not compared (--forward/--backward given)" in out
+    assert "checked port_under_test:resize and port_under_test:backward" in out
+    fails = [line for line in out.splitlines() if line.startswith("FAIL ")]
+    # align_corners=False rows are right; every align_corners=True row fails, and says
+    # which values are off and what the port computed
+    assert fails and all(" ac=1 " in line for line in fails)
+    assert all("backward deviates from the dense reference" in line for line in fails)
+    assert all("it is what align_corners=False gives" in line for line in fails)
+    record = json.loads(path.read_text())
+    assert record["forward"] == "port_under_test:resize" and record["torch"] is None
+    assert record["backward"] == "port_under_test:backward"
+    assert record["failed"] == len(fails)
+
+
+def test_forward_option_with_a_correct_implementation_passes(implementation_folder, capsys):
+    argv = ["--quick", "--modes", "area,nearest", "--forward", "port_under_test:resize"]
+    argv += ["--backward", "port_under_test:backward"]  # right for modes without corners
+    assert _check.main(argv) == 0
+    assert "0 failed" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "value, problem",
+    [
+        ("port_under_test", "--backward: expected MODULE:NAME (e.g. mymodule:resize); got"),
+        ("port_under_test:nope", "--backward: 'port_under_test' has no attribute 'nope'"),
+        ("no_such_module_xyz:f", "--backward: cannot import 'no_such_module_xyz'"),
+        ("port_under_test:cresize", "--backward: port_under_test:cresize is not callable"),
+    ],
+)
+def test_bad_implementation_exits_2_naming_the_option(
+    implementation_folder, capsys, value, problem
+):
+    assert _check.main(["--quick", "--backward", value]) == 2
+    assert problem in capsys.readouterr().err
+
+
+FLOAT32_INSIDE = """
+import numpy as np
+import cresize
+
+
+def resize(x, size=None, **options):  # computes in float32 whatever it is given
+    return cresize.resize(x.astype(np.float32), size, **options).astype(x.dtype)
+
+
+def resize_backward(g, input_shape, **options):
+    return cresize.resize_backward(g.astype(np.float32), input_shape, **options).astype(g.dtype)
+"""
+
+
+def test_dtypes_and_rtol_options(implementation_folder, capsys):
+    (implementation_folder / "float32_inside.py").write_text(FLOAT32_INSIDE)
+    sys.modules.pop("float32_inside", None)
+    path = implementation_folder / "check.json"
+    argv = ["--quick", "--modes", "bicubic", "--dtypes", "float64", "--json", str(path)]
+    argv += ["--forward", "float32_inside:resize", "--backward", "float32_inside:resize_backward"]
+    try:
+        assert _check.main(argv) == 1  # float32 arithmetic is not float64's 1e-12
+        out = capsys.readouterr().out
+        record = json.loads(path.read_text())
+        assert {r["dtype"] for r in record["results"]} == {"float64"}
+        assert record["failed"] == len(record["results"]) and record["rtol"] is None
+        assert "reference error" in out and "gradient error" in out
+        assert _check.main([*argv, "--rtol", "1e-5"]) == 0  # every check, FD included
+        assert "0 failed" in (out := capsys.readouterr().out)
+        assert "rtol 1e-05 for every check" in out
+        assert json.loads(path.read_text())["rtol"] == 1e-5
+    finally:
+        sys.modules.pop("float32_inside", None)
+    for bad, said in [
+        (
+            ["--dtypes", "float16"],
+            "--dtypes: unknown dtype 'float16'; choose from float64, float32",
+        ),
+        (["--rtol", "0"], "--rtol must be > 0; got 0.0"),
+        (["--rtol", "nan"], "--rtol must be > 0; got nan"),
+    ]:
+        assert _check.main(["--quick", *bad]) == 2
+        assert said in capsys.readouterr().err

@@ -314,7 +314,7 @@ def test_verify_float32_results_and_partial_results(golden_dir, tmp_path, capsys
     (partial / "one.json").write_text(json.dumps({"name": case["name"], "output": case["output"]}))
     assert _golden.main(["--verify", str(partial)]) == 0
     printed = capsys.readouterr().out
-    assert "1 results, 0 failed, 74 golden cases without a result" in printed
+    assert f"1 results, 0 failed, {len(cases) - 1} golden cases without a result" in printed
     # the unchecked gradient is said in the summary, not only as a "-" cell
     assert "grad_input not given in 1 result (not checked)" in printed.splitlines()[-1]
 
@@ -407,3 +407,67 @@ def test_write_refuses_to_replace_golden_files(tmp_path, capsys):
     assert index.read_text() == "kept\n"
     assert _golden.main(["--out", str(directory), "--overwrite"]) == 0
     assert index.read_text() != "kept\n"
+
+
+def test_a_scale_factor_case_tells_1_over_f_from_in_over_out(golden_dir, tmp_path, capsys):
+    # "scale" (4 * 1.75 = 7, 6 * 0.5 = 3) reads the same at 1/f and at I/O; a port that
+    # drops scale_factor and resizes to `size` must fail somewhere.
+    cases = load_cases(golden_dir)
+    frac = [c for c in cases.values() if c["name"].endswith("-scale-frac")]
+    assert len(frac) == 15
+
+    def forward(x, size, *, scale_factor, **options):
+        size = [int(np.floor(x.shape[a] * f)) for a, f in zip((2, 3), scale_factor)]
+        return cresize.resize(x, size, **options)
+
+    def backward(g, shape, *, scale_factor, **options):
+        return cresize.resize_backward(g, shape, **options)  # I/O from the shapes
+
+    results = results_from({c["name"]: c for c in frac}, forward, backward, tmp_path / "by-size")
+    assert _golden.main(["--verify", str(results), "--expected", str(golden_dir)]) == 1
+    lines = capsys.readouterr().out.splitlines()[1:-1]
+    failed = {line.split()[0] for line in lines if "FAIL" in line}
+    # every case that reads at 1/f: all but area (I/O) and align_corners (I-1)/(O-1)
+    assert failed == {c["name"] for c in frac if c["mode"] != "area" and not c["align_corners"]}
+
+
+def test_verify_json_report(golden_dir, tmp_path, capsys):
+    """--json: one record per result (errors, pass, the printed message), the cases
+    without a result and the fields not given, for a verifier's CI to read."""
+    cases = {k: v for k, v in load_cases(golden_dir).items() if k.startswith("bilinear-ac")}
+
+    def ignores_align_corners(g, input_shape, **options):
+        return cresize.resize_backward(g, input_shape, **{**options, "align_corners": False})
+
+    results = results_from(cases, cresize.resize, ignores_align_corners, tmp_path / "wrong")
+    (results / "extra.json").write_text(json.dumps({"name": "not-a-case", "output": [1.0]}))
+    path = tmp_path / "report.json"
+    argv = ["--verify", str(results), "--expected", str(golden_dir), "--json", str(path)]
+    assert _golden.main(argv) == 1
+    printed = capsys.readouterr().out
+    report = json.loads(path.read_text())
+    assert report["schema"] == "cresize-golden/1" and report["passed"] is False
+    assert report["seed"] == 0 and report["expected"] == str(golden_dir) and report["rtol"] is None
+    records = {r["name"]: r for r in report["results"]}
+    assert set(records) == {*cases, "not-a-case"}
+    assert report["failed"] == sum(not r["passed"] for r in records.values())
+    assert report["missing"] == sorted(set(load_cases(golden_dir)) - set(cases))
+    assert report["not_given"] == {"output": 0, "grad_input": 0}
+    assert records["not-a-case"]["message"] == "FAIL: not a golden case"
+    for name, case in cases.items():
+        r = records[name]
+        assert r["dtype"] == "float64" and r["tolerance"] == 1e-12
+        assert r["output"] <= 1e-12  # the forward is right
+        assert r["passed"] == (not case["align_corners"]) == (r["grad_input"] <= 1e-12)
+        assert r["message"] in printed  # what the table says
+        if case["align_corners"]:
+            assert r["message"].endswith("it is what align_corners=False gives")
+    assert _golden.main(["--verify", str(golden_dir), "--json", str(path)]) == 0
+    assert json.loads(path.read_text())["passed"] is True
+    capsys.readouterr()
+    # refused before the run: a folder that does not exist, --json without --verify
+    assert _golden.main(["--verify", str(results), "--json", str(tmp_path / "no" / "r.json")]) == 2
+    assert f"--json: no such folder: {tmp_path / 'no'}" in capsys.readouterr().err
+    assert _golden.main(["--out", str(tmp_path / "g"), "--json", str(path)]) == 2
+    assert "--json goes with --verify" in capsys.readouterr().err
+    assert not (tmp_path / "g").exists()

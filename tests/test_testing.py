@@ -223,6 +223,35 @@ def test_other_implementations_are_checked_for_shape_and_dtype():
 
 
 @pytest.mark.parametrize(
+    "check", [testing.check_adjoint, testing.check_gradient, testing.check_reference]
+)
+def test_a_wrapper_without_the_keywords_is_told_what_is_passed(check):
+    # It raised the wrapper's own "got an unexpected keyword argument 'scale_factor'".
+    called = []
+
+    def forward(x, size):  # a port's resize, without the keywords
+        called.append(size)
+        return cresize.resize(x, size)
+
+    with pytest.raises(TypeError) as info:
+        check((5, 6), (3, 4), forward=forward)
+    assert str(info.value).startswith(
+        "forward must take the arguments of cresize.resize: called as forward(x, size, "
+        "scale_factor=..., mode=..., align_corners=..., antialias=..., axes=...); "
+    )
+    assert "unexpected keyword argument 'scale_factor'" in str(info.value) and not called
+
+    def backward(grad_output, input_shape, *, mode, axes):
+        return cresize.resize_backward(grad_output, input_shape, mode=mode, axes=axes)
+
+    with pytest.raises(TypeError, match=r"^backward must take the arguments of cresize\.resize_"):
+        check((5, 6), (3, 4), backward=backward)
+    # keywords taken by **options or with defaults: called as before
+    check((5, 6), (3, 4), forward=lambda x, size, **options: cresize.resize(x, size, **options))
+    check((5, 6), (3, 4), backward=functools.partial(cresize.resize_backward, num_threads=1))
+
+
+@pytest.mark.parametrize(
     "call, error, match",
     [
         (lambda: testing.check_adjoint((4, 4), 2, dtype=np.int32), TypeError, "float32 or float64"),

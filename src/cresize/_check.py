@@ -11,10 +11,17 @@ and PyTorch's values and gradient are exactly the gather at its own indices and
 that gather's adjoint). Exit status 1 when anything fails, and before the run when
 torch is installed but fails to import (its error is printed; ``--no-torch`` runs
 without it).
+
+``--forward MODULE:NAME`` / ``--backward MODULE:NAME`` check another implementation
+(callables with the signatures of ``cresize.resize`` / ``cresize.resize_backward``;
+``MODULE`` is imported with the current folder on ``sys.path``) instead of cresize's
+own, with the adjoint, finite-difference and reference checks; the PyTorch column,
+which compares cresize with PyTorch, is then left out.
 """
 
 import argparse
 import functools
+import importlib
 import json
 import os
 import sys
@@ -76,10 +83,37 @@ def main(argv=None):
         default=0,
         help="seed of the random inputs (default 0; the PyTorch comparison draws from seed + 1)",
     )
+    parser.add_argument(
+        "--dtypes",
+        help="comma-separated dtypes of the inputs (default: float64,float32)",
+    )
+    parser.add_argument(
+        "--rtol",
+        type=float,
+        metavar="R",
+        help="relative tolerance of every check, for every dtype (default: 1e-12 for "
+        "float64, 2e-6 for float32, 1e-8 for finite differences, and PyTorch's float32 "
+        "slack)",
+    )
+    for which, like in (("forward", "resize"), ("backward", "resize_backward")):
+        parser.add_argument(
+            f"--{which}",
+            metavar="MODULE:NAME",
+            help=f"check this {which} (a callable like cresize.{like}, MODULE importable "
+            f"from the current folder) instead of cresize's; leaves out the PyTorch column",
+        )
     try:
         args = parser.parse_args(argv)
         testing._seed(args.seed, "--seed")
         modes = _modes(args.modes)
+        dtypes = _dtypes(args.dtypes)
+        if args.rtol is not None and not args.rtol > 0:  # NaN too
+            raise ValueError(f"--rtol must be > 0; got {args.rtol}")
+        implementation = {
+            which: _callable(getattr(args, which), f"--{which}")
+            for which in ("forward", "backward")
+            if getattr(args, which) is not None
+        }
         if args.threads is not None:
             _threads(args.threads)
         folder = os.path.dirname(os.path.abspath(args.json)) if args.json else None
@@ -91,8 +125,9 @@ def main(argv=None):
         print(f"cresize check: {exc}", file=sys.stderr)
         return 2
     try:
-        # None when not installed; installed but failing to import: named, not skipped
-        torch = None if args.no_torch else _optional.load("torch")
+        # None when not installed; installed but failing to import: named, not skipped.
+        # The column compares cresize (not another implementation) with PyTorch.
+        torch = None if args.no_torch or implementation else _optional.load("torch")
     except _optional.BrokenDependencyError as exc:
         print(
             f"cresize check: {exc}; repair it, or pass --no-torch to check "
@@ -103,11 +138,22 @@ def main(argv=None):
     cases = [c for c in CASES if c[5] or not args.quick]
     start = time.perf_counter()
     rows = [
-        run_one(case, mode, ac, aa, dtype, torch, args.threads, seed=args.seed)
+        run_one(
+            case,
+            mode,
+            ac,
+            aa,
+            dtype,
+            torch,
+            args.threads,
+            seed=args.seed,
+            rtol=args.rtol,
+            **implementation,
+        )
         for mode in modes
         for ac, aa in option_combinations(mode)
         for case in cases
-        for dtype in DTYPES
+        for dtype in dtypes
     ]
     seconds = time.perf_counter() - start
     compared = (
@@ -115,8 +161,11 @@ def main(argv=None):
         if torch is not None
         else "not compared (--no-torch)"
         if args.no_torch
+        else "not compared (--forward/--backward given)"
+        if implementation
         else "not compared (not installed)"
     )
+    checked = {w: getattr(args, w) or f"cresize.{n}" for w, n in _CRESIZE.items()}
     failed = [r for r in rows if not r["passed"]]
     _print_table([r for r in rows if not args.failures_only or not r["passed"]])
     for row in failed:
@@ -124,6 +173,8 @@ def main(argv=None):
     print(
         f"{len(rows)} configurations, {len(failed)} failed, {seconds:.1f} s; "
         f"cresize {cresize.__version__}, torch {compared}, seed {args.seed}"
+        + (f"; checked {checked['forward']} and {checked['backward']}" if implementation else "")
+        + (f"; rtol {args.rtol:g} for every check" if args.rtol is not None else "")
     )
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
@@ -133,7 +184,10 @@ def main(argv=None):
                     "torch": None if torch is None else torch.__version__,
                     "tolerances": {str(k): v for k, v in testing.TOLERANCES.items()},
                     "fd_tolerance": testing.FD_TOLERANCE,
+                    "rtol": args.rtol,
                     "seed": args.seed,
+                    "forward": checked["forward"],
+                    "backward": checked["backward"],
                     "failed": len(failed),
                     "results": rows,
                 },
@@ -148,11 +202,25 @@ def option_combinations(mode):
     return [(c["align_corners"], c["antialias"]) for c in _spec.configurations((mode,))]
 
 
-def run_one(case, mode, align_corners, antialias, dtype, torch=None, num_threads=None, seed=0):
+def run_one(
+    case,
+    mode,
+    align_corners,
+    antialias,
+    dtype,
+    torch=None,
+    num_threads=None,
+    seed=0,
+    forward=None,
+    backward=None,
+    rtol=None,
+):
     """Check one configuration; a dict with the numbers, ``passed`` and ``message``.
 
     ``seed`` seeds the ``cresize.testing`` checks; the PyTorch comparison draws from
-    ``seed + 1``."""
+    ``seed + 1``. ``forward`` / ``backward``: the implementation checked (default
+    cresize's, with ``num_threads``). ``rtol``: the tolerance of every check instead of
+    ``TOLERANCES[dtype]``, ``FD_TOLERANCE`` and the PyTorch float32 slack."""
     name, shape, size, scale_factor, axes, _ = case
     dtype = np.dtype(dtype)
     options = dict(
@@ -170,6 +238,7 @@ def run_one(case, mode, align_corners, antialias, dtype, torch=None, num_threads
             backward=functools.partial(cresize.resize_backward, num_threads=num_threads),
         )
     )
+    threads.update({k: f for k, f in (("forward", forward), ("backward", backward)) if f})
     row = dict(
         case=name,
         shape=list(shape),
@@ -193,16 +262,32 @@ def run_one(case, mode, align_corners, antialias, dtype, torch=None, num_threads
     ]
     if dtype == np.float64:
         checks.append(("gradient", testing.check_gradient, {}))
-    tolerance = testing.TOLERANCES[dtype]
+    tolerance = testing.TOLERANCES[dtype] if rtol is None else rtol
+
+    def _where(key, limit):
+        """What check_reference says about a failure: which values, where, what it looks
+        like (the inner-product checks cannot say; the reference check runs in both)."""
+        if key != "reference":
+            return ""
+        try:
+            testing.check_reference(
+                shape, size, rtol=limit, seed=seed, dtype=dtype, **options, **threads
+            )
+        except AssertionError as exc:
+            return f" ({exc})"
+        except Exception:  # it ran once already; a second run's crash says nothing new
+            pass
+        return ""
+
     for key, check, extra in checks:
         try:
             row[key] = check(shape, size, rtol=np.inf, seed=seed, **options, **extra, **threads)
         except Exception as exc:  # a crash is a failure of this row, not of the run
             messages.append(f"{key}: {type(exc).__name__}: {exc}")
             continue
-        limit = testing.FD_TOLERANCE if key == "gradient" else tolerance
+        limit = testing.FD_TOLERANCE if key == "gradient" and rtol is None else tolerance
         if not row[key] <= limit:
-            messages.append(f"{key} error {row[key]:.3e} > {limit:.1e}")
+            messages.append(f"{key} error {row[key]:.3e} > {limit:.1e}" + _where(key, limit))
     if torch is not None:
         try:
             row["torch"] = torch_deviation(
@@ -211,7 +296,7 @@ def run_one(case, mode, align_corners, antialias, dtype, torch=None, num_threads
         except Exception as exc:
             messages.append(f"torch: {type(exc).__name__}: {exc}")
         limit = tolerance
-        if dtype == np.float32:  # PyTorch computes float32 source coordinates in float32
+        if dtype == np.float32 and rtol is None:  # PyTorch: float32 coordinates in float32
             matrices = testing.reference_matrices(shape, size, **options)
             limit += TORCH_FLOAT32_SLACK * max(max(w.shape) for w in matrices.values())
         if row["torch"] is not None and not row["torch"] <= limit:
@@ -406,6 +491,40 @@ def _deviations(torch, run, ours):
         deviation = float((mine - theirs).abs().max()) if mine.numel() else 0.0
         deviations.append(deviation / scale if scale else deviation)
     return tuple(deviations)
+
+
+#: What --forward and --backward replace.
+_CRESIZE = {"forward": "resize", "backward": "resize_backward"}
+
+
+def _callable(text, option):
+    """The callable ``MODULE:NAME`` names (``MODULE`` importable from the current folder)."""
+    module, _, name = text.partition(":")
+    if not module or not name:
+        raise ValueError(f"{option}: expected MODULE:NAME (e.g. mymodule:resize); got {text!r}")
+    if "" not in sys.path and os.getcwd() not in sys.path:  # the console script's path
+        sys.path.insert(0, os.getcwd())
+    try:
+        value = importlib.import_module(module)
+    except ImportError as exc:
+        raise ValueError(f"{option}: cannot import {module!r}: {exc}") from None
+    for part in name.split("."):
+        if not hasattr(value, part):
+            raise ValueError(f"{option}: {module!r} has no attribute {name!r}")
+        value = getattr(value, part)
+    if not callable(value):
+        raise ValueError(f"{option}: {text} is not callable; got {value!r}")
+    return value
+
+
+def _dtypes(text):
+    if text is None:
+        return list(DTYPES)
+    names = [n.strip() for n in text.split(",")]
+    for name in names:
+        if name not in ("float64", "float32"):
+            raise ValueError(f"--dtypes: unknown dtype {name!r}; choose from float64, float32")
+    return [np.dtype(n) for n in dict.fromkeys(names)]
 
 
 def _modes(text):

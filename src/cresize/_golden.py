@@ -32,6 +32,8 @@ GEOMETRIES = (
     ("down", (1, 1, 9, 8), (4, 3), None),
     ("mixed", (2, 1, 5, 7), (8, 3), None),
     ("scale", (1, 2, 4, 6), None, (1.75, 0.5)),
+    # lengths that are not whole multiples (floor(10 * 1.55) = 15): read at 1/f, not I/O
+    ("scale-frac", (1, 1, 10, 9), None, (1.55, 0.7)),
     ("1px", (1, 1, 1, 6), (3, 1), None),
 )
 
@@ -62,17 +64,26 @@ def main(argv=None):
         help="with --verify: relative tolerance (default: 1e-12, or 2e-6 for "
         'results marked "dtype": "float32")',
     )
+    parser.add_argument(
+        "--json",
+        metavar="PATH",
+        help="with --verify: also write the per-case results and the summary as JSON",
+    )
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return exc.code
     try:
         testing._seed(args.seed, "--seed")
+        if args.json is not None and args.verify is None:
+            raise ValueError("--json goes with --verify")
         if args.out is not None:
             written = write(args.out, seed=args.seed, overwrite=args.overwrite)
             print(f"wrote {len(written)} golden cases ({SCHEMA}) to {args.out}")
             return 0
-        return verify(args.verify, expected=args.expected, seed=args.seed, rtol=args.rtol)
+        return verify(
+            args.verify, expected=args.expected, seed=args.seed, rtol=args.rtol, json_path=args.json
+        )
     except BrokenPipeError:
         raise  # stdout's reader went away: the command line's own ending, not a file error
     except (OSError, ValueError) as exc:
@@ -179,7 +190,7 @@ def write(directory, seed=0, overwrite=False):
     return paths
 
 
-def verify(directory, expected=None, seed=0, rtol=None):
+def verify(directory, expected=None, seed=0, rtol=None, json_path=None):
     """Compare the result files in ``directory`` with the golden cases; print a report.
 
     Parameters
@@ -193,6 +204,11 @@ def verify(directory, expected=None, seed=0, rtol=None):
         Seed of the regenerated cases.
     rtol : float, optional
         Tolerance relative to each case's ``scale``; default by the result's ``dtype``.
+    json_path : str, optional
+        Also write the report there as JSON: ``{"schema", "seed", "expected", "rtol",
+        "results": [{"name", "dtype", "tolerance", "output", "grad_input", "passed",
+        "message"}], "failed", "missing", "not_given", "passed"}`` (an error is
+        ``max|result - expected| / scale``, null where not given or not readable).
 
     Returns
     -------
@@ -201,46 +217,68 @@ def verify(directory, expected=None, seed=0, rtol=None):
     """
     if rtol is not None and not rtol > 0:
         raise ValueError(f"--rtol must be > 0; got {rtol}")
+    folder = os.path.dirname(os.path.abspath(json_path)) if json_path is not None else None
+    if folder is not None and not os.path.isdir(folder):  # before the run, not after
+        raise ValueError(f"--json: no such folder: {folder}")
     golden = (
         _load_dir(expected) if expected is not None else {c["name"]: c for c in golden_cases(seed)}
     )
     results = _load_dir(directory)
     failures = 0
     unchecked = {"output": 0, "grad_input": 0}  # fields a result does not give
+    records = []  # what --json writes
+
+    def report(name, status, errors=(None, None), dtype=None, tol=None):
+        records.append(
+            {
+                "name": name,
+                "dtype": dtype,
+                "tolerance": tol,
+                "output": errors[0],
+                "grad_input": errors[1],
+                "passed": status == "ok",
+                "message": status,
+            }
+        )
+
     print(f"{'case':34s}{'output':>11s}{'grad_input':>12s}  result")
     for name, result in sorted(results.items()):
         case = golden.get(name)
         if case is None:
             failures += 1
             print(f"{name:34s}{'':23s}  FAIL: not a golden case")
+            report(name, "FAIL: not a golden case")
             continue
         dtype = result.get("dtype", "float64")
         if rtol is None and dtype not in case["tolerance"]:
             failures += 1
-            print(f"{name:34s}{'':23s}  FAIL: dtype must be float32 or float64, not {dtype!r}")
+            problem = f"FAIL: dtype must be float32 or float64, not {dtype!r}"
+            print(f"{name:34s}{'':23s}  {problem}")
+            report(name, problem)
             continue
         tol = case["tolerance"][dtype] if rtol is None else rtol
         wanted = case.get("seed")  # --seed's, or the expected set's (if it says)
         made_from = result.get("seed", wanted)
         if made_from != wanted:  # the inputs were others
             failures += 1
-            print(
-                f"{name:34s}{'':23s}  FAIL: made from --seed {made_from}, "
-                + (
-                    f"compared with --seed {seed}: pass --seed {made_from}"
-                    if expected is None
-                    else f"but {expected} was written with --seed {wanted}: compare with a "
-                    f"set of --seed {made_from}"
-                )
+            problem = f"FAIL: made from --seed {made_from}, " + (
+                f"compared with --seed {seed}: pass --seed {made_from}"
+                if expected is None
+                else f"but {expected} was written with --seed {wanted}: compare with a "
+                f"set of --seed {made_from}"
             )
+            print(f"{name:34s}{'':23s}  {problem}")
+            report(name, problem, dtype=dtype, tol=tol)
             continue
-        cells, problems, float32_like = [], [], []
+        cells, problems, float32_like, errors = [], [], [], []
         for key, shape in (("output", case["output_shape"]), ("grad_input", case["input_shape"])):
             if key not in result:
                 cells.append("-")
+                errors.append(None)
                 unchecked[key] += 1
                 continue
             error, problem = _error(result[key], case[key], shape, case["scale"][key])
+            errors.append(error)
             cells.append("bad" if error is None else f"{error:.1e}")
             problem = problem and f"{key} {problem}"  # which field
             if problem is None and not error <= tol:
@@ -260,6 +298,7 @@ def verify(directory, expected=None, seed=0, rtol=None):
         if rtol is None and "dtype" not in result and float32_like == [True] * len(problems) != []:
             status += ' (float32 results? mark them "dtype": "float32")'  # they would pass
         print(f"{name:34s}{cells[0]:>11s}{cells[1]:>12s}  {status}")
+        report(name, status, errors, dtype, tol)
     missing = sorted(set(golden) - set(results))
     partial = "".join(
         f"; {key} not given in {n} result{'s' if n > 1 else ''} (not checked)"
@@ -272,6 +311,23 @@ def verify(directory, expected=None, seed=0, rtol=None):
     )
     if not results:
         print(f"cresize golden: no result files in {directory}", file=sys.stderr)
+    if json_path is not None:
+        with open(json_path, "w", encoding="utf-8") as fh:
+            json.dump(
+                {
+                    "schema": SCHEMA,
+                    "seed": seed,
+                    "expected": expected,  # null: regenerated from the seed
+                    "rtol": rtol,  # null: each result's dtype's tolerance
+                    "results": records,
+                    "failed": failures,
+                    "missing": missing,
+                    "not_given": unchecked,
+                    "passed": not failures and bool(results),
+                },
+                fh,
+                indent=1,
+            )
     return 1 if failures or not results else 0
 
 

@@ -28,6 +28,7 @@ adjoint check bounds the error of both inner products by that scale (see
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -43,6 +44,9 @@ TOLERANCES = {np.dtype(np.float32): 2e-6, np.dtype(np.float64): 1e-12}
 
 #: Relative tolerance of ``check_gradient`` (float64 central differences).
 FD_TOLERANCE = 1e-8
+
+#: How the checks call ``forward`` and ``backward`` (keywords follow).
+_ARGS = {"forward": "x, size", "backward": "grad_output, input_shape"}
 
 # An inner product cannot say which values are off; check_reference can.
 _WHERE = "an inner product: check_reference with the same arguments says which values are off"
@@ -557,6 +561,16 @@ def _setup(shape, size, scale_factor, mode, align_corners, antialias, axes, forw
 def _call(function, name, a, *args, **options):
     """``function(copy of a, *args, **options)``: the check keeps its own ``a``, and an
     implementation that writes into its input fails (it would corrupt the check)."""
+    try:  # a wrapper without the keywords the checks pass: say so, not just "unexpected"
+        inspect.signature(function).bind(a, *args, **options)
+    except TypeError as exc:
+        like = "cresize.resize" if name == "forward" else "cresize.resize_backward"
+        raise TypeError(
+            f"{name} must take the arguments of {like}: called as {name}({_ARGS[name]}, "
+            f"{', '.join(f'{k}=...' for k in options)}); {exc}"
+        ) from None
+    except ValueError:  # no signature to read (some builtins): just call it
+        pass
     given = a.copy()
     value = function(given, *args, **options)
     if not np.array_equal(given, a, equal_nan=True):
