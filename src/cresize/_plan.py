@@ -317,15 +317,28 @@ def _execute(program, tables, x, out, num_threads):
 def _gathered(tables, x, out, native):
     """A program of selections (``tables``: one input index per output) on 32/64-bit
     integers: the input values themselves, gathered (summed in float64 as the other modes
-    are, an int64 or uint64 beyond 2**53 would come back rounded to a float64 value)."""
+    are, an int64 or uint64 beyond 2**53 would come back rounded to a float64 value).
+
+    NumPy's gather (``x[np.ix_(...)]``) makes a new array: the result itself, or, with
+    ``out=`` or an input of the other byte order, pieces of at most ``SLAB_BYTES`` (runs
+    of whole sub-arrays of the first axes, as the converting path's slabs) copied into
+    the result in turn, so that no whole gather is alive next to it."""
     index = [np.arange(n) for n in x.shape]
     for a, t in tables.items():
         index[a] = t.index[:, 0]
-    picked = x[np.ix_(*index)]
-    if out is None:
-        return np.ascontiguousarray(picked, dtype=native)
-    np.copyto(out, picked)
-    return out
+    if out is None and x.dtype == native:  # the gather is the result (C-ordered)
+        return np.ascontiguousarray(x[np.ix_(*index)])
+    shape = tuple(len(i) for i in index)
+    target = out if out is not None else _fast.new_result(shape, native)
+    j = 0  # pieces: runs along axis j, at fixed indices of the axes before it
+    while j < len(shape) - 1 and math.prod(shape[j + 1 :]) * native.itemsize > SLAB_BYTES:
+        j += 1
+    step = max(1, SLAB_BYTES // max(1, math.prod(shape[j + 1 :]) * native.itemsize))
+    for p in np.ndindex(*shape[:j]):
+        for lo in range(0, shape[j], step):
+            piece = tuple(slice(i, i + 1) for i in p) + (slice(lo, lo + step),)
+            target[piece] = x[np.ix_(*(i[r] for i, r in zip(index, piece)), *index[j + 1 :])]
+    return target
 
 
 def _computed_as(program, native):
