@@ -312,3 +312,53 @@ def test_a_plane_of_one_output_is_not_cut(monkeypatch):
     assert _same_bits(
         cresize.resize(x[0], (1, 1), mode="area"), _reference(x[0], kw | dict(axes=(0, 1)))
     )
+
+
+@pytest.mark.parametrize("layout", ["C", "out=", "swapped", "F"])
+def test_gathered_integers_bound_the_peak_memory(monkeypatch, layout):
+    # int64 nearest is gathered (``_plan._gathered``); NumPy's gather is a new array, so
+    # with out=, or from an input in the other byte order or not C-ordered, a gather of
+    # the whole result was alive next to the result (twice its memory)
+    x = _data((4, 64, 64), "int64")
+    kw = dict(size=(256, 256), mode="nearest", axes=(1, 2))
+    expected = cresize.resize(x, **kw)  # plan and tables made before measuring
+    out = np.empty_like(expected) if layout == "out=" else None
+    if layout == "swapped":
+        x = x.astype(x.dtype.newbyteorder())
+    elif layout == "F":
+        x = np.asfortranarray(x)
+    monkeypatch.setattr(_plan, "SLAB_BYTES", 2**16)
+    tracemalloc.start()
+    try:
+        result = cresize.resize(x, **kw, out=out)
+        extra = tracemalloc.get_traced_memory()[1] - (0 if out is not None else result.nbytes)
+    finally:
+        tracemalloc.stop()
+    assert result.flags.c_contiguous and result.dtype == np.dtype("=i8")
+    assert np.array_equal(result, expected)
+    # a piece's gather and NumPy's indexing buffers (2 x 8192 indices, 128 KiB): with
+    # out= or a byte-swapped input, the whole result's gather was alive (2 MiB)
+    assert extra <= 2**16 + 2**18
+
+
+@pytest.mark.parametrize("budget", [2**62, 2**16, 2**10, 8])
+@pytest.mark.parametrize("dtype", ["int64", "uint32"])
+def test_gathered_pieces_keep_the_values(monkeypatch, budget, dtype):
+    # pieces along the first axis, then within a plane (2**10: runs along the last
+    # axis at fixed indices of the others), then single values; whole calls with and
+    # without out=, and regions
+    x = _data((2, 9, 7, 3), dtype)
+    kw = dict(size=(20, 5), mode="nearest-exact", axes=(1, 2))
+    p = cresize.plan(x.shape, **kw, dtype=dtype)
+    index = [np.arange(n) for n in x.shape]
+    for a, w in p.weights.items():
+        index[a] = np.argmax(w, axis=1)
+    expected = x[np.ix_(*index)]
+    monkeypatch.setattr(_plan, "SLAB_BYTES", budget)
+    assert np.array_equal(cresize.resize(x, **kw), expected)
+    out = np.zeros_like(expected)
+    assert cresize.resize(x[:, ::-1][:, ::-1], **kw, out=out) is out
+    assert np.array_equal(out, expected)
+    region = (slice(1, 2), slice(3, 17), slice(0, 4), slice(1, 3))
+    got = p.run_region(x[p.input_region(region)], region)
+    assert np.array_equal(got, expected[region]) and got.flags.c_contiguous

@@ -238,3 +238,39 @@ def test_off_steers_nothing_and_always_steers_every_forced_call(value):
     assert got["always"] >= 6  # a worker kept off the caller's CPU in each forced call
     assert got["same"]
     assert got["masks"] == [got["everywhere"]]  # each worker has all its CPUs back
+
+
+def test_calls_from_several_threads_hand_the_mode_on(restore_steering):
+    """Each call's return is the mode that the call before it (in some order) set: no
+    update is lost or seen twice, so the (previous -> new) steps of all threads chain
+    from the mode in effect to the last one set (every mode in as often as out)."""
+    import collections
+    import threading
+
+    first, _ = _kernels.thread_steering()
+    counts = []
+    barrier = threading.Barrier(4)
+
+    def worker(seed):
+        import random
+
+        rng = random.Random(seed)
+        mine = collections.Counter()
+        barrier.wait()
+        for _ in range(3000):
+            new = rng.choice(MODES)
+            mine[cresize.set_thread_steering(new), new] += 1
+        counts.append(mine)
+
+    threads = [threading.Thread(target=worker, args=(seed,)) for seed in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    steps = sum(counts, collections.Counter())
+    last, source = _kernels.thread_steering()
+    assert source == "call" and sum(steps.values()) == 4 * 3000
+    for mode in MODES:  # an Euler path from ``first`` to ``last``
+        out = sum(n for (a, _), n in steps.items() if a == mode)
+        into = sum(n for (_, b), n in steps.items() if b == mode)
+        assert out - into == (mode == first) - (mode == last), (mode, steps)

@@ -9,14 +9,8 @@ import pytest
 import cresize
 from cresize import _tables, testing
 from helpers import oracle
-from helpers.cases import shifted_transpose
+from helpers.cases import COMBOS, shifted_transpose
 
-COMBOS = [
-    (m, ac, aa)
-    for m in cresize.MODES
-    for ac in ((False,) if m in oracle.NO_ALIGN_CORNERS else (False, True))
-    for aa in ((False, True) if m in oracle.ANTIALIAS_MODES else (False,))
-]
 # (shape, size, scale_factor, axes): up/down mixed, a non-integer scale on a HWC image
 # tiny arrays: one thread keeps the matrix fast on a busy machine (the numbers don't depend on it)
 ONE_THREAD = dict(

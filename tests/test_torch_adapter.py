@@ -11,13 +11,11 @@ F = torch.nn.functional
 import cresize  # noqa: E402
 import cresize.torch as ct  # noqa: E402
 from cresize import testing  # noqa: E402
+from helpers.cases import COMBOS as CRESIZE_COMBOS  # noqa: E402
+from helpers.oracle import NO_ALIGN_CORNERS  # noqa: E402
 
-COMBOS = [
-    (m, ac, aa)
-    for m in cresize.MODES
-    for ac in ((None,) if m in ("nearest", "nearest-exact", "area") else (False, True))
-    for aa in ((False, True) if m in ("bilinear", "bicubic", "lanczos3") else (False,))
-]
+#: The shared combinations in PyTorch's spelling: align_corners None where it has none.
+COMBOS = [(m, None if m in NO_ALIGN_CORNERS else ac, aa) for m, ac, aa in CRESIZE_COMBOS]
 
 
 @pytest.fixture(autouse=True, scope="module")

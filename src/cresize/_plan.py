@@ -317,15 +317,48 @@ def _execute(program, tables, x, out, num_threads):
 def _gathered(tables, x, out, native):
     """A program of selections (``tables``: one input index per output) on 32/64-bit
     integers: the input values themselves, gathered (summed in float64 as the other modes
-    are, an int64 or uint64 beyond 2**53 would come back rounded to a float64 value)."""
-    index = [np.arange(n) for n in x.shape]
+    are, an int64 or uint64 beyond 2**53 would come back rounded to a float64 value).
+
+    One ``take`` per resized axis (NumPy's ``x[np.ix_(...)]`` took 3-4x the CPU time),
+    in pieces of the result along its first axes whose intermediates hold at most
+    ``SLAB_BYTES`` (the larger of the input's and the result's length on each axis
+    after the piece's): so that no whole gather is alive next to the result with
+    ``out=`` or an input of the other byte order, as the converting path's slabs.
+    A result of one piece is the last ``take``'s own array."""
+    shape = list(x.shape)
     for a, t in tables.items():
-        index[a] = t.index[:, 0]
-    picked = x[np.ix_(*index)]
-    if out is None:
-        return np.ascontiguousarray(picked, dtype=native)
-    np.copyto(out, picked)
-    return out
+        shape[a] = t.n_out
+    widths = [max(n, m) for n, m in zip(x.shape, shape)]
+    j = 0  # pieces: runs along axis j, at fixed indices of the axes before it
+    while j < len(shape) - 1 and math.prod(widths[j + 1 :]) * native.itemsize > SLAB_BYTES:
+        j += 1
+    step = max(1, SLAB_BYTES // max(1, math.prod(widths[j + 1 :]) * native.itemsize))
+    # the piece's own axes first (its lengths there are its own), then the shrinking ones
+    rest = sorted((a for a in tables if a > j), key=lambda a: shape[a] / x.shape[a])
+    pieces = math.prod(shape[:j]) * -(-shape[j] // step)
+    target = out
+    if out is None and (pieces != 1 or x.dtype != native):
+        target = _fast.new_result(tuple(shape), native)
+    for p in np.ndindex(*shape[:j]):
+        for lo in range(0, shape[j], step):
+            piece = tuple(slice(i, i + 1) for i in p) + (slice(lo, min(lo + step, shape[j])),)
+            y = x
+            for a, r in enumerate(piece):
+                if a in tables:
+                    y = y.take(tables[a].index[r, 0], axis=a)
+                else:
+                    y = y[(slice(None),) * a + (r,)]
+            for k, a in enumerate(rest, 1):
+                if k == len(rest) and target is not None and y.dtype == native:
+                    # into the result (indices in range: "clip" does not buffer)
+                    y.take(tables[a].index[:, 0], axis=a, out=target[piece], mode="clip")
+                    break
+                y = y.take(tables[a].index[:, 0], axis=a)
+            else:
+                if target is None:  # one piece, no out=: the result itself
+                    return np.ascontiguousarray(y)
+                target[piece] = y
+    return target
 
 
 def _computed_as(program, native):
