@@ -382,3 +382,106 @@ def test_dtypes_and_rtol_options(implementation_folder, capsys):
     ]:
         assert _check.main(["--quick", *bad]) == 2
         assert said in capsys.readouterr().err
+
+
+NCHW_ONLY = """
+import cresize
+
+
+def _nchw(a, axes):
+    if a.ndim != 4 or tuple(axes or (2, 3)) != (2, 3):
+        raise ValueError(f"takes (N, C, H, W) arrays only; got shape {a.shape}, axes={axes}")
+
+
+def resize(x, size=None, *, axes=None, **options):
+    _nchw(x, axes)
+    return cresize.resize(x, size, **options)
+
+
+def resize_backward(g, input_shape, *, axes=None, **options):
+    _nchw(g, axes)
+    return cresize.resize_backward(g, input_shape, **options)
+"""
+
+
+def test_layouts_option_checks_an_nchw_only_implementation(implementation_folder, capsys):
+    """--layouts nchw: every case that resizes two axes runs as (N, C, H, W), resized
+    along H and W; an implementation that takes nothing else then fails no row."""
+    (implementation_folder / "nchw_only.py").write_text(NCHW_ONLY)
+    sys.modules.pop("nchw_only", None)
+    path = implementation_folder / "check.json"
+    argv = ["--modes", "bicubic", "--dtypes", "float64", "--json", str(path)]
+    argv += ["--forward", "nchw_only:resize", "--backward", "nchw_only:resize_backward"]
+    try:
+        assert _check.main(argv) == 1  # without it: every other layout's row fails
+        out = capsys.readouterr().out
+        record = json.loads(path.read_text())
+        failed = {r["case"] for r in record["results"] if not r["passed"]}
+        assert failed == {c[0] for c in _check.CASES if len(c[1]) != 4 or c[0] == "3d-volume"}
+        assert "takes (N, C, H, W) arrays only" in out
+        assert record["layouts"] is None and record["left_out"] == []
+        assert _check.main([*argv, "--layouts", "NCHW"]) == 0
+        out = capsys.readouterr().out
+        record = json.loads(path.read_text())
+        two_axes = ["1px-input", "1px-output", "identity", "identity-one-axis"]
+        two_axes += ["extreme-up-3to41", "odd-nchw", "scale-1.7x0.45", "scale-1.5", "hwc"]
+        left_out = ["1d-up-odd", "1d-down-odd", "extreme-down-97to3", "3d-volume"]
+        assert record["layouts"] == ["nchw"] and record["left_out"] == left_out
+        assert "layouts nchw (left out, fitting none: " + ", ".join(left_out) + ")" in out
+        rows = record["results"]
+        assert [r["case"] for r in rows] == two_axes * 4  # 2 align_corners x 2 antialias
+        assert all(r["passed"] and r["layout"] == "nchw" and len(r["shape"]) == 4 for r in rows)
+        hwc = next(r for r in rows if r["case"] == "hwc")
+        assert hwc["shape"] == [1, 3, 6, 5] and hwc["size"] == [4, 9]
+        assert "hwc nchw" in out  # the table names each row's layout
+    finally:
+        sys.modules.pop("nchw_only", None)
+
+
+def test_layouts_keep_the_resize_and_move_its_axes():
+    """in_layout: the resized lengths and size/scale_factor kept, the resized axes where
+    the layout's d/h/w are (axes None when they are the last), the rest folded into n, c;
+    and cresize's own matrix passes in every layout."""
+    cases = {c[0]: c for c in _check.CASES}
+    assert _check.in_layout(cases["hwc"], "nchw") == (
+        "hwc",
+        (1, 3, 6, 5),
+        (4, 9),
+        None,
+        None,
+        False,
+    )
+    assert _check.in_layout(cases["hwc"], "nhwc")[1:5] == ((1, 6, 5, 3), (4, 9), None, (1, 2))
+    assert _check.in_layout(cases["1px-output"], "nchw")[1] == (1, 1, 5, 7)
+    assert _check.in_layout(cases["odd-nchw"], "nchw") == cases["odd-nchw"]
+    assert _check.in_layout(cases["extreme-down-97to3"], "ncw")[1:5] == (
+        (2, 3, 97),
+        (3,),
+        None,
+        None,
+    )
+    assert _check.in_layout(cases["3d-volume"], "ndhwc")[1:5] == (
+        (1, 5, 6, 7, 1),
+        (3, 8, 4),
+        None,
+        (1, 2, 3),
+    )
+    assert _check.in_layout(cases["scale-1.5"], "nhwc")[1:5] == ((1, 6, 5, 4), None, 1.5, (1, 2))
+    assert _check.in_layout(cases["1d-up-odd"], "nchw") is None
+    assert _check.in_layout(cases["3d-volume"], "nchw") is None
+    for case in _check.CASES:  # each case fits exactly one channels-first layout
+        fits = [l for l in ("ncw", "nchw", "ncdhw") if _check.in_layout(case, l)]
+        assert len(fits) == 1
+    for layout in _check.LAYOUTS:
+        for case in _check.CASES:
+            given = _check.in_layout(case, layout)
+            if given is not None:
+                row = _check.run_one(given, "bicubic", True, True, np.float64, num_threads=1)
+                assert row["passed"], (layout, row)
+
+
+def test_bad_layouts_exit_2(capsys):
+    for bad in ("nchw,nhcw", "", "nchw,"):
+        assert _check.main(["--quick", "--layouts", bad]) == 2
+        assert "--layouts: unknown layout " in (err := capsys.readouterr().err)
+        assert "choose from ncw, nchw, ncdhw, nwc, nhwc, ndhwc" in err

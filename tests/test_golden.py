@@ -312,7 +312,7 @@ def test_verify_float32_results_and_partial_results(golden_dir, tmp_path, capsys
     partial.mkdir()
     case = cases["lanczos3-ac1-aa0-mixed"]
     (partial / "one.json").write_text(json.dumps({"name": case["name"], "output": case["output"]}))
-    assert _golden.main(["--verify", str(partial)]) == 0
+    assert _golden.main(["--verify", str(partial), "--allow-missing"]) == 0
     printed = capsys.readouterr().out
     assert f"1 results, 0 failed, {len(cases) - 1} golden cases without a result" in printed
     # the unchecked gradient is said in the summary, not only as a "-" cell
@@ -471,3 +471,58 @@ def test_verify_json_report(golden_dir, tmp_path, capsys):
     assert _golden.main(["--out", str(tmp_path / "g"), "--json", str(path)]) == 2
     assert "--json goes with --verify" in capsys.readouterr().err
     assert not (tmp_path / "g").exists()
+
+
+def test_verify_fails_when_golden_cases_have_no_result(golden_dir, tmp_path, capsys):
+    """A truncated or empty result set is not a pass: every golden case without a
+    result fails the run (named, the first few) unless --allow-missing."""
+    cases = load_cases(golden_dir)
+    complete = results_from(cases, cresize.resize, cresize.resize_backward, tmp_path / "all")
+    assert _golden.main(["--verify", str(complete)]) == 0
+    assert "golden cases have no result" not in capsys.readouterr().err
+    dropped = sorted(cases)[-7:]  # a truncated run: the last cases never written
+    for name in dropped:
+        (complete / f"{name}.json").unlink()
+    path = tmp_path / "report.json"
+    for expected in ([], ["--expected", str(golden_dir)]):
+        assert _golden.main(["--verify", str(complete), "--json", str(path), *expected]) == 1
+        out, err = capsys.readouterr()
+        assert f"{len(cases) - 7} results, 0 failed, 7 golden cases without a result: " in out
+        assert ", ".join(dropped[:5]) + ", ..." in out.splitlines()[-1]
+        assert f"7 of the {len(cases)} golden cases have no result in {complete}" in err
+        assert ", ".join(dropped[:5]) in err and dropped[5] not in err
+        assert "--allow-missing" in err
+        report = json.loads(path.read_text())
+        assert report["missing"] == dropped and report["failed"] == 0
+        assert report["passed"] is False and report["allow_missing"] is False
+    # a deliberately partial set: passes, the missing cases still reported
+    argv = ["--verify", str(complete), "--json", str(path), "--allow-missing"]
+    assert _golden.main(argv) == 0
+    out, err = capsys.readouterr()
+    assert "7 golden cases without a result" in out and "(allowed: --allow-missing)" in out
+    assert err == ""
+    report = json.loads(path.read_text())
+    assert report["missing"] == dropped and report["passed"] is True
+    assert report["allow_missing"] is True
+    # ...but a failing result still fails it
+    (complete / "bad.json").write_text(json.dumps({"name": dropped[0], "output": [0.0]}))
+    assert _golden.main(argv) == 1
+    capsys.readouterr()
+    # one missing case: named without "..."
+    (complete / "bad.json").unlink()
+    for name in dropped[1:]:
+        (complete / f"{name}.json").write_text(json.dumps(dict(cases[name])))
+    assert _golden.main(["--verify", str(complete)]) == 1
+    out, err = capsys.readouterr()
+    assert out.splitlines()[-1].endswith(f"1 golden cases without a result: {dropped[0]}")
+    assert f"1 of the {len(cases)} golden cases have no result" in err
+    # an empty set fails with or without --allow-missing: nothing was verified
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for extra in ([], ["--allow-missing"]):
+        assert _golden.main(["--verify", str(empty), "--json", str(path), *extra]) == 1
+        assert f"no result files in {empty}" in capsys.readouterr().err
+        assert json.loads(path.read_text())["passed"] is False
+    # --allow-missing goes with --verify
+    assert _golden.main(["--out", str(tmp_path / "g"), "--allow-missing"]) == 2
+    assert "--allow-missing goes with --verify" in capsys.readouterr().err

@@ -105,6 +105,30 @@ def test_cache_limit_is_checked():
     assert cresize.cache_info()["limit"] == cresize._plan.DEFAULT_CACHE_LIMIT
 
 
+@pytest.mark.parametrize(
+    "setter, key",
+    [(cresize.set_cache_limit, "limit"), (cresize.set_result_cache_limit, "result_limit")],
+    ids=["set_cache_limit", "set_result_cache_limit"],
+)
+def test_cache_setters_return_the_previous_bound(setter, key):
+    """Like set_thread_steering: each setter returns what it replaced, so a caller can
+    restore it (previous = set_...(x); ...; set_...(previous)); a refused value changes
+    nothing and returns nothing."""
+    before = cresize.cache_info()[key]
+    try:
+        assert setter(5 * 2**20) == before
+        previous = setter(np.int64(3 * 2**20))
+        assert previous == 5 * 2**20 and type(previous) is int
+        assert setter(0) == 3 * 2**20
+        assert cresize.cache_info()[key] == 0
+        with pytest.raises(ValueError, match="nbytes must be >= 0"):
+            setter(-1)
+        assert setter(0) == 0  # the refused bound did not replace it
+    finally:
+        assert setter(before) == 0
+    assert cresize.cache_info()[key] == before
+
+
 # ----------------------------------------------------------------------------
 # Strict validation
 

@@ -17,6 +17,12 @@ without it).
 ``MODULE`` is imported with the current folder on ``sys.path``) instead of cresize's
 own, with the adjoint, finite-difference and reference checks; the PyTorch column,
 which compares cresize with PyTorch, is then left out.
+
+``--layouts ncw,nchw,...`` gives every case in those array layouts instead of its own
+shape (for an implementation that takes only, say, ``(N, C, H, W)`` arrays): a case
+that resizes as many axes as a layout has spatial letters (``d``, ``h``, ``w``) runs
+with those axes where the letters are and its other lengths folded into ``n`` and
+``c``; the cases that fit none of the layouts are left out, and the summary names them.
 """
 
 import argparse
@@ -53,6 +59,11 @@ CASES = (
 
 DTYPES = (np.float64, np.float32)
 
+#: --layouts: the array layouts a case can be given in. ``n`` and ``c`` take the
+#: case's axes that are not resized (``c`` the last of them, ``n`` the product of
+#: the others, 1 where there are none); ``d``, ``h``, ``w`` its resized axes, in order.
+LAYOUTS = ("ncw", "nchw", "ncdhw", "nwc", "nhwc", "ndhwc")
+
 #: PyTorch computes float32 source coordinates in float32, so its float32 weights
 #: are off by about ``|K'| * eps32 * src``: float32 rows are compared with PyTorch
 #: within ``TOLERANCES[float32] + TORCH_FLOAT32_SLACK * (longest resized length)``.
@@ -88,6 +99,13 @@ def main(argv=None):
         help="comma-separated dtypes of the inputs (default: float64,float32)",
     )
     parser.add_argument(
+        "--layouts",
+        help=f"comma-separated array layouts to give every case in, leaving out the cases "
+        f"that fit none (e.g. nchw for an implementation that takes only (N, C, H, W) "
+        f"arrays; choose from {', '.join(LAYOUTS)}; default: each case's own shape, "
+        f"1-D to 4-D, channels-last too)",
+    )
+    parser.add_argument(
         "--rtol",
         type=float,
         metavar="R",
@@ -107,6 +125,7 @@ def main(argv=None):
         testing._seed(args.seed, "--seed")
         modes = _modes(args.modes)
         dtypes = _dtypes(args.dtypes)
+        layouts = _layouts(args.layouts)
         if args.rtol is not None and not args.rtol > 0:  # NaN too
             raise ValueError(f"--rtol must be > 0; got {args.rtol}")
         implementation = {
@@ -136,23 +155,31 @@ def main(argv=None):
         )
         return 1
     cases = [c for c in CASES if c[5] or not args.quick]
+    runs = [(c, None) for c in cases]  # (case, the layout it is given in)
+    if layouts is not None:
+        runs = [(in_layout(c, layout), layout) for c in cases for layout in layouts]
+        runs = [(c, layout) for c, layout in runs if c is not None]
+    left_out = [c[0] for c in cases if c[0] not in {r[0][0] for r in runs}]  # --layouts
     start = time.perf_counter()
     rows = [
-        run_one(
-            case,
-            mode,
-            ac,
-            aa,
-            dtype,
-            torch,
-            args.threads,
-            seed=args.seed,
-            rtol=args.rtol,
-            **implementation,
+        dict(
+            run_one(
+                case,
+                mode,
+                ac,
+                aa,
+                dtype,
+                torch,
+                args.threads,
+                seed=args.seed,
+                rtol=args.rtol,
+                **implementation,
+            ),
+            layout=layout,
         )
         for mode in modes
         for ac, aa in option_combinations(mode)
-        for case in cases
+        for case, layout in runs
         for dtype in dtypes
     ]
     seconds = time.perf_counter() - start
@@ -175,6 +202,12 @@ def main(argv=None):
         f"cresize {cresize.__version__}, torch {compared}, seed {args.seed}"
         + (f"; checked {checked['forward']} and {checked['backward']}" if implementation else "")
         + (f"; rtol {args.rtol:g} for every check" if args.rtol is not None else "")
+        + (
+            f"; layouts {','.join(layouts)}"
+            + (f" (left out, fitting none: {', '.join(left_out)})" if left_out else "")
+            if layouts is not None
+            else ""
+        )
     )
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
@@ -186,6 +219,8 @@ def main(argv=None):
                     "fd_tolerance": testing.FD_TOLERANCE,
                     "rtol": args.rtol,
                     "seed": args.seed,
+                    "layouts": layouts,  # null: each case's own shape
+                    "left_out": left_out,
                     "forward": checked["forward"],
                     "backward": checked["backward"],
                     "failed": len(failed),
@@ -195,6 +230,26 @@ def main(argv=None):
                 indent=1,
             )
     return 1 if failed else 0
+
+
+def in_layout(case, layout):
+    """``case`` (a ``CASES`` entry) given in ``layout`` (one of ``LAYOUTS``), or None when
+    it resizes another number of axes than the layout has spatial letters.
+
+    The same resize: the resized lengths, ``size`` and ``scale_factor`` are kept, the
+    resized axes move to the layout's ``d``/``h``/``w`` (``axes`` None where they are
+    the last ones, as in ``CASES``) and the other lengths fold into ``n`` and ``c``."""
+    name, shape, size, scale_factor, axes, quick = case
+    resized = _spec.resize_axes(len(shape), size, scale_factor, axes)
+    spatial = [i for i, letter in enumerate(layout) if letter in "dhw"]
+    if len(resized) != len(spatial):
+        return None
+    others = [n for a, n in enumerate(shape) if a not in resized]
+    lengths = {"n": int(np.prod(others[:-1])), "c": others[-1] if others else 1}
+    lengths.update(zip("dhw"[3 - len(resized) :], (shape[a] for a in resized)))
+    new_shape = tuple(lengths[letter] for letter in layout)
+    trailing = spatial == list(range(len(layout) - len(spatial), len(layout)))
+    return (name, new_shape, size, scale_factor, None if trailing else tuple(spatial), quick)
 
 
 def option_combinations(mode):
@@ -527,6 +582,18 @@ def _dtypes(text):
     return [np.dtype(n) for n in dict.fromkeys(names)]
 
 
+def _layouts(text):
+    if text is None:
+        return None
+    names = [n.strip().lower() for n in text.split(",")]
+    for name in names:
+        if name not in LAYOUTS:
+            raise ValueError(
+                f"--layouts: unknown layout {name!r}; choose from {', '.join(LAYOUTS)}"
+            )
+    return list(dict.fromkeys(names))
+
+
 def _modes(text):
     if text is None:
         return list(MODES)
@@ -551,13 +618,19 @@ def _jsonable(value):
 def _label(row):
     return (
         f"{row['mode']} ac={int(row['align_corners'])} aa={int(row['antialias'])} "
-        f"{row['dtype']} {row['case']}"
+        f"{row['dtype']} {_case(row)}"
     )
 
 
+def _case(row):
+    """The case's name, and the layout it was given in (--layouts)."""
+    return row["case"] + (f" {row['layout']}" if row.get("layout") else "")
+
+
 def _print_table(rows):
+    width = max([20, *(len(_case(r)) + 2 for r in rows)])
     header = (
-        f"{'mode':14s}{'ac':>3s}{'aa':>3s}  {'dtype':8s}{'case':20s}{'adjoint':>10s}"
+        f"{'mode':14s}{'ac':>3s}{'aa':>3s}  {'dtype':8s}{'case':{width}s}{'adjoint':>10s}"
         f"{'fin.diff':>10s}{'reference':>10s}{'torch':>10s}  result"
     )
     print(header)
@@ -569,7 +642,7 @@ def _print_table(rows):
     for r in rows:
         print(
             f"{r['mode']:14s}{int(r['align_corners']):3d}{int(r['antialias']):3d}  "
-            f"{r['dtype']:8s}{r['case']:20s}{cell(r['adjoint'])}{cell(r['gradient'])}"
+            f"{r['dtype']:8s}{_case(r):{width}s}{cell(r['adjoint'])}{cell(r['gradient'])}"
             f"{cell(r['reference'])}{cell(r['torch'], r['torch_tolerated'])}  "
             f"{'ok' if r['passed'] else 'FAIL'}"
         )

@@ -7,7 +7,8 @@ seeded. Another implementation reads each case, computes ``output`` from
 ``input`` and ``grad_input`` from ``grad_output``, and writes the case back with
 those two fields replaced (any file name ending in ``.json``; ``"dtype":
 "float32"`` in a result selects the float32 tolerance). ``cresize golden --verify
-RESULTS`` then compares them with the expected values, case by case.
+RESULTS`` then compares them with the expected values, case by case; a golden case
+without a result fails the run unless ``--allow-missing`` (a deliberately partial set).
 """
 
 import argparse
@@ -69,20 +70,35 @@ def main(argv=None):
         metavar="PATH",
         help="with --verify: also write the per-case results and the summary as JSON",
     )
+    parser.add_argument(
+        "--allow-missing",
+        action="store_true",
+        help="with --verify: pass a partial result set (default: a golden case "
+        "without a result fails the run)",
+    )
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return exc.code
     try:
         testing._seed(args.seed, "--seed")
-        if args.json is not None and args.verify is None:
-            raise ValueError("--json goes with --verify")
+        for given, option in (
+            (args.json is not None, "--json"),
+            (args.allow_missing, "--allow-missing"),
+        ):
+            if given and args.verify is None:
+                raise ValueError(f"{option} goes with --verify")
         if args.out is not None:
             written = write(args.out, seed=args.seed, overwrite=args.overwrite)
             print(f"wrote {len(written)} golden cases ({SCHEMA}) to {args.out}")
             return 0
         return verify(
-            args.verify, expected=args.expected, seed=args.seed, rtol=args.rtol, json_path=args.json
+            args.verify,
+            expected=args.expected,
+            seed=args.seed,
+            rtol=args.rtol,
+            json_path=args.json,
+            allow_missing=args.allow_missing,
         )
     except BrokenPipeError:
         raise  # stdout's reader went away: the command line's own ending, not a file error
@@ -190,7 +206,7 @@ def write(directory, seed=0, overwrite=False):
     return paths
 
 
-def verify(directory, expected=None, seed=0, rtol=None, json_path=None):
+def verify(directory, expected=None, seed=0, rtol=None, json_path=None, allow_missing=False):
     """Compare the result files in ``directory`` with the golden cases; print a report.
 
     Parameters
@@ -207,13 +223,19 @@ def verify(directory, expected=None, seed=0, rtol=None, json_path=None):
     json_path : str, optional
         Also write the report there as JSON: ``{"schema", "seed", "expected", "rtol",
         "results": [{"name", "dtype", "tolerance", "output", "grad_input", "passed",
-        "message"}], "failed", "missing", "not_given", "passed"}`` (an error is
-        ``max|result - expected| / scale``, null where not given or not readable).
+        "message"}], "failed", "missing", "allow_missing", "not_given", "passed"}``
+        (an error is ``max|result - expected| / scale``, null where not given or not
+        readable; ``missing`` the golden cases without a result).
+    allow_missing : bool
+        Pass when some golden cases have no result (a deliberately partial set);
+        by default each one is a failure of the run.
 
     Returns
     -------
     int
-        0 when every result passes, 1 when any fails or none was found.
+        0 when every result passes and every golden case has one (or
+        ``allow_missing``); 1 when any fails, a golden case has no result, or no
+        result was found.
     """
     if rtol is not None and not rtol > 0:
         raise ValueError(f"--rtol must be > 0; got {rtol}")
@@ -305,12 +327,22 @@ def verify(directory, expected=None, seed=0, rtol=None, json_path=None):
         for key, n in unchecked.items()
         if n
     )
+    named = ", ".join(missing[:5]) + (", ..." if len(missing) > 5 else "")
     print(
         f"{len(results)} results, {failures} failed, {len(missing)} golden cases without "
-        f"a result{': ' + ', '.join(missing[:5]) + ' ...' if missing else ''}{partial}"
+        f"a result{': ' + named if missing else ''}"
+        f"{' (allowed: --allow-missing)' if missing and allow_missing else ''}{partial}"
     )
     if not results:
         print(f"cresize golden: no result files in {directory}", file=sys.stderr)
+    elif missing and not allow_missing:
+        print(
+            f"cresize golden: {len(missing)} of the {len(golden)} golden cases have no "
+            f"result in {directory} ({named}): write them, or pass --allow-missing to "
+            f"verify a partial set",
+            file=sys.stderr,
+        )
+    passed = not failures and bool(results) and (allow_missing or not missing)
     if json_path is not None:
         with open(json_path, "w", encoding="utf-8") as fh:
             json.dump(
@@ -322,13 +354,14 @@ def verify(directory, expected=None, seed=0, rtol=None, json_path=None):
                     "results": records,
                     "failed": failures,
                     "missing": missing,
+                    "allow_missing": allow_missing,
                     "not_given": unchecked,
-                    "passed": not failures and bool(results),
+                    "passed": passed,
                 },
                 fh,
                 indent=1,
             )
-    return 1 if failures or not results else 0
+    return 0 if passed else 1
 
 
 def _lookalike(case, key, values, atol):

@@ -1106,7 +1106,7 @@ _FAST: dict = {}
 _FAST_MAX = 4096
 
 
-def set_cache_limit(nbytes: int) -> None:
+def set_cache_limit(nbytes: int) -> int:
     """Bound the plan cache (tap tables and plans) to ``nbytes`` bytes.
 
     Least recently used plans are dropped first; a plan larger than the bound
@@ -1117,10 +1117,26 @@ def set_cache_limit(nbytes: int) -> None:
     nbytes : int
         The bound, ``>= 0``. The default is ``DEFAULT_CACHE_LIMIT`` (256 MiB); 0
         turns caching off.
+
+    Returns
+    -------
+    int
+        The bound in effect before the call (as ``set_thread_steering`` returns
+        the mode it replaced), to restore it later.
+
+    Examples
+    --------
+    >>> import cresize
+    >>> previous = cresize.set_cache_limit(0)  # nothing cached from here on
+    >>> cresize.set_cache_limit(previous)
+    0
     """
+    limit = _check_limit(nbytes)
     with _CACHE.lock:
-        _CACHE.limit = _check_limit(nbytes)
+        previous = _CACHE.limit
+        _CACHE.limit = limit
         _CACHE._shrink()
+    return previous
 
 
 def _check_limit(nbytes: object) -> int:
@@ -1136,7 +1152,11 @@ def _check_limit(nbytes: object) -> int:
 DEFAULT_RESULT_CACHE_LIMIT = _fast.POOL_DEFAULT
 
 
-def set_result_cache_limit(nbytes: int) -> None:
+#: Makes ``set_result_cache_limit``'s read of the previous bound and its new one one step.
+_RESULT_LIMIT_LOCK = threading.Lock()
+
+
+def set_result_cache_limit(nbytes: int) -> int:
     """Bound the memory of freed large results kept for reuse to ``nbytes`` bytes.
 
     On Linux, a result of 32 MiB or more that cresize allocated is, once freed,
@@ -1152,11 +1172,26 @@ def set_result_cache_limit(nbytes: int) -> None:
     nbytes : int
         The bound, ``>= 0``. The default is ``DEFAULT_RESULT_CACHE_LIMIT`` (256
         MiB); 0 keeps nothing (every large result is new memory).
+
+    Returns
+    -------
+    int
+        The bound in effect before the call, to restore it later.
+
+    Examples
+    --------
+    >>> import cresize
+    >>> previous = cresize.set_result_cache_limit(0)  # keep nothing from here on
+    >>> cresize.set_result_cache_limit(previous)
+    0
     """
     limit = _check_limit(nbytes)
     if limit > 2**63 - 1:
         raise ValueError(f"nbytes must be < 2**63; got {nbytes}")
-    _fast.pool_limit(limit)
+    with _RESULT_LIMIT_LOCK:
+        previous = int(_fast.pool_info()["limit"])
+        _fast.pool_limit(limit)
+    return previous
 
 
 def clear_cache() -> None:
