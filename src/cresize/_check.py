@@ -575,21 +575,20 @@ def _callable(text, option):
 def _dtypes(text):
     if text is None:
         return list(DTYPES)
-    names = [n.strip() for n in text.split(",")]
-    for name in names:
-        if name not in ("float64", "float32"):
-            raise ValueError(f"--dtypes: unknown dtype {name!r}; choose from float64, float32")
-    return [np.dtype(n) for n in dict.fromkeys(names)]
+    return [np.dtype(n) for n in _listed(text, "dtypes", ("float64", "float32"))]
 
 
 def _layouts(text):
-    if text is None:
-        return None
-    names = [n.strip().lower() for n in text.split(",")]
+    return None if text is None else _listed(text.lower(), "layouts", LAYOUTS)
+
+
+def _listed(text, option, allowed):
+    """The names of a comma-separated ``--OPTION`` value, each one of ``allowed``, once."""
+    names = [n.strip() for n in text.split(",")]
     for name in names:
-        if name not in LAYOUTS:
+        if name not in allowed:
             raise ValueError(
-                f"--layouts: unknown layout {name!r}; choose from {', '.join(LAYOUTS)}"
+                f"--{option}: unknown {option[:-1]} {name!r}; choose from {', '.join(allowed)}"
             )
     return list(dict.fromkeys(names))
 
