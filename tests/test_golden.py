@@ -523,6 +523,14 @@ def test_verify_fails_when_golden_cases_have_no_result(golden_dir, tmp_path, cap
         assert _golden.main(["--verify", str(empty), "--json", str(path), *extra]) == 1
         assert f"no result files in {empty}" in capsys.readouterr().err
         assert json.loads(path.read_text())["passed"] is False
+    # a report written into the results folder is not read back as a result
+    report_inside = complete / "report.json"
+    assert (
+        _golden.main(["--verify", str(complete), "--allow-missing", "--json", str(report_inside)])
+        == 0
+    )
+    assert _golden.main(["--verify", str(complete), "--allow-missing"]) == 0
+    capsys.readouterr()
     # --allow-missing goes with --verify
     assert _golden.main(["--out", str(tmp_path / "g"), "--allow-missing"]) == 2
     assert "--allow-missing goes with --verify" in capsys.readouterr().err

@@ -411,12 +411,19 @@ def _load_dir(directory):
                 data = json.load(fh)
             except json.JSONDecodeError as exc:
                 raise ValueError(f"{entry}: not valid JSON: {exc}") from None
+        if isinstance(data, dict) and "name" not in data and _is_report(data):
+            continue  # --json's report, written into the results folder
         if not isinstance(data, dict) or not isinstance(data.get("name"), str):
             raise ValueError(f'{entry}: expected a JSON object with a "name"')
         if data["name"] in found:
             raise ValueError(f"{entry}: a second result for case {data['name']!r}")
         found[data["name"]] = data
     return found
+
+
+def _is_report(data):
+    """Whether a JSON object is a report that ``verify(json_path=...)`` wrote."""
+    return data.get("schema") == SCHEMA and {"results", "missing", "passed"} <= set(data)
 
 
 def _jsonable(value):
