@@ -433,7 +433,8 @@ class Resize(torch.nn.Module):
 
     def _planned(self, input, options):
         """This module's plan of ``input`` and whether it is a channels-last input's (see
-        ``_eager``): the last input's while its shape, dtype, layout (strides) and the options are the same."""
+        ``_eager``): the last input's while its shape, dtype, layout (strides) and the
+        options are the same."""
         key = (tuple(input.shape), input.dtype, input.stride(), *map(_frozen, options))
         cached = self._cached  # read once: another thread may replace it meanwhile
         if cached is not None and key == cached[0]:
