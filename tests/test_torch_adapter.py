@@ -646,6 +646,70 @@ def test_no_graph_is_recorded_where_nothing_differentiates(monkeypatch):
     assert torch.equal(got, ct.interpolate(tangent, size=(5, 11), mode="bilinear"))
 
 
+def test_each_call_is_routed_and_checked_once(monkeypatch):
+    # A meta tensor's call went to the eager path, was checked there, then forwarded (all
+    # eight arguments) to the capture path, which checked it again; the route is now
+    # decided once where the call is made, and each path checks what it takes once.
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    seen = []
+    check = ct._check_input
+    monkeypatch.setattr(ct, "_check_input", lambda t: seen.append(t.device.type) or check(t))
+    meta = torch.zeros(2, 3, 4, 5, device="meta")
+    assert ct.interpolate(meta, size=(6, 7), mode="bilinear").shape == (2, 3, 6, 7)
+    assert ct.Resize(size=(6, 7), mode="bilinear")(meta).device.type == "meta"
+    assert seen == ["meta", "meta"]
+    x = torch.randn(2, 3, 4, 5)
+    layer = ct.Resize(size=(6, 7), mode="bicubic")
+    graph = make_fx(lambda t: ct.interpolate(t, size=(6, 7), mode="bicubic"))(x)
+    assert torch.equal(graph(x), layer(x))
+    assert seen == ["meta", "meta", "cpu", "cpu"]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("side", [4, 160])  # copied contiguous first, and read in place
+def test_strided_inputs_and_expanded_gradients_give_the_same_bits(dtype, side):
+    # A small strided tensor (a slice; y.sum().backward()'s expanded gradient, every
+    # stride 0) is resized as its contiguous copy; a large one where it is. The bits are
+    # those of the contiguous tensor either way.
+    base = torch.randn(2, 3, side, 2 * side + 1, dtype=dtype)
+    strided = base[:, :, :, ::2]
+    assert not strided.is_contiguous()
+    kwargs = dict(size=(side + 3, side - 1), mode="bicubic")
+    assert torch.equal(
+        ct.interpolate(strided, **kwargs), ct.interpolate(strided.contiguous(), **kwargs)
+    )
+    expanded, dense = (strided.clone().requires_grad_() for _ in range(2))
+    y = ct.interpolate(expanded, **kwargs)
+    y.sum().backward()  # the gradient reaching the adapter: ones, expanded
+    ct.interpolate(dense, **kwargs).backward(torch.ones_like(y))
+    assert torch.equal(expanded.grad, dense.grad)
+    ones = np.ones(y.shape, dtype=y.detach().numpy().dtype)
+    expected = cresize.resize_backward(
+        ones, tuple(y.shape[:2]) + (side, side + 1), mode="bicubic", axes=(2, 3)
+    )
+    assert torch.equal(expanded.grad, torch.from_numpy(expected))
+
+
+def test_a_dead_functorch_wrapper_is_unwrapped():
+    # A tensor escaped from a torch.func transform (its level gone) is resized and
+    # differentiated as the tensor it wraps, as autograd.Function.apply does it.
+    x = torch.randn(1, 2, 4, 5, dtype=torch.float64, requires_grad=True)
+    c = torch.randn(1, 2, 4, 5, dtype=torch.float64)
+    escaped = []
+
+    def f(z):
+        escaped.append(z * x)
+        return z.sum()
+
+    torch.func.grad(f)(c)
+    (dead,) = escaped
+    ct.interpolate(dead, size=(7, 3), mode="bilinear").sum().backward()
+    alive = x.detach().requires_grad_()
+    ct.interpolate(c * alive, size=(7, 3), mode="bilinear").sum().backward()
+    assert torch.equal(x.grad, alive.grad)
+
+
 def test_resize_options_changed_later_are_checked_again():
     # Resize's key compared options with ==: after a call with size=4, setting 4.0 or
     # True (equal in Python) reused the plan instead of refusing them as a new module does.

@@ -141,61 +141,46 @@ def interpolate(
     >>> x.grad
     tensor([[[2., 2., 2., 2.]]], dtype=torch.float64)
     """
-    run = _captured if _capturing(input) else _eager
-    return run(
-        input,
-        size,
-        scale_factor,
-        mode,
-        align_corners,
-        recompute_scale_factor,
-        antialias,
-        num_threads,
-    )
+    options = (size, scale_factor, mode, align_corners, recompute_scale_factor, antialias)
+    if _capturing(input):
+        return _captured(input, options, num_threads)
+    return _eager(input, options, num_threads)
 
 
-def _eager(
-    input, size, scale_factor, mode, align_corners, recompute_scale_factor, antialias, num_threads
-):
-    """``interpolate`` run now (not recorded into a graph)."""
+# A call's route is decided once, where it is made (interpolate, Resize.forward): recorded
+# into a graph (_captured: the operator) or run now (_eager: a CPU tensor resized, a meta
+# tensor given to the operator). Each path takes the call as (input, options, num_threads),
+# ``options`` being the arguments from ``size`` to ``antialias`` as given.
+
+
+def _eager(input, options, num_threads, planned=None):
+    """``interpolate`` run now (not recorded into a graph). ``planned(input, options)``
+    gives the plan and whether it resizes the channels-last view (``Resize._planned``);
+    None: ``interpolate``'s plans, found by a key of the call (written here, not as a
+    function of its own: the tiny call's frame, 0.1 us)."""
     half = _check_input(input)
     if half is None:  # a meta tensor: the operator's fake kernel (see _check_input)
-        return _captured(
-            input,
-            size,
-            scale_factor,
-            mode,
-            align_corners,
-            recompute_scale_factor,
-            antialias,
-            num_threads,
-        )
-    _spec.threads_value(num_threads)  # validated here rather than inside autograd
+        return _operator(input, options, num_threads)
+    if num_threads is not None:  # validated here rather than inside autograd
+        _spec.threads_value(num_threads)
+    if planned is not None:
+        found, channels_last = planned(input, options)
+        return _apply(input, found, num_threads, channels_last, half)
     # A repeated call with plain arguments: one dict look-up (the plans' weak references
     # that cresize.resize keeps), not the whole normalisation again. The strides are in
     # the key, so the layout (a channels-last input's plan resizes axes from 1) is too.
+    size, scale_factor, mode, align_corners, recompute_scale_factor, antialias = options
     key = _plan.fast_key(input, size, scale_factor, mode, align_corners, antialias, None)
     if key is not None and (recompute_scale_factor is None or type(recompute_scale_factor) is bool):
         key = ("torch", input.stride(), recompute_scale_factor, key)
+        found = _plan.recall(key)
+        if found is not None:
+            return _apply(input, found, num_threads, _plans_channels_last(found), half)
     else:
         key = None
-    found = _plan.recall(key)
-    if found is not None:
-        channels_last = _plans_channels_last(found)
-    else:
-        channels_last = _channels_last(input)
-        found = _input_plan(
-            tuple(input.shape),
-            input.dtype,
-            size,
-            scale_factor,
-            mode,
-            align_corners,
-            recompute_scale_factor,
-            antialias,
-            channels_last=channels_last,
-        )
-        _plan.remember(key, found)
+    channels_last = _channels_last(input)
+    found = _input_plan(tuple(input.shape), input.dtype, options, channels_last=channels_last)
+    _plan.remember(key, found)
     return _apply(input, found, num_threads, channels_last, half)
 
 
@@ -213,11 +198,11 @@ def _apply(input, found, num_threads, channels_last, half=False, adjoint=False, 
     is its plan), rounded back once. ``linear`` runs the plan: ``_linear`` (differentiable)
     unless given (the operators' ``_run``, below autograd)."""
     linear = linear or _linear
+    if not (half or channels_last):  # the common call first
+        return linear(input, found, num_threads, adjoint)
     if half:
         resized = _apply(input.float(), found, num_threads, channels_last, False, adjoint, linear)
         return resized.to(input.dtype)
-    if not channels_last:
-        return linear(input, found, num_threads, adjoint)
     return linear(input.movedim(1, -1), found, num_threads, adjoint).movedim(-1, 1)
 
 
@@ -339,22 +324,12 @@ def _size_or_factor(size, scale_factor, recompute_scale_factor):
         )
 
 
-def _input_plan(
-    shape,
-    dtype,
-    size,
-    scale_factor,
-    mode,
-    align_corners,
-    recompute_scale_factor,
-    antialias,
-    previous=None,
-    *,
-    channels_last=False,
-):
-    """The cached plan of this call on an input of ``shape`` (a tuple of ints) and torch
-    ``dtype`` (``previous`` when it is the same call); with ``channels_last``, the plan
-    of the (N, *spatial, C) view."""
+def _input_plan(shape, dtype, options, previous=None, *, channels_last=False):
+    """The cached plan of the call with ``options`` (``size`` to ``antialias``, see
+    ``_eager``) on an input of ``shape`` (a tuple of ints) and torch ``dtype``
+    (``previous`` when it is the same call); with ``channels_last``, the plan of the
+    (N, *spatial, C) view."""
+    size, scale_factor, mode, align_corners, recompute_scale_factor, antialias = options
     ndim = len(shape)
     _torch_rules(mode, ndim, align_corners, antialias)
     mode = _spec.torch_mode(mode, antialias)
@@ -444,48 +419,33 @@ class Resize(torch.nn.Module):
         torch.Tensor
             As ``interpolate`` returns it.
         """
-        half = None if _capturing(input) else _check_input(input)
-        if half is None:  # recorded into a graph, or a meta tensor (see _check_input)
-            return _captured(
-                input,
-                self.size,
-                self.scale_factor,
-                self.mode,
-                self.align_corners,
-                self.recompute_scale_factor,
-                self.antialias,
-                self.num_threads,
-            )
-        key = (  # the strides give the layout (see _eager)
-            tuple(input.shape),
-            input.dtype,
-            input.stride(),
-            _frozen(self.size),
-            _frozen(self.scale_factor),
-            _frozen(self.mode),
-            _frozen(self.align_corners),
-            _frozen(self.recompute_scale_factor),
-            _frozen(self.antialias),
+        options = (
+            self.size,
+            self.scale_factor,
+            self.mode,
+            self.align_corners,
+            self.recompute_scale_factor,
+            self.antialias,
         )
+        if _capturing(input):
+            return _captured(input, options, self.num_threads)
+        return _eager(input, options, self.num_threads, self._planned)
+
+    def _planned(self, input, options):
+        """This module's plan of ``input`` and whether it is a channels-last input's (see
+        ``_eager``): the last input's while its shape, dtype, layout (strides) and the
+        options are the same."""
+        key = (tuple(input.shape), input.dtype, input.stride(), *map(_frozen, options))
         cached = self._cached  # read once: another thread may replace it meanwhile
         if cached is not None and key == cached[0]:
-            channels_last = _plans_channels_last(cached[1])
-        else:  # a new shape, layout or options
-            channels_last = _channels_last(input)
-            found = _input_plan(
-                tuple(input.shape),
-                input.dtype,
-                self.size,
-                self.scale_factor,
-                self.mode,
-                self.align_corners,
-                self.recompute_scale_factor,
-                self.antialias,
-                None if cached is None else cached[1],
-                channels_last=channels_last,
-            )
-            cached = self._cached = (key, found)
-        return _apply(input, cached[1], self.num_threads, channels_last, half)
+            return cached[1], _plans_channels_last(cached[1])
+        channels_last = _channels_last(input)  # a new shape, layout or options
+        previous = None if cached is None else cached[1]
+        found = _input_plan(
+            tuple(input.shape), input.dtype, options, previous, channels_last=channels_last
+        )
+        self._cached = (key, found)
+        return found, channels_last
 
     def __prepare_scriptable__(self) -> Resize:
         """``torch.jit.script`` calls this first (on every submodule): a clear refusal
@@ -566,30 +526,52 @@ def _linear(input, plan, num_threads, adjoint=False):
     if _transforming():
         return _CresizeInterpolateUnderTransform.apply(input, plan, num_threads, adjoint)
     if (input.requires_grad and torch.is_grad_enabled()) or _forward_ad._current_level >= 0:
-        return _CresizeInterpolate.apply(input, plan, num_threads, adjoint)
+        return _recorded(_unwrap_if_dead(input), plan, num_threads, adjoint)
     return _run(input, plan, num_threads, adjoint)
+
+
+# _CresizeInterpolate.apply less its Python wrapper (1.6 us of a 5 us tiny call): where no
+# torch.func transform runs (_linear has asked) and the Function has no setup_context, the
+# wrapper does only this, a dead functorch wrapper unwrapped and the C apply called. Where
+# PyTorch has neither, the wrapper itself.
+_unwrap_if_dead = getattr(getattr(torch._C, "_functorch", None), "unwrap_if_dead", None)
+_base_apply = vars(getattr(torch._C, "_FunctionBase", object)).get("apply")
+if _unwrap_if_dead is None or _base_apply is None:
+    _unwrap_if_dead, _recorded = (lambda tensor: tensor), _CresizeInterpolate.apply
+else:
+    _recorded = _base_apply.__get__(None, _CresizeInterpolate)
+
+
+# A strided (non-contiguous) tensor of up to this many values is resized as its contiguous
+# copy: the copy (0.5 us on a tiny tensor) costs less than the plan's checked path, which
+# a strided array takes (3 us more), as the expanded gradient of ``y.sum().backward()`` is.
+# Larger ones are read where they are (no copy of the whole tensor).
+_COPIED_UP_TO = 1 << 14
 
 
 def _run(input, plan, num_threads, adjoint):
     run = plan.backward if adjoint else plan
-    result = torch.from_numpy(run(_numpy(input), num_threads=num_threads))
-    if result.numel():
-        return result
+    array = _numpy(input)
+    if not input.is_contiguous() and array.size <= _COPIED_UP_TO:
+        array = np.ascontiguousarray(array)
+    result = run(array, num_threads=num_threads)
+    if result.size:
+        return torch.from_numpy(result)
     # An empty result: NumPy (2.x) gives a zero-size array every stride 0; a tensor has
     # PyTorch's contiguous strides, as F.interpolate's and torch.empty's have.
-    return result.new_empty(result.shape)
+    return torch.from_numpy(result).new_empty(result.shape)
 
 
 def _numpy(tensor):
     """A NumPy view of a CPU tensor (no copy unless it has a negative bit; real dtypes
     have no conjugate bit)."""
     if not tensor.requires_grad:
-        try:  # the common case: as fast again as detach() first
+        try:  # the common case: 0.1 us less than force=True, which detaches first
             return tensor.numpy()
         except RuntimeError:  # a negative bit, a batched tensor, ...: as below
             pass
-    try:
-        tensor = tensor.detach()
+    try:  # detached, the negative bit resolved (a copy), in one call
+        return tensor.numpy(force=True)
     except RuntimeError as exc:  # no Python name tells the legacy batching key apart
         if "Batched" not in str(torch._C._dispatch_keys(tensor)):
             raise
@@ -599,7 +581,6 @@ def _numpy(tensor):
             "check_batched_grad=True): it has no batching rule there. torch.func.vmap "
             "works (of torch.func.vjp for batched gradients)"
         ) from exc
-    return (tensor.resolve_neg() if tensor.is_neg() else tensor).numpy()
 
 
 # ----------------------------------------------------------------------------
@@ -651,15 +632,12 @@ def _differentiated_unrecorded(input):
     return get_proxy_mode() is None
 
 
-def _captured(
-    input, size, scale_factor, mode, align_corners, recompute_scale_factor, antialias, num_threads
-):
-    """``interpolate`` as the operator: the arguments checked and turned into its
-    schema's types here (plain Python that Dynamo folds), planned by the operator.
-    Under a ``torch.func`` transform or forward-mode AD inside torch.compile, and before
-    PyTorch 2.4, Dynamo runs ``interpolate`` eagerly instead (a graph break): PyTorch 2.13
-    refuses a custom operator's autograd under ``torch.func`` transforms, and the operators
-    have no forward-mode rule."""
+def _captured(input, options, num_threads):
+    """``interpolate`` recorded into a graph: the operator (see ``_operator``). Under a
+    ``torch.func`` transform or forward-mode AD inside torch.compile, and before PyTorch
+    2.4, Dynamo runs ``interpolate`` eagerly instead (a graph break): PyTorch 2.13 refuses
+    a custom operator's autograd under ``torch.func`` transforms, and the operators have
+    no forward-mode rule."""
     if _compiling():
         # _eager, not interpolate: is_compiling() is a process-wide flag, True in every
         # thread while one compiles, and interpolate would come back here
@@ -668,16 +646,7 @@ def _captured(
     else:
         run_now = _eager if _differentiated_unrecorded(input) else None
     if run_now is not None:
-        return run_now(
-            input,
-            size,
-            scale_factor,
-            mode,
-            align_corners,
-            recompute_scale_factor,
-            antialias,
-            num_threads,
-        )
+        return run_now(input, options, num_threads)
     if _interpolate_op is None:
         raise RuntimeError(
             "recording cresize.torch in a graph (torch.export, make_fx, torch.jit.trace; "
@@ -685,6 +654,14 @@ def _captured(
             f"this is {torch.__version__}"
         )
     _check_input(input)
+    return _operator(input, options, num_threads)
+
+
+def _operator(input, options, num_threads):
+    """The operator cresize::interpolate on ``input`` (checked by ``_check_input``): the
+    arguments checked and turned into its schema's types here (plain Python that Dynamo
+    folds), planned by the operator."""
+    size, scale_factor, mode, align_corners, recompute_scale_factor, antialias = options
     spatial = input.dim() - 2
     _torch_rules(mode, input.dim(), align_corners, antialias)
     _spec.options(_spec.torch_mode(mode, antialias), align_corners, antialias)
@@ -708,17 +685,20 @@ def _captured(
     )
 
 
-def _op_plan(shape, dtype, channels_last, size, scale_factor, *options):
+def _op_plan(shape, dtype, channels_last, options):
     """The operators' plan: ``_input_plan`` of a shape of ints (symbolic lengths and
     sizes are specialised to their values, as the plan's tables need them), found in
-    one look-up when it is remembered."""
+    one look-up when it is remembered. ``options``: the schema's, ``size`` to
+    ``antialias``."""
+    size, scale_factor, *flags = options
     shape = tuple(int(n) for n in shape)
     size = None if size is None else tuple(int(n) for n in size)
     scale_factor = None if scale_factor is None else tuple(scale_factor)
-    key = ("op", shape, dtype, channels_last, size, scale_factor, *options)
+    options = (size, scale_factor, *flags)
+    key = ("op", shape, dtype, channels_last, *options)
     found = _plan.recall(key)
     if found is None:
-        found = _input_plan(shape, dtype, size, scale_factor, *options, channels_last=channels_last)
+        found = _input_plan(shape, dtype, options, channels_last=channels_last)
         _plan.remember(key, found)
     return found
 
@@ -729,7 +709,7 @@ def _op_result(like, shape, channels_last, options, adjoint=False):
     spatial lengths come from the plan of one batch entry and channel, so a symbolic
     batch or channel count stays symbolic."""
     n, c, *spatial = shape
-    found = _op_plan((1, 1, *spatial), torch.float64, channels_last, *options)
+    found = _op_plan((1, 1, *spatial), torch.float64, channels_last, options)
     spatial = found.input_shape if adjoint else found.output_shape
     spatial = spatial[1:-1] if channels_last else spatial[2:]
     if not channels_last:
@@ -754,7 +734,7 @@ def _define_operators():
     def forward(input, size, scale_factor, mode, align_corners, recompute, antialias, threads):
         channels_last = _channels_last(input)
         options = (size, scale_factor, mode, align_corners, recompute, antialias)
-        found = _op_plan(input.shape, input.dtype, channels_last, *options)
+        found = _op_plan(input.shape, input.dtype, channels_last, options)
         half = input.dtype in _HALF
         return _apply(input, found, threads, channels_last, half, linear=_run)
 
@@ -770,7 +750,7 @@ def _define_operators():
     )
     def backward(grad, input_shape, channels_last, *options_and_threads):
         *options, threads = options_and_threads
-        found = _op_plan(input_shape, grad.dtype, channels_last, *options)
+        found = _op_plan(input_shape, grad.dtype, channels_last, options)
         half = grad.dtype in _HALF
         return _apply(grad, found, threads, channels_last, half, True, linear=_run)
 
