@@ -1222,7 +1222,7 @@ cdef inline void _fused_row(const Sizes* z, Py_ssize_t j, const Table* y, const 
             _first_product_zeros(z, target, line, x)
     elif z.order == VERTICAL_FIRST:
         if in_row * <Py_ssize_t>sizeof(source) <= CRESIZE_SHORT_ROW:
-            _rows_ahead(z, y, j + ROWS_AHEAD, src)
+            _rows_ahead(z, y, b, oy + ROWS_AHEAD, src)
         if z.x_identity:  # whole rows combined: the combination is the output row
             _combine_rows(target, plane, in_row, y_index, y_weight, y_count, in_h)
         else:
@@ -1246,13 +1246,17 @@ cdef inline void _fused_row(const Sizes* z, Py_ssize_t j, const Table* y, const 
         tag[0] = j
 
 
-cdef inline void _rows_ahead(const Sizes* z, const Table* y, Py_ssize_t j,
+cdef inline void _rows_ahead(const Sizes* z, const Table* y, Py_ssize_t b, Py_ssize_t o,
                              const source* src) noexcept nogil:
-    """Toward the cache: the input rows that output row ``j`` of a ``VERTICAL_FIRST``
-    sweep reads beyond the last one of the row before it (all of its rows at a plane's
-    first row), for short rows (``CRESIZE_SHORT_ROW``, ``_simd_rows.h``). A hint only:
-    nothing read or written depends on it."""
-    cdef Py_ssize_t b = j // z.out_h, o = j - b * z.out_h, first, last, n
+    """Toward the cache: the input rows that output row ``o`` of plane ``b`` (``o`` past
+    the plane's last row: of the planes after it) of a ``VERTICAL_FIRST`` sweep reads
+    beyond the last one of the row before it (all of its rows at a plane's first row),
+    for short rows (``CRESIZE_SHORT_ROW``, ``_simd_rows.h``). A hint only: nothing read
+    or written depends on it."""
+    cdef Py_ssize_t first, last, n
+    while o >= z.out_h:  # no division per row
+        o = o - z.out_h
+        b = b + 1
     if b >= z.n_planes or y.count[o] == 0:
         return
     first = y.index[o * y.width]
