@@ -872,6 +872,16 @@ for dtype, sums in ((np.uint8, np.float32), (np.int8, np.float32), (np.uint16, n
         results[str(n)] = np.empty(width, dtype)
         step(v, results[str(n)], 1)
         n += 1
+# Backward of x2 enlarging on NCHW planes: sums of whole rows (VERTICAL_FIRST) whose
+# rows are short (prefetched ahead, _rows_ahead) or not (300 values), every tap a row
+# of the plane itself (cresize_ring_row without the division); planes of fewer output
+# rows than the prefetch looks ahead (ROWS_AHEAD): the row ahead is in a later plane.
+for dtype in (np.float32, np.float64):
+    for shape in ((2, 3, 7, 9), (1, 2, 5, 300), (3, 2, 1, 5), (2, 2, 3, 40)):
+        for mode in ("bilinear", "bicubic"):
+            g = rng.uniform(-2, 2, shape[:2] + (2 * shape[2], 2 * shape[3])).astype(dtype)
+            results[str(n)] = cresize.resize_backward(g, shape, mode=mode, num_threads=2)
+            n += 1
 np.savez(sys.argv[1], **results)
 """
 

@@ -106,6 +106,9 @@ cdef extern from "_simd_rows.h" nogil:
     # Sums of whole rows (``_combine_rows``) and fused sum + rounding store, AVX2 /
     # AVX-512; the best level counting AVX-512.
     int cresize_simd_best_rows() noexcept
+    Py_ssize_t cresize_ring_row(Py_ssize_t index, Py_ssize_t n_rows) noexcept
+    Py_ssize_t CRESIZE_SHORT_ROW
+    void cresize_prefetch(const void* p, Py_ssize_t bytes) noexcept
     int cresize_combine_f32_f32(float* row, const float* plane, Py_ssize_t width,
                                 const Py_ssize_t* index, const float* weight,
                                 Py_ssize_t count, Py_ssize_t n_rows) noexcept
@@ -413,6 +416,11 @@ MAX_PIXEL_CHANNELS = _PIXEL_CHANNELS
 
 cdef enum:
     ROW_CHUNK = 16384
+
+cdef enum:
+    # Short rows (``CRESIZE_SHORT_ROW``) of a ``VERTICAL_FIRST`` sweep: the new input
+    # rows of the output row this many ahead are prefetched (``_rows_ahead``).
+    ROWS_AHEAD = 4
 
 #: Values of integer sums an integer output row of ``DIRECT`` order keeps at a time
 #: (``_pixels_stored``): a long row (an ``(L, C)`` signal) needs no row of sums.
@@ -1213,6 +1221,8 @@ cdef inline void _fused_row(const Sizes* z, Py_ssize_t j, const Table* y, const 
         if z.first_product:
             _first_product_zeros(z, target, line, x)
     elif z.order == VERTICAL_FIRST:
+        if in_row * <Py_ssize_t>sizeof(source) <= CRESIZE_SHORT_ROW:
+            _rows_ahead(z, y, b, oy + ROWS_AHEAD, src)
         if z.x_identity:  # whole rows combined: the combination is the output row
             _combine_rows(target, plane, in_row, y_index, y_weight, y_count, in_h)
         else:
@@ -1234,6 +1244,29 @@ cdef inline void _fused_row(const Sizes* z, Py_ssize_t j, const Table* y, const 
         _store_any(out, z.out_kind, target, out_row)
     if z.order == DIRECT:
         tag[0] = j
+
+
+cdef inline void _rows_ahead(const Sizes* z, const Table* y, Py_ssize_t b, Py_ssize_t o,
+                             const source* src) noexcept nogil:
+    """Toward the cache: the input rows that output row ``o`` of plane ``b`` (``o`` past
+    the plane's last row: of the planes after it) of a ``VERTICAL_FIRST`` sweep reads
+    beyond the last one of the row before it (all of its rows at a plane's first row),
+    for short rows (``CRESIZE_SHORT_ROW``, ``_simd_rows.h``). A hint only: nothing read
+    or written depends on it."""
+    cdef Py_ssize_t first, last, n
+    while o >= z.out_h:  # no division per row
+        o = o - z.out_h
+        b = b + 1
+    if b >= z.n_planes or y.count[o] == 0:
+        return
+    first = y.index[o * y.width]
+    last = y.index[o * y.width + y.count[o] - 1]
+    if o > 0 and y.count[o - 1] > 0:
+        first = max(first, y.index[(o - 1) * y.width + y.count[o - 1] - 1] + 1)
+    n = last - first + 1
+    if n > 0:
+        cresize_prefetch(src + (b * z.in_h + first) * z.in_row,
+                         n * z.in_row * <Py_ssize_t>sizeof(source))
 
 
 cdef inline void _pixels_stored(const Sizes* z, char* out, floating* sums, const source* line,
@@ -1830,27 +1863,27 @@ cdef inline void _combine_rows(floating* row, const source* plane, Py_ssize_t wi
         for c in range(width):
             row[c] = 0
         return
-    a = plane + (index[0] % n_rows) * width
+    a = plane + cresize_ring_row(index[0], n_rows) * width
     wa = weight[0]
     if count == 1:
         for c in range(width):
             row[c] = wa * a[c]
         return
-    b = plane + (index[1] % n_rows) * width
+    b = plane + cresize_ring_row(index[1], n_rows) * width
     wb = weight[1]
     for c in range(width):
         row[c] = wa * a[c] + wb * b[c]
     k = 2
     while k + 1 < count:
-        a = plane + (index[k] % n_rows) * width
-        b = plane + (index[k + 1] % n_rows) * width
+        a = plane + cresize_ring_row(index[k], n_rows) * width
+        b = plane + cresize_ring_row(index[k + 1], n_rows) * width
         wa = weight[k]
         wb = weight[k + 1]
         for c in range(width):
             row[c] = row[c] + wa * a[c] + wb * b[c]
         k = k + 2
     if k < count:
-        a = plane + (index[k] % n_rows) * width
+        a = plane + cresize_ring_row(index[k], n_rows) * width
         wa = weight[k]
         for c in range(width):
             row[c] = row[c] + wa * a[c]
