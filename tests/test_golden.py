@@ -314,7 +314,7 @@ def test_verify_float32_results_and_partial_results(golden_dir, tmp_path, capsys
     (partial / "one.json").write_text(json.dumps({"name": case["name"], "output": case["output"]}))
     assert _golden.main(["--verify", str(partial), "--allow-missing"]) == 0
     printed = capsys.readouterr().out
-    assert f"1 results, 0 failed, {len(cases) - 1} golden cases without a result" in printed
+    assert f"1 result, 0 failed, {len(cases) - 1} golden cases without a result" in printed
     # the unchecked gradient is said in the summary, not only as a "-" cell
     assert "grad_input not given in 1 result (not checked)" in printed.splitlines()[-1]
 
@@ -514,7 +514,7 @@ def test_verify_fails_when_golden_cases_have_no_result(golden_dir, tmp_path, cap
         (complete / f"{name}.json").write_text(json.dumps(dict(cases[name])))
     assert _golden.main(["--verify", str(complete)]) == 1
     out, err = capsys.readouterr()
-    assert out.splitlines()[-1].endswith(f"1 golden cases without a result: {dropped[0]}")
+    assert out.splitlines()[-1].endswith(f"1 golden case without a result: {dropped[0]}")
     assert f"1 of the {len(cases)} golden cases have no result" in err
     # an empty set fails with or without --allow-missing: nothing was verified
     empty = tmp_path / "empty"

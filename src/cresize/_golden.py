@@ -329,7 +329,8 @@ def verify(directory, expected=None, seed=0, rtol=None, json_path=None, allow_mi
     )
     named = ", ".join(missing[:5]) + (", ..." if len(missing) > 5 else "")
     print(
-        f"{len(results)} results, {failures} failed, {len(missing)} golden cases without "
+        f"{len(results)} result{'s' if len(results) != 1 else ''}, {failures} failed, "
+        f"{len(missing)} golden case{'s' if len(missing) != 1 else ''} without "
         f"a result{': ' + named if missing else ''}"
         f"{' (allowed: --allow-missing)' if missing and allow_missing else ''}{partial}"
     )
