@@ -710,6 +710,34 @@ def test_a_dead_functorch_wrapper_is_unwrapped():
     assert torch.equal(x.grad, alive.grad)
 
 
+def test_the_c_apply_is_taken_only_where_the_wrapper_is_a_known_one(monkeypatch):
+    # _linear applies the Function through PyTorch's C entry point, skipping
+    # Function.apply's Python wrapper, because in PyTorch 2.0-2.13 that wrapper does only
+    # what _linear then does (a dead functorch wrapper unwrapped) where no transform
+    # runs. A PyTorch whose wrapper does more (refers to other names) gets the wrapper.
+    wrapper = torch.autograd.Function.apply.__func__
+    unwrap, apply = ct._c_apply(ct._CresizeInterpolate)
+    if set(wrapper.__code__.co_names) <= ct._WRAPPER_NAMES:  # PyTorch 2.0-2.13
+        assert apply.__self__ is ct._CresizeInterpolate
+        assert type(apply) is type(torch._C._FunctionBase.apply)  # C, not the wrapper
+        assert unwrap is torch._C._functorch.unwrap_if_dead
+    assert (ct._recorded, ct._unwrap_if_dead) == (apply, unwrap)
+    calls = []
+
+    def apply_and_more(cls, *args, **kwargs):  # a wrapper that does something else too
+        calls.append(cls)
+        return wrapper(cls, *args, **kwargs)
+
+    monkeypatch.setattr(torch.autograd.Function, "apply", classmethod(apply_and_more))
+    unwrap, apply = ct._c_apply(ct._CresizeInterpolate)
+    x = torch.randn(1, 2, 4, 5, dtype=torch.float64, requires_grad=True)
+    plan = cresize.plan(x.shape, size=(7, 3), mode="bilinear", axes=(2, 3), dtype=np.float64)
+    y = apply(unwrap(x), plan, None, False)
+    assert calls == [ct._CresizeInterpolate]  # the wrapper ran
+    assert y.grad_fn.name() == "_CresizeInterpolateBackward"
+    assert torch.equal(y.detach(), torch.from_numpy(plan(x.detach().numpy())))
+
+
 def test_resize_options_changed_later_are_checked_again():
     # Resize's key compared options with ==: after a call with size=4, setting 4.0 or
     # True (equal in Python) reused the plan instead of refusing them as a new module does.

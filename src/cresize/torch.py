@@ -530,16 +530,45 @@ def _linear(input, plan, num_threads, adjoint=False):
     return _run(input, plan, num_threads, adjoint)
 
 
-# _CresizeInterpolate.apply less its Python wrapper (1.6 us of a 5 us tiny call): where no
-# torch.func transform runs (_linear has asked) and the Function has no setup_context, the
-# wrapper does only this, a dead functorch wrapper unwrapped and the C apply called. Where
-# PyTorch has neither, the wrapper itself.
-_unwrap_if_dead = getattr(getattr(torch._C, "_functorch", None), "unwrap_if_dead", None)
-_base_apply = vars(getattr(torch._C, "_FunctionBase", object)).get("apply")
-if _unwrap_if_dead is None or _base_apply is None:
-    _unwrap_if_dead, _recorded = (lambda tensor: tensor), _CresizeInterpolate.apply
-else:
-    _recorded = _base_apply.__get__(None, _CresizeInterpolate)
+# The names that Function.apply's Python wrapper refers to in PyTorch 2.0 to 2.13, where,
+# with no torch.func transform running and no setup_context, it only unwraps a dead
+# functorch wrapper and calls the C apply (torch/autograd/function.py).
+_WRAPPER_NAMES = frozenset(
+    (
+        "_is_setup_context_defined",
+        "_SingleLevelFunction",
+        "setup_context",
+        "forward",
+        "torch",
+        "_C",
+        "_are_functorch_transforms_active",
+        "_functorch",
+        "utils",
+        "unwrap_dead_wrappers",
+        "super",
+        "apply",
+        "RuntimeError",
+        "custom_function_call",
+    )
+)
+
+
+def _c_apply(function):
+    """``function.apply`` (an ``autograd.Function`` without ``setup_context``) less its
+    Python wrapper (1.6 us of a 5 us tiny call), as (unwrap, apply): ``apply(unwrap(x),
+    ...)`` does what the wrapper does where no torch.func transform runs (``_linear`` has
+    asked). The wrapper itself (and no unwrapping) where PyTorch lacks the C pieces or
+    its wrapper refers to names that 2.0-2.13's does not (it may do more there)."""
+    unwrap = getattr(getattr(torch._C, "_functorch", None), "unwrap_if_dead", None)
+    base = vars(getattr(torch._C, "_FunctionBase", object)).get("apply")
+    wrapper = getattr(vars(torch.autograd.Function).get("apply"), "__func__", None)
+    names = getattr(getattr(wrapper, "__code__", None), "co_names", None)
+    if unwrap is None or base is None or names is None or not set(names) <= _WRAPPER_NAMES:
+        return (lambda tensor: tensor), function.apply
+    return unwrap, base.__get__(None, function)
+
+
+_unwrap_if_dead, _recorded = _c_apply(_CresizeInterpolate)
 
 
 # A strided (non-contiguous) tensor of up to this many values is resized as its contiguous
