@@ -261,7 +261,8 @@ GEOMETRIES = 24
 @pytest.mark.slow
 @POSIX
 def test_2_a_loop_over_24_signal_lengths_fits_in_1_5_gib():
-    """Needs the plan layer: today's main keeps ~113 MB of tables per length (128 of them).
+    """Needs the plan layer: each length's tables take ~100 MiB, and the cache is bounded
+    in bytes (256 MiB by default).
 
     The lengths' tables together (> 2.4 GB) exceed the limit: only a cache bounded in
     bytes gets through. (It was 70 lengths under 4 GiB: the same proof at three times

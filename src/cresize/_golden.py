@@ -338,8 +338,10 @@ def verify(directory, expected=None, seed=0, rtol=None, json_path=None, allow_mi
         print(f"cresize golden: no result files in {directory}", file=sys.stderr)
     elif missing and not allow_missing:
         print(
-            f"cresize golden: {len(missing)} of the {len(golden)} golden cases have no "
-            f"result in {directory} ({named}): write them, or pass --allow-missing to "
+            f"cresize golden: {len(missing)} of the {len(golden)} golden cases "
+            f"{'has' if len(missing) == 1 else 'have'} no "
+            f"result in {directory} ({named}): write {'it' if len(missing) == 1 else 'them'}, "
+            f"or pass --allow-missing to "
             f"verify a partial set",
             file=sys.stderr,
         )
