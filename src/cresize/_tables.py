@@ -36,14 +36,23 @@ class Taps:
     read by the kernels.
     """
 
-    def __init__(self, n_in, rows, cols, vals, n_out):
-        order = np.lexsort((cols, rows))  # by row, then index; stable
+    def __init__(self, n_in, rows, cols, vals, n_out, *, unique=False):
+        """The general path: taps as flat ``(row, index, weight)`` arrays in any order.
+
+        ``unique``: no two taps share a ``(row, index)``, no weight is zero and the
+        taps of each row come in ascending index order (``transpose`` knows this),
+        so a stable sort by row alone orders them and nothing is merged or dropped.
+        """
+        if unique:
+            order = np.argsort(rows, kind="stable")
+        else:
+            order = np.lexsort((cols, rows))  # by row, then index; stable
         rows, cols, vals = rows[order], cols[order], vals[order]
-        if rows.size:  # add up taps on the same (row, index)
+        if rows.size and not unique:  # add up taps on the same (row, index)
             start = np.flatnonzero(np.r_[True, (rows[1:] != rows[:-1]) | (cols[1:] != cols[:-1])])
             rows, cols, vals = rows[start], cols[start], np.add.reduceat(vals, start)
-        keep = vals != 0
-        rows, cols, vals = rows[keep], cols[keep], vals[keep]
+            keep = vals != 0
+            rows, cols, vals = rows[keep], cols[keep], vals[keep]
         count = np.bincount(rows, minlength=n_out).astype(np.intp)
         width = max(int(count.max(initial=0)), 1)
         first = np.r_[0, np.cumsum(count)[:-1]]
@@ -53,32 +62,71 @@ class Taps:
         weight = np.zeros((n_out, width), np.float64)
         index[rows, slot] = cols
         weight[rows, slot] = vals
+        self._set(n_in, index, weight, count)
+
+    def _set(self, n_in, index, weight, count):
+        """Fill in the table from its padded rows, each sorted by index without repeats."""
+        n_out, width = index.shape
         self.n_in, self.n_out = n_in, n_out
+        first = index[:, 0]
         last = index[np.arange(n_out), np.maximum(count - 1, 0)]
         #: The most input positions one row spans (first to last tap), at least 1.
-        self.span = int((last - index[:, 0]).max(initial=0)) + 1
+        self.span = int((last - first).max(initial=0)) + 1
         #: First input of each row whose taps are its whole contiguous window, else -1.
-        whole = (count == width) & np.all(index == index[:, :1] + np.arange(width), axis=1)
-        self.start = _frozen(np.where(whole, index[:, 0], -1))
+        #: (``width`` distinct ascending indices are contiguous iff they span ``width``.)
+        whole = (count == width) & (last - first == width - 1)
+        self.start = _frozen(np.where(whole, first, -1))
         self.index, self.weight, self.count = _frozen(index), _frozen(weight), _frozen(count)
         #: Every row reads one input with weight 1 (nearest modes).
         self.is_selection = width == 1 and bool(np.all(count == 1)) and bool(np.all(weight == 1.0))
         self.is_identity = (
-            self.is_selection and n_in == n_out and bool(np.all(index[:, 0] == np.arange(n_out)))
+            self.is_selection and n_in == n_out and bool(np.all(first == np.arange(n_out)))
         )
         #: ``f`` >= 2 when row ``o`` reads exactly inputs ``o*f … o*f + f - 1`` (shrinking
         #: by an integer factor: bilinear by 2, the adjoint of nearest enlarging), else 0.
         self.block = 0
-        if width >= 2 and bool(np.all(count == width)):
-            blocks = np.arange(n_out)[:, None] * width + np.arange(width)
-            self.block = width if np.array_equal(index, blocks) else 0
+        if width >= 2 and bool(np.all(whole)):
+            self.block = width if np.array_equal(first, np.arange(n_out) * width) else 0
         self._cast = {}
         self._periods = {}
         self._transposed = None
 
     @classmethod
     def from_dense_rows(cls, n_in, index, weight):
-        """Build from raw ``(n_out, k)`` taps; entries with index < 0 are unused."""
+        """Build from raw ``(n_out, k)`` taps; entries with index < 0 are unused.
+
+        The table may take ``index`` and ``weight`` over as they are (no copy): the
+        caller hands over fresh arrays and no longer writes to them.
+
+        The fast path: a row whose ``k`` indices ascend strictly from 0 up and whose
+        weights are all nonzero is already what the general path makes of it
+        (nothing to sort, merge or drop; ``count`` is ``k``, the widest possible).
+        Such rows are the rule (modes clamp, repeat or leave out taps only near the
+        borders), so only the other rows go through the general path, and then into
+        the ``(n_out, k)`` arrays with the general path's padding.
+        """
+        n_out, k = index.shape
+        plain = index[:, 0] >= 0
+        plain &= np.all(index[:, 1:] > index[:, :-1], axis=1)  # masks: 1 byte a tap
+        plain &= np.all(weight != 0, axis=1)
+        if n_out == 0 or not plain.any():
+            return cls._from_rows(n_in, index, weight)
+        table = cls.__new__(cls)
+        count = np.full(n_out, k, np.intp)
+        index = index.astype(np.intp, copy=False)
+        other = np.flatnonzero(~plain)
+        if other.size:
+            part = cls._from_rows(n_in, index[other], weight[other])
+            width = part.index.shape[1]
+            index[other, :width], index[other, width:] = part.index, part.index[:, :1]
+            weight[other, :width], weight[other, width:] = part.weight, 0.0
+            count[other] = part.count
+        table._set(n_in, index, weight, count)
+        return table
+
+    @classmethod
+    def _from_rows(cls, n_in, index, weight):
+        """``from_dense_rows`` through the general path alone."""
         n_out = index.shape[0]
         rows = np.broadcast_to(np.arange(n_out)[:, None], index.shape)
         used = index >= 0
@@ -88,7 +136,8 @@ class Taps:
         """The adjoint's table, ``(n_in, n_out)``: row ``i`` lists the outputs that read ``i``."""
         if self._transposed is None:
             rows, cols, vals = self._entries()
-            self._transposed = Taps(self.n_out, cols, rows, vals, self.n_in)
+            # Taps in row order, unique, nonzero: by output row ``rows`` ascending.
+            self._transposed = Taps(self.n_out, cols, rows, vals, self.n_in, unique=True)
         return self._transposed
 
     def _entries(self):

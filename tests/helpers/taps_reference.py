@@ -1,0 +1,62 @@
+"""The tap table as ``Taps`` built it before its fast paths (one general path):
+sort every tap, add up repeats, drop zeros, pad. ``tests/test_tables.py`` compares
+``cresize._tables.Taps`` with it field by field."""
+
+import numpy as np
+
+FIELDS = ("index", "weight", "count", "start", "span", "block", "is_selection", "is_identity")
+
+
+def reference(n_in, rows, cols, vals, n_out):
+    """The fields of the table of flat taps ``(rows, cols, vals)``, as a dict."""
+    order = np.lexsort((cols, rows))
+    rows, cols, vals = rows[order], cols[order], vals[order]
+    if rows.size:
+        start = np.flatnonzero(np.r_[True, (rows[1:] != rows[:-1]) | (cols[1:] != cols[:-1])])
+        rows, cols, vals = rows[start], cols[start], np.add.reduceat(vals, start)
+    keep = vals != 0
+    rows, cols, vals = rows[keep], cols[keep], vals[keep]
+    count = np.bincount(rows, minlength=n_out).astype(np.intp)
+    width = max(int(count.max(initial=0)), 1)
+    first = np.r_[0, np.cumsum(count)[:-1]]
+    slot = np.arange(rows.size) - first[rows]
+    index = np.zeros((n_out, width), np.intp)
+    index[count > 0] = cols[first[count > 0]][:, None]
+    weight = np.zeros((n_out, width), np.float64)
+    index[rows, slot] = cols
+    weight[rows, slot] = vals
+    last = index[np.arange(n_out), np.maximum(count - 1, 0)]
+    whole = (count == width) & np.all(index == index[:, :1] + np.arange(width), axis=1)
+    is_selection = width == 1 and bool(np.all(count == 1)) and bool(np.all(weight == 1.0))
+    block = 0
+    if width >= 2 and bool(np.all(count == width)):
+        blocks = np.arange(n_out)[:, None] * width + np.arange(width)
+        block = width if np.array_equal(index, blocks) else 0
+    return {
+        "index": index,
+        "weight": weight,
+        "count": count,
+        "start": np.where(whole, index[:, 0], -1),
+        "span": int((last - index[:, 0]).max(initial=0)) + 1,
+        "block": block,
+        "is_selection": is_selection,
+        "is_identity": is_selection
+        and n_in == n_out
+        and bool(np.all(index[:, 0] == np.arange(n_out))),
+    }
+
+
+def from_dense_rows(n_in, index, weight):
+    """``reference`` of raw ``(n_out, k)`` taps (index < 0: unused)."""
+    rows = np.broadcast_to(np.arange(index.shape[0])[:, None], index.shape)
+    used = index >= 0
+    return reference(n_in, rows[used], index[used], weight[used], index.shape[0])
+
+
+def transposed(table):
+    """``reference`` of the adjoint of ``table`` (a dict from ``reference``)."""
+    n_out, width = table["index"].shape
+    used = np.arange(width) < table["count"][:, None]
+    rows = np.broadcast_to(np.arange(n_out)[:, None], used.shape)[used]
+    n_in = int(table["n_in"])
+    return reference(n_out, table["index"][used], rows, table["weight"][used], n_in)
