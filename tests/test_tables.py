@@ -83,7 +83,11 @@ def test_the_fast_path_keeps_rows_that_need_the_general_path():
     index[8] = -1  # nothing at all
     index[9, 1], weight[9, 2] = 10, -weight[9, 1]  # repeats adding up to 0
     index[9] = [3, 10, 10, 4]
-    for rows in (slice(None), slice(2, 3), slice(3, 10), slice(8, 9)):
+    index[10, 2:], weight[10, 2:] = -1, np.nan  # unused last: plain, padded
+    index[11, 3], weight[11, 1] = -1, 0.0  # unused last and a zero
+    index[12, 1] = -1  # unused between used ones
+    index[13, 3], index[13, 2] = -1, index[13, 1]  # unused last and a repeat
+    for rows in (slice(None), slice(2, 3), slice(3, 14), slice(8, 9), slice(10, 12), [0, 10]):
         i, w = index[rows].copy(), weight[rows].copy()
         expected = taps_reference.from_dense_rows(300, i, w)
         table = _tables.Taps.from_dense_rows(300, i.copy(), w.copy())

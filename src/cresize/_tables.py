@@ -43,26 +43,7 @@ class Taps:
         taps of each row come in ascending index order (``transpose`` knows this),
         so a stable sort by row alone orders them and nothing is merged or dropped.
         """
-        if unique:
-            order = np.argsort(rows, kind="stable")
-        else:
-            order = np.lexsort((cols, rows))  # by row, then index; stable
-        rows, cols, vals = rows[order], cols[order], vals[order]
-        if rows.size and not unique:  # add up taps on the same (row, index)
-            start = np.flatnonzero(np.r_[True, (rows[1:] != rows[:-1]) | (cols[1:] != cols[:-1])])
-            rows, cols, vals = rows[start], cols[start], np.add.reduceat(vals, start)
-            keep = vals != 0
-            rows, cols, vals = rows[keep], cols[keep], vals[keep]
-        count = np.bincount(rows, minlength=n_out).astype(np.intp)
-        width = max(int(count.max(initial=0)), 1)
-        first = np.r_[0, np.cumsum(count)[:-1]]
-        slot = np.arange(rows.size) - first[rows]
-        index = np.zeros((n_out, width), np.intp)
-        index[count > 0] = cols[first[count > 0]][:, None]
-        weight = np.zeros((n_out, width), np.float64)
-        index[rows, slot] = cols
-        weight[rows, slot] = vals
-        self._set(n_in, index, weight, count)
+        self._set(n_in, *_compact(rows, cols, vals, n_out, unique))
 
     def _set(self, n_in, index, weight, count):
         """Fill in the table from its padded rows, each sorted by index without repeats."""
@@ -98,39 +79,45 @@ class Taps:
         The table may take ``index`` and ``weight`` over as they are (no copy): the
         caller hands over fresh arrays and no longer writes to them.
 
-        The fast path: a row whose ``k`` indices ascend strictly from 0 up and whose
-        weights are all nonzero is already what the general path makes of it
-        (nothing to sort, merge or drop; ``count`` is ``k``, the widest possible).
-        Such rows are the rule (modes clamp, repeat or leave out taps only near the
-        borders), so only the other rows go through the general path, and then into
-        the ``(n_out, k)`` arrays with the general path's padding.
+        The fast path: a row whose used taps come first (``c`` of them, unused ones
+        after), with indices ascending strictly and weights all nonzero, is already
+        what the general path makes of it: nothing to sort, merge or drop, ``count``
+        ``c``, padding its first index with weight 0. Such rows are the rule (modes
+        clamp, repeat or leave out taps only near the borders), so only the other
+        rows go through the general path (its sort and ``reduceat`` on whole-axis
+        temporaries cost seconds on a 1M-long axis), then into the same arrays.
         """
         n_out, k = index.shape
-        plain = index[:, 0] >= 0
-        plain &= np.all(index[:, 1:] > index[:, :-1], axis=1)  # masks: 1 byte a tap
-        plain &= np.all(weight != 0, axis=1)
+        used = index >= 0  # masks: 1 byte a tap
+        plain = used[:, 0] & np.all(weight != 0, axis=1, where=used)
+        plain &= np.all(index[:, 1:] > index[:, :-1], axis=1, where=used[:, 1:])
+        plain &= np.all(used[:, :-1] >= used[:, 1:], axis=1)  # used taps first
         if n_out == 0 or not plain.any():
             return cls._from_rows(n_in, index, weight)
-        table = cls.__new__(cls)
-        count = np.full(n_out, k, np.intp)
         index = index.astype(np.intp, copy=False)
         other = np.flatnonzero(~plain)
+        if other.size:  # before the padding below writes over their unused taps
+            part_index, part_weight, part_count = _compact(*_flat(index[other], weight[other]))
+        if used.all():  # the common case: nothing to pad
+            count = np.full(n_out, k, np.intp)
+        else:
+            count = np.count_nonzero(used, axis=1).astype(np.intp)
+            np.copyto(index, index[:, :1], where=~used)
+            np.copyto(weight, 0.0, where=~used)
         if other.size:
-            part = cls._from_rows(n_in, index[other], weight[other])
-            width = part.index.shape[1]
-            index[other, :width], index[other, width:] = part.index, part.index[:, :1]
-            weight[other, :width], weight[other, width:] = part.weight, 0.0
-            count[other] = part.count
-        table._set(n_in, index, weight, count)
+            count[other] = part_count
+            width = part_index.shape[1]
+            index[other, :width], index[other, width:] = part_index, part_index[:, :1]
+            weight[other, :width], weight[other, width:] = part_weight, 0.0
+        width = max(int(count.max()), 1)
+        table = cls.__new__(cls)
+        table._set(n_in, index[:, :width], weight[:, :width], count)
         return table
 
     @classmethod
     def _from_rows(cls, n_in, index, weight):
         """``from_dense_rows`` through the general path alone."""
-        n_out = index.shape[0]
-        rows = np.broadcast_to(np.arange(n_out)[:, None], index.shape)
-        used = index >= 0
-        return cls(n_in, rows[used], index[used], weight[used], n_out)
+        return cls(n_in, *_flat(index, weight))
 
     def transpose(self):
         """The adjoint's table, ``(n_in, n_out)``: row ``i`` lists the outputs that read ``i``."""
@@ -183,6 +170,37 @@ class Taps:
         rows, cols, vals = self._entries()
         matrix[rows, cols] = vals
         return matrix
+
+
+def _flat(index, weight):
+    """``(rows, cols, vals, n_out)`` of raw ``(n_out, k)`` taps (index < 0: unused)."""
+    rows = np.broadcast_to(np.arange(index.shape[0])[:, None], index.shape)
+    used = index >= 0
+    return rows[used], index[used], weight[used], index.shape[0]
+
+
+def _compact(rows, cols, vals, n_out, unique=False):
+    """``(index, weight, count)``: the general path of ``Taps`` (its ``unique``)."""
+    if unique:
+        order = np.argsort(rows, kind="stable")
+    else:
+        order = np.lexsort((cols, rows))  # by row, then index; stable
+    rows, cols, vals = rows[order], cols[order], vals[order]
+    if rows.size and not unique:  # add up taps on the same (row, index)
+        start = np.flatnonzero(np.r_[True, (rows[1:] != rows[:-1]) | (cols[1:] != cols[:-1])])
+        rows, cols, vals = rows[start], cols[start], np.add.reduceat(vals, start)
+        keep = vals != 0
+        rows, cols, vals = rows[keep], cols[keep], vals[keep]
+    count = np.bincount(rows, minlength=n_out).astype(np.intp)
+    width = max(int(count.max(initial=0)), 1)
+    first = np.r_[0, np.cumsum(count)[:-1]]
+    slot = np.arange(rows.size) - first[rows]
+    index = np.zeros((n_out, width), np.intp)
+    index[count > 0] = cols[first[count > 0]][:, None]
+    weight = np.zeros((n_out, width), np.float64)
+    index[rows, slot] = cols
+    weight[rows, slot] = vals
+    return index, weight, count
 
 
 #: The longest period ``Taps.period`` looks for (an enlarging by 8).
