@@ -20,9 +20,9 @@ def _dense_rows(monkeypatch, *args, **kwargs):
         seen.append((index.copy(), weight.copy()))
         return build(cls, n_in, index, weight)
 
-    monkeypatch.setattr(_tables.Taps, "from_dense_rows", classmethod(record))
-    table = _tables.taps(*args, **kwargs)
-    monkeypatch.undo()
+    with monkeypatch.context() as patch:
+        patch.setattr(_tables.Taps, "from_dense_rows", classmethod(record))
+        table = _tables.taps(*args, **kwargs)
     (rows,) = seen
     return table, rows
 
@@ -51,6 +51,7 @@ CASES = [
 
 @pytest.mark.parametrize(("mode", "align", "antialias"), CASES)
 def test_tables_match_the_general_path(monkeypatch, mode, align, antialias):
+    monkeypatch.setattr(_tables, "FAST_PATH_TAPS", 0)  # every table the fast path's
     fast_rows = 0
     for n_in, n_out in itertools.product(SIZES, SIZES):
         for scale_factor in (None, n_out / n_in, 2.0, 3.0, 0.5, 1 / 3, 1.75):
@@ -68,10 +69,12 @@ def test_tables_match_the_general_path(monkeypatch, mode, align, antialias):
             _assert_same(table.transpose(), taps_reference.transposed(expected))
             fast_rows += int(np.sum(table.count == index.shape[1]))
     assert fast_rows > 0
+    assert _tables.FAST_PATH_TAPS == 0  # not undone on the way
 
 
-def test_the_fast_path_keeps_rows_that_need_the_general_path():
+def test_the_fast_path_keeps_rows_that_need_the_general_path(monkeypatch):
     """Unsorted, repeated, zero, unused and negative-zero taps among plain rows."""
+    monkeypatch.setattr(_tables, "FAST_PATH_TAPS", 0)
     rng = np.random.default_rng(5)
     index = np.sort(rng.choice(50, (40, 4), replace=True), axis=1) + np.arange(4) * 50
     weight = rng.uniform(0.5, 1.5, (40, 4))
@@ -96,8 +99,21 @@ def test_the_fast_path_keeps_rows_that_need_the_general_path():
         _assert_same(table.transpose(), taps_reference.transposed(expected))
 
 
-def test_derived_fields_on_plain_rows():
+def test_small_tables_take_the_general_path(monkeypatch):
+    """Under ``FAST_PATH_TAPS`` raw taps every row goes through the general path,
+    over it only the border rows whose taps clamp (3 each side here)."""
+    rows = []
+    flat = _tables._flat
+    monkeypatch.setattr(_tables, "_flat", lambda i, w: rows.append(len(i)) or flat(i, w))
+    assert _tables.FAST_PATH_TAPS > 512
+    _tables.taps(64, 128, "bicubic")  # 512 raw taps
+    _tables.taps(4096, 7168, "bicubic")
+    assert rows == [128, 6]
+
+
+def test_derived_fields_on_plain_rows(monkeypatch):
     """``start``/``block``/``is_identity`` where the fast path takes every row."""
+    monkeypatch.setattr(_tables, "FAST_PATH_TAPS", 0)
     t = _tables.Taps.from_dense_rows(8, np.arange(8).reshape(4, 2), np.full((4, 2), 0.5))
     assert t.block == 2 and list(t.start) == [0, 2, 4, 6] and t.span == 2
     gap = _tables.Taps.from_dense_rows(9, np.array([[0, 2], [3, 4]]), np.ones((2, 2)))

@@ -28,6 +28,10 @@ ANTIALIAS_SUPPORT = {"bilinear": 1.0, "bicubic": 2.0, "lanczos3": 3.0}
 NO_ALIGN_CORNERS = ("nearest", "nearest-exact", "area")
 
 
+#: ``Taps.from_dense_rows`` takes its fast path from this many raw taps (tests: 0).
+FAST_PATH_TAPS = 4096
+
+
 class Taps:
     """The sparse ``(n_out, n_in)`` operator of one axis.
 
@@ -88,6 +92,8 @@ class Taps:
         temporaries cost seconds on a 1M-long axis), then into the same arrays.
         """
         n_out, k = index.shape
+        if index.size < FAST_PATH_TAPS:  # small: one sort costs less than the checks
+            return cls._from_rows(n_in, index, weight)
         used = index >= 0  # masks: 1 byte a tap
         plain = used[:, 0] & np.all(weight != 0, axis=1, where=used)
         plain &= np.all(index[:, 1:] > index[:, :-1], axis=1, where=used[:, 1:])
@@ -285,6 +291,22 @@ def triangle(x):
     return np.maximum(0.0, 1.0 - np.abs(x))
 
 
+#: Elements per chunk of ``_by_chunks``.
+CHUNK = 1 << 14
+
+
+def _by_chunks(kernel, x):
+    """``kernel(x)`` of an elementwise kernel, ``CHUNK`` elements at a time: the same
+    bits (each element's value depends on that element alone), but the kernel's dozen
+    temporaries stay small and in the cache rather than each a fresh ``(n_out, k)``
+    array (first touches of large fresh arrays dominate a long axis's planning)."""
+    flat = np.ascontiguousarray(x).reshape(-1)
+    out = np.empty_like(flat)
+    for i in range(0, flat.size, CHUNK):
+        out[i : i + CHUNK] = kernel(flat[i : i + CHUNK])
+    return out.reshape(np.shape(x))
+
+
 # ----------------------------------------------------------------------------
 # Modes without antialias (docs/spec.md section 3): raw (index, weight) rows
 
@@ -313,7 +335,7 @@ def _bicubic(n_in, n_out, scale, align_corners):
     i = np.floor(src)
     t = (src - i)[:, None]
     index = np.clip(i.astype(np.int64)[:, None] + np.arange(-1, 3), 0, n_in - 1)
-    weight = keys_cubic(np.hstack([t + 1, t, 1 - t, 2 - t]), -0.75)
+    weight = _by_chunks(lambda x: keys_cubic(x, -0.75), np.hstack([t + 1, t, 1 - t, 2 - t]))
     return index, weight
 
 
@@ -321,7 +343,7 @@ def _lanczos3(n_in, n_out, scale, align_corners):
     src = source_coordinate(n_out, scale, align_corners)
     index = np.floor(src).astype(np.int64)[:, None] + np.arange(-2, 4)
     inside = (index >= 0) & (index < n_in)
-    weight = np.where(inside, lanczos3(src[:, None] - index), 0.0)
+    weight = np.where(inside, _by_chunks(lanczos3, src[:, None] - index), 0.0)
     weight /= weight.sum(axis=1, keepdims=True)
     return np.where(inside, index, -1), weight
 
@@ -353,7 +375,7 @@ def _antialiased(n_in, n_out, scale, mode):
     width = max(int((hi - lo).max()), 1)
     index = lo[:, None] + np.arange(width)
     inside = index < hi[:, None]
-    weight = np.where(inside, kernel((index - center[:, None] + 0.5) * inv), 0.0)
+    weight = np.where(inside, _by_chunks(kernel, (index - center[:, None] + 0.5) * inv), 0.0)
     total = weight.sum(axis=1, keepdims=True)
     weight = np.divide(weight, total, out=np.zeros_like(weight), where=total != 0)
     return np.where(inside, index, -1), weight
