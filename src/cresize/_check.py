@@ -505,7 +505,7 @@ def _torch_run(
 
     xt = to_torch(x).requires_grad_(True)
     kwargs = dict(mode=torch_mode, antialias=antialias)
-    if mode in ("bilinear", "bicubic", "lanczos3"):
+    if _spec.takes_align_corners(mode):  # F.interpolate: None with the others
         kwargs["align_corners"] = align_corners
     geometry = _spec.axis_geometry(spec)
     if size is not None:

@@ -20,8 +20,8 @@ import time
 import unicodedata
 from typing import NamedTuple
 
-from cresize import _optional
-from cresize._tables import ALIASES, MODES, NO_ALIGN_CORNERS
+from cresize import _optional, _spec
+from cresize._tables import ALIASES, MODES
 
 #: The reason a worker returns for a file it did not start (or did not write) after Ctrl-C.
 _CANCELLED = object()
@@ -87,14 +87,14 @@ def _quality(text):
 
 def _mode(text):
     """A mode name or alias; argparse's "invalid choice" words, and the near miss."""
-    if text in MODES or text in ALIASES:
-        return text
-    from cresize._spec import mode_hint
-
-    raise argparse.ArgumentTypeError(
-        f"invalid choice: {text!r} (choose from {', '.join(MODES + tuple(ALIASES))})"
-        + mode_hint(text)
-    )
+    try:
+        _spec.canonical_mode(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"invalid choice: {text!r} (choose from {', '.join(MODES + tuple(ALIASES))})"
+            + _spec.mode_hint(text)
+        ) from None
+    return text
 
 
 def _parser():
@@ -351,7 +351,7 @@ def split_cores(jobs, n_tasks):
 
 def _usage_error(args):
     """The first error among options that argparse cannot check one by one, or None."""
-    if args.align_corners and ALIASES.get(args.mode, args.mode) in NO_ALIGN_CORNERS:
+    if args.align_corners and not _spec.takes_align_corners(args.mode):
         return (
             f"--align-corners is not defined for --mode {args.mode}; it is allowed for "
             f"bilinear, bicubic and lanczos3"

@@ -12,7 +12,8 @@ import sys
 
 import numpy as np
 
-from cresize._tables import ANTIALIAS_SUPPORT, MODES
+from cresize import _spec
+from cresize._tables import MODES
 
 SIDE = 384  # pattern size
 DOWN = 144  # shrunk size (a non-integer factor, 8/3)
@@ -82,7 +83,7 @@ def build_sheet(pattern):
         y = HEAD + SIDE + PAD + HEAD + r * row
         draw.text((PAD, y + 4), mode, fill="black", font=font)
         for x, (heading, source, kwargs) in zip(x0, COLUMNS):
-            if kwargs["antialias"] and mode not in ANTIALIAS_SUPPORT:
+            if kwargs["antialias"] and not _spec.takes_antialias(mode):
                 draw.text((x, y + 4), "(no antialias)", fill="gray", font=font)
                 continue
             tile = resize_image(sources[source], mode=mode, **kwargs)

@@ -112,6 +112,16 @@ def canonical_mode(mode):
     return canonical
 
 
+def takes_align_corners(mode):
+    """Whether ``mode`` (a name or an alias) takes ``align_corners=True``."""
+    return canonical_mode(mode) not in NO_ALIGN_CORNERS
+
+
+def takes_antialias(mode):
+    """Whether ``mode`` (a name or an alias) takes ``antialias=True``."""
+    return canonical_mode(mode) in ANTIALIAS_SUPPORT
+
+
 def options(mode, align_corners, antialias):
     """``(canonical mode, align_corners, antialias)``, the pair rules checked."""
     canonical = canonical_mode(mode)
@@ -121,12 +131,12 @@ def options(mode, align_corners, antialias):
         raise TypeError(f"align_corners must be True, False or None; got {align_corners!r}")
     if not isinstance(antialias, (bool, np.bool_)):
         raise TypeError(f"antialias must be True or False; got {antialias!r}")
-    if align_corners and canonical in NO_ALIGN_CORNERS:
+    if align_corners and not takes_align_corners(canonical):
         raise ValueError(
             f"align_corners=True is not defined for mode={mode!r}; it is allowed "
             f"for bilinear, bicubic and lanczos3"
         )
-    if antialias and canonical not in ANTIALIAS_SUPPORT:
+    if antialias and not takes_antialias(canonical):
         raise ValueError(
             f"antialias=True is not defined for mode={mode!r}; it is allowed for "
             f"{', '.join(ANTIALIAS_SUPPORT)}"
@@ -139,9 +149,9 @@ def configurations(modes=MODES):
     for mode in modes:
         for align_corners in (False, True):
             for antialias in (False, True):
-                if align_corners and mode in NO_ALIGN_CORNERS:
+                if align_corners and not takes_align_corners(mode):
                     continue
-                if antialias and mode not in ANTIALIAS_SUPPORT:
+                if antialias and not takes_antialias(mode):
                     continue
                 yield {"mode": mode, "align_corners": align_corners, "antialias": antialias}
 

@@ -23,7 +23,6 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from cresize import _optional, _plan, _spec
-from cresize._tables import ANTIALIAS_SUPPORT
 
 # Not installed: the install hint; installed but failing to import: its error, named.
 _optional.load(
@@ -222,7 +221,7 @@ def pyramid(
         )
     axes = _spec.resize_axes(x.ndim, None, 0.5, axes)
     if antialias is None:
-        antialias = _spec.canonical_mode(mode) in ANTIALIAS_SUPPORT
+        antialias = _spec.takes_antialias(mode)
     _spec.options(mode, False, antialias)  # now, not only when a level is made
     _spec.threads_value(num_threads)
     result = [x]

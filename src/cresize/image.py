@@ -25,7 +25,6 @@ import numpy as np
 from cresize import _optional, _spec
 from cresize._api import resize
 from cresize._dtypes import round_to
-from cresize._tables import ANTIALIAS_SUPPORT
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor, Future
@@ -1118,7 +1117,7 @@ def resize_image(
         mode=mode,
         align_corners=align_corners,
         num_threads=num_threads,
-        antialias=bool(antialias) and _spec.canonical_mode(mode) in ANTIALIAS_SUPPORT,
+        antialias=bool(antialias) and _spec.takes_antialias(mode),
     )
     if isinstance(image, np.ndarray):
         if image.ndim not in (2, 3) or image.dtype.kind not in "uif":
