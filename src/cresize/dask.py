@@ -228,7 +228,8 @@ def pyramid(
     for _ in range(1, int(levels)):
         above = result[-1]
         factors = tuple(0.5 if above.shape[a] >= 2 else 1.0 for a in axes)
-        chunks = {a: min(x.chunksize[a], above.shape[a] // 2 or 1) for a in axes}
+        level = _spec.forward(above.shape, None, factors, mode, False, antialias, axes)
+        chunks = {a: min(x.chunksize[a], level.output_shape[a]) for a in axes}
         result.append(
             resize(
                 above,
