@@ -253,20 +253,19 @@ def _check_input(input):
     return None if meta else half
 
 
-# F.interpolate's own mode names and the input ranks (dimensions) it takes each on;
+# F.interpolate's own mode names and the input ranks (dimensions) it takes each on
+# (its linear names, one per number of spatial dimensions: _spec.TORCH_LINEAR);
 # cresize's other names (lanczos3, cubic, nearest_exact) work on any rank.
 _TORCH_RANKS = {
     "nearest": (3, 4, 5),
     "nearest-exact": (3, 4, 5),
     "area": (3, 4, 5),
-    "linear": (3,),
-    "bilinear": (4,),
-    "trilinear": (5,),
+    **{name: (spatial + 2,) for spatial, name in _spec.TORCH_LINEAR.items()},
     "bicubic": (4,),
     "lanczos": (4,),
 }
-# The name to use instead on each rank where F.interpolate's name does not take it
-_LINEAR_BY_RANK = {3: "linear", 4: "bilinear", 5: "trilinear"}
+# The name to use instead where F.interpolate's name does not take the rank (else the
+# linear name of the rank)
 _OTHER_NAME = {"bicubic": "cubic", "lanczos": "lanczos3"}
 
 
@@ -297,7 +296,7 @@ def _torch_rules(mode, ndim, align_corners, antialias):
             f"antialiased mode)"
         )
     if ndim not in ranks:
-        other = _OTHER_NAME.get(mode) or _LINEAR_BY_RANK[ndim]
+        other = _OTHER_NAME.get(mode) or _spec.TORCH_LINEAR[ndim - 2]
         raise NotImplementedError(
             f"Got {ndim}D input, but mode={mode!r} needs {ranks[0]}D input (as in "
             f"F.interpolate); for a {ndim}-D input use mode={other!r}"
