@@ -140,16 +140,7 @@ def resize_backward(
     )
     if not spec.axes:  # every axis keeps its length: the identity, as in memory
         return _identity(grad, chunks)
-    forward = _spec.forward(
-        spec.input_shape,
-        None if scale_factor is not None else spec.lengths,
-        None if scale_factor is None else spec.factors,
-        mode,
-        align_corners,
-        antialias,
-        spec.axes,
-    )
-    plan = _plan.block_plan(forward, grad.dtype, num_threads)
+    plan = _plan.block_plan(spec, grad.dtype, num_threads)
     ref = _PlanRef(plan)
     out_chunks = _output_chunks(grad, spec.input_shape, plan.axes, chunks)
     return _region_array(
