@@ -21,7 +21,7 @@ import time
 import numpy as np
 
 import cresize
-from cresize import _optional
+from cresize import _optional, _spec
 
 # Peers: a missing one's column is left out; a broken one is warned of (cresize._optional).
 torch = _optional.load("torch", fallback="its column is left out")
@@ -73,10 +73,7 @@ class Case:
         return f"{self.group} {np.dtype(self.dtype).name} {shape}->{size} {self.mode}{aa} {kind}"
 
     def out_shape(self):
-        shape = list(self.shape)
-        for a, n in zip(self.axes or range(len(shape) - len(self.size), len(shape)), self.size):
-            shape[a] = n
-        return tuple(shape)
+        return _spec.forward(self.shape, self.size, axes=self.axes).output_shape
 
 
 def cases(selected):
