@@ -26,6 +26,7 @@ from cresize._tables import (
     ANTIALIAS_SUPPORT,
     MODES,
     NO_ALIGN_CORNERS,
+    axis_scale,
     output_length,
 )
 
@@ -537,10 +538,7 @@ def plan_dtype(dtype):
 
 def table_taps(n_in, n_out, f, mode, align_corners, antialias):
     """A lower bound on the taps of one axis' table (each costs an index and a weight)."""
-    if align_corners:
-        s = (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
-    else:
-        s = 1.0 / f if f is not None else n_in / n_out
+    s = axis_scale(n_in, n_out, f, align_corners)
     if antialias:
         width = max(1.0, 2 * ANTIALIAS_SUPPORT[mode] * max(s, 1.0) - 1)
     elif mode == "area":
