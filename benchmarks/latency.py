@@ -82,15 +82,22 @@ def run(threads, repeat):
     # (1,3,224,224) -> 112 bilinear, and the HWC image against OpenCV
     x = rng.random((1, 3, 224, 224), dtype=np.float32)
     hwc = np.ascontiguousarray(x[0].transpose(1, 2, 0))
+    q = cresize.plan(hwc.shape, (112, 112), axes=(0, 1), num_threads=threads)
+    out = np.empty(q.output_shape, np.float32)
     funcs = {
         "resize": lambda: cresize.resize(x, (112, 112), num_threads=threads),
         "hwc": lambda: cresize.resize(hwc, (112, 112), axes=(0, 1), num_threads=threads),
+        "hwc_out": lambda: q(hwc, out),
     }
     if torch is not None:
         xt = torch.from_numpy(x)
         funcs["torch"] = lambda: F.interpolate(xt, size=(112, 112), mode="bilinear")
     if cv2 is not None:
         funcs["opencv"] = lambda: cv2.resize(hwc, (112, 112), interpolation=cv2.INTER_LINEAR)
+        dst = np.empty(q.output_shape, np.float32)
+        funcs["opencv_dst"] = lambda: cv2.resize(
+            hwc, (112, 112), dst=dst, interpolation=cv2.INTER_LINEAR
+        )
     t = timed(funcs, repeat)
     if torch is not None:
         lines.append(
@@ -99,6 +106,15 @@ def run(threads, repeat):
     if cv2 is not None:
         lines.append(
             _row("(224,224,3) float32 axes=(0,1) ->112² vs OpenCV", t, "hwc", "opencv", 1.0)
+        )
+        lines.append(
+            _row(
+                "(224,224,3) float32 ->112² plan call into out= vs OpenCV dst=",
+                t,
+                "hwc_out",
+                "opencv_dst",
+                1.0,
+            )
         )
     return "\n".join(lines)
 

@@ -363,16 +363,16 @@ def test_block_pairs_keep_the_bits(dtype, monkeypatch):
 
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_plain_plan_calls_go_straight_to_the_integer_steps(dtype, monkeypatch):
-    """A C-contiguous 8/16-bit image of the plan's shape and dtype runs the precompiled
-    steps (``_fast.Direct``), with the bits of the checked path (``out=``, other byte
-    orders, strided views)."""
+    """An 8/16-bit image of the plan's shape and dtype (C-contiguous, strided, into a
+    valid ``out``) runs the precompiled steps (``_fast.Direct``), with the bits of the
+    checked path (``Plan._run``; other byte orders take it)."""
     from cresize import _plan
 
     x = image(np.random.default_rng(8), (20, 30, 3), dtype, 2)
     p = cresize.plan(x.shape, (10, 15), mode="bilinear", axes=(0, 1), dtype=dtype)
-    checked = p(x, out=np.empty((10, 15, 3), dtype))
+    checked = p._run(p._forward, x, None, p.input_shape, p.output_shape, "x", None)
     swapped = p(x.astype(x.dtype.newbyteorder()))
-    strided = p(np.repeat(x, 2, axis=1)[:, ::2])
+    strided = np.repeat(x, 2, axis=1)[:, ::2]
     assert p._fwd is not None and p._fwd.dtype is x.dtype
 
     def refuse(*args):
@@ -380,11 +380,13 @@ def test_plain_plan_calls_go_straight_to_the_integer_steps(dtype, monkeypatch):
 
     monkeypatch.setattr(_plan, "_execute", refuse)
     got = p(x)
-    for want in (checked, swapped, strided):
+    out = np.empty((10, 15, 3), dtype)
+    assert p(strided, out=out) is out
+    for want in (checked, swapped, p(strided), out):
         np.testing.assert_array_equal(got, want)
         assert want.dtype == got.dtype == dtype
     with pytest.raises(AssertionError, match="checked"):
-        p(x, out=np.empty((10, 15, 3), dtype))
+        p(x.astype(x.dtype.newbyteorder()))
 
 
 # ----------------------------------------------------------------------------

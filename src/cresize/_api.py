@@ -140,7 +140,7 @@ def resize(
     array([0.  , 0.25, 0.75, 1.25, 1.75, 2.25, 2.75, 3.  ])
     """
     key = None
-    if type(x) is np.ndarray and out is None:  # the common call: one dict look-up
+    if type(x) is np.ndarray:  # the common call (out= too): one dict look-up
         result = _fast.cached_resize(
             _plan._FAST,
             x,
@@ -151,14 +151,16 @@ def resize(
             antialias,
             axes,
             num_threads,
+            out,
         )
         if result is not None:
             return result
         key = _plan.fast_key(x, size, scale_factor, mode, align_corners, antialias, axes)
         found = _plan.recall(key)
         if found is not None:
+            out = _plan._check_out(out, found.output_shape, found.dtype, (x,))
             return _plan._execute(
-                found._forward, found._forward.tables, x, None, _threads(num_threads)
+                found._forward, found._forward.tables, x, out, _threads(num_threads)
             )
     x = _spec.as_array(x, "x")
     dtype = x.dtype.newbyteorder("=")
@@ -248,7 +250,22 @@ def resize_backward(
         As for ``resize``.
     """
     key = None
-    if type(grad_output) is np.ndarray and out is None:  # a repeated call: one dict look-up
+    if type(grad_output) is np.ndarray:  # a repeated call (out= too): one dict look-up
+        result = _fast.cached_resize(
+            _plan._FAST,
+            grad_output,
+            input_shape,
+            scale_factor,
+            mode,
+            align_corners,
+            antialias,
+            axes,
+            num_threads,
+            out,
+            True,
+        )
+        if result is not None:
+            return result
         key = _plan.fast_key(
             grad_output, input_shape, scale_factor, mode, align_corners, antialias, axes
         )
@@ -256,7 +273,8 @@ def resize_backward(
         found = _plan.recall(key)
         if found is not None:
             program = found._backward
-            return _plan._execute(program, program.tables, grad_output, None, _threads(num_threads))
+            out = _plan._check_out(out, found.input_shape, found.dtype, (grad_output,))
+            return _plan._execute(program, program.tables, grad_output, out, _threads(num_threads))
     grad = _spec.as_array(grad_output, "grad_output")
     _spec.gradient_dtype(grad.dtype)
     spec = _spec.backward(

@@ -45,6 +45,8 @@ class Direct:
     steps: list[tuple[Any, ...]]
     shape: tuple[int, ...]
     dtype: np.dtype
+    out_shape: tuple[int, ...]
+    out_dtype: np.dtype
     def __init__(
         self, steps: list[tuple[Any, ...]], shape: tuple[int, ...], dtype: np.dtype
     ) -> None: ...
@@ -117,4 +119,6 @@ def cached_resize(
     antialias: object,
     axes: object,
     num_threads: object,  # checked (``_threads.resolve``)
+    out: object = None,
+    backward: bool = False,
 ) -> np.ndarray | None: ...

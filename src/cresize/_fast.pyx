@@ -7,9 +7,10 @@ two data pointers and a thread count. ``run_steps`` runs a plan's compiled steps
 on a C-contiguous array; ``PlanBase`` is ``Plan``'s call (``p(x)``,
 ``p.backward(g)``) and ``cached_resize`` is ``resize``'s path for a repeated
 call with plain arguments (one dict look-up): both check only what the
-precompiled steps need (exact ndarray type, dtype, shape, C order) and go to
-``run_steps``, else to the checked Python path. Nothing here decides anything
-about the numbers.
+precompiled steps need (``Direct.source``: exact ndarray type, dtype and shape; a
+strided or unaligned input is copied C-contiguous; ``Direct.into``: an ``out=`` the
+checked path would take) and go to ``run_steps``, else to the checked Python path.
+Nothing here decides anything about the numbers.
 """
 cimport numpy as cnp
 
@@ -210,22 +211,87 @@ cpdef object run_steps(list steps, object src, object out, int num_threads):
     return current
 
 
+cdef inline bint _has_shape(cnp.ndarray a, tuple shape):
+    """``a.shape == shape``, without making ``a.shape``."""
+    cdef Py_ssize_t i, nd = cnp.PyArray_NDIM(a)
+    cdef cnp.npy_intp *dims = cnp.PyArray_DIMS(a)
+    if nd != len(shape):
+        return False
+    for i in range(nd):
+        if dims[i] != <Py_ssize_t>shape[i]:
+            return False
+    return True
+
+
+cdef inline bint _apart(cnp.ndarray a, cnp.ndarray c):
+    """``a`` (any strides) and ``c`` (C-contiguous) share no byte: their address
+    ranges are disjoint (conservative where ``a`` is strided; exact where both are
+    contiguous); an empty array holds no byte."""
+    cdef Py_ssize_t i, nd = cnp.PyArray_NDIM(a), stride, extent
+    cdef cnp.npy_intp *dims = cnp.PyArray_DIMS(a)
+    cdef cnp.npy_intp *strides = cnp.PyArray_STRIDES(a)
+    cdef char *lo = <char *>cnp.PyArray_DATA(a)
+    cdef char *hi = lo + cnp.PyArray_ITEMSIZE(a)
+    cdef char *c_lo = <char *>cnp.PyArray_DATA(c)
+    if cnp.PyArray_SIZE(a) == 0 or cnp.PyArray_SIZE(c) == 0:
+        return True
+    for i in range(nd):
+        stride = strides[i]
+        extent = stride * (dims[i] - 1)
+        if stride < 0:
+            lo += extent
+        else:
+            hi += extent
+    return hi <= c_lo or c_lo + cnp.PyArray_NBYTES(c) <= lo
+
+
 cdef class Direct:
     """A program's whole-array steps for a C-contiguous input of one shape and dtype
-    that needs nothing else (``_plan._Program.direct``)."""
+    that needs nothing else (``_plan._Program.direct``), and the result they make
+    (``out_shape``, ``out_dtype``: the last step's)."""
 
     cdef readonly list steps
     cdef readonly tuple shape
     cdef readonly object dtype
+    cdef readonly tuple out_shape
+    cdef readonly object out_dtype
 
     def __init__(self, list steps, tuple shape, object dtype):
         self.steps, self.shape, self.dtype = steps, shape, dtype
+        last = steps[len(steps) - 1]
+        self.out_shape, self.out_dtype = tuple(last[2]), last[6]
 
-    cdef inline bint takes(self, object x):
-        """``x`` is exactly an ndarray of this shape and dtype, C-contiguous and aligned."""
-        return (type(x) is _ndarray and (<cnp.ndarray>x).descr is self.dtype
-                and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>x)
-                and cnp.PyArray_ISALIGNED(<cnp.ndarray>x) and x.shape == self.shape)
+    cdef inline object source(self, object x):
+        """What the steps read for ``x``: ``x`` itself where it is exactly an ndarray of
+        this shape and dtype, C-contiguous and aligned; its C-contiguous copy where it is
+        such an ndarray but strided (Fortran order, negative or zero strides) or
+        unaligned, at any size: the checked path copies it all the same
+        (``_plan._kernel_array``), after 3-10 us of checks; else None (the checked
+        path's)."""
+        cdef cnp.ndarray a
+        if type(x) is not _ndarray:
+            return None
+        a = <cnp.ndarray>x
+        if a.descr is not self.dtype or not _has_shape(a, self.shape):
+            return None
+        if cnp.PyArray_IS_C_CONTIGUOUS(a) and cnp.PyArray_ISALIGNED(a):
+            return x
+        copy = new_result(self.shape, self.dtype)
+        cnp.PyArray_CopyInto(<cnp.ndarray>copy, a)
+        return copy
+
+    cdef inline bint into(self, object out, object x):
+        """``out`` takes the steps' result as the checked path (``_plan._check_out``)
+        would: exactly an ndarray of ``out_shape`` and ``out_dtype`` (native),
+        C-contiguous, aligned, writeable, sharing no byte with the caller's ``x``. False
+        for anything else (the checked path decides it, or raises its error)."""
+        cdef cnp.ndarray o
+        if type(out) is not _ndarray:
+            return False
+        o = <cnp.ndarray>out
+        return (o.descr is self.out_dtype and cnp.PyArray_IS_C_CONTIGUOUS(o)
+                and cnp.PyArray_ISALIGNED(o) and cnp.PyArray_ISWRITEABLE(o)
+                and _has_shape(o, self.out_shape) and _apart(<cnp.ndarray>x, o))
 
 
 cdef int _threads_of(object num_threads) except -1:
@@ -236,8 +302,9 @@ cdef int _threads_of(object num_threads) except -1:
 
 
 cdef class PlanBase:
-    """The calls of a ``Plan`` (``_plan.Plan`` subclasses it): the plain call goes
-    straight to the precompiled steps (``_fwd``, ``_bwd``: ``Direct`` or None),
+    """The calls of a ``Plan`` (``_plan.Plan`` subclasses it): a call of an ndarray of
+    the plan's shape and dtype (strided ones copied), with or without a valid ``out``,
+    goes straight to the precompiled steps (``_fwd``, ``_bwd``: ``Direct`` or None),
     everything else to the plan's checked path (``_run``, ``_backward_call``)."""
 
     cdef public object _fwd
@@ -280,8 +347,11 @@ cdef class PlanBase:
             Of shape ``p.output_shape`` (or ``out``).
         """
         cdef Direct d = self._fwd
-        if out is None and d is not None and d.takes(x):
-            return run_steps(d.steps, x, None, self._count(num_threads))
+        cdef object src
+        if d is not None:
+            src = d.source(x)
+            if src is not None and (out is None or d.into(out, x)):
+                return run_steps(d.steps, src, out, self._count(num_threads))
         return self._run(self._forward, x, out, self.input_shape, self.output_shape, "x",
                          num_threads)
 
@@ -303,8 +373,11 @@ cdef class PlanBase:
             Of shape ``p.input_shape`` (or ``out``).
         """
         cdef Direct d = self._bwd
-        if out is None and d is not None and d.takes(grad_output):
-            return run_steps(d.steps, grad_output, None, self._count(num_threads))
+        cdef object src
+        if d is not None:
+            src = d.source(grad_output)
+            if src is not None and (out is None or d.into(out, grad_output)):
+                return run_steps(d.steps, src, out, self._count(num_threads))
         return self._backward_call(grad_output, out, num_threads)
 
 
@@ -367,18 +440,26 @@ cpdef object recall(dict table, object key):
 
 cpdef object cached_resize(dict table, object x, object size, object scale_factor, object mode,
                            object align_corners, object antialias, object axes,
-                           object num_threads):
-    """``resize(x, ...)`` for a repeated call with plain arguments, or None (not cached,
-    or not a direct float call): ``table`` maps ``fast_key`` to weak references of plans."""
-    found = _kept(table, fast_key(x, size, scale_factor, mode, align_corners, antialias, axes))
+                           object num_threads, object out=None, bint backward=False):
+    """``resize(x, ...)`` (``backward``: ``resize_backward(x, size, ...)``) for a repeated
+    call with plain arguments, or None (not cached, or not a call its plan's direct steps
+    take: ``Direct.source`` and ``Direct.into``): ``table`` maps ``fast_key`` (``backward``:
+    ``("backward", fast_key)``) to weak references of plans."""
+    key = fast_key(x, size, scale_factor, mode, align_corners, antialias, axes)
+    if backward and key is not None:
+        key = ("backward", key)
+    found = _kept(table, key)
     if found is None:
         return None
-    cdef Direct d = (<PlanBase?>found)._fwd
-    if d is None or not d.takes(x):
+    cdef Direct d = (<PlanBase?>found)._bwd if backward else (<PlanBase?>found)._fwd
+    if d is None:
+        return None
+    src = d.source(x)
+    if src is None or (out is not None and not d.into(out, x)):
         return None
     global _hits
     _hits += 1  # cache_info's "hits": this call found its plan
-    return run_steps(d.steps, x, None, _threads_of(num_threads))
+    return run_steps(d.steps, src, out, _threads_of(num_threads))
 
 
 def fast_hits(bint reset=False):

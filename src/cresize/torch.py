@@ -570,19 +570,11 @@ def _c_apply(function):
 _unwrap_if_dead, _recorded = _c_apply(_CresizeInterpolate)
 
 
-# A strided (non-contiguous) tensor of up to this many values is resized as its contiguous
-# copy: the copy (0.5 us on a tiny tensor) costs less than the plan's checked path, which
-# a strided array takes (3 us more), as the expanded gradient of ``y.sum().backward()`` is.
-# Larger ones are read where they are (no copy of the whole tensor).
-_COPIED_UP_TO = 1 << 14
-
-
 def _run(input, plan, num_threads, adjoint):
+    # A strided tensor (the expanded gradient of ``y.sum().backward()``) gives a strided
+    # view: the plan's call copies it C-contiguous itself and takes its direct steps.
     run = plan.backward if adjoint else plan
-    array = _numpy(input)
-    if not input.is_contiguous() and array.size <= _COPIED_UP_TO:
-        array = np.ascontiguousarray(array)
-    result = run(array, num_threads=num_threads)
+    result = run(_numpy(input), num_threads=num_threads)
     if result.size:
         return torch.from_numpy(result)
     # An empty result: NumPy (2.x) gives a zero-size array every stride 0; a tensor has

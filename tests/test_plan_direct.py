@@ -1,0 +1,210 @@
+"""The direct path of a plan's call (``_fast.PlanBase``) and of a repeated ``resize`` /
+``resize_backward`` (``_fast.cached_resize``): into a valid ``out=`` and from a strided
+or unaligned input (copied), with the bits of the checked path (``Plan._run``) and its
+errors for everything it refuses."""
+
+import numpy as np
+import pytest
+
+import cresize
+from cresize import _plan
+
+#: (input shape, size, axes): 1-D to 3-D, up and down, a batch, channels last, empty.
+GEOMETRIES = [
+    ((13,), (29,), None),
+    ((3, 40), (7,), None),
+    ((9, 11), (17, 4), None),
+    ((6, 5, 3), (11, 2), (0, 1)),
+    ((4, 2, 9, 7), (5, 12), None),
+    ((0, 8, 8), (4, 4), None),
+]
+DTYPES = [np.float32, np.float64, np.uint8, np.uint16]
+
+
+def _array(shape, dtype, seed=0):
+    rng = np.random.default_rng(seed)
+    if np.dtype(dtype).kind == "u":
+        return rng.integers(0, np.iinfo(dtype).max, shape, endpoint=True).astype(dtype)
+    return rng.uniform(-1, 1, shape).astype(dtype)
+
+
+def _checked(p, x, out=None, backward=False):
+    """The checked path, as ``p(x, out)`` took it before the direct one did."""
+    if backward:
+        return p._backward_call(x, out, None)
+    return p._run(p._forward, x, out, p.input_shape, p.output_shape, "x", None)
+
+
+def _sentinel(shape, dtype):
+    """An ``out`` whose every value the result must overwrite."""
+    fill = np.iinfo(dtype).max // 3 if np.dtype(dtype).kind == "u" else np.nan
+    return np.full(shape, fill, dtype)
+
+
+def _refuse_checked(monkeypatch):
+    """Make the checked path (``_plan._execute``) an error from now on."""
+
+    def refuse(*args):
+        raise AssertionError("the checked path ran")
+
+    monkeypatch.setattr(_plan, "_execute", refuse)
+
+
+def _strided_views(x):
+    """Views of ``x``'s values that are not C-contiguous or not aligned (and ``x``'s
+    C-contiguous copy): every other element, reversed, Fortran order, unaligned."""
+    twice = np.repeat(x, 2, axis=-1)[..., ::2] if x.ndim else x
+    flipped = np.flip(np.ascontiguousarray(np.flip(x)))
+    raw = np.zeros(x.nbytes + 1, np.uint8)
+    unaligned = np.ndarray(x.shape, x.dtype, raw, 1)
+    unaligned[...] = x
+    return [twice, flipped, np.asfortranarray(x), unaligned]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("geometry", GEOMETRIES, ids=lambda g: f"{g[0]}->{g[1]}")
+def test_out_takes_the_direct_steps_with_the_checked_bits(geometry, dtype, monkeypatch):
+    shape, size, axes = geometry
+    p = cresize.plan(shape, size, axes=axes, mode="bicubic", dtype=dtype)
+    x = _array(shape, dtype)
+    g = _array(p.output_shape, dtype, seed=1)
+    want = _checked(p, x)  # the references: the checked path itself
+    want_g = _checked(p, g, backward=True) if p.dtype.kind == "f" else None
+    originals = [a.copy() for a in (x, g)]
+    cases = [(p, x, want, p.output_shape)]
+    if want_g is not None:
+        cases.append((p.backward, g, want_g, p.input_shape))
+    _refuse_checked(monkeypatch)
+    for run, given, expected, out_shape in cases:
+        out = _sentinel(out_shape, dtype)
+        assert run(given, out=out) is out
+        np.testing.assert_array_equal(out, expected, strict=True)
+        for view in _strided_views(given):
+            out = _sentinel(out_shape, dtype)
+            assert run(view, out) is out
+            np.testing.assert_array_equal(out, expected, strict=True)
+            got = run(view)
+            np.testing.assert_array_equal(got, expected, strict=True)
+            assert got.flags.c_contiguous and got is not view
+            np.testing.assert_array_equal(view, given)  # the caller's input untouched
+    np.testing.assert_array_equal(x, originals[0], strict=True)
+    np.testing.assert_array_equal(g, originals[1], strict=True)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_broadcast_gradient_and_large_strided_inputs_are_copied(dtype, monkeypatch):
+    """A stride-0 gradient (``y.sum().backward()``'s) and a strided input well past the
+    PyTorch adapter's old 16384-value copy bound take the direct steps too."""
+    p = cresize.plan((1, 3, 160, 120), (80, 96), dtype=dtype)
+    x = _array((1, 3, 240, 160), dtype)[:, :, ::-1][:, :, 40:200, :120]  # 57600 values
+    ones = np.broadcast_to(dtype(1), p.output_shape)
+    want, want_g = _checked(p, x), _checked(p, ones, backward=True)
+    _refuse_checked(monkeypatch)
+    np.testing.assert_array_equal(p(x), want, strict=True)
+    np.testing.assert_array_equal(p.backward(ones), want_g, strict=True)
+    out = np.empty(p.input_shape, dtype)
+    assert p.backward(ones, out=out) is out
+    np.testing.assert_array_equal(out, want_g, strict=True)
+
+
+def _error(call, *args, **kwargs):
+    """The type and message of the error ``call(*args, **kwargs)`` raises."""
+    try:
+        call(*args, **kwargs)
+    except (TypeError, ValueError) as exc:
+        return type(exc), str(exc)
+    raise AssertionError("no error")
+
+
+def _wrong_outs(shape, dtype, x):
+    """``x`` in a buffer, and ``out`` arrays the checked path refuses by the words of its
+    error: one of them shares the buffer's bytes with that ``x``."""
+    n = int(np.prod(shape))
+    buffer = np.zeros(x.size + n, dtype)
+    within = buffer[: x.size].reshape(x.shape)
+    within[...] = x
+    read_only = np.empty(shape, dtype)
+    read_only.flags.writeable = False
+    raw = np.zeros(n * dtype.itemsize + 1, np.uint8)
+    return within, {
+        "shape": np.empty(shape[:-1] + (shape[-1] + 1,), dtype),
+        "dtype": np.empty(shape, np.float64 if dtype == np.float32 else np.float32),
+        "native-order": np.empty(shape, dtype.newbyteorder()),
+        "C-contiguous": np.empty(shape[::-1], dtype).T,
+        "writeable": read_only,
+        "aligned": np.ndarray(shape, dtype, raw, 1),
+        "share memory": buffer[x.size - 1 : x.size - 1 + n].reshape(shape),
+        "NumPy array": np.empty(shape, dtype).tolist(),
+    }
+
+
+@pytest.mark.parametrize("backward", [False, True])
+def test_wrong_out_is_refused_with_the_checked_paths_error(backward):
+    p = cresize.plan((12, 10), (6, 15), dtype="float32")
+    shape = p.input_shape if backward else p.output_shape
+    x = _array(p.output_shape if backward else p.input_shape, np.float32)
+    within, outs = _wrong_outs(shape, p.dtype, x)
+    run = p.backward if backward else p
+    for what, out in outs.items():
+        if what == "share memory":
+            x = within
+        before = x.copy()
+        expected = _error(_checked, p, x, out, backward)
+        assert what in expected[1], (what, expected)
+        assert _error(run, x, out=out) == expected, what
+        # a repeated resize / resize_backward (its one-look-up path) says the same
+        if backward:
+            cresize.resize_backward(x, shape, axes=(0, 1))
+            got = _error(cresize.resize_backward, x, shape, axes=(0, 1), out=out)
+        else:
+            cresize.resize(x, (6, 15), axes=(0, 1))
+            got = _error(cresize.resize, x, (6, 15), axes=(0, 1), out=out)
+        assert got == expected, what
+        np.testing.assert_array_equal(x, before, strict=True)
+
+
+def test_out_in_the_inputs_range_sharing_no_byte_is_decided_exactly():
+    """An ``out`` between the rows of a strided input: the address ranges overlap, so
+    the checked path decides (``np.shares_memory``) and accepts it."""
+    buffer = _array((9, 8), np.float32)
+    x = buffer[::2]  # rows 0, 2, 4, 6, 8
+    p = cresize.plan(x.shape, (1,), axes=0, mode="area", dtype="float32")
+    out = buffer[3:4]  # row 3: inside x's range, none of its bytes
+    want = p(x.copy())
+    before = x.copy()
+    assert p(x, out=out) is out
+    np.testing.assert_array_equal(out, want, strict=True)
+    np.testing.assert_array_equal(x, before, strict=True)
+    with pytest.raises(ValueError, match="out must not share memory with the input"):
+        p(x, out=buffer[4:5])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_repeated_resize_into_out_takes_the_direct_steps(dtype, monkeypatch):
+    """``resize(x, out=out)`` and ``resize_backward(g, out=out)``, repeated: the cached
+    plan's direct steps (strided inputs copied), the first call's bits, ``out`` itself."""
+    x = _array((2, 3, 17, 13), dtype)
+    size = (9, 24)
+    want = cresize.resize(x, size, mode="lanczos3")
+    out = _sentinel(want.shape, dtype)
+    assert cresize.resize(x, size, mode="lanczos3", out=out) is out
+    np.testing.assert_array_equal(out, want, strict=True)
+    floats = np.dtype(dtype).kind == "f"
+    if floats:
+        want_g = cresize.resize_backward(want, x.shape, mode="lanczos3")
+
+    def refuse(*args):
+        raise AssertionError("the checked path ran")
+
+    monkeypatch.setattr(_plan, "_execute", refuse)
+    for given in [x, *_strided_views(x)]:
+        out = _sentinel(want.shape, dtype)
+        assert cresize.resize(given, size, mode="lanczos3", out=out) is out
+        np.testing.assert_array_equal(out, want, strict=True)
+        np.testing.assert_array_equal(cresize.resize(given, size, mode="lanczos3"), want)
+    if floats:
+        for given in [want, *_strided_views(want)]:
+            out = _sentinel(x.shape, dtype)
+            got = cresize.resize_backward(given, x.shape, mode="lanczos3", out=out)
+            assert got is out
+            np.testing.assert_array_equal(out, want_g, strict=True)
