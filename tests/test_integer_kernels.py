@@ -684,6 +684,48 @@ def test_2x2_pixel_pairs(dtype):
             np.testing.assert_array_equal(got, want, err_msg=f"{channels} {n}")
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.uint8, np.int8])
+def test_2x2_pixel_pairs_at_the_group_ends(monkeypatch, dtype):
+    """The AVX-512 pair sums (``CRESIZE_PAIRS16``: 3-value pixels five a step, 1, 2 or
+    4 values sixteen output values a step, each row's last step under masks, the
+    3-value steps' 16th lane rewritten by the next step) on rows of 1-20 and 110-116
+    output pixels: at every level the bits of the portable loops (``CRESIZE_SIMD=none``),
+    the rows' two input rows read as they are (halving both axes) or combined first
+    (area thirds of the height), and nothing written past the result."""
+    rng = np.random.default_rng(21)
+    kind = np.dtype(dtype)
+    levels = ("none", "avx2", "avx512")
+    try:
+        for channels in (1, 2, 3, 4):
+            for n in (*range(1, 21), *range(110, 117)):
+                for rows in (2, 3):  # y blocks of 2 (a, b), or 3 (combined first)
+                    shape = (2 * rows, 2 * n, channels)
+                    if kind.kind == "f":
+                        x = rng.standard_normal(shape).astype(dtype)
+                        flat = x.reshape(-1)
+                        flat[::5], flat[1::7], flat[3::13] = -0.0, np.inf, -np.inf
+                    else:
+                        x = image(rng, shape, dtype, 2)
+                    p = cresize.plan(shape, (2, n), axes=(0, 1), mode="area", dtype=dtype)
+                    (step,) = p._forward.compiled(x.dtype)
+                    assert step[4].blocks[1] == 2
+                    size = 2 * n * channels
+                    got = {}
+                    for level in levels:
+                        monkeypatch.setenv("CRESIZE_SIMD", level)
+                        _kernels._init_simd()
+                        buf = np.full(size + 16, 7, dtype)
+                        out = buf[:size].reshape(p.output_shape)
+                        p(x, out=out)
+                        assert (buf[size:] == 7).all(), (level, channels, n, rows)
+                        got[level] = buf[:size].tobytes()
+                    for level in levels[1:]:
+                        assert got[level] == got["none"], (level, channels, n, rows)
+    finally:
+        monkeypatch.delenv("CRESIZE_SIMD")
+        _kernels._init_simd()
+
+
 def _block_call(**change):
     """A consistent resize_2d_int call with ``x_block=2`` (uint8 (1, 4, 8 * 3) ->
     (1, 2, 4 * 3) bilinear, 3 values a pixel), with some arguments replaced."""

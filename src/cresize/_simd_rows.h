@@ -198,6 +198,28 @@ CRESIZE_AVX512 static inline __m512 cresize_row16_s8(const signed char *p)
     return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)p)));
 }
 
+/* The first `cnt` (0-16) of the 16 values above, the other lanes 0; nothing read past
+ * them (a masked load for float32; AVX-512F has no masked byte load, so the bytes go
+ * through a zeroed copy). */
+CRESIZE_AVX512 static inline __m512 cresize_row16_f32_part(const float *p, Py_ssize_t cnt)
+{
+    return _mm512_maskz_loadu_ps((__mmask16)((1u << cnt) - 1), p);
+}
+
+CRESIZE_AVX512 static inline __m512 cresize_row16_u8_part(const unsigned char *p, Py_ssize_t cnt)
+{
+    unsigned char t[16] = {0};
+    memcpy(t, p, (size_t)cnt);
+    return cresize_row16_u8(t);
+}
+
+CRESIZE_AVX512 static inline __m512 cresize_row16_s8_part(const signed char *p, Py_ssize_t cnt)
+{
+    signed char t[16] = {0};
+    memcpy(t, p, (size_t)cnt);
+    return cresize_row16_s8(t);
+}
+
 CRESIZE_AVX512 static inline __m512d cresize_row8_f64(const double *p) { return _mm512_loadu_pd(p); }
 
 CRESIZE_AVX512 static inline __m512d cresize_row8_u16(const unsigned short *p)

@@ -133,11 +133,9 @@ CRESIZE_SUM_2X2_UNIT(cresize_sum_2x2_unit_f64_avx2, double, CRESIZE_AVX2)
  * The same operations per value as CRESIZE_SUM_2X2_PIXELS (which the f64 and
  * portable paths keep), so the same bits; the moves only choose lanes. Chunks of
  * 128 pixels: a (224, 224, 3) -> 112x112 image is one chunk a row (64-pixel chunks
- * measured 10% slower). At the avx512 level the products run on 512-bit registers and
- * 3-value pixels pair five at a time (cresize_pairs_f32_avx512): a (224, 224, 3) ->
- * 112x112 float32 resize() took 10.7-11.2 us of CPU against 11.6-12.1 us at avx2 (one
- * thread). At the avx512 level the rows now take the loops below that keep the
- * products in registers (CRESIZE_PAIRS16), and this one only a row's last pixels. */
+ * measured 10% slower). At the avx512 level pixels of 2-4 values take the loops below
+ * that keep the products in registers (CRESIZE_PAIRS16), whole rows; this one (its
+ * products on 512-bit registers) only pixels of more than 4 values. */
 #define CRESIZE_SUM_2X2_PIXELS_F32(NAME, ATTR, VEC, N, SET1, LOAD, ADD, MUL, STORE, PAIRS) \
     ATTR static void NAME(float *restrict out, const float *restrict a,                 \
                           const float *restrict b, float wa, float wb,                  \
@@ -212,49 +210,23 @@ cresize_pairs_f32(float *out0, const float *p, Py_ssize_t m, Py_ssize_t left, Py
 
 /* (the vector helpers and CRESIZE_AVX512: _simd_rows.h) */
 
-/* cresize_pairs_f32 with 3-value pixels five at a time on 512-bit registers: the 30
- * products of five output pixels lie in two registers, from which vpermt2ps takes each
- * output value's first and second products into its lane (lane 15 unused, not stored). */
-CRESIZE_AVX512 static inline __attribute__((always_inline)) void
-cresize_pairs_f32_avx512(float *out0, const float *p, Py_ssize_t m, Py_ssize_t left,
-                         Py_ssize_t C, __m256 z)
-{
-    if (C == 3) {
-        const __m512i first = _mm512_setr_epi32(0, 1, 2, 6, 7, 8, 12, 13, 14, 18, 19, 20, 24,
-                                                25, 26, 0);
-        const __m512i second = _mm512_setr_epi32(3, 4, 5, 9, 10, 11, 15, 16, 17, 21, 22, 23,
-                                                 27, 28, 29, 0);
-        const __m512 z16 = _mm512_setzero_ps();
-        Py_ssize_t o, g = m / 5 * 5;
-        for (o = 0; o < g; o += 5) {  /* reads p[6o .. 6o + 31]: at most 2 past the chunk */
-            __m512 lo = _mm512_loadu_ps(p + 6 * o), hi = _mm512_loadu_ps(p + 6 * o + 16);
-            __m512 s = _mm512_add_ps(_mm512_add_ps(z16, _mm512_permutex2var_ps(lo, first, hi)),
-                                     _mm512_permutex2var_ps(lo, second, hi));
-            _mm512_mask_storeu_ps(out0 + 3 * o, (__mmask16)0x7fff, s);
-        }
-        cresize_pairs_f32(out0 + 3 * g, p + 6 * g, m - g, left - g, C, z);
-        return;
-    }
-    cresize_pairs_f32(out0, p, m, left, C, z);
-}
-
 CRESIZE_SUM_2X2_PIXELS_F32(cresize_sum_2x2_pixels_f32_avx2, CRESIZE_AVX2, __m256, 8,
                            cresize_set1_ps8, cresize_load_ps8, cresize_add_ps8, cresize_mul_ps8,
                            cresize_store_ps8, cresize_pairs_f32)
 CRESIZE_SUM_2X2_PIXELS_F32(cresize_sum_2x2_pixels_f32_avx512, CRESIZE_AVX512, __m512, 16,
                            cresize_set1_ps16, cresize_row16_f32, cresize_add_ps16,
-                           cresize_mul_ps16, cresize_store_ps16, cresize_pairs_f32_avx512)
+                           cresize_mul_ps16, cresize_store_ps16, cresize_pairs_f32)
 
 /* float32 pixels of 3 values, AVX-512F: as the float64 loop below, the products in
  * registers, from the lanes they are added in (no buffer of products): five output
- * pixels from the 32 values at 6o (vpermt2ps as in cresize_pairs_f32_avx512); the
- * row's last pixels (the loop reads no value past the row's 6n) take the loop with the
- * buffer. The same operations per value as CRESIZE_SUM_2X2_PIXELS, so the same bits.
+ * pixels from the 32 values at 6o, from which vpermt2ps takes each output value's first
+ * and second products into its lane; the row's last pixels under masks (below). The
+ * same operations per value as CRESIZE_SUM_2X2_PIXELS, so the same bits.
  * One thread: (224, 224, 3) -> 112x112 bilinear, float32 8.5 -> 6.4 us, uint8 10.1 ->
  * 8.2 us. (The same in AVX2, two pixels a register from 128-bit halves, ran a float32
  * call at 12.4 us against 10.5 us with the buffer: not kept.) */
 /* The lanes of the two products of output values 0 ... 15 among 32 values: 3-value
- * pixels (lane 15 unused, not stored), and pixels of 1, 2, 4 values (value c of pixel q:
+ * pixels (lane 15 unused: rewritten, or not stored), and pixels of 1, 2, 4 values (value c of pixel q:
  * 2Cq + c; the second product C lanes on). */
 static const int cresize_pair_lanes3[2][16] = {
     {0, 1, 2, 6, 7, 8, 12, 13, 14, 18, 19, 20, 24, 25, 26, 0},
@@ -266,9 +238,16 @@ static const int cresize_pair_lanes[3][16] = {
 
 /* The loops above for rows a, b of S values (float32, or 8-bit integers converted as
  * they are loaded, exactly): NAME##_pixels3 (3-value pixels, five a step) and
- * NAME##_values (1, 2 or 4 values, sixteen output values a step); each returns the
- * pixels it did. b = NULL (float32 only): a holds the rows already combined. */
-#define CRESIZE_PAIRS16(NAME, S, LOAD16)                                                 \
+ * NAME##_values (1, 2 or 4 values, sixteen output values a step), each the whole
+ * row. A row's last step (fewer than five pixels, or fewer than sixteen
+ * output values) loads its values under a mask (LOAD16_PART: the lanes past the row's
+ * values 0, nothing read past them) and stores its outputs under a mask: the same
+ * operations on every value stored, so the same bits. In the 3-value loop, lane 15 of
+ * each step's 16-value store is the first value of the step's sixth pixel (inside the
+ * row: o + 6 <= n), which the next step's store, or the last one's, rewrites; a plain
+ * store where a masked one (15 lanes) took more time. b = NULL (float32 only): a holds
+ * the rows already combined. */
+#define CRESIZE_PAIRS16(NAME, S, LOAD16, LOAD16_PART)                                    \
     CRESIZE_AVX512 static inline __attribute__((always_inline)) __m512                   \
     NAME##_products(const float *w, const S *a, const S *b, __m512 va, __m512 vb)        \
     {                                                                                    \
@@ -277,46 +256,86 @@ static const int cresize_pair_lanes[3][16] = {
             r = _mm512_add_ps(_mm512_mul_ps(va, r), _mm512_mul_ps(vb, LOAD16(b)));       \
         return _mm512_mul_ps(_mm512_loadu_ps(w), r);                                     \
     }                                                                                    \
-    CRESIZE_AVX512 static Py_ssize_t NAME##_pixels3(float *restrict out, const S *restrict a, \
-                                                    const S *restrict b, float wa, float wb, \
-                                                    const float *restrict w, Py_ssize_t n)  \
+    /* the same for the first cnt (0-16) values, the other lanes 0 */                    \
+    CRESIZE_AVX512 static inline __attribute__((always_inline)) __m512                   \
+    NAME##_products_part(const float *w, const S *a, const S *b, __m512 va, __m512 vb,   \
+                         Py_ssize_t cnt)                                                 \
+    {                                                                                    \
+        __m512 r;                                                                        \
+        if (cnt <= 0)                                                                    \
+            return _mm512_setzero_ps();                                                  \
+        r = LOAD16_PART(a, cnt);                                                         \
+        if (b)                                                                           \
+            r = _mm512_add_ps(_mm512_mul_ps(va, r), _mm512_mul_ps(vb, LOAD16_PART(b, cnt))); \
+        return _mm512_mul_ps(cresize_row16_f32_part(w, cnt), r);                         \
+    }                                                                                    \
+    /* output values u ... of the 16 from the 32 values at 2u (V of them, <= 32, in the  \
+     * row), lanes first / second; stored under mask k (all 16 lanes: a plain store) */  \
+    CRESIZE_AVX512 static inline __attribute__((always_inline)) void                     \
+    NAME##_step(float *out, const S *a, const S *b, const float *w, __m512 va, __m512 vb, \
+                __m512i first, __m512i second, Py_ssize_t V, __mmask16 k)                \
+    {                                                                                    \
+        const __m512 z = _mm512_setzero_ps();                                            \
+        __m512 lo, hi, s;                                                                \
+        if (V >= 32) {                                                                   \
+            lo = NAME##_products(w, a, b, va, vb);                                       \
+            hi = NAME##_products(w + 16, a + 16, b ? b + 16 : NULL, va, vb);             \
+        } else {                                                                         \
+            lo = NAME##_products_part(w, a, b, va, vb, V < 16 ? V : 16);                 \
+            hi = V > 16 ? NAME##_products_part(w + 16, a + 16, b ? b + 16 : NULL, va, vb, \
+                                               V - 16)                                   \
+                        : z;                                                             \
+        }                                                                                \
+        s = _mm512_add_ps(_mm512_add_ps(z, _mm512_permutex2var_ps(lo, first, hi)),      \
+                          _mm512_permutex2var_ps(lo, second, hi));                       \
+        if (k == (__mmask16)0xffff)                                                      \
+            _mm512_storeu_ps(out, s);                                                    \
+        else                                                                             \
+            _mm512_mask_storeu_ps(out, k, s);                                            \
+    }                                                                                    \
+    CRESIZE_AVX512 static void NAME##_pixels3(float *restrict out, const S *restrict a,    \
+                                              const S *restrict b, float wa, float wb,       \
+                                              const float *restrict w, Py_ssize_t n)        \
     {                                                                                    \
         const __m512i first = _mm512_loadu_si512(cresize_pair_lanes3[0]);               \
         const __m512i second = _mm512_loadu_si512(cresize_pair_lanes3[1]);              \
-        const __m512 va = _mm512_set1_ps(wa), vb = _mm512_set1_ps(wb), z = _mm512_setzero_ps(); \
-        Py_ssize_t o = 0;                                                                \
+        const __m512 va = _mm512_set1_ps(wa), vb = _mm512_set1_ps(wb);                   \
+        Py_ssize_t o = 0, v;                                                             \
         for (; o + 6 <= n; o += 5) { /* reads values 6o ... 6o + 31 of the row's 6n */ \
-            Py_ssize_t v = 6 * o;                                                        \
-            __m512 lo = NAME##_products(w + v, a + v, b ? b + v : NULL, va, vb);         \
-            __m512 hi = NAME##_products(w + v + 16, a + v + 16, b ? b + v + 16 : NULL, va, vb); \
-            __m512 s = _mm512_add_ps(_mm512_add_ps(z, _mm512_permutex2var_ps(lo, first, hi)), \
-                                     _mm512_permutex2var_ps(lo, second, hi));            \
-            _mm512_mask_storeu_ps(out + 3 * o, (__mmask16)0x7fff, s);                    \
+            v = 6 * o;                                                                   \
+            NAME##_step(out + 3 * o, a + v, b ? b + v : NULL, w + v, va, vb, first, second, \
+                        32, (__mmask16)0xffff);                                          \
         }                                                                                \
-        return o;                                                                        \
+        if (o < n) { /* the last 1-5 pixels: 6(n - o) <= 30 values */                    \
+            v = 6 * o;                                                                   \
+            NAME##_step(out + 3 * o, a + v, b ? b + v : NULL, w + v, va, vb, first, second, \
+                        6 * (n - o), (__mmask16)((1u << (3 * (n - o))) - 1));            \
+        }                                                                                \
     }                                                                                    \
-    CRESIZE_AVX512 static Py_ssize_t NAME##_values(float *restrict out, const S *restrict a, \
-                                                   const S *restrict b, float wa, float wb,  \
-                                                   const float *restrict w, Py_ssize_t n,    \
-                                                   Py_ssize_t C)                             \
+    CRESIZE_AVX512 static void NAME##_values(float *restrict out, const S *restrict a,     \
+                                             const S *restrict b, float wa, float wb,        \
+                                             const float *restrict w, Py_ssize_t n,          \
+                                             Py_ssize_t C)                                   \
     {                                                                                    \
         const __m512i first = _mm512_loadu_si512(cresize_pair_lanes[C == 1 ? 0 : C == 2 ? 1 : 2]); \
         const __m512i second = _mm512_add_epi32(first, _mm512_set1_epi32((int)C));      \
-        const __m512 va = _mm512_set1_ps(wa), vb = _mm512_set1_ps(wb), z = _mm512_setzero_ps(); \
-        Py_ssize_t u = 0;                                                                \
+        const __m512 va = _mm512_set1_ps(wa), vb = _mm512_set1_ps(wb);                   \
+        Py_ssize_t u = 0, v;                                                             \
         for (; u + 16 <= C * n; u += 16) { /* reads values 2u ... 2u + 31 of the row's 2Cn */ \
-            Py_ssize_t v = 2 * u;                                                        \
-            __m512 lo = NAME##_products(w + v, a + v, b ? b + v : NULL, va, vb);         \
-            __m512 hi = NAME##_products(w + v + 16, a + v + 16, b ? b + v + 16 : NULL, va, vb); \
-            _mm512_storeu_ps(out + u, _mm512_add_ps(_mm512_add_ps(z, _mm512_permutex2var_ps(lo, first, hi)), \
-                                                    _mm512_permutex2var_ps(lo, second, hi))); \
+            v = 2 * u;                                                                   \
+            NAME##_step(out + u, a + v, b ? b + v : NULL, w + v, va, vb, first, second, 32, \
+                        (__mmask16)0xffff);                                              \
         }                                                                                \
-        return u / C;                                                                    \
+        if (u < C * n) { /* the last 1-15 output values: 2(Cn - u) values */             \
+            v = 2 * u;                                                                   \
+            NAME##_step(out + u, a + v, b ? b + v : NULL, w + v, va, vb, first, second,  \
+                        2 * (C * n - u), (__mmask16)((1u << (C * n - u)) - 1));          \
+        }                                                                                \
     }
 
-CRESIZE_PAIRS16(cresize_pairs16_f32, float, cresize_row16_f32)
-CRESIZE_PAIRS16(cresize_pairs16_u8, unsigned char, cresize_row16_u8)
-CRESIZE_PAIRS16(cresize_pairs16_s8, signed char, cresize_row16_s8)
+CRESIZE_PAIRS16(cresize_pairs16_f32, float, cresize_row16_f32, cresize_row16_f32_part)
+CRESIZE_PAIRS16(cresize_pairs16_u8, unsigned char, cresize_row16_u8, cresize_row16_u8_part)
+CRESIZE_PAIRS16(cresize_pairs16_s8, signed char, cresize_row16_s8, cresize_row16_s8_part)
 
 /* float64 pixels of 2-4 values, AVX2: each output pixel's two input pixels' products
  * computed in registers, four values a register, from the lanes they are added in (no
@@ -419,10 +438,7 @@ static inline void cresize_sum_2x2_f32(float *out, const float *a, const float *
 {
 #if CRESIZE_X86_DISPATCH
     if (cresize_simd_level >= 3) {
-        Py_ssize_t o = cresize_pairs16_f32_values(out, a, b, wa, wb, w, n, 1);
-        if (o < n) /* the row's last outputs, from output o */
-            cresize_sum_2x2_f32_avx2(out + o, a + 2 * o, b ? b + 2 * o : NULL, wa, wb,
-                                     w + 2 * o, n - o);
+        cresize_pairs16_f32_values(out, a, b, wa, wb, w, n, 1);
         return;
     }
 #endif
@@ -435,12 +451,10 @@ static inline void cresize_sum_2x2_pixels_f32(float *out, const float *a, const 
 {
 #if CRESIZE_X86_DISPATCH
     if (cresize_simd_level >= 3 && C <= 4) { /* products in registers */
-        Py_ssize_t o = C == 3 ? cresize_pairs16_f32_pixels3(out, a, b, wa, wb, w, n)
-                              : cresize_pairs16_f32_values(out, a, b, wa, wb, w, n, C);
-        if (o < n) /* the row's last pixels, from pixel o */
-            cresize_sum_2x2_pixels_f32_avx512(out + C * o, a + 2 * C * o,
-                                              b ? b + 2 * C * o : NULL, wa, wb, w + 2 * C * o,
-                                              n - o, C);
+        if (C == 3)
+            cresize_pairs16_f32_pixels3(out, a, b, wa, wb, w, n);
+        else
+            cresize_pairs16_f32_values(out, a, b, wa, wb, w, n, C);
         return;
     }
     if (cresize_simd_level >= 3) {
@@ -606,31 +620,24 @@ static inline void cresize_sum_2x2_rows_f32(float *out, const float *src, Py_ssi
 /* 8-bit images: the 2x2 pair sums (VERTICAL_FIRST, both tables blocks of 2) straight
  * from the two integer rows, converted as they are loaded, at the avx512 level
  * (CRESIZE_PAIRS16): the operations of the rows' combination (wa*a + wb*b, as
- * _combine_rows sums two taps) and of the pair sums, in one sweep, so the same bits.
- * The row's last pixels: the same operations, one value at a time. 0 (nothing written)
- * where the level has no such loop: the caller combines the rows first. */
+ * _combine_rows sums two taps) and of the pair sums, in one sweep, so the same bits
+ * (the row's last pixels under masks, in the same loop). 0 (nothing written) where the
+ * level has no such loop: the caller combines the rows first. */
 #define CRESIZE_SUM_2X2_INT8(NAME, S, SFX)                                               \
     static inline int NAME(float *out, const S *a, const S *b, float wa, float wb,       \
                            const float *w, Py_ssize_t n, Py_ssize_t C)                   \
     {                                                                                    \
-        Py_ssize_t o = 0, c, v;                                                          \
         if (!CRESIZE_X86_DISPATCH || cresize_simd_level < 3 || C > 4)                    \
             return 0;                                                                    \
         CRESIZE_PAIRS16_INT_CALL(SFX)                                                    \
-        for (; o < n; o++)                                                               \
-            for (c = 0; c < C; c++) {                                                    \
-                float p0, p1;                                                            \
-                v = 2 * C * o + c;                                                       \
-                p0 = w[v] * (wa * a[v] + wb * b[v]);                                     \
-                p1 = w[v + C] * (wa * a[v + C] + wb * b[v + C]);                         \
-                out[C * o + c] = (0.0f + p0) + p1;                                       \
-            }                                                                            \
         return 1;                                                                        \
     }
 #if CRESIZE_X86_DISPATCH
 #define CRESIZE_PAIRS16_INT_CALL(SFX)                                                    \
-    o = C == 3 ? cresize_pairs16_##SFX##_pixels3(out, a, b, wa, wb, w, n)               \
-               : cresize_pairs16_##SFX##_values(out, a, b, wa, wb, w, n, C);
+    if (C == 3)                                                                          \
+        cresize_pairs16_##SFX##_pixels3(out, a, b, wa, wb, w, n);                        \
+    else                                                                                 \
+        cresize_pairs16_##SFX##_values(out, a, b, wa, wb, w, n, C);
 #else
 #define CRESIZE_PAIRS16_INT_CALL(SFX)
 #endif
