@@ -687,9 +687,8 @@ def test_2x2_pixel_pairs(dtype):
 @pytest.mark.parametrize("dtype", [np.float32, np.uint8, np.int8])
 def test_2x2_pixel_pairs_at_the_group_ends(monkeypatch, dtype):
     """The AVX-512 pair sums (``CRESIZE_PAIRS16``: 3-value pixels five a step, 1, 2 or
-    4 values sixteen output values a step, each row's last step under masks, the
-    3-value steps' 16th lane rewritten by the next step) on rows of 1-20 and 110-116
-    output pixels: at every level the bits of the portable loops (``CRESIZE_SIMD=none``),
+    4 values sixteen output values a step, a row's last step over the values that end
+    it, rows shorter than a step under masks) on rows of 1-20 and 110-116 output pixels: at every level the bits of the portable loops (``CRESIZE_SIMD=none``),
     the rows' two input rows read as they are (halving both axes) or combined first
     (area thirds of the height), and nothing written past the result."""
     rng = np.random.default_rng(21)
