@@ -688,9 +688,10 @@ def test_2x2_pixel_pairs(dtype):
 def test_2x2_pixel_pairs_at_the_group_ends(monkeypatch, dtype):
     """The AVX-512 pair sums (``CRESIZE_PAIRS16``: 3-value pixels five a step, 1, 2 or
     4 values sixteen output values a step, a row's last step over the values that end
-    it, rows shorter than a step under masks) on rows of 1-20 and 110-116 output pixels: at every level the bits of the portable loops (``CRESIZE_SIMD=none``),
-    the rows' two input rows read as they are (halving both axes) or combined first
-    (area thirds of the height), and nothing written past the result."""
+    it, rows shorter than a step under masks) on rows of 1-20 and 110-116 output
+    pixels: at every level the bits of the portable loops (``CRESIZE_SIMD=none``), the
+    rows' two input rows read as they are (halving both axes) or combined first (area
+    thirds of the height), and nothing written past the result."""
     rng = np.random.default_rng(21)
     kind = np.dtype(dtype)
     levels = ("none", "avx2", "avx512")
