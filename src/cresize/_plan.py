@@ -751,8 +751,13 @@ def _check_table(t, dtype):
         and (n_out == 0 or (count.min() >= 0 and count.max() <= width))
     )
     if ok and n_out:
-        used = np.arange(width) < count[:, None]
-        ok = not used.any() or (index[used].min() >= 0 and index[used].max() < t.n_in)
+        # Every entry inside the input (the padding too, as tables pad) is enough; only
+        # a table failing that has its used entries picked out (a mask and a copy of
+        # each array cost 0.15 s on a 1.75M-row table).
+        ok = index.min() >= 0 and index.max() < t.n_in
+        if not ok:
+            used = np.arange(width) < count[:, None]
+            ok = not used.any() or (index[used].min() >= 0 and index[used].max() < t.n_in)
         ok = ok and (not t.is_selection or bool(np.all(count == 1)))
     if not ok:
         raise RuntimeError(
