@@ -413,9 +413,10 @@ def _row_periods(scale, n_out):
     return periods
 
 
-def _by_periods(rows, key, periods):
-    """``rows(key)`` (a function of each row of ``key`` alone, elementwise as the
-    kernels are: the same key bits, the same result bits), computed only for the rows
+def _by_periods(rows, key, width, periods):
+    """``rows(key)`` (``width`` values a row, each row a function of that row of ``key``
+    alone, elementwise as the kernels are: the same key bits, the same result bits),
+    computed only for the rows
     whose key differs from the key ``p`` rows before (``p`` the first of ``periods``
     under which at least half the rows repeat) and copied to the others.
 
@@ -424,7 +425,7 @@ def _by_periods(rows, key, periods):
     tap cost 25 ns). The bits decide, row by row: a row whose key is not the same as
     the one a period before is computed, whatever ``periods`` says."""
     n = key.shape[0]
-    if key.size < FAST_PATH_TAPS:  # small tables keep one path
+    if n * width < FAST_PATH_TAPS:  # small tables keep one path
         return rows(key)
     bits = key.view(np.dtype(f"u{key.dtype.itemsize}")).reshape(n, -1)  # -0.0 != 0.0
     for p in periods:
@@ -475,7 +476,7 @@ def _bicubic(n_in, n_out, scale, align_corners):
     def rows(t):
         return _by_chunks(lambda x: keys_cubic(x, -0.75), np.hstack([t + 1, t, 1 - t, 2 - t]))
 
-    return index, _by_periods(rows, t, _row_periods(scale, n_out))
+    return index, _by_periods(rows, t, 4, _row_periods(scale, n_out))
 
 
 def _lanczos3(n_in, n_out, scale, align_corners):
@@ -483,7 +484,7 @@ def _lanczos3(n_in, n_out, scale, align_corners):
     index = np.floor(src).astype(np.int64)[:, None] + np.arange(-2, 4)
     inside = (index >= 0) & (index < n_in)
     x = src[:, None] - index
-    weight = _by_periods(lambda x: _by_chunks(lanczos3, x), x, _row_periods(scale, n_out))
+    weight = _by_periods(lambda x: _by_chunks(lanczos3, x), x, 6, _row_periods(scale, n_out))
     np.copyto(weight, 0.0, where=~inside)
     weight /= weight.sum(axis=1, keepdims=True)
     return np.where(inside, index, -1), weight
@@ -517,7 +518,7 @@ def _antialiased(n_in, n_out, scale, mode):
     index = lo[:, None] + np.arange(width)
     inside = index < hi[:, None]
     x = (index - center[:, None] + 0.5) * inv
-    weight = _by_periods(lambda x: _by_chunks(kernel, x), x, _row_periods(scale, n_out))
+    weight = _by_periods(lambda x: _by_chunks(kernel, x), x, width, _row_periods(scale, n_out))
     np.copyto(weight, 0.0, where=~inside)
     total = weight.sum(axis=1, keepdims=True)
     weight = np.divide(weight, total, out=np.zeros_like(weight), where=total != 0)
