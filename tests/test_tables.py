@@ -197,8 +197,8 @@ def test_weights_once_a_period_recompute_rows_that_differ():
         calls.append(part.shape[0])
         return np.sin(part) * 3 + part
 
-    got = _tables._by_periods(rows, key, 5, [3, 7])
     want = np.sin(key) * 3 + key
+    got = _tables._by_periods(rows, key.copy(), 5, [3, 7])  # (may write over its key)
     assert np.array_equal(got.view(np.uint64), want.view(np.uint64))
     # the first period; 100 and 107; 5000 and 5007; 6000-6006 and 6010-6016 (6007-6009
     # repeat 6000-6002; 6010-6016 differ from the zeros of 6003-6009)

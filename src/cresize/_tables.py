@@ -230,16 +230,26 @@ def _windows_transposed(weight, first, last, n_in):
     count_t -= lo
     np.maximum(count_t, 0, out=count_t)
     width_t = max(int(count_t.max(initial=0)), 1)
-    unused = np.arange(width_t) >= count_t[:, None]
     np.copyto(lo, 0, where=count_t == 0)  # (lo may be n_out in an empty row)
-    index_t = lo[:, None] + np.arange(width_t)
-    np.copyto(index_t, lo[:, None], where=unused)  # the padding: the first index, or 0
-    # weight[o, i - first[o]] at the flat position o * width - first[o] + i
-    flat = (np.arange(n_out) * width - first)[index_t]
-    flat += np.arange(n_in)[:, None]
-    weight_t = np.take(weight.ravel(), flat, mode="clip")  # (unused slots: any tap)
-    del flat
-    np.copyto(weight_t, 0.0, where=unused)
+    # slot s of row i: row lo[i] + s, its weight at the flat position
+    # (lo[i] + s) * width - first[lo[i] + s] + i; the padding: lo[i] (0 in an empty
+    # row), weight 0. ``CHUNK`` slots at a time: cache-sized temporaries.
+    index_t = np.empty((n_in, width_t), np.intp)
+    weight_t = np.empty((n_in, width_t), np.float64)
+    offset = np.arange(n_out) * width - first
+    weights = weight.ravel()
+    slots = np.arange(width_t)
+    step = max(1, CHUNK // width_t)
+    for i in range(0, n_in, step):
+        part = slice(i, i + step)
+        unused = slots >= count_t[part, None]
+        rows = index_t[part]
+        np.add(lo[part, None], slots, out=rows)
+        np.copyto(rows, lo[part, None], where=unused)
+        flat = offset[rows]
+        flat += np.arange(i, i + rows.shape[0])[:, None]
+        np.take(weights, flat, out=weight_t[part], mode="clip")  # (unused: any tap)
+        np.copyto(weight_t[part], 0.0, where=unused)
     return index_t, weight_t, count_t.astype(np.intp, copy=False)
 
 
@@ -423,25 +433,35 @@ def _by_periods(rows, key, width, periods):
     A periodic table's source coordinates repeat, mostly to the bit, once a period:
     their rows' weights are then computed once a period (``lanczos3``'s two ``sin`` a
     tap cost 25 ns). The bits decide, row by row: a row whose key is not the same as
-    the one a period before is computed, whatever ``periods`` says."""
+    the one a period before is computed, whatever ``periods`` says. The result may be
+    written over ``key`` (callers hand over a temporary: peak memory)."""
     n = key.shape[0]
     if n * width < FAST_PATH_TAPS:  # small tables keep one path
         return rows(key)
     bits = key.view(np.dtype(f"u{key.dtype.itemsize}")).reshape(n, -1)  # -0.0 != 0.0
     for p in periods:
-        same = _all_rows(bits[p:] == bits[:-p])  # row o + p has row o's key
+        same = bits[p:, 0] == bits[:-p, 0]  # row o + p has row o's key
+        for j in range(1, bits.shape[1]):
+            same &= bits[p:, j] == bits[:-p, j]
         if 2 * np.count_nonzero(same) >= n:
             break
     else:
         return rows(key)
     new = np.ones(n, bool)
     np.logical_not(same, out=new[p:])
-    # each row's source: the last new row at or before it of its phase (o mod p)
+    del same
+    # each row's source: the last new row at or before it of its phase (o mod p),
+    # as its place among the new rows (the ranks of new rows ascend with the rows)
     source = np.zeros(-(-n // p) * p, np.intp)
-    np.copyto(source[:n], np.arange(n), where=new)
+    np.cumsum(new, out=source[:n])
+    np.copyto(source[:n], 0, where=~new)
     np.maximum.accumulate(source.reshape(-1, p), axis=0, out=source.reshape(-1, p))
-    position = np.cumsum(new) - 1  # of each new row in the computed rows
-    return rows(key[new])[position[source[:n]]]
+    source -= 1
+    values = rows(key[new])
+    out = key if values.shape[1:] == key.shape[1:] and values.dtype == key.dtype else None
+    if out is None:
+        out = np.empty((n, *values.shape[1:]), values.dtype)
+    return np.take(values, source[:n], axis=0, out=out, mode="clip")  # (in range)
 
 
 # ----------------------------------------------------------------------------
@@ -485,9 +505,11 @@ def _lanczos3(n_in, n_out, scale, align_corners):
     inside = (index >= 0) & (index < n_in)
     x = src[:, None] - index
     weight = _by_periods(lambda x: _by_chunks(lanczos3, x), x, 6, _row_periods(scale, n_out))
+    del x  # (peak memory)
     np.copyto(weight, 0.0, where=~inside)
     weight /= weight.sum(axis=1, keepdims=True)
-    return np.where(inside, index, -1), weight
+    np.copyto(index, -1, where=~inside)
+    return index, weight
 
 
 def _area(n_in, n_out):
@@ -519,10 +541,12 @@ def _antialiased(n_in, n_out, scale, mode):
     inside = index < hi[:, None]
     x = (index - center[:, None] + 0.5) * inv
     weight = _by_periods(lambda x: _by_chunks(kernel, x), x, width, _row_periods(scale, n_out))
+    del x  # (peak memory)
     np.copyto(weight, 0.0, where=~inside)
     total = weight.sum(axis=1, keepdims=True)
     weight = np.divide(weight, total, out=np.zeros_like(weight), where=total != 0)
-    return np.where(inside, index, -1), weight
+    np.copyto(index, -1, where=~inside)
+    return index, weight
 
 
 # ----------------------------------------------------------------------------
