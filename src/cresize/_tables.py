@@ -101,12 +101,15 @@ class Taps:
         other = np.flatnonzero(~plain)
         if other.size:  # before the padding below writes over their unused taps
             part_index, part_weight, part_count = _compact(*_flat(index[other], weight[other]))
-        if used.all():  # the common case: nothing to pad
-            count = np.full(n_out, k, np.intp)
-        else:
-            count = np.count_nonzero(used, axis=1).astype(np.intp)
-            np.copyto(index, index[:, :1], where=unused)
-            np.copyto(weight, 0.0, where=unused)
+        count = np.full(n_out, k, np.intp)
+        # rows to pad: plain rows with unused taps (their last one unused), few (the
+        # borders): a masked copy over the whole table cost 0.3 s on 1.75M rows
+        short = np.flatnonzero(unused[:, -1])
+        if short.size:
+            part_used = used[short]
+            count[short] = np.count_nonzero(part_used, axis=1)
+            index[short] = np.where(part_used, index[short], index[short, :1])
+            weight[short] = np.where(part_used, weight[short], 0.0)
         if other.size:
             count[other] = part_count
             width = part_index.shape[1]
