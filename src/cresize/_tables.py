@@ -445,6 +445,8 @@ def _by_periods(rows, key, width, periods):
     for p in periods:
         same = bits[p:, 0] == bits[:-p, 0]  # row o + p has row o's key
         for j in range(1, bits.shape[1]):
+            if 2 * np.count_nonzero(same) < n:  # (a period that fails: one column)
+                break
             same &= bits[p:, j] == bits[:-p, j]
         if 2 * np.count_nonzero(same) >= n:
             break
