@@ -1,6 +1,7 @@
 """``Taps``' fast paths (``from_dense_rows`` with rows taken as they are, the
-transposed table sorted by row alone) give the tables of the one general path
-(``helpers.taps_reference``), every field bit for bit."""
+transposed table read off the windows or sorted on one key, weights computed once a
+period) give the tables of the one general path (``helpers.taps_reference``), every
+field bit for bit."""
 
 import itertools
 

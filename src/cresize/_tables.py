@@ -185,7 +185,8 @@ def last_index(index, count):
     width = index.shape[1]
     last = index[:, width - 1].copy()
     short = np.flatnonzero(count < width)
-    last[short] = index[short, np.maximum(count[short] - 1, 0)]
+    if short.size:
+        last[short] = index[short, np.maximum(count[short] - 1, 0)]
     return last
 
 
@@ -344,8 +345,10 @@ def _period(start, weight, is_selection):
         # repeat[o]: row o + s is row o, one input further; the weights compared
         # only where the windows are (on few rows: those rows alone)
         repeat = whole[s:] & whole[:-s] & (start[s:] == start[:-s] + 1)
-        rows = np.flatnonzero(repeat)
-        if 4 * rows.size < repeat.size:
+        if repeat.size < FAST_PATH_TAPS:  # short: the fewest numpy calls
+            repeat &= np.all(bits[s:] == bits[:-s], axis=1)
+        elif 4 * np.count_nonzero(repeat) < repeat.size:
+            rows = np.flatnonzero(repeat)
             repeat[rows] = _all_rows(bits[rows + s] == bits[rows])
         else:
             repeat &= _all_rows(bits[s:] == bits[:-s])
