@@ -238,7 +238,8 @@ def _windows_transposed(weight, first, last, n_in):
     decreasing): input ``i`` is read by the rows ``o`` with ``first[o] <= i <= last[o]``,
     the rows ``lo[i] … hi[i] - 1``, with the weight of ``o``'s tap ``i - first[o]``."""
     n_out, width = weight.shape
-    # lo[i]: the rows whose windows end before i; hi[i]: those starting at i or before
+    # lo[i]: the rows whose windows end before i; the rows reading i: those whose
+    # windows start at i or before, less those
     lo = np.zeros(n_in, np.intp)
     np.cumsum(np.bincount(last, minlength=n_in)[: n_in - 1], out=lo[1:])
     count_t = np.cumsum(np.bincount(first, minlength=n_in)[:n_in])
@@ -443,9 +444,9 @@ def _row_periods(scale, n_out):
 def _by_periods(rows, key, width, periods):
     """``rows(key)`` (``width`` values a row, each row a function of that row of ``key``
     alone, elementwise as the kernels are: the same key bits, the same result bits),
-    computed only for the rows
-    whose key differs from the key ``p`` rows before (``p`` the first of ``periods``
-    under which at least half the rows repeat) and copied to the others.
+    computed only for the rows whose key differs from the key ``p`` rows before (``p``
+    the first of ``periods`` under which at least half the rows repeat) and copied to
+    the others.
 
     A periodic table's source coordinates repeat, mostly to the bit, once a period:
     their rows' weights are then computed once a period (``lanczos3``'s two ``sin`` a
