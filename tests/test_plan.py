@@ -309,6 +309,27 @@ def test_kernel_contract_is_checked_before_the_kernels():
     )
     with pytest.raises(RuntimeError, match="kernel contract"):
         _plan._check_table(bad, np.dtype(np.float64))
+    # only used entries count: the padding may hold anything (the whole-array check
+    # fails, the used entries are looked at), a used negative index may not
+    short = cresize.plan((5, 9), (5, 4), dtype="float64", mode="lanczos3")._forward.tables[1]
+    assert short.count.min() < short.index.shape[1]
+    row = int(np.argmin(short.count))
+    for value, ok in ((9, True), (-5, True), (-1, False)):
+        index = short.index.copy()
+        index[row, short.count[row] :] = value
+        if not ok:
+            index[row, 0] = value
+        bad = SimpleNamespace(
+            n_in=9,
+            n_out=4,
+            is_selection=False,
+            kernel_args=lambda dtype, index=index: (index, short.weight, short.count),
+        )
+        if ok:
+            _plan._check_table(bad, np.dtype(np.float64))
+        else:
+            with pytest.raises(RuntimeError, match="kernel contract"):
+                _plan._check_table(bad, np.dtype(np.float64))
 
 
 def test_torch_resize_notices_changed_options():

@@ -1,6 +1,7 @@
 """``Taps``' fast paths (``from_dense_rows`` with rows taken as they are, the
-transposed table sorted by row alone) give the tables of the one general path
-(``helpers.taps_reference``), every field bit for bit."""
+transposed table read off the windows or sorted on one key, weights computed once a
+period) give the tables of the one general path (``helpers.taps_reference``), every
+field bit for bit."""
 
 import itertools
 
@@ -120,3 +121,156 @@ def test_derived_fields_on_plain_rows(monkeypatch):
     assert gap.block == 0 and list(gap.start) == [-1, 3] and gap.span == 3
     same = _tables.Taps.from_dense_rows(3, np.arange(3)[:, None], np.ones((3, 1)))
     assert same.is_identity and same.is_selection and same.block == 0
+
+
+# Long axes: weights once a period, the transposed table from the windows, ``period``.
+
+#: ``(n_in, n_out, mode, align_corners, antialias)``: periodic ratios (x2, 1.75, 44.1 ->
+#: 16 kHz), ones that are not (1M -> 362,812 scaled down), raw tap counts just below and
+#: above ``FAST_PATH_TAPS`` (bicubic: 4 a row), align_corners and antialias shrinking.
+LONG = [
+    (1000, 1750, "bicubic", False, False),
+    (1000, 1750, "lanczos3", False, False),
+    (3000, 6000, "lanczos3", False, False),
+    (3001, 6001, "lanczos3", True, False),
+    (2001, 3501, "bicubic", True, False),
+    (600, 1023, "bicubic", False, False),  # 4092 raw taps: below FAST_PATH_TAPS
+    (600, 1025, "bicubic", False, False),  # 4100: above
+    (4410, 1600, "bilinear", False, True),
+    (4410, 1600, "bicubic", False, True),
+    (4410, 1600, "lanczos3", False, True),
+    (10000, 3628, "lanczos3", False, True),
+    (10000, 3628, "lanczos3", False, False),
+    (5000, 2500, "bicubic", False, True),
+    (2500, 5000, "lanczos3", False, True),  # antialias enlarging: the plain kernel
+    (999, 3001, "bicubic", False, False),
+]
+
+
+def _one_path(rows, key, width, periods):
+    return rows(key)
+
+
+@pytest.mark.parametrize(("n_in", "n_out", "mode", "align", "antialias"), LONG)
+def test_weights_once_a_period_are_the_kernels_bits(
+    monkeypatch, n_in, n_out, mode, align, antialias
+):
+    """``_by_periods`` gives every table, transposed table and ``period`` the bits of
+    the kernel computed on every row; on periodic ratios it computes few rows."""
+    computed = []
+    by_periods = _tables._by_periods
+
+    def counted(rows, key, width, periods):
+        def rows_counted(part):
+            computed.append(part.shape[0])
+            return rows(part)
+
+        return by_periods(rows_counted, key, width, periods)
+
+    monkeypatch.setattr(_tables, "_by_periods", counted)
+    table = _tables.taps(n_in, n_out, mode, align, antialias)
+    monkeypatch.setattr(_tables, "_by_periods", _one_path)
+    expected = _tables.taps(n_in, n_out, mode, align, antialias)
+    fields = {name: getattr(expected, name) for name in taps_reference.FIELDS}
+    _assert_same(table, fields)
+    transposed = expected.transpose()
+    _assert_same(table.transpose(), {n: getattr(transposed, n) for n in taps_reference.FIELDS})
+    for dtype in (np.float32, np.float64):
+        assert table.period(dtype) == expected.period(dtype)
+    if n_out in (1750, 6000, 6001, 3501, 1025, 1600, 2500):  # periodic, FAST_PATH_TAPS on
+        assert sum(computed) < n_out // 2, computed
+    elif n_out == 1023:
+        assert computed == [n_out]  # small: one path
+
+
+def test_weights_once_a_period_recompute_rows_that_differ():
+    """A row whose key differs from the key a period before is computed, whatever the
+    period; rows repeating their phase's last computed row are copied."""
+    rng = np.random.default_rng(3)
+    key = np.tile(rng.uniform(-2, 2, (7, 5)), (1000, 1))
+    key[100] += 1e-12  # breaks rows 100 and 107 (107 repeats 100 no more)
+    key[5000, 2] = -0.0 if key[5000, 2] == 0 else key[5000, 2] * 2
+    key[6000:6010] = 0.0
+    key[6003, 1] = -0.0  # the bits decide
+    calls = []
+
+    def rows(part):
+        calls.append(part.shape[0])
+        return np.sin(part) * 3 + part
+
+    want = np.sin(key) * 3 + key
+    got = _tables._by_periods(rows, key.copy(), 5, [3, 7])  # (may write over its key)
+    assert np.array_equal(got.view(np.uint64), want.view(np.uint64))
+    # the first period; 100 and 107; 5000 and 5007; 6000-6006 and 6010-6016 (6007-6009
+    # repeat 6000-6002; 6010-6016 differ from the zeros of 6003-6009)
+    assert calls == [7 + 2 + 2 + 7 + 7]
+    assert _tables._by_periods(rows, key[:500, :1], 1, [7]).shape == (500, 1)  # small
+    flat = rng.uniform(size=(5000, 2))
+    assert np.array_equal(_tables._by_periods(rows, flat, 2, [7]), rows(flat))  # no period
+
+
+def test_row_periods():
+    assert _tables._row_periods(1000 / 1750, 1750)[0] == 7
+    assert _tables._row_periods(1 / 2, 10) == [2]
+    assert 160 in _tables._row_periods(44100 / 16000, 16000)
+    assert _tables._row_periods(1.0, 1) == []
+    assert _tables._row_periods(0.0, 5) == [1]
+
+
+@pytest.mark.parametrize(("mode", "align", "antialias"), CASES)
+def test_both_transposed_paths_match_the_general_path(monkeypatch, mode, align, antialias):
+    """The windows path (taken where it applies) and the sort (taken for every table
+    here) both give ``taps_reference.transposed``."""
+    monkeypatch.setattr(_tables, "FAST_PATH_TAPS", 0)
+    windows = []
+    by_windows = _tables._windows_transposed
+
+    def spy(*args):
+        windows.append(args[0].shape)
+        return by_windows(*args)
+
+    monkeypatch.setattr(_tables, "_windows_transposed", spy)
+    for n_in, n_out in itertools.product((1, 2, 5, 16, 31, 100), (1, 3, 7, 64, 333)):
+        table, (index, weight) = _dense_rows(monkeypatch, n_in, n_out, mode, align, antialias)
+        expected = taps_reference.from_dense_rows(n_in, index, weight)
+        expected["n_in"] = n_in
+        want = taps_reference.transposed(expected)
+        _assert_same(table.transpose(), want)
+        got = _tables._sorted_transposed(table.index, table.weight, table.count, n_in)
+        for name, array in zip(("index", "weight", "count"), got):
+            assert array.dtype == want[name].dtype and array.shape == want[name].shape, name
+            assert np.array_equal(array.view(np.uint8), want[name].view(np.uint8)), name
+    assert windows  # the windows path taken on some
+
+
+def test_transposed_table_of_rows_that_are_not_windows():
+    """Gaps, rows reading nothing, windows going back: the sorted path, same table."""
+    index = np.array([[0, 2, 3], [1, 2, 3], [0, 1, 0], [4, 5, 6], [2, 3, 4], [6, 0, 0]])
+    weight = np.array([[1, 2, 3], [4, 5, 6], [7, 8, 0], [9, 1, 2], [3, 4, 5], [6, 0, 0.0]])
+    count = np.array([3, 3, 2, 3, 3, 1])
+    for rows in ([0, 1], [1, 2], [3, 4], [1, 3, 5], [1, 3, 4], [5, 3]):
+        t = _tables.Taps.from_dense_rows(9, index[rows].copy(), weight[rows].copy())
+        want = taps_reference.from_dense_rows(
+            9, index[rows], np.where(np.arange(3) < count[rows][:, None], weight[rows], 0.0)
+        )
+        want["n_in"] = 9
+        _assert_same(t.transpose(), taps_reference.transposed(want))
+
+
+PERIODIC = [
+    (n_in, n_out, mode)
+    for mode in ("bilinear", "bicubic", "lanczos3", "nearest", "area")
+    for n_in, n_out in ((100, 200), (100, 300), (50, 400), (1000, 1750), (700, 100), (64, 64))
+]
+
+
+@pytest.mark.parametrize(("n_in", "n_out", "mode"), PERIODIC)
+def test_period_matches_rows_compared_whole(n_in, n_out, mode):
+    t = _tables.taps(n_in, n_out, mode)
+    for table in (t, t.transpose()):
+        for dtype in (np.float32, np.float64):
+            weight = table.kernel_args(dtype)[1]
+            want = taps_reference.period(table.start, weight, table.is_selection)
+            assert table.period(dtype) == want
+    if mode not in ("nearest", "area") and n_out in (200, 400):
+        assert t.period(np.float64)[0] == n_out // n_in  # found (x2, x8: exact scales)

@@ -33,7 +33,7 @@ from numpy.typing import ArrayLike, DTypeLike
 
 from cresize import _fast, _kernels, _spec, _threads
 from cresize._dtypes import round_to
-from cresize._tables import taps
+from cresize._tables import last_index, taps
 
 #: Taps per output beyond which float32 sums are accumulated in float64, so that
 #: very long rows (shrinking by thousands) stay within docs/spec.md's float32 tolerance.
@@ -177,10 +177,9 @@ class _Program:
 
 
 def _row_bounds(t):
-    rows = np.arange(t.n_out)
     used = t.count > 0
     lo = np.where(used, t.index[:, 0], t.n_in)
-    hi = np.where(used, t.index[rows, np.maximum(t.count - 1, 0)] + 1, 0)
+    hi = np.where(used, last_index(t.index, t.count) + 1, 0)
     return lo, hi
 
 
@@ -751,8 +750,13 @@ def _check_table(t, dtype):
         and (n_out == 0 or (count.min() >= 0 and count.max() <= width))
     )
     if ok and n_out:
-        used = np.arange(width) < count[:, None]
-        ok = not used.any() or (index[used].min() >= 0 and index[used].max() < t.n_in)
+        # Every entry inside the input (the padding too, as tables pad) is enough; only
+        # a table failing that has its used entries picked out (a mask and a copy of
+        # each array cost 0.15 s on a 1.75M-row table).
+        ok = index.min() >= 0 and index.max() < t.n_in
+        if not ok:
+            used = np.arange(width) < count[:, None]
+            ok = not used.any() or (index[used].min() >= 0 and index[used].max() < t.n_in)
         ok = ok and (not t.is_selection or bool(np.all(count == 1)))
     if not ok:
         raise RuntimeError(

@@ -8,6 +8,7 @@ pads the rows to a common width. The kernels apply ``Taps`` forward and
 """
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
@@ -40,21 +41,16 @@ class Taps:
     read by the kernels.
     """
 
-    def __init__(self, n_in, rows, cols, vals, n_out, *, unique=False):
-        """The general path: taps as flat ``(row, index, weight)`` arrays in any order.
-
-        ``unique``: no two taps share a ``(row, index)``, no weight is zero and the
-        taps of each row come in ascending index order (``transpose`` knows this),
-        so a stable sort by row alone orders them and nothing is merged or dropped.
-        """
-        self._set(n_in, *_compact(rows, cols, vals, n_out, unique))
+    def __init__(self, n_in, rows, cols, vals, n_out):
+        """The general path: taps as flat ``(row, index, weight)`` arrays in any order."""
+        self._set(n_in, *_compact(rows, cols, vals, n_out))
 
     def _set(self, n_in, index, weight, count):
         """Fill in the table from its padded rows, each sorted by index without repeats."""
         n_out, width = index.shape
         self.n_in, self.n_out = n_in, n_out
         first = index[:, 0]
-        last = index[np.arange(n_out), np.maximum(count - 1, 0)]
+        last = last_index(index, count)
         #: The most input positions one row spans (first to last tap), at least 1.
         self.span = int((last - first).max(initial=0)) + 1
         #: First input of each row whose taps are its whole contiguous window, else -1.
@@ -105,12 +101,15 @@ class Taps:
         other = np.flatnonzero(~plain)
         if other.size:  # before the padding below writes over their unused taps
             part_index, part_weight, part_count = _compact(*_flat(index[other], weight[other]))
-        if used.all():  # the common case: nothing to pad
-            count = np.full(n_out, k, np.intp)
-        else:
-            count = np.count_nonzero(used, axis=1).astype(np.intp)
-            np.copyto(index, index[:, :1], where=unused)
-            np.copyto(weight, 0.0, where=unused)
+        count = np.full(n_out, k, np.intp)
+        # rows to pad: plain rows with unused taps (their last one unused), few (the
+        # borders): a masked copy over the whole table cost 0.3 s on 1.75M rows
+        short = np.flatnonzero(unused[:, -1])
+        if short.size:
+            part_used = used[short]
+            count[short] = np.count_nonzero(part_used, axis=1)
+            index[short] = np.where(part_used, index[short], index[short, :1])
+            weight[short] = np.where(part_used, weight[short], 0.0)
         if other.size:
             count[other] = part_count
             width = part_index.shape[1]
@@ -129,9 +128,9 @@ class Taps:
     def transpose(self):
         """The adjoint's table, ``(n_in, n_out)``: row ``i`` lists the outputs that read ``i``."""
         if self._transposed is None:
-            rows, cols, vals = self._entries()
-            # Taps in row order, unique, nonzero: by output row ``rows`` ascending.
-            self._transposed = Taps(self.n_out, cols, rows, vals, self.n_in, unique=True)
+            table = Taps.__new__(Taps)
+            table._set(self.n_out, *_transposed(self.index, self.weight, self.count, self.n_in))
+            self._transposed = table
         return self._transposed
 
     def _entries(self):
@@ -179,6 +178,18 @@ class Taps:
         return matrix
 
 
+def last_index(index, count):
+    """``index[o, max(count[o] - 1, 0)]`` of every row: its last tap's index (an empty
+    row's padding). The last column, then the few rows that are shorter (a gather
+    over every row cost 30 ms of a 1.75M-row table)."""
+    width = index.shape[1]
+    last = index[:, width - 1].copy()
+    short = np.flatnonzero(count < width)
+    if short.size:
+        last[short] = index[short, np.maximum(count[short] - 1, 0)]
+    return last
+
+
 def _all_rows(mask):
     """``np.all(mask, axis=1)``, column by column where rows are short: numpy reduces
     along a short last axis at ~15 ns a row, about 10 times the column operations."""
@@ -197,14 +208,110 @@ def _flat(index, weight):
     return rows[used], index[used], weight[used], index.shape[0]
 
 
-def _compact(rows, cols, vals, n_out, unique=False):
-    """``(index, weight, count)``: the general path of ``Taps`` (its ``unique``)."""
-    if unique:
-        order = np.argsort(rows, kind="stable")
+def _transposed(index, weight, count, n_in):
+    """``(index, weight, count)`` of the adjoint of the table ``(index, weight, count)``
+    over ``n_in`` inputs: what ``_compact`` makes of its taps with rows and indices
+    swapped (``transpose``), without its sort by two keys, adding up and scatter.
+
+    The taps of a table are unique, nonzero and ascending in each row, so the adjoint's
+    row ``i`` lists the rows that read ``i``, ascending. Where every row reads a window
+    of consecutive inputs and the windows' first and last inputs never decrease from
+    row to row (every mode but a few antialiased or lanczos3 tables with zero taps
+    inside), those are the rows ``lo[i] … hi[i] - 1``, counted from the windows' ends
+    (``_windows_transposed``); otherwise the taps are sorted (``_sorted_transposed``).
+    """
+    n_out = index.shape[0]
+    if n_out and n_in and bool(np.all(count > 0)):
+        first = index[:, 0]
+        last = last_index(index, count)
+        if (
+            bool(np.all(last - first == count - 1))
+            and bool(np.all(first[1:] >= first[:-1]))
+            and bool(np.all(last[1:] >= last[:-1]))
+        ):
+            return _windows_transposed(weight, first, last, n_in)
+    return _sorted_transposed(index, weight, count, n_in)
+
+
+def _windows_transposed(weight, first, last, n_in):
+    """``_transposed`` of rows that read the windows ``first … last`` (both never
+    decreasing): input ``i`` is read by the rows ``o`` with ``first[o] <= i <= last[o]``,
+    the rows ``lo[i] … hi[i] - 1``, with the weight of ``o``'s tap ``i - first[o]``."""
+    n_out, width = weight.shape
+    # lo[i]: the rows whose windows end before i; the rows reading i: those whose
+    # windows start at i or before, less those
+    lo = np.zeros(n_in, np.intp)
+    np.cumsum(np.bincount(last, minlength=n_in)[: n_in - 1], out=lo[1:])
+    count_t = np.cumsum(np.bincount(first, minlength=n_in)[:n_in])
+    count_t -= lo
+    np.maximum(count_t, 0, out=count_t)
+    width_t = max(int(count_t.max(initial=0)), 1)
+    np.copyto(lo, 0, where=count_t == 0)  # (lo may be n_out in an empty row)
+    # slot s of row i: row lo[i] + s, its weight at the flat position
+    # (lo[i] + s) * width - first[lo[i] + s] + i; the padding: lo[i] (0 in an empty
+    # row), weight 0. ``CHUNK`` slots at a time: cache-sized temporaries.
+    index_t = np.empty((n_in, width_t), np.intp)
+    weight_t = np.empty((n_in, width_t), np.float64)
+    offset = np.arange(n_out) * width - first
+    weights = weight.ravel()
+    slots = np.arange(width_t)
+    step = max(1, CHUNK // width_t)
+    for i in range(0, n_in, step):
+        part = slice(i, i + step)
+        unused = slots >= count_t[part, None]
+        rows = index_t[part]
+        np.add(lo[part, None], slots, out=rows)
+        np.copyto(rows, lo[part, None], where=unused)
+        flat = offset[rows]
+        flat += np.arange(i, i + rows.shape[0])[:, None]
+        np.take(weights, flat, out=weight_t[part], mode="clip")  # (unused: any tap)
+        np.copyto(weight_t[part], 0.0, where=unused)
+    return index_t, weight_t, count_t.astype(np.intp, copy=False)
+
+
+def _sorted_transposed(index, weight, count, n_in):
+    """``_transposed`` of any table: its taps sorted by the key ``i * n_out + o``
+    (unique), taken column by column from the last (in most tables ``width`` ascending
+    runs of keys, which the stable sort merges), fill the adjoint's padded rows in C
+    order through a mask of its used slots."""
+    n_out, width = index.shape
+    rows = np.broadcast_to(np.arange(n_out), (width, n_out))
+    columns = slice(None, None, -1)  # the last column first
+    if bool(np.all(count == width)):  # every slot used: the columns as they are
+        cols, vals, rows = index.T[columns].ravel(), weight.T[columns].ravel(), rows.ravel()
     else:
-        order = np.lexsort((cols, rows))  # by row, then index; stable
+        used = (np.arange(width)[:, None] < count)[columns]
+        cols, vals, rows = index.T[columns][used], weight.T[columns][used], rows[used]
+    if n_in * n_out < 2**62:
+        key = cols * n_out
+        key += rows
+        order = np.argsort(key, kind="stable")
+        del key
+    else:  # pragma: no cover - a key would not fit in int64
+        order = np.lexsort((rows, cols))
+    count_t = np.bincount(cols, minlength=n_in).astype(np.intp)
+    del cols
+    rows, vals = rows[order], vals[order]
+    del order
+    width_t = max(int(count_t.max(initial=0)), 1)
+    if rows.size == n_in * width_t:  # every row full: nothing to pad
+        return rows.reshape(n_in, width_t), vals.reshape(n_in, width_t), count_t
+    index_t = np.zeros((n_in, width_t), np.intp)
+    if rows.size:  # the padding: each row's first index (0 in an empty row)
+        first = np.minimum(np.cumsum(count_t) - count_t, rows.size - 1)
+        index_t[...] = np.where(count_t > 0, rows[first], 0)[:, None]
+    slots = np.arange(width_t) < count_t[:, None]
+    index_t[slots] = rows
+    weight_t = np.zeros((n_in, width_t), np.float64)
+    weight_t[slots] = vals
+    return index_t, weight_t, count_t
+
+
+def _compact(rows, cols, vals, n_out):
+    """``(index, weight, count)``: the general path of ``Taps``."""
+    order = np.lexsort((cols, rows))  # by row, then index; stable
     rows, cols, vals = rows[order], cols[order], vals[order]
-    if rows.size and not unique:  # add up taps on the same (row, index)
+    if rows.size:  # add up taps on the same (row, index)
         start = np.flatnonzero(np.r_[True, (rows[1:] != rows[:-1]) | (cols[1:] != cols[:-1])])
         rows, cols, vals = rows[start], cols[start], np.add.reduceat(vals, start)
         keep = vals != 0
@@ -236,13 +343,16 @@ def _period(start, weight, is_selection):
     for s in range(2, MAX_PERIOD + 1):
         if n_out < 2 * s:
             break
-        # repeat[o]: row o + s is row o, one input further
-        repeat = (
-            whole[s:]
-            & whole[:-s]
-            & (start[s:] == start[:-s] + 1)
-            & np.all(bits[s:] == bits[:-s], axis=1)
-        )
+        # repeat[o]: row o + s is row o, one input further; the weights compared
+        # only where the windows are (on few rows: those rows alone)
+        repeat = whole[s:] & whole[:-s] & (start[s:] == start[:-s] + 1)
+        if repeat.size < FAST_PATH_TAPS:  # short: the fewest numpy calls
+            repeat &= np.all(bits[s:] == bits[:-s], axis=1)
+        elif 4 * np.count_nonzero(repeat) < repeat.size:
+            rows = np.flatnonzero(repeat)
+            repeat[rows] = _all_rows(bits[rows + s] == bits[rows])
+        else:
+            repeat &= _all_rows(bits[s:] == bits[:-s])
         edges = np.flatnonzero(np.diff(np.r_[0, repeat.astype(np.int8), 0]))
         if not edges.size:
             continue
@@ -319,6 +429,61 @@ def _by_chunks(kernel, x):
     return out.reshape(np.shape(x))
 
 
+def _row_periods(scale, n_out):
+    """Periods ``p`` (in rows) that a table of ``scale`` may have, most likely first:
+    the denominators of ``scale``'s closest fractions (an enlarging by 1.75 repeats
+    every 7 rows, 44.1 -> 16 kHz every 160), of at most ``n_out // 2``."""
+    periods = []
+    for limit in (64, 1024, n_out // 2):
+        p = Fraction(scale).limit_denominator(max(limit, 1)).denominator
+        if 2 * p <= n_out and p not in periods:
+            periods.append(p)
+    return periods
+
+
+def _by_periods(rows, key, width, periods):
+    """``rows(key)`` (``width`` values a row, each row a function of that row of ``key``
+    alone, elementwise as the kernels are: the same key bits, the same result bits),
+    computed only for the rows whose key differs from the key ``p`` rows before (``p``
+    the first of ``periods`` under which at least half the rows repeat) and copied to
+    the others.
+
+    A periodic table's source coordinates repeat, mostly to the bit, once a period:
+    their rows' weights are then computed once a period (``lanczos3``'s two ``sin`` a
+    tap cost 25 ns). The bits decide, row by row: a row whose key is not the same as
+    the one a period before is computed, whatever ``periods`` says. The result may be
+    written over ``key`` (callers hand over a temporary: peak memory)."""
+    n = key.shape[0]
+    if n * width < FAST_PATH_TAPS:  # small tables keep one path
+        return rows(key)
+    bits = key.view(np.dtype(f"u{key.dtype.itemsize}")).reshape(n, -1)  # -0.0 != 0.0
+    for p in periods:
+        same = bits[p:, 0] == bits[:-p, 0]  # row o + p has row o's key
+        for j in range(1, bits.shape[1]):
+            if 2 * np.count_nonzero(same) < n:  # (a period that fails: one column)
+                break
+            same &= bits[p:, j] == bits[:-p, j]
+        if 2 * np.count_nonzero(same) >= n:
+            break
+    else:
+        return rows(key)
+    new = np.ones(n, bool)
+    np.logical_not(same, out=new[p:])
+    del same
+    # each row's source: the last new row at or before it of its phase (o mod p),
+    # as its place among the new rows (the ranks of new rows ascend with the rows)
+    source = np.zeros(-(-n // p) * p, np.intp)
+    np.cumsum(new, out=source[:n])
+    np.copyto(source[:n], 0, where=~new)
+    np.maximum.accumulate(source.reshape(-1, p), axis=0, out=source.reshape(-1, p))
+    source -= 1
+    values = rows(key[new])
+    out = key if values.shape[1:] == key.shape[1:] and values.dtype == key.dtype else None
+    if out is None:
+        out = np.empty((n, *values.shape[1:]), values.dtype)
+    return np.take(values, source[:n], axis=0, out=out, mode="clip")  # (in range)
+
+
 # ----------------------------------------------------------------------------
 # Modes without antialias (docs/spec.md section 3): raw (index, weight) rows
 
@@ -347,17 +512,24 @@ def _bicubic(n_in, n_out, scale, align_corners):
     i = np.floor(src)
     t = (src - i)[:, None]
     index = np.clip(i.astype(np.int64)[:, None] + np.arange(-1, 3), 0, n_in - 1)
-    weight = _by_chunks(lambda x: keys_cubic(x, -0.75), np.hstack([t + 1, t, 1 - t, 2 - t]))
-    return index, weight
+
+    def rows(t):
+        return _by_chunks(lambda x: keys_cubic(x, -0.75), np.hstack([t + 1, t, 1 - t, 2 - t]))
+
+    return index, _by_periods(rows, t, 4, _row_periods(scale, n_out))
 
 
 def _lanczos3(n_in, n_out, scale, align_corners):
     src = source_coordinate(n_out, scale, align_corners)
     index = np.floor(src).astype(np.int64)[:, None] + np.arange(-2, 4)
     inside = (index >= 0) & (index < n_in)
-    weight = np.where(inside, _by_chunks(lanczos3, src[:, None] - index), 0.0)
+    x = src[:, None] - index
+    weight = _by_periods(lambda x: _by_chunks(lanczos3, x), x, 6, _row_periods(scale, n_out))
+    del x  # (peak memory)
+    np.copyto(weight, 0.0, where=~inside)
     weight /= weight.sum(axis=1, keepdims=True)
-    return np.where(inside, index, -1), weight
+    np.copyto(index, -1, where=~inside)
+    return index, weight
 
 
 def _area(n_in, n_out):
@@ -387,10 +559,14 @@ def _antialiased(n_in, n_out, scale, mode):
     width = max(int((hi - lo).max()), 1)
     index = lo[:, None] + np.arange(width)
     inside = index < hi[:, None]
-    weight = np.where(inside, _by_chunks(kernel, (index - center[:, None] + 0.5) * inv), 0.0)
+    x = (index - center[:, None] + 0.5) * inv
+    weight = _by_periods(lambda x: _by_chunks(kernel, x), x, width, _row_periods(scale, n_out))
+    del x  # (peak memory)
+    np.copyto(weight, 0.0, where=~inside)
     total = weight.sum(axis=1, keepdims=True)
     weight = np.divide(weight, total, out=np.zeros_like(weight), where=total != 0)
-    return np.where(inside, index, -1), weight
+    np.copyto(index, -1, where=~inside)
+    return index, weight
 
 
 # ----------------------------------------------------------------------------

@@ -60,3 +60,31 @@ def transposed(table):
     rows = np.broadcast_to(np.arange(n_out)[:, None], used.shape)[used]
     n_in = int(table["n_in"])
     return reference(n_out, table["index"][used], rows, table["weight"][used], n_in)
+
+
+def period(start, weight, is_selection, max_period=8):
+    """``Taps.period`` as first written: every pair of rows ``s`` apart compared whole."""
+    best = (0, 0, 0)
+    n_out = start.shape[0]
+    if is_selection or n_out < 4:
+        return best
+    bits = weight.view(np.dtype(f"u{weight.dtype.itemsize}"))
+    whole = start >= 0
+    for s in range(2, max_period + 1):
+        if n_out < 2 * s:
+            break
+        repeat = (
+            whole[s:]
+            & whole[:-s]
+            & (start[s:] == start[:-s] + 1)
+            & np.all(bits[s:] == bits[:-s], axis=1)
+        )
+        edges = np.flatnonzero(np.diff(np.r_[0, repeat.astype(np.int8), 0]))
+        if not edges.size:
+            continue
+        runs = edges[1::2] - edges[::2]
+        longest = int(np.argmax(runs))
+        first, periods = int(edges[2 * longest]), (int(runs[longest]) + s) // s
+        if periods >= 2 and s * periods > best[0] * best[2]:
+            best = (s, first, periods)
+    return best
