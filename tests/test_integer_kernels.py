@@ -1342,3 +1342,79 @@ def test_exact_float32_sums_keep_the_bits(dtype, channels, monkeypatch):
         region = (*region, slice(None))
         box = plan.input_region(region)
         assert plan.run_region(x[box], region).tobytes() == want[region].tobytes(), region
+
+
+GUARD_SCRIPT = r"""
+import ctypes, mmap, os
+import numpy as np
+import cresize
+from cresize import _kernels, _plan
+
+_plan.MIN_WORK_PER_THREAD = 1  # (read as plans compile) the rows split between threads
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+PAGE = mmap.PAGESIZE
+kept = []
+
+
+def guarded(shape, dtype, at_end):
+    # an array whose first byte follows a PROT_NONE page (at_end False) or whose last
+    # byte precedes one (at_end True): a read or write past it faults
+    nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
+    pages = -(-nbytes // PAGE) + 2
+    m = mmap.mmap(-1, pages * PAGE)
+    raw = np.frombuffer(m, np.uint8)
+    base = raw.ctypes.data
+    for page in (0, pages - 1):
+        assert libc.mprotect(base + page * PAGE, PAGE, 0) == 0
+    start = (pages - 1) * PAGE - nbytes if at_end else PAGE
+    kept.append(m)
+    return raw[start : start + nbytes].view(dtype).reshape(shape)
+
+
+rng = np.random.default_rng(4)
+levels = []
+cases = 0
+for level in ("none", "avx2", "avx512"):
+    os.environ["CRESIZE_SIMD"] = level
+    _kernels._init_simd()
+    levels.append(_kernels.simd_level())
+    for dtype in (np.float32, np.uint8, np.int8):
+        for channels in (1, 2, 3, 4, 5):
+            for n in (*range(1, 24), 31, 32, 33, 110, 113):
+                rows = 1 if n % 2 else 5  # 5 rows: split between 2 threads
+                shape = (2 * rows, 2 * n, channels)
+                p = cresize.plan(shape, (rows, n), axes=(0, 1), mode="area", dtype=dtype)
+                x = rng.integers(-100, 100, shape).astype(dtype)
+                want = p(x, num_threads=1)
+                for at_end in (False, True):
+                    guarded_x = guarded(shape, dtype, at_end)
+                    guarded_x[...] = x
+                    out = guarded(p.output_shape, dtype, at_end)
+                    assert p(guarded_x, out=out, num_threads=2) is out
+                    np.testing.assert_array_equal(out, want)
+                    cases += 1
+print(",".join(levels), cases)
+"""
+
+
+def test_pair_sums_read_and_write_nothing_past_the_arrays(tmp_path):
+    """The 2x2 pair sums (``CRESIZE_PAIRS16`` at the avx512 level: a row's last step
+    over the values that end it, short rows under masks, 8-bit ones through a 16-byte
+    copy; the buffered and portable loops below it) on an input that ends (or begins)
+    at a page the process may not touch, into an ``out`` guarded the same way, its rows
+    split between two threads: 1-5 values a pixel, rows of 1-113 output pixels, float32
+    and 8-bit, at every level the CPU has. In a child process: a read or write past
+    either array is a segmentation fault there, not here."""
+    import subprocess
+    import sys
+
+    if sys.platform != "linux":
+        pytest.skip("mprotect through ctypes: Linux")
+    script = tmp_path / "guard.py"
+    script.write_text(GUARD_SCRIPT)
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, (run.returncode, run.stderr[-2000:])
+    levels, cases = run.stdout.split()
+    assert int(cases) == 3 * 3 * 5 * 28 * 2
+    assert levels.split(",")[0] == "none"

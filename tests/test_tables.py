@@ -274,3 +274,56 @@ def test_period_matches_rows_compared_whole(n_in, n_out, mode):
             assert table.period(dtype) == want
     if mode not in ("nearest", "area") and n_out in (200, 400):
         assert t.period(np.float64)[0] == n_out // n_in  # found (x2, x8: exact scales)
+
+
+#: ``(n_in, n_out, mode, align_corners, antialias, scale_factor)`` at the edges of the
+#: fast paths: one input or one output on a long axis, huge and odd ratios, antialias
+#: shrinking by non-integers, raw taps and transposed slots about ``FAST_PATH_TAPS``
+#: and ``CHUNK``, rows on an input sample between rows that are not (bicubic and
+#: lanczos3 enlarging by 3, align_corners 1001 -> 3001: the sorted transposed path).
+EDGES = [
+    (1, 5000, "lanczos3", False, False, None),
+    (1, 5000, "bicubic", True, False, None),
+    (20001, 1, "bicubic", False, True, None),
+    (20001, 1, "lanczos3", True, False, None),
+    (3, 20001, "bicubic", False, False, None),
+    (20011, 19997, "lanczos3", False, False, None),
+    (6553, 1639, "lanczos3", False, True, None),
+    (10007, 3001, "bilinear", False, True, None),
+    (1000, 3000, "bicubic", False, False, None),
+    (1000, 3000, "lanczos3", False, False, None),
+    (1001, 3001, "bicubic", True, False, None),
+    (1001, 3001, "lanczos3", True, False, None),
+    (4096, 4096, "bicubic", False, False, 1.0000001),
+    (4096, 16384, "bicubic", False, False, None),
+    (2731, 2730, "lanczos3", False, False, None),
+    (16385, 16383, "bilinear", False, True, None),
+    (5000, None, "bicubic", False, True, 0.3),
+    (5000, None, "lanczos3", False, False, 1.7),
+]
+
+
+@pytest.mark.parametrize("edge", EDGES, ids=lambda e: "-".join(map(str, e)))
+def test_edge_geometries_match_the_general_path(monkeypatch, edge):
+    """Every field of the table and of its transposed table bit for bit as the one
+    general path makes them of the rows the kernel gives computed on every row (no
+    weights once a period); ``period`` as rows compared whole."""
+    n_in, n_out, mode, align, antialias, scale_factor = edge
+    if n_out is None:
+        n_out = _tables.output_length(n_in, scale_factor)
+    args = (n_in, n_out, mode, align, antialias, scale_factor)
+    table = _tables.taps(*args)
+    monkeypatch.setattr(_tables, "_by_periods", _one_path)
+    _, (index, weight) = _dense_rows(monkeypatch, *args)
+    expected = taps_reference.from_dense_rows(n_in, index, weight)
+    _assert_same(table, expected)
+    expected["n_in"] = n_in
+    _assert_same(table.transpose(), taps_reference.transposed(expected))
+    for t in (table, table.transpose()):
+        for dtype in (np.float32, np.float64):
+            want = taps_reference.period(t.start, t.kernel_args(dtype)[1], t.is_selection)
+            assert t.period(dtype) == want
+    if n_out == 3 * n_in or (align and n_out - 1 == 3 * (n_in - 1) and n_in > 1):
+        # rows on an input sample (every third) read it alone: the windows go back
+        first, last = table.index[:, 0], _tables.last_index(table.index, table.count)
+        assert np.any(first[1:] < first[:-1]) or np.any(last[1:] < last[:-1])

@@ -216,9 +216,13 @@ def _transposed(index, weight, count, n_in):
     The taps of a table are unique, nonzero and ascending in each row, so the adjoint's
     row ``i`` lists the rows that read ``i``, ascending. Where every row reads a window
     of consecutive inputs and the windows' first and last inputs never decrease from
-    row to row (every mode but a few antialiased or lanczos3 tables with zero taps
-    inside), those are the rows ``lo[i] … hi[i] - 1``, counted from the windows' ends
-    (``_windows_transposed``); otherwise the taps are sorted (``_sorted_transposed``).
+    row to row, those are the rows ``lo[i] … hi[i] - 1``, counted from the windows'
+    ends (``_windows_transposed``); otherwise the taps are sorted
+    (``_sorted_transposed``): some antialiased tables with zero taps inside, and
+    bicubic and lanczos3 tables with rows that fall on an input sample between rows
+    that do not (their zero taps dropped, such a row reads one input, its window ending
+    before the row above's): enlarging by 3, 5, ..., align_corners enlarging 1001 ->
+    3001.
     """
     n_out = index.shape[0]
     if n_out and n_in and bool(np.all(count > 0)):
