@@ -34,6 +34,13 @@ CASES = {
         "resize_backward(ones(362_812), (N,), mode='bicubic', antialias=True)"
     ),
     "2-d": "resize(ones((4, 250_000)), (8, 437_500), mode='bicubic')",
+    # rows on an input sample (every third, fifth) read it alone: windows that go back
+    "bicubic-x3-backward": "resize_backward(ones(3 * N), (N,), mode='bicubic')",
+    "lanczos3-x3-backward": "resize_backward(ones(3 * N), (N,), mode='lanczos3')",
+    "bicubic-x5-backward": "resize_backward(ones(5 * N), (N,), mode='bicubic')",
+    "bicubic-ac-x3-backward": (
+        "resize_backward(ones(3 * N - 2), (N,), mode='bicubic', align_corners=True)"
+    ),
 }
 
 PROGRAM = """

@@ -280,7 +280,8 @@ def test_period_matches_rows_compared_whole(n_in, n_out, mode):
 #: fast paths: one input or one output on a long axis, huge and odd ratios, antialias
 #: shrinking by non-integers, raw taps and transposed slots about ``FAST_PATH_TAPS``
 #: and ``CHUNK``, rows on an input sample between rows that are not (bicubic and
-#: lanczos3 enlarging by 3, align_corners 1001 -> 3001: the sorted transposed path).
+#: lanczos3 enlarging by 3, 5, 7, align_corners 1001 -> 3001: the hull transposed
+#: path), zero taps inside antialiased rows (lanczos3 shrinking by 3: holes).
 EDGES = [
     (1, 5000, "lanczos3", False, False, None),
     (1, 5000, "bicubic", True, False, None),
@@ -294,6 +295,16 @@ EDGES = [
     (1000, 3000, "lanczos3", False, False, None),
     (1001, 3001, "bicubic", True, False, None),
     (1001, 3001, "lanczos3", True, False, None),
+    (1000, 5000, "bicubic", False, False, None),
+    (1000, 7000, "bicubic", False, False, None),
+    (1001, 5001, "lanczos3", True, False, None),
+    (341, 1023, "bicubic", False, False, None),  # 4092 raw taps: below FAST_PATH_TAPS
+    (342, 1026, "bicubic", False, False, None),  # 4104: above
+    (1489, 4467, "bicubic", False, False, None),  # one hull chunk (11 candidates an input)
+    (1490, 4470, "bicubic", False, False, None),  # and one input more
+    (5462, 16386, "bicubic", False, False, None),
+    (3000, 1000, "lanczos3", False, True, None),
+    (30001, 10000, "lanczos3", False, True, None),
     (4096, 4096, "bicubic", False, False, 1.0000001),
     (4096, 16384, "bicubic", False, False, None),
     (2731, 2730, "lanczos3", False, False, None),
@@ -327,3 +338,51 @@ def test_edge_geometries_match_the_general_path(monkeypatch, edge):
         # rows on an input sample (every third) read it alone: the windows go back
         first, last = table.index[:, 0], _tables.last_index(table.index, table.count)
         assert np.any(first[1:] < first[:-1]) or np.any(last[1:] < last[:-1])
+
+
+#: Tables whose windows go back (a row on an input sample reads it alone) or have
+#: holes (zero taps inside antialiased rows): ``(n_in, n_out, mode, align, antialias)``.
+HULL = [
+    (1000, 3000, "bicubic", False, False),
+    (1000, 5000, "bicubic", False, False),
+    (700, 4900, "bicubic", False, False),
+    (1001, 3001, "bicubic", True, False),
+    (1000, 3000, "lanczos3", False, False),
+    (1001, 5001, "lanczos3", True, False),
+    (1490, 4470, "bicubic", False, False),
+    (3000, 1000, "lanczos3", False, True),
+]
+
+
+@pytest.mark.parametrize("case", HULL, ids=lambda e: "-".join(map(str, e)))
+def test_windows_that_go_back_take_the_hull_not_the_sort(monkeypatch, case):
+    """The transposed table from the windows' hull less the rows that do not read an
+    input (``_hull_transposed``): no sort, the general path's table bit for bit; and
+    the sort's where the hull gives way (``HULL_PER_TAP``)."""
+    table = _tables.taps(*case)
+    first, last = table.index[:, 0], _tables.last_index(table.index, table.count)
+    going_back = np.any(first[1:] < first[:-1]) or np.any(last[1:] < last[:-1])
+    holes = np.any(last - first != table.count - 1)
+    assert going_back or holes
+    expected = {n: getattr(table, n) for n in ("index", "weight", "count")}
+    expected["n_in"] = case[0]
+    want = taps_reference.transposed(expected)
+
+    def no_sort(*args):
+        raise AssertionError("sorted")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(_tables, "_sorted_transposed", no_sort)
+        got = _tables.Taps.__new__(_tables.Taps)
+        got._set(
+            table.n_out, *_tables._transposed(table.index, table.weight, table.count, table.n_in)
+        )
+    _assert_same(got, want)
+    monkeypatch.setattr(_tables, "HULL_PER_TAP", 0)
+    assert (
+        _tables._hull_transposed(
+            table.index, table.weight, table.count, first, last, not holes, table.n_in
+        )
+        is None
+    )
+    _assert_same(table.transpose(), want)  # (the sort)

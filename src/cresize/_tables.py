@@ -217,24 +217,39 @@ def _transposed(index, weight, count, n_in):
     row ``i`` lists the rows that read ``i``, ascending. Where every row reads a window
     of consecutive inputs and the windows' first and last inputs never decrease from
     row to row, those are the rows ``lo[i] … hi[i] - 1``, counted from the windows'
-    ends (``_windows_transposed``); otherwise the taps are sorted
-    (``_sorted_transposed``): some antialiased tables with zero taps inside, and
-    bicubic and lanczos3 tables with rows that fall on an input sample between rows
-    that do not (their zero taps dropped, such a row reads one input, its window ending
-    before the row above's): enlarging by 3, 5, ..., align_corners enlarging 1001 ->
-    3001.
+    ends (``_windows_transposed``). Where some windows go back or have holes (bicubic
+    and lanczos3 tables with rows that fall on an input sample between rows that do
+    not, their zero taps dropped: such a row reads one input, its window ending before
+    the row above's; enlarging by 3, 5, ..., align_corners 1001 -> 3001; antialiased
+    tables with zero taps inside), the rows that may read ``i`` are still a run, that
+    of the windows' hull (``_hull_transposed``), less the rows that do not. Otherwise
+    (a hull many times the taps) the taps are sorted (``_sorted_transposed``).
     """
     n_out = index.shape[0]
     if n_out and n_in and bool(np.all(count > 0)):
         first = index[:, 0]
         last = last_index(index, count)
-        if (
-            bool(np.all(last - first == count - 1))
-            and bool(np.all(first[1:] >= first[:-1]))
-            and bool(np.all(last[1:] >= last[:-1]))
-        ):
+        whole = bool(np.all(last - first == count - 1))
+        if whole and bool(np.all(first[1:] >= first[:-1])) and bool(np.all(last[1:] >= last[:-1])):
             return _windows_transposed(weight, first, last, n_in)
+        found = _hull_transposed(index, weight, count, first, last, whole, n_in)
+        if found is not None:
+            return found
     return _sorted_transposed(index, weight, count, n_in)
+
+
+def _runs(first, last, n_in):
+    """``(lo, n)``: ``n[i]`` rows ``o`` have ``first[o] <= i <= last[o]`` (those whose
+    windows start at ``i`` or before, less those ending before it: any windows); where
+    ``first`` and ``last`` never decrease they are ``lo[i] … lo[i] + n[i] - 1``
+    (``lo[i]`` 0 where ``n[i]`` is)."""
+    lo = np.zeros(n_in, np.intp)
+    np.cumsum(np.bincount(last, minlength=n_in)[: n_in - 1], out=lo[1:])
+    n = np.cumsum(np.bincount(first, minlength=n_in)[:n_in])
+    n -= lo
+    np.maximum(n, 0, out=n)
+    np.copyto(lo, 0, where=n == 0)  # (lo may be n_out in an empty row)
+    return lo, n
 
 
 def _windows_transposed(weight, first, last, n_in):
@@ -242,15 +257,8 @@ def _windows_transposed(weight, first, last, n_in):
     decreasing): input ``i`` is read by the rows ``o`` with ``first[o] <= i <= last[o]``,
     the rows ``lo[i] … hi[i] - 1``, with the weight of ``o``'s tap ``i - first[o]``."""
     n_out, width = weight.shape
-    # lo[i]: the rows whose windows end before i; the rows reading i: those whose
-    # windows start at i or before, less those
-    lo = np.zeros(n_in, np.intp)
-    np.cumsum(np.bincount(last, minlength=n_in)[: n_in - 1], out=lo[1:])
-    count_t = np.cumsum(np.bincount(first, minlength=n_in)[:n_in])
-    count_t -= lo
-    np.maximum(count_t, 0, out=count_t)
+    lo, count_t = _runs(first, last, n_in)
     width_t = max(int(count_t.max(initial=0)), 1)
-    np.copyto(lo, 0, where=count_t == 0)  # (lo may be n_out in an empty row)
     # slot s of row i: row lo[i] + s, its weight at the flat position
     # (lo[i] + s) * width - first[lo[i] + s] + i; the padding: lo[i] (0 in an empty
     # row), weight 0. ``CHUNK`` slots at a time: cache-sized temporaries.
@@ -270,6 +278,80 @@ def _windows_transposed(weight, first, last, n_in):
         flat += np.arange(i, i + rows.shape[0])[:, None]
         np.take(weights, flat, out=weight_t[part], mode="clip")  # (unused: any tap)
         np.copyto(weight_t[part], 0.0, where=unused)
+    return index_t, weight_t, count_t.astype(np.intp, copy=False)
+
+
+#: ``_hull_transposed`` gives way to the sort beyond this many candidate (row, input)
+#: pairs, or slots of the rows spread out, per tap.
+HULL_PER_TAP = 4
+
+
+def _hull_transposed(index, weight, count, first, last, whole, n_in):
+    """``_transposed`` of rows whose windows ``first … last`` go back or have holes
+    (``whole``: none has), or None where the sort costs less.
+
+    The hull of the windows, ``first`` least from each row on and ``last`` most up to
+    it, never decreases, so the rows that may read input ``i`` are a run of the hull
+    (``_runs``); a candidate row ``o`` reads ``i`` where ``first[o] <= i <= last[o]``
+    and (holes) its weight at ``i`` is not 0, in a copy of the rows spread out over
+    their windows (``wide``; without holes the table's own weights). The candidates
+    that remain, in order, fill the adjoint's rows ``CHUNK`` slots at a time."""
+    n_out, width = index.shape
+    taps = int(count.sum())
+    lo, n = _runs(np.minimum.accumulate(first[::-1])[::-1], np.maximum.accumulate(last), n_in)
+    if int(n.sum()) > HULL_PER_TAP * taps:
+        return None
+    # the adjoint's counts: the windows over i (_runs counts them unsorted too), less
+    # the holes over i
+    count_t = _runs(first, last, n_in)[1]
+    if whole:
+        wide = weight  # (a row's taps from its first input on; its padding weight 0)
+    else:
+        span = int((last - first).max()) + 1
+        if n_out * span > HULL_PER_TAP * taps:
+            return None
+        wide = np.zeros((n_out, span))
+        wide[:, :width] = weight
+        holes = np.flatnonzero(last - first != count - 1)
+        used = np.arange(width) < count[holes, None]
+        wide[holes] = 0.0
+        rows = np.broadcast_to(holes[:, None], used.shape)[used]
+        wide[rows, (index[holes] - first[holes, None])[used]] = weight[holes][used]
+        gaps = (wide[holes] == 0) & (np.arange(span) <= (last - first)[holes, None])
+        count_t -= np.bincount((first[holes, None] + np.arange(span))[gaps], minlength=n_in)
+    width_t = max(int(count_t.max(initial=0)), 1)
+    index_t = np.empty((n_in, width_t), np.intp)
+    weight_t = np.zeros((n_in, width_t), np.float64)
+    # a run's slots past the last row (near it): rows that read no input
+    slots = np.arange(max(int(n.max(initial=0)), 1))
+    reach = np.r_[last - first, np.zeros(slots.size, np.intp)].view(np.uintp)
+    first = np.r_[first, np.full(slots.size, n_in)]
+    weights, stride = wide.ravel(), wide.shape[1]
+    full = count_t == width_t
+    step = max(1, CHUNK // slots.size)
+    for i in range(0, n_in, step):
+        part = slice(i, i + step)
+        inputs = np.arange(i, i + index_t[part].shape[0])[:, None]
+        # candidate o reads i where 0 <= i - first[o] <= last[o] - first[o] (compared
+        # unsigned), with its weight at o * stride + i - first[o]
+        rows = lo[part, None] + slots
+        at = inputs - first[rows]
+        reads = at.view(np.uintp) <= reach[rows]
+        at += rows * stride
+        w = np.take(weights, at, mode="clip")  # (not read: any)
+        if not whole:
+            reads &= w != 0
+        if full[part].all():  # every slot used: the candidates read, in order
+            index_t[part].ravel()[:] = rows[reads]
+            weight_t[part].ravel()[:] = w[reads]
+            continue
+        used = np.arange(width_t) < count_t[part, None]
+        index_part = index_t[part]
+        index_part[used] = rows[reads]
+        weight_t[part][used] = w[reads]
+        # the padding: the row's first index (0 in an empty row)
+        np.copyto(index_part[:, 0], 0, where=count_t[part] == 0)
+        np.copyto(index_part, index_part[:, :1], where=~used)
     return index_t, weight_t, count_t.astype(np.intp, copy=False)
 
 
