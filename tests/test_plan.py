@@ -114,6 +114,88 @@ def test_plan_shared_by_threads():
             np.testing.assert_array_equal(gx, expected[i][1])
 
 
+def _fresh_plan(*args, **kwargs):
+    """A plan of its own (not the cached one): ``cresize.plan``'s arguments."""
+    from cresize import _plan
+
+    found = cresize.plan(*args, **kwargs)
+    return _plan.Plan(found._spec, found.dtype)
+
+
+def test_backward_only_plan_makes_no_forward_program():
+    """``resize_backward`` and ``p.backward`` leave the forward program unmade
+    (``weights``, ``nbytes`` too); the first forward call makes it, with the bits of
+    a plan that made it first, and a plan for other threads shares it."""
+    shape, size = (3, 40, 50), (97, 31)
+    g = _array((3, 97, 31), np.float32, seed=3)
+    x = _array(shape, np.float32, seed=4)
+    cresize.clear_cache()
+    cresize.resize_backward(g, shape, mode="bicubic")
+    p = cresize.plan(shape, size, mode="bicubic")  # the cached plan of that call
+    assert "forward" not in p._made and p._fwd is None
+    p.backward(g)
+    assert p.weights.keys() == {1, 2} and p.nbytes > 0
+    assert "forward" not in p._made and p._fwd is None
+    q = cresize.plan(shape, size, mode="bicubic", num_threads=2)  # shares p's programs
+    want = _fresh_plan(shape, size, mode="bicubic")(x)
+    got = q(x)
+    assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
+    assert p._made["forward"] is q._made["forward"] and q._fwd is not None
+    assert p._fwd is None  # (until p's own first call)
+    assert np.array_equal(p(x).view(np.uint32), want.view(np.uint32))
+    assert p._fwd is p._made["forward"].direct
+    assert np.array_equal(
+        cresize.resize(x, size, mode="bicubic").view(np.uint32), want.view(np.uint32)
+    )
+
+
+@pytest.mark.parametrize("call", ["call", "input_region", "run_region", "resize"])
+def test_threads_racing_the_first_forward_call_of_a_backward_only_plan(call):
+    """Six threads make a backward-only plan's forward program at once: one program,
+    the same bits in every thread."""
+    shape, size = (2, 33, 47), (71, 19)
+    p = _fresh_plan(shape, size, mode="lanczos3", dtype="float64")
+    if call == "resize":  # the cached plan, its forward program unmade
+        cresize.clear_cache()
+        cresize.resize_backward(np.ones((2, 71, 19)), shape, mode="lanczos3")
+        p = cresize.plan(shape, size, mode="lanczos3", dtype="float64")
+    p.backward(np.ones(p.output_shape))
+    assert "forward" not in p._made
+    x = _array(shape, np.float64, seed=5)
+    want = _fresh_plan(shape, size, mode="lanczos3", dtype="float64")(x)
+    region = (slice(0, 2), slice(10, 40), slice(3, 9))
+    results = [None] * 6
+    programs = [None] * 6
+    barrier = threading.Barrier(6)
+
+    def work(i):
+        barrier.wait()
+        if call == "call":
+            results[i] = p(x, num_threads=1 + i % 2)
+        elif call == "resize":
+            results[i] = cresize.resize(x, size, mode="lanczos3")
+        elif call == "input_region":
+            results[i] = p.input_region(region)
+        else:
+            results[i] = p.run_region(x[p.input_region(region)], region)
+        programs[i] = p._made["forward"]
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(program is p._made["forward"] for program in programs)
+    for got in results:
+        if call == "input_region":
+            assert got == _fresh_plan(shape, size, mode="lanczos3", dtype="float64").input_region(
+                region
+            )
+            continue
+        expected = want[region] if call == "run_region" else want
+        assert np.array_equal(got.view(np.uint64), expected.view(np.uint64))
+
+
 def test_plan_refuses_wrong_input():
     p = cresize.plan((2, 8, 8), 4, dtype="float32")
     with pytest.raises(ValueError, match=r"x has shape \(2, 8, 9\); this plan takes \(2, 8, 8\)"):
@@ -701,7 +783,9 @@ def test_the_periodic_pass_is_used_on_rows_long_enough_to_pay(shape, axes, chann
 
     size = tuple(2 * shape[a] for a in axes)
     p = cresize.plan(shape, size, mode="bicubic", axes=axes)
-    steps = [s for step in p._fwd.steps for s in step if isinstance(s, cresize._kernels.Step)]
+    steps = [
+        s for step in p._forward.direct.steps for s in step if isinstance(s, cresize._kernels.Step)
+    ]
     assert len(steps) == 1
     s, _, n = steps[0].period
     whole = cresize._tables.taps(shape[axes[-1]], size[-1], "bicubic", False, False)

@@ -792,8 +792,11 @@ class Plan(_fast.PlanBase):
             a: table(n_in, n_out, spec.mode, spec.align_corners, spec.antialias, f)
             for a, n_in, n_out, f in _spec.axis_geometry(spec)
         }
-        self._forward = _Program(tables, self._compute, spec.input_shape, dtype)
-        self._fwd = self._forward.direct  # PlanBase's plain call
+        self._tables = tables  # {axis: Taps}, the forward's
+        #: The programs made on first use (``_forward``), shared with the plans of
+        #: ``_with_threads``: a backward-only plan never makes the forward one.
+        self._made: dict[str, _Program] = {}
+        self._fwd = None  # PlanBase's plain call: ``_forward.direct`` once made
         self._backward = None
         self._lock = threading.Lock()
 
@@ -821,12 +824,12 @@ class Plan(_fast.PlanBase):
     @property
     def weights(self) -> dict[int, npt.NDArray[np.float64]]:
         """``{axis: W}``: the dense ``(O, I)`` float64 matrix of every resized axis."""
-        return {a: t.dense() for a, t in self._forward.tables.items()}
+        return {a: t.dense() for a, t in self._tables.items()}
 
     @property
     def nbytes(self) -> int:
         """Bytes held by this plan's tables (what the plan cache counts)."""
-        return 2048 + sum(_table_bytes(t) for t in self._forward.tables.values())
+        return 2048 + sum(_table_bytes(t) for t in self._tables.values())
 
     def __repr__(self):
         s = self._spec
@@ -959,6 +962,23 @@ class Plan(_fast.PlanBase):
     def _threads(self, num_threads):
         return _threads.resolve(self._num_threads if num_threads is None else num_threads)
 
+    @property
+    def _forward(self) -> _Program:
+        """The forward program, made on the first call that needs it (``p(x)``,
+        ``input_region``, ``run_region``), under the plan's lock; then ``_fwd`` is
+        its ``direct`` and the plain call (``PlanBase.__call__``) no longer comes here."""
+        program = self._made.get("forward")
+        if program is None:
+            with self._lock:
+                program = self._made.get("forward")
+                if program is None:
+                    program = _Program(self._tables, self._compute, self.input_shape, self.dtype)
+                    self._made["forward"] = program
+            _CACHE.remeasure(self)
+        if self._fwd is None:
+            self._fwd = program.direct
+        return program
+
     def _backward_program(self):
         if self._backward is None:
             if self.dtype not in _FLOATS:
@@ -967,7 +987,7 @@ class Plan(_fast.PlanBase):
                 )
             with self._lock:
                 if self._backward is None:
-                    tables = {a: t.transpose() for a, t in self._forward.tables.items()}
+                    tables = {a: t.transpose() for a, t in self._tables.items()}
                     self._backward = _Program(tables, self._compute, self.output_shape)
                     self._bwd = self._backward.direct
             _CACHE.remeasure(self)
