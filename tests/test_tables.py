@@ -281,7 +281,7 @@ def test_period_matches_rows_compared_whole(n_in, n_out, mode):
 #: shrinking by non-integers, raw taps and transposed slots about ``FAST_PATH_TAPS``
 #: and ``CHUNK``, rows on an input sample between rows that are not (bicubic and
 #: lanczos3 enlarging by 3, 5, 7, align_corners 1001 -> 3001: the hull transposed
-#: path), zero taps inside antialiased rows (lanczos3 shrinking by 3: holes).
+#: path), zero taps inside antialiased rows (lanczos3 shrinking by 3: the sort).
 EDGES = [
     (1, 5000, "lanczos3", False, False, None),
     (1, 5000, "bicubic", True, False, None),
@@ -340,8 +340,8 @@ def test_edge_geometries_match_the_general_path(monkeypatch, edge):
         assert np.any(first[1:] < first[:-1]) or np.any(last[1:] < last[:-1])
 
 
-#: Tables whose windows go back (a row on an input sample reads it alone) or have
-#: holes (zero taps inside antialiased rows): ``(n_in, n_out, mode, align, antialias)``.
+#: Tables whose windows go back (a row on an input sample reads it alone):
+#: ``(n_in, n_out, mode, align, antialias)``.
 HULL = [
     (1000, 3000, "bicubic", False, False),
     (1000, 5000, "bicubic", False, False),
@@ -350,20 +350,18 @@ HULL = [
     (1000, 3000, "lanczos3", False, False),
     (1001, 5001, "lanczos3", True, False),
     (1490, 4470, "bicubic", False, False),
-    (3000, 1000, "lanczos3", False, True),
 ]
 
 
 @pytest.mark.parametrize("case", HULL, ids=lambda e: "-".join(map(str, e)))
 def test_windows_that_go_back_take_the_hull_not_the_sort(monkeypatch, case):
-    """The transposed table from the windows' hull less the rows that do not read an
+    """The transposed table from the windows' hull less the rows whose windows miss an
     input (``_hull_transposed``): no sort, the general path's table bit for bit; and
     the sort's where the hull gives way (``HULL_PER_TAP``)."""
     table = _tables.taps(*case)
     first, last = table.index[:, 0], _tables.last_index(table.index, table.count)
-    going_back = np.any(first[1:] < first[:-1]) or np.any(last[1:] < last[:-1])
-    holes = np.any(last - first != table.count - 1)
-    assert going_back or holes
+    assert np.all(last - first == table.count - 1)  # windows
+    assert np.any(first[1:] < first[:-1]) or np.any(last[1:] < last[:-1])  # going back
     expected = {n: getattr(table, n) for n in ("index", "weight", "count")}
     expected["n_in"] = case[0]
     want = taps_reference.transposed(expected)
@@ -374,15 +372,24 @@ def test_windows_that_go_back_take_the_hull_not_the_sort(monkeypatch, case):
     with monkeypatch.context() as patch:
         patch.setattr(_tables, "_sorted_transposed", no_sort)
         got = _tables.Taps.__new__(_tables.Taps)
-        got._set(
-            table.n_out, *_tables._transposed(table.index, table.weight, table.count, table.n_in)
-        )
+        got._set(table.n_out, *_tables._transposed(table.index, table.weight, table.count, case[0]))
     _assert_same(got, want)
     monkeypatch.setattr(_tables, "HULL_PER_TAP", 0)
-    assert (
-        _tables._hull_transposed(
-            table.index, table.weight, table.count, first, last, not holes, table.n_in
-        )
-        is None
-    )
+    assert _tables._hull_transposed(table.weight, first, last, case[0]) is None
     _assert_same(table.transpose(), want)  # (the sort)
+
+
+def test_rows_with_zero_taps_inside_are_sorted(monkeypatch):
+    """Antialiased rows with zero taps inside (lanczos3 shrinking by 3) are not windows:
+    the sort, not the hull (which costs as much there), the same table."""
+    table = _tables.taps(3000, 1000, "lanczos3", False, True)
+    first, last = table.index[:, 0], _tables.last_index(table.index, table.count)
+    assert np.any(last - first != table.count - 1)
+
+    def no_hull(*args):
+        raise AssertionError("hull")
+
+    monkeypatch.setattr(_tables, "_hull_transposed", no_hull)
+    expected = {n: getattr(table, n) for n in ("index", "weight", "count")}
+    expected["n_in"] = 3000
+    _assert_same(table.transpose(), taps_reference.transposed(expected))

@@ -217,24 +217,25 @@ def _transposed(index, weight, count, n_in):
     row ``i`` lists the rows that read ``i``, ascending. Where every row reads a window
     of consecutive inputs and the windows' first and last inputs never decrease from
     row to row, those are the rows ``lo[i] … hi[i] - 1``, counted from the windows'
-    ends (``_windows_transposed``). Where some windows go back or have holes (bicubic
-    and lanczos3 tables with rows that fall on an input sample between rows that do
-    not, their zero taps dropped: such a row reads one input, its window ending before
-    the row above's; enlarging by 3, 5, ..., align_corners 1001 -> 3001; antialiased
-    tables with zero taps inside), the rows that may read ``i`` are still a run, that
-    of the windows' hull (``_hull_transposed``), less the rows that do not. Otherwise
-    (a hull many times the taps) the taps are sorted (``_sorted_transposed``).
+    ends (``_windows_transposed``). Where some windows go back (bicubic and lanczos3
+    tables with rows that fall on an input sample between rows that do not, their zero
+    taps dropped: such a row reads one input, its window ending before the row
+    above's; enlarging by 3, 5, ..., align_corners 1001 -> 3001), the rows that may
+    read ``i`` are still a run, that of the windows' hull, less the rows whose windows
+    miss ``i`` (``_hull_transposed``). Otherwise (rows with zero taps inside: some
+    antialiased tables; a hull many times the taps) the taps are sorted
+    (``_sorted_transposed``).
     """
     n_out = index.shape[0]
     if n_out and n_in and bool(np.all(count > 0)):
         first = index[:, 0]
         last = last_index(index, count)
-        whole = bool(np.all(last - first == count - 1))
-        if whole and bool(np.all(first[1:] >= first[:-1])) and bool(np.all(last[1:] >= last[:-1])):
-            return _windows_transposed(weight, first, last, n_in)
-        found = _hull_transposed(index, weight, count, first, last, whole, n_in)
-        if found is not None:
-            return found
+        if bool(np.all(last - first == count - 1)):  # windows
+            if bool(np.all(first[1:] >= first[:-1])) and bool(np.all(last[1:] >= last[:-1])):
+                return _windows_transposed(weight, first, last, n_in)
+            found = _hull_transposed(weight, first, last, n_in)
+            if found is not None:
+                return found
     return _sorted_transposed(index, weight, count, n_in)
 
 
@@ -282,43 +283,24 @@ def _windows_transposed(weight, first, last, n_in):
 
 
 #: ``_hull_transposed`` gives way to the sort beyond this many candidate (row, input)
-#: pairs, or slots of the rows spread out, per tap.
+#: pairs a tap.
 HULL_PER_TAP = 4
 
 
-def _hull_transposed(index, weight, count, first, last, whole, n_in):
-    """``_transposed`` of rows whose windows ``first … last`` go back or have holes
-    (``whole``: none has), or None where the sort costs less.
+def _hull_transposed(weight, first, last, n_in):
+    """``_transposed`` of rows that read the windows ``first … last`` where some
+    windows go back, or None where the sort costs less.
 
     The hull of the windows, ``first`` least from each row on and ``last`` most up to
     it, never decreases, so the rows that may read input ``i`` are a run of the hull
-    (``_runs``); a candidate row ``o`` reads ``i`` where ``first[o] <= i <= last[o]``
-    and (holes) its weight at ``i`` is not 0, in a copy of the rows spread out over
-    their windows (``wide``; without holes the table's own weights). The candidates
-    that remain, in order, fill the adjoint's rows ``CHUNK`` slots at a time."""
-    n_out, width = index.shape
-    taps = int(count.sum())
+    (``_runs``); a candidate row ``o`` reads ``i`` where ``first[o] <= i <= last[o]``,
+    with the weight of its tap ``i - first[o]``. The candidates that read ``i``, in
+    order, fill the adjoint's row ``i``, ``CHUNK`` candidates at a time."""
+    n_out, width = weight.shape
     lo, n = _runs(np.minimum.accumulate(first[::-1])[::-1], np.maximum.accumulate(last), n_in)
-    if int(n.sum()) > HULL_PER_TAP * taps:
+    if int(n.sum()) > HULL_PER_TAP * int((last - first).sum() + n_out):
         return None
-    # the adjoint's counts: the windows over i (_runs counts them unsorted too), less
-    # the holes over i
-    count_t = _runs(first, last, n_in)[1]
-    if whole:
-        wide = weight  # (a row's taps from its first input on; its padding weight 0)
-    else:
-        span = int((last - first).max()) + 1
-        if n_out * span > HULL_PER_TAP * taps:
-            return None
-        wide = np.zeros((n_out, span))
-        wide[:, :width] = weight
-        holes = np.flatnonzero(last - first != count - 1)
-        used = np.arange(width) < count[holes, None]
-        wide[holes] = 0.0
-        rows = np.broadcast_to(holes[:, None], used.shape)[used]
-        wide[rows, (index[holes] - first[holes, None])[used]] = weight[holes][used]
-        gaps = (wide[holes] == 0) & (np.arange(span) <= (last - first)[holes, None])
-        count_t -= np.bincount((first[holes, None] + np.arange(span))[gaps], minlength=n_in)
+    count_t = _runs(first, last, n_in)[1]  # (it counts windows in any order)
     width_t = max(int(count_t.max(initial=0)), 1)
     index_t = np.empty((n_in, width_t), np.intp)
     weight_t = np.zeros((n_in, width_t), np.float64)
@@ -326,21 +308,19 @@ def _hull_transposed(index, weight, count, first, last, whole, n_in):
     slots = np.arange(max(int(n.max(initial=0)), 1))
     reach = np.r_[last - first, np.zeros(slots.size, np.intp)].view(np.uintp)
     first = np.r_[first, np.full(slots.size, n_in)]
-    weights, stride = wide.ravel(), wide.shape[1]
+    weights = weight.ravel()
     full = count_t == width_t
     step = max(1, CHUNK // slots.size)
     for i in range(0, n_in, step):
         part = slice(i, i + step)
         inputs = np.arange(i, i + index_t[part].shape[0])[:, None]
         # candidate o reads i where 0 <= i - first[o] <= last[o] - first[o] (compared
-        # unsigned), with its weight at o * stride + i - first[o]
+        # unsigned), with its weight at o * width + i - first[o]
         rows = lo[part, None] + slots
         at = inputs - first[rows]
         reads = at.view(np.uintp) <= reach[rows]
-        at += rows * stride
+        at += rows * width
         w = np.take(weights, at, mode="clip")  # (not read: any)
-        if not whole:
-            reads &= w != 0
         if full[part].all():  # every slot used: the candidates read, in order
             index_t[part].ravel()[:] = rows[reads]
             weight_t[part].ravel()[:] = w[reads]
