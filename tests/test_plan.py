@@ -122,10 +122,13 @@ def _fresh_plan(*args, **kwargs):
     return _plan.Plan(found._spec, found.dtype)
 
 
-def test_backward_only_plan_makes_no_forward_program():
+def test_backward_only_plan_makes_no_forward_program(monkeypatch):
     """``resize_backward`` and ``p.backward`` leave the forward program unmade
-    (``weights``, ``nbytes`` too); the first forward call makes it, with the bits of
-    a plan that made it first, and a plan for other threads shares it."""
+    (``weights``, ``nbytes`` too); the first forward call makes it and takes its direct
+    steps, with the bits of a plan that made it first, and a plan for other threads
+    shares it."""
+    from cresize import _plan
+
     shape, size = (3, 40, 50), (97, 31)
     g = _array((3, 97, 31), np.float32, seed=3)
     x = _array(shape, np.float32, seed=4)
@@ -138,7 +141,9 @@ def test_backward_only_plan_makes_no_forward_program():
     assert "forward" not in p._made and p._fwd is None
     q = cresize.plan(shape, size, mode="bicubic", num_threads=2)  # shares p's programs
     want = _fresh_plan(shape, size, mode="bicubic")(x)
-    got = q(x)
+    with monkeypatch.context() as patch:
+        patch.setattr(_plan.Plan, "_run", None)  # not the checked path
+        got = q(x)
     assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
     assert p._made["forward"] is q._made["forward"] and q._fwd is not None
     assert p._fwd is None  # (until p's own first call)

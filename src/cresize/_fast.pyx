@@ -305,7 +305,9 @@ cdef class PlanBase:
     """The calls of a ``Plan`` (``_plan.Plan`` subclasses it): a call of an ndarray of
     the plan's shape and dtype (strided ones copied), with or without a valid ``out``,
     goes straight to the precompiled steps (``_fwd``, ``_bwd``: ``Direct`` or None),
-    everything else to the plan's checked path (``_run``, ``_backward_call``)."""
+    everything else to the plan's checked path (``_run``, ``_backward_call``). ``_fwd``
+    is None until the plan makes its forward program (``Plan._forward``, on the first
+    forward call: a plan used only backward never makes it)."""
 
     cdef public object _fwd
     cdef public object _bwd
@@ -348,6 +350,8 @@ cdef class PlanBase:
         """
         cdef Direct d = self._fwd
         cdef object src
+        if d is None:  # not made yet (the plan's first forward call), or none
+            d = self._forward.direct
         if d is not None:
             src = d.source(x)
             if src is not None and (out is None or d.into(out, x)):
