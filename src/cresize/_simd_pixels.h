@@ -450,8 +450,9 @@ cresize_group_run_any(float *out, const void *line, Py_ssize_t base, const float
 /* A row of n_out pixels of CH values: groups of 8 by lanes where they can, the pixels
  * between them by FALLBACK, the per-pixel loop; returns the first of the row's last
  * pixels, which the caller's per-pixel loop does (inlined there, it measured faster).
- * Lanes start only where a group's pattern repeats in the next group, and stop after
- * two set-ups in a row (patterns that keep changing cost more than they save). The
+ * Lanes start only where a group's pattern repeats in the next group (with fewer than
+ * 16 pixels left, in the row's last group), and stop after two set-ups in a row
+ * (patterns that keep changing cost more than they save). The
  * groups start at the row's first whole window (within its first 8 pixels: an edge
  * pixel whose window is clamped does not push its 7 neighbours to the per-pixel
  * loop), and the groups whose loads would pass the row's end (the last ones, when the
@@ -470,13 +471,18 @@ cresize_group_run_any(float *out, const void *line, Py_ssize_t base, const float
     {                                                                            \
         STATE s_;                                                                \
         Py_ssize_t o = 0, from = 0; /* pixels from ... o - 1: still to do */     \
+        Py_ssize_t e = n_out, o0;                                                \
         int misses = 0; /* set-ups in a row: patterns that keep changing cost more */ \
         /* 3/4-value pixels shrinking: a register per pixel measured faster */   \
         if (n_in < (1 << 24) && (CH < 3 || n_in <= n_out)) {                     \
             INIT(&s_, CH, width);                                                \
-            /* groups from the row's first whole window (its edge pixels before) */ \
+            /* groups from the row's first whole window (its edge pixels before), \
+               the last one ending at its last whole window (e: one past it) */  \
             while (o < 8 && o < n_out && start[o] < 0)                           \
                 o++;                                                             \
+            o0 = o;                                                              \
+            while (e > 0 && e > n_out - 8 && start[e - 1] < 0)                   \
+                e--;                                                             \
             for (; o + 8 <= n_out && misses < 2; o += 8) {                       \
                 const Py_ssize_t *st = start + o;                                \
                 Py_ssize_t s0 = st[0];                                           \
@@ -489,13 +495,15 @@ cresize_group_run_any(float *out, const void *line, Py_ssize_t base, const float
                            _mm256_cmpeq_epi64(ra, GROUP.rela),                   \
                            _mm256_cmpeq_epi64(rb, GROUP.relb))) == -1;           \
                 if (s0 >= 0 && !same) { /* set up a pattern the next group repeats */ \
-                    if (o + 16 <= n_out && st[8] >= 0) {                         \
-                        __m256i t = _mm256_set1_epi64x(st[8]);                   \
+                    /* the next group, or in a row of under 16 pixels left the last */ \
+                    Py_ssize_t nx = o + 16 <= n_out ? 8 : e - 8 - o;             \
+                    if (nx > 0 && o + nx + 8 <= n_out && st[nx] >= 0) {          \
+                        __m256i t = _mm256_set1_epi64x(st[nx]);                  \
                         same = _mm256_movemask_epi8(_mm256_and_si256(            \
                                    _mm256_cmpeq_epi64(ra, _mm256_sub_epi64(      \
-                                       _mm256_loadu_si256((const __m256i *)(st + 8)), t)), \
+                                       _mm256_loadu_si256((const __m256i *)(st + nx)), t)), \
                                    _mm256_cmpeq_epi64(rb, _mm256_sub_epi64(      \
-                                       _mm256_loadu_si256((const __m256i *)(st + 12)), t)))) \
+                                       _mm256_loadu_si256((const __m256i *)(st + nx + 4)), t)))) \
                                == -1;                                            \
                     }                                                            \
                     if (same)                                                    \
@@ -517,13 +525,13 @@ cresize_group_run_any(float *out, const void *line, Py_ssize_t base, const float
             }                                                                    \
             if (misses < 2 && GROUP.valid == 1 && from < n_out) {                \
                 /* the row's last whole windows: groups of the pattern set up, from  \
-                   `from`, the last one ending at the last window (it may redo pixels \
+                   `from` (or the first whole window, the pixels before it first), \
+                   the last one ending at the last window (it may redo pixels     \
                    of the group before it: the same bits), their loads kept in the  \
                    row (cresize_group_values' `end`) */                           \
-                Py_ssize_t e = n_out, g;                                         \
-                while (e > from && e > n_out - 8 && start[e - 1] < 0)            \
-                    e--;                                                         \
-                for (g = from; e > from && e >= 8 && CH * n_in >= 16; g += 8) {  \
+                Py_ssize_t g;                                                    \
+                for (g = from < o0 ? o0 : from; e > from && e >= 8 && CH * n_in >= 16; \
+                     g += 8) {                                                   \
                     const Py_ssize_t *st;                                        \
                     Py_ssize_t s0;                                               \
                     __m256i s, ra, rb;                                           \
@@ -539,6 +547,11 @@ cresize_group_run_any(float *out, const void *line, Py_ssize_t base, const float
                                _mm256_cmpeq_epi64(ra, GROUP.rela),               \
                                _mm256_cmpeq_epi64(rb, GROUP.relb))) != -1)       \
                         break;                                                   \
+                    if (from < g) {                                              \
+                        _mm256_zeroupper();                                      \
+                        FALLBACK(out, line, n_in, index, weight, count, width, n_out, \
+                                 from, g);                                       \
+                    }                                                            \
                     RUN(out + CH * g, line, CH * s0, weight + g * width, width, CH, KIND, \
                         &s_, CH * n_in);                                         \
                     from = g + 8;                                                \
