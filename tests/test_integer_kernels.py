@@ -17,6 +17,7 @@ import pytest
 import cresize
 from cresize import _kernels
 from cresize._tables import Taps, taps
+from helpers.guard import GUARDED_ARRAYS
 from helpers.oracle import reference_resize
 
 DTYPES = (np.uint8, np.int8, np.uint16, np.int16)
@@ -1344,34 +1345,10 @@ def test_exact_float32_sums_keep_the_bits(dtype, channels, monkeypatch):
         assert plan.run_region(x[box], region).tobytes() == want[region].tobytes(), region
 
 
-GUARD_SCRIPT = r"""
-import ctypes, mmap, os
-import numpy as np
-import cresize
-from cresize import _kernels, _plan
-
+GUARD_SCRIPT = (
+    GUARDED_ARRAYS
+    + r"""
 _plan.MIN_WORK_PER_THREAD = 1  # (read as plans compile) the rows split between threads
-libc = ctypes.CDLL(None, use_errno=True)
-libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
-PAGE = mmap.PAGESIZE
-kept = []
-
-
-def guarded(shape, dtype, at_end):
-    # an array whose first byte follows a PROT_NONE page (at_end False) or whose last
-    # byte precedes one (at_end True): a read or write past it faults
-    nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
-    pages = -(-nbytes // PAGE) + 2
-    m = mmap.mmap(-1, pages * PAGE)
-    raw = np.frombuffer(m, np.uint8)
-    base = raw.ctypes.data
-    for page in (0, pages - 1):
-        assert libc.mprotect(base + page * PAGE, PAGE, 0) == 0
-    start = (pages - 1) * PAGE - nbytes if at_end else PAGE
-    kept.append(m)
-    return raw[start : start + nbytes].view(dtype).reshape(shape)
-
-
 rng = np.random.default_rng(4)
 levels = []
 cases = 0
@@ -1387,15 +1364,10 @@ for level in ("none", "avx2", "avx512"):
                 p = cresize.plan(shape, (rows, n), axes=(0, 1), mode="area", dtype=dtype)
                 x = rng.integers(-100, 100, shape).astype(dtype)
                 want = p(x, num_threads=1)
-                for at_end in (False, True):
-                    guarded_x = guarded(shape, dtype, at_end)
-                    guarded_x[...] = x
-                    out = guarded(p.output_shape, dtype, at_end)
-                    assert p(guarded_x, out=out, num_threads=2) is out
-                    np.testing.assert_array_equal(out, want)
-                    cases += 1
+                cases += check_guarded(p, x, want)
 print(",".join(levels), cases)
 """
+)
 
 
 def test_pair_sums_read_and_write_nothing_past_the_arrays(tmp_path):

@@ -10,6 +10,7 @@ import pytest
 
 import cresize
 from cresize import _fast, _kernels, _plan, _spec
+from helpers.guard import GUARDED_ARRAYS
 
 CONFIGS = list(_spec.configurations())
 IDS = [f"{c['mode']}-ac{int(c['align_corners'])}-aa{int(c['antialias'])}" for c in CONFIGS]
@@ -333,3 +334,62 @@ def test_long_integer_rows_keep_a_chunk_of_sums(dtype, shape):
     ref = cresize.resize(x.astype(sums), size, **kw)
     np.testing.assert_array_equal(got, np.clip(np.rint(ref), info.min, info.max).astype(dtype))
     np.testing.assert_array_equal(got, cresize.resize(x, size, num_threads=3, **kw))
+
+
+SHORT_ROWS_SCRIPT = (
+    GUARDED_ARRAYS
+    + r"""
+import hashlib
+_plan.MIN_WORK_PER_THREAD = 1  # (read as plans compile) the rows split between threads
+levels, digests, cases = [], [], 0
+for level in ("none", "sse2", "avx2", "avx512"):
+    os.environ["CRESIZE_SIMD"] = level
+    _kernels._init_simd()
+    levels.append(_kernels.simd_level())
+    rng = np.random.default_rng(8)
+    h = hashlib.sha256()
+    for dtype in (np.float32, np.uint8, np.uint16):
+        for channels in (1, 2, 3, 4):
+            for n_out in range(1, 41):
+                for n_in in sorted({(n_out + 1) // 2, max(1, n_out // 3), 2 * n_out + 1}):
+                    for mode in ("bilinear", "bicubic"):
+                        rows = 1 if (n_out + n_in) % 2 else 3  # 1: fewer rows than threads
+                        shape = (rows, n_in) if channels == 1 else (rows, n_in, channels)
+                        p = cresize.plan(shape, (n_out,), axes=(1,), mode=mode, dtype=dtype)
+                        if dtype == np.float32:
+                            x = rng.standard_normal(shape).astype(dtype)
+                        else:
+                            x = rng.integers(0, np.iinfo(dtype).max, shape).astype(dtype)
+                        want = p(x, num_threads=1)
+                        cases += check_guarded(p, x, want)
+                        h.update(want.tobytes())
+    digests.append(h.hexdigest())
+print(",".join(levels), cases, ",".join(digests))
+"""
+)
+
+
+def test_short_rows_keep_their_bits_and_their_arrays(tmp_path):
+    """Short rows along the contiguous axis and rows of 2-4 value pixels (1-40 output
+    pixels: the edge groups of the AVX2 value lanes, ``CRESIZE_AVX2_ROW``: groups from
+    the first whole window, the last ones loading the row's last values, one ending at
+    the last whole window), enlarging by about 2 and 3 (odd lengths) and shrinking by
+    about 2, bilinear and bicubic, float32, uint8 and uint16, one row (fewer than
+    threads) or three, on inputs and ``out`` that end (or begin) at a page the process
+    may not touch, two threads: the bits of one thread on ordinary arrays, and the same
+    bits at every SIMD level. In a child process: a read or write past either array is
+    a segmentation fault there, not here."""
+    import sys
+
+    from helpers.proc import run_python
+
+    if sys.platform != "linux":
+        pytest.skip("mprotect through ctypes: Linux")
+    script = tmp_path / "short_rows.py"
+    script.write_text(SHORT_ROWS_SCRIPT)
+    code, out, err = run_python([str(script)], env=None, timeout=600)
+    assert code == 0, (code, err[-2000:])
+    levels, cases, digests = out.split()
+    assert levels.split(",")[0] == "none"
+    assert int(cases) > 4 * 3 * 4 * 40 * 2
+    assert len(set(digests.split(","))) == 1, levels

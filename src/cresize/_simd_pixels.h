@@ -354,31 +354,47 @@ CRESIZE_AVX2 static int cresize_group_setup(cresize_group *g, const Py_ssize_t *
     return 1;
 }
 
-/* Register r's 8 lanes of values at tap k: the load at `p`, permuted. */
+/* Register r's 8 lanes of values at tap k: the load at `at`, permuted. `end` > 0 (a
+ * row's last group, CRESIZE_AVX2_ROW): the row's values, a load that would pass them
+ * taken back to end there, the permutation shifted by as much (every value the lanes
+ * read is in the row, so the shifted offsets stay within the load). */
 CRESIZE_AVX2 static inline __m256 cresize_group_values(const void *line, Py_ssize_t at, int kind,
-                                                       const cresize_group *g, int r)
+                                                       const cresize_group *g, int r,
+                                                       Py_ssize_t end)
 {
+    Py_ssize_t span = kind == CRESIZE_F32 ? 8 : 16, back = 0;
+    if (end && at + span > end) {
+        back = at + span - end;
+        at = end - span;
+    }
     if (kind == CRESIZE_F32)
-        return _mm256_permutevar8x32_ps(_mm256_loadu_ps((const float *)line + at), g->perm[r]);
+        return _mm256_permutevar8x32_ps(
+            _mm256_loadu_ps((const float *)line + at),
+            end ? _mm256_add_epi32(g->perm[r], _mm256_set1_epi32((int)back)) : g->perm[r]);
     if (kind == CRESIZE_F32_WIDE) {
         const float *p = (const float *)line + at;
-        return _mm256_blendv_ps(_mm256_permutevar8x32_ps(_mm256_loadu_ps(p), g->perm[r]),
-                                _mm256_permutevar8x32_ps(_mm256_loadu_ps(p + 8), g->perm[r]),
-                                g->hi[r]);
+        __m256i off = end ? _mm256_add_epi32(g->perm[r], _mm256_set1_epi32((int)back))
+                          : g->perm[r];
+        __m256 hi = end ? _mm256_castsi256_ps(_mm256_slli_epi32(off, 28)) : g->hi[r];
+        return _mm256_blendv_ps(_mm256_permutevar8x32_ps(_mm256_loadu_ps(p), off),
+                                _mm256_permutevar8x32_ps(_mm256_loadu_ps(p + 8), off), hi);
     }
     {
         __m128i b = _mm_shuffle_epi8(
-            _mm_loadu_si128((const __m128i *)((const unsigned char *)line + at)), g->bperm[r]);
+            _mm_loadu_si128((const __m128i *)((const unsigned char *)line + at)),
+            end ? _mm_add_epi8(g->bperm[r], _mm_set1_epi8((char)back)) : g->bperm[r]);
         if (kind == CRESIZE_U8)
             return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(b));
         return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(b));
     }
 }
 
-/* The group of 8 pixels whose first value is out[0]; its loads start at line[base]. */
+/* The group of 8 pixels whose first value is out[0]; its loads start at line[base]
+ * (`end`: as for cresize_group_values). */
 CRESIZE_AVX2 static inline __attribute__((always_inline)) void
 cresize_group_run(float *out, const void *line, Py_ssize_t base, const float *w,
-                  Py_ssize_t width, const int C, const int kind, const cresize_group *g)
+                  Py_ssize_t width, const int C, const int kind, const cresize_group *g,
+                  Py_ssize_t end)
 {
     __m256 acc[4], wk;
     Py_ssize_t k;
@@ -390,7 +406,7 @@ cresize_group_run(float *out, const void *line, Py_ssize_t base, const float *w,
         acc[r] = _mm256_add_ps(                                                  \
             acc[r], _mm256_mul_ps(_mm256_permutevar8x32_ps(WK, g->wpix[r]),      \
                                   cresize_group_values(line, base + g->first[r] + C * (K), \
-                                                       kind, g, r)));
+                                                       kind, g, r, end)));
     if (width == 2) {
         __m256 a = _mm256_loadu_ps(w), b = _mm256_loadu_ps(w + 8);
         CRESIZE_GROUP_TAP(_mm256_shuffle_ps(a, b, 0x88), 0)
@@ -420,21 +436,30 @@ cresize_group_run(float *out, const void *line, Py_ssize_t base, const float *w,
 /* Which of cresize_group_run's loads a float32-sum group takes (`bytes`: 8-bit values). */
 CRESIZE_AVX2 static inline __attribute__((always_inline)) void
 cresize_group_run_any(float *out, const void *line, Py_ssize_t base, const float *w,
-                      Py_ssize_t width, const int C, const int bytes, const cresize_group *g)
+                      Py_ssize_t width, const int C, const int bytes, const cresize_group *g,
+                      Py_ssize_t end)
 {
     if (bytes)
-        cresize_group_run(out, line, base, w, width, C, bytes, g);
+        cresize_group_run(out, line, base, w, width, C, bytes, g, end);
     else if (g->kind == CRESIZE_F32)
-        cresize_group_run(out, line, base, w, width, C, CRESIZE_F32, g);
+        cresize_group_run(out, line, base, w, width, C, CRESIZE_F32, g, end);
     else
-        cresize_group_run(out, line, base, w, width, C, CRESIZE_F32_WIDE, g);
+        cresize_group_run(out, line, base, w, width, C, CRESIZE_F32_WIDE, g, end);
 }
 
 /* A row of n_out pixels of CH values: groups of 8 by lanes where they can, the pixels
  * between them by FALLBACK, the per-pixel loop; returns the first of the row's last
  * pixels, which the caller's per-pixel loop does (inlined there, it measured faster).
- * Lanes start only where a group's pattern repeats in the next group, and stop after
- * two set-ups in a row (patterns that keep changing cost more than they save).
+ * Lanes start only where a group's pattern repeats in the next group (with fewer than
+ * 16 pixels left, in the row's last group), and stop after two set-ups in a row
+ * (patterns that keep changing cost more than they save). The
+ * groups start at the row's first whole window (within its first 8 pixels: an edge
+ * pixel whose window is clamped does not push its 7 neighbours to the per-pixel
+ * loop), and the groups whose loads would pass the row's end (the last ones, when the
+ * pattern is already set up) load the row's last values instead, their permutation
+ * shifted as much; the last one ends at the row's last whole window (redoing pixels of
+ * the group before it: the same bits). So on short rows (CNN feature maps: 56 or 112
+ * pixels) only the clamped edge pixels take the per-pixel loop, not two groups of 8.
  * STATE: the group's state type, GROUP its cresize_group (`s_` or `s_.g`), INIT /
  * SETUP / RUN its functions; KIND: CRESIZE_U8 / CRESIZE_S8 for 8-bit values (float32
  * sums, 0 for float32 values), 1 for signed 16-bit values (float64 sums). */
@@ -446,10 +471,18 @@ cresize_group_run_any(float *out, const void *line, Py_ssize_t base, const float
     {                                                                            \
         STATE s_;                                                                \
         Py_ssize_t o = 0, from = 0; /* pixels from ... o - 1: still to do */     \
+        Py_ssize_t e = n_out, o0;                                                \
         int misses = 0; /* set-ups in a row: patterns that keep changing cost more */ \
         /* 3/4-value pixels shrinking: a register per pixel measured faster */   \
         if (n_in < (1 << 24) && (CH < 3 || n_in <= n_out)) {                     \
             INIT(&s_, CH, width);                                                \
+            /* groups from the row's first whole window (its edge pixels before), \
+               the last one ending at its last whole window (e: one past it) */  \
+            while (o < 8 && o < n_out && start[o] < 0)                           \
+                o++;                                                             \
+            o0 = o;                                                              \
+            while (e > 0 && e > n_out - 8 && start[e - 1] < 0)                   \
+                e--;                                                             \
             for (; o + 8 <= n_out && misses < 2; o += 8) {                       \
                 const Py_ssize_t *st = start + o;                                \
                 Py_ssize_t s0 = st[0];                                           \
@@ -462,13 +495,15 @@ cresize_group_run_any(float *out, const void *line, Py_ssize_t base, const float
                            _mm256_cmpeq_epi64(ra, GROUP.rela),                   \
                            _mm256_cmpeq_epi64(rb, GROUP.relb))) == -1;           \
                 if (s0 >= 0 && !same) { /* set up a pattern the next group repeats */ \
-                    if (o + 16 <= n_out && st[8] >= 0) {                         \
-                        __m256i t = _mm256_set1_epi64x(st[8]);                   \
+                    /* the next group, or in a row of under 16 pixels left the last */ \
+                    Py_ssize_t nx = o + 16 <= n_out ? 8 : e - 8 - o;             \
+                    if (nx > 0 && o + nx + 8 <= n_out && st[nx] >= 0) {          \
+                        __m256i t = _mm256_set1_epi64x(st[nx]);                  \
                         same = _mm256_movemask_epi8(_mm256_and_si256(            \
                                    _mm256_cmpeq_epi64(ra, _mm256_sub_epi64(      \
-                                       _mm256_loadu_si256((const __m256i *)(st + 8)), t)), \
+                                       _mm256_loadu_si256((const __m256i *)(st + nx)), t)), \
                                    _mm256_cmpeq_epi64(rb, _mm256_sub_epi64(      \
-                                       _mm256_loadu_si256((const __m256i *)(st + 12)), t)))) \
+                                       _mm256_loadu_si256((const __m256i *)(st + nx + 4)), t)))) \
                                == -1;                                            \
                     }                                                            \
                     if (same)                                                    \
@@ -484,8 +519,44 @@ cresize_group_run_any(float *out, const void *line, Py_ssize_t base, const float
                                  from, o);                                       \
                     }                                                            \
                     RUN(out + CH * o, line, CH * s0, weight + o * width, width, CH, KIND, \
-                        &s_);                                                    \
+                        &s_, 0);                                                 \
                     from = o + 8;                                                \
+                }                                                                \
+            }                                                                    \
+            if (misses < 2 && GROUP.valid == 1 && from < n_out) {                \
+                /* the row's last whole windows: groups of the pattern set up, from  \
+                   `from` (or the first whole window, the pixels before it first), \
+                   the last one ending at the last window (it may redo pixels     \
+                   of the group before it: the same bits), their loads kept in the  \
+                   row (cresize_group_values' `end`) */                           \
+                Py_ssize_t g;                                                    \
+                for (g = from < o0 ? o0 : from; e > from && e >= 8 && CH * n_in >= 16; \
+                     g += 8) {                                                   \
+                    const Py_ssize_t *st;                                        \
+                    Py_ssize_t s0;                                               \
+                    __m256i s, ra, rb;                                           \
+                    if (g + 8 > e)                                               \
+                        g = e - 8;                                               \
+                    st = start + g;                                              \
+                    s0 = st[0];                                                  \
+                    s = _mm256_set1_epi64x(s0);                                  \
+                    ra = _mm256_sub_epi64(_mm256_loadu_si256((const __m256i *)st), s); \
+                    rb = _mm256_sub_epi64(_mm256_loadu_si256((const __m256i *)(st + 4)), s); \
+                    if (s0 < 0                                                   \
+                        || _mm256_movemask_epi8(_mm256_and_si256(                \
+                               _mm256_cmpeq_epi64(ra, GROUP.rela),               \
+                               _mm256_cmpeq_epi64(rb, GROUP.relb))) != -1)       \
+                        break;                                                   \
+                    if (from < g) {                                              \
+                        _mm256_zeroupper();                                      \
+                        FALLBACK(out, line, n_in, index, weight, count, width, n_out, \
+                                 from, g);                                       \
+                    }                                                            \
+                    RUN(out + CH * g, line, CH * s0, weight + g * width, width, CH, KIND, \
+                        &s_, CH * n_in);                                         \
+                    from = g + 8;                                                \
+                    if (from >= e)                                               \
+                        break;                                                   \
                 }                                                                \
             }                                                                    \
         }                                                                        \
@@ -606,7 +677,8 @@ CRESIZE_AVX2 static int cresize_group_d_setup(cresize_group_d *d, const Py_ssize
 
 CRESIZE_AVX2 static inline __attribute__((always_inline)) void
 cresize_group_d_run(double *out, const void *line, Py_ssize_t base, const double *w,
-                    Py_ssize_t width, const int C, const int is_signed, const cresize_group_d *d)
+                    Py_ssize_t width, const int C, const int is_signed, const cresize_group_d *d,
+                    Py_ssize_t end)
 {
     __m256d acc[8], wa, wb;
     Py_ssize_t k;
@@ -617,10 +689,15 @@ cresize_group_d_run(double *out, const void *line, Py_ssize_t base, const double
     for (h = 0; h < 2 * C; h++) {                                                \
         __m256d wv = _mm256_castps_pd(_mm256_permutevar8x32_ps(                  \
             _mm256_castpd_ps(d->wsrc[h] ? (WB) : (WA)), d->wpair[h]));           \
-        __m128i b = _mm_shuffle_epi8(                                            \
-            _mm_loadu_si128((const __m128i *)((const short *)line + base         \
-                                              + d->first[h] + C * (K))),         \
-            d->bperm[h]);                                                        \
+        Py_ssize_t at_ = base + d->first[h] + C * (K), back_ = 0;                \
+        __m128i b;                                                               \
+        if (end && at_ + 8 > end) { /* as cresize_group_values: 8 values */      \
+            back_ = at_ + 8 - end;                                               \
+            at_ = end - 8;                                                       \
+        }                                                                        \
+        b = _mm_shuffle_epi8(                                                    \
+            _mm_loadu_si128((const __m128i *)((const short *)line + at_)),       \
+            end ? _mm_add_epi8(d->bperm[h], _mm_set1_epi8((char)(2 * back_))) : d->bperm[h]); \
         __m256d x = _mm256_cvtepi32_pd(is_signed ? _mm_cvtepi16_epi32(b)         \
                                                  : _mm_cvtepu16_epi32(b));       \
         acc[h] = _mm256_add_pd(acc[h], _mm256_mul_pd(wv, x));                    \
