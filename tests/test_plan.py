@@ -154,6 +154,24 @@ def test_backward_only_plan_makes_no_forward_program(monkeypatch):
     )
 
 
+@pytest.mark.parametrize("backward", [False, True])
+def test_a_plan_for_other_threads_keeps_the_cache_measured(backward):
+    """A program made through ``cresize.plan(..., num_threads=n)`` (a plan sharing the
+    cached plan's tables, not itself in the cache) grows the shared tables (float32
+    casts, the adjoint's tables): ``cache_info()["nbytes"]`` counts them, as when the
+    cached plan makes the program itself."""
+    shape, size = (3, 40, 50), (97, 31)
+    cresize.clear_cache()
+    q = cresize.plan(shape, size, mode="bicubic", dtype="float32", num_threads=2)
+    before = cresize.cache_info()["nbytes"]
+    if backward:
+        q.backward(_array((3, 97, 31), np.float32, seed=3))
+    else:
+        q(_array(shape, np.float32, seed=4))
+    assert q.nbytes > before  # (the case: the program grew the tables)
+    assert cresize.cache_info()["nbytes"] == cresize.plan(shape, size, mode="bicubic").nbytes
+
+
 @pytest.mark.parametrize("call", ["call", "input_region", "run_region", "resize"])
 def test_threads_racing_the_first_forward_call_of_a_backward_only_plan(call):
     """Six threads make a backward-only plan's forward program at once: one program,

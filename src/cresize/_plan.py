@@ -1099,6 +1099,13 @@ class _Cache:
         return plan
 
     def remeasure(self, plan):
+        """Count ``plan``'s tables anew (a program it made grew them); a plan of
+        ``_with_threads`` counts in the cached plan whose tables it shares."""
+        shares = plan.__dict__.get("_shares")
+        if shares is not None:
+            plan = shares()
+            if plan is None:  # (since dropped: nothing counted)
+                return
         with self.lock:
             entry = self.entries.get(plan._key) if plan._key is not None else None
             if entry is not None and entry[0] is plan:
@@ -1374,6 +1381,8 @@ def _with_threads(found, num_threads):
     own._fwd, own._bwd = found._fwd, found._bwd
     own._num_threads = _spec.threads_value(num_threads)
     own._key = None
+    # the plan the cache counts the shared tables in (``_Cache.remeasure``)
+    own._shares = found.__dict__.get("_shares") or weakref.ref(found)
     return own
 
 
