@@ -154,6 +154,28 @@ def test_backward_only_plan_makes_no_forward_program(monkeypatch):
     )
 
 
+@pytest.mark.parametrize("dtype", ["float16", "float32"])
+def test_a_made_forward_program_is_a_plain_attribute(dtype):
+    """Once made, ``_forward`` is the plan's own attribute (no look-up through
+    ``_made`` on every call: float16 plans, with no direct steps, take the checked path
+    on every call); a plan for other threads made before shares it."""
+    shape, size = (8, 8), (4, 4)
+    p = _fresh_plan(shape, size, mode="bilinear", dtype=dtype)
+    q = _plan_with_threads(p, 2)
+    x = _array(shape, np.float32, seed=6).astype(dtype)
+    want = p(x)
+    assert p.__dict__["_forward"] is p._made["forward"]
+    p._made = None  # (a look-up through it would fail)
+    assert np.array_equal(p(x), want) and np.array_equal(p(x, num_threads=2), want)
+    assert q._forward is p._forward and np.array_equal(q(x), want)
+
+
+def _plan_with_threads(p, n):
+    from cresize import _plan
+
+    return _plan._with_threads(p, n)
+
+
 @pytest.mark.parametrize("backward", [False, True])
 def test_a_plan_for_other_threads_keeps_the_cache_measured(backward):
     """A program made through ``cresize.plan(..., num_threads=n)`` (a plan sharing the

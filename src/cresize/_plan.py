@@ -24,7 +24,7 @@ import math
 import threading
 import weakref
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, overload
 
 import numpy as np
@@ -779,6 +779,26 @@ def _run_step(kind, src, dst, args, num_threads, work):
 Region = Sequence[slice]
 
 
+class _OnFirstUse:
+    """A plan's attribute that its method ``make`` makes on first use, then the plan's
+    own (in its ``__dict__``, which ``_with_threads`` copies): not a property, whose
+    call every use would pay (plans without direct steps, float16, take the checked
+    path with their forward program on every call)."""
+
+    def __init__(self, make: Callable[[Any], _Program]):
+        self.make = make
+        self.__doc__ = make.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, plan: Any, owner: Any = None) -> _Program:
+        if plan is None:
+            return self  # type: ignore[return-value]  # (the class's: its docstring)
+        value = plan.__dict__[self.name] = self.make(plan)
+        return value
+
+
 class Plan(_fast.PlanBase):
     """A resize with everything but the data fixed; see ``cresize.plan``."""
 
@@ -962,11 +982,11 @@ class Plan(_fast.PlanBase):
     def _threads(self, num_threads):
         return _threads.resolve(self._num_threads if num_threads is None else num_threads)
 
-    @property
-    def _forward(self) -> _Program:
+    def _make_forward(self) -> _Program:
         """The forward program, made on the first call that needs it (``p(x)``,
         ``input_region``, ``run_region``), under the plan's lock; then ``_fwd`` is
-        its ``direct`` and the plain call (``PlanBase.__call__``) no longer comes here."""
+        its ``direct`` and the plain call (``PlanBase.__call__``) no longer comes here,
+        and ``_forward`` is the plan's own attribute (``_OnFirstUse``)."""
         program = self._made.get("forward")
         if program is None:
             with self._lock:
@@ -978,6 +998,8 @@ class Plan(_fast.PlanBase):
         if self._fwd is None:
             self._fwd = program.direct
         return program
+
+    _forward = _OnFirstUse(_make_forward)
 
     def _backward_program(self):
         if self._backward is None:
