@@ -1,5 +1,6 @@
 """Plans (docs/spec.md section 7): the same bits as the functions, whole and by block."""
 
+import sys
 import threading
 
 import numpy as np
@@ -599,7 +600,8 @@ def test_2x2_block_sums_keep_the_bits_at_every_width(monkeypatch, dtype, level):
                     step = q._backward_program().compiled(np.dtype(dtype))[0][4]
                     assert step.blocks == (2, 2) and step.unit_blocks
                     general = q.run_region(g, tuple(slice(0, n) for n in shape), backward=True)
-                    for n in (1, 2):
+                    for n, unrolled in ((1, True), (2, True), (1, False), (2, False)):
+                        _kernels._unit_rows_unrolled(unrolled)  # avx512: its two loops
                         got = q.backward(g, num_threads=n)
                         np.testing.assert_array_equal(got, general, err_msg=f"unit {width}")
                         numbers = ~np.isnan(got)
@@ -611,17 +613,20 @@ def test_2x2_block_sums_keep_the_bits_at_every_width(monkeypatch, dtype, level):
         _kernels._init_simd()
 
 
+@pytest.mark.parametrize("unrolled", [True, False])
 @pytest.mark.parametrize("level", ["none", "avx2", "avx512"])
-def test_unit_2x2_rows_keep_the_bits_at_every_step_count(monkeypatch, level):
+def test_unit_2x2_rows_keep_the_bits_at_every_step_count(monkeypatch, level, unrolled):
     """The x2 nearest backward's 2x2 sums of weight 1 (float32: at ``avx512`` sixteen
     outputs a step, the row's step count a constant up to 8 steps, then eight outputs
-    and the last ones one by one) on rows of every output count from 1 to 40 and around
+    and the last ones one by one; or, ``_unit_rows_unrolled(False)`` as on AMD CPUs, the
+    buffered loop of ``avx2``) on rows of every output count from 1 to 40 and around
     8 steps (128) and beyond, odd ones included, with signed zeros, infinities and NaNs:
     the bits of the table kernels, at 1 and 2 threads."""
     from cresize import _kernels
 
     monkeypatch.setenv("CRESIZE_SIMD", level)
     _kernels._init_simd()
+    assert _kernels._unit_rows_unrolled(unrolled) is unrolled
     try:
         rng = np.random.default_rng(11)
         for n_out in [*range(1, 41), 56, 127, 128, 129, 135, 143, 144, 145, 300]:
@@ -644,6 +649,84 @@ def test_unit_2x2_rows_keep_the_bits_at_every_step_count(monkeypatch, level):
     finally:
         monkeypatch.delenv("CRESIZE_SIMD")
         _kernels._init_simd()
+
+
+def test_unit_2x2_rows_choose_their_loop_by_cpu():
+    """``_init_simd`` picks the ``avx512`` loop of the 2x2 sums of weight 1 from the CPU:
+    the buffered loop on AMD CPUs (on Zen 4 the unrolled rows ran at about 1.6x its
+    time), the unrolled rows elsewhere; ``_unit_rows_unrolled`` sets it until the next
+    ``_init_simd``."""
+    import platform
+
+    from cresize import _kernels
+
+    if sys.platform != "linux" or platform.machine() not in ("x86_64", "AMD64"):
+        pytest.skip("the CPU's vendor from /proc/cpuinfo: x86-64 Linux")
+    with open("/proc/cpuinfo") as f:
+        amd = any(
+            line.split(":")[-1].strip() == "AuthenticAMD"
+            for line in f
+            if line.startswith("vendor_id")
+        )
+    _kernels._init_simd()
+    assert _kernels._unit_rows_unrolled() is (not amd)
+    try:
+        assert _kernels._unit_rows_unrolled(amd) is amd
+        assert _kernels._unit_rows_unrolled() is amd
+    finally:
+        _kernels._init_simd()
+    assert _kernels._unit_rows_unrolled() is (not amd)
+
+
+UNIT_ROWS_GUARDED = r"""
+import hashlib
+_plan.MIN_WORK_PER_THREAD = 1  # (read as plans compile) the rows split between threads
+runs, digests, cases = [], [], 0
+for level, unrolled in (("none", True), ("avx2", True), ("avx512", True), ("avx512", False)):
+    os.environ["CRESIZE_SIMD"] = level
+    _kernels._init_simd()
+    _kernels._unit_rows_unrolled(unrolled)
+    runs.append(f"{_kernels.simd_level()}:{int(_kernels._unit_rows_unrolled())}")
+    rng = np.random.default_rng(12)
+    h = hashlib.sha256()
+    for n_out in [*range(1, 41), 56, 127, 128, 129, 143, 144, 145]:
+        shape = (3, 4, n_out)
+        q = cresize.plan(shape, (8, 2 * n_out), mode="nearest", axes=(1, 2))
+        g = rng.standard_normal(q.output_shape).astype(np.float32)
+        want = q.backward(g, num_threads=1)
+        for at_end in (False, True):
+            gg = guarded(g.shape, g.dtype, at_end)
+            gg[...] = g
+            out = guarded(shape, g.dtype, at_end)
+            assert q.backward(gg, out=out, num_threads=2) is out
+            assert out.tobytes() == want.tobytes(), (n_out, at_end)
+            cases += 1
+        kept.clear()
+        h.update(want.tobytes())
+    digests.append(h.hexdigest())
+print(",".join(runs), cases, ",".join(digests))
+"""
+
+
+def test_unit_2x2_rows_stay_in_their_arrays(tmp_path):
+    """The x2 nearest backward's 2x2 sums of weight 1 (the unrolled ``avx512`` rows and
+    the buffered loop, both at ``avx512``) on gradients and ``out`` that end (or begin)
+    at a page the process may not touch, rows of 1-40 and around 8 steps of 16 outputs,
+    two threads: the bits of one thread, the same at every level and loop. In a child
+    process: a read or write past either array is a segmentation fault there."""
+    from helpers.guard import GUARDED_ARRAYS
+    from helpers.proc import run_python
+
+    if sys.platform != "linux":
+        pytest.skip("mprotect through ctypes: Linux")
+    script = tmp_path / "unit_rows.py"
+    script.write_text(GUARDED_ARRAYS + UNIT_ROWS_GUARDED)
+    code, out, err = run_python([str(script)], env=None, timeout=600)
+    assert code == 0, (code, err[-2000:])
+    runs, cases, digests = out.split()
+    assert runs.split(",")[0] == "none:1"
+    assert int(cases) == 2 * 47 * 4
+    assert len(set(digests.split(","))) == 1, runs
 
 
 def test_steps_check_what_they_rely_on():

@@ -186,6 +186,9 @@ cdef extern from "_simd_periodic.h" nogil:
 
 
 cdef extern from "_simd_sums.h" nogil:
+    int cresize_unit_rows_unrolled
+    int cresize_unit_rows_unrolled_best() noexcept
+    void cresize_unit_rows_unrolled_set(int on) noexcept
     void cresize_sum_2x2_rows_f32(float* out, const float* src, Py_ssize_t j0, Py_ssize_t j1,
                                   Py_ssize_t out_h, Py_ssize_t in_h, Py_ssize_t in_row,
                                   const float* wy, Py_ssize_t wy_stride, const float* wx,
@@ -215,7 +218,8 @@ simd_requested = None
 def _init_simd():
     """Read ``CRESIZE_SIMD`` once, at import: ``none`` forces the portable loops,
     ``sse2`` / ``avx2`` / ``avx512`` cap the level, unset or ``auto`` takes the best the
-    CPU has."""
+    CPU has. Also sets, from the CPU, which loop the ``avx512`` level runs for the 2x2
+    sums of weight 1 (``_unit_rows_unrolled``)."""
     import os
     import warnings
     global simd_requested
@@ -231,6 +235,7 @@ def _init_simd():
                       f"using auto", RuntimeWarning, stacklevel=2)
         level = best
     cresize_simd_set(level)
+    cresize_unit_rows_unrolled_set(cresize_unit_rows_unrolled_best())
 
 
 _init_simd()
@@ -386,6 +391,16 @@ def simd_level():
     the portable loops.
     """
     return SIMD_LEVELS[cresize_simd_level]
+
+
+def _unit_rows_unrolled(on=None):
+    """Whether the ``avx512`` level sums float32 2x2 blocks of weight 1 (the x2 nearest
+    backward) by its unrolled rows (True) or by the buffered loop of ``avx2`` (False);
+    ``on`` sets it (for tests and benchmarks; ``_init_simd`` sets it from the CPU: False
+    on AMD CPUs, ``_simd_sums.h``). The same bits either way."""
+    if on is not None:
+        cresize_unit_rows_unrolled_set(bool(on))
+    return bool(cresize_unit_rows_unrolled)
 
 
 def openmp_enabled():

@@ -48,7 +48,8 @@
  * weighted (least CPU time of 30 calls). The same sums kept in registers (vshufps of
  * two registers of a + b, no buffer) ran at 1.77 ms in some processes and 3.8 ms in
  * others (where the arrays lay in memory, it seems), so the buffer stays; at the avx512
- * level float32 takes cresize_sum_2x2_unit_rows_f32_avx512 (below). */
+ * level float32 takes cresize_sum_2x2_unit_rows_f32_avx512 (below), except on AMD CPUs
+ * (cresize_unit_rows_unrolled), where this loop was the faster. */
 #define CRESIZE_SUM_2X2_UNIT(NAME, T, ATTR)                                             \
     ATTR static void NAME(T *restrict out, const T *restrict a, const T *restrict b,     \
                           Py_ssize_t n)                                                 \
@@ -611,7 +612,31 @@ CRESIZE_AVX512 static void cresize_sum_2x2_unit_rows_f32_avx512(
 }
 #endif
 
-/* float32 rows: blocks of weight 1 take the AVX-512 loops above at level avx512. */
+/* 1: at level avx512, float32 blocks of weight 1 take the unrolled AVX-512 rows above;
+ * 0: the buffered loop (CRESIZE_SUM_2X2_UNIT), as at avx2. Set at import from
+ * cresize_unit_rows_unrolled_best(): 0 on AMD CPUs. On an AMD EPYC (Zen 4) the x2
+ * nearest backward of (16, 64, 56, 56), one thread, took 3.8-4.0 ms unrolled against
+ * 2.4-2.5 ms buffered (on the Intel VM before: 1.34-1.41 against 1.55-1.59 ms). Not the
+ * 512-bit registers there: the same rows unrolled on vshufps + vpermpd were as slow, the
+ * 16-output loop with a run-time step count near the buffered one, a register loop on
+ * 256-bit registers slow too; an lfence after every row brought the slow loops to
+ * 2.5-2.6 ms (the next rows' loads kept from overlapping this row's). docs/kernels.md. */
+static int cresize_unit_rows_unrolled = 1;
+
+static int cresize_unit_rows_unrolled_best(void)
+{
+#if CRESIZE_X86_DISPATCH
+    __builtin_cpu_init();
+    return !__builtin_cpu_is("amd");
+#else
+    return 1;
+#endif
+}
+
+static void cresize_unit_rows_unrolled_set(int on) { cresize_unit_rows_unrolled = on != 0; }
+
+/* float32 rows: blocks of weight 1 take the AVX-512 loops above at level avx512
+ * (where cresize_unit_rows_unrolled allows). */
 static inline void cresize_sum_2x2_rows_f32(float *out, const float *src, Py_ssize_t j0,
                                             Py_ssize_t j1, Py_ssize_t out_h, Py_ssize_t in_h,
                                             Py_ssize_t in_row, const float *wy,
@@ -619,7 +644,7 @@ static inline void cresize_sum_2x2_rows_f32(float *out, const float *src, Py_ssi
                                             Py_ssize_t n_out, Py_ssize_t C, int unit)
 {
 #if CRESIZE_X86_DISPATCH
-    if (unit && cresize_simd_level >= 3) {
+    if (unit && cresize_simd_level >= 3 && cresize_unit_rows_unrolled) {
         cresize_sum_2x2_unit_rows_f32_avx512(out, src, j0, j1, out_h, in_h, in_row, n_out);
         return;
     }
