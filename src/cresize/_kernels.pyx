@@ -187,7 +187,6 @@ cdef extern from "_simd_periodic.h" nogil:
 
 cdef extern from "_simd_sums.h" nogil:
     int cresize_unit_rows_unrolled
-    int cresize_unit_rows_unrolled_best() noexcept
     void cresize_unit_rows_unrolled_set(int on) noexcept
     void cresize_sum_2x2_rows_f32(float* out, const float* src, Py_ssize_t j0, Py_ssize_t j1,
                                   Py_ssize_t out_h, Py_ssize_t in_h, Py_ssize_t in_row,
@@ -218,8 +217,8 @@ simd_requested = None
 def _init_simd():
     """Read ``CRESIZE_SIMD`` once, at import: ``none`` forces the portable loops,
     ``sse2`` / ``avx2`` / ``avx512`` cap the level, unset or ``auto`` takes the best the
-    CPU has. Also sets, from the CPU, which loop the ``avx512`` level runs for the 2x2
-    sums of weight 1 (``_unit_rows_unrolled``)."""
+    CPU has. Also puts the ``avx512`` level's 2x2 sums of weight 1 back on the buffered
+    loop (``_unit_rows_unrolled``)."""
     import os
     import warnings
     global simd_requested
@@ -235,7 +234,7 @@ def _init_simd():
                       f"using auto", RuntimeWarning, stacklevel=2)
         level = best
     cresize_simd_set(level)
-    cresize_unit_rows_unrolled_set(cresize_unit_rows_unrolled_best())
+    cresize_unit_rows_unrolled_set(0)
 
 
 _init_simd()
@@ -396,8 +395,8 @@ def simd_level():
 def _unit_rows_unrolled(on=None):
     """Whether the ``avx512`` level sums float32 2x2 blocks of weight 1 (the x2 nearest
     backward) by its unrolled rows (True) or by the buffered loop of ``avx2`` (False);
-    ``on`` sets it (for tests and benchmarks; ``_init_simd`` sets it from the CPU: False
-    on AMD CPUs, ``_simd_sums.h``). The same bits either way."""
+    ``on`` sets it (for tests and to measure other machines; ``_init_simd`` resets it to
+    False, ``_simd_sums.h`` says why). The same bits either way."""
     if on is not None:
         cresize_unit_rows_unrolled_set(bool(on))
     return bool(cresize_unit_rows_unrolled)

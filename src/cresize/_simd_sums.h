@@ -48,8 +48,8 @@
  * weighted (least CPU time of 30 calls). The same sums kept in registers (vshufps of
  * two registers of a + b, no buffer) ran at 1.77 ms in some processes and 3.8 ms in
  * others (where the arrays lay in memory, it seems), so the buffer stays; at the avx512
- * level float32 takes cresize_sum_2x2_unit_rows_f32_avx512 (below), except on AMD CPUs
- * (cresize_unit_rows_unrolled), where this loop was the faster. */
+ * level float32 takes cresize_sum_2x2_unit_rows_f32_avx512 (below) only when
+ * cresize_unit_rows_unrolled is set (not by default). */
 #define CRESIZE_SUM_2X2_UNIT(NAME, T, ATTR)                                             \
     ATTR static void NAME(T *restrict out, const T *restrict a, const T *restrict b,     \
                           Py_ssize_t n)                                                 \
@@ -613,25 +613,17 @@ CRESIZE_AVX512 static void cresize_sum_2x2_unit_rows_f32_avx512(
 #endif
 
 /* 1: at level avx512, float32 blocks of weight 1 take the unrolled AVX-512 rows above;
- * 0: the buffered loop (CRESIZE_SUM_2X2_UNIT), as at avx2. Set at import from
- * cresize_unit_rows_unrolled_best(): 0 on AMD CPUs. On an AMD EPYC (Zen 4) the x2
- * nearest backward of (16, 64, 56, 56), one thread, took 3.8-4.0 ms unrolled against
- * 2.4-2.5 ms buffered (on the Intel VM before: 1.34-1.41 against 1.55-1.59 ms). Not the
- * 512-bit registers there: the same rows unrolled on vshufps + vpermpd were as slow, the
- * 16-output loop with a run-time step count near the buffered one, a register loop on
- * 256-bit registers slow too; an lfence after every row brought the slow loops to
- * 2.5-2.6 ms (the next rows' loads kept from overlapping this row's). docs/kernels.md. */
-static int cresize_unit_rows_unrolled = 1;
-
-static int cresize_unit_rows_unrolled_best(void)
-{
-#if CRESIZE_X86_DISPATCH
-    __builtin_cpu_init();
-    return !__builtin_cpu_is("amd");
-#else
-    return 1;
-#endif
-}
+ * 0 (the default): the buffered loop (CRESIZE_SUM_2X2_UNIT), as at avx2. The unrolled
+ * rows were 1.13x faster on the round 9-11 VMs (1.34-1.41 against 1.55-1.59 ms, the x2
+ * nearest backward of (16, 64, 56, 56), one thread) and 1.6x slower on a VM of the same
+ * CPU model (AMD EPYC, Zen 4) on 2026-12-06 (3.8-4.0 against 2.4-2.5 ms): the buffered
+ * loop is the one that never loses much. Not the 512-bit registers: the same rows
+ * unrolled on vshufps + vpermpd were as slow, the 16-output loop with a run-time step
+ * count near the buffered one, a register loop on 256-bit registers slow too; an lfence
+ * after every row brought the slow loops to 2.5-2.6 ms (the next rows' loads kept from
+ * overlapping this row's). _kernels._unit_rows_unrolled switches it, to measure on other
+ * machines; docs/kernels.md. */
+static int cresize_unit_rows_unrolled = 0;
 
 static void cresize_unit_rows_unrolled_set(int on) { cresize_unit_rows_unrolled = on != 0; }
 
