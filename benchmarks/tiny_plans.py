@@ -1,7 +1,7 @@
 """Tiny plans' costs, this tree against another, fresh processes alternating: a held
 plan's ``p(x)`` (the direct steps), a float16 plan's (the checked path), a new plan and
-its first call, and ``resize_backward`` of a new plan (``clear_cache()`` before each:
-the tables, held by the first plan, are kept).
+its first call, a new plan and its first ``p.backward``, and ``resize_backward`` of a new
+plan (``clear_cache()`` before each: the tables, held by the first plan, are kept).
 
     python benchmarks/tiny_plans.py --base /path/to/other/src --repeat 5
 
@@ -31,11 +31,17 @@ q(h)
 def fresh():
     cresize.clear_cache()
     cresize.plan(x.shape, (128, 128), mode="bicubic")(x)
+def fresh_plan_backward():
+    cresize.clear_cache()
+    cresize.plan(x.shape, (128, 128), mode="bicubic").backward(g)
 def fresh_backward():
     cresize.clear_cache()
     cresize.resize_backward(g, x.shape, mode="bicubic")
+p.backward(g)  # (the transposed tables, kept as the tables are)
 out = []
-for f, n in ((lambda: p(x), 2000), (lambda: q(h), 500), (fresh, 50), (fresh_backward, 50)):
+calls = ((lambda: p(x), 2000), (lambda: q(h), 500), (fresh, 50), (fresh_plan_backward, 50),
+         (fresh_backward, 50))
+for f, n in calls:
     out.append(min(timeit.repeat(f, number=n, repeat=5)) / n * 1e6)
 print(*out)
 """
@@ -44,6 +50,7 @@ NAMES = (
     "held plan `p(x)`",
     "float16 plan `p(x)` (checked path)",
     "new plan and its first call",
+    "new plan and its first `p.backward`",
     "`resize_backward`, new plan",
 )
 

@@ -155,7 +155,7 @@ def test_the_plan_routes_small_pixels_through_the_row_kernels():
     ]:
         for dtype in (np.float32, np.float64):
             p = cresize.plan(shape, (13,), mode="bilinear", axes=axes, dtype=dtype)
-            for program in (p._forward, p._backward_program()):
+            for program in (p._forward, p._backward):
                 (step,) = program.compiled(np.dtype(dtype))
                 assert step[0] == kind, (shape, axes, step[0])
                 if kind == _fast.FUSED:  # one input row per job, the pixels in it

@@ -195,6 +195,23 @@ def test_a_plan_for_other_threads_keeps_the_cache_measured(backward):
     assert cresize.cache_info()["nbytes"] == cresize.plan(shape, size, mode="bicubic").nbytes
 
 
+def _race(work, n=6):
+    """``work(i)`` in ``n`` threads let go at once: their results, in order."""
+    results = [None] * n
+    barrier = threading.Barrier(n)
+
+    def run(i):
+        barrier.wait()
+        results[i] = work(i)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return results
+
+
 @pytest.mark.parametrize("call", ["call", "input_region", "run_region", "resize"])
 def test_threads_racing_the_first_forward_call_of_a_backward_only_plan(call):
     """Six threads make a backward-only plan's forward program at once: one program,
@@ -210,27 +227,19 @@ def test_threads_racing_the_first_forward_call_of_a_backward_only_plan(call):
     x = _array(shape, np.float64, seed=5)
     want = _fresh_plan(shape, size, mode="lanczos3", dtype="float64")(x)
     region = (slice(0, 2), slice(10, 40), slice(3, 9))
-    results = [None] * 6
-    programs = [None] * 6
-    barrier = threading.Barrier(6)
 
     def work(i):
-        barrier.wait()
         if call == "call":
-            results[i] = p(x, num_threads=1 + i % 2)
+            got = p(x, num_threads=1 + i % 2)
         elif call == "resize":
-            results[i] = cresize.resize(x, size, mode="lanczos3")
+            got = cresize.resize(x, size, mode="lanczos3")
         elif call == "input_region":
-            results[i] = p.input_region(region)
+            got = p.input_region(region)
         else:
-            results[i] = p.run_region(x[p.input_region(region)], region)
-        programs[i] = p._made["forward"]
+            got = p.run_region(x[p.input_region(region)], region)
+        return got, p._made["forward"]
 
-    threads = [threading.Thread(target=work, args=(i,)) for i in range(6)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    results, programs = zip(*_race(work))
     assert all(program is p._made["forward"] for program in programs)
     for got in results:
         if call == "input_region":
@@ -240,6 +249,93 @@ def test_threads_racing_the_first_forward_call_of_a_backward_only_plan(call):
             continue
         expected = want[region] if call == "run_region" else want
         assert np.array_equal(got.view(np.uint64), expected.view(np.uint64))
+
+
+def test_first_backward_call_takes_the_direct_steps(monkeypatch):
+    """A plan's first ``p.backward(g)`` (with or without ``out``) makes the backward
+    program and runs its direct steps at once, not the checked path, with the bits of
+    ``resize_backward``; a plan for other threads made before shares the program, and
+    so does the plan it was made from. Its errors are those of the checked path, on
+    every call."""
+    from cresize import _plan
+
+    shape, size = (3, 40, 50), (97, 31)
+    g = _array((3, 97, 31), np.float32, seed=3)
+    want = cresize.resize_backward(g, shape, mode="bicubic")
+    p = _fresh_plan(shape, size, mode="bicubic")
+    q = _plan_with_threads(p, 2)
+    with pytest.raises(ValueError, match=r"grad_output has shape \(3, 97, 30\)"):
+        p.backward(np.zeros((3, 97, 30), np.float32))  # (a first call: makes the program)
+    with monkeypatch.context() as patch:
+        patch.setattr(_plan.Plan, "_run", None)  # not the checked path
+        patch.setattr(_plan.Plan, "_backward_call", None)
+        assert np.array_equal(p.backward(g).view(np.uint32), want.view(np.uint32))
+        assert p._bwd is p._made["backward"].direct and p._bwd is not None
+        assert "forward" not in p._made and p._fwd is None
+        out = np.full(shape, np.nan, np.float32)
+        r = _fresh_plan(shape, size, mode="bicubic")
+        assert r.backward(g, out=out) is out
+        assert np.array_equal(out.view(np.uint32), want.view(np.uint32))
+        # the plan for other threads, made before p's program: p's program
+        assert q._bwd is None
+        assert np.array_equal(q.backward(g).view(np.uint32), want.view(np.uint32))
+        assert q._backward is p._backward and q._bwd is p._bwd
+        # the other way round: the copy makes it, the plan it was made from takes it
+        s = _fresh_plan(shape, size, mode="bicubic")
+        t = _plan_with_threads(s, 1)
+        assert np.array_equal(t.backward(g).view(np.uint32), want.view(np.uint32))
+        assert s._bwd is None and s._made["backward"] is t._backward
+        assert np.array_equal(s.backward(g).view(np.uint32), want.view(np.uint32))
+        assert s._backward is t._backward and s._bwd is t._bwd
+    # not a float plan: the checked path's TypeError, on the first call and the next
+    n = _fresh_plan(shape, size, mode="bicubic", dtype="uint8")
+    for _ in range(2):
+        with pytest.raises(TypeError, match="backward needs a float32 or float64 plan"):
+            n.backward(np.zeros(n.output_shape, np.uint8))
+    assert "backward" not in n._made and n._bwd is None
+    # no direct steps (the identity): the checked path, on every call
+    i = _fresh_plan((4, 6), (4, 6), dtype="float64")
+    gi = _array((4, 6), np.float64, seed=2)
+    for _ in range(2):
+        assert np.array_equal(i.backward(gi), gi)
+    assert i._made["backward"].direct is None and i._bwd is None
+
+
+@pytest.mark.parametrize("call", ["backward", "out", "copy", "run_region", "resize_backward"])
+def test_threads_racing_the_first_backward_call(call):
+    """Six threads make a plan's backward program at once (its first ``p.backward``,
+    into ``out`` or not, through plans for other threads, ``run_region``, or
+    ``resize_backward`` of the cached plan): one program, the same bits in every
+    thread, the direct steps taken by every plan that called ``backward``."""
+    shape, size = (2, 33, 47), (71, 19)
+    p = _fresh_plan(shape, size, mode="lanczos3", dtype="float64")
+    if call == "resize_backward":
+        cresize.clear_cache()
+        p = cresize.plan(shape, size, mode="lanczos3", dtype="float64")
+    assert "backward" not in p._made and p._bwd is None
+    copies = [_plan_with_threads(p, 1 + i % 2) if call == "copy" else p for i in range(6)]
+    g = _array(p.output_shape, np.float64, seed=7)
+    want = _fresh_plan(shape, size, mode="lanczos3", dtype="float64").backward(g)
+    region = (slice(0, 2), slice(10, 30), slice(3, 40))
+
+    def work(i):
+        if call == "out":
+            got = p.backward(g, out=np.empty(shape), num_threads=1 + i % 2)
+        elif call == "run_region":
+            got = p.run_region(g[p.input_region(region, True)], region, backward=True)
+        elif call == "resize_backward":
+            got = cresize.resize_backward(g, shape, mode="lanczos3")
+        else:
+            got = copies[i].backward(g)
+        return got, copies[i]._made["backward"]
+
+    results, programs = zip(*_race(work))
+    assert all(program is p._made["backward"] for program in programs)
+    for got in results:
+        expected = want[region] if call == "run_region" else want
+        assert np.array_equal(got.view(np.uint64), expected.view(np.uint64))
+    if call in ("backward", "out", "copy"):
+        assert all(c._bwd is p._made["backward"].direct is not None for c in copies)
 
 
 def test_plan_refuses_wrong_input():
@@ -550,7 +646,7 @@ def test_block_tables_keep_the_bits_of_the_table_kernels(monkeypatch, dtype, lev
             assert np.array_equal(np.signbit(got[numbers]), np.signbit(general[numbers]))
             for n in (1, 2):
                 np.testing.assert_array_equal(got, run(x, num_threads=n))
-            program = p._backward_program() if backward else p._forward
+            program = p._backward if backward else p._forward
             blocks = [t.block for t in program.tables.values()]
             assert any(blocks) == (shape[-1] != 3), blocks
     finally:
@@ -597,7 +693,7 @@ def test_2x2_block_sums_keep_the_bits_at_every_width(monkeypatch, dtype, level):
                     g = rng.standard_normal(q.output_shape).astype(dtype)
                     flat = g.reshape(-1)
                     flat[::3], flat[1::11], flat[2::13] = -0.0, np.inf, -np.inf
-                    step = q._backward_program().compiled(np.dtype(dtype))[0][4]
+                    step = q._backward.compiled(np.dtype(dtype))[0][4]
                     assert step.blocks == (2, 2) and step.unit_blocks
                     general = q.run_region(g, tuple(slice(0, n) for n in shape), backward=True)
                     for n, unrolled in ((1, True), (2, True), (1, False), (2, False)):
@@ -637,7 +733,7 @@ def test_unit_2x2_rows_keep_the_bits_at_every_step_count(monkeypatch, level, unr
             flat[::3], flat[1::11], flat[2::13], flat[4::17] = -0.0, np.inf, -np.inf, np.nan
             flat[5::7] *= 1e-45  # subnormals and zeros of either sign
             g[0, :2] = -0.0  # whole blocks of -0: +0 from the sum's leading 0
-            step = q._backward_program().compiled(np.dtype(np.float32))[0][4]
+            step = q._backward.compiled(np.dtype(np.float32))[0][4]
             assert step.blocks == (2, 2) and step.unit_blocks
             general = q.run_region(g, tuple(slice(0, n) for n in shape), backward=True)
             for n in (1, 2):
@@ -871,7 +967,7 @@ def test_channels_last_block_tables_keep_the_bits(monkeypatch, dtype, level):
                 numbers = ~np.isnan(got)
                 assert np.array_equal(np.signbit(got[numbers]), np.signbit(general[numbers]))
                 np.testing.assert_array_equal(got, run(x, num_threads=2))
-                program = p._backward_program() if backward else p._forward
+                program = p._backward if backward else p._forward
                 steps = program.compiled(np.dtype(dtype))
                 x_blocks = [s[4].blocks[1] for s in steps if s[0] == _fast.FUSED]
                 if size[0] != shape[axes[0]]:  # both axes resized: one fused step
@@ -958,7 +1054,7 @@ def test_2x2_block_rows_split_inside_a_plane(monkeypatch, level):
                     (p, p, x, p.output_shape),
                     (q, q.backward, x, shape[:1] + (rows // 2, width)),
                 ):
-                    compiled = plan._forward if run is plan else plan._backward_program()
+                    compiled = plan._forward if run is plan else plan._backward
                     step = compiled.compiled(np.dtype(dtype))[0][4]
                     assert step.blocks == (2, 2) and step.most_threads >= 2, (planes, rows)
                     jobs = planes * (rows // 2)

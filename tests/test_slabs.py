@@ -101,7 +101,7 @@ def test_promoted_float32_rows_in_slabs_forward_and_backward(monkeypatch):
     g = _data((3, 2, 10000), "float32", seed=1)
     up = dict(mode="bilinear", axes=(2,))
     p = cresize.plan((3, 2, 4), (10000,), dtype="float32", **up)
-    assert p._backward_program().promote
+    assert p._backward.promote
     monkeypatch.setattr(_plan, "SLAB_BYTES", 2**62)
     fwd = cresize.resize(x, **kw)
     bwd = cresize.resize_backward(g, (3, 2, 4), **up)

@@ -283,7 +283,7 @@ def resize_backward(
     dtype = grad.dtype.newbyteorder("=")
     out = _plan._check_out(out, spec.input_shape, dtype, (grad,))
     found = _plan.cached_plan(spec, dtype)
-    program = found._backward_program()
+    program = found._backward
     _plan.remember(key, found)
     return _plan._execute(program, program.tables, grad, out, _threads(num_threads))
 

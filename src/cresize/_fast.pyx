@@ -306,8 +306,10 @@ cdef class PlanBase:
     the plan's shape and dtype (strided ones copied), with or without a valid ``out``,
     goes straight to the precompiled steps (``_fwd``, ``_bwd``: ``Direct`` or None),
     everything else to the plan's checked path (``_run``, ``_backward_call``). ``_fwd``
-    is None until the plan makes its forward program (``Plan._forward``, on the first
-    forward call: a plan used only backward never makes it)."""
+    (``_bwd``) is None until the plan makes its forward (backward) program
+    (``Plan._forward``, ``Plan._backward``), which the first plain call makes and then
+    takes the direct steps at once: a plan used only backward never makes the forward
+    one."""
 
     cdef public object _fwd
     cdef public object _bwd
@@ -378,6 +380,8 @@ cdef class PlanBase:
         """
         cdef Direct d = self._bwd
         cdef object src
+        if d is None:  # not made yet (the plan's first backward call), or none
+            d = self._backward.direct
         if d is not None:
             src = d.source(grad_output)
             if src is not None and (out is None or d.into(out, grad_output)):

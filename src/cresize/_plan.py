@@ -813,11 +813,11 @@ class Plan(_fast.PlanBase):
             for a, n_in, n_out, f in _spec.axis_geometry(spec)
         }
         self._tables = tables  # {axis: Taps}, the forward's
-        #: The programs made on first use (``_forward``), shared with the plans of
-        #: ``_with_threads``: a backward-only plan never makes the forward one.
+        #: The programs made on first use (``_forward``, ``_backward``), shared with the
+        #: plans of ``_with_threads``: a backward-only plan never makes the forward one.
         self._made: dict[str, _Program] = {}
         self._fwd = None  # PlanBase's plain call: ``_forward.direct`` once made
-        self._backward = None
+        self._bwd = None  # PlanBase's backward: ``_backward.direct`` once made
         self._lock = threading.Lock()
 
     # -- description
@@ -863,9 +863,8 @@ class Plan(_fast.PlanBase):
     # the plain call itself and hands the rest to ``_run`` / ``_backward_call``)
     def _backward_call(self, grad_output, out, num_threads):
         """``backward`` on the checked path."""
-        program = self._backward if self._backward is not None else self._backward_program()
         return self._run(
-            program,
+            self._backward,
             grad_output,
             out,
             self.output_shape,
@@ -897,7 +896,7 @@ class Plan(_fast.PlanBase):
             A box of the forward input (``backward=True``: of ``grad_output``);
             a batch axis keeps its slice.
         """
-        program = self._backward_program() if backward else self._forward
+        program = self._backward if backward else self._forward
         region = self._region(out_region, backward)
         return tuple(self._box(program, a, r) for a, r in enumerate(region))
 
@@ -957,7 +956,7 @@ class Plan(_fast.PlanBase):
         ndarray
             The region of the result (or ``out``), of the plan's dtype.
         """
-        program = self._backward_program() if backward else self._forward
+        program = self._backward if backward else self._forward
         region = self._region(out_region, backward)
         box = tuple(self._box(program, a, r) for a, r in enumerate(region))
         shape = tuple(b.stop - b.start for b in box)
@@ -982,38 +981,52 @@ class Plan(_fast.PlanBase):
     def _threads(self, num_threads):
         return _threads.resolve(self._num_threads if num_threads is None else num_threads)
 
-    def _make_forward(self) -> _Program:
-        """The forward program, made on the first call that needs it (``p(x)``,
-        ``input_region``, ``run_region``), under the plan's lock; then ``_fwd`` is
-        its ``direct`` and the plain call (``PlanBase.__call__``) no longer comes here,
-        and ``_forward`` is the plan's own attribute (``_OnFirstUse``)."""
-        program = self._made.get("forward")
+    def _made_program(self, direction: str, make: Callable[[], _Program]) -> _Program:
+        """The program of ``direction`` ("forward", "backward"): made by ``make`` on the
+        first call that needs it, under the plan's lock, once for the plan and its
+        copies for other thread counts (``_made``, shared), then counted in the cached
+        plan (``_Cache.remeasure``); ``_fwd`` / ``_bwd`` take its ``direct``, so that the
+        plain calls (``PlanBase.__call__``, ``PlanBase.backward``) no longer come here."""
+        program = self._made.get(direction)
         if program is None:
             with self._lock:
-                program = self._made.get("forward")
+                program = self._made.get(direction)
                 if program is None:
-                    program = _Program(self._tables, self._compute, self.input_shape, self.dtype)
-                    self._made["forward"] = program
+                    program = self._made[direction] = make()
             _CACHE.remeasure(self)
-        if self._fwd is None:
-            self._fwd = program.direct
+        if direction == "forward":
+            if self._fwd is None:
+                self._fwd = program.direct
+        elif self._bwd is None:
+            self._bwd = program.direct
         return program
 
-    _forward = _OnFirstUse(_make_forward)
+    def _make_forward(self) -> _Program:
+        """The forward program, made on the first call that needs it (``p(x)``,
+        ``input_region``, ``run_region``, ``resize``: ``_made_program``); then
+        ``_forward`` is the plan's own attribute (``_OnFirstUse``)."""
+        return self._made_program(
+            "forward",
+            lambda: _Program(self._tables, self._compute, self.input_shape, self.dtype),
+        )
 
-    def _backward_program(self):
-        if self._backward is None:
-            if self.dtype not in _FLOATS:
-                raise TypeError(
-                    f"backward needs a float32 or float64 plan; this plan is {self.dtype}"
-                )
-            with self._lock:
-                if self._backward is None:
-                    tables = {a: t.transpose() for a, t in self._tables.items()}
-                    self._backward = _Program(tables, self._compute, self.output_shape)
-                    self._bwd = self._backward.direct
-            _CACHE.remeasure(self)
-        return self._backward
+    def _make_backward(self) -> _Program:
+        """The backward program (the transposed tables), made on the first call that
+        needs it (``p.backward``, ``input_region`` / ``run_region`` with
+        ``backward=True``, ``resize_backward``: ``_made_program``); then ``_backward``
+        is the plan's own attribute (``_OnFirstUse``). A TypeError for a plan of
+        neither float32 nor float64, on every use."""
+        if self.dtype not in _FLOATS:
+            raise TypeError(f"backward needs a float32 or float64 plan; this plan is {self.dtype}")
+
+        def make():
+            tables = {a: t.transpose() for a, t in self._tables.items()}
+            return _Program(tables, self._compute, self.output_shape)
+
+        return self._made_program("backward", make)
+
+    _forward = _OnFirstUse(_make_forward)
+    _backward = _OnFirstUse(_make_backward)
 
     def _check_input(self, x, shape, name):
         if type(x) is not np.ndarray:  # lists, subclasses (a masked array is refused)

@@ -268,6 +268,20 @@ static const int cresize_lane_channel[5][4][8] = {
 static const int cresize_weight_lane[3][8] = {
     {0, 1, 2, 3, 4, 5, 6, 7}, {0, 1, 4, 5, 2, 3, 6, 7}, {0, 4, 1, 5, 2, 6, 3, 7}};
 
+/* The starts st[0..7] minus st[0], as two vectors of four int64 (*ra, *rb), and
+ * whether g holds a pattern (valid) and it is theirs: a group of 8 pixels that takes
+ * g's lanes (CRESIZE_AVX2_ROW's groups, and its row-end groups). */
+CRESIZE_AVX2 static inline __attribute__((always_inline)) int
+cresize_group_same(const cresize_group *g, const Py_ssize_t *st, __m256i *ra, __m256i *rb)
+{
+    __m256i s = _mm256_set1_epi64x(st[0]);
+    *ra = _mm256_sub_epi64(_mm256_loadu_si256((const __m256i *)st), s);
+    *rb = _mm256_sub_epi64(_mm256_loadu_si256((const __m256i *)(st + 4)), s);
+    return g->valid
+        && _mm256_movemask_epi8(_mm256_and_si256(_mm256_cmpeq_epi64(*ra, g->rela),
+                                                 _mm256_cmpeq_epi64(*rb, g->relb))) == -1;
+}
+
 CRESIZE_AVX2 static void cresize_group_init(cresize_group *g, int C, Py_ssize_t width)
 {
     int step[8], j, r;
@@ -486,14 +500,8 @@ cresize_group_run_any(float *out, const void *line, Py_ssize_t base, const float
             for (; o + 8 <= n_out && misses < 2; o += 8) {                       \
                 const Py_ssize_t *st = start + o;                                \
                 Py_ssize_t s0 = st[0];                                           \
-                __m256i s = _mm256_set1_epi64x(s0);                              \
-                __m256i ra = _mm256_sub_epi64(_mm256_loadu_si256((const __m256i *)st), s); \
-                __m256i rb = _mm256_sub_epi64(                                   \
-                    _mm256_loadu_si256((const __m256i *)(st + 4)), s);           \
-                int same = GROUP.valid                                           \
-                    && _mm256_movemask_epi8(_mm256_and_si256(                    \
-                           _mm256_cmpeq_epi64(ra, GROUP.rela),                   \
-                           _mm256_cmpeq_epi64(rb, GROUP.relb))) == -1;           \
+                __m256i ra, rb;                                                  \
+                int same = cresize_group_same(&GROUP, st, &ra, &rb);             \
                 if (s0 >= 0 && !same) { /* set up a pattern the next group repeats */ \
                     /* the next group, or in a row of under 16 pixels left the last */ \
                     Py_ssize_t nx = o + 16 <= n_out ? 8 : e - 8 - o;             \
@@ -534,18 +542,12 @@ cresize_group_run_any(float *out, const void *line, Py_ssize_t base, const float
                      g += 8) {                                                   \
                     const Py_ssize_t *st;                                        \
                     Py_ssize_t s0;                                               \
-                    __m256i s, ra, rb;                                           \
+                    __m256i ra, rb;                                              \
                     if (g + 8 > e)                                               \
                         g = e - 8;                                               \
                     st = start + g;                                              \
                     s0 = st[0];                                                  \
-                    s = _mm256_set1_epi64x(s0);                                  \
-                    ra = _mm256_sub_epi64(_mm256_loadu_si256((const __m256i *)st), s); \
-                    rb = _mm256_sub_epi64(_mm256_loadu_si256((const __m256i *)(st + 4)), s); \
-                    if (s0 < 0                                                   \
-                        || _mm256_movemask_epi8(_mm256_and_si256(                \
-                               _mm256_cmpeq_epi64(ra, GROUP.rela),               \
-                               _mm256_cmpeq_epi64(rb, GROUP.relb))) != -1)       \
+                    if (s0 < 0 || !cresize_group_same(&GROUP, st, &ra, &rb))     \
                         break;                                                   \
                     if (from < g) {                                              \
                         _mm256_zeroupper();                                      \
