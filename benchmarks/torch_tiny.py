@@ -1,5 +1,7 @@
 """The PyTorch adapter's tiny calls, A/B in one process: this tree's ``cresize.torch``
-against round 9's (main at 2b29e3a), round 8's (main at 8e10093) and ``F.interpolate``.
+against round 12's (main at dc0f3b6), round 9's (main at 2b29e3a), round 8's (main at
+8e10093) and ``F.interpolate``; ``interpolate`` and ``Resize``, and the floor of a
+forward plus backward through a Python ``autograd.Function`` (an empty one).
 
     PYTHONPATH=src python benchmarks/torch_tiny.py --threads 1 --repeat 15 --cpu-time
 
@@ -26,6 +28,7 @@ import run  # the optional peers, imported (or None) in one place
 torch, F = run.torch, getattr(run, "F", None)
 BASE = "8e10093"  # main before round 9
 ROUND9 = "2b29e3a"  # main before round 10
+ROUND12 = "dc0f3b6"  # main before round 13
 CASES = [((1, 3, 8, 8), (4, 4)), ((1, 1, 4, 4), (8, 8))]  # bilinear float32
 
 
@@ -82,6 +85,21 @@ def round8_adapter():
     return old
 
 
+class _Empty(torch.autograd.Function if torch is not None else object):
+    """The floor of a fwd+bwd through a Python ``autograd.Function``: an empty result of
+    the output's shape forward, of the input's backward (``shapes`` set per case)."""
+
+    shapes = None
+
+    @staticmethod
+    def forward(ctx, input):
+        return input.new_empty(_Empty.shapes[1])
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.new_empty(_Empty.shapes[0])
+
+
 def main(argv=None):
     args = run.options(__doc__, repeat=15).parse_args(argv)
     if torch is None:
@@ -89,18 +107,29 @@ def main(argv=None):
         return
     import cresize.torch as ct
 
-    old, old9 = round8_adapter(), adapter(ROUND9, "round9")
+    olds = {"round 12": adapter(ROUND12, "round12"), "round 9": adapter(ROUND9, "round9")}
+    olds["round 8"] = round8_adapter()
     torch.set_num_threads(args.threads)
     threads, calls = args.threads, 2000
+    names = ["cresize", *olds]
     print(
-        "| call | cresize µs | round 9 µs | round 8 µs | torch µs | cresize/torch "
-        "| round 9/torch | round 8/torch |"
+        "| call | "
+        + " | ".join(f"{name} µs" for name in names)
+        + " | torch µs | "
+        + " | ".join(f"{name}/torch" for name in names)
+        + " |"
     )
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---" * (2 * len(names) + 2) + "|")
+    modules = {"cresize": ct, **olds}
     for shape, size in CASES:
         x = torch.rand(*shape)
         leaf = x.clone().requires_grad_()
         kwargs = dict(size=size, mode="bilinear")
+        layers = {k: m.Resize(**kwargs, num_threads=threads) for k, m in modules.items()}
+        _Empty.shapes = (shape, (*shape[:2], *size))
+        for k, m in modules.items():
+            assert torch.equal(m.interpolate(x, **kwargs, num_threads=threads), layers[k](x))
+            assert torch.equal(layers[k](x), ct.interpolate(x, **kwargs, num_threads=threads))
 
         def batch(f, n):
             def calls_of_f():
@@ -109,36 +138,60 @@ def main(argv=None):
 
             return calls_of_f
 
-        for label, x_, n in (("forward (no graph)", x, calls), ("fwd+bwd", leaf, calls // 10)):
-            if x_.requires_grad:
-                funcs = {
-                    "new": lambda: (
-                        ct.interpolate(leaf, **kwargs, num_threads=threads).sum().backward()
-                    ),
-                    "old": lambda: (
-                        old.interpolate(leaf, **kwargs, num_threads=threads).sum().backward()
-                    ),
-                    "old9": lambda: (
-                        old9.interpolate(leaf, **kwargs, num_threads=threads).sum().backward()
-                    ),
-                    "torch": lambda: F.interpolate(leaf, **kwargs).sum().backward(),
-                }
-            else:
-                funcs = {
-                    "new": lambda: ct.interpolate(x, **kwargs, num_threads=threads),
-                    "old": lambda: old.interpolate(x, **kwargs, num_threads=threads),
-                    "old9": lambda: old9.interpolate(x, **kwargs, num_threads=threads),
-                    "torch": lambda: F.interpolate(x, **kwargs),
-                }
-                assert torch.equal(funcs["new"](), funcs["old"]())
-                assert torch.equal(funcs["new"](), funcs["old9"]())
+        def rows(label, n, ours, peer, floor=None):
+            funcs = {k: ours(k) for k in modules}
+            funcs["torch"] = peer
+            if floor is not None:
+                funcs["floor"] = floor
             t = run.measure({k: batch(f, n) for k, f in funcs.items()}, args.repeat, args.cpu_time)
             us = {k: v / n * 1e6 for k, v in t.items()}
             print(
-                f"| {shape}->{size[0]}² {label} | {us['new']:.2f} | {us['old9']:.2f} | "
-                f"{us['old']:.2f} | {us['torch']:.2f} | {us['new'] / us['torch']:.2f} | "
-                f"{us['old9'] / us['torch']:.2f} | {us['old'] / us['torch']:.2f} |"
+                f"| {shape}->{size[0]}² {label} | "
+                + " | ".join(f"{us[k]:.2f}" for k in names)
+                + f" | {us['torch']:.2f} | "
+                + " | ".join(f"{us[k] / us['torch']:.2f}" for k in names)
+                + " |"
             )
+            if floor is not None:
+                dashes = " | ".join("-" * len(names[1:]))
+                print(
+                    f"| {shape}->{size[0]}² empty autograd.Function fwd+bwd (the floor) | "
+                    f"{us['floor']:.2f} | {dashes} | {us['torch']:.2f} | "
+                    f"{us['floor'] / us['torch']:.2f} | {dashes} |"
+                )
+
+        def interpolate_of(k, t):
+            return lambda: modules[k].interpolate(t, **kwargs, num_threads=threads)
+
+        rows(
+            "forward (no graph)",
+            calls,
+            lambda k: interpolate_of(k, x),
+            lambda: F.interpolate(x, **kwargs),
+        )
+        rows(
+            "Resize forward (no graph)",
+            calls,
+            lambda k: lambda k=k: layers[k](x),
+            lambda: F.interpolate(x, **kwargs),
+        )
+        rows(
+            "interpolate fwd+bwd",
+            calls // 10,
+            lambda k: (
+                lambda k=k: (
+                    modules[k].interpolate(leaf, **kwargs, num_threads=threads).sum().backward()
+                )
+            ),
+            lambda: F.interpolate(leaf, **kwargs).sum().backward(),
+            lambda: _Empty.apply(leaf).sum().backward(),
+        )
+        rows(
+            "Resize fwd+bwd",
+            calls // 10,
+            lambda k: lambda k=k: layers[k](leaf).sum().backward(),
+            lambda: F.interpolate(leaf, **kwargs).sum().backward(),
+        )
 
 
 if __name__ == "__main__":

@@ -617,6 +617,49 @@ def test_repeated_calls_find_their_plan_without_planning_again(monkeypatch):
         ct.interpolate(x, size=4.0, mode="nearest")
 
 
+def test_a_repeated_call_checks_what_its_key_does_not_hold():
+    # A call whose plan is remembered skips the checks its key (shape, dtype, strides,
+    # options) stands for; the rest are made again: a sparse tensor has the strides of an
+    # expanded one, a meta tensor the shape of a CPU one, num_threads is not in the key.
+    expanded = torch.zeros(()).expand(1, 1, 4, 4)
+    assert expanded.stride() == torch.zeros(1, 1, 4, 4).to_sparse().stride()
+    for _ in range(2):
+        ct.interpolate(expanded, size=2, mode="bilinear")
+        ct.interpolate(torch.zeros(1, 1, 4, 4), size=2, mode="bilinear", num_threads=1)
+    with pytest.raises(TypeError, match=r"dense .*sparse_coo"):
+        ct.interpolate(torch.zeros(1, 1, 4, 4).to_sparse(), size=2, mode="bilinear")
+    meta = torch.empty(1, 1, 4, 4, device="meta")
+    if ct._interpolate_op is not None:
+        assert ct.interpolate(meta, size=2, mode="bilinear").device.type == "meta"
+    for threads, error in [(0, ValueError), (True, TypeError), (2.0, TypeError)]:
+        with pytest.raises(error, match="num_threads"):
+            ct.interpolate(torch.zeros(1, 1, 4, 4), size=2, mode="bilinear", num_threads=threads)
+
+
+def test_resize_finds_plans_as_interpolate_does_and_keeps_the_last(monkeypatch):
+    # Resize with options of plain types finds its plan by interpolate's key (its own
+    # key of every option, frozen, cost 3 us a call); a tensor subclass (an
+    # nn.Parameter, as a ViT's position embedding) is found there too. Resize.plan is
+    # the last input's plan either way.
+    layer = ct.Resize(size=(4, 9), mode="bicubic")
+    x, other = torch.randn(1, 2, 6, 5), torch.randn(1, 2, 5, 5)
+    first = layer(x)
+    calls = []
+    real = ct._input_plan
+    monkeypatch.setattr(ct, "_input_plan", lambda *a, **k: calls.append(a) or real(*a, **k))
+    parameter = torch.nn.Parameter(x.clone())
+    assert torch.equal(layer(x), first) and torch.equal(layer(parameter), first)
+    assert torch.equal(ct.interpolate(parameter, size=(4, 9), mode="bicubic"), first)
+    assert calls == [] and layer.plan.input_shape == (1, 2, 6, 5)
+    layer(other)
+    assert len(calls) == 1 and layer.plan.input_shape == (1, 2, 5, 5)
+    layer(x)
+    assert len(calls) == 1 and layer.plan.input_shape == (1, 2, 6, 5)
+    layer.size = [4, 9]  # a list: the module's own cache
+    assert torch.equal(layer(other), ct.interpolate(other, size=(4, 9), mode="bicubic"))
+    assert len(calls) == 2 and layer.plan.input_shape == (1, 2, 5, 5)
+
+
 def test_no_graph_is_recorded_where_nothing_differentiates(monkeypatch):
     # Without a gradient to record (no_grad, or an input without requires_grad), the
     # resize runs without the autograd.Function (~3 us a call); the numbers are the same.

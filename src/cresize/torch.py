@@ -153,34 +153,68 @@ def interpolate(
 # ``options`` being the arguments from ``size`` to ``antialias`` as given.
 
 
-def _eager(input, options, num_threads, planned=None):
-    """``interpolate`` run now (not recorded into a graph). ``planned(input, options)``
-    gives the plan and whether it resizes the channels-last view (``Resize._planned``);
-    None: ``interpolate``'s plans, found by a key of the call (written here, not as a
-    function of its own: the tiny call's frame, 0.1 us)."""
+def _eager(input, options, num_threads, module=None):
+    """``interpolate`` run now (not recorded into a graph); ``module``: the ``Resize``
+    making the call (its plans, see ``Resize._planned``), None for ``interpolate``.
+
+    A repeated call (a plain CPU tensor, arguments of plain types) finds its plan in one
+    dict look-up keyed on the tensor's shape, dtype and strides (so its layout: a
+    channels-last input's plan resizes axes from 1) and the options: the weak references
+    that ``cresize.resize`` keeps (``_plan.recall``). Its plan was made by a call that
+    passed every check below, so only what the key does not hold is checked again (the
+    type, device, layout, nesting: a sparse tensor has strides too, a nested one none;
+    ``num_threads``), and the common call (no half dtype, no channels-last layout, no
+    gradient recorded, no transform) goes straight to ``_run``. Everything else takes the
+    checked path (``_planned``)."""
+    size, scale_factor, mode, align_corners, recompute_scale_factor, antialias = options
+    if (
+        isinstance(input, torch.Tensor)
+        and input.is_cpu
+        and input.layout is _STRIDED
+        and not input.is_nested
+        and (recompute_scale_factor is None or type(recompute_scale_factor) is bool)
+    ):
+        key = _plan.fast_key(input, size, scale_factor, mode, align_corners, antialias, None)
+        if key is not None:
+            key = ("torch", input.stride(), recompute_scale_factor, key)
+            found = _plan.recall(key)
+            if found is not None:
+                if num_threads is not None and not (
+                    type(num_threads) is int and 0 < num_threads <= _spec.MAX_THREADS
+                ):
+                    _spec.threads_value(num_threads)  # raises (validated, as below)
+                if module is not None and module._last is not found:
+                    module._last = found
+                half, channels_last = _DTYPES[input.dtype], _plans_channels_last(found)
+                if half or channels_last or _transforming():
+                    return _apply(input, found, num_threads, channels_last, half)
+                if (
+                    input.requires_grad and torch.is_grad_enabled()
+                ) or _forward_ad._current_level >= 0:
+                    return _recorded(_unwrap_if_dead(input), found, num_threads, False)
+                return _run(input, found, num_threads, False)
+    else:
+        key = None
+    return _planned(input, options, num_threads, module, key)
+
+
+def _planned(input, options, num_threads, module, key):
+    """``_eager``'s checked path: the input checked, the call planned (a ``Resize``'s
+    through the module's own cache, ``Resize._planned``; ``interpolate``'s by
+    ``_input_plan``, remembered under ``key`` when it has one) and run."""
     half = _check_input(input)
     if half is None:  # a meta tensor: the operator's fake kernel (see _check_input)
         return _operator(input, options, num_threads)
     if num_threads is not None:  # validated here rather than inside autograd
         _spec.threads_value(num_threads)
-    if planned is not None:
-        found, channels_last = planned(input, options)
-        return _apply(input, found, num_threads, channels_last, half)
-    # A repeated call with plain arguments: one dict look-up (the plans' weak references
-    # that cresize.resize keeps), not the whole normalisation again. The strides are in
-    # the key, so the layout (a channels-last input's plan resizes axes from 1) is too.
-    size, scale_factor, mode, align_corners, recompute_scale_factor, antialias = options
-    key = _plan.fast_key(input, size, scale_factor, mode, align_corners, antialias, None)
-    if key is not None and (recompute_scale_factor is None or type(recompute_scale_factor) is bool):
-        key = ("torch", input.stride(), recompute_scale_factor, key)
-        found = _plan.recall(key)
-        if found is not None:
-            return _apply(input, found, num_threads, _plans_channels_last(found), half)
+    if module is not None and key is None:  # options of other types: the module's cache
+        found, channels_last = module._planned(input, options)
     else:
-        key = None
-    channels_last = _channels_last(input)
-    found = _input_plan(tuple(input.shape), input.dtype, options, channels_last=channels_last)
-    _plan.remember(key, found)
+        channels_last = _channels_last(input)
+        found = _input_plan(tuple(input.shape), input.dtype, options, channels_last=channels_last)
+        _plan.remember(key, found)
+        if module is not None:
+            module._last = found
     return _apply(input, found, num_threads, channels_last, half)
 
 
@@ -207,6 +241,7 @@ def _apply(input, found, num_threads, channels_last, half=False, adjoint=False, 
 
 
 # TorchScript cannot compile the planning's Python; trace, compile and export record the op
+_STRIDED = torch.strided
 _UNSCRIPTABLE = (
     "torch.jit.script cannot take cresize.torch: it resizes with NumPy and C kernels "
     "planned in Python, which TorchScript cannot compile. torch.jit.trace, torch.compile "
@@ -395,15 +430,19 @@ class Resize(torch.nn.Module):
         self.align_corners, self.antialias = align_corners, antialias
         self.recompute_scale_factor = recompute_scale_factor
 
-        # (key, plan) of the last input's shape, dtype and layout
+        # (key, plan) of the last input whose options are not all of plain types
+        # (``_planned``: a list, a tensor size); the plan of the last input, found either way
         self._cached: tuple[tuple[Any, ...], _plan.Plan] | None = None
+        self._last: _plan.Plan | None = None
+
+    # a module pickled before ``_last`` was kept
+    _last: _plan.Plan | None = None
 
     @property
     def plan(self) -> _plan.Plan | None:
         """The ``cresize.Plan`` of the last input (None before the first call); a
         float32 plan for a float16 or bfloat16 input (resized as its float32 copy)."""
-        cached = self._cached
-        return None if cached is None else cached[1]
+        return self._last
 
     def forward(self, input: torch.Tensor) -> torch.Tensor:
         """``interpolate(input, ...)`` with this module's arguments.
@@ -428,12 +467,13 @@ class Resize(torch.nn.Module):
         )
         if _capturing(input):
             return _captured(input, options, self.num_threads)
-        return _eager(input, options, self.num_threads, self._planned)
+        return _eager(input, options, self.num_threads, self)
 
     def _planned(self, input, options):
-        """This module's plan of ``input`` and whether it is a channels-last input's (see
-        ``_eager``): the last input's while its shape, dtype, layout (strides) and the
-        options are the same."""
+        """This module's plan of ``input`` and whether it is a channels-last input's,
+        where its options are not all of plain types (``_eager`` finds the others' plans
+        as ``interpolate`` does): the last such input's while its shape, dtype, layout
+        (strides) and the options are the same."""
         key = (tuple(input.shape), input.dtype, input.stride(), *map(_frozen, options))
         cached = self._cached  # read once: another thread may replace it meanwhile
         if cached is not None and key == cached[0]:
@@ -444,6 +484,7 @@ class Resize(torch.nn.Module):
             tuple(input.shape), input.dtype, options, previous, channels_last=channels_last
         )
         self._cached = (key, found)
+        self._last = found
         return found, channels_last
 
     def __prepare_scriptable__(self) -> Resize:
