@@ -6,7 +6,8 @@
 two data pointers and a thread count. ``run_steps`` runs a plan's compiled steps
 on a C-contiguous array; ``PlanBase`` is ``Plan``'s call (``p(x)``,
 ``p.backward(g)``) and ``cached_resize`` is ``resize``'s path for a repeated
-call with plain arguments (one dict look-up): both check only what the
+call with plain arguments (its slot's last key compared in C, else one dict
+look-up; ``_Last``): both check only what the
 precompiled steps need (``Direct.source``: exact ndarray type, dtype and shape; a
 strided or unaligned input is copied C-contiguous; ``Direct.into``: an ``out=`` the
 checked path would take) and go to ``run_steps``, else to the checked Python path.
