@@ -281,6 +281,23 @@ def test_a_call_answers_from_the_last_calls_plan_only_with_its_key(
         cresize.resize(x, (True, True))
 
 
+def test_a_backward_call_never_takes_a_forward_calls_slot(recent_slots):
+    """A forward and a backward call with the same arguments (1-D: ``resize(x8, (4,))``
+    and ``resize_backward(g8, (4,))``) are different plans: each call, alternating in
+    one slot, finds its own (a hit each), never the other direction's."""
+    cresize.clear_cache()
+    x = _array((8,), np.float32)
+    want_fwd = _checked(cresize.plan((8,), (4,)), x)
+    want_bwd = _checked(cresize.plan((4,), (8,)), x, backward=True)
+    cresize.resize(x, (4,))
+    cresize.resize_backward(x, (4,))
+    hits = cresize.cache_info()["hits"]
+    for _ in range(3):
+        np.testing.assert_array_equal(cresize.resize(x, (4,)), want_fwd, strict=True)
+        np.testing.assert_array_equal(cresize.resize_backward(x, (4,)), want_bwd, strict=True)
+    assert cresize.cache_info()["hits"] == hits + 6
+
+
 def test_recent_slots_are_checked():
     from cresize import _fast
 

@@ -501,6 +501,7 @@ cdef class _Last:
 
     cdef dict table
     cdef object ref
+    cdef bint backward
     cdef tuple shape
     cdef object dtype, size, scale_factor, mode, align_corners, antialias, axes
 
@@ -560,14 +561,14 @@ cdef inline Py_ssize_t _slot(cnp.ndarray x, object size, bint backward):
 
 cdef inline object _last_plan(object kept, dict table, cnp.ndarray x, object size,
                               object scale_factor, object mode, object align_corners,
-                              object antialias, object axes):
+                              object antialias, object axes, bint backward):
     """The plan of ``kept`` (a ``_Last`` or None), where this call's key (plain
     arguments, checked) is its key, else None."""
     cdef _Last last
     if kept is None:
         return None
     last = <_Last>kept
-    if (last.table is not table or x.descr is not last.dtype
+    if (last.table is not table or last.backward != backward or x.descr is not last.dtype
             or align_corners is not last.align_corners or antialias is not last.antialias
             or not _has_shape(x, last.shape) or not _same(size, last.size)
             or not _same(mode, last.mode) or not _same(axes, last.axes)
@@ -592,6 +593,7 @@ cdef object _look_up(dict table, object x, object size, object scale_factor, obj
         return None
     last = _Last.__new__(_Last)
     last.table, last.ref, last.shape, last.dtype = table, ref, key[0], key[1]
+    last.backward = backward
     last.size, last.scale_factor, last.mode = size, scale_factor, mode
     last.align_corners, last.antialias, last.axes = align_corners, antialias, axes
     if _generation == generation:
@@ -615,7 +617,7 @@ cpdef object cached_resize(dict table, object x, object size, object scale_facto
         return None
     slot = _slot(<cnp.ndarray>x, size, backward)
     found = _last_plan(_recent[slot], table, <cnp.ndarray>x, size, scale_factor, mode,
-                       align_corners, antialias, axes)
+                       align_corners, antialias, axes, backward)
     if found is None:
         found = _look_up(table, x, size, scale_factor, mode, align_corners, antialias, axes,
                          backward, slot)
