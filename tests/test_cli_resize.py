@@ -686,28 +686,28 @@ def test_quality(tmp_path):
 
 
 def test_jobs_split_the_cores(monkeypatch):
-    from cresize import _cli_resize, _kernels
+    from cresize import _cli_resize, _threads
 
     monkeypatch.setattr(_cli_resize, "usable_cpus", lambda: 8)
-    monkeypatch.setattr(_kernels, "max_threads", lambda: 8)
+    monkeypatch.setattr(_threads, "default", lambda: 8)
     assert split_cores(1, 100) == (1, 8)
     assert split_cores(2, 100) == (2, 4)
     assert split_cores(3, 100) == (3, 2)
     assert split_cores(0, 100) == (8, 1)
     assert split_cores(64, 100) == (8, 1)
     assert split_cores(4, 2) == (2, 4)
-    monkeypatch.setattr(_kernels, "max_threads", lambda: 2)  # OMP_NUM_THREADS=2
+    monkeypatch.setattr(_threads, "default", lambda: 2)  # OMP_NUM_THREADS=2
     assert split_cores(1, 100) == (1, 2)
 
 
 @pytest.mark.skipif(not hasattr(os, "sched_getaffinity"), reason="no CPU affinity here")
 def test_cores_are_those_this_process_may_use(monkeypatch):
-    from cresize import _cli_resize, _kernels
+    from cresize import _cli_resize, _threads
 
     monkeypatch.setattr(os, "cpu_count", lambda: 64)  # the machine; the process may use 3
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 5, 9})
     monkeypatch.delattr(os, "process_cpu_count", raising=False)
-    monkeypatch.setattr(_kernels, "max_threads", lambda: 64)
+    monkeypatch.setattr(_threads, "default", lambda: 64)
     assert _cli_resize.usable_cpus() == 3
     assert split_cores(0, 100) == (3, 1)
     assert split_cores(1, 100) == (1, 3)

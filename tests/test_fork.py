@@ -125,3 +125,36 @@ def test_bare_import_registers_the_fork_rule():
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
     returncode, out, err = run_python(["-c", code], env, TIMEOUT)
     assert returncode == 0 and out.strip() == "0", out + err
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="counts threads in /proc")
+def test_every_path_reads_the_default_at_each_call():
+    # num_threads=None is resolved in C on the repeated-call and plan-call paths
+    # (_fast.default_threads): with the forked flag set, no path starts a team (the
+    # process's thread count stays); cleared, the next call does (OMP_NUM_THREADS=2).
+    run("""
+import os
+import numpy as np
+import cresize
+from cresize import _fork, _threads
+
+def os_threads():
+    return len(os.listdir("/proc/self/task"))
+
+x = np.random.default_rng(0).random((8, 256, 256)).astype(np.float32)
+p = cresize.plan(x.shape, (192, 160))
+default = cresize.plan(x.shape, (192, 160), num_threads=-1)
+_fork.forked = True
+before = os_threads()
+for _ in range(3):  # the checked path, then the remembered plan's
+    y = cresize.resize(x, (192, 160))
+    g = cresize.resize_backward(y, x.shape)
+    p(x), p.backward(y), default(x)
+assert _threads.default() == 1 and os_threads() == before, "a team started in a 'child'"
+_fork.forked = False
+if cresize.openmp_enabled():
+    assert _threads.default() == 2
+    cresize.resize(x, (192, 160))
+    assert os_threads() > before, "the default's 2 threads never ran"
+print("ok")
+""")

@@ -356,24 +356,34 @@ def test_plan_refuses_wrong_input():
         cresize.plan((4,), 2, mode="area", align_corners=True)
 
 
-def test_plan_resolves_threads_at_call_time(monkeypatch):
+def test_plan_resolves_threads_at_call_time():
     # The default (OpenMP's count, 1 in a forked child) is asked for on every call
     # that does not fix the count, on the fast path and the checked one alike.
+    # The rule is _fast.default_threads, read in C on the fast paths: it counts its calls.
+    from cresize import _fast
+
     p = cresize.plan((4, 5), 3)
     x = np.zeros((4, 5), np.float32)
-    seen = []
-    monkeypatch.setattr(cresize._threads, "default", lambda: seen.append("default") or 1)
+    start = _fast.defaults_read()
+
+    def seen():
+        return _fast.defaults_read() - start
+
     p(x)
     p(x.astype(">f4"))  # the checked path
-    assert seen == ["default"] * 2
+    assert seen() == 2
     p(x, num_threads=3)
     q = cresize.plan((4, 5), 3, num_threads=2)
     q(x)
     q.backward(np.ones(q.output_shape, np.float32))
-    assert seen == ["default"] * 2  # a positive count needs no default
+    assert seen() == 2  # a positive count needs no default
     cresize.plan((4, 5), 3, num_threads=-1)(x)  # counted back from the default
     p(x, num_threads=-2)
-    assert seen == ["default"] * 4
+    assert seen() == 4
+    for _ in range(2):  # resize's repeated call (the look-up, then the last call's plan)
+        cresize.resize(x, 3)
+        cresize.resize_backward(np.ones((3, 3), np.float32), x.shape)
+    assert seen() == 8
     with pytest.raises(ValueError, match="num_threads"):
         p(x, num_threads=0)
     with pytest.raises(TypeError, match="num_threads"):

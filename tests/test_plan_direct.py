@@ -208,3 +208,149 @@ def test_repeated_resize_into_out_takes_the_direct_steps(dtype, monkeypatch):
             got = cresize.resize_backward(given, x.shape, mode="lanczos3", out=out)
             assert got is out
             np.testing.assert_array_equal(out, want_g, strict=True)
+
+
+#: A repeated call's arguments and a call differing from it in one of them (its key),
+#: each with the arguments of a plan of the second call.
+_LAST_KEY_VARIANTS = [
+    ({"size": (4, 6)}, {"size": (4, 5)}),
+    ({"size": (4, 6)}, {"size": 4}),
+    ({"size": (4, 6)}, {"size": (4, 6), "mode": "bicubic"}),
+    ({"size": (4, 6)}, {"size": (4, 6), "align_corners": True}),
+    ({"size": (4, 6)}, {"size": (4, 6), "antialias": True}),
+    ({"size": (4, 6)}, {"size": 5, "axes": (1,)}),
+    ({"scale_factor": (0.5, 0.75)}, {"scale_factor": (0.5, 0.5)}),
+    ({"scale_factor": (0.5, 0.75)}, {"size": (4, 6)}),
+]
+
+
+@pytest.fixture(params=[1, 32], ids=["one-slot", "slots"])
+def recent_slots(request):
+    """``cached_resize`` with one slot (every call meets the last call's key) or all."""
+    from cresize import _fast
+
+    before = _fast.recent_slots(request.param)
+    yield request.param
+    _fast.recent_slots(before)
+
+
+@pytest.mark.parametrize(("first", "then"), _LAST_KEY_VARIANTS)
+@pytest.mark.parametrize("backward", [False, True])
+def test_a_call_answers_from_the_last_calls_plan_only_with_its_key(
+    first, then, backward, recent_slots
+):
+    """``cached_resize`` remembers the last call that found its plan in its slot
+    (``_fast._Last``): a call that differs from it in one argument, the shape or the
+    dtype gets its own plan's bits, and equal arguments of other objects the remembered
+    plan's."""
+    cresize.clear_cache()
+    x = _array((2, 8, 12), np.float32)
+
+    def call(a, args, backward):
+        if backward:  # the gradient's shape stands for the size
+            args = {k: v for k, v in args.items() if k != "size"}
+            return cresize.resize_backward(a, x.shape, **args)
+        return cresize.resize(a, **args)
+
+    def want(a, args, backward):
+        return _checked(cresize.plan(x.shape, **args, dtype=a.dtype), a, backward=backward)
+
+    inputs = {}
+    for args in (first, then):
+        for dtype in (np.float32, np.float64):
+            a = x.astype(dtype)
+            if backward:
+                a = cresize.resize(a, **args)
+            inputs[id(args), dtype] = (a, want(a, args, backward))
+            call(a, args, backward)  # each key in the table (a new entry forgets the last)
+    # Every call after another's key: a look-up, or the last call's plan, rightly.
+    order = [(args, dtype) for args in (first, then) for dtype in (np.float32, np.float64)]
+    for args, dtype in order + order[::-1] + order[::2] + order[1::2]:
+        a, expected = inputs[id(args), dtype]
+        for _ in range(2):
+            np.testing.assert_array_equal(call(a, args, backward), expected, strict=True)
+    # Equal arguments in new objects: the remembered plan (a hit, no look-up needed).
+    a = x if not backward else cresize.resize(x, **then)
+    hits = cresize.cache_info()["hits"]
+    copied = {k: tuple(v) if isinstance(v, tuple) else v for k, v in then.items()}
+    np.testing.assert_array_equal(call(a.copy(), copied, backward), want(a, then, backward))
+    assert cresize.cache_info()["hits"] >= hits + 1
+    # A bool is not the int it equals, even right after that int's call.
+    cresize.resize(x, (1, 1))
+    with pytest.raises(TypeError, match="size"):
+        cresize.resize(x, (True, True))
+
+
+def test_a_backward_call_never_takes_a_forward_calls_slot(recent_slots):
+    """A forward and a backward call with the same arguments (1-D: ``resize(x8, (4,))``
+    and ``resize_backward(g8, (4,))``) are different plans: each call, alternating in
+    one slot, finds its own (a hit each), never the other direction's."""
+    cresize.clear_cache()
+    x = _array((8,), np.float32)
+    want_fwd = _checked(cresize.plan((8,), (4,)), x)
+    want_bwd = _checked(cresize.plan((4,), (8,)), x, backward=True)
+    cresize.resize(x, (4,))
+    cresize.resize_backward(x, (4,))
+    hits = cresize.cache_info()["hits"]
+    for _ in range(3):
+        np.testing.assert_array_equal(cresize.resize(x, (4,)), want_fwd, strict=True)
+        np.testing.assert_array_equal(cresize.resize_backward(x, (4,)), want_bwd, strict=True)
+    assert cresize.cache_info()["hits"] == hits + 6
+
+
+def test_recent_slots_are_checked():
+    from cresize import _fast
+
+    for bad in (0, 3, 64, 2.0, True):
+        with pytest.raises(ValueError, match="power of two"):
+            _fast.recent_slots(bad)
+
+
+def test_the_last_calls_plan_is_forgotten_with_the_cache(recent_slots):
+    """``clear_cache`` (and a cache bound that drops every plan) forgets the last call's
+    plan: the next call plans anew (a miss) though the plan lives on, held elsewhere; and
+    the plan is held only weakly (it goes when nothing else holds it)."""
+    import gc
+    import weakref
+
+    x = _array((9, 10), np.float32)
+    for forget in (cresize.clear_cache, lambda: cresize.set_cache_limit(0)):
+        limit = cresize.set_cache_limit(2**30)
+        cresize.clear_cache()
+        held = cresize.plan(x.shape, (5, 5))
+        for _ in range(3):
+            cresize.resize(x, (5, 5))
+        forget()
+        cresize.set_cache_limit(limit)
+        misses = cresize.cache_info()["misses"]
+        np.testing.assert_array_equal(cresize.resize(x, (5, 5)), held(x), strict=True)
+        assert cresize.cache_info()["misses"] == misses + 1
+        assert cresize.cache_info()["plans"] == 1
+        del held
+    cresize.clear_cache()
+    cresize.resize(x, (3, 7))
+    cresize.resize(x, (3, 7))
+    kept = weakref.ref(
+        _plan._FAST[_plan.fast_key(x, (3, 7), None, "bilinear", False, False, None)]()
+    )
+    cresize.clear_cache()
+    gc.collect()
+    assert kept() is None
+
+
+def test_threads_sharing_the_last_call_get_their_own_plans_bits(recent_slots):
+    """Six threads, each its own shape and size, repeat calls at once: each call gets
+    its own plan's bits whatever the last call (another thread's) was."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    cases = [(_array((2, 10 + i, 9), np.float32, seed=i), (5 + i, 7)) for i in range(6)]
+    wants = [cresize.resize(x, size) for x, size in cases]
+
+    def work(i):
+        x, size = cases[i]
+        for _ in range(300):  # a wrong plan's result raises here, and in the test below
+            np.testing.assert_array_equal(cresize.resize(x, size), wants[i], strict=True)
+        return i
+
+    with ThreadPoolExecutor(6) as pool:
+        assert list(pool.map(work, range(6))) == list(range(6))

@@ -6,20 +6,24 @@
 two data pointers and a thread count. ``run_steps`` runs a plan's compiled steps
 on a C-contiguous array; ``PlanBase`` is ``Plan``'s call (``p(x)``,
 ``p.backward(g)``) and ``cached_resize`` is ``resize``'s path for a repeated
-call with plain arguments (one dict look-up): both check only what the
+call with plain arguments (its slot's last key compared in C, else one dict
+look-up; ``_Last``): both check only what the
 precompiled steps need (``Direct.source``: exact ndarray type, dtype and shape; a
 strided or unaligned input is copied C-contiguous; ``Direct.into``: an ``out=`` the
 checked path would take) and go to ``run_steps``, else to the checked Python path.
 Nothing here decides anything about the numbers.
 """
+cimport cython
 cimport numpy as cnp
+from cpython.object cimport Py_EQ, PyObject_RichCompareBool
 
 from cresize cimport _kernels as ck
+from cresize cimport _openmp
 from cresize._kernels cimport Step
 
 import numpy as np
 
-from cresize import _kernels, _spec, _threads
+from cresize import _fork, _kernels, _spec
 
 cdef extern from "_hugealloc.h":
     object cresize_huge_handler(int madvise_on)
@@ -44,7 +48,8 @@ except ImportError:  # NumPy 1.x
 cdef object _to_float = _kernels.integers_to_float
 cdef object _to_int = _kernels.float_to_integers
 cdef object _empty = np.empty
-cdef object _resolve = _threads.resolve
+cdef object _resolve = None  # _threads.resolve, on first use (_threads imports this module)
+cdef object _fork_state = _fork
 cdef type _ndarray = np.ndarray
 cdef Py_ssize_t _MAX_THREADS = _spec.MAX_THREADS
 #: The 2 MiB-aligned data-memory handler (``_hugealloc.h``; None off Linux) and
@@ -294,10 +299,39 @@ cdef class Direct:
                 and _has_shape(o, self.out_shape) and _apart(<cnp.ndarray>x, o))
 
 
+#: How many times ``default_threads`` ran (``defaults_read``: that every call that needs
+#: the default reads it anew).
+cdef unsigned long long _defaults_read = 0
+
+
+cpdef int default_threads() except -1:
+    """What ``num_threads=None`` means, read at each call (``_threads.default``; the fork
+    rule is ``_threads``'): OpenMP's current default (``omp_get_max_threads``: the ICV
+    that ``OMP_NUM_THREADS``, threadpoolctl and ``omp_set_num_threads`` set; 1 in a
+    serial build), 1 in a forked child (``_fork.forked``)."""
+    global _defaults_read
+    _defaults_read += 1
+    if _fork_state.forked:
+        return 1
+    return _openmp.cresize_max_threads()
+
+
+def defaults_read():
+    """How many times ``default_threads`` ran in this process."""
+    return _defaults_read
+
+
 cdef int _threads_of(object num_threads) except -1:
-    """``_threads.resolve`` with a positive int's answer (itself) known here."""
+    """``_threads.resolve``, with None's answer (``default_threads``) and a positive
+    int's (itself) known here, in C."""
+    global _resolve
+    if num_threads is None:
+        return default_threads()
     if type(num_threads) is int and 0 < num_threads <= _MAX_THREADS:  # compared as ints
         return <int>num_threads
+    if _resolve is None:
+        from cresize._threads import resolve
+        _resolve = resolve
     return _resolve(num_threads)
 
 
@@ -330,7 +364,7 @@ cdef class PlanBase:
         if num_threads is None:
             if self._fixed:
                 return self._fixed
-            return _resolve(self._threads_value)
+            return _threads_of(self._threads_value)
         return _threads_of(num_threads)
 
     def __call__(self, x, out=None, *, num_threads=None):
@@ -401,22 +435,29 @@ cdef inline bint _plain(object value, type kind):
     return True
 
 
+cdef inline bint _plain_args(object size, object scale_factor, object mode,
+                             object align_corners, object antialias, object axes):
+    """The arguments have plain types (exactly int, float, str, bool, None, tuples of
+    them; ``fast_key``'s condition), so that equal values are the same argument."""
+    if size is not None and not _plain(size, int):
+        return False
+    if scale_factor is not None and not _plain(scale_factor, float):
+        return False
+    if type(mode) is not str:
+        return False
+    if not (align_corners is False or align_corners is None or align_corners is True):
+        return False
+    if not (antialias is False or antialias is True):
+        return False
+    return axes is None or _plain(axes, int)
+
+
 cpdef object fast_key(object x, object size, object scale_factor, object mode,
                       object align_corners, object antialias, object axes):
     """A dict key of a call whose arguments have plain types (exactly int, float,
     str, bool, tuples of them), else None: so that ``True`` never finds the plan of ``1``.
     ``x``: anything with ``shape`` and ``dtype`` (``cresize.torch`` passes tensors)."""
-    if size is not None and not _plain(size, int):
-        return None
-    if scale_factor is not None and not _plain(scale_factor, float):
-        return None
-    if type(mode) is not str:
-        return None
-    if not (align_corners is False or align_corners is None or align_corners is True):
-        return None
-    if not (antialias is False or antialias is True):
-        return None
-    if axes is not None and not _plain(axes, int):
+    if not _plain_args(size, scale_factor, mode, align_corners, antialias, axes):
         return None
     return (x.shape, x.dtype, size, scale_factor, mode, align_corners, antialias, axes)
 
@@ -446,26 +487,152 @@ cpdef object recall(dict table, object key):
     return found
 
 
+cdef inline bint _same(object a, object b):
+    """Plain values ``a`` and ``b`` are equal as dict keys are (``==``; the same object
+    first). Plain values compare in C, without raising."""
+    return a is b or PyObject_RichCompareBool(a, b, Py_EQ) == 1
+
+
+@cython.final
+cdef class _Last:
+    """The ``fast_key`` (unpacked) of a call ``cached_resize`` answered through ``table``
+    by its look-up, and ``table``'s weak reference to its plan: a later call of the same
+    slot (``_slot``) compares its arguments with these (in C, with no key tuple made or
+    hashed) instead of looking the key up. ``forget`` drops every slot whenever
+    ``table`` changes (``_plan.remember``, the cache's clear and shrink), so a hit here
+    is the look-up's answer; a weak reference, so the plan cache's byte bound still
+    decides which plans live."""
+
+    cdef dict table
+    cdef object ref
+    cdef bint backward
+    cdef tuple shape
+    cdef object dtype, size, scale_factor, mode, align_corners, antialias, axes
+
+
+#: The last calls' keys (``_Last`` or None), one per slot: a few repeated calls that
+#: alternate (two shapes, forward and backward) each keep theirs.
+cdef enum:
+    _SLOTS = 32
+cdef list _recent = [None] * _SLOTS
+cdef size_t _slot_mask = _SLOTS - 1
+#: Counts ``forget``'s calls: a ``_Last`` made from a look-up is kept only if the table
+#: did not change since (another thread may run while this one allocates).
+cdef unsigned long long _generation = 0
+
+
+def forget():
+    """Drop what ``cached_resize`` remembers of its last calls (``_Last``): the table
+    changed."""
+    global _generation
+    cdef Py_ssize_t i
+    _generation += 1
+    for i in range(_SLOTS):
+        _recent[i] = None
+
+
+def recent_slots(object n=None):
+    """How many slots ``cached_resize`` uses (1 to 32, a power of two; 1: every call
+    meets the last call's key, for tests and A/B measurements); ``n``: set it (the
+    slots are emptied). Returns the previous count."""
+    global _slot_mask
+    cdef size_t before = _slot_mask + 1
+    if n is not None:
+        if type(n) is not int or not 1 <= n <= _SLOTS or n & (n - 1):
+            raise ValueError(f"n must be a power of two from 1 to {_SLOTS}; got {n!r}")
+        forget()
+        _slot_mask = <size_t>n - 1
+    return before
+
+
+cdef inline Py_ssize_t _slot(cnp.ndarray x, object size, bint backward):
+    """The slot of a call: from its direction, ``x``'s dtype and shape and an int
+    ``size`` (the values are compared in full; the slot only spreads the keys)."""
+    cdef Py_ssize_t i
+    cdef size_t h = <size_t>(cnp.PyArray_NDIM(x) * 2 + backward)  # wraps, never overflows
+    cdef cnp.npy_intp *dims = cnp.PyArray_DIMS(x)
+    for i in range(cnp.PyArray_NDIM(x)):
+        h = h * 31 + <size_t>dims[i]
+    h = h * 31 + <size_t>cnp.PyArray_TYPE(x)
+    if type(size) is int:
+        h = h * 31 + <size_t>hash(size)
+    elif type(size) is tuple:
+        for v in <tuple>size:
+            h = h * 31 + <size_t>hash(v)
+    h ^= h >> 17
+    return <Py_ssize_t>(h & _slot_mask)
+
+
+cdef inline object _last_plan(object kept, dict table, cnp.ndarray x, object size,
+                              object scale_factor, object mode, object align_corners,
+                              object antialias, object axes, bint backward):
+    """The plan of ``kept`` (a ``_Last`` or None), where this call's key (plain
+    arguments, checked) is its key, else None."""
+    cdef _Last last
+    if kept is None:
+        return None
+    last = <_Last>kept
+    if (last.table is not table or last.backward != backward or x.descr is not last.dtype
+            or align_corners is not last.align_corners or antialias is not last.antialias
+            or not _has_shape(x, last.shape) or not _same(size, last.size)
+            or not _same(mode, last.mode) or not _same(axes, last.axes)
+            or not _same(scale_factor, last.scale_factor)):
+        return None
+    return last.ref()
+
+
+cdef object _look_up(dict table, object x, object size, object scale_factor, object mode,
+                     object align_corners, object antialias, object axes, bint backward,
+                     Py_ssize_t slot):
+    """The plan ``table`` keeps for this call (plain arguments, checked), or None; one
+    found is remembered in ``slot``."""
+    cdef unsigned long long generation = _generation
+    cdef _Last last
+    key = (x.shape, x.dtype, size, scale_factor, mode, align_corners, antialias, axes)
+    ref = table.get(("backward", key) if backward else key)
+    if ref is None:
+        return None
+    found = ref()
+    if found is None:
+        return None
+    last = _Last.__new__(_Last)
+    last.table, last.ref, last.shape, last.dtype = table, ref, key[0], key[1]
+    last.backward = backward
+    last.size, last.scale_factor, last.mode = size, scale_factor, mode
+    last.align_corners, last.antialias, last.axes = align_corners, antialias, axes
+    if _generation == generation:
+        _recent[slot] = last
+    return found
+
+
 cpdef object cached_resize(dict table, object x, object size, object scale_factor, object mode,
                            object align_corners, object antialias, object axes,
                            object num_threads, object out=None, bint backward=False):
     """``resize(x, ...)`` (``backward``: ``resize_backward(x, size, ...)``) for a repeated
     call with plain arguments, or None (not cached, or not a call its plan's direct steps
     take: ``Direct.source`` and ``Direct.into``): ``table`` maps ``fast_key`` (``backward``:
-    ``("backward", fast_key)``) to weak references of plans."""
-    key = fast_key(x, size, scale_factor, mode, align_corners, antialias, axes)
-    if backward and key is not None:
-        key = ("backward", key)
-    found = _kept(table, key)
-    if found is None:
+    ``("backward", fast_key)``) to weak references of plans. A call with the key of the
+    last one that found its plan in its slot skips the look-up (``_Last``)."""
+    global _hits
+    cdef Direct d
+    cdef Py_ssize_t slot
+    if type(x) is not _ndarray or not _plain_args(size, scale_factor, mode, align_corners,
+                                                  antialias, axes):
         return None
-    cdef Direct d = (<PlanBase?>found)._bwd if backward else (<PlanBase?>found)._fwd
+    slot = _slot(<cnp.ndarray>x, size, backward)
+    found = _last_plan(_recent[slot], table, <cnp.ndarray>x, size, scale_factor, mode,
+                       align_corners, antialias, axes, backward)
+    if found is None:
+        found = _look_up(table, x, size, scale_factor, mode, align_corners, antialias, axes,
+                         backward, slot)
+        if found is None:
+            return None
+    d = (<PlanBase?>found)._bwd if backward else (<PlanBase?>found)._fwd
     if d is None:
         return None
     src = d.source(x)
     if src is None or (out is not None and not d.into(out, x)):
         return None
-    global _hits
     _hits += 1  # cache_info's "hits": this call found its plan
     return run_steps(d.steps, src, out, _threads_of(num_threads))
 

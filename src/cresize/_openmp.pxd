@@ -11,11 +11,11 @@ cdef extern from *:
     #endif
     #ifdef _OPENMP
     #include <omp.h>
-    static int cresize_openmp_enabled(void) { return 1; }
-    static int cresize_max_threads(void) { return omp_get_max_threads(); }
+    static inline int cresize_openmp_enabled(void) { return 1; }
+    static inline int cresize_max_threads(void) { return omp_get_max_threads(); }
     #else
-    static int cresize_openmp_enabled(void) { return 0; }
-    static int cresize_max_threads(void) { return 1; }
+    static inline int cresize_openmp_enabled(void) { return 0; }
+    static inline int cresize_max_threads(void) { return 1; }
     #endif
     """
     int cresize_openmp_enabled() noexcept nogil

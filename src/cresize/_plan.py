@@ -1154,7 +1154,7 @@ class _Cache:
             _, (_, size) = self.entries.popitem(last=False)
             self.nbytes -= size
         if not self.entries:
-            _FAST.clear()
+            _forget_fast()
 
     def clear(self):
         with self.lock:
@@ -1162,7 +1162,7 @@ class _Cache:
             self.nbytes = 0
             self.hits = self.misses = 0
             _fast.fast_hits(reset=True)
-            _FAST.clear()
+            _forget_fast()
 
 
 _CACHE = _Cache(DEFAULT_CACHE_LIMIT)
@@ -1170,6 +1170,12 @@ _CACHE = _Cache(DEFAULT_CACHE_LIMIT)
 #: look-up instead of the normalisation on a repeated call.
 _FAST: dict = {}
 _FAST_MAX = 4096
+
+
+def _forget_fast():
+    """Empty ``_FAST``, and what ``_fast.cached_resize`` remembers of it."""
+    _FAST.clear()
+    _fast.forget()
 
 
 def set_cache_limit(nbytes: int) -> int:
@@ -1338,6 +1344,7 @@ def remember(key, found):
         if len(_FAST) >= _FAST_MAX:
             _FAST.clear()
         _FAST[key] = weakref.ref(found)
+        _fast.forget()  # the table changed: no call answers from what it was
 
 
 def plan(

@@ -27,7 +27,7 @@ A bare ``os.fork()`` that happens before cresize is first imported is not
 seen: import cresize before forking (or pass ``num_threads=1``).
 """
 
-from cresize import _fork, _kernels, _spec
+from cresize import _fast, _fork, _spec
 
 __all__ = ["default", "in_forked_child", "resolve"]
 
@@ -38,8 +38,9 @@ def in_forked_child():
 
 
 def default():
-    """What ``num_threads=None`` means: OpenMP's default, 1 in a forked child."""
-    return 1 if _fork.forked else _kernels.max_threads()
+    """What ``num_threads=None`` means: OpenMP's default, 1 in a forked child (the rule
+    is ``_fast.default_threads``, which the calls' fast paths read in C)."""
+    return _fast.default_threads()
 
 
 def resolve(num_threads):
