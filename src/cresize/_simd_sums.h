@@ -259,6 +259,85 @@ static const int cresize_pair_lanes[3][16] = {
  * step's first output, which that step rewrites, and the row's last step stores its 15
  * as two overlapping 8-byte halves, so nothing is written past the row. 0 (nothing
  * written) for a row shorter than one step: the caller sums into floats and stores. */
+/* A row of the loops below, shared by their float and 8-bit stores (the row's registers
+ * first, second, va, vb, vw set up here; `same` a constant in each copy that
+ * CRESIZE_PAIRS16_SAME makes). ROW3: 3-value pixels, STEP(NAME, o, v, first, second)
+ * for pixels o ... o + 4 from values v ... v + 31, the row's last 5 pixels by LAST from
+ * the 32 values ending it (lanes 2 on), a row of 1-5 pixels by SHORT. ROW: 1, 2 or 4
+ * values, STEP for output values u ... u + 15 from values 2u ... 2u + 31, the row's last
+ * 16 again, a row of 1-15 output values by SHORT. */
+#define CRESIZE_PAIRS16_SAME(BODY)                                                       \
+    if (same) {                                                                          \
+        const int same_ = 1;                                                             \
+        BODY                                                                             \
+    } else {                                                                             \
+        const int same_ = 0;                                                             \
+        BODY                                                                             \
+    }
+#define CRESIZE_PAIRS16_REGS(FIRST, SECOND)                                              \
+    const __m512i first = FIRST, second = SECOND;                                        \
+    const __m512 va = _mm512_set1_ps(wa), vb = _mm512_set1_ps(wb);                       \
+    const __m512 vw = _mm512_set1_ps(same_ ? w[0] : 0.0f);
+#define CRESIZE_PAIRS16_ROW3(NAME, STEP, LAST, SHORT)                                    \
+    {                                                                                    \
+        CRESIZE_PAIRS16_REGS(_mm512_loadu_si512(cresize_pair_lanes3[0]),                 \
+                             _mm512_loadu_si512(cresize_pair_lanes3[1]))                 \
+        Py_ssize_t o = 0;                                                                \
+        for (; o + 6 <= n; o += 5) /* reads values 6o ... 6o + 31 of the row's 6n */     \
+            STEP(NAME, o, 6 * o, first, second);                                         \
+        if (o < n && n >= 6) {                                                           \
+            const __m512i two = _mm512_set1_epi32(2);                                    \
+            LAST(NAME, n - 5, 6 * n - 32, _mm512_add_epi32(first, two),                  \
+                 _mm512_add_epi32(second, two));                                         \
+        } else if (o < n) { /* a row of 1-5 pixels: 6n <= 30 values */                   \
+            SHORT(NAME, first, second, 6 * n, (1u << (3 * n)) - 1);                      \
+        }                                                                                \
+    }
+#define CRESIZE_PAIRS16_ROW(NAME, STEP, SHORT)                                           \
+    {                                                                                    \
+        CRESIZE_PAIRS16_REGS(                                                            \
+            _mm512_loadu_si512(cresize_pair_lanes[C == 1 ? 0 : C == 2 ? 1 : 2]),         \
+            _mm512_add_epi32(_mm512_loadu_si512(                                         \
+                                 cresize_pair_lanes[C == 1 ? 0 : C == 2 ? 1 : 2]),       \
+                             _mm512_set1_epi32((int)C)))                                 \
+        Py_ssize_t u = 0;                                                                \
+        for (; u + 16 <= C * n; u += 16) /* reads values 2u ... 2u + 31 of the row's 2Cn */ \
+            STEP(NAME, u, 2 * u, first, second);                                         \
+        if (u < C * n && C * n >= 16) { /* the last 16 output values, again */           \
+            u = C * n - 16;                                                              \
+            STEP(NAME, u, 2 * u, first, second);                                         \
+        } else if (u < C * n) { /* a row of 1-15 output values: 2Cn values */           \
+            SHORT(NAME, first, second, 2 * C * n, (1u << (C * n)) - 1);                  \
+        }                                                                                \
+    }
+/* The sums of a whole step (32 values from v), and the steps' stores: float32 (3-value
+ * pixels: 15 lanes under a mask; a short row's values under masks), 8-bit (16 bytes; a
+ * 3-value row's last 15 as two overlapping 8-byte halves). */
+#define CRESIZE_PAIRS16_SUMS(NAME, v, f, s)                                              \
+    NAME##_sums(a + (v), b ? b + (v) : NULL, w + (v), va, vb, vw, same_, f, s, 32)
+#define CRESIZE_PAIRS16_F32_STEP3(NAME, o, v, f, s)                                      \
+    NAME##_step(out + 3 * (o), a + (v), b ? b + (v) : NULL, w + (v), va, vb, vw, same_, f, s, \
+                32, (__mmask16)0x7fff)
+#define CRESIZE_PAIRS16_F32_STEP(NAME, u, v, f, s)                                       \
+    NAME##_step(out + (u), a + (v), b ? b + (v) : NULL, w + (v), va, vb, vw, same_, f, s, 32, \
+                (__mmask16)0xffff)
+#define CRESIZE_PAIRS16_F32_SHORT(NAME, f, s, V, k)                                      \
+    NAME##_step(out, a, b, w, va, vb, vw, 0, f, s, V, (__mmask16)(k))
+#define CRESIZE_PAIRS16_F32_SHORT3 CRESIZE_PAIRS16_F32_SHORT
+#define CRESIZE_PAIRS16_BYTES_STEP3(NAME, o, v, f, s) /* the 16th byte: pixel o + 5's */ \
+    _mm_storeu_si128((__m128i *)(out + 3 * (o)),                                         \
+                     NAME##_bytes(CRESIZE_PAIRS16_SUMS(NAME, v, f, s), lo, hi))
+#define CRESIZE_PAIRS16_BYTES_LAST3(NAME, o, v, f, s)                                    \
+    do {                                                                                 \
+        __m128i x_ = NAME##_bytes(CRESIZE_PAIRS16_SUMS(NAME, v, f, s), lo, hi);          \
+        _mm_storel_epi64((__m128i *)(out + 3 * (o)), x_);                                \
+        _mm_storel_epi64((__m128i *)(out + 3 * (o) + 7), _mm_srli_si128(x_, 7));         \
+    } while (0)
+#define CRESIZE_PAIRS16_BYTES_STEP(NAME, u, v, f, s)                                     \
+    _mm_storeu_si128((__m128i *)(out + (u)),                                             \
+                     NAME##_bytes(CRESIZE_PAIRS16_SUMS(NAME, v, f, s), lo, hi))
+#define CRESIZE_PAIRS16_NO_SHORT(NAME, f, s, V, k) /* rows of a step or more only */
+
 #define CRESIZE_PAIRS16(NAME, S, LOAD16, LOAD16_PART)                                    \
     CRESIZE_AVX512 static inline __attribute__((always_inline)) __m512                   \
     NAME##_products(const float *w, const S *a, const S *b, __m512 va, __m512 vb,        \
@@ -314,75 +393,22 @@ static const int cresize_pair_lanes[3][16] = {
         else                                                                             \
             _mm512_mask_storeu_ps(out, k, s);                                            \
     }                                                                                    \
-    CRESIZE_AVX512 static inline __attribute__((always_inline)) void                     \
-    NAME##_pixels3_body(float *restrict out, const S *restrict a, const S *restrict b,     \
-                        float wa, float wb, const float *restrict w, Py_ssize_t n, int same) \
-    {                                                                                    \
-        const __m512i first = _mm512_loadu_si512(cresize_pair_lanes3[0]);               \
-        const __m512i second = _mm512_loadu_si512(cresize_pair_lanes3[1]);              \
-        const __m512 va = _mm512_set1_ps(wa), vb = _mm512_set1_ps(wb);                   \
-        const __m512 vw = _mm512_set1_ps(same ? w[0] : 0.0f);                            \
-        Py_ssize_t o = 0, v;                                                             \
-        for (; o + 6 <= n; o += 5) { /* reads values 6o ... 6o + 31 of the row's 6n */ \
-            v = 6 * o;                                                                   \
-            NAME##_step(out + 3 * o, a + v, b ? b + v : NULL, w + v, va, vb, vw, same,   \
-                        first, second, 32, (__mmask16)0x7fff);                           \
-        }                                                                                \
-        if (o < n && n >= 6) { /* the last 5 pixels, from the 32 values ending the row */ \
-            const __m512i two = _mm512_set1_epi32(2); /* the 5 pixels from lane 2 on */   \
-            v = 6 * n - 32;                                                              \
-            NAME##_step(out + 3 * (n - 5), a + v, b ? b + v : NULL, w + v, va, vb, vw,   \
-                        same, _mm512_add_epi32(first, two), _mm512_add_epi32(second, two), \
-                        32, (__mmask16)0x7fff);                                          \
-        } else if (o < n) { /* a row of 1-5 pixels: 6n <= 30 values */                    \
-            NAME##_step(out, a, b, w, va, vb, vw, 0, first, second, 6 * n,               \
-                        (__mmask16)((1u << (3 * n)) - 1));                               \
-        }                                                                                \
-    }                                                                                    \
     CRESIZE_AVX512 static void NAME##_pixels3(float *restrict out, const S *restrict a,    \
                                               const S *restrict b, float wa, float wb,       \
                                               const float *restrict w, Py_ssize_t n,         \
                                               int same)                                      \
     {                                                                                    \
-        if (same)                                                                        \
-            NAME##_pixels3_body(out, a, b, wa, wb, w, n, 1);                             \
-        else                                                                             \
-            NAME##_pixels3_body(out, a, b, wa, wb, w, n, 0);                             \
-    }                                                                                    \
-    CRESIZE_AVX512 static inline __attribute__((always_inline)) void                     \
-    NAME##_values_body(float *restrict out, const S *restrict a, const S *restrict b,      \
-                       float wa, float wb, const float *restrict w, Py_ssize_t n,          \
-                       Py_ssize_t C, int same)                                           \
-    {                                                                                    \
-        const __m512i first = _mm512_loadu_si512(cresize_pair_lanes[C == 1 ? 0 : C == 2 ? 1 : 2]); \
-        const __m512i second = _mm512_add_epi32(first, _mm512_set1_epi32((int)C));      \
-        const __m512 va = _mm512_set1_ps(wa), vb = _mm512_set1_ps(wb);                   \
-        const __m512 vw = _mm512_set1_ps(same ? w[0] : 0.0f);                            \
-        Py_ssize_t u = 0, v;                                                             \
-        for (; u + 16 <= C * n; u += 16) { /* reads values 2u ... 2u + 31 of the row's 2Cn */ \
-            v = 2 * u;                                                                   \
-            NAME##_step(out + u, a + v, b ? b + v : NULL, w + v, va, vb, vw, same, first, \
-                        second, 32, (__mmask16)0xffff);                                  \
-        }                                                                                \
-        if (u < C * n && C * n >= 16) { /* the last 16 output values, again */           \
-            u = C * n - 16;                                                              \
-            v = 2 * u;                                                                   \
-            NAME##_step(out + u, a + v, b ? b + v : NULL, w + v, va, vb, vw, same, first, \
-                        second, 32, (__mmask16)0xffff);                                  \
-        } else if (u < C * n) { /* a row of 1-15 output values: 2Cn values */           \
-            NAME##_step(out, a, b, w, va, vb, vw, 0, first, second, 2 * C * n,           \
-                        (__mmask16)((1u << (C * n)) - 1));                               \
-        }                                                                                \
+        CRESIZE_PAIRS16_SAME(CRESIZE_PAIRS16_ROW3(NAME, CRESIZE_PAIRS16_F32_STEP3,       \
+                                                  CRESIZE_PAIRS16_F32_STEP3,             \
+                                                  CRESIZE_PAIRS16_F32_SHORT3))           \
     }                                                                                    \
     CRESIZE_AVX512 static void NAME##_values(float *restrict out, const S *restrict a,     \
                                              const S *restrict b, float wa, float wb,        \
                                              const float *restrict w, Py_ssize_t n,          \
                                              Py_ssize_t C, int same)                         \
     {                                                                                    \
-        if (same)                                                                        \
-            NAME##_values_body(out, a, b, wa, wb, w, n, C, 1);                           \
-        else                                                                             \
-            NAME##_values_body(out, a, b, wa, wb, w, n, C, 0);                           \
+        CRESIZE_PAIRS16_SAME(CRESIZE_PAIRS16_ROW(NAME, CRESIZE_PAIRS16_F32_STEP,         \
+                                                 CRESIZE_PAIRS16_F32_SHORT))             \
     }
 
 /* The 8-bit stores of the loops above (see there): T, its range LO ... HI, NARROW. */
@@ -392,70 +418,17 @@ static const int cresize_pair_lanes[3][16] = {
     {                                                                                    \
         return NARROW(cresize_round16_ps(s, lo, hi));                                    \
     }                                                                                    \
-    CRESIZE_AVX512 static inline __attribute__((always_inline)) int                      \
-    NAME##_pixels3_store_body(T *restrict out, const S *restrict a, const S *restrict b,   \
-                              float wa, float wb, const float *restrict w, Py_ssize_t n,   \
-                              int same)                                                  \
-    {                                                                                    \
-        const __m512i first = _mm512_loadu_si512(cresize_pair_lanes3[0]);               \
-        const __m512i second = _mm512_loadu_si512(cresize_pair_lanes3[1]);              \
-        const __m512i two = _mm512_set1_epi32(2); /* the last 5 pixels from lane 2 on */ \
-        const __m512 va = _mm512_set1_ps(wa), vb = _mm512_set1_ps(wb);                   \
-        const __m512 vw = _mm512_set1_ps(same ? w[0] : 0.0f);                            \
-        const __m512 lo = _mm512_set1_ps(LO), hi = _mm512_set1_ps(HI);                   \
-        Py_ssize_t o = 0, v;                                                             \
-        __m128i x;                                                                       \
-        if (n < 6)                                                                       \
-            return 0;                                                                    \
-        for (; o + 6 <= n; o += 5) { /* 16 bytes: the 16th is pixel o + 5's first */    \
-            v = 6 * o;                                                                   \
-            x = NAME##_bytes(NAME##_sums(a + v, b + v, w + v, va, vb, vw, same, first,  \
-                                         second, 32), lo, hi);                           \
-            _mm_storeu_si128((__m128i *)(out + 3 * o), x);                               \
-        }                                                                                \
-        v = 6 * n - 32; /* the last 5 pixels (15 bytes) from the 32 values ending the row */ \
-        x = NAME##_bytes(NAME##_sums(a + v, b + v, w + v, va, vb, vw, same,              \
-                                     _mm512_add_epi32(first, two),                       \
-                                     _mm512_add_epi32(second, two), 32), lo, hi);        \
-        _mm_storel_epi64((__m128i *)(out + 3 * n - 15), x);                              \
-        _mm_storel_epi64((__m128i *)(out + 3 * n - 8), _mm_srli_si128(x, 7));            \
-        return 1;                                                                        \
-    }                                                                                    \
     CRESIZE_AVX512 static int NAME##_pixels3_store(T *restrict out, const S *restrict a,   \
                                                    const S *restrict b, float wa, float wb,  \
                                                    const float *restrict w, Py_ssize_t n,    \
                                                    int same)                                 \
     {                                                                                    \
-        if (same)                                                                        \
-            return NAME##_pixels3_store_body(out, a, b, wa, wb, w, n, 1);                \
-        return NAME##_pixels3_store_body(out, a, b, wa, wb, w, n, 0);                    \
-    }                                                                                    \
-    CRESIZE_AVX512 static inline __attribute__((always_inline)) int                      \
-    NAME##_values_store_body(T *restrict out, const S *restrict a, const S *restrict b,    \
-                             float wa, float wb, const float *restrict w, Py_ssize_t n,    \
-                             Py_ssize_t C, int same)                                     \
-    {                                                                                    \
-        const __m512i first = _mm512_loadu_si512(cresize_pair_lanes[C == 1 ? 0 : C == 2 ? 1 : 2]); \
-        const __m512i second = _mm512_add_epi32(first, _mm512_set1_epi32((int)C));      \
-        const __m512 va = _mm512_set1_ps(wa), vb = _mm512_set1_ps(wb);                   \
-        const __m512 vw = _mm512_set1_ps(same ? w[0] : 0.0f);                            \
         const __m512 lo = _mm512_set1_ps(LO), hi = _mm512_set1_ps(HI);                   \
-        Py_ssize_t u = 0, v;                                                             \
-        if (C * n < 16)                                                                  \
+        if (n < 6)                                                                       \
             return 0;                                                                    \
-        for (; u + 16 <= C * n; u += 16) { /* reads values 2u ... 2u + 31 of the row's 2Cn */ \
-            v = 2 * u;                                                                   \
-            _mm_storeu_si128((__m128i *)(out + u),                                       \
-                             NAME##_bytes(NAME##_sums(a + v, b + v, w + v, va, vb, vw, same, \
-                                                      first, second, 32), lo, hi));      \
-        }                                                                                \
-        if (u < C * n) { /* the last 16 output values, again */                          \
-            u = C * n - 16;                                                              \
-            v = 2 * u;                                                                   \
-            _mm_storeu_si128((__m128i *)(out + u),                                       \
-                             NAME##_bytes(NAME##_sums(a + v, b + v, w + v, va, vb, vw, same, \
-                                                      first, second, 32), lo, hi));      \
-        }                                                                                \
+        CRESIZE_PAIRS16_SAME(CRESIZE_PAIRS16_ROW3(NAME, CRESIZE_PAIRS16_BYTES_STEP3,     \
+                                                  CRESIZE_PAIRS16_BYTES_LAST3,           \
+                                                  CRESIZE_PAIRS16_NO_SHORT))             \
         return 1;                                                                        \
     }                                                                                    \
     CRESIZE_AVX512 static int NAME##_values_store(T *restrict out, const S *restrict a,    \
@@ -463,9 +436,12 @@ static const int cresize_pair_lanes[3][16] = {
                                                   const float *restrict w, Py_ssize_t n,     \
                                                   Py_ssize_t C, int same)                    \
     {                                                                                    \
-        if (same)                                                                        \
-            return NAME##_values_store_body(out, a, b, wa, wb, w, n, C, 1);              \
-        return NAME##_values_store_body(out, a, b, wa, wb, w, n, C, 0);                  \
+        const __m512 lo = _mm512_set1_ps(LO), hi = _mm512_set1_ps(HI);                   \
+        if (C * n < 16)                                                                  \
+            return 0;                                                                    \
+        CRESIZE_PAIRS16_SAME(CRESIZE_PAIRS16_ROW(NAME, CRESIZE_PAIRS16_BYTES_STEP,       \
+                                                 CRESIZE_PAIRS16_NO_SHORT))              \
+        return 1;                                                                        \
     }
 
 CRESIZE_PAIRS16(cresize_pairs16_f32, float, cresize_row16_f32, cresize_row16_f32_part)
