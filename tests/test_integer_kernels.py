@@ -727,6 +727,70 @@ def test_2x2_pixel_pairs_at_the_group_ends(monkeypatch, dtype):
         _kernels._init_simd()
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.uint8, np.int8])
+def test_2x2_pixel_pairs_with_any_weights(monkeypatch, dtype):
+    """The AVX-512 pair sums with x weights that differ (read a step at a time) and with
+    x weights that all have the same bits (``Step.same_x_weights``: one register for the
+    row), 8-bit rows into 8-bit outputs rounded and stored in the same sweep (or, for
+    rows shorter than a step, into floats first), and blocks whose four weights are all
+    0.5 (8-bit: summed in 16-bit integers, exactly): at every level the bits of the
+    portable loops, rows of 1-20 and 110-116 pixels of 1-4 values, the y weights of
+    each row their own (some rows 0.5 and 0.5 in the last case), nothing written past
+    the result."""
+    rng = np.random.default_rng(33)
+    kind = np.dtype(dtype)
+    levels = ("none", "avx2", "avx512")
+    try:
+        for channels in (1, 2, 3, 4):
+            for n in (*range(1, 21), *range(110, 117)):
+                yi, yw, yc = taps(8, 4, "bilinear").kernel_args(np.float32)
+                xargs = list(_row_args(taps(2 * n, n, "bilinear"), channels))
+                for same, half in ((False, False), (True, False), (True, True)):
+                    yw = rng.uniform(0.1, 0.9, yw.shape).astype(np.float32)
+                    xw = np.asarray(xargs[1])
+                    if half:  # rows 0 and 2 of weights 0.5 and 0.5, rows 1 and 3 not
+                        yw[::2] = 0.5
+                        xw = np.full_like(xw, np.float32(0.5))
+                    elif same:
+                        xw = np.full_like(xw, np.float32(0.3))
+                    else:
+                        xw = rng.uniform(0.1, 0.9, xw.shape).astype(np.float32)
+                    step = _kernels.make_step(
+                        _kernels.Kind.FUSED,
+                        1,
+                        8,
+                        2 * n * channels,
+                        y=(yi, yw, yc),
+                        x=(xargs[0], xw, *xargs[2:]),
+                        channels=channels,
+                        order=_kernels.Order.VERTICAL_FIRST,
+                        x_block=2,
+                        y_block=2,
+                        src_dtype=dtype,
+                        dst_dtype=dtype,
+                    )
+                    assert step.same_x_weights is same
+                    if kind.kind == "f":
+                        src = rng.standard_normal((1, 8, 2 * n * channels)).astype(dtype)
+                    else:
+                        src = image(rng, (1, 8, 2 * n * channels), dtype, None)
+                    size = 4 * n * channels
+                    got = {}
+                    for level in levels:
+                        monkeypatch.setenv("CRESIZE_SIMD", level)
+                        _kernels._init_simd()
+                        for threads in (1, 2):
+                            buf = np.full(size + 16, 7, dtype)
+                            step(src, buf[:size].reshape(1, 4, n * channels), threads)
+                            assert (buf[size:] == 7).all(), (level, channels, n, same, half)
+                            got[level, threads] = buf[:size].tobytes()
+                    for key, value in got.items():
+                        assert value == got["none", 1], (key, channels, n, same, half)
+    finally:
+        monkeypatch.delenv("CRESIZE_SIMD")
+        _kernels._init_simd()
+
+
 def _block_call(**change):
     """A consistent resize_2d_int call with ``x_block=2`` (uint8 (1, 4, 8 * 3) ->
     (1, 2, 4 * 3) bilinear, 3 values a pixel), with some arguments replaced."""

@@ -28,6 +28,7 @@ ctypedef struct Sizes:
     bint first_product  # FUSED DIRECT floats: the sums' bits of a combination of whole rows
     double least_weight  # first_product: the least positive x weight (0: not every row has one)
     bint unit  # 2x2 blocks whose weights are all 1 (the adjoint of x2 nearest)
+    bint x_same  # x blocks of 2 whose weights all have the same bits (bilinear, area halving)
     # x outputs x_first ... x_first + x_period * x_periods - 1 repeat with period
     # x_period >= 2 (0: none): the periodic horizontal pass (_simd_periodic.h)
     Py_ssize_t x_period, x_first, x_periods

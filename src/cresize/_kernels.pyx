@@ -191,21 +191,29 @@ cdef extern from "_simd_sums.h" nogil:
     void cresize_sum_2x2_rows_f32(float* out, const float* src, Py_ssize_t j0, Py_ssize_t j1,
                                   Py_ssize_t out_h, Py_ssize_t in_h, Py_ssize_t in_row,
                                   const float* wy, Py_ssize_t wy_stride, const float* wx,
-                                  Py_ssize_t n_out, Py_ssize_t channels, int unit) noexcept
+                                  Py_ssize_t n_out, Py_ssize_t channels, int unit,
+                                  int same) noexcept
     void cresize_sum_2x2_rows_f64(double* out, const double* src, Py_ssize_t j0,
                                   Py_ssize_t j1, Py_ssize_t out_h, Py_ssize_t in_h,
                                   Py_ssize_t in_row, const double* wy, Py_ssize_t wy_stride,
                                   const double* wx, Py_ssize_t n_out, Py_ssize_t channels,
-                                  int unit) noexcept
+                                  int unit, int same) noexcept
     void cresize_pairs_2x2_f32(float* out, const float* r, const float* w, Py_ssize_t n,
-                               Py_ssize_t channels) noexcept
+                               Py_ssize_t channels, int same) noexcept
     void cresize_pairs_2x2_f64(double* out, const double* r, const double* w, Py_ssize_t n,
-                               Py_ssize_t channels) noexcept
+                               Py_ssize_t channels, int same) noexcept
     int cresize_sum_2x2_u8(float* out, const unsigned char* a, const unsigned char* b,
                            float wa, float wb, const float* w, Py_ssize_t n,
-                           Py_ssize_t channels) noexcept
+                           Py_ssize_t channels, int same) noexcept
     int cresize_sum_2x2_s8(float* out, const signed char* a, const signed char* b, float wa,
-                           float wb, const float* w, Py_ssize_t n, Py_ssize_t channels) noexcept
+                           float wb, const float* w, Py_ssize_t n, Py_ssize_t channels,
+                           int same) noexcept
+    int cresize_sum_2x2_u8_store(unsigned char* out, const unsigned char* a,
+                                 const unsigned char* b, float wa, float wb, const float* w,
+                                 Py_ssize_t n, Py_ssize_t channels, int same) noexcept
+    int cresize_sum_2x2_s8_store(signed char* out, const signed char* a, const signed char* b,
+                                 float wa, float wb, const float* w, Py_ssize_t n,
+                                 Py_ssize_t channels, int same) noexcept
 
 
 #: SIMD levels, lowest first (``_simd_pixels.h``).
@@ -474,6 +482,12 @@ cdef class Step:
         return bool(self.size.unit)
 
     @property
+    def same_x_weights(self):
+        """Blocks of 2 along x whose weights all have the same bits (``Sizes.x_same``):
+        the ``avx512`` pair sums hold them in one register."""
+        return bool(self.size.x_same)
+
+    @property
     def period(self):
         """``(s, first, n)``: the x outputs this step resamples by the periodic pass
         (``Taps.period``; ``(0, 0, 0)``: none)."""
@@ -664,6 +678,7 @@ def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
     if first_product:
         z.least_weight = _least_positive_weight(s)
     z.unit = z.x_block == 2 and z.y_block == 2 and z.channels == 1 and _unit_weights(s)
+    z.x_same = z.x_block == 2 and _same_x_weights(s)
     z.itemsize = s.dst_dtype.itemsize
     z.ring_len = z.row
     if integers:  # as resize_2d_int sets them (a row of sums before an integer output)
@@ -748,6 +763,14 @@ cdef bint _unit_weights(Step s):
     if s.wide:
         return bool((np.asarray(s.y_wd) == 1).all() and (np.asarray(s.x_wd) == 1).all())
     return bool((np.asarray(s.y_wf) == 1).all() and (np.asarray(s.x_wf) == 1).all())
+
+
+cdef bint _same_x_weights(Step s):
+    """Every x weight has the bits of the first (one register holds them all: the
+    ``avx512`` pair sums, ``_simd_sums.h``'s ``same``)."""
+    cdef object bits = np.asarray(s.x_wd).view(np.uint64) if s.wide else np.asarray(
+        s.x_wf).view(np.uint32)
+    return bits.size > 0 and bool((bits == bits.flat[0]).all())
 
 
 cdef inline bint kind_has_x(int kind):
@@ -881,10 +904,10 @@ cdef inline void _row(const Sizes* z, floating* out, const source* line,
     if f == 2 and C <= _PIXEL_CHANNELS and (source is float or source is double):
         # the pair sums of _simd_sums.h: the loops below, in the same order (same bits)
         if floating is float and source is float:
-            cresize_pairs_2x2_f32(out, line, w, n_out, C)
+            cresize_pairs_2x2_f32(out, line, w, n_out, C, 0)
             return
         elif floating is double and source is double:
-            cresize_pairs_2x2_f64(out, line, w, n_out, C)
+            cresize_pairs_2x2_f64(out, line, w, n_out, C, 0)
             return
     if f and C > 1:
         for o in range(n_out):
@@ -977,10 +1000,10 @@ cdef inline void _rows_2x2(const Sizes* z, const floating* wy, Py_ssize_t wy_str
                            floating* dst, Py_ssize_t j0, Py_ssize_t j1) noexcept nogil:
     if floating is float:
         cresize_sum_2x2_rows_f32(dst, src, j0, j1, z.out_h, z.in_h, z.in_row, wy, wy_stride, wx,
-                                 n_out, z.channels, z.unit)
+                                 n_out, z.channels, z.unit, z.x_same)
     else:
         cresize_sum_2x2_rows_f64(dst, src, j0, j1, z.out_h, z.in_h, z.in_row, wy, wy_stride, wx,
-                                 n_out, z.channels, z.unit)
+                                 n_out, z.channels, z.unit, z.x_same)
 
 
 cdef void _lines(const Sizes* z, const Py_ssize_t[:, ::1] index,
@@ -1154,33 +1177,46 @@ cdef inline void _pair_rows(const Sizes* z, const Py_ssize_t* y_index, Py_ssize_
     (the rows combined into ``buf``, ``_row``'s pair sums, the integer store) with
     pointers instead of its per-row table arguments; 8-bit rows whose y table is blocks
     of 2 too (``Sizes.y_block``) take both sums in one sweep from the integers where the
-    level allows it (``cresize_sum_2x2_u8``, the same operations). Rows are independent:
-    a thread's share of them (``buf`` its scratch) gives the same bits."""
+    level allows it (``cresize_sum_2x2_u8``, the same operations), and into 8-bit outputs
+    of their own type the rounding and store too (``cresize_sum_2x2_u8_store``: no row of
+    float sums). Rows are independent: a thread's share of them (``buf`` its scratch)
+    gives the same bits."""
     cdef Py_ssize_t j, b, oy, row_bytes = z.out_row * z.itemsize
     cdef floating* target
     cdef const source* rows
+    cdef const source* ra
+    cdef const source* rb
     cdef const floating* wy
+    cdef char* out
     for j in range(j0, j1):
         b = j // z.out_h
         oy = j - b * z.out_h
-        target = buf + z.ring_len if z.out_kind else <floating*>(dst + j * row_bytes)
+        out = dst + j * row_bytes
+        target = buf + z.ring_len if z.out_kind else <floating*>out
         rows = src + b * z.in_h * z.in_row
+        ra = rows + 2 * oy * z.in_row
+        rb = ra + z.in_row
         wy = y_weight + oy * weight_stride
         if floating is float and z.y_block == 2 and (
+                (source is cython.uchar and z.out_kind == b"B" and cresize_sum_2x2_u8_store(
+                    <unsigned char*>out, ra, rb, wy[0], wy[1], wx, n_px, z.channels, z.x_same))
+                or (source is cython.schar and z.out_kind == b"b" and cresize_sum_2x2_s8_store(
+                    <signed char*>out, ra, rb, wy[0], wy[1], wx, n_px, z.channels,
+                    z.x_same))):
+            continue  # summed, rounded and stored straight from the two integer rows
+        if floating is float and z.y_block == 2 and (
                 (source is cython.uchar and cresize_sum_2x2_u8(
-                    target, rows + 2 * oy * z.in_row, rows + (2 * oy + 1) * z.in_row, wy[0],
-                    wy[1], wx, n_px, z.channels))
+                    target, ra, rb, wy[0], wy[1], wx, n_px, z.channels, z.x_same))
                 or (source is cython.schar and cresize_sum_2x2_s8(
-                    target, rows + 2 * oy * z.in_row, rows + (2 * oy + 1) * z.in_row, wy[0],
-                    wy[1], wx, n_px, z.channels))):
+                    target, ra, rb, wy[0], wy[1], wx, n_px, z.channels, z.x_same))):
             pass  # summed straight from the two integer rows
         else:
             _combine_rows(buf, rows, z.in_row, y_index + oy * index_stride, wy, y_count[oy],
                           z.in_h)
             if floating is float:
-                cresize_pairs_2x2_f32(target, buf, wx, n_px, z.channels)
+                cresize_pairs_2x2_f32(target, buf, wx, n_px, z.channels, z.x_same)
             else:
-                cresize_pairs_2x2_f64(target, buf, wx, n_px, z.channels)
+                cresize_pairs_2x2_f64(target, buf, wx, n_px, z.channels, z.x_same)
         if z.out_kind:
             _store_any(dst + j * row_bytes, z.out_kind, target, z.out_row)
 

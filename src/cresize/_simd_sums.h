@@ -247,17 +247,107 @@ static const int cresize_pair_lanes[3][16] = {
  * a mask (LOAD16_PART: the lanes past the row's values 0, nothing read past them). Every
  * store writes only its step's outputs (3-value pixels: 15 lanes under a mask). The
  * same operations on every value stored, so the same bits. b = NULL (float32 only): a
- * holds the rows already combined. One thread, CPU time, (224, 224, 3) -> 112x112
- * bilinear resize(): float32 12.1-12.2 -> 10.0-10.3 us, uint8 14.3-14.5 -> 13.4-13.6 us
- * (docs/kernels.md, also for what was tried). */
+ * holds the rows already combined. `same`: every x weight has the bits of w[0]
+ * (Sizes.x_same; bilinear and area halving), which one register holds for the whole
+ * row instead of two loads a step: the same products. One thread, CPU time, (224, 224,
+ * 3) -> 112x112 bilinear resize(): float32 12.1-12.2 -> 10.0-10.3 us, uint8 14.3-14.5
+ * -> 13.4-13.6 us (docs/kernels.md, also for what was tried).
+ *
+ * NAME##_pixels3_store / NAME##_values_store (8-bit rows into 8-bit outputs, T with
+ * range LO ... HI): the same sums, each step's rounded to integers as the integer
+ * stores round them (cresize_round16_ps: clamped, then to nearest even) and narrowed
+ * (NARROW) in registers, 16 bytes stored a step; a 3-value step's 16th byte is the next
+ * step's first output, which that step rewrites, and the row's last step stores its 15
+ * as two overlapping 8-byte halves, so nothing is written past the row. 0 (nothing
+ * written) for a row shorter than one step: the caller sums into floats and stores. */
+/* A row of the loops below, shared by their float and 8-bit stores (the row's registers
+ * first, second, va, vb, vw set up here; `same` a constant in each copy that
+ * CRESIZE_PAIRS16_SAME makes). ROW3: 3-value pixels, STEP(NAME, o, v, first, second)
+ * for pixels o ... o + 4 from values v ... v + 31, the row's last 5 pixels by LAST from
+ * the 32 values ending it (lanes 2 on), a row of 1-5 pixels by SHORT. ROW: 1, 2 or 4
+ * values, STEP for output values u ... u + 15 from values 2u ... 2u + 31, the row's last
+ * 16 again, a row of 1-15 output values by SHORT. */
+#define CRESIZE_PAIRS16_SAME(BODY)                                                       \
+    if (same) {                                                                          \
+        const int same_ = 1;                                                             \
+        BODY                                                                             \
+    } else {                                                                             \
+        const int same_ = 0;                                                             \
+        BODY                                                                             \
+    }
+#define CRESIZE_PAIRS16_REGS(FIRST, SECOND)                                              \
+    const __m512i first = FIRST, second = SECOND;                                        \
+    const __m512 va = _mm512_set1_ps(wa), vb = _mm512_set1_ps(wb);                       \
+    const __m512 vw = _mm512_set1_ps(same_ ? w[0] : 0.0f);
+#define CRESIZE_PAIRS16_ROW3(NAME, STEP, LAST, SHORT)                                    \
+    {                                                                                    \
+        CRESIZE_PAIRS16_REGS(_mm512_loadu_si512(cresize_pair_lanes3[0]),                 \
+                             _mm512_loadu_si512(cresize_pair_lanes3[1]))                 \
+        Py_ssize_t o = 0;                                                                \
+        for (; o + 6 <= n; o += 5) /* reads values 6o ... 6o + 31 of the row's 6n */     \
+            STEP(NAME, o, 6 * o, first, second);                                         \
+        if (o < n && n >= 6) {                                                           \
+            const __m512i two = _mm512_set1_epi32(2);                                    \
+            LAST(NAME, n - 5, 6 * n - 32, _mm512_add_epi32(first, two),                  \
+                 _mm512_add_epi32(second, two));                                         \
+        } else if (o < n) { /* a row of 1-5 pixels: 6n <= 30 values */                   \
+            SHORT(NAME, first, second, 6 * n, (1u << (3 * n)) - 1);                      \
+        }                                                                                \
+    }
+#define CRESIZE_PAIRS16_ROW(NAME, STEP, SHORT)                                           \
+    {                                                                                    \
+        CRESIZE_PAIRS16_REGS(                                                            \
+            _mm512_loadu_si512(cresize_pair_lanes[C == 1 ? 0 : C == 2 ? 1 : 2]),         \
+            _mm512_add_epi32(_mm512_loadu_si512(                                         \
+                                 cresize_pair_lanes[C == 1 ? 0 : C == 2 ? 1 : 2]),       \
+                             _mm512_set1_epi32((int)C)))                                 \
+        Py_ssize_t u = 0;                                                                \
+        for (; u + 16 <= C * n; u += 16) /* reads values 2u ... 2u + 31 of the row's 2Cn */ \
+            STEP(NAME, u, 2 * u, first, second);                                         \
+        if (u < C * n && C * n >= 16) { /* the last 16 output values, again */           \
+            u = C * n - 16;                                                              \
+            STEP(NAME, u, 2 * u, first, second);                                         \
+        } else if (u < C * n) { /* a row of 1-15 output values: 2Cn values */           \
+            SHORT(NAME, first, second, 2 * C * n, (1u << (C * n)) - 1);                  \
+        }                                                                                \
+    }
+/* The sums of a whole step (32 values from v), and the steps' stores: float32 (3-value
+ * pixels: 15 lanes under a mask; a short row's values under masks), 8-bit (16 bytes; a
+ * 3-value row's last 15 as two overlapping 8-byte halves). */
+#define CRESIZE_PAIRS16_SUMS(NAME, v, f, s)                                              \
+    NAME##_sums(a + (v), b ? b + (v) : NULL, w + (v), va, vb, vw, same_, f, s, 32)
+#define CRESIZE_PAIRS16_F32_STEP3(NAME, o, v, f, s)                                      \
+    NAME##_step(out + 3 * (o), a + (v), b ? b + (v) : NULL, w + (v), va, vb, vw, same_, f, s, \
+                32, (__mmask16)0x7fff)
+#define CRESIZE_PAIRS16_F32_STEP(NAME, u, v, f, s)                                       \
+    NAME##_step(out + (u), a + (v), b ? b + (v) : NULL, w + (v), va, vb, vw, same_, f, s, 32, \
+                (__mmask16)0xffff)
+#define CRESIZE_PAIRS16_F32_SHORT(NAME, f, s, V, k)                                      \
+    NAME##_step(out, a, b, w, va, vb, vw, 0, f, s, V, (__mmask16)(k))
+#define CRESIZE_PAIRS16_F32_SHORT3 CRESIZE_PAIRS16_F32_SHORT
+#define CRESIZE_PAIRS16_BYTES_STEP3(NAME, o, v, f, s) /* the 16th byte: pixel o + 5's */ \
+    _mm_storeu_si128((__m128i *)(out + 3 * (o)),                                         \
+                     NAME##_bytes(CRESIZE_PAIRS16_SUMS(NAME, v, f, s), lo, hi))
+#define CRESIZE_PAIRS16_BYTES_LAST3(NAME, o, v, f, s)                                    \
+    do {                                                                                 \
+        __m128i x_ = NAME##_bytes(CRESIZE_PAIRS16_SUMS(NAME, v, f, s), lo, hi);          \
+        _mm_storel_epi64((__m128i *)(out + 3 * (o)), x_);                                \
+        _mm_storel_epi64((__m128i *)(out + 3 * (o) + 7), _mm_srli_si128(x_, 7));         \
+    } while (0)
+#define CRESIZE_PAIRS16_BYTES_STEP(NAME, u, v, f, s)                                     \
+    _mm_storeu_si128((__m128i *)(out + (u)),                                             \
+                     NAME##_bytes(CRESIZE_PAIRS16_SUMS(NAME, v, f, s), lo, hi))
+#define CRESIZE_PAIRS16_NO_SHORT(NAME, f, s, V, k) /* rows of a step or more only */
+
 #define CRESIZE_PAIRS16(NAME, S, LOAD16, LOAD16_PART)                                    \
     CRESIZE_AVX512 static inline __attribute__((always_inline)) __m512                   \
-    NAME##_products(const float *w, const S *a, const S *b, __m512 va, __m512 vb)        \
+    NAME##_products(const float *w, const S *a, const S *b, __m512 va, __m512 vb,        \
+                    __m512 vw, int same)                                                 \
     {                                                                                    \
         __m512 r = LOAD16(a);                                                            \
         if (b)                                                                           \
             r = _mm512_add_ps(_mm512_mul_ps(va, r), _mm512_mul_ps(vb, LOAD16(b)));       \
-        return _mm512_mul_ps(_mm512_loadu_ps(w), r);                                     \
+        return _mm512_mul_ps(same ? vw : _mm512_loadu_ps(w), r);                         \
     }                                                                                    \
     /* the same for the first cnt (0-16) values, the other lanes 0 */                    \
     CRESIZE_AVX512 static inline __attribute__((always_inline)) __m512                   \
@@ -273,24 +363,32 @@ static const int cresize_pair_lanes[3][16] = {
         return _mm512_mul_ps(cresize_row16_f32_part(w, cnt), r);                         \
     }                                                                                    \
     /* output values u ... of the 16 from the 32 values at 2u (V of them, <= 32, in the  \
-     * row), lanes first / second; stored under mask k (all 16 lanes: a plain store) */  \
-    CRESIZE_AVX512 static inline __attribute__((always_inline)) void                     \
-    NAME##_step(float *out, const S *a, const S *b, const float *w, __m512 va, __m512 vb, \
-                __m512i first, __m512i second, Py_ssize_t V, __mmask16 k)                \
+     * row), lanes first / second */                                                     \
+    CRESIZE_AVX512 static inline __attribute__((always_inline)) __m512                   \
+    NAME##_sums(const S *a, const S *b, const float *w, __m512 va, __m512 vb, __m512 vw,  \
+                int same, __m512i first, __m512i second, Py_ssize_t V)                   \
     {                                                                                    \
         const __m512 z = _mm512_setzero_ps();                                            \
-        __m512 lo, hi, s;                                                                \
+        __m512 lo, hi;                                                                   \
         if (V >= 32) {                                                                   \
-            lo = NAME##_products(w, a, b, va, vb);                                       \
-            hi = NAME##_products(w + 16, a + 16, b ? b + 16 : NULL, va, vb);             \
+            lo = NAME##_products(w, a, b, va, vb, vw, same);                             \
+            hi = NAME##_products(w + 16, a + 16, b ? b + 16 : NULL, va, vb, vw, same);   \
         } else {                                                                         \
             lo = NAME##_products_part(w, a, b, va, vb, V < 16 ? V : 16);                 \
             hi = V > 16 ? NAME##_products_part(w + 16, a + 16, b ? b + 16 : NULL, va, vb, \
                                                V - 16)                                   \
                         : z;                                                             \
         }                                                                                \
-        s = _mm512_add_ps(_mm512_add_ps(z, _mm512_permutex2var_ps(lo, first, hi)),      \
-                          _mm512_permutex2var_ps(lo, second, hi));                       \
+        return _mm512_add_ps(_mm512_add_ps(z, _mm512_permutex2var_ps(lo, first, hi)),   \
+                             _mm512_permutex2var_ps(lo, second, hi));                    \
+    }                                                                                    \
+    /* the sums above stored under mask k (all 16 lanes: a plain store) */              \
+    CRESIZE_AVX512 static inline __attribute__((always_inline)) void                     \
+    NAME##_step(float *out, const S *a, const S *b, const float *w, __m512 va, __m512 vb, \
+                __m512 vw, int same, __m512i first, __m512i second, Py_ssize_t V,        \
+                __mmask16 k)                                                             \
+    {                                                                                    \
+        __m512 s = NAME##_sums(a, b, w, va, vb, vw, same, first, second, V);             \
         if (k == (__mmask16)0xffff)                                                      \
             _mm512_storeu_ps(out, s);                                                    \
         else                                                                             \
@@ -298,56 +396,171 @@ static const int cresize_pair_lanes[3][16] = {
     }                                                                                    \
     CRESIZE_AVX512 static void NAME##_pixels3(float *restrict out, const S *restrict a,    \
                                               const S *restrict b, float wa, float wb,       \
-                                              const float *restrict w, Py_ssize_t n)        \
+                                              const float *restrict w, Py_ssize_t n,         \
+                                              int same)                                      \
     {                                                                                    \
-        const __m512i first = _mm512_loadu_si512(cresize_pair_lanes3[0]);               \
-        const __m512i second = _mm512_loadu_si512(cresize_pair_lanes3[1]);              \
-        const __m512 va = _mm512_set1_ps(wa), vb = _mm512_set1_ps(wb);                   \
-        Py_ssize_t o = 0, v;                                                             \
-        for (; o + 6 <= n; o += 5) { /* reads values 6o ... 6o + 31 of the row's 6n */ \
-            v = 6 * o;                                                                   \
-            NAME##_step(out + 3 * o, a + v, b ? b + v : NULL, w + v, va, vb, first, second, \
-                        32, (__mmask16)0x7fff);                                          \
-        }                                                                                \
-        if (o < n && n >= 6) { /* the last 5 pixels, from the 32 values ending the row */ \
-            const __m512i two = _mm512_set1_epi32(2); /* the 5 pixels from lane 2 on */   \
-            v = 6 * n - 32;                                                              \
-            NAME##_step(out + 3 * (n - 5), a + v, b ? b + v : NULL, w + v, va, vb,       \
-                        _mm512_add_epi32(first, two), _mm512_add_epi32(second, two), 32, \
-                        (__mmask16)0x7fff);                                              \
-        } else if (o < n) { /* a row of 1-5 pixels: 6n <= 30 values */                    \
-            NAME##_step(out, a, b, w, va, vb, first, second, 6 * n,                      \
-                        (__mmask16)((1u << (3 * n)) - 1));                               \
-        }                                                                                \
+        CRESIZE_PAIRS16_SAME(CRESIZE_PAIRS16_ROW3(NAME, CRESIZE_PAIRS16_F32_STEP3,       \
+                                                  CRESIZE_PAIRS16_F32_STEP3,             \
+                                                  CRESIZE_PAIRS16_F32_SHORT3))           \
     }                                                                                    \
     CRESIZE_AVX512 static void NAME##_values(float *restrict out, const S *restrict a,     \
                                              const S *restrict b, float wa, float wb,        \
                                              const float *restrict w, Py_ssize_t n,          \
-                                             Py_ssize_t C)                                   \
+                                             Py_ssize_t C, int same)                         \
     {                                                                                    \
-        const __m512i first = _mm512_loadu_si512(cresize_pair_lanes[C == 1 ? 0 : C == 2 ? 1 : 2]); \
-        const __m512i second = _mm512_add_epi32(first, _mm512_set1_epi32((int)C));      \
-        const __m512 va = _mm512_set1_ps(wa), vb = _mm512_set1_ps(wb);                   \
-        Py_ssize_t u = 0, v;                                                             \
-        for (; u + 16 <= C * n; u += 16) { /* reads values 2u ... 2u + 31 of the row's 2Cn */ \
-            v = 2 * u;                                                                   \
-            NAME##_step(out + u, a + v, b ? b + v : NULL, w + v, va, vb, first, second, 32, \
-                        (__mmask16)0xffff);                                              \
-        }                                                                                \
-        if (u < C * n && C * n >= 16) { /* the last 16 output values, again */           \
-            u = C * n - 16;                                                              \
-            v = 2 * u;                                                                   \
-            NAME##_step(out + u, a + v, b ? b + v : NULL, w + v, va, vb, first, second, 32, \
-                        (__mmask16)0xffff);                                              \
-        } else if (u < C * n) { /* a row of 1-15 output values: 2Cn values */           \
-            NAME##_step(out, a, b, w, va, vb, first, second, 2 * C * n,                  \
-                        (__mmask16)((1u << (C * n)) - 1));                               \
-        }                                                                                \
+        CRESIZE_PAIRS16_SAME(CRESIZE_PAIRS16_ROW(NAME, CRESIZE_PAIRS16_F32_STEP,         \
+                                                 CRESIZE_PAIRS16_F32_SHORT))             \
+    }
+
+/* The 8-bit stores of the loops above (see there): T, its range LO ... HI, NARROW. */
+#define CRESIZE_PAIRS16_STORE(NAME, S, T, NARROW, LO, HI)                                \
+    CRESIZE_AVX512 static inline __attribute__((always_inline)) __m128i                  \
+    NAME##_bytes(__m512 s, __m512 lo, __m512 hi)                                         \
+    {                                                                                    \
+        return NARROW(cresize_round16_ps(s, lo, hi));                                    \
+    }                                                                                    \
+    CRESIZE_AVX512 static int NAME##_pixels3_store(T *restrict out, const S *restrict a,   \
+                                                   const S *restrict b, float wa, float wb,  \
+                                                   const float *restrict w, Py_ssize_t n,    \
+                                                   int same)                                 \
+    {                                                                                    \
+        const __m512 lo = _mm512_set1_ps(LO), hi = _mm512_set1_ps(HI);                   \
+        if (n < 6)                                                                       \
+            return 0;                                                                    \
+        CRESIZE_PAIRS16_SAME(CRESIZE_PAIRS16_ROW3(NAME, CRESIZE_PAIRS16_BYTES_STEP3,     \
+                                                  CRESIZE_PAIRS16_BYTES_LAST3,           \
+                                                  CRESIZE_PAIRS16_NO_SHORT))             \
+        return 1;                                                                        \
+    }                                                                                    \
+    CRESIZE_AVX512 static int NAME##_values_store(T *restrict out, const S *restrict a,    \
+                                                  const S *restrict b, float wa, float wb,   \
+                                                  const float *restrict w, Py_ssize_t n,     \
+                                                  Py_ssize_t C, int same)                    \
+    {                                                                                    \
+        const __m512 lo = _mm512_set1_ps(LO), hi = _mm512_set1_ps(HI);                   \
+        if (C * n < 16)                                                                  \
+            return 0;                                                                    \
+        CRESIZE_PAIRS16_SAME(CRESIZE_PAIRS16_ROW(NAME, CRESIZE_PAIRS16_BYTES_STEP,       \
+                                                 CRESIZE_PAIRS16_NO_SHORT))              \
+        return 1;                                                                        \
     }
 
 CRESIZE_PAIRS16(cresize_pairs16_f32, float, cresize_row16_f32, cresize_row16_f32_part)
 CRESIZE_PAIRS16(cresize_pairs16_u8, unsigned char, cresize_row16_u8, cresize_row16_u8_part)
 CRESIZE_PAIRS16(cresize_pairs16_s8, signed char, cresize_row16_s8, cresize_row16_s8_part)
+CRESIZE_PAIRS16_STORE(cresize_pairs16_u8, unsigned char, unsigned char, _mm512_cvtusepi32_epi8,
+                      0.0f, 255.0f)
+CRESIZE_PAIRS16_STORE(cresize_pairs16_s8, signed char, signed char, _mm512_cvtsepi32_epi8,
+                      -128.0f, 127.0f)
+
+/* 8-bit 2x2 blocks whose four weights are all 0.5 (wa = wb = 0.5, every x weight 0.5:
+ * bilinear and area halving), AVX2: with such weights every operation of the float32
+ * sum is exact for 8-bit values (0.5 * a and 0.5 * b, their sum, its product by 0.5
+ * and the pair's sum are all multiples of 0.25 below 2**10), so the sum is exactly
+ * s / 4, s = a0 + a1 + b0 + b1, and its rounding to nearest even, (s + 1 + ((s >> 2) &
+ * 1)) >> 2 in 16-bit integers: the integers of the float32 sums (never -0, never out
+ * of range). Each output value's two input values are brought side by side in a
+ * 128-bit lane (vpshufb; 3-value pixels: 12 of a lane's 16 bytes, vpermd placing
+ * bytes 0-11 and 12-23 of the 32 loaded in the two lanes) and summed by vpmaddubsw.
+ * 1, 2 or 4 values: 16 outputs a step (32 bytes of each row), the row's last 16 again;
+ * 3 values: 12 outputs a step, stored as two 8-byte halves (their 7th and 8th bytes
+ * rewritten by the next half or step), then the row's end in 128-bit steps of 6
+ * outputs stored exactly (4 + 2 bytes), the last over the row's last 12 values; so
+ * nothing is read or written past the row. 0 (nothing written) for rows shorter than
+ * one step (fewer than 16 output values; 3-value pixels: fewer than 3 pixels). */
+static const signed char cresize_half_pairs[3][16] = {
+    {0, 2, 1, 3, 4, 6, 5, 7, 8, 10, 9, 11, 12, 14, 13, 15},  /* 2 values */
+    {0, 3, 1, 4, 2, 5, 6, 9, 7, 10, 8, 11, -128, -128, -128, -128},  /* 3 */
+    {0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15}};  /* 4 */
+#define CRESIZE_HALVES8(NAME, T, MADD, PACK)                                             \
+    CRESIZE_AVX2 static inline __attribute__((always_inline)) __m256i                    \
+    NAME##_round(__m256i sa, __m256i sb)                                                 \
+    {                                                                                    \
+        const __m256i one = _mm256_set1_epi16(1);                                        \
+        __m256i s = _mm256_add_epi16(sa, sb);                                            \
+        __m256i odd = _mm256_and_si256(_mm256_srai_epi16(s, 2), one);                    \
+        return _mm256_srai_epi16(_mm256_add_epi16(_mm256_add_epi16(s, one), odd), 2);    \
+    }                                                                                    \
+    CRESIZE_AVX2 static int NAME(T *restrict out, const T *restrict a, const T *restrict b, \
+                                 Py_ssize_t n, Py_ssize_t C)                             \
+    {                                                                                    \
+        const __m256i ones = _mm256_set1_epi8(1);                                        \
+        const Py_ssize_t V = 2 * C * n, U = C * n;                                       \
+        Py_ssize_t v, u;                                                                 \
+        __m256i pick;                                                                    \
+        if (C == 1)                                                                      \
+            pick = _mm256_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,  \
+                                    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15); \
+        else                                                                             \
+            pick = _mm256_broadcastsi128_si256(                                          \
+                _mm_loadu_si128((const __m128i *)cresize_half_pairs[C - 2]));            \
+        if (C == 3) {                                                                    \
+            const __m256i spread = _mm256_setr_epi32(0, 1, 2, 3, 3, 4, 5, 6);            \
+            const __m128i pick4 = _mm256_castsi256_si128(pick);                          \
+            if (n < 3)                                                                   \
+                return 0;                                                                \
+            for (v = 0; v + 32 <= V; v += 24) { /* outputs v/2 ... v/2 + 11 */          \
+                __m256i x = _mm256_permutevar8x32_epi32(                                 \
+                    _mm256_loadu_si256((const __m256i *)(a + v)), spread);               \
+                __m256i y = _mm256_permutevar8x32_epi32(                                 \
+                    _mm256_loadu_si256((const __m256i *)(b + v)), spread);               \
+                __m256i r = NAME##_round(MADD(_mm256_shuffle_epi8(x, pick)),             \
+                                         MADD(_mm256_shuffle_epi8(y, pick)));            \
+                r = PACK(r, r);                                                          \
+                _mm_storel_epi64((__m128i *)(out + v / 2), _mm256_castsi256_si128(r));  \
+                _mm_storel_epi64((__m128i *)(out + v / 2 + 6), _mm256_extracti128_si256(r, 1)); \
+            }                                                                            \
+            for (;; v += 12) { /* 6 outputs a step, the last from the row's last 12 values */ \
+                Py_ssize_t at, from;                                                     \
+                __m128i k, r;                                                            \
+                int lo;                                                                  \
+                short hi;                                                                \
+                at = v < V - 12 ? v : V - 12;                                            \
+                from = at + 16 <= V ? at : V - 16;                                       \
+                k = _mm_add_epi8(pick4, _mm_set1_epi8((char)(at - from)));               \
+                r = _mm256_castsi256_si128(NAME##_round(                                 \
+                    _mm256_castsi128_si256(MADD##_128(_mm_shuffle_epi8(                  \
+                        _mm_loadu_si128((const __m128i *)(a + from)), k))),              \
+                    _mm256_castsi128_si256(MADD##_128(_mm_shuffle_epi8(                  \
+                        _mm_loadu_si128((const __m128i *)(b + from)), k)))));            \
+                r = PACK##_128(r, r);                                                    \
+                lo = _mm_cvtsi128_si32(r);                                               \
+                hi = (short)_mm_extract_epi16(r, 2);                                     \
+                memcpy(out + at / 2, &lo, 4);                                            \
+                memcpy(out + at / 2 + 4, &hi, 2);                                        \
+                if (at == V - 12)                                                        \
+                    break;                                                               \
+            }                                                                            \
+            return 1;                                                                    \
+        }                                                                                \
+        if (U < 16)                                                                      \
+            return 0;                                                                    \
+        for (u = 0;; u += 16) { /* 16 outputs from 32 values of each row; the last again */ \
+            __m256i r;                                                                   \
+            if (u > U - 16)                                                              \
+                u = U - 16;                                                              \
+            v = 2 * u;                                                                   \
+            r = NAME##_round(                                                            \
+                MADD(_mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(a + v)), pick)), \
+                MADD(_mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(b + v)), pick))); \
+            r = _mm256_permute4x64_epi64(PACK(r, r), 0x08);                              \
+            _mm_storeu_si128((__m128i *)(out + u), _mm256_castsi256_si128(r));           \
+            if (u == U - 16)                                                             \
+                break;                                                                   \
+        }                                                                                \
+        return 1;                                                                        \
+    }
+/* The sums of byte pairs, 16-bit: unsigned (u8) or signed (s8) values. */
+#define CRESIZE_MADD_U8(x) _mm256_maddubs_epi16(x, ones)
+#define CRESIZE_MADD_U8_128(x) _mm_maddubs_epi16(x, _mm256_castsi256_si128(ones))
+#define CRESIZE_MADD_S8(x) _mm256_maddubs_epi16(ones, x)
+#define CRESIZE_MADD_S8_128(x) _mm_maddubs_epi16(_mm256_castsi256_si128(ones), x)
+#define CRESIZE_PACK_U8(x, y) _mm256_packus_epi16(x, y)
+#define CRESIZE_PACK_U8_128(x, y) _mm_packus_epi16(x, y)
+#define CRESIZE_PACK_S8(x, y) _mm256_packs_epi16(x, y)
+#define CRESIZE_PACK_S8_128(x, y) _mm_packs_epi16(x, y)
+CRESIZE_HALVES8(cresize_halves_u8, unsigned char, CRESIZE_MADD_U8, CRESIZE_PACK_U8)
+CRESIZE_HALVES8(cresize_halves_s8, signed char, CRESIZE_MADD_S8, CRESIZE_PACK_S8)
 
 /* float64 pixels of 2-4 values, AVX2: each output pixel's two input pixels' products
  * computed in registers, four values a register, from the lanes they are added in (no
@@ -423,16 +636,19 @@ CRESIZE_AVX2 static void cresize_sum_2x2_pixels_f64_avx2(double *restrict out,
 #define CRESIZE_SUMS_CALL(NAME, ...) NAME##_c(__VA_ARGS__)
 #endif
 
+/* `same` (every x weight has the bits of w[0]): for the AVX-512 float32 loops only. */
 #define CRESIZE_SUM_2X2_DISPATCH(NAME, T)                                               \
     static inline void NAME(T *out, const T *a, const T *b, T wa, T wb, const T *w,      \
-                            Py_ssize_t n)                                               \
+                            Py_ssize_t n, int same)                                     \
     {                                                                                   \
+        (void)same;                                                                     \
         CRESIZE_SUMS_CALL(NAME, out, a, b, wa, wb, w, n);                               \
     }
 #define CRESIZE_SUM_2X2_PIXELS_DISPATCH(NAME, T)                                        \
     static inline void NAME(T *out, const T *a, const T *b, T wa, T wb, const T *w,      \
-                            Py_ssize_t n, Py_ssize_t C)                                 \
+                            Py_ssize_t n, Py_ssize_t C, int same)                       \
     {                                                                                   \
+        (void)same;                                                                     \
         CRESIZE_SUMS_CALL(NAME, out, a, b, wa, wb, w, n, C);                            \
     }
 
@@ -446,27 +662,30 @@ CRESIZE_SUM_2X2_UNIT_DISPATCH(cresize_sum_2x2_unit_f32, float)
 CRESIZE_SUM_2X2_UNIT_DISPATCH(cresize_sum_2x2_unit_f64, double)
 /* float32: also an AVX-512 loop (level avx512). */
 static inline void cresize_sum_2x2_f32(float *out, const float *a, const float *b, float wa,
-                                       float wb, const float *w, Py_ssize_t n)
+                                       float wb, const float *w, Py_ssize_t n, int same)
 {
 #if CRESIZE_X86_DISPATCH
     if (cresize_simd_level >= 3) {
-        cresize_pairs16_f32_values(out, a, b, wa, wb, w, n, 1);
+        cresize_pairs16_f32_values(out, a, b, wa, wb, w, n, 1, same);
         return;
     }
 #endif
+    (void)same;
     CRESIZE_SUMS_CALL(cresize_sum_2x2_f32, out, a, b, wa, wb, w, n);
 }
 CRESIZE_SUM_2X2_DISPATCH(cresize_sum_2x2_f64, double)
 /* float32 pixels: also an AVX-512 loop (level avx512). */
 static inline void cresize_sum_2x2_pixels_f32(float *out, const float *a, const float *b, float wa,
-                                              float wb, const float *w, Py_ssize_t n, Py_ssize_t C)
+                                              float wb, const float *w, Py_ssize_t n, Py_ssize_t C,
+                                              int same)
 {
+    (void)same;
 #if CRESIZE_X86_DISPATCH
     if (cresize_simd_level >= 3 && C <= 4) { /* products in registers */
         if (C == 3)
-            cresize_pairs16_f32_pixels3(out, a, b, wa, wb, w, n);
+            cresize_pairs16_f32_pixels3(out, a, b, wa, wb, w, n, same);
         else
-            cresize_pairs16_f32_values(out, a, b, wa, wb, w, n, C);
+            cresize_pairs16_f32_values(out, a, b, wa, wb, w, n, C, same);
         return;
     }
     if (cresize_simd_level >= 3) {
@@ -486,12 +705,13 @@ CRESIZE_SUM_2X2_PIXELS_DISPATCH(cresize_sum_2x2_pixels_f64, double)
  * the operations of _row / _resample_row on such a table, in their order: the sweeps
  * above with b = NULL (products w * r). */
 #define CRESIZE_PAIRS_2X2(NAME, T, SFX)                                                 \
-    static inline void NAME(T *out, const T *r, const T *w, Py_ssize_t n, Py_ssize_t C) \
+    static inline void NAME(T *out, const T *r, const T *w, Py_ssize_t n, Py_ssize_t C, \
+                            int same)                                                   \
     {                                                                                   \
         if (C == 1)                                                                     \
-            cresize_sum_2x2_##SFX(out, r, NULL, 0, 0, w, n);                            \
+            cresize_sum_2x2_##SFX(out, r, NULL, 0, 0, w, n, same);                      \
         else                                                                            \
-            cresize_sum_2x2_pixels_##SFX(out, r, NULL, 0, 0, w, n, C);                  \
+            cresize_sum_2x2_pixels_##SFX(out, r, NULL, 0, 0, w, n, C, same);            \
     }
 CRESIZE_PAIRS_2X2(cresize_pairs_2x2_f32, float, f32)
 CRESIZE_PAIRS_2X2(cresize_pairs_2x2_f64, double, f64)
@@ -524,19 +744,21 @@ CRESIZE_PAIRS_2X2(cresize_pairs_2x2_f64, double, f64)
         }                                                                               \
     } while (0)
 
-/* Each row by the sweeps above; `unit`: every weight is 1 (C = 1). */
+/* Each row by the sweeps above; `unit`: every weight is 1 (C = 1); `same`: every x
+ * weight has the bits of wx[0] (Sizes.x_same). */
 #define CRESIZE_SUM_2X2_ROWS(NAME, T, SFX)                                              \
     static void NAME(T *out, const T *src, Py_ssize_t j0, Py_ssize_t j1, Py_ssize_t out_h, \
                      Py_ssize_t in_h, Py_ssize_t in_row, const T *wy, Py_ssize_t wy_stride, \
-                     const T *wx, Py_ssize_t n_out, Py_ssize_t C, int unit)             \
+                     const T *wx, Py_ssize_t n_out, Py_ssize_t C, int unit, int same)   \
     {                                                                                   \
         CRESIZE_FOR_2X2_ROWS(T, {                                                       \
             if (unit)                                                                   \
                 cresize_sum_2x2_unit_##SFX(o, a, a + in_row, n_out);                    \
             else if (C == 1)                                                            \
-                cresize_sum_2x2_##SFX(o, a, a + in_row, w[0], w[1], wx, n_out);         \
+                cresize_sum_2x2_##SFX(o, a, a + in_row, w[0], w[1], wx, n_out, same);   \
             else                                                                        \
-                cresize_sum_2x2_pixels_##SFX(o, a, a + in_row, w[0], w[1], wx, n_out, C); \
+                cresize_sum_2x2_pixels_##SFX(o, a, a + in_row, w[0], w[1], wx, n_out, C, \
+                                             same);                                     \
         });                                                                             \
     }
 
@@ -633,7 +855,8 @@ static inline void cresize_sum_2x2_rows_f32(float *out, const float *src, Py_ssi
                                             Py_ssize_t j1, Py_ssize_t out_h, Py_ssize_t in_h,
                                             Py_ssize_t in_row, const float *wy,
                                             Py_ssize_t wy_stride, const float *wx,
-                                            Py_ssize_t n_out, Py_ssize_t C, int unit)
+                                            Py_ssize_t n_out, Py_ssize_t C, int unit,
+                                            int same)
 {
 #if CRESIZE_X86_DISPATCH
     if (unit && cresize_simd_level >= 3 && cresize_unit_rows_unrolled) {
@@ -642,7 +865,7 @@ static inline void cresize_sum_2x2_rows_f32(float *out, const float *src, Py_ssi
     }
 #endif
     cresize_sum_2x2_rows_f32_any(out, src, j0, j1, out_h, in_h, in_row, wy, wy_stride, wx,
-                                 n_out, C, unit);
+                                 n_out, C, unit, same);
 }
 
 /* 8-bit images: the 2x2 pair sums (VERTICAL_FIRST, both tables blocks of 2) straight
@@ -650,24 +873,50 @@ static inline void cresize_sum_2x2_rows_f32(float *out, const float *src, Py_ssi
  * (CRESIZE_PAIRS16): the operations of the rows' combination (wa*a + wb*b, as
  * _combine_rows sums two taps) and of the pair sums, in one sweep, so the same bits
  * (the row's last pixels under masks, in the same loop). 0 (nothing written) where the
- * level has no such loop: the caller combines the rows first. */
+ * level has no such loop: the caller combines the rows first. NAME##_store: the same
+ * sums rounded and stored as 8-bit integers of the input's type in the same sweep (as
+ * the integer stores round a row of sums: the same integers); 0 (nothing written) also
+ * for a row shorter than one step (C * n < 16 values): the caller sums into floats
+ * and stores them. One thread, CPU time, uint8 (224, 224, 3) -> 112x112 bilinear plan
+ * calls: see docs/kernels.md. */
 #define CRESIZE_SUM_2X2_INT8(NAME, S, SFX)                                               \
     static inline int NAME(float *out, const S *a, const S *b, float wa, float wb,       \
-                           const float *w, Py_ssize_t n, Py_ssize_t C)                   \
+                           const float *w, Py_ssize_t n, Py_ssize_t C, int same)         \
     {                                                                                    \
+        (void)same;                                                                      \
         if (!CRESIZE_X86_DISPATCH || cresize_simd_level < 3 || C > 4)                    \
             return 0;                                                                    \
         CRESIZE_PAIRS16_INT_CALL(SFX)                                                    \
         return 1;                                                                        \
+    }                                                                                    \
+    static inline int NAME##_store(S *out, const S *a, const S *b, float wa, float wb,   \
+                                   const float *w, Py_ssize_t n, Py_ssize_t C, int same) \
+    {                                                                                    \
+        (void)same;                                                                      \
+        if (!CRESIZE_X86_DISPATCH || cresize_simd_level < 2 || C > 4)                    \
+            return 0;                                                                    \
+        if (same && w[0] == 0.5f && wa == 0.5f && wb == 0.5f &&                          \
+            CRESIZE_HALVES8_CALL(SFX))                                                   \
+            return 1;                                                                    \
+        if (cresize_simd_level < 3)                                                      \
+            return 0;                                                                    \
+        CRESIZE_PAIRS16_INT_STORE_CALL(SFX)                                              \
     }
 #if CRESIZE_X86_DISPATCH
 #define CRESIZE_PAIRS16_INT_CALL(SFX)                                                    \
     if (C == 3)                                                                          \
-        cresize_pairs16_##SFX##_pixels3(out, a, b, wa, wb, w, n);                        \
+        cresize_pairs16_##SFX##_pixels3(out, a, b, wa, wb, w, n, same);                  \
     else                                                                                 \
-        cresize_pairs16_##SFX##_values(out, a, b, wa, wb, w, n, C);
+        cresize_pairs16_##SFX##_values(out, a, b, wa, wb, w, n, C, same);
+#define CRESIZE_HALVES8_CALL(SFX) cresize_halves_##SFX(out, a, b, n, C)
+#define CRESIZE_PAIRS16_INT_STORE_CALL(SFX)                                              \
+    if (C == 3)                                                                          \
+        return cresize_pairs16_##SFX##_pixels3_store(out, a, b, wa, wb, w, n, same);     \
+    return cresize_pairs16_##SFX##_values_store(out, a, b, wa, wb, w, n, C, same);
 #else
 #define CRESIZE_PAIRS16_INT_CALL(SFX)
+#define CRESIZE_HALVES8_CALL(SFX) 0
+#define CRESIZE_PAIRS16_INT_STORE_CALL(SFX) return 0;
 #endif
 CRESIZE_SUM_2X2_INT8(cresize_sum_2x2_u8, unsigned char, u8)
 CRESIZE_SUM_2X2_INT8(cresize_sum_2x2_s8, signed char, s8)
