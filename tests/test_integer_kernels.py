@@ -685,6 +685,32 @@ def test_2x2_pixel_pairs(dtype):
             np.testing.assert_array_equal(got, want, err_msg=f"{channels} {n}")
 
 
+def _edge_values(rng, shape, dtype, channel_axis):
+    """Random floats with -0 and infinities among them, or an ``image`` of integers."""
+    if np.dtype(dtype).kind != "f":
+        return image(rng, shape, dtype, channel_axis)
+    x = rng.standard_normal(shape).astype(dtype)
+    flat = x.reshape(-1)
+    flat[::5], flat[1::7], flat[3::13] = -0.0, np.inf, -np.inf
+    return x
+
+
+def _same_bits_at_levels(monkeypatch, p, x, levels, label):
+    """``p(x)`` at each of ``levels`` (``CRESIZE_SIMD``; the caller restores it) into an
+    ``out`` followed by 16 guard values: the bits of ``levels[0]``, the guard untouched."""
+    size = int(np.prod(p.output_shape))
+    got = {}
+    for level in levels:
+        monkeypatch.setenv("CRESIZE_SIMD", level)
+        _kernels._init_simd()
+        buf = np.full(size + 16, 7, x.dtype)
+        p(x, out=buf[:size].reshape(p.output_shape))
+        assert (buf[size:] == 7).all(), (level, label)
+        got[level] = buf[:size].tobytes()
+    for level in levels[1:]:
+        assert got[level] == got[levels[0]], (level, label)
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.uint8, np.int8])
 def test_2x2_pixel_pairs_at_the_group_ends(monkeypatch, dtype):
     """The AVX-512 pair sums (``CRESIZE_PAIRS16``: 3-value pixels five a step, 1, 2 or
@@ -694,34 +720,48 @@ def test_2x2_pixel_pairs_at_the_group_ends(monkeypatch, dtype):
     rows' two input rows read as they are (halving both axes) or combined first (area
     thirds of the height), and nothing written past the result."""
     rng = np.random.default_rng(21)
-    kind = np.dtype(dtype)
     levels = ("none", "avx2", "avx512")
     try:
         for channels in (1, 2, 3, 4):
             for n in (*range(1, 21), *range(110, 117)):
                 for rows in (2, 3):  # y blocks of 2 (a, b), or 3 (combined first)
                     shape = (2 * rows, 2 * n, channels)
-                    if kind.kind == "f":
-                        x = rng.standard_normal(shape).astype(dtype)
-                        flat = x.reshape(-1)
-                        flat[::5], flat[1::7], flat[3::13] = -0.0, np.inf, -np.inf
-                    else:
-                        x = image(rng, shape, dtype, 2)
+                    x = _edge_values(rng, shape, dtype, 2)
                     p = cresize.plan(shape, (2, n), axes=(0, 1), mode="area", dtype=dtype)
                     (step,) = p._forward.compiled(x.dtype)
                     assert step[4].blocks[1] == 2
-                    size = 2 * n * channels
-                    got = {}
-                    for level in levels:
-                        monkeypatch.setenv("CRESIZE_SIMD", level)
-                        _kernels._init_simd()
-                        buf = np.full(size + 16, 7, dtype)
-                        out = buf[:size].reshape(p.output_shape)
-                        p(x, out=out)
-                        assert (buf[size:] == 7).all(), (level, channels, n, rows)
-                        got[level] = buf[:size].tobytes()
-                    for level in levels[1:]:
-                        assert got[level] == got["none"], (level, channels, n, rows)
+                    _same_bits_at_levels(monkeypatch, p, x, levels, (channels, n, rows))
+    finally:
+        monkeypatch.delenv("CRESIZE_SIMD")
+        _kernels._init_simd()
+
+
+#: Row widths around the sums' AVX-512 threshold (``CRESIZE_WIDE_ROW``: 128 float64,
+#: 384 float32 columns) and the tails of their 512-bit blocks (1-63 columns past them).
+ROW_SUM_WIDTHS = (*range(1, 18), 63, 64, 65, 127, 128, 129, 136, 143, 144, 145, 159, 160)
+ROW_SUM_WIDTHS += (175, 191, 383, 384, 385, 399, 400, 401, 415, 416, 431, 447, 448)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.uint8, np.int8, np.uint16, np.int16])
+def test_row_sums_keep_the_bits_at_every_width(monkeypatch, dtype):
+    """The sums of whole rows (``_simd_rows.h``: AVX2 blocks of 4 registers, a register
+    at a time, then the scalar loop; at the avx512 level rows of at least
+    ``CRESIZE_WIDE_ROW`` columns in 512-bit blocks, then their last columns in one step
+    of 1-4 registers, the last under a mask) along the first axis of (H, W) arrays: at
+    every level the bits of the portable loops, for 4 taps (bicubic enlarging; a fused
+    8/16-bit store where both axes are resized) and 80 (bilinear antialias shrinking by
+    40: groups of 32 taps, the later ones adding to the stored sums), and nothing
+    written past the result."""
+    rng = np.random.default_rng(22)
+    levels = ("none", "avx2", "avx512")
+    cases = [((7, n), (15,), (0,), "bicubic", False) for n in ROW_SUM_WIDTHS]
+    cases += [((200, n), (5,), (0,), "bilinear", True) for n in ROW_SUM_WIDTHS[::3]]
+    cases += [((7, n, 3), (15, n + 1), (0, 1), "bicubic", False) for n in (127, 128, 133, 149)]
+    try:
+        for shape, size, axes, mode, antialias in cases:
+            x = _edge_values(rng, shape, dtype, 2 if len(shape) == 3 else None)
+            p = cresize.plan(shape, size, axes=axes, mode=mode, antialias=antialias, dtype=dtype)
+            _same_bits_at_levels(monkeypatch, p, x, levels, (shape, mode))
     finally:
         monkeypatch.delenv("CRESIZE_SIMD")
         _kernels._init_simd()

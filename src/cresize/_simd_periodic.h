@@ -305,14 +305,20 @@ static int cresize_period_setup(cresize_period *g, Py_ssize_t C, const Py_ssize_
             d = 0;                                                               \
         if (!cresize_period_setup(&g, C, start, width, s, LANES, LOADW, d))      \
             return 0;                                                            \
-        for (u = 0; u < d; u++) {                                                \
-            Py_ssize_t n = u / C, c = u % C;                                     \
-            const ACC *w = weight + n % s * width;                               \
-            const T *x = line + C * (start[n % s] + n / s) + c;                  \
+        for (u = 0, r = 0, j = 0, t0 = 0; u < d; u++) { /* value r of pixel s*t0 + j */ \
+            const ACC *w = weight + j * width;                                   \
+            const T *x = line + C * (start[j] + t0) + r;                         \
             ACC acc = 0;                                                         \
             for (k = 0; k < width; k++)                                          \
                 acc = acc + w[k] * VALUE(x[C * k]);                              \
-            out[u] = FIN(acc, n % s);                                            \
+            out[u] = FIN(acc, j);                                                \
+            if (++r == C) { /* counters, not the divisions of u by C and s */    \
+                r = 0;                                                           \
+                if (++j == s) {                                                  \
+                    j = 0;                                                       \
+                    t0++;                                                        \
+                }                                                                \
+            }                                                                    \
         }                                                                        \
         out += d;                                                                \
         total -= d;                                                              \

@@ -132,8 +132,24 @@ CRESIZE_AVX2 static inline void cresize_store_ps8(float *p, __m256 v) { _mm256_s
     for (k = k0 == 0; k < taps; k++)                                             \
         r = r + w[k] * src[k][c];
 
+/* The row's last columns, fewer than a block (AVX2): a register of LANES columns at
+ * a time, then the scalar loop (PART, ACCPART, PUT: unused, see CRESIZE_TAIL_512). */
+#define CRESIZE_TAIL_LANES(ACC, T, VEC, LANES, SET1, ADD, MUL, LOAD, LOADACC, STOREACC, \
+                           PART, ACCPART, PUT)                                         \
+    for (; c + LANES <= width; c += LANES) {                                           \
+        VEC s0;                                                                        \
+        CRESIZE_SUM_START(s0, 0, SET1, MUL, LOAD, LOADACC)                             \
+        for (k = k0 == 0; k < taps; k++)                                               \
+            s0 = ADD(s0, MUL(SET1(w[k]), LOAD(src[k] + c)));                           \
+        STOREACC(row + c, s0);                                                         \
+    }                                                                                  \
+    for (; c < width; c++) {                                                           \
+        CRESIZE_SUM_ONE(ACC)                                                           \
+        row[c] = r;                                                                    \
+    }
+
 #define CRESIZE_COMBINE(NAME, ATTR, ACC, T, VEC, LANES, SET1, ADD, MUL, LOAD, LOADACC,  \
-                        STOREACC)                                                      \
+                        STOREACC, TAIL, PART, ACCPART, PUT)                            \
     ATTR static void NAME(ACC *row, const T *plane, Py_ssize_t width,                  \
                           const Py_ssize_t *index, const ACC *weight,                  \
                           Py_ssize_t count, Py_ssize_t n_rows)                         \
@@ -150,38 +166,35 @@ CRESIZE_AVX2 static inline void cresize_store_ps8(float *p, __m256 v) { _mm256_s
                 STOREACC(row + c + 2 * LANES, s2);                                     \
                 STOREACC(row + c + 3 * LANES, s3);                                     \
             }                                                                          \
-            for (; c + LANES <= width; c += LANES) {                                   \
-                VEC s0;                                                                \
-                CRESIZE_SUM_START(s0, 0, SET1, MUL, LOAD, LOADACC)                     \
-                for (k = k0 == 0; k < taps; k++)                                       \
-                    s0 = ADD(s0, MUL(SET1(w[k]), LOAD(src[k] + c)));                   \
-                STOREACC(row + c, s0);                                                 \
-            }                                                                          \
-            for (; c < width; c++) {                                                   \
-                CRESIZE_SUM_ONE(ACC)                                                   \
-                row[c] = r;                                                            \
-            }                                                                          \
+            TAIL(ACC, T, VEC, LANES, SET1, ADD, MUL, LOAD, LOADACC, STOREACC, PART,    \
+                 ACCPART, PUT)                                                         \
         }                                                                              \
     }
 
 CRESIZE_COMBINE(cresize_combine_f32_f32_avx2, CRESIZE_AVX2, float, float, __m256, 8,
                 cresize_set1_ps8, cresize_add_ps8, cresize_mul_ps8, cresize_row8_f32,
-                cresize_load_ps8, cresize_store_ps8)
+                cresize_load_ps8, cresize_store_ps8,
+                CRESIZE_TAIL_LANES, _, _, _)
 CRESIZE_COMBINE(cresize_combine_f32_u8_avx2, CRESIZE_AVX2, float, unsigned char, __m256, 8,
                 cresize_set1_ps8, cresize_add_ps8, cresize_mul_ps8, cresize_row8_u8,
-                cresize_load_ps8, cresize_store_ps8)
+                cresize_load_ps8, cresize_store_ps8,
+                CRESIZE_TAIL_LANES, _, _, _)
 CRESIZE_COMBINE(cresize_combine_f32_s8_avx2, CRESIZE_AVX2, float, signed char, __m256, 8,
                 cresize_set1_ps8, cresize_add_ps8, cresize_mul_ps8, cresize_row8_s8,
-                cresize_load_ps8, cresize_store_ps8)
+                cresize_load_ps8, cresize_store_ps8,
+                CRESIZE_TAIL_LANES, _, _, _)
 CRESIZE_COMBINE(cresize_combine_f64_f64_avx2, CRESIZE_AVX2, double, double, __m256d, 4,
                 cresize_set1_pd, cresize_add_pd, cresize_mul_pd, cresize_row4_f64,
-                cresize_row4_f64, cresize_store_pd)
+                cresize_row4_f64, cresize_store_pd,
+                CRESIZE_TAIL_LANES, _, _, _)
 CRESIZE_COMBINE(cresize_combine_f64_u16_avx2, CRESIZE_AVX2, double, unsigned short, __m256d, 4,
                 cresize_set1_pd, cresize_add_pd, cresize_mul_pd, cresize_row4_u16,
-                cresize_row4_f64, cresize_store_pd)
+                cresize_row4_f64, cresize_store_pd,
+                CRESIZE_TAIL_LANES, _, _, _)
 CRESIZE_COMBINE(cresize_combine_f64_s16_avx2, CRESIZE_AVX2, double, short, __m256d, 4,
                 cresize_set1_pd, cresize_add_pd, cresize_mul_pd, cresize_row4_s16,
-                cresize_row4_f64, cresize_store_pd)
+                cresize_row4_f64, cresize_store_pd,
+                CRESIZE_TAIL_LANES, _, _, _)
 
 /* AVX-512F (level 3): the same loops on 16 float32 / 8 float64 lanes. */
 #define CRESIZE_AVX512 __attribute__((target("avx512f")))
@@ -241,24 +254,125 @@ CRESIZE_AVX512 static inline __m512d cresize_add_pd8(__m512d a, __m512d b) { ret
 CRESIZE_AVX512 static inline __m512d cresize_mul_pd8(__m512d a, __m512d b) { return _mm512_mul_pd(a, b); }
 CRESIZE_AVX512 static inline void cresize_store_pd8(double *p, __m512d v) { _mm512_storeu_pd(p, v); }
 
+/* The first `cnt` (0-8) of the 8 values of cresize_row8_f64 / _u16 / _s16, the other
+ * lanes 0, nothing read past them (16-bit values through a zeroed copy, as bytes). */
+CRESIZE_AVX512 static inline __m512d cresize_row8_f64_part(const double *p, Py_ssize_t cnt)
+{
+    return _mm512_maskz_loadu_pd((__mmask8)((1u << cnt) - 1), p);
+}
+
+CRESIZE_AVX512 static inline __m512d cresize_row8_u16_part(const unsigned short *p, Py_ssize_t cnt)
+{
+    unsigned short t[8] = {0};
+    memcpy(t, p, (size_t)cnt * sizeof(*p));
+    return cresize_row8_u16(t);
+}
+
+CRESIZE_AVX512 static inline __m512d cresize_row8_s16_part(const short *p, Py_ssize_t cnt)
+{
+    short t[8] = {0};
+    memcpy(t, p, (size_t)cnt * sizeof(*p));
+    return cresize_row8_s16(t);
+}
+
+/* The first `cnt` (1-16 / 1-8) lanes of v stored at p, nothing written past them. */
+CRESIZE_AVX512 static inline void cresize_put_ps16(float *p, __m512 v, Py_ssize_t cnt)
+{
+    if (cnt == 16)
+        _mm512_storeu_ps(p, v);
+    else
+        _mm512_mask_storeu_ps(p, (__mmask16)((1u << cnt) - 1), v);
+}
+
+CRESIZE_AVX512 static inline void cresize_put_pd8(double *p, __m512d v, Py_ssize_t cnt)
+{
+    if (cnt == 8)
+        _mm512_storeu_pd(p, v);
+    else
+        _mm512_mask_storeu_pd(p, (__mmask8)((1u << cnt) - 1), v);
+}
+
+/* CRESIZE_TAIL_REGS's PUT: into the sums' row (CRESIZE_COMBINE), or into the buffer
+ * `rest` of the columns c0 ... (the fused stores' last columns, CRESIZE_STORE_REST). */
+#define CRESIZE_PUT_ROW16(AT, V, CNT) cresize_put_ps16(row + (AT), V, CNT)
+#define CRESIZE_PUT_ROW8(AT, V, CNT) cresize_put_pd8(row + (AT), V, CNT)
+#define CRESIZE_PUT_REST16(AT, V, CNT) cresize_store_ps16(rest + (AT) - c0, V)
+#define CRESIZE_PUT_REST8(AT, V, CNT) cresize_store_pd8(rest + (AT) - c0, V)
+
+/* AVX-512: the row's last n = width - c columns (0 < n < 4 * LANES, fewer than a
+ * block) in one step of R = ceil(n / LANES) registers, the last one's loads PART (its
+ * first cnt values, the other lanes 0, nothing read past the row), every tap added to
+ * all R registers (independent sums, as CRESIZE_SUM4's), then PUT(at, v, cnt) stores
+ * each register's first cnt sums (columns at, at + 1, ...). Each lane does the scalar
+ * loop's operations on its column (CRESIZE_SUM_ONE), so the same bits. On AMD Zen 4
+ * the register-at-a-time loop and the scalar loop of CRESIZE_TAIL_LANES made rows of
+ * 56 and 112 float32 columns slower at the avx512 level than at avx2
+ * (docs/kernels.md). */
+#define CRESIZE_TAIL_REGS(R, T, VEC, LANES, SET1, ADD, MUL, LOAD, LOADACC, PART, ACCPART, \
+                          PUT)                                                         \
+    {                                                                                  \
+        const Py_ssize_t last_ = width - c - ((R) - 1) * (LANES);                      \
+        VEC t_[R];                                                                     \
+        int j_;                                                                        \
+        for (j_ = 0; j_ < (R); j_++) {                                                 \
+            const Py_ssize_t at_ = c + j_ * (LANES);                                   \
+            if (j_ < (R) - 1)                                                          \
+                t_[j_] = k0 == 0 ? MUL(SET1(w[0]), LOAD(src[0] + at_)) : LOADACC(row + at_); \
+            else                                                                       \
+                t_[j_] = k0 == 0 ? MUL(SET1(w[0]), PART(src[0] + at_, last_))          \
+                                 : ACCPART(row + at_, last_);                          \
+        }                                                                              \
+        for (k = k0 == 0; k < taps; k++) {                                             \
+            VEC wk_ = SET1(w[k]);                                                      \
+            const T *p_ = src[k] + c;                                                  \
+            for (j_ = 0; j_ < (R) - 1; j_++)                                           \
+                t_[j_] = ADD(t_[j_], MUL(wk_, LOAD(p_ + j_ * (LANES))));               \
+            t_[(R) - 1] = ADD(t_[(R) - 1], MUL(wk_, PART(p_ + ((R) - 1) * (LANES), last_))); \
+        }                                                                              \
+        for (j_ = 0; j_ < (R); j_++)                                                   \
+            PUT(c + j_ * (LANES), t_[j_], j_ < (R) - 1 ? (LANES) : last_);             \
+    }
+#define CRESIZE_TAIL_512(ACC, T, VEC, LANES, SET1, ADD, MUL, LOAD, LOADACC, STOREACC,  \
+                         PART, ACCPART, PUT)                                           \
+    if (c < width) {                                                                   \
+        if (width - c > 3 * (LANES))                                                   \
+            CRESIZE_TAIL_REGS(4, T, VEC, LANES, SET1, ADD, MUL, LOAD, LOADACC, PART,   \
+                              ACCPART, PUT)                                            \
+        else if (width - c > 2 * (LANES))                                              \
+            CRESIZE_TAIL_REGS(3, T, VEC, LANES, SET1, ADD, MUL, LOAD, LOADACC, PART,   \
+                              ACCPART, PUT)                                            \
+        else if (width - c > (LANES))                                                  \
+            CRESIZE_TAIL_REGS(2, T, VEC, LANES, SET1, ADD, MUL, LOAD, LOADACC, PART,   \
+                              ACCPART, PUT)                                            \
+        else                                                                           \
+            CRESIZE_TAIL_REGS(1, T, VEC, LANES, SET1, ADD, MUL, LOAD, LOADACC, PART,   \
+                              ACCPART, PUT)                                            \
+    }
+
 CRESIZE_COMBINE(cresize_combine_f32_f32_avx512, CRESIZE_AVX512, float, float, __m512, 16,
                 cresize_set1_ps16, cresize_add_ps16, cresize_mul_ps16, cresize_row16_f32,
-                cresize_row16_f32, cresize_store_ps16)
+                cresize_row16_f32, cresize_store_ps16,
+                CRESIZE_TAIL_512, cresize_row16_f32_part, cresize_row16_f32_part, CRESIZE_PUT_ROW16)
 CRESIZE_COMBINE(cresize_combine_f32_u8_avx512, CRESIZE_AVX512, float, unsigned char, __m512, 16,
                 cresize_set1_ps16, cresize_add_ps16, cresize_mul_ps16, cresize_row16_u8,
-                cresize_row16_f32, cresize_store_ps16)
+                cresize_row16_f32, cresize_store_ps16,
+                CRESIZE_TAIL_512, cresize_row16_u8_part, cresize_row16_f32_part, CRESIZE_PUT_ROW16)
 CRESIZE_COMBINE(cresize_combine_f32_s8_avx512, CRESIZE_AVX512, float, signed char, __m512, 16,
                 cresize_set1_ps16, cresize_add_ps16, cresize_mul_ps16, cresize_row16_s8,
-                cresize_row16_f32, cresize_store_ps16)
+                cresize_row16_f32, cresize_store_ps16,
+                CRESIZE_TAIL_512, cresize_row16_s8_part, cresize_row16_f32_part, CRESIZE_PUT_ROW16)
 CRESIZE_COMBINE(cresize_combine_f64_f64_avx512, CRESIZE_AVX512, double, double, __m512d, 8,
                 cresize_set1_pd8, cresize_add_pd8, cresize_mul_pd8, cresize_row8_f64,
-                cresize_row8_f64, cresize_store_pd8)
+                cresize_row8_f64, cresize_store_pd8,
+                CRESIZE_TAIL_512, cresize_row8_f64_part, cresize_row8_f64_part, CRESIZE_PUT_ROW8)
 CRESIZE_COMBINE(cresize_combine_f64_u16_avx512, CRESIZE_AVX512, double, unsigned short, __m512d,
                 8, cresize_set1_pd8, cresize_add_pd8, cresize_mul_pd8, cresize_row8_u16,
-                cresize_row8_f64, cresize_store_pd8)
+                cresize_row8_f64, cresize_store_pd8,
+                CRESIZE_TAIL_512, cresize_row8_u16_part, cresize_row8_f64_part, CRESIZE_PUT_ROW8)
 CRESIZE_COMBINE(cresize_combine_f64_s16_avx512, CRESIZE_AVX512, double, short, __m512d, 8,
                 cresize_set1_pd8, cresize_add_pd8, cresize_mul_pd8, cresize_row8_s16,
-                cresize_row8_f64, cresize_store_pd8)
+                cresize_row8_f64, cresize_store_pd8,
+                CRESIZE_TAIL_512, cresize_row8_s16_part, cresize_row8_f64_part, CRESIZE_PUT_ROW8)
 
 /* (cresize_round8_ps, cresize_round4_pd: _simd_pixels.h, with the plain stores) */
 
@@ -387,6 +501,18 @@ CRESIZE_AVX512 static inline __m512i cresize_round16_pd(__m512d a, __m512d b, __
     return _mm512_inserti64x4(_mm512_castsi256_si512(x), y, 1);
 }
 
+/* The last columns (fewer than a block) at the avx512 level: their sums in one step of
+ * CRESIZE_TAIL_REGS (not the scalar loop of CRESIZE_STORE_REST, up to 63 columns
+ * here), then _simd_pixels.h's store. */
+#define CRESIZE_STORE_REST_512(ACC, VEC, LANES, SET1, ADD, MUL, LOAD, PART, PUT, STORE) \
+    if (c < width) {                                                             \
+        ACC rest[4 * (LANES)] __attribute__((aligned(64)));                      \
+        const Py_ssize_t c0 = c;                                                 \
+        CRESIZE_TAIL_512(ACC, ACC, VEC, LANES, SET1, ADD, MUL, LOAD, LOAD, _, PART, PART, \
+                         PUT)                                                    \
+        STORE(out + c0, rest, width - c0);                                       \
+    }
+
 #define CRESIZE_COMBINE_STORE8_512(NAME, T, NARROW, LO, HI, STORE)               \
     CRESIZE_AVX512 static void NAME(T *out, const float *plane, Py_ssize_t width, \
                                     const Py_ssize_t *index, const float *weight, \
@@ -408,7 +534,9 @@ CRESIZE_AVX512 static inline __m512i cresize_round16_pd(__m512d a, __m512d b, __
             _mm_storeu_si128((__m128i *)(out + c + 48),                          \
                              NARROW(cresize_round16_ps(s3, lo, hi)));            \
         }                                                                        \
-        CRESIZE_STORE_REST(float, 64, STORE)                                     \
+        CRESIZE_STORE_REST_512(float, __m512, 16, cresize_set1_ps16, cresize_add_ps16, \
+                               cresize_mul_ps16, cresize_row16_f32, cresize_row16_f32_part, \
+                               CRESIZE_PUT_REST16, STORE)                        \
     }
 
 #define CRESIZE_STORE16_2(A, B, NARROW)                                          \
@@ -435,7 +563,9 @@ CRESIZE_AVX512 static inline __m512i cresize_round16_pd(__m512d a, __m512d b, __
             _mm256_storeu_si256((__m256i *)(out + c + 16),                       \
                                 NARROW(cresize_round16_pd(s2, s3, lo, hi)));     \
         }                                                                        \
-        CRESIZE_STORE_REST(double, 32, STORE)                                    \
+        CRESIZE_STORE_REST_512(double, __m512d, 8, cresize_set1_pd8, cresize_add_pd8,  \
+                               cresize_mul_pd8, cresize_row8_f64, cresize_row8_f64_part, \
+                               CRESIZE_PUT_REST8, STORE)                         \
     }
 
 CRESIZE_COMBINE_STORE8_512(cresize_combine_store_u8_avx512, unsigned char, _mm512_cvtusepi32_epi8,
@@ -446,6 +576,18 @@ CRESIZE_COMBINE_STORE16_512(cresize_combine_store_u16_avx512, unsigned short,
                             _mm512_cvtusepi32_epi16, 0.0, 65535.0, cresize_store_u16_f64)
 CRESIZE_COMBINE_STORE16_512(cresize_combine_store_s16_avx512, short, _mm512_cvtsepi32_epi16,
                             -32768.0, 32767.0, cresize_store_s16_f64)
+
+/* The AVX-512 sums of rows (not the fused stores) take rows of at least this many
+ * columns (sums of type ACC); shorter rows run the AVX2 loops at the avx512 level too.
+ * On AMD Zen 4 (AVX-512 on 256-bit units) the 512-bit loops summed shorter rows more
+ * slowly than the AVX2 ones and longer rows faster (C harness, 4 taps, least of 300
+ * sweeps of 512 rows: float32 rows of 56 / 128 / 256 / 384 / 512 columns 0.88 / 0.93 /
+ * 0.93 / 0.99 / 1.05x the AVX2 speed, float64 rows of 64 / 96 / 128 / 192 0.87 / 0.92 /
+ * 1.01 / 1.07x); the AVX-512 gains recorded on Intel were on rows of 2250 columns and
+ * more (docs/kernels.md). The fused stores, their last columns in CRESIZE_TAIL_512
+ * steps, gained at 512 bits on rows of 56-400 values (whole calls 0.94-1.42x, most
+ * above 1). */
+#define CRESIZE_WIDE_ROW(ACC) (sizeof(ACC) == 4 ? 384 : 128)
 
 /* Entry points of the fused sums and stores: one group of taps only. */
 #define CRESIZE_COMBINE_STORE_ENTRY(NAME, T, ACC, F)                             \
@@ -469,7 +611,7 @@ CRESIZE_COMBINE_STORE16_512(cresize_combine_store_s16_avx512, short, _mm512_cvts
     {                                                                            \
         if (cresize_simd_level < 2 || count < 1)                                 \
             return 0;                                                            \
-        if (cresize_simd_level >= 3)                                             \
+        if (cresize_simd_level >= 3 && width >= CRESIZE_WIDE_ROW(ACC))           \
             F##512(row, plane, width, index, weight, count, n_rows);             \
         else                                                                     \
             F##2(row, plane, width, index, weight, count, n_rows);               \
