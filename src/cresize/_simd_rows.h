@@ -583,8 +583,8 @@ CRESIZE_COMBINE_STORE16_512(cresize_combine_store_s16_avx512, short, _mm512_cvts
  * slowly than the AVX2 ones and longer rows faster (C harness, 4 taps, least of 300
  * sweeps of 512 rows: float32 rows of 56 / 128 / 256 / 384 / 512 columns 0.88 / 0.93 /
  * 0.93 / 0.99 / 1.05x the AVX2 speed, float64 rows of 64 / 96 / 128 / 192 0.87 / 0.92 /
- * 1.01 / 1.07x); the AVX-512 gains recorded on Intel were on rows of 2250 columns and
- * more (docs/kernels.md). The fused stores, their last columns in CRESIZE_TAIL_512
+ * 1.01 / 1.07x); the AVX-512 gains recorded before (earlier VMs) were on rows of 2250 columns
+ * and more (docs/kernels.md). The fused stores, their last columns in CRESIZE_TAIL_512
  * steps, gained at 512 bits on rows of 56-400 values (whole calls 0.94-1.42x, most
  * above 1). */
 #define CRESIZE_WIDE_ROW(ACC) (sizeof(ACC) == 4 ? 384 : 128)
