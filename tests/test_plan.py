@@ -268,7 +268,6 @@ def test_first_backward_call_takes_the_direct_steps(monkeypatch):
         p.backward(np.zeros((3, 97, 30), np.float32))  # (a first call: makes the program)
     with monkeypatch.context() as patch:
         patch.setattr(_plan.Plan, "_run", None)  # not the checked path
-        patch.setattr(_plan.Plan, "_backward_call", None)
         assert np.array_equal(p.backward(g).view(np.uint32), want.view(np.uint32))
         assert p._bwd is p._made["backward"].direct and p._bwd is not None
         assert "forward" not in p._made and p._fwd is None
