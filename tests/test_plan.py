@@ -337,6 +337,37 @@ def test_threads_racing_the_first_backward_call(call):
         assert all(c._bwd is p._made["backward"].direct is not None for c in copies)
 
 
+def test_threads_racing_both_directions_of_a_cached_plan_and_its_copies_keep_it_measured():
+    """Six threads make a cached plan's forward and backward programs at once, through
+    the plan and its copies for other thread counts (the forward, the backward, a
+    backward region): one program a direction, shared by every copy, and the cache
+    counts the tables both grew (``_made_program`` measures after each, outside the
+    plan's lock), whichever thread made them."""
+    shape, size = (2, 33, 47), (71, 19)
+    cresize.clear_cache()
+    p = cresize.plan(shape, size, mode="lanczos3", dtype="float32")
+    plans = [p if i % 2 == 0 else _plan_with_threads(p, 1 + i % 3) for i in range(6)]
+    x, g = _array(shape, np.float32, seed=1), _array(p.output_shape, np.float32, seed=2)
+    region = (slice(0, 1), slice(0, 9), slice(2, 7))
+
+    def work(i):
+        q = plans[i]
+        if i % 3 == 0:
+            return q.backward(g)
+        if i % 3 == 1:
+            return q(x)
+        return q.run_region(g[q.input_region(region, True)], region, backward=True)
+
+    results = _race(work)
+    want = _fresh_plan(shape, size, mode="lanczos3", dtype="float32")
+    for i, got in enumerate(results):
+        expected = (want.backward(g), want(x), want.backward(g)[region])[i % 3]
+        assert np.array_equal(got.view(np.uint32), expected.view(np.uint32)), i
+    for q in plans:
+        assert q._made is p._made and q._backward is p._made["backward"]
+    assert cresize.cache_info()["nbytes"] == p.nbytes
+
+
 def test_plan_refuses_wrong_input():
     p = cresize.plan((2, 8, 8), 4, dtype="float32")
     with pytest.raises(ValueError, match=r"x has shape \(2, 8, 9\); this plan takes \(2, 8, 8\)"):
