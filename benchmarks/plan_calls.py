@@ -21,7 +21,7 @@ import cresize
 def checked(p, x, out=None, backward=False):
     """The checked path (``_plan.Plan._run``), as ``p(x, out)`` took it before."""
     if backward:
-        return p._backward_call(x, out, None)
+        return p._run(p._backward, x, out, p.output_shape, p.input_shape, "grad_output", None)
     return p._run(p._forward, x, out, p.input_shape, p.output_shape, "x", None)
 
 

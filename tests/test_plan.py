@@ -268,7 +268,6 @@ def test_first_backward_call_takes_the_direct_steps(monkeypatch):
         p.backward(np.zeros((3, 97, 30), np.float32))  # (a first call: makes the program)
     with monkeypatch.context() as patch:
         patch.setattr(_plan.Plan, "_run", None)  # not the checked path
-        patch.setattr(_plan.Plan, "_backward_call", None)
         assert np.array_equal(p.backward(g).view(np.uint32), want.view(np.uint32))
         assert p._bwd is p._made["backward"].direct and p._bwd is not None
         assert "forward" not in p._made and p._fwd is None
@@ -336,6 +335,37 @@ def test_threads_racing_the_first_backward_call(call):
         assert np.array_equal(got.view(np.uint64), expected.view(np.uint64))
     if call in ("backward", "out", "copy"):
         assert all(c._bwd is p._made["backward"].direct is not None for c in copies)
+
+
+def test_threads_racing_both_directions_of_a_cached_plan_and_its_copies_keep_it_measured():
+    """Six threads make a cached plan's forward and backward programs at once, through
+    the plan and its copies for other thread counts (the forward, the backward, a
+    backward region): one program a direction, shared by every copy, and the cache
+    counts the tables both grew (``_made_program`` measures after each, outside the
+    plan's lock), whichever thread made them."""
+    shape, size = (2, 33, 47), (71, 19)
+    cresize.clear_cache()
+    p = cresize.plan(shape, size, mode="lanczos3", dtype="float32")
+    plans = [p if i % 2 == 0 else _plan_with_threads(p, 1 + i % 3) for i in range(6)]
+    x, g = _array(shape, np.float32, seed=1), _array(p.output_shape, np.float32, seed=2)
+    region = (slice(0, 1), slice(0, 9), slice(2, 7))
+
+    def work(i):
+        q = plans[i]
+        if i % 3 == 0:
+            return q.backward(g)
+        if i % 3 == 1:
+            return q(x)
+        return q.run_region(g[q.input_region(region, True)], region, backward=True)
+
+    results = _race(work)
+    want = _fresh_plan(shape, size, mode="lanczos3", dtype="float32")
+    for i, got in enumerate(results):
+        expected = (want.backward(g), want(x), want.backward(g)[region])[i % 3]
+        assert np.array_equal(got.view(np.uint32), expected.view(np.uint32)), i
+    for q in plans:
+        assert q._made is p._made and q._backward is p._made["backward"]
+    assert cresize.cache_info()["nbytes"] == p.nbytes
 
 
 def test_plan_refuses_wrong_input():

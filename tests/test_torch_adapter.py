@@ -551,6 +551,30 @@ def test_resize_module_copies_pickles_and_follows_changed_options():
     assert m(x).shape == (1, 2, 5, 9)
 
 
+def test_a_resize_pickled_before_it_kept_its_last_plan_still_has_its_plan():
+    # A Resize pickled before ``_last`` was kept holds its last plan in ``_cached``
+    # (key, plan) only: unpickling calls nn.Module.__setstate__ with that state (what
+    # loading a pickle of the class at dc0f3b6 does), and ``plan`` must still be that
+    # plan, before and after the next call; a module never called has none.
+    import pickle
+
+    x = torch.rand(1, 2, 6, 6)
+    for size in ([7, 9], (7, 9)):
+        m = ct.Resize(size=size, mode="bilinear")
+        m(x)
+        found = m._planned(x, (size, None, "bilinear", None, None, False))[0]
+        state = {k: v for k, v in vars(m).items() if k != "_last"}
+        old = ct.Resize.__new__(ct.Resize)
+        old.__setstate__(pickle.loads(pickle.dumps(state)))
+        assert old.plan is found, size
+        assert torch.equal(old(x), m(x)) and old.plan is found
+    never = ct.Resize(size=4)
+    state = {k: v for k, v in vars(never).items() if k != "_last"}
+    old = ct.Resize.__new__(ct.Resize)
+    old.__setstate__(state)
+    assert old.plan is None
+
+
 @pytest.mark.parametrize(
     "kwargs,error,words",
     [

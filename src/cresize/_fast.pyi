@@ -99,9 +99,6 @@ class PlanBase:
         name: str,
         num_threads: int | None,
     ) -> np.ndarray: ...
-    def _backward_call(
-        self, grad_output: Any, out: np.ndarray | None, num_threads: int | None
-    ) -> np.ndarray: ...
 
 def fast_key(
     x: Any,  # anything with .shape and .dtype (an array, a torch tensor)

@@ -339,7 +339,7 @@ cdef class PlanBase:
     """The calls of a ``Plan`` (``_plan.Plan`` subclasses it): a call of an ndarray of
     the plan's shape and dtype (strided ones copied), with or without a valid ``out``,
     goes straight to the precompiled steps (``_fwd``, ``_bwd``: ``Direct`` or None),
-    everything else to the plan's checked path (``_run``, ``_backward_call``). ``_fwd``
+    everything else to the plan's checked path (``_run``). ``_fwd``
     (``_bwd``) is None until the plan makes its forward (backward) program
     (``Plan._forward``, ``Plan._backward``), which the first plain call makes and then
     takes the direct steps at once: a plan used only backward never makes the forward
@@ -420,7 +420,8 @@ cdef class PlanBase:
             src = d.source(grad_output)
             if src is not None and (out is None or d.into(out, grad_output)):
                 return run_steps(d.steps, src, out, self._count(num_threads))
-        return self._backward_call(grad_output, out, num_threads)
+        return self._run(self._backward, grad_output, out, self.output_shape, self.input_shape,
+                         "grad_output", num_threads)
 
 
 cdef inline bint _plain(object value, type kind):

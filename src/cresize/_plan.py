@@ -860,19 +860,7 @@ class Plan(_fast.PlanBase):
         )
 
     # -- execution (``p(x)`` and ``p.backward(g)``: ``_fast.PlanBase``, which takes
-    # the plain call itself and hands the rest to ``_run`` / ``_backward_call``)
-    def _backward_call(self, grad_output, out, num_threads):
-        """``backward`` on the checked path."""
-        return self._run(
-            self._backward,
-            grad_output,
-            out,
-            self.output_shape,
-            self.input_shape,
-            "grad_output",
-            num_threads,
-        )
-
+    # the plain call itself and hands the rest to ``_run``)
     def _run(self, program, x, out, shape, out_shape, name, num_threads):
         """``program`` on the whole array ``x`` (of ``shape``), checked."""
         x = self._check_input(x, shape, name)

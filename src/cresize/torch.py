@@ -435,8 +435,13 @@ class Resize(torch.nn.Module):
         self._cached: tuple[tuple[Any, ...], _plan.Plan] | None = None
         self._last: _plan.Plan | None = None
 
-    # a module pickled before ``_last`` was kept
-    _last: _plan.Plan | None = None
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Unpickling (``copy`` too): a module pickled before ``_last`` was kept has
+        its last plan in ``_cached`` only."""
+        super().__setstate__(state)
+        if "_last" not in state:
+            cached = state.get("_cached")
+            self._last = None if cached is None else cached[1]
 
     @property
     def plan(self) -> _plan.Plan | None:
