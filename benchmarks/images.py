@@ -32,6 +32,7 @@ pyvips = _optional.load("pyvips", fallback="its column is left out")  # needs th
 PEERS = ("opencv", "pillow", "libvips")
 CV2 = {
     "nearest": "INTER_NEAREST",
+    "nearest-exact": "INTER_NEAREST_EXACT",
     "bilinear": "INTER_LINEAR",
     "bicubic": "INTER_CUBIC",
     "area": "INTER_AREA",
@@ -82,6 +83,17 @@ def rows():
     table += [  # the width alone (the height unchanged: a one-axis resize)
         Row(dtype, rgb1k, (1024, 2048), "bicubic", "hwc", ("opencv",))
         for dtype in (np.uint8, np.float32)
+    ]
+    # float32 channels-last nearest shrinks (pixels moved, _simd_select.h)
+    table += [
+        Row(np.float32, (2048, 2048, c), size, m, "hwc", ("opencv",))
+        for c, size, m in (
+            (3, (1024, 1024), "nearest"),
+            (3, (1024, 1024), "nearest-exact"),
+            (3, (1536, 1536), "nearest"),
+            (3, (683, 683), "nearest"),
+            (4, (1024, 1024), "nearest"),
+        )
     ]
     table += [
         Row(np.float32, (8, 512, 512, 3), (1024, 1024), m, "nhwc", ("opencv",))

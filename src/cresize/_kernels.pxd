@@ -24,6 +24,7 @@ ctypedef struct Sizes:
     char out_kind  # 0: the output holds the sums; b"B", b"b", b"H", b"h": integers
     char src_kind  # 0: the input holds floats of the sums' dtype; else integers, as out_kind
     bint gather  # integers of one type, nearest: pixels copied (DIRECT)
+    bint copy  # floats, x rows of at most one tap of weight 1 (nearest): moved (_simd_select.h)
     bint x_identity  # the x table is the identity of one pixel: rows combined straight
     bint first_product  # FUSED DIRECT floats: the sums' bits of a combination of whole rows
     double least_weight  # first_product: the least positive x weight (0: not every row has one)

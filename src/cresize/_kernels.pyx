@@ -141,6 +141,16 @@ cdef extern from "_simd_rows.h" nogil:
                                   Py_ssize_t count, Py_ssize_t n_rows) noexcept
 
 
+cdef extern from "_simd_select.h" nogil:
+    # Rows of a selection x table on floats: pixels moved, ``0 + x`` (``first``: ``1 * x``)
+    # (``count``: NULL, or counts of at most 1, a pixel without a tap 0)
+    void cresize_select_f32(float* out, const float* line, Py_ssize_t channels,
+                            Py_ssize_t n_in, const Py_ssize_t* index, Py_ssize_t width,
+                            const Py_ssize_t* count, Py_ssize_t n_out, int first) noexcept
+    void cresize_select_f64(double* out, const double* line, Py_ssize_t channels,
+                            const Py_ssize_t* index, Py_ssize_t width, const Py_ssize_t* count,
+                            Py_ssize_t n_out, int first) noexcept
+
 cdef extern from "_zeros.h" nogil:
     int cresize_negative_zero_f32(const float* x, Py_ssize_t n, float w) noexcept
     int cresize_negative_zero_f64(const double* x, Py_ssize_t n, double w) noexcept
@@ -443,6 +453,10 @@ cdef enum:
     # Short rows (``CRESIZE_SHORT_ROW``) of a ``VERTICAL_FIRST`` sweep: the new input
     # rows of the output row this many ahead are prefetched (``_rows_ahead``).
     ROWS_AHEAD = 4
+    # ``DIRECT`` rows (nearest) shrinking, longer than ``CRESIZE_SHORT_ROW`` and of at
+    # most this many bytes: the input row of the output row ``ROWS_AHEAD`` ahead is
+    # prefetched too (``_rows_ahead``)
+    DIRECT_AHEAD_BYTES = 4096
 
 #: Values of integer sums an integer output row of ``DIRECT`` order keeps at a time
 #: (``_pixels_stored``): a long row (an ``(L, C)`` signal) needs no row of sums.
@@ -607,6 +621,7 @@ def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
     z.out_h, z.out_row, z.channels, z.in_px = in_h, in_row, 1, in_row
     z.order, z.slots, z.row, z.x_select = order, 1, 0, False
     z.out_kind, z.src_kind, z.gather, z.x_identity, z.unit = 0, 0, False, False, False
+    z.copy = False
     z.x_period, z.x_first, z.x_periods, z.x_exact32 = 0, 0, 0, False
     z.first_product = first_product
     if first_product and not (kind == FUSED and order == DIRECT and in_h == 1
@@ -679,6 +694,10 @@ def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
         z.least_weight = _least_positive_weight(s)
     z.unit = z.x_block == 2 and z.y_block == 2 and z.channels == 1 and _unit_weights(s)
     z.x_same = z.x_block == 2 and _same_x_weights(s)
+    # nearest on floats (and its adjoint when shrinking: at most one tap of weight 1):
+    # rows of pixels moved (_row), no sums
+    z.copy = (kind != PLANES and not integers and not z.x_block
+              and 1 <= z.channels <= _PIXEL_CHANNELS and (z.x_select or _unit_taps(s)))
     z.itemsize = s.dst_dtype.itemsize
     z.ring_len = z.row
     if integers:  # as resize_2d_int sets them (a row of sums before an integer output)
@@ -756,6 +775,16 @@ cdef int _check_block(Step s, Py_ssize_t f, bint y) except -1:
                          f"blocks of {f} inputs (x: on pixels of 1 to "
                          f"{MAX_BLOCK_CHANNELS} values)")
     return 0
+
+
+cdef bint _unit_taps(Step s):
+    """Every row of the x table has at most one tap, of weight exactly 1 (the adjoint of
+    nearest shrinking: a scatter into zeros)."""
+    cdef object count = np.asarray(s.x_count)
+    cdef object weight = np.asarray(s.x_wd) if s.wide else np.asarray(s.x_wf)
+    if s.x_index.shape[1] != 1 or count.size == 0 or count.max() > 1:
+        return False
+    return bool(np.all(weight[:, 0][count == 1] == 1))
 
 
 cdef bint _unit_weights(Step s):
@@ -899,8 +928,21 @@ cdef inline void _row(const Sizes* z, floating* out, const source* line,
     ``sum_k w[(o*f + k)*C + c] * line[(o*f + k)*C + c]``, from 0, in tap order."""
     cdef Py_ssize_t o, k, c, f = z.x_block, n_out = t.n, C = z.channels, e
     cdef const floating* w = <const floating*>t.weight
+    cdef const Py_ssize_t* counts
     cdef floating acc
     cdef Table part
+    if z.copy:  # a selection (nearest): pixels moved, 0 + x (first_product: 1 * x), the
+        # bits of the sums below (_simd_select.h)
+        counts = NULL  # a selection; else rows of no tap are 0
+        if not z.x_select:
+            counts = t.count
+        if source is float and floating is float:
+            cresize_select_f32(out, line, C, z.in_px, t.index, t.width, counts, n_out,
+                               z.first_product)
+            return
+        elif source is double and floating is double:
+            cresize_select_f64(out, line, C, t.index, t.width, counts, n_out, z.first_product)
+            return
     if f == 2 and C <= _PIXEL_CHANNELS and (source is float or source is double):
         # the pair sums of _simd_sums.h: the loops below, in the same order (same bits)
         if floating is float and source is float:
@@ -1235,7 +1277,8 @@ cdef inline void _pixels_part(const Sizes* z, Py_ssize_t j, Py_ssize_t part, Py_
         _part_sizes(&shared, z, o0, o1)
         _part(&rows, x, o0, o1, sizeof(floating))
         _row(&shared, out, line, &rows)
-        _first_product_zeros(z, out, line, &rows)
+        if not z.copy:  # a copy already has the bits of 1 * x
+            _first_product_zeros(z, out, line, &rows)
 
 
 cdef inline void _fused_row(const Sizes* z, Py_ssize_t j, const Table* y, const Table* x,
@@ -1258,6 +1301,11 @@ cdef inline void _fused_row(const Sizes* z, Py_ssize_t j, const Table* y, const 
         memcpy(out, out - row_bytes, row_bytes)
         tag[0] = j
         return
+    if (z.order == DIRECT and z.out_h < in_h and CRESIZE_SHORT_ROW
+            < in_row * <Py_ssize_t>sizeof(source) <= DIRECT_AHEAD_BYTES):
+        # shrinking rows of one page at most: the hardware's prefetch stops at each
+        # page, so the new row of the output row ROWS_AHEAD ahead goes toward the cache
+        _rows_ahead(z, y, b, oy + ROWS_AHEAD, src)
     if z.gather:
         _gather_pixels(out, <const char*>(plane + y_index[0] * in_row),
                        z.channels * z.itemsize, x)
@@ -1268,7 +1316,7 @@ cdef inline void _fused_row(const Sizes* z, Py_ssize_t j, const Table* y, const 
     elif z.order == DIRECT:
         line = plane + y_index[0] * in_row
         _row(z, target, line, x)
-        if z.first_product:
+        if z.first_product and not z.copy:  # a copy already has the bits of 1 * x
             _first_product_zeros(z, target, line, x)
     elif z.order == VERTICAL_FIRST:
         if in_row * <Py_ssize_t>sizeof(source) <= CRESIZE_SHORT_ROW:

@@ -1,0 +1,266 @@
+/* Rows of a selection x table (nearest, nearest-exact, area enlarging by a whole factor:
+ * every output reads one input pixel with weight 1), or of a table of at most one tap of
+ * weight 1 a row (the adjoint of a nearest shrink: a row without a tap is +0, the sum
+ * of none), on float32 / float64 values: the row moves of _kernels._row (Sizes.copy).
+ *
+ * Pixel o (C values) of `out` is pixel index[o * width] of `line`, each value `0 + x`,
+ * the bits of the pixel kernels' sums from 0 (`0 + 1*x`: -0 comes out +0, a
+ * signalling NaN quiet), or, with `first` (a step whose sums start from their first
+ * product, Sizes.first_product), `1 * x` (-0 stays -0). Moves of the pixel's size, one
+ * SSE register where it fits (SSE2, x86-64's baseline; level >= 1): no gathers, no
+ * weights, no tap counts. A 3-value float32 pixel is read and written as 16 bytes, the
+ * 4th value the next pixel's first, whose lane is discarded (read) or rewritten by the
+ * next pixel (written, in pixel order); a pixel that reads the row's last input pixel,
+ * and the row's last output pixel, take 8 + 4 bytes, so nothing outside the rows is
+ * touched. Where the index steps by 2 through 8 float32 outputs of 1 value (x0.5 of a
+ * planar row), two 8-value loads give them by one shuffle (AVX2, level >= 2); where
+ * 8 outputs alternate a tap and none on 4 consecutive inputs (the x0.5 adjoint), one
+ * 4-value load is interleaved with zeros (SSE2).
+ */
+#ifndef CRESIZE_SIMD_SELECT_H
+#define CRESIZE_SIMD_SELECT_H
+
+#include "_simd.h"
+
+/* 1, read where the compiler cannot see it: a product with a constant 1 is folded
+ * away (GCC assumes no signalling NaNs), and the kernels' `1 * x` quiets them. */
+static inline float cresize_one_f32(void)
+{
+    volatile float one = 1.0f;
+    return one;
+}
+
+static inline double cresize_one_f64(void)
+{
+    volatile double one = 1.0;
+    return one;
+}
+
+/* The portable loops (level 0). */
+#define CRESIZE_SELECT_C(T, ONE, ZERO)                                           \
+    {                                                                            \
+        const T one = ONE;                                                       \
+        Py_ssize_t o, c;                                                         \
+        if (C == 1 && !count && first) {                                         \
+            for (o = o_begin; o < o_end; o++)                                    \
+                out[o] = one * line[index[o * width]];                           \
+        } else if (C == 1 && !count) {                                           \
+            for (o = o_begin; o < o_end; o++)                                    \
+                out[o] = ZERO + line[index[o * width]];                          \
+        } else if (C == 1) {                                                     \
+            for (o = o_begin; o < o_end; o++)                                    \
+                out[o] = !count[o] ? 0 : first ? one * line[index[o * width]]    \
+                                               : ZERO + line[index[o * width]];  \
+        } else {                                                                 \
+            for (o = o_begin; o < o_end; o++) {                                  \
+                const T *p = line + C * index[o * width];                        \
+                if (count && !count[o]) {                                        \
+                    for (c = 0; c < C; c++)                                      \
+                        out[C * o + c] = 0;                                      \
+                    continue;                                                    \
+                }                                                                \
+                for (c = 0; c < C; c++)                                          \
+                    out[C * o + c] = first ? one * p[c] : ZERO + p[c];           \
+            }                                                                    \
+        }                                                                        \
+    }
+
+static inline void cresize_select_f32_c(float *restrict out, const float *restrict line,
+                                        Py_ssize_t C, const Py_ssize_t *restrict index,
+                                        Py_ssize_t width, const Py_ssize_t *count,
+                                        Py_ssize_t o_begin, Py_ssize_t o_end, int first)
+CRESIZE_SELECT_C(float, cresize_one_f32(), 0.0f)
+
+static inline void cresize_select_f64_c(double *restrict out, const double *restrict line,
+                                        Py_ssize_t C, const Py_ssize_t *restrict index,
+                                        Py_ssize_t width, const Py_ssize_t *count,
+                                        Py_ssize_t o_begin, Py_ssize_t o_end, int first)
+CRESIZE_SELECT_C(double, cresize_one_f64(), 0.0)
+
+#if CRESIZE_SSE
+/* 0 + v, or (first) 1 * v, lane by lane. */
+#define CRESIZE_SELECT_PS(V) (first ? _mm_mul_ps(one, (V)) : _mm_add_ps(zero, (V)))
+#define CRESIZE_SELECT_PD(V) (first ? _mm_mul_pd(oned, (V)) : _mm_add_pd(zerod, (V)))
+
+/* Pixels o_begin ... o_end - 1 of float32 values, C = 1 ... 4 (SSE2); `count` (or NULL:
+ * every pixel has its tap) 0: the pixel is 0. */
+static inline void cresize_select_f32_sse(float *out, const float *line, Py_ssize_t C,
+                                          Py_ssize_t n_in, const Py_ssize_t *index,
+                                          Py_ssize_t width, const Py_ssize_t *count,
+                                          Py_ssize_t n_out, Py_ssize_t o_begin,
+                                          Py_ssize_t o_end, int first)
+{
+    const __m128 zero = _mm_setzero_ps(), one = _mm_set1_ps(cresize_one_f32());
+    Py_ssize_t o = o_begin;
+    if (C == 1) {
+        cresize_select_f32_c(out, line, 1, index, width, count, o, o_end, first);
+        return;
+    }
+    for (; o < o_end; o++) {
+        Py_ssize_t i = index[o * width];
+        float *q = out + C * o;
+        if (count && !count[o]) {
+            __m128 z = zero;  /* +0 */
+            _mm_store_sd((double *)q, _mm_castps_pd(z));
+            if (C == 3)
+                _mm_store_ss(q + 2, z);
+            else if (C == 4)
+                _mm_store_sd((double *)(q + 2), _mm_castps_pd(z));
+        } else if (C == 4) {
+            _mm_storeu_ps(q, CRESIZE_SELECT_PS(_mm_loadu_ps(line + 4 * i)));
+        } else if (C == 3 && o + 1 < n_out && i + 1 < n_in) {
+            _mm_storeu_ps(q, CRESIZE_SELECT_PS(_mm_loadu_ps(line + 3 * i)));
+        } else {
+            __m128 v = _mm_castpd_ps(_mm_load_sd((const double *)(line + C * i)));
+            _mm_store_sd((double *)q, _mm_castps_pd(CRESIZE_SELECT_PS(v)));
+            if (C == 3)
+                _mm_store_ss(q + 2, CRESIZE_SELECT_PS(_mm_load_ss(line + 3 * i + 2)));
+        }
+    }
+}
+
+/* Pixels o_begin ... o_end - 1 of float64 values, C = 1 ... 4 (SSE2); `count` as above. */
+static inline void cresize_select_f64_sse(double *out, const double *line, Py_ssize_t C,
+                                          const Py_ssize_t *index, Py_ssize_t width,
+                                          const Py_ssize_t *count, Py_ssize_t o_begin,
+                                          Py_ssize_t o_end, int first)
+{
+    const __m128d zerod = _mm_setzero_pd(), oned = _mm_set1_pd(cresize_one_f64());
+    Py_ssize_t o = o_begin;
+    if (C == 1) {
+        cresize_select_f64_c(out, line, 1, index, width, count, o, o_end, first);
+        return;
+    }
+    for (; o < o_end; o++) {
+        const double *p = line + C * index[o * width];
+        double *q = out + C * o;
+        if (count && !count[o]) {
+            Py_ssize_t c;
+            for (c = 0; c < C; c++)
+                q[c] = 0;
+            continue;
+        }
+        _mm_storeu_pd(q, CRESIZE_SELECT_PD(_mm_loadu_pd(p)));
+        if (C == 3)
+            _mm_store_sd(q + 2, CRESIZE_SELECT_PD(_mm_load_sd(p + 2)));
+        else if (C == 4)
+            _mm_storeu_pd(q + 2, CRESIZE_SELECT_PD(_mm_loadu_pd(p + 2)));
+    }
+}
+
+/* Outputs o ... of 1-value float32 pixels while groups of 8 alternate a tap and none
+ * (counts 1, 0, 1, ... or 0, 1, 0, ...) on consecutive inputs i ... i + 3 (the adjoint
+ * of x0.5 nearest: a scatter into zeros): the 4 values of one load, interleaved with
+ * zeros (SSE2). Returns the first output not done. */
+static inline Py_ssize_t cresize_spread_f32_sse(float *out, const float *line, Py_ssize_t n_in,
+                                                const Py_ssize_t *index, Py_ssize_t width,
+                                                const Py_ssize_t *count, Py_ssize_t o,
+                                                Py_ssize_t o_end, int first)
+{
+    const __m128 zero = _mm_setzero_ps(), one = _mm_set1_ps(cresize_one_f32());
+    while (o + 8 <= o_end) {
+        const Py_ssize_t *n = count + o;
+        Py_ssize_t a = n[0] ? 0 : 1, i = index[(o + a) * width], k;
+        __m128 v;
+        if (i + 4 > n_in)
+            break;
+        for (k = 0; k < 8; k++)
+            if (n[k] != ((k & 1) == a))
+                return o;
+        for (k = 1; k < 4; k++)
+            if (index[(o + a + 2 * k) * width] != i + k)
+                return o;
+        v = CRESIZE_SELECT_PS(_mm_loadu_ps(line + i));
+        if (a == 0) {
+            _mm_storeu_ps(out + o, _mm_unpacklo_ps(v, zero));
+            _mm_storeu_ps(out + o + 4, _mm_unpackhi_ps(v, zero));
+        } else {
+            _mm_storeu_ps(out + o, _mm_unpacklo_ps(zero, v));
+            _mm_storeu_ps(out + o + 4, _mm_unpackhi_ps(zero, v));
+        }
+        o += 8;
+    }
+    return o;
+}
+#endif
+
+#if CRESIZE_X86_DISPATCH
+/* Outputs o ... of 1-value float32 pixels while the index steps by 2 through groups of 8
+ * (index[o + 7] = index[o] + 14 and every step between 2) whose 16 values lie in the
+ * row: eight values from two loads by one shuffle and one lane permutation (AVX2).
+ * Returns the first output not done. */
+CRESIZE_AVX2 static Py_ssize_t cresize_select_half_f32_avx2(float *out, const float *line,
+                                                           Py_ssize_t n_in,
+                                                           const Py_ssize_t *index,
+                                                           Py_ssize_t width, Py_ssize_t o,
+                                                           Py_ssize_t o_end, int first)
+{
+    const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(cresize_one_f32());
+    while (o + 8 <= o_end) {
+        const Py_ssize_t *idx = index + o * width;
+        Py_ssize_t i = idx[0], k;
+        __m256 a, b, v;
+        if (i + 16 > n_in)
+            break;
+        for (k = 1; k < 8; k++)
+            if (idx[k * width] != i + 2 * k)
+                return o;
+        a = _mm256_loadu_ps(line + i);
+        b = _mm256_loadu_ps(line + i + 8);
+        /* a0 a2 b0 b2 | a4 a6 b4 b6, then the 64-bit pairs in order */
+        v = _mm256_shuffle_ps(a, b, 0x88);
+        v = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(v), 0xD8));
+        _mm256_storeu_ps(out + o, first ? _mm256_mul_ps(one, v) : _mm256_add_ps(zero, v));
+        o += 8;
+    }
+    return o;
+}
+#endif
+
+/* A row of n_out pixels of C = 1 ... 4 float32 values (see above); `count` NULL (a
+ * selection) or the table's counts (at most 1: a pixel without a tap is 0). Not inlined:
+ * inside the kernels' row loop, the 1-value loop kept its output pointer on the stack
+ * (a third load a value: 0.28 against 0.18 ms, 2048² -> 683², one thread). */
+__attribute__((noinline)) static void cresize_select_f32(float *out, const float *line, Py_ssize_t C, Py_ssize_t n_in,
+                               const Py_ssize_t *index, Py_ssize_t width,
+                               const Py_ssize_t *count, Py_ssize_t n_out, int first)
+{
+#if CRESIZE_SSE
+    if (cresize_simd_level >= 1) {
+        Py_ssize_t o = 0;
+        if (C == 1 && count) {
+            /* groups that alternate a tap and none from the row's start (the adjoint of
+               x0.5), then the values one by one */
+            o = cresize_spread_f32_sse(out, line, n_in, index, width, count, 0, n_out, first);
+        }
+#if CRESIZE_X86_DISPATCH
+        else if (C == 1 && cresize_simd_level >= 2) {
+            /* the groups that step by 2 from the row's start (x0.5 steps by 2 through
+               the whole row), then the values one by one: a row whose index does not
+               step by 2 at its start (other factors) checks one group only */
+            o = cresize_select_half_f32_avx2(out, line, n_in, index, width, 0, n_out, first);
+        }
+#endif
+        cresize_select_f32_sse(out, line, C, n_in, index, width, count, n_out, o, n_out, first);
+        return;
+    }
+#endif
+    (void)n_in;
+    cresize_select_f32_c(out, line, C, index, width, count, 0, n_out, first);
+}
+
+/* A row of n_out pixels of C = 1 ... 4 float64 values (see above). */
+__attribute__((noinline)) static void cresize_select_f64(double *out, const double *line, Py_ssize_t C,
+                               const Py_ssize_t *index, Py_ssize_t width,
+                               const Py_ssize_t *count, Py_ssize_t n_out, int first)
+{
+#if CRESIZE_SSE
+    if (cresize_simd_level >= 1) {
+        cresize_select_f64_sse(out, line, C, index, width, count, 0, n_out, first);
+        return;
+    }
+#endif
+    cresize_select_f64_c(out, line, C, index, width, count, 0, n_out, first);
+}
+
+#endif

@@ -1,0 +1,162 @@
+"""nearest and nearest-exact on floats move pixels (``_simd_select.h``, ``Sizes.copy``):
+each output value is its input value plus 0 (the bits of the sums from 0 that the
+pixel kernels computed before: ``-0`` comes out ``+0``, a signalling NaN quiet), or
+times 1 where the step's sums start from their first product (a one-axis resize of
+channels-last rows: ``-0`` stays ``-0``), at every SIMD level and thread count, and
+read or write nothing outside the arrays."""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import cresize
+from cresize import _kernels
+from helpers.guard import GUARDED_ARRAYS
+from helpers.oracle import taps
+
+LEVELS = ("none", "sse2", "avx2", "avx512")
+
+#: (input height, width, output height, width): x0.5 (the AVX2 groups of planar rows),
+#: other shrinks, enlarging, rows shorter than a group, rows of one pixel.
+SIZES = [
+    (16, 40, 8, 20),
+    (9, 66, 4, 33),
+    (7, 33, 3, 16),
+    (12, 50, 9, 37),
+    (10, 48, 3, 16),
+    (3, 64, 6, 100),
+    (4, 17, 2, 8),
+    (4, 1, 2, 1),
+    (5, 2, 3, 1),
+]
+
+
+def index(n_in, n_out, mode):
+    """Input index of each output: the oracle's taps (docs/spec.md section 3), one of
+    weight 1 each."""
+    rows = taps(n_in, n_out, mode)
+    assert all(len(row) == 1 and row[0][1] == 1.0 for row in rows)
+    return np.array([row[0][0] for row in rows])
+
+
+def special(rng, shape, dtype):
+    """Normal values with -0, +0, infinities, quiet and signalling NaNs and negative
+    subnormals strewn through them."""
+    x = rng.standard_normal(shape).astype(dtype)
+    flat = x.reshape(-1)
+    n = flat.size
+    flat[rng.integers(0, n, max(1, n // 4))] = -0.0
+    flat[rng.integers(0, n, max(1, n // 20))] = np.inf
+    flat[rng.integers(0, n, max(1, n // 20))] = np.nan
+    bits = flat.view(np.uint32 if dtype == np.float32 else np.uint64)
+    signalling = 0x7F800001 if dtype == np.float32 else 0x7FF0000000000001
+    subnormal = 0x80000001 if dtype == np.float32 else 0x8000000000000001
+    bits[rng.integers(0, n, max(1, n // 20))] = signalling
+    bits[rng.integers(0, n, max(1, n // 20))] = subnormal
+    return x
+
+
+@pytest.fixture
+def level():
+    """Restores the SIMD level the tests run at."""
+    before = os.environ.get("CRESIZE_SIMD")
+    yield
+    if before is None:
+        os.environ.pop("CRESIZE_SIMD", None)
+    else:
+        os.environ["CRESIZE_SIMD"] = before
+    _kernels._init_simd()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.uint8, np.uint16])
+@pytest.mark.parametrize("channels", [None, 1, 2, 3, 4, 5])
+def test_nearest_outputs_are_the_input_values(level, dtype, channels):
+    """Both axes resized: output ``(i, j)`` is ``0 + x[iy[i], ix[j]]`` for floats (the
+    input's values, +0 for -0, NaNs quiet) and ``x[iy[i], ix[j]]`` for integers."""
+    rng = np.random.default_rng(6)
+    for name in LEVELS:
+        os.environ["CRESIZE_SIMD"] = name
+        _kernels._init_simd()
+        for ih, iw, oh, ow in SIZES:
+            if (oh == ih) or (ow == iw):
+                continue
+            shape = (ih, iw) if channels is None else (ih, iw, channels)
+            if np.dtype(dtype).kind == "f":
+                x = special(rng, shape, dtype)
+            else:
+                x = rng.integers(0, np.iinfo(dtype).max, shape, endpoint=True).astype(dtype)
+            for mode in ("nearest", "nearest-exact"):
+                picked = x[index(ih, oh, mode)][:, index(iw, ow, mode)]
+                want = np.add(dtype(0), picked) if np.dtype(dtype).kind == "f" else picked
+                for threads in (1, 2):
+                    got = cresize.resize(x, (oh, ow), axes=(0, 1), mode=mode, num_threads=threads)
+                    assert got.tobytes() == want.tobytes(), (name, shape, oh, ow, mode, threads)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("channels", [2, 3, 4])
+def test_one_axis_of_pixels_keeps_the_first_product(level, dtype, channels):
+    """The width alone of channels-last rows (sums from their first product, a
+    ``first_product`` step): ``1 * x``, so -0 stays -0 and a signalling NaN comes out
+    quiet; one row is shared between two threads (fewer rows than threads)."""
+    rng = np.random.default_rng(7)
+    for name in LEVELS:
+        os.environ["CRESIZE_SIMD"] = name
+        _kernels._init_simd()
+        for rows in (1, 5):
+            for iw, ow in ((40, 20), (33, 16), (50, 37), (17, 40)):
+                x = special(rng, (rows, iw, channels), dtype)
+                for mode in ("nearest", "nearest-exact"):
+                    with np.errstate(invalid="ignore"):  # signalling NaNs made quiet
+                        want = np.multiply(dtype(1), x[:, index(iw, ow, mode)])
+                    for threads in (1, 2):
+                        got = cresize.resize(x, (ow,), axes=(1,), mode=mode, num_threads=threads)
+                        assert got.tobytes() == want.tobytes(), (name, rows, iw, ow, mode)
+                        assert np.signbit(got[want == 0]).any()
+
+
+GUARD_SCRIPT = (
+    GUARDED_ARRAYS
+    + r"""
+_plan.MIN_WORK_PER_THREAD = 1  # (read as plans compile) the rows split between threads
+rng = np.random.default_rng(5)
+levels, cases = [], 0
+for level in ("none", "sse2", "avx2", "avx512"):
+    os.environ["CRESIZE_SIMD"] = level
+    _kernels._init_simd()
+    levels.append(_kernels.simd_level())
+    for dtype in (np.float32, np.float64, np.uint8, np.uint16):
+        for channels in (1, 2, 3, 4, 5):
+            for n in (1, 2, 3, 7, 8, 9, 15, 16, 17, 24, 31, 32, 33):
+                for n_in in (2 * n, 2 * n + 1, 3 * n):
+                    for mode in ("nearest", "nearest-exact"):
+                        rows = 1 if n % 2 else 3  # 3 rows: split between 2 threads
+                        shape = (2 * rows, n_in, channels)
+                        p = cresize.plan(shape, (rows, n), axes=(0, 1), mode=mode, dtype=dtype)
+                        x = rng.integers(-100, 100, shape).astype(dtype)
+                        want = p(x, num_threads=1)
+                        cases += check_guarded(p, x, want)
+print(",".join(levels), cases)
+"""
+)
+
+
+def test_nearest_rows_read_and_write_nothing_past_the_arrays(tmp_path):
+    """The pixel moves (16 bytes for a 3-value float32 pixel, the AVX2 groups of planar
+    float32 x0.5: two 8-value loads) on inputs that end (or begin) at a page the
+    process may not touch, into an ``out`` guarded the same way, rows split between two
+    threads: 1-5 values a pixel, float32, float64, uint8, uint16, every level the CPU
+    has. In a child process: a read or write past either array is a segmentation fault
+    there, not here."""
+    if sys.platform != "linux":
+        pytest.skip("mprotect through ctypes: Linux")
+    script = tmp_path / "guard.py"
+    script.write_text(GUARD_SCRIPT)
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, (run.returncode, run.stderr[-2000:])
+    levels, cases = run.stdout.split()
+    assert int(cases) == 4 * 4 * 5 * 13 * 3 * 2 * 2
+    assert levels.split(",")[0] == "none"
