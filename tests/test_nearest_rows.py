@@ -90,7 +90,8 @@ def test_nearest_outputs_are_the_input_values(level, dtype, channels):
                 x = rng.integers(0, np.iinfo(dtype).max, shape, endpoint=True).astype(dtype)
             for mode in ("nearest", "nearest-exact"):
                 picked = x[index(ih, oh, mode)][:, index(iw, ow, mode)]
-                want = np.add(dtype(0), picked) if np.dtype(dtype).kind == "f" else picked
+                with np.errstate(invalid="ignore"):  # signalling NaNs come out quiet
+                    want = np.add(dtype(0), picked) if np.dtype(dtype).kind == "f" else picked
                 for threads in (1, 2):
                     got = cresize.resize(x, (oh, ow), axes=(0, 1), mode=mode, num_threads=threads)
                     assert got.tobytes() == want.tobytes(), (name, shape, oh, ow, mode, threads)
