@@ -1482,15 +1482,16 @@ def test_pair_sums_read_and_write_nothing_past_the_arrays(tmp_path):
     split between two threads: 1-5 values a pixel, rows of 1-113 output pixels, float32
     and 8-bit, at every level the CPU has. In a child process: a read or write past
     either array is a segmentation fault there, not here."""
-    import subprocess
     import sys
+
+    from helpers.proc import run_python
 
     if sys.platform != "linux":
         pytest.skip("mprotect through ctypes: Linux")
     script = tmp_path / "guard.py"
     script.write_text(GUARD_SCRIPT)
-    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
-    assert run.returncode == 0, (run.returncode, run.stderr[-2000:])
-    levels, cases = run.stdout.split()
+    code, out, err = run_python([str(script)], env=None, timeout=300)
+    assert code == 0, (code, err[-2000:])
+    levels, cases = out.split()
     assert int(cases) == 3 * 3 * 5 * 28 * 2
     assert levels.split(",")[0] == "none"

@@ -6,7 +6,6 @@ channels-last rows: ``-0`` stays ``-0``), at every SIMD level and thread count, 
 read or write nothing outside the arrays."""
 
 import os
-import subprocess
 import sys
 
 import numpy as np
@@ -16,6 +15,7 @@ import cresize
 from cresize import _kernels
 from helpers.guard import GUARDED_ARRAYS
 from helpers.oracle import taps
+from helpers.proc import run_python
 
 LEVELS = ("none", "sse2", "avx2", "avx512")
 
@@ -156,8 +156,8 @@ def test_nearest_rows_read_and_write_nothing_past_the_arrays(tmp_path):
         pytest.skip("mprotect through ctypes: Linux")
     script = tmp_path / "guard.py"
     script.write_text(GUARD_SCRIPT)
-    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
-    assert run.returncode == 0, (run.returncode, run.stderr[-2000:])
-    levels, cases = run.stdout.split()
+    code, out, err = run_python([str(script)], env=None, timeout=300)
+    assert code == 0, (code, err[-2000:])
+    levels, cases = out.split()
     assert int(cases) == 4 * 4 * 5 * 13 * 3 * 2 * 2
     assert levels.split(",")[0] == "none"
