@@ -4,6 +4,7 @@ Pillow's own resize is the oracle: LANCZOS, BICUBIC and BILINEAR are
 lanczos3, bicubic and bilinear with antialias=True (docs/spec.md section 4).
 """
 
+import functools
 import os
 import re
 import struct
@@ -131,7 +132,10 @@ def test_palette_images_become_rgb_or_rgba():
     assert np.asarray(got)[..., 3].min() < 255
 
 
+@functools.cache
 def _icc():
+    """An sRGB profile, made once: LittleCMS stamps each new profile with the time, so
+    two made a second apart differ (a test comparing them failed when the clock ticked)."""
     return ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB")).tobytes()
 
 
