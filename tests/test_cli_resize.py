@@ -1350,9 +1350,9 @@ def test_ctrl_c_outside_the_batch_exits_130_without_a_traceback(monkeypatch):
 
 
 def _icc():
-    from PIL import ImageCms
+    from helpers.png16 import srgb_icc
 
-    return ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB")).tobytes()
+    return srgb_icc()
 
 
 @pytest.mark.parametrize("fmt", ["png", "tiff"])

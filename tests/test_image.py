@@ -4,7 +4,6 @@ Pillow's own resize is the oracle: LANCZOS, BICUBIC and BILINEAR are
 lanczos3, bicubic and bilinear with antialias=True (docs/spec.md section 4).
 """
 
-import functools
 import os
 import re
 import struct
@@ -17,7 +16,9 @@ import cresize
 from cresize.image import open_image, resize_image, save_image, target_size
 
 Image = pytest.importorskip("PIL.Image")
-from PIL import ImageCms, ImageOps  # noqa: E402
+from PIL import ImageOps  # noqa: E402
+
+from helpers.png16 import srgb_icc  # noqa: E402
 
 FILTERS = {"lanczos3": Image.LANCZOS, "bicubic": Image.BICUBIC, "bilinear": Image.BILINEAR}
 
@@ -132,20 +133,13 @@ def test_palette_images_become_rgb_or_rgba():
     assert np.asarray(got)[..., 3].min() < 255
 
 
-@functools.cache
-def _icc():
-    """An sRGB profile, made once: LittleCMS stamps each new profile with the time, so
-    two made a second apart differ (a test comparing them failed when the clock ticked)."""
-    return ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB")).tobytes()
-
-
 @pytest.mark.parametrize("fmt", ["PNG", "JPEG", "WEBP"])
 def test_exif_orientation_applied_and_metadata_kept(tmp_path, fmt):
     exif = Image.Exif()
     exif[0x0112] = 6  # rotate 90 degrees clockwise on display
     exif[0x010F] = "cresize-test"
     src = tmp_path / f"in.{fmt.lower()}"
-    Image.fromarray(photo(40, 60)).save(src, fmt, exif=exif.tobytes(), icc_profile=_icc())
+    Image.fromarray(photo(40, 60)).save(src, fmt, exif=exif.tobytes(), icc_profile=srgb_icc())
     got = resize_image(src, fit=(20, 20))
     assert got.size == (13, 20)  # upright is 40 wide, 60 high
     if fmt == "PNG":
@@ -458,7 +452,7 @@ def test_a_profile_is_not_kept_on_pixels_converted_to_another_colour_space(tmp_p
         back = Image.open(tmp_path / name)
         assert back.mode == "CMYK" and back.info["icc_profile"] == cmyk_icc, name
     rgba = Image.fromarray(photo(8, 8)).convert("RGBA")  # RGBA -> RGB: the same space
-    icc = _icc()  # made once: a profile holds its creation time (to the second)
+    icc = srgb_icc()  # made once: a profile holds its creation time (to the second)
     rgba.info["icc_profile"] = icc
     save_image(rgba, tmp_path / "b.jpg")
     assert Image.open(tmp_path / "b.jpg").info["icc_profile"] == icc
@@ -635,7 +629,7 @@ def test_opencv_and_pillow_jpeg_decodes_agree(tmp_path, monkeypatch, orientation
     exif = Image.Exif()
     exif[0x0112] = orientation
     exif[0x010F] = "cresize-test"
-    im, icc = Image.fromarray(photo(300, 420)), _icc()  # the profile holds its creation time
+    im, icc = Image.fromarray(photo(300, 420)), srgb_icc()  # the profile holds its creation time
     (im.convert("L") if grey else im).save(
         tmp_path / "in.jpg", quality=90, exif=exif.tobytes(), icc_profile=icc
     )
@@ -845,7 +839,7 @@ def test_png_writers_agree(tmp_path, monkeypatch, mode):
         im = Image.fromarray(photo(30, 40)).convert(mode)
     exif = Image.Exif()
     exif[0x010F] = "cresize-test"
-    icc = _icc()
+    icc = srgb_icc()
     im.info.update(icc_profile=icc, exif=exif.tobytes(), dpi=(300, 150))
     save_image(im, tmp_path / "fast.png")
     with monkeypatch.context() as m:
@@ -951,7 +945,7 @@ def test_16bit_colour_keeps_icc_exif_and_dpi(tmp_path, channels):
     from cresize.image import ImageArray
     from helpers.png16 import png16
 
-    icc, pixels = _icc(), rgb16(40, 60, channels)
+    icc, pixels = srgb_icc(), rgb16(40, 60, channels)
     src = png16(tmp_path / "in.png", pixels, icc=icc, exif=_exif(6), dpi=300)
     read = open_image(src)
     assert isinstance(read, ImageArray) and read.dtype == np.uint16
@@ -985,7 +979,7 @@ def test_16bit_colour_keeps_icc_exif_and_dpi(tmp_path, channels):
 def test_image_array_carries_info_and_plain_arrays_stay_plain(tmp_path):
     from cresize.image import ImageArray
 
-    icc, pixels = _icc(), rgb16(20, 30, 3)
+    icc, pixels = srgb_icc(), rgb16(20, 30, 3)
     tagged = ImageArray(pixels, {"icc_profile": icc, "dpi": (150, 150)})
     assert tagged[2:, 1:].info["icc_profile"] == icc  # views and slices keep it
     assert type(np.asarray(tagged)) is np.ndarray
@@ -1109,7 +1103,7 @@ def test_a_16bit_grey_and_alpha_png_is_read_as_two_channels(tmp_path):
 def test_16bit_tiff_without_tifffile_says_the_profile_is_dropped(tmp_path, monkeypatch):
     from cresize.image import ImageArray, _save
 
-    icc, pixels = _icc(), rgb16(20, 30, 3)
+    icc, pixels = srgb_icc(), rgb16(20, 30, 3)
     monkeypatch.setitem(sys.modules, "tifffile", None)
     saved = _save(ImageArray(pixels, {"icc_profile": icc}), tmp_path / "out.tif")
     assert "tifffile" in saved.icc_lost
@@ -1136,7 +1130,7 @@ def test_16bit_tiff_over_4_gib_is_bigtiff(tmp_path, monkeypatch):
     # BigTIFF as written is read back by OpenCV, Pillow and open_image (so --in-place
     # works on it), with its profile and DPI
     monkeypatch.setattr(image, "TIFF_BIG", 0)
-    icc, pixels = _icc(), rgb16(20, 30, 4)
+    icc, pixels = srgb_icc(), rgb16(20, 30, 4)
     save_image(
         image.ImageArray(pixels, {"icc_profile": icc, "dpi": (300, 300)}), tmp_path / "b.tif"
     )
@@ -1177,7 +1171,7 @@ def test_icc_lost_names_the_format_that_holds_none(tmp_path):
     from cresize.image import _save
 
     image = Image.fromarray(photo(8, 8))
-    image.info["icc_profile"] = _icc()
+    image.info["icc_profile"] = srgb_icc()
     assert _save(image, tmp_path / "a.bmp").icc_lost == "BMP files hold none"
     assert _save(image, tmp_path / "a.webp").icc_lost is None
     assert _save(Image.fromarray(photo(8, 8)), tmp_path / "b.bmp").icc_lost is None  # none there
@@ -1336,12 +1330,12 @@ def test_16bit_tiff_keeps_the_exif(tmp_path, monkeypatch, big):
 
     if big:
         monkeypatch.setattr(image, "TIFF_BIG", 0)
-    src = png16(tmp_path / "in.png", rgb16(20, 30, 3), icc=_icc(), exif=_camera_exif(6))
+    src = png16(tmp_path / "in.png", rgb16(20, 30, 3), icc=srgb_icc(), exif=_camera_exif(6))
     got = resize_image(src, (10, 15))
     save_image(got, tmp_path / "out.tif")
     with Image.open(tmp_path / "out.tif") as back:
         exif = back.getexif()
-        assert exif.get(0x0112, 1) == 1 and back.info["icc_profile"] == _icc()
+        assert exif.get(0x0112, 1) == 1 and back.info["icc_profile"] == srgb_icc()
         assert (exif[0x010F], exif[0x0110], exif[0x0131]) == (
             "cresize-test",
             "Model X",

@@ -5,6 +5,7 @@ OpenCV encodes the pixels; the ICC profile (``iCCP``), EXIF (``eXIf``) and DPI
 cresize's reading and writing does not check cresize's chunk code against itself.
 """
 
+import functools
 import struct
 import zlib
 
@@ -52,3 +53,13 @@ def png16_grey_alpha(path, pixels, icc=None):
     data += chunk(b"IDAT", zlib.compress(rows.tobytes())) + chunk(b"IEND", b"")
     path.write_bytes(data)
     return path
+
+
+@functools.cache
+def srgb_icc() -> bytes:
+    """An sRGB ICC profile, made once: LittleCMS stamps each new profile with the time,
+    so two made a second apart differ (a test comparing them failed when the clock
+    ticked)."""
+    from PIL import ImageCms
+
+    return ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB")).tobytes()
