@@ -163,9 +163,8 @@ def _eager(input, options, num_threads, module=None):
     that ``cresize.resize`` keeps (``_plan.recall``). Its plan was made by a call that
     passed every check below, so only what the key does not hold is checked again (the
     type, device, layout, nesting: a sparse tensor has strides too, a nested one none;
-    ``num_threads``), and the common call (no half dtype, no channels-last layout, no
-    gradient recorded, no transform) goes straight to ``_run``. Everything else takes the
-    checked path (``_planned``)."""
+    ``num_threads``), and it goes to ``_apply`` as the checked path's call does. Everything
+    else takes the checked path (``_planned``)."""
     size, scale_factor, mode, align_corners, recompute_scale_factor, antialias = options
     if (
         isinstance(input, torch.Tensor)
@@ -185,14 +184,8 @@ def _eager(input, options, num_threads, module=None):
                     _spec.threads_value(num_threads)  # raises (validated, as below)
                 if module is not None and module._last is not found:
                     module._last = found
-                half, channels_last = _DTYPES[input.dtype], _plans_channels_last(found)
-                if half or channels_last or _transforming():
-                    return _apply(input, found, num_threads, channels_last, half)
-                if (
-                    input.requires_grad and torch.is_grad_enabled()
-                ) or _forward_ad._current_level >= 0:
-                    return _recorded(_unwrap_if_dead(input), found, num_threads, False)
-                return _run(input, found, num_threads, False)
+                channels_last = _plans_channels_last(found)
+                return _apply(input, found, num_threads, channels_last, _DTYPES[input.dtype])
     else:
         key = None
     return _planned(input, options, num_threads, module, key)
