@@ -17,7 +17,7 @@ import pytest
 import cresize
 from cresize import _kernels
 from cresize._tables import Taps, taps
-from helpers.guard import GUARDED_ARRAYS
+from helpers.guard import run_guarded
 from helpers.oracle import reference_resize
 
 DTYPES = (np.uint8, np.int8, np.uint16, np.int16)
@@ -1449,9 +1449,7 @@ def test_exact_float32_sums_keep_the_bits(dtype, channels, monkeypatch):
         assert plan.run_region(x[box], region).tobytes() == want[region].tobytes(), region
 
 
-GUARD_SCRIPT = (
-    GUARDED_ARRAYS
-    + r"""
+GUARD_SCRIPT = r"""
 _plan.MIN_WORK_PER_THREAD = 1  # (read as plans compile) the rows split between threads
 rng = np.random.default_rng(4)
 levels = []
@@ -1471,7 +1469,6 @@ for level in ("none", "avx2", "avx512"):
                 cases += check_guarded(p, x, want)
 print(",".join(levels), cases)
 """
-)
 
 
 def test_pair_sums_read_and_write_nothing_past_the_arrays(tmp_path):
@@ -1482,16 +1479,6 @@ def test_pair_sums_read_and_write_nothing_past_the_arrays(tmp_path):
     split between two threads: 1-5 values a pixel, rows of 1-113 output pixels, float32
     and 8-bit, at every level the CPU has. In a child process: a read or write past
     either array is a segmentation fault there, not here."""
-    import sys
-
-    from helpers.proc import run_python
-
-    if sys.platform != "linux":
-        pytest.skip("mprotect through ctypes: Linux")
-    script = tmp_path / "guard.py"
-    script.write_text(GUARD_SCRIPT)
-    code, out, err = run_python([str(script)], env=None, timeout=300)
-    assert code == 0, (code, err[-2000:])
-    levels, cases = out.split()
+    levels, cases = run_guarded(tmp_path, GUARD_SCRIPT, timeout=300).split()
     assert int(cases) == 3 * 3 * 5 * 28 * 2
     assert levels.split(",")[0] == "none"

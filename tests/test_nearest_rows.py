@@ -6,16 +6,14 @@ channels-last rows: ``-0`` stays ``-0``), at every SIMD level and thread count, 
 read or write nothing outside the arrays."""
 
 import os
-import sys
 
 import numpy as np
 import pytest
 
 import cresize
 from cresize import _kernels
-from helpers.guard import GUARDED_ARRAYS
+from helpers.guard import run_guarded
 from helpers.oracle import taps
-from helpers.proc import run_python
 
 LEVELS = ("none", "sse2", "avx2", "avx512")
 
@@ -119,9 +117,7 @@ def test_one_axis_of_pixels_keeps_the_first_product(level, dtype, channels):
                         assert np.signbit(got[want == 0]).any()
 
 
-GUARD_SCRIPT = (
-    GUARDED_ARRAYS
-    + r"""
+GUARD_SCRIPT = r"""
 _plan.MIN_WORK_PER_THREAD = 1  # (read as plans compile) the rows split between threads
 rng = np.random.default_rng(5)
 levels, cases = [], 0
@@ -142,7 +138,6 @@ for level in ("none", "sse2", "avx2", "avx512"):
                         cases += check_guarded(p, x, want)
 print(",".join(levels), cases)
 """
-)
 
 
 def test_nearest_rows_read_and_write_nothing_past_the_arrays(tmp_path):
@@ -152,12 +147,6 @@ def test_nearest_rows_read_and_write_nothing_past_the_arrays(tmp_path):
     threads: 1-5 values a pixel, float32, float64, uint8, uint16, every level the CPU
     has. In a child process: a read or write past either array is a segmentation fault
     there, not here."""
-    if sys.platform != "linux":
-        pytest.skip("mprotect through ctypes: Linux")
-    script = tmp_path / "guard.py"
-    script.write_text(GUARD_SCRIPT)
-    code, out, err = run_python([str(script)], env=None, timeout=300)
-    assert code == 0, (code, err[-2000:])
-    levels, cases = out.split()
+    levels, cases = run_guarded(tmp_path, GUARD_SCRIPT, timeout=300).split()
     assert int(cases) == 4 * 4 * 5 * 13 * 3 * 2 * 2
     assert levels.split(",")[0] == "none"

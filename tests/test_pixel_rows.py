@@ -10,7 +10,7 @@ import pytest
 
 import cresize
 from cresize import _fast, _kernels, _plan, _spec
-from helpers.guard import GUARDED_ARRAYS
+from helpers.guard import run_guarded
 
 CONFIGS = list(_spec.configurations())
 IDS = [f"{c['mode']}-ac{int(c['align_corners'])}-aa{int(c['antialias'])}" for c in CONFIGS]
@@ -336,9 +336,7 @@ def test_long_integer_rows_keep_a_chunk_of_sums(dtype, shape):
     np.testing.assert_array_equal(got, cresize.resize(x, size, num_threads=3, **kw))
 
 
-SHORT_ROWS_SCRIPT = (
-    GUARDED_ARRAYS
-    + r"""
+SHORT_ROWS_SCRIPT = r"""
 import hashlib
 _plan.MIN_WORK_PER_THREAD = 1  # (read as plans compile) the rows split between threads
 levels, digests, cases = [], [], 0
@@ -366,7 +364,6 @@ for level in ("none", "sse2", "avx2", "avx512"):
     digests.append(h.hexdigest())
 print(",".join(levels), cases, ",".join(digests))
 """
-)
 
 
 def test_short_rows_keep_their_bits_and_their_arrays(tmp_path):
@@ -379,17 +376,7 @@ def test_short_rows_keep_their_bits_and_their_arrays(tmp_path):
     may not touch, two threads: the bits of one thread on ordinary arrays, and the same
     bits at every SIMD level. In a child process: a read or write past either array is
     a segmentation fault there, not here."""
-    import sys
-
-    from helpers.proc import run_python
-
-    if sys.platform != "linux":
-        pytest.skip("mprotect through ctypes: Linux")
-    script = tmp_path / "short_rows.py"
-    script.write_text(SHORT_ROWS_SCRIPT)
-    code, out, err = run_python([str(script)], env=None, timeout=600)
-    assert code == 0, (code, err[-2000:])
-    levels, cases, digests = out.split()
+    levels, cases, digests = run_guarded(tmp_path, SHORT_ROWS_SCRIPT).split()
     assert levels.split(",")[0] == "none"
     assert int(cases) > 4 * 3 * 4 * 40 * 2
     assert len(set(digests.split(","))) == 1, levels

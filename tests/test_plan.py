@@ -1,6 +1,5 @@
 """Plans (docs/spec.md section 7): the same bits as the functions, whole and by block."""
 
-import sys
 import threading
 
 import numpy as np
@@ -839,16 +838,9 @@ def test_unit_2x2_rows_stay_in_their_arrays(tmp_path):
     at a page the process may not touch, rows of 1-40 and around 8 steps of 16 outputs,
     two threads: the bits of one thread, the same at every level and loop. In a child
     process: a read or write past either array is a segmentation fault there."""
-    from helpers.guard import GUARDED_ARRAYS
-    from helpers.proc import run_python
+    from helpers.guard import run_guarded
 
-    if sys.platform != "linux":
-        pytest.skip("mprotect through ctypes: Linux")
-    script = tmp_path / "unit_rows.py"
-    script.write_text(GUARDED_ARRAYS + UNIT_ROWS_GUARDED)
-    code, out, err = run_python([str(script)], env=None, timeout=600)
-    assert code == 0, (code, err[-2000:])
-    runs, cases, digests = out.split()
+    runs, cases, digests = run_guarded(tmp_path, UNIT_ROWS_GUARDED).split()
     assert runs.split(",")[0] == "none:1"
     assert int(cases) == 2 * 47 * 4
     assert len(set(digests.split(","))) == 1, runs

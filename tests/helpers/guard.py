@@ -2,7 +2,13 @@
 source text ``GUARDED_ARRAYS`` defines ``guarded(shape, dtype, at_end)`` and
 ``check_guarded(p, x, want)`` (and imports ``os``, ``numpy as np``, ``cresize``,
 ``_kernels``, ``_plan``); a script made of it and its own lines, run in a child, turns
-a read or write past an array into a segmentation fault there."""
+a read or write past an array into a segmentation fault there (``run_guarded``)."""
+
+import sys
+
+import pytest
+
+from helpers.proc import run_python
 
 GUARDED_ARRAYS = r"""
 import ctypes, mmap, os
@@ -44,3 +50,16 @@ def check_guarded(p, x, want, num_threads=2):
     return 2
 
 """
+
+
+def run_guarded(tmp_path, body, timeout=600):
+    """``GUARDED_ARRAYS`` and then ``body`` run as a script in a child process; its
+    stdout. Skips off Linux (``mprotect`` through ctypes); fails with the child's stderr
+    when it does not exit 0 (a segmentation fault: a read or write past an array)."""
+    if sys.platform != "linux":
+        pytest.skip("mprotect through ctypes: Linux")
+    script = tmp_path / "guarded.py"
+    script.write_text(GUARDED_ARRAYS + body)
+    code, out, err = run_python([str(script)], env=None, timeout=timeout)
+    assert code == 0, (code, err[-2000:])
+    return out
