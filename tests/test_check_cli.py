@@ -485,3 +485,30 @@ def test_bad_layouts_exit_2(capsys):
         assert _check.main(["--quick", "--layouts", bad]) == 2
         assert "--layouts: unknown layout " in (err := capsys.readouterr().err)
         assert "choose from ncw, nchw, ncdhw, nwc, nhwc, ndhwc" in err
+
+
+def test_layouts_keep_the_default_axes_of_a_single_size():
+    """in_layout leaves ``axes`` out only where resize's own default (``_spec``) names
+    the layout's spatial axes: a single ``size`` resizes the last two axes, not the last
+    one or three, so a 1-D or 3-D case given a single size keeps its axes."""
+    one = ("one", (5,), 3, None, None, True)
+    assert _check.in_layout(one, "ncw") == ("one", (1, 1, 5), 3, None, (2,), True)
+    three = ("three", (4, 5, 6), 3, None, (0, 1, 2), True)
+    assert _check.in_layout(three, "ncdhw")[1:5] == ((1, 1, 4, 5, 6), 3, None, (2, 3, 4))
+    for case, layout in ((one, "ncw"), (three, "ncdhw")):
+        _, shape, size, scale_factor, axes, _ = _check.in_layout(case, layout)
+        assert cresize.resize(np.ones(shape), size, axes=axes).shape[2:] == (3,) * len(case[1])
+
+
+def test_torch_comparison_takes_mode_aliases():
+    """The PyTorch comparison decides what PyTorch can express from the canonical mode:
+    an alias ('cubic', 'linear') is compared exactly as its canonical name."""
+    torch = pytest.importorskip("torch")
+    for alias, canonical, shape, size in (
+        ("cubic", "bicubic", (2, 7), (12,)),  # PyTorch has no 1-D bicubic: None for both
+        ("cubic", "bicubic", (1, 2, 5, 6), (7, 3)),
+        ("linear", "bilinear", (1, 2, 5, 6), (7, 3)),
+    ):
+        expected = _check.torch_deviation(torch, shape, size, mode=canonical, num_threads=1)
+        got = _check.torch_deviation(torch, shape, size, mode=alias, num_threads=1)
+        assert got == expected, (alias, shape)

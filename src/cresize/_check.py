@@ -237,8 +237,8 @@ def in_layout(case, layout):
     it resizes another number of axes than the layout has spatial letters.
 
     The same resize: the resized lengths, ``size`` and ``scale_factor`` are kept, the
-    resized axes move to the layout's ``d``/``h``/``w`` (``axes`` None where they are
-    the last ones, as in ``CASES``) and the other lengths fold into ``n`` and ``c``."""
+    resized axes move to the layout's ``d``/``h``/``w`` (``axes`` None where resize's
+    default axes are those, as in ``CASES``) and the other lengths fold into ``n`` and ``c``."""
     name, shape, size, scale_factor, axes, quick = case
     resized = _spec.resize_axes(len(shape), size, scale_factor, axes)
     spatial = [i for i, letter in enumerate(layout) if letter in "dhw"]
@@ -248,8 +248,9 @@ def in_layout(case, layout):
     lengths = {"n": int(np.prod(others[:-1])), "c": others[-1] if others else 1}
     lengths.update(zip("dhw"[3 - len(resized) :], (shape[a] for a in resized)))
     new_shape = tuple(lengths[letter] for letter in layout)
-    trailing = spatial == list(range(len(layout) - len(spatial), len(layout)))
-    return (name, new_shape, size, scale_factor, None if trailing else tuple(spatial), quick)
+    spatial = tuple(spatial)  # left out where resize's default axes (_spec) are these
+    default = _spec.resize_axes(len(layout), size, scale_factor, None) == spatial
+    return (name, new_shape, size, scale_factor, None if default else spatial, quick)
 
 
 def option_combinations(mode):
@@ -463,6 +464,7 @@ def _torch_run(
     """cresize's and ``F.interpolate``'s results and gradients of one seeded
     configuration (None when PyTorch has no equivalent)."""
     spec = _spec.forward(shape, size, scale_factor, mode, align_corners, antialias, axes)
+    mode = spec.mode  # canonical: an alias ("cubic") is decided as its name
     matrices = testing.reference_matrices(
         shape,
         size,
