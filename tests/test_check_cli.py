@@ -496,7 +496,7 @@ def test_layouts_keep_the_default_axes_of_a_single_size():
     three = ("three", (4, 5, 6), 3, None, (0, 1, 2), True)
     assert _check.in_layout(three, "ncdhw")[1:5] == ((1, 1, 4, 5, 6), 3, None, (2, 3, 4))
     for case, layout in ((one, "ncw"), (three, "ncdhw")):
-        _, shape, size, scale_factor, axes, _ = _check.in_layout(case, layout)
+        _, shape, size, _, axes, _ = _check.in_layout(case, layout)
         assert cresize.resize(np.ones(shape), size, axes=axes).shape[2:] == (3,) * len(case[1])
 
 

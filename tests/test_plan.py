@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import cresize
-from cresize import _spec
+from cresize import _spec, testing
 
 CONFIGS = list(_spec.configurations())
 IDS = [f"{c['mode']}-ac{int(c['align_corners'])}-aa{int(c['antialias'])}" for c in CONFIGS]
@@ -383,6 +383,26 @@ def test_plan_refuses_wrong_input():
         cresize.plan((4,), 2, num_threads=1.5)
     with pytest.raises(ValueError, match="align_corners=True is not defined"):
         cresize.plan((4,), 2, mode="area", align_corners=True)
+    # a shape of no dimensions is named as the argument it is, not as an array "x"
+    with pytest.raises(ValueError, match=r"^input_shape must have at least one dimension"):
+        cresize.plan((), 2)
+    with pytest.raises(ValueError, match=r"^input_shape must have at least one dimension"):
+        testing.reference_matrices((), 2)
+    with pytest.raises(ValueError, match=r"^x must have at least one dimension; got a 0-d"):
+        cresize.resize(np.float32(1), 2)
+
+
+def test_option_messages_name_the_modes_that_take_them():
+    """The modes an error offers are those the rules take (one list in _spec)."""
+    takes = [m for m in cresize.MODES if _spec.takes_align_corners(m)]
+    with pytest.raises(ValueError) as info:
+        cresize.plan((4,), 2, mode="nearest", align_corners=True)
+    assert str(info.value).endswith(_spec.listed(takes))
+    assert _spec.listed(takes) == "bilinear, bicubic and lanczos3"
+    with pytest.raises(ValueError) as info:
+        cresize.resize(np.ones(4), 2, mode="Nearest")
+    for name in (*cresize.MODES, "linear", "cubic", "nearest_exact"):
+        assert name in str(info.value)
 
 
 def test_plan_resolves_threads_at_call_time():

@@ -21,7 +21,7 @@ import unicodedata
 from typing import NamedTuple
 
 from cresize import _optional, _spec
-from cresize._tables import ALIASES, MODES
+from cresize._tables import MODES
 
 #: The reason a worker returns for a file it did not start (or did not write) after Ctrl-C.
 _CANCELLED = object()
@@ -91,7 +91,7 @@ def _mode(text):
         _spec.canonical_mode(text)
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"invalid choice: {text!r} (choose from {', '.join(MODES + tuple(ALIASES))})"
+            f"invalid choice: {text!r} (choose from {', '.join(_spec.NAMES)})"
             + _spec.mode_hint(text)
         ) from None
     return text
@@ -354,7 +354,7 @@ def _usage_error(args):
     if args.align_corners and not _spec.takes_align_corners(args.mode):
         return (
             f"--align-corners is not defined for --mode {args.mode}; it is allowed for "
-            f"bilinear, bicubic and lanczos3"
+            f"{_spec.listed(_spec.ALIGN_CORNERS_MODES)}"
         )
     if args.output and args.out_dir:
         return "give -o/--output or --out-dir, not both"

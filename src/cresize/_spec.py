@@ -51,6 +51,17 @@ MAX_THREADS = 4096
 #: Elements of the largest array NumPy can describe (``intp`` byte offsets).
 MAX_ELEMENTS = 2**62
 
+#: Every name ``mode`` takes: the canonical names, then their aliases.
+NAMES = MODES + tuple(ALIASES)
+#: The modes that take ``align_corners=True``.
+ALIGN_CORNERS_MODES = tuple(m for m in MODES if m not in NO_ALIGN_CORNERS)
+
+
+def listed(names):
+    """``"a, b and c"``: names in a message."""
+    return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else "".join(names)
+
+
 #: PyTorch's mode names that cresize spells differently, and what they mean:
 #: (cresize mode, antialias required). ``"lanczos"`` is PyTorch's antialiased Lanczos-3.
 TORCH_MODES = {"lanczos": ("lanczos3", True)}
@@ -98,7 +109,7 @@ def canonical(spec):
 
 def mode_hint(mode):
     """`` (did you mean 'lanczos3'?)`` for a near miss ('lanczos', 'Bicubic'), else ''."""
-    close = difflib.get_close_matches(mode.strip().lower(), MODES + tuple(ALIASES), 1, 0.75)
+    close = difflib.get_close_matches(mode.strip().lower(), NAMES, 1, 0.75)
     return f" (did you mean {ALIASES.get(close[0], close[0])!r}?)" if close else ""
 
 
@@ -108,7 +119,7 @@ def canonical_mode(mode):
         raise TypeError(f"mode must be a string, one of {', '.join(MODES)}; got {mode!r}")
     canonical = ALIASES.get(mode, mode)
     if canonical not in MODES:
-        allowed = ", ".join(MODES + tuple(ALIASES))
+        allowed = ", ".join(NAMES)
         raise ValueError(f"mode must be one of {allowed}; got {mode!r}{mode_hint(mode)}")
     return canonical
 
@@ -135,7 +146,7 @@ def options(mode, align_corners, antialias):
     if align_corners and not takes_align_corners(canonical):
         raise ValueError(
             f"align_corners=True is not defined for mode={mode!r}; it is allowed "
-            f"for bilinear, bicubic and lanczos3"
+            f"for {listed(ALIGN_CORNERS_MODES)}"
         )
     if antialias and not takes_antialias(canonical):
         raise ValueError(
@@ -305,14 +316,16 @@ def threads_value(num_threads):
 # Axes, lengths, shapes
 
 
-def resize_axes(ndim, size, scale_factor, axes):
-    """The resized axes as a tuple of non-negative ints (docs/spec.md section 5)."""
+def resize_axes(ndim, size, scale_factor, axes, name="x"):
+    """The resized axes as a tuple of non-negative ints (docs/spec.md section 5);
+    ``name``: what the ``ndim`` dimensions are of (an array ``x``, or a shape)."""
     if size is None and scale_factor is None:
         raise ValueError("give size or scale_factor (exactly one of them); got neither")
     if size is not None and scale_factor is not None:
         raise ValueError("give size or scale_factor, not both")
     if ndim == 0:
-        raise ValueError("x must have at least one dimension; got a 0-d array")
+        got = "a 0-d array" if name == "x" else "()"
+        raise ValueError(f"{name} must have at least one dimension; got {got}")
     given = size if size is not None else scale_factor
     name = "size" if size is not None else "scale_factor"
     if axes is None:
@@ -404,12 +417,17 @@ def forward(
     axes=None,
     *,
     checked_shape=False,
+    name=None,
 ):
-    """The ``Spec`` of ``resize(x, size, ...)`` for ``x.shape == input_shape``."""
+    """The ``Spec`` of ``resize(x, size, ...)`` for ``x.shape == input_shape``;
+    ``name``: what errors call ``input_shape`` (default: ``"x"`` where ``checked_shape``
+    says it is an array's, else ``"input_shape"``)."""
     mode, align_corners, antialias = options(mode, align_corners, antialias)
+    if name is None:
+        name = "x" if checked_shape else "input_shape"
     if not checked_shape:
-        input_shape = shape(input_shape, "input_shape")
-    axes = resize_axes(len(input_shape), size, scale_factor, axes)
+        input_shape = shape(input_shape, name)
+    axes = resize_axes(len(input_shape), size, scale_factor, axes, name)
     out_lengths, factors = lengths(input_shape, axes, size, scale_factor)
     return Spec(
         input_shape,

@@ -86,7 +86,9 @@ def resize(
         its taps read.
     """
     x = _as_dask(x, "x")
-    spec = _spec.forward(x.shape, size, scale_factor, mode, align_corners, antialias, axes)
+    spec = _spec.forward(
+        x.shape, size, scale_factor, mode, align_corners, antialias, axes, name="x"
+    )
     plan = _plan.block_plan(spec, x.dtype, num_threads)  # x need not fit in memory
     ref = _PlanRef(plan)
     out_chunks = _output_chunks(x, plan.output_shape, plan.axes, chunks)
