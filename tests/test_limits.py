@@ -278,6 +278,46 @@ def test_2_a_loop_over_24_signal_lengths_fits_in_1_5_gib():
     assert info["plans"] < GEOMETRIES, info
 
 
+def _held_by_cached_plans(calls):
+    """(bytes the plans cached by ``calls()`` hold, traced; what the cache counts)."""
+    import gc
+    import tracemalloc
+
+    cresize.clear_cache()
+    gc.collect()
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        calls()
+        gc.collect()
+        return tracemalloc.get_traced_memory()[0] - base, cresize.cache_info()["nbytes"]
+    finally:
+        tracemalloc.stop()
+        cresize.clear_cache()
+
+
+def test_2_the_cache_counts_what_its_plans_hold():
+    """The byte bound bounds memory only if ``nbytes`` counts what a plan holds: its
+    tables, the row bounds of its programs (16 bytes an output row: as much as a
+    bilinear table, uncounted before) and its Python objects (steps and compiled calls:
+    8-17 KiB a plan, against tables of a few hundred bytes for small images)."""
+    warm = np.ones((1, 2, 3, 3), np.float32)
+    cresize.resize_backward(cresize.resize(warm, (5, 5)), warm.shape)
+
+    def small():  # many small plans of distinct shapes, both directions
+        for i in range(150):
+            x = np.ones((1, 3, 5 + i, 6 + i), np.float32)
+            cresize.resize_backward(cresize.resize(x, (7, 9)), x.shape)
+
+    def long_rows():  # one 1-D plan whose tables and bounds are megabytes
+        x = np.ones((2, 100_003), np.float32)
+        cresize.resize_backward(cresize.resize(x, (300_007,)), x.shape)
+
+    for calls in (small, long_rows):
+        held, counted = _held_by_cached_plans(calls)
+        assert held <= 1.15 * counted, (calls.__name__, held, counted)
+
+
 def test_2_the_cache_can_be_cleared_and_bounded():
     """Needs the plan layer: a public way to bound the cache in bytes and to clear it."""
     info = cresize.cache_info()
