@@ -94,6 +94,8 @@ IMPOSSIBLE = {
     "scale_factor": ("cresize.resize(np.ones((1, 1)), scale_factor=2e8)", 2 * 10**8),
     "weights": ("cresize.weights(10**8, 10**8)", 10**8),
     "backward_area": ("cresize.resize_backward(np.ones(3), (10**10,), mode='area')", 10**10),
+    # a plan is refused as its calls would be, before a table is built
+    "plan": ("cresize.plan((2, 3), 10**9, mode='area', dtype='uint8')", 10**9),
 }
 
 

@@ -85,6 +85,21 @@ def test_plan_integers_and_float16(dtype, mode):
         p.backward(np.zeros(p.output_shape, dtype))
 
 
+@pytest.mark.parametrize("config", CONFIGS, ids=IDS)
+def test_plan_integers_every_configuration_and_out(config):
+    """Integer plans of every mode and option pair, into ``out=`` and from a
+    Fortran-ordered input too, give resize's bits (issue 9: integers, every mode)."""
+    for dtype in (np.uint8, np.int8, np.uint16, np.int16, np.int32, np.uint64):
+        for shape, size, scale_factor, axes in GEOMETRIES:
+            p = _plan(shape, size, scale_factor, axes, dtype, config)
+            x = _array(shape, dtype)
+            y = cresize.resize(x, size, scale_factor=scale_factor, axes=axes, **config)
+            np.testing.assert_array_equal(p(x), y, strict=True)
+            out = np.zeros(y.shape, dtype)
+            assert p(np.asfortranarray(x), out=out) is out
+            np.testing.assert_array_equal(out, y, strict=True)
+
+
 def test_plan_shared_by_threads():
     p = cresize.plan((3, 64, 48), (97, 31), mode="bicubic", dtype="float64")
     xs = [_array(p.input_shape, np.float64, seed=s) for s in range(6)]
@@ -112,6 +127,41 @@ def test_plan_shared_by_threads():
         for y, gx in results[i]:
             np.testing.assert_array_equal(y, expected[i][0])
             np.testing.assert_array_equal(gx, expected[i][1])
+
+
+@pytest.mark.parametrize(
+    "dtype, shape, size, options",
+    [
+        (np.uint8, (64, 48, 3), (97, 31), {"mode": "bilinear", "axes": (0, 1)}),
+        (np.uint16, (3, 64, 48), (17, 31), {"mode": "lanczos3", "antialias": True}),
+        (np.int32, (3, 64, 48), (30, 31), {"mode": "bicubic"}),
+        (np.float16, (3, 64, 48), (97, 31), {"mode": "area"}),
+    ],
+)
+def test_plan_of_other_dtypes_shared_by_threads(dtype, shape, size, options):
+    """Integer and float16 plans (their own steps and conversions) shared by 6 threads,
+    with and without ``out=`` and at 1 and 2 threads, give resize's bits."""
+    p = cresize.plan(shape, size, dtype=dtype, **options)
+    xs = [_array(shape, dtype, seed=s) for s in range(6)]
+    expected = [cresize.resize(x, size, **options) for x in xs]
+    results = [None] * 6
+    barrier = threading.Barrier(6)
+
+    def work(i):
+        barrier.wait()
+        results[i] = [
+            p(xs[i], out=np.empty(p.output_shape, dtype) if k % 2 else None, num_threads=1 + k % 2)
+            for k in range(12)
+        ]
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for i in range(6):
+        for y in results[i]:
+            np.testing.assert_array_equal(y, expected[i], strict=True)
 
 
 def _fresh_plan(*args, **kwargs):
