@@ -111,18 +111,9 @@ def test_plan_shared_by_threads():
         )
         for x, g in zip(xs, gs)
     ]
-    results = [None] * 6
-    barrier = threading.Barrier(6)
-
-    def work(i):
-        barrier.wait()
-        results[i] = [(p(xs[i], num_threads=1 + i % 2), p.backward(gs[i])) for _ in range(20)]
-
-    threads = [threading.Thread(target=work, args=(i,)) for i in range(6)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    results = _race(
+        lambda i: [(p(xs[i], num_threads=1 + i % 2), p.backward(gs[i])) for _ in range(20)]
+    )
     for i in range(6):
         for y, gx in results[i]:
             np.testing.assert_array_equal(y, expected[i][0])
@@ -144,21 +135,12 @@ def test_plan_of_other_dtypes_shared_by_threads(dtype, shape, size, options):
     p = cresize.plan(shape, size, dtype=dtype, **options)
     xs = [_array(shape, dtype, seed=s) for s in range(6)]
     expected = [cresize.resize(x, size, **options) for x in xs]
-    results = [None] * 6
-    barrier = threading.Barrier(6)
-
-    def work(i):
-        barrier.wait()
-        results[i] = [
+    results = _race(
+        lambda i: [
             p(xs[i], out=np.empty(p.output_shape, dtype) if k % 2 else None, num_threads=1 + k % 2)
             for k in range(12)
-        ]
-
-    threads = [threading.Thread(target=work, args=(i,)) for i in range(6)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+        ],
+    )
     for i in range(6):
         for y in results[i]:
             np.testing.assert_array_equal(y, expected[i], strict=True)
