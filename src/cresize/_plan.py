@@ -811,6 +811,7 @@ class Plan(_fast.PlanBase):
     def __init__(self, spec: _spec.Spec, dtype: np.dtype, num_threads: _spec.Int | None = None):
         self._spec = spec
         self._num_threads = _spec.threads_value(num_threads)
+        #: The dtype of the arrays the plan takes and returns (native byte order).
         self.dtype: np.dtype = dtype
         self._compute = _spec.compute_dtype(dtype, "dtype")
         self._key = None
