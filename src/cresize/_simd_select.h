@@ -13,7 +13,9 @@
  * next pixel (written, in pixel order); a pixel that reads the row's last input pixel,
  * and the row's last output pixel, take 8 + 4 bytes, so nothing outside the rows is
  * touched. Where the index steps by 2 through 8 float32 outputs of 1 value (x0.5 of a
- * planar row), two 8-value loads give them by one shuffle (AVX2, level >= 2); where
+ * planar row), two 8-value loads give them by one shuffle (AVX2, level >= 2), and
+ * through 8 pixels of 3 float32 values (x0.5 of RGB), six 8-value loads give their 24
+ * values by lane permutations and blends, three stores (AVX2); where
  * 8 outputs alternate a tap and none on 4 consecutive inputs (the x0.5 adjoint), one
  * 4-value load is interleaved with zeros (SSE2).
  */
@@ -215,6 +217,108 @@ CRESIZE_AVX2 static Py_ssize_t cresize_select_half_f32_avx2(float *out, const fl
     }
     return o;
 }
+
+/* Outputs o ... of 3-value float32 pixels while the index steps by 2 through groups of
+ * 8 pixels (index[o + k] = index[o] + 2k) whose 16 input pixels (48 values) lie in the
+ * row: the group's 24 values in three 8-value stores, each from two 8-value loads, the
+ * first 4 values of one and the last 4 of the other picked by one lane permutation
+ * each and a blend (AVX2), instead of a 16-byte move a pixel. Group value j (pixel j/3,
+ * value j%3) is input value 6*(j/3) + j%3; the loads start at inputs 0, 7, 14, 24, 31
+ * and 38 (each block of 4 outputs lies within 8 inputs). Returns the first output not
+ * done. */
+CRESIZE_AVX2 static Py_ssize_t cresize_select_half3_f32_avx2(float *out, const float *line,
+                                                            Py_ssize_t n_in,
+                                                            const Py_ssize_t *index,
+                                                            Py_ssize_t width, Py_ssize_t o,
+                                                            Py_ssize_t o_end, int first)
+{
+    const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(cresize_one_f32());
+    const __m256i p0 = _mm256_setr_epi32(0, 1, 2, 6, 0, 1, 5, 6);
+    const __m256i p1 = _mm256_setr_epi32(0, 4, 5, 6, 0, 1, 2, 6);
+    const __m256i p2 = _mm256_setr_epi32(0, 1, 5, 6, 0, 4, 5, 6);
+    while (o + 8 <= o_end) {
+        const Py_ssize_t *idx = index + o * width;
+        Py_ssize_t i = idx[0], k;
+        const float *p;
+        float *q = out + 3 * o;
+        __m256 v[3];
+        if (i + 16 > n_in)
+            break;
+        for (k = 1; k < 8; k++)
+            if (idx[k * width] != i + 2 * k)
+                return o;
+        p = line + 3 * i;
+#define CRESIZE_HALF3(R, A, B, P)                                                \
+    (R) = _mm256_blend_ps(_mm256_permutevar8x32_ps(_mm256_loadu_ps(p + (A)), (P)),   \
+                          _mm256_permutevar8x32_ps(_mm256_loadu_ps(p + (B)), (P)), 0xF0)
+        CRESIZE_HALF3(v[0], 0, 7, p0);
+        CRESIZE_HALF3(v[1], 14, 24, p1);
+        CRESIZE_HALF3(v[2], 31, 38, p2);
+#undef CRESIZE_HALF3
+        for (k = 0; k < 3; k++)
+            _mm256_storeu_ps(q + 8 * k,
+                             first ? _mm256_mul_ps(one, v[k]) : _mm256_add_ps(zero, v[k]));
+        o += 8;
+    }
+    return o;
+}
+
+/* Outputs o ... o_end - 1 of 3-value float32 pixels with any index (0.75x, x1/3, ...):
+ * groups of 8 pixels a ... h written by three 8-value stores, each 4-value block of them
+ * blended from two 16-byte loads placed so that the pixels' values fall in its lanes
+ * ([a0 a1 a2 b0] from a and b - 3, [b1 b2 c0 c1] from b + 1 and c - 2, [c2 d0 d1 d2]
+ * from c + 2 and d - 1, the same for e ... h) instead of eight overlapping 16-byte
+ * stores. A load reaches at most one value before its pixel (b ... d, f ... h: index
+ * >= 1) or past it (a ... c, e ... g: index <= n_in - 2); a group whose indices do not
+ * allow that (a row's ends) is moved pixel by pixel (AVX2). */
+CRESIZE_AVX2 static void cresize_select3_f32_avx2(float *out, const float *line, Py_ssize_t n_in,
+                                                 const Py_ssize_t *index, Py_ssize_t width,
+                                                 Py_ssize_t o, Py_ssize_t o_end, int first)
+{
+    const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(cresize_one_f32());
+    for (; o + 8 <= o_end; o += 8) {
+        const Py_ssize_t *idx = index + o * width, hi = n_in - 2;
+        const Py_ssize_t ia = idx[0], ib = idx[width], ic = idx[2 * width], id = idx[3 * width];
+        const Py_ssize_t ie = idx[4 * width], i_f = idx[5 * width], ig = idx[6 * width];
+        const Py_ssize_t ih = idx[7 * width];
+        const float *a = line + 3 * ia, *b = line + 3 * ib, *c = line + 3 * ic;
+        const float *d = line + 3 * id, *e = line + 3 * ie, *f = line + 3 * i_f;
+        const float *g = line + 3 * ig, *h = line + 3 * ih;
+        float *q = out + 3 * o;
+        __m256 v[3];
+        Py_ssize_t k;
+        if (ia > hi || ib < 1 || ib > hi || ic < 1 || ic > hi || id < 1 || ie > hi || i_f < 1
+            || i_f > hi || ig < 1 || ig > hi || ih < 1) {
+            cresize_select_f32_sse(out, line, 3, n_in, index, width, NULL, o_end, o, o + 8,
+                                   first);
+            continue;
+        }
+#define CRESIZE_BLEND3(P, S, Q, T, M) _mm_blend_ps(_mm_loadu_ps((P) + (S)), _mm_loadu_ps((Q) + (T)), M)
+        v[0] = _mm256_set_m128(CRESIZE_BLEND3(b, 1, c, -2, 12), CRESIZE_BLEND3(a, 0, b, -3, 8));
+        v[1] = _mm256_set_m128(CRESIZE_BLEND3(e, 0, f, -3, 8), CRESIZE_BLEND3(c, 2, d, -1, 14));
+        v[2] = _mm256_set_m128(CRESIZE_BLEND3(g, 2, h, -1, 14), CRESIZE_BLEND3(f, 1, g, -2, 12));
+#undef CRESIZE_BLEND3
+        for (k = 0; k < 3; k++)
+            _mm256_storeu_ps(q + 8 * k,
+                             first ? _mm256_mul_ps(one, v[k]) : _mm256_add_ps(zero, v[k]));
+    }
+    cresize_select_f32_sse(out, line, 3, n_in, index, width, NULL, o_end, o, o_end, first);
+}
+
+/* Outputs o ... o_end - 1 of 4-value float32 pixels with any index: two pixels (two
+ * 16-byte loads) a 32-byte store (AVX2), half the stores of a pixel a store. */
+CRESIZE_AVX2 static void cresize_select4_f32_avx2(float *out, const float *line, Py_ssize_t n_in,
+                                                 const Py_ssize_t *index, Py_ssize_t width,
+                                                 Py_ssize_t o, Py_ssize_t o_end, int first)
+{
+    const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(cresize_one_f32());
+    for (; o + 2 <= o_end; o += 2) {
+        __m256 v = _mm256_loadu2_m128(line + 4 * index[(o + 1) * width],
+                                      line + 4 * index[o * width]);
+        _mm256_storeu_ps(out + 4 * o, first ? _mm256_mul_ps(one, v) : _mm256_add_ps(zero, v));
+    }
+    cresize_select_f32_sse(out, line, 4, n_in, index, width, NULL, o_end, o, o_end, first);
+}
 #endif
 
 /* A row of n_out pixels of C = 1 ... 4 float32 values (see above); `count` NULL (a
@@ -239,6 +343,14 @@ __attribute__((noinline)) static void cresize_select_f32(float *out, const float
                the whole row), then the values one by one: a row whose index does not
                step by 2 at its start (other factors) checks one group only */
             o = cresize_select_half_f32_avx2(out, line, n_in, index, width, 0, n_out, first);
+        } else if (C == 3 && !count && cresize_simd_level >= 2) {
+            /* the same for 3-value pixels (x0.5 of RGB), then groups of any index */
+            o = cresize_select_half3_f32_avx2(out, line, n_in, index, width, 0, n_out, first);
+            cresize_select3_f32_avx2(out, line, n_in, index, width, o, n_out, first);
+            return;
+        } else if (C == 4 && !count && cresize_simd_level >= 2) {
+            cresize_select4_f32_avx2(out, line, n_in, index, width, 0, n_out, first);
+            return;
         }
 #endif
         cresize_select_f32_sse(out, line, C, n_in, index, width, count, n_out, o, n_out, first);
