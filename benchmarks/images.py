@@ -80,6 +80,12 @@ def rows():
     ]
     # a small image shrunk by 2 (2x2 blocks; per-call costs weigh here)
     table.append(Row(np.uint8, (224, 224, 3), (112, 112), "bilinear", "hwc", ("opencv",)))
+    # 16-bit images halved (2x2 blocks of four 0.5 weights, summed in integers)
+    table += [
+        Row(np.uint16, shape, (shape[0] // 2, shape[1] // 2), m, "hwc", ("opencv",))
+        for shape in ((224, 224, 3), (2048, 2048, 3))
+        for m in ("bilinear", "area")
+    ]
     table += [  # the width alone (the height unchanged: a one-axis resize)
         Row(dtype, rgb1k, (1024, 2048), "bicubic", "hwc", ("opencv",))
         for dtype in (np.uint8, np.float32)

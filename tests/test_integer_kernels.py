@@ -644,10 +644,10 @@ def test_steps_refuse_a_ring_past_the_address_space():
         np.testing.assert_array_equal(got, want)
 
 
-def _row_args(t, channels):
+def _row_args(t, channels, dtype=np.float32):
     from cresize import _plan
 
-    return _plan._row_args(t, np.float32, channels)
+    return _plan._row_args(t, dtype, channels)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, *DTYPES])
@@ -767,34 +767,45 @@ def test_row_sums_keep_the_bits_at_every_width(monkeypatch, dtype):
         _kernels._init_simd()
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.uint8, np.int8])
-def test_2x2_pixel_pairs_with_any_weights(monkeypatch, dtype):
+@pytest.mark.parametrize(
+    "dtype, sums",
+    [
+        (np.float32, np.float32),
+        (np.uint8, np.float32),
+        (np.int8, np.float32),
+        (np.uint16, np.float64),  # the plan's weights for 16-bit images
+        (np.int16, np.float64),
+        (np.uint16, np.float32),
+        (np.int16, np.float32),
+    ],
+)
+def test_2x2_pixel_pairs_with_any_weights(monkeypatch, dtype, sums):
     """The AVX-512 pair sums with x weights that differ (read a step at a time) and with
     x weights that all have the same bits (``Step.same_x_weights``: one register for the
     row), 8-bit rows into 8-bit outputs rounded and stored in the same sweep (or, for
     rows shorter than a step, into floats first), and blocks whose four weights are all
-    0.5 (8-bit: summed in 16-bit integers, exactly): at every level the bits of the
-    portable loops, rows of 1-20 and 110-116 pixels of 1-4 values, the y weights of
-    each row their own (some rows 0.5 and 0.5 in the last case), nothing written past
-    the result."""
+    0.5 (8-bit: summed in 16-bit integers, 16-bit in 32-bit integers, exactly, from
+    float32 or float64 weights): at every level the bits of the portable loops, rows of
+    1-20 and 110-116 pixels of 1-4 values, the y weights of each row their own (some
+    rows 0.5 and 0.5 in the last case), nothing written past the result."""
     rng = np.random.default_rng(33)
     kind = np.dtype(dtype)
     levels = ("none", "avx2", "avx512")
     try:
         for channels in (1, 2, 3, 4):
             for n in (*range(1, 21), *range(110, 117)):
-                yi, yw, yc = taps(8, 4, "bilinear").kernel_args(np.float32)
-                xargs = list(_row_args(taps(2 * n, n, "bilinear"), channels))
+                yi, yw, yc = taps(8, 4, "bilinear").kernel_args(sums)
+                xargs = list(_row_args(taps(2 * n, n, "bilinear"), channels, sums))
                 for same, half in ((False, False), (True, False), (True, True)):
-                    yw = rng.uniform(0.1, 0.9, yw.shape).astype(np.float32)
+                    yw = rng.uniform(0.1, 0.9, yw.shape).astype(sums)
                     xw = np.asarray(xargs[1])
                     if half:  # rows 0 and 2 of weights 0.5 and 0.5, rows 1 and 3 not
                         yw[::2] = 0.5
-                        xw = np.full_like(xw, np.float32(0.5))
+                        xw = np.full_like(xw, 0.5)
                     elif same:
-                        xw = np.full_like(xw, np.float32(0.3))
+                        xw = np.full_like(xw, 0.3)
                     else:
-                        xw = rng.uniform(0.1, 0.9, xw.shape).astype(np.float32)
+                        xw = rng.uniform(0.1, 0.9, xw.shape).astype(sums)
                     step = _kernels.make_step(
                         _kernels.Kind.FUSED,
                         1,
@@ -826,6 +837,61 @@ def test_2x2_pixel_pairs_with_any_weights(monkeypatch, dtype):
                             got[level, threads] = buf[:size].tobytes()
                     for key, value in got.items():
                         assert value == got["none", 1], (key, channels, n, same, half)
+    finally:
+        monkeypatch.delenv("CRESIZE_SIMD")
+        _kernels._init_simd()
+
+
+def _blocks_of_every_sum(rng, dtype):
+    """Blocks ``a0 a1 / b0 b1`` of ``dtype``, one for every sum ``s = a0 + a1 + b0 + b1``
+    the type allows (4 * min ... 4 * max), the sum's remainder spread over random
+    places of the block: arrays a0, a1, b0, b1 and s."""
+    info = np.iinfo(dtype)
+    s = np.arange(4 * int(info.min), 4 * int(info.max) + 1, dtype=np.int64)
+    q, r = np.divmod(s - 4 * int(info.min), 4)
+    extra = (rng.permuted(np.tile(np.arange(4), (s.size, 1)), axis=1) < r[:, None]).T
+    a0, a1, b0, b1 = (q + info.min + e for e in extra)
+    return a0, a1, b0, b1, s
+
+
+@pytest.mark.parametrize("dtype", [np.uint16, np.int16])
+def test_16bit_halves_of_every_sum(monkeypatch, dtype):
+    """16-bit 2x2 blocks of four 0.5 weights (bilinear and area halving), summed in
+    32-bit integers at levels avx2 and avx512 (``cresize_halves_u16``,
+    ``cresize_halves_s16``), against the float sums (``CRESIZE_SIMD=none``): a block
+    of every sum the type allows (the result depends on the four values only through
+    it; 2**18 - 3 of them), each the float result ``rint(s / 4)`` (half to even), at
+    every level the same bits, in rows of pixels of 1-5 values and lengths that leave
+    every tail, 1 and 2 threads, nothing written past the result."""
+    rng = np.random.default_rng(34)
+    a0, a1, b0, b1, s = _blocks_of_every_sum(rng, dtype)
+    want_all = np.rint(s / 4).astype(dtype)
+    levels = ("none", "avx2", "avx512")
+    try:
+        for channels in (1, 2, 3, 4, 5):
+            for width in (1, 2, 3, 5, 7, 8, 9, 37, 112, 113, 4096):  # output pixels a row
+                rows = -(-s.size // (width * channels))  # every block, the last row padded
+                take = np.arange(rows * width * channels) % s.size
+                blocks = [v[take].reshape(rows, width, channels) for v in (a0, a1, b0, b1)]
+                x = np.empty((2 * rows, 2 * width, channels), dtype)
+                x[0::2, 0::2], x[0::2, 1::2], x[1::2, 0::2], x[1::2, 1::2] = blocks
+                want = want_all[take].reshape(rows, width, channels)
+                for mode in ("bilinear", "area"):
+                    p = cresize.plan(x.shape, (rows, width), axes=(0, 1), mode=mode, dtype=dtype)
+                    (step,) = p._forward.compiled(x.dtype)
+                    if channels <= _kernels.MAX_BLOCK_CHANNELS:
+                        assert step[4].blocks == (2, 2) and step[4].same_x_weights
+                    for level in levels:
+                        monkeypatch.setenv("CRESIZE_SIMD", level)
+                        _kernels._init_simd()
+                        for threads in (1, 2):
+                            buf = np.full(want.size + 8, 7, dtype)
+                            p(x, out=buf[: want.size].reshape(want.shape), num_threads=threads)
+                            assert (buf[want.size :] == 7).all(), (level, channels, width)
+                            label = (level, threads, channels, width, mode)
+                            np.testing.assert_array_equal(
+                                buf[: want.size].reshape(want.shape), want, err_msg=str(label)
+                            )
     finally:
         monkeypatch.delenv("CRESIZE_SIMD")
         _kernels._init_simd()
@@ -1224,6 +1290,68 @@ def test_wrong_periods_are_refused():
     assert _kernels.make_step(
         _kernels.Kind.LINES, 1, 1, 30, x=t.row_args(np.float32, period=True)
     ).period == (s, first, n)
+
+
+@pytest.mark.parametrize("sums", [np.float32, np.float64])
+def test_step_checks_read_the_weights_of_either_dtype(sums):
+    """What ``make_step`` works out once from its weights (``_kernels._weights``: the
+    float32 or float64 view) for either dtype: a period whose rows repeat with their
+    weights' bits (one weight's last bit changed: refused), x weights of the same bits
+    (``same_x_weights``; one bit apart: not), weights all 1 (``unit_blocks``), and
+    the least positive x weight of ``first_product`` rows (a row of -0 products: -0)."""
+    t = taps(30, 60, "bicubic")
+    period = t.period(sums)
+    args = list(t.row_args(sums, period=True))
+    assert _kernels.make_step(_kernels.Kind.LINES, 1, 1, 30, x=tuple(args)).period == period
+    s, first, _ = period
+    weight = np.array(args[1])
+    weight[first + s, 0] = np.nextafter(weight[first + s, 0], sums(2))  # a repeat, not the bits
+    with pytest.raises(ValueError, match="period"):
+        _kernels.make_step(_kernels.Kind.LINES, 1, 1, 30, x=(args[0], weight, *args[2:]))
+    y = taps(8, 4, "bilinear").kernel_args(sums)
+    x = list(_row_args(taps(8, 4, "bilinear"), 1, sums))
+    for xw, yw, same, unit in [
+        (np.full_like(x[1], 0.5), y[1], True, False),
+        (np.full_like(x[1], 1), np.full_like(y[1], 1), True, True),
+        (
+            np.where(
+                np.arange(x[1].size).reshape(x[1].shape) == 5, np.nextafter(sums(0.5), 1), 0.5
+            ).astype(sums),
+            y[1],
+            False,
+            False,
+        ),
+    ]:
+        step = _kernels.make_step(
+            _kernels.Kind.FUSED,
+            1,
+            8,
+            8,
+            y=(y[0], yw, y[2]),
+            x=(x[0], xw, *x[2:]),
+            order=_kernels.Order.VERTICAL_FIRST,
+            x_block=2,
+            y_block=2,
+        )
+        assert (step.same_x_weights, step.unit_blocks) == (same, unit)
+    # first_product: a row of products that all underflow to -0 comes out -0 (found
+    # through the least positive weight, 1/4 here); with +0 products +0.
+    one = taps(1, 1, "nearest").kernel_args(sums)
+    step = _kernels.make_step(
+        _kernels.Kind.FUSED,
+        1,
+        1,
+        16,
+        y=one,
+        x=taps(16, 4, "area").row_args(sums),
+        order=_kernels.Order.DIRECT,
+        first_product=True,
+    )
+    src = np.full((1, 1, 16), np.nextafter(sums(0), sums(-1)), sums)
+    src[0, 0, 4:8] = 0.0
+    got = np.empty((1, 1, 4), sums)
+    step(src, got, 1)
+    assert (got == 0).all() and list(np.signbit(got[0, 0])) == [True, False, True, True]
 
 
 @pytest.mark.parametrize(("dtype", "channels"), [(np.uint8, 1), (np.uint8, 3), (np.int16, 1)])

@@ -55,6 +55,7 @@ cdef class Step:
     cdef const Py_ssize_t[::1] x_start
     cdef const float[:, ::1] x_wf
     cdef const double[:, ::1] x_wd
+    cdef object y_weights, x_weights  # the same weights as arrays (``_weights``)
 
     cdef int run(self, const void* src, void* dst, int num_threads, void* scratch=*,
                  Py_ssize_t scratch_stride=*, Py_ssize_t* tags=*,

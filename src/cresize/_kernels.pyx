@@ -224,6 +224,12 @@ cdef extern from "_simd_sums.h" nogil:
     int cresize_sum_2x2_s8_store(signed char* out, const signed char* a, const signed char* b,
                                  float wa, float wb, const float* w, Py_ssize_t n,
                                  Py_ssize_t channels, int same) noexcept
+    int cresize_sum_2x2_u16_store(unsigned short* out, const unsigned short* a,
+                                  const unsigned short* b, double wa, double wb, double w,
+                                  Py_ssize_t n, Py_ssize_t channels, int same) noexcept
+    int cresize_sum_2x2_s16_store(short* out, const short* a, const short* b, double wa,
+                                  double wb, double w, Py_ssize_t n, Py_ssize_t channels,
+                                  int same) noexcept
 
 
 #: SIMD levels, lowest first (``_simd_pixels.h``).
@@ -631,10 +637,7 @@ def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
     if kind != LINES:
         s.y_index, weight, s.y_count = y
         s.wide = weight.dtype.itemsize == 8
-        if s.wide:
-            s.y_wd = weight
-        else:
-            s.y_wf = weight
+        _keep_weights(s, True, weight)
         z.out_h = s.y_index.shape[0]
     if kind != PLANES:
         s.x_index, weight, s.x_count, s.x_start, z.x_select = x[:5]
@@ -642,10 +645,7 @@ def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
             s.wide = weight.dtype.itemsize == 8
         elif s.wide != (weight.dtype.itemsize == 8):
             raise TypeError("the y and x weights must have the same dtype")
-        if s.wide:
-            s.x_wd = weight
-        else:
-            s.x_wf = weight
+        _keep_weights(s, False, weight)
     integers = _step_dtypes(s, src_dtype, dst_dtype)
     if integers and (kind != FUSED or first_product):
         raise ValueError("an integer src_dtype or dst_dtype needs a FUSED step without "
@@ -671,18 +671,12 @@ def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
                              f"would hold more bytes than any array can")
         z.row = scratch_length(order, slots, in_row, z.out_row, True)
     if kind != PLANES and len(x) > 5 and not x_block:
-        if s.wide:
-            _check_period(z, x[5], s.x_index, s.x_wd, s.x_count, s.x_start)
-        else:
-            _check_period(z, x[5], s.x_index, s.x_wf, s.x_count, s.x_start)
+        _check_period(z, x[5], s.x_index, _weights(s, False), s.x_count, s.x_start)
     if x_block:
         _check_block(s, x_block, False)
         z.x_block = x_block
         if z.channels > 1:  # a weight per input value (_row, _blocks_2x2): same products
-            if s.wide:
-                s.x_wd = value_weights(s.x_wd, z.channels)
-            else:
-                s.x_wf = value_weights(s.x_wf, z.channels)
+            _keep_weights(s, False, value_weights(_weights(s, False), z.channels))
     if y_block:
         _check_block(s, y_block, True)
         z.y_block = y_block
@@ -740,11 +734,14 @@ cdef double _least_positive_weight(Step s):
     (``_first_product_zeros`` then checks every zero output)."""
     cdef Py_ssize_t o, k, n = s.size.out_row // s.size.channels
     cdef Py_ssize_t step = s.size.channels if s.size.x_block and s.size.channels > 1 else 1
+    # a row's taps (one per pixel), as float64 (float32 weights convert exactly)
+    cdef const double[:, ::1] weight = np.ascontiguousarray(
+        _weights(s, False)[:n, ::step], dtype=np.float64)
     cdef double least = 0, w, row
     for o in range(n):
         row = 0
-        for k in range(0, s.x_count[o] * step, step):
-            w = s.x_wd[o, k] if s.wide else s.x_wf[o, k]
+        for k in range(s.x_count[o]):
+            w = weight[o, k]
             if w > 0 and (row == 0 or w < row):
                 row = w
         if s.x_count[o] and row == 0:
@@ -781,7 +778,7 @@ cdef bint _unit_taps(Step s):
     """Every row of the x table has at most one tap, of weight exactly 1 (the adjoint of
     nearest shrinking: a scatter into zeros)."""
     cdef object count = np.asarray(s.x_count)
-    cdef object weight = np.asarray(s.x_wd) if s.wide else np.asarray(s.x_wf)
+    cdef object weight = _weights(s, False)
     if s.x_index.shape[1] != 1 or count.size == 0 or count.max() > 1:
         return False
     return bool(np.all(weight[:, 0][count == 1] == 1))
@@ -789,16 +786,14 @@ cdef bint _unit_taps(Step s):
 
 cdef bint _unit_weights(Step s):
     """Every y and x weight is exactly 1 (blocks of a step with both tables)."""
-    if s.wide:
-        return bool((np.asarray(s.y_wd) == 1).all() and (np.asarray(s.x_wd) == 1).all())
-    return bool((np.asarray(s.y_wf) == 1).all() and (np.asarray(s.x_wf) == 1).all())
+    return bool((_weights(s, True) == 1).all() and (_weights(s, False) == 1).all())
 
 
 cdef bint _same_x_weights(Step s):
     """Every x weight has the bits of the first (one register holds them all: the
     ``avx512`` pair sums, ``_simd_sums.h``'s ``same``)."""
-    cdef object bits = np.asarray(s.x_wd).view(np.uint64) if s.wide else np.asarray(
-        s.x_wf).view(np.uint32)
+    cdef object weight = _weights(s, False)
+    cdef object bits = weight.view(np.dtype(f"u{weight.itemsize}"))
     return bits.size > 0 and bool((bits == bits.flat[0]).all())
 
 
@@ -806,16 +801,37 @@ cdef inline bint kind_has_x(int kind):
     return kind == LINES or kind == FUSED
 
 
+cdef inline object _weights(Step s, bint y):
+    """The y or x table's weights, an array of float64 (``s.wide``) or float32, for the
+    checks ``make_step`` makes once (the loops take the typed views, ``Step.run``)."""
+    return s.y_weights if y else s.x_weights
+
+
+cdef int _keep_weights(Step s, bint y, object weight) except -1:
+    """Hold ``weight`` as the y or x table's weights: the array (``_weights``) and the
+    typed view ``s.wide`` picks (the one place that picks it; ``Step.run`` hands the
+    views to the loops)."""
+    if s.wide and y:
+        s.y_wd = weight
+    elif s.wide:
+        s.x_wd = weight
+    elif y:
+        s.y_wf = weight
+    else:
+        s.x_wf = weight
+    if y:
+        s.y_weights = np.asarray(weight)
+    else:
+        s.x_weights = np.asarray(weight)
+    return 0
+
+
 cdef Py_ssize_t _rows(Step s, bint y):
-    if s.wide:
-        return (s.y_wd if y else s.x_wd).shape[0]
-    return (s.y_wf if y else s.x_wf).shape[0]
+    return _weights(s, y).shape[0]
 
 
 cdef Py_ssize_t _width(Step s, bint y):
-    if s.wide:
-        return (s.y_wd if y else s.x_wd).shape[1]
-    return (s.y_wf if y else s.x_wf).shape[1]
+    return _weights(s, y).shape[1]
 
 
 def gather_lines(const floating[:, ::1] src, floating[:, ::1] dst,
@@ -1221,8 +1237,10 @@ cdef inline void _pair_rows(const Sizes* z, const Py_ssize_t* y_index, Py_ssize_
     of 2 too (``Sizes.y_block``) take both sums in one sweep from the integers where the
     level allows it (``cresize_sum_2x2_u8``, the same operations), and into 8-bit outputs
     of their own type the rounding and store too (``cresize_sum_2x2_u8_store``: no row of
-    float sums). Rows are independent: a thread's share of them (``buf`` its scratch)
-    gives the same bits."""
+    float sums); 16-bit rows into their own type whose four block weights are all 0.5
+    are summed, rounded and stored in integers (``cresize_sum_2x2_u16_store``: exactly
+    the integers of the float sums). Rows are independent: a thread's share of them
+    (``buf`` its scratch) gives the same bits."""
     cdef Py_ssize_t j, b, oy, row_bytes = z.out_row * z.itemsize
     cdef floating* target
     cdef const source* rows
@@ -1246,6 +1264,13 @@ cdef inline void _pair_rows(const Sizes* z, const Py_ssize_t* y_index, Py_ssize_
                     <signed char*>out, ra, rb, wy[0], wy[1], wx, n_px, z.channels,
                     z.x_same))):
             continue  # summed, rounded and stored straight from the two integer rows
+        if z.y_block == 2 and (
+                (source is cython.ushort and z.out_kind == b"H" and cresize_sum_2x2_u16_store(
+                    <unsigned short*>out, ra, rb, wy[0], wy[1], wx[0], n_px, z.channels,
+                    z.x_same))
+                or (source is cython.short and z.out_kind == b"h" and cresize_sum_2x2_s16_store(
+                    <short*>out, ra, rb, wy[0], wy[1], wx[0], n_px, z.channels, z.x_same))):
+            continue  # 16-bit blocks of four 0.5 weights: the integers of the float sums
         if floating is float and z.y_block == 2 and (
                 (source is cython.uchar and cresize_sum_2x2_u8(
                     target, ra, rb, wy[0], wy[1], wx, n_px, z.channels, z.x_same))
@@ -1715,12 +1740,14 @@ cdef int _check_row_extras(str name, const Py_ssize_t[:, ::1] index,
 
 
 cdef int _check_period(Sizes* z, tuple period, const Py_ssize_t[:, ::1] index,
-                       const floating[:, ::1] weight, const Py_ssize_t[::1] count,
+                       object weight, const Py_ssize_t[::1] count,
                        const Py_ssize_t[::1] start) except -1:
-    """``Taps.period`` ``(s, first, n)`` of the x table, recorded in ``z``: rows
-    ``first + s*q + p`` (``q < n``) read the whole window ``start[first + p] + q …`` with
-    the weights (bits) of row ``first + p``; ``s`` = 0: none."""
+    """``Taps.period`` ``(s, first, n)`` of the x table (``weight`` its weights, of
+    ``index``'s width), recorded in ``z``: rows ``first + s*q + p`` (``q < n``) read the
+    whole window ``start[first + p] + q …`` with the weights (bits) of row ``first + p``;
+    ``s`` = 0: none."""
     cdef Py_ssize_t p, n, first, o, b, width = index.shape[1]
+    cdef const unsigned char[:, ::1] bits = weight.view(np.uint8)
     cdef bint ok
     p, first, n = period[:3]
     z.x_period, z.x_first, z.x_periods, z.x_exact32 = 0, 0, 0, False
@@ -1732,7 +1759,7 @@ cdef int _check_period(Sizes* z, tuple period, const Py_ssize_t[:, ::1] index,
         b = first + (o - first) % p
         ok = (count[o] == width and start[b] >= 0
               and start[o] == start[b] + (o - first) // p
-              and memcmp(&weight[o, 0], &weight[b, 0], width * sizeof(floating)) == 0)
+              and memcmp(&bits[o, 0], &bits[b, 0], bits.shape[1]) == 0)
         o = o + 1
     if not ok:
         raise ValueError(f"x period {period}: the table's rows do not repeat with that "

@@ -562,6 +562,104 @@ static const signed char cresize_half_pairs[3][16] = {
 CRESIZE_HALVES8(cresize_halves_u8, unsigned char, CRESIZE_MADD_U8, CRESIZE_PACK_U8)
 CRESIZE_HALVES8(cresize_halves_s8, signed char, CRESIZE_MADD_S8, CRESIZE_PACK_S8)
 
+/* 16-bit 2x2 blocks whose four weights are all 0.5 (bilinear and area halving), AVX2:
+ * the argument of CRESIZE_HALVES8 holds for 16-bit values too, in float32 as in
+ * float64 (the plan's float64 weights): 0.5 * a and 0.5 * b are multiples of 0.5 below
+ * 2**16 in magnitude (17 significant bits at most), their sum and its product by 0.5
+ * multiples of 0.25 (0.5) below 2**16, and the pair's sum a multiple of 0.25 below
+ * 2**16 (18 bits): every operation is exact in either, whatever its order, so the sum is
+ * exactly s / 4, s = a0 + a1 + b0 + b1, and the store's rounding to nearest even is
+ * (s + 1 + ((s >> 2) & 1)) >> 2 (an arithmetic shift: the floor for negative int16
+ * sums too), a value of the type (never clipped). In 32-bit integers: uint16 values are
+ * centred first (x ^ 0x8000, x - 32768 as an int16), which takes 4 * 32768, an even
+ * multiple of 4, off s (the same rounding, 32768 off the result, put back by ^ 0x8000
+ * once packed). Each output value's two input values are put side by side in a 128-bit
+ * lane (vpshufb on pairs of bytes; 3-value pixels: 6 of a lane's 8 words, vpermd
+ * placing words 0-5 and 6-11 of the 16 loaded in the two lanes) and summed by
+ * vpmaddwd. 1, 2 or 4 values: 8 outputs a step (16 values of each row), the row's last
+ * 8 again; 3 values: 6 outputs a step, stored as two 4-value stores (the 4th of each
+ * rewritten by the next store), the row's last outputs (fewer than 8) one by one, so
+ * nothing is read or written past the row. 0 (nothing written) for rows of fewer than
+ * 8 output values (3-value pixels: fewer than 3 output pixels). */
+static const signed char cresize_half_pairs16[3][16] = {
+    {0, 1, 4, 5, 2, 3, 6, 7, 8, 9, 12, 13, 10, 11, 14, 15},  /* 2 values: words 0 2 1 3 4 6 5 7 */
+    {0, 1, 6, 7, 2, 3, 8, 9, 4, 5, 10, 11, -128, -128, -128, -128},  /* 3: 0 3 1 4 2 5 */
+    {0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15}};  /* 4: 0 4 1 5 2 6 3 7 */
+#define CRESIZE_HALVES16(NAME, T, CENTRE)                                                \
+    CRESIZE_AVX2 static inline __attribute__((always_inline)) __m256i                    \
+    NAME##_pairs(const T *p, __m256i pick, __m256i centre, int C)                        \
+    {                                                                                    \
+        __m256i x = _mm256_loadu_si256((const __m256i *)p);                              \
+        if (C == 3)                                                                      \
+            x = _mm256_permutevar8x32_epi32(x, _mm256_setr_epi32(0, 1, 2, 3, 3, 4, 5, 6)); \
+        if (CENTRE)                                                                      \
+            x = _mm256_xor_si256(x, centre);                                             \
+        if (C != 1)                                                                      \
+            x = _mm256_shuffle_epi8(x, pick);                                            \
+        return _mm256_madd_epi16(x, _mm256_set1_epi16(1));                               \
+    }                                                                                    \
+    CRESIZE_AVX2 static inline __attribute__((always_inline)) __m256i                    \
+    NAME##_round(const T *a, const T *b, __m256i pick, __m256i centre, int C)            \
+    {                                                                                    \
+        const __m256i one = _mm256_set1_epi32(1);                                        \
+        __m256i s = _mm256_add_epi32(NAME##_pairs(a, pick, centre, C),                   \
+                                     NAME##_pairs(b, pick, centre, C));                  \
+        __m256i odd = _mm256_and_si256(_mm256_srai_epi32(s, 2), one);                    \
+        s = _mm256_srai_epi32(_mm256_add_epi32(_mm256_add_epi32(s, one), odd), 2);       \
+        s = _mm256_packs_epi32(s, s);                                                    \
+        return CENTRE ? _mm256_xor_si256(s, centre) : s;                                 \
+    }                                                                                    \
+    CRESIZE_AVX2 static inline __attribute__((always_inline)) void                       \
+    NAME##_even(T *restrict out, const T *restrict a, const T *restrict b, Py_ssize_t U,   \
+                __m256i pick, __m256i centre, int C)                                     \
+    {                                                                                    \
+        Py_ssize_t u;                                                                    \
+        for (u = 0;; u += 8) { /* 8 outputs from 16 values of each row; the last again */ \
+            if (u > U - 8)                                                               \
+                u = U - 8;                                                               \
+            _mm_storeu_si128((__m128i *)(out + u),                                       \
+                             _mm256_castsi256_si128(_mm256_permute4x64_epi64(            \
+                                 NAME##_round(a + 2 * u, b + 2 * u, pick, centre, C), 0x08))); \
+            if (u == U - 8)                                                              \
+                break;                                                                   \
+        }                                                                                \
+    }                                                                                    \
+    CRESIZE_AVX2 static int NAME(T *restrict out, const T *restrict a, const T *restrict b, \
+                                 Py_ssize_t n, Py_ssize_t C)                             \
+    {                                                                                    \
+        const __m256i centre = _mm256_set1_epi16((short)0x8000);                         \
+        const Py_ssize_t U = C * n;                                                      \
+        Py_ssize_t u;                                                                    \
+        __m256i pick = _mm256_setzero_si256(), r;                                        \
+        if (C > 1)                                                                       \
+            pick = _mm256_broadcastsi128_si256(                                          \
+                _mm_loadu_si128((const __m128i *)cresize_half_pairs16[C - 2]));          \
+        if (C == 3) {                                                                    \
+            if (n < 3)                                                                   \
+                return 0;                                                                \
+            for (u = 0; u + 8 <= U; u += 6) { /* outputs u ... u + 5 (u + 6 rewritten next) */ \
+                r = NAME##_round(a + 2 * u, b + 2 * u, pick, centre, 3);                 \
+                _mm_storel_epi64((__m128i *)(out + u), _mm256_castsi256_si128(r));       \
+                _mm_storel_epi64((__m128i *)(out + u + 3), _mm256_extracti128_si256(r, 1)); \
+            }                                                                            \
+            for (; u < U; u++) { /* the last values (fewer than 8): one by one */        \
+                Py_ssize_t i = 2 * u - u % 3;                                            \
+                int s = (int)a[i] + a[i + 3] + b[i] + b[i + 3] + (CENTRE ? 0 : 131072);  \
+                out[u] = (T)(((s + 1 + ((s >> 2) & 1)) >> 2) - (CENTRE ? 0 : 32768));    \
+            }                                                                            \
+            return 1;                                                                    \
+        }                                                                                \
+        if (U < 8)                                                                       \
+            return 0;                                                                    \
+        if (C == 1)                                                                      \
+            NAME##_even(out, a, b, U, pick, centre, 1);                                  \
+        else                                                                             \
+            NAME##_even(out, a, b, U, pick, centre, 2);                                  \
+        return 1;                                                                        \
+    }
+CRESIZE_HALVES16(cresize_halves_u16, unsigned short, 1)
+CRESIZE_HALVES16(cresize_halves_s16, short, 0)
+
 /* float64 pixels of 2-4 values, AVX2: each output pixel's two input pixels' products
  * computed in registers, four values a register, from the lanes they are added in (no
  * buffer of products: its unaligned reloads of fresh stores stalled the loop, which
@@ -920,5 +1018,29 @@ static inline void cresize_sum_2x2_rows_f32(float *out, const float *src, Py_ssi
 #endif
 CRESIZE_SUM_2X2_INT8(cresize_sum_2x2_u8, unsigned char, u8)
 CRESIZE_SUM_2X2_INT8(cresize_sum_2x2_s8, signed char, s8)
+
+/* 16-bit images: 2x2 blocks whose four weights are all 0.5 (VERTICAL_FIRST, both tables
+ * blocks of 2, wa = wb = 0.5 and every x weight 0.5, `same`: bilinear and area halving)
+ * summed, rounded and stored as 16-bit integers of the input's type straight from the
+ * two rows (CRESIZE_HALVES16, levels avx2 and avx512): the integers the float64 (or
+ * float32) sums round to. 0 (nothing written) for other weights, the levels below avx2,
+ * pixels of more than 4 values or rows shorter than one step: the caller sums into
+ * floats and stores them. */
+#define CRESIZE_SUM_2X2_INT16(NAME, T, SFX)                                              \
+    static inline int NAME(T *out, const T *a, const T *b, double wa, double wb,         \
+                           double w, Py_ssize_t n, Py_ssize_t C, int same)               \
+    {                                                                                    \
+        if (!CRESIZE_X86_DISPATCH || cresize_simd_level < 2 || C > 4 || !same ||         \
+            w != 0.5 || wa != 0.5 || wb != 0.5)                                          \
+            return 0;                                                                    \
+        return CRESIZE_HALVES16_CALL(SFX);                                               \
+    }
+#if CRESIZE_X86_DISPATCH
+#define CRESIZE_HALVES16_CALL(SFX) cresize_halves_##SFX(out, a, b, n, C)
+#else
+#define CRESIZE_HALVES16_CALL(SFX) 0
+#endif
+CRESIZE_SUM_2X2_INT16(cresize_sum_2x2_u16_store, unsigned short, u16)
+CRESIZE_SUM_2X2_INT16(cresize_sum_2x2_s16_store, short, s16)
 
 #endif
