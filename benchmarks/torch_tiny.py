@@ -1,5 +1,5 @@
 """The PyTorch adapter's tiny calls, A/B in one process: this tree's ``cresize.torch``
-against round 12's (main at dc0f3b6), round 9's (main at 2b29e3a), round 8's (main at
+against round 13's (main at de221b1), round 12's (main at dc0f3b6), round 9's (main at 2b29e3a), round 8's (main at
 8e10093) and ``F.interpolate``; ``interpolate`` and ``Resize``, and the floor of a
 forward plus backward through a Python ``autograd.Function`` (an empty one).
 
@@ -29,6 +29,7 @@ torch, F = run.torch, getattr(run, "F", None)
 BASE = "8e10093"  # main before round 9
 ROUND9 = "2b29e3a"  # main before round 10
 ROUND12 = "dc0f3b6"  # main before round 13
+ROUND13 = "de221b1"  # main before round 14
 CASES = [((1, 3, 8, 8), (4, 4)), ((1, 1, 4, 4), (8, 8))]  # bilinear float32
 
 
@@ -107,7 +108,11 @@ def main(argv=None):
         return
     import cresize.torch as ct
 
-    olds = {"round 12": adapter(ROUND12, "round12"), "round 9": adapter(ROUND9, "round9")}
+    olds = {
+        "round 13": adapter(ROUND13, "round13"),
+        "round 12": adapter(ROUND12, "round12"),
+        "round 9": adapter(ROUND9, "round9"),
+    }
     olds["round 8"] = round8_adapter()
     torch.set_num_threads(args.threads)
     threads, calls = args.threads, 2000

@@ -551,28 +551,58 @@ def test_resize_module_copies_pickles_and_follows_changed_options():
     assert m(x).shape == (1, 2, 5, 9)
 
 
-def test_a_resize_pickled_before_it_kept_its_last_plan_still_has_its_plan():
-    # A Resize pickled before ``_last`` was kept holds its last plan in ``_cached``
-    # (key, plan) only: unpickling calls nn.Module.__setstate__ with that state (what
-    # loading a pickle of the class at dc0f3b6 does), and ``plan`` must still be that
-    # plan, before and after the next call; a module never called has none.
+def test_a_resize_pickled_by_an_earlier_version_still_has_its_plan():
+    # Earlier states, as unpickling hands them to __setstate__ (what loading a pickle of
+    # the class does): dc0f3b6's, its last plan in ``_cached`` (key, plan) only, None
+    # before the first call; round 13's, the last plan in ``_last`` beside ``_cached``
+    # (the last list size's (key, plan), or None). ``plan`` is the last plan, before and
+    # after the next call, with one slot left; a module never called has none.
     import pickle
 
-    x = torch.rand(1, 2, 6, 6)
-    for size in ([7, 9], (7, 9)):
-        m = ct.Resize(size=size, mode="bilinear")
-        m(x)
-        found = m._planned(x, (size, None, "bilinear", None, None, False))[0]
-        state = {k: v for k, v in vars(m).items() if k != "_last"}
+    x, y = torch.rand(1, 2, 6, 6), torch.rand(1, 2, 5, 5)
+    options = ([7, 9], None, "bilinear", None, None, False)
+    m = ct.Resize(size=[7, 9], mode="bilinear")
+    listed = m._planned(x, options)[0]
+    key = m._cached[0]
+    last = ct._input_plan((1, 2, 5, 5), torch.float32, ((7, 9), *options[1:]))
+    assert key is not None and listed is not last
+    base = {k: v for k, v in vars(m).items() if k != "_cached"}
+    for cached, extra, plan in [
+        ((key, listed), {}, listed),  # dc0f3b6
+        (None, {}, None),  # dc0f3b6, never called
+        ((key, listed), {"_last": last}, last),  # round 13: a tuple size after a list
+        (None, {"_last": last}, last),  # round 13: only tuple sizes
+        ((key, listed), {"_last": listed}, listed),
+        (None, {"_last": None}, None),
+    ]:
         old = ct.Resize.__new__(ct.Resize)
-        old.__setstate__(pickle.loads(pickle.dumps(state)))
-        assert old.plan is found, size
-        assert torch.equal(old(x), m(x)) and old.plan is found
-    never = ct.Resize(size=4)
-    state = {k: v for k, v in vars(never).items() if k != "_last"}
-    old = ct.Resize.__new__(ct.Resize)
-    old.__setstate__(state)
-    assert old.plan is None
+        old.__setstate__(pickle.loads(pickle.dumps({**base, "_cached": cached, **extra})))
+        assert old.plan is plan and "_last" not in vars(old)
+        assert old._cached == ((key, listed) if plan is listed else (None, plan))
+        if plan is not None:
+            assert torch.equal(old(x), m(x)) and old.plan is listed
+            assert torch.equal(old(y), m(y)) and old.plan is m.plan
+
+
+def test_a_resize_keeps_one_slot_when_its_options_change_types():
+    # A list size's plan is kept with the module's own key of it; a tuple size's plan,
+    # found by interpolate's key, replaces it in the same slot (it stayed in _cached
+    # beside the last plan: an unused plan and key held). Back to the list: planned
+    # again, and the same plan.
+    x, y = torch.rand(1, 2, 6, 6), torch.rand(1, 2, 5, 5)
+    m = ct.Resize(size=[7, 9], mode="bilinear")
+    m(x)
+    listed = m.plan
+    assert m._cached[0] is not None and m._cached[1] is listed
+    m.size = (7, 9)
+    for _ in range(2):  # planned, then found by interpolate's key
+        m(y)
+        assert m._cached == (None, m.plan) and m.plan.input_shape == (1, 2, 5, 5)
+        held = [v for v in vars(m).values() if v is listed or isinstance(v, tuple)]
+        assert all(listed not in (v if isinstance(v, tuple) else (v,)) for v in held)
+    m.size = [7, 9]
+    m(x)
+    assert m.plan is listed and m._cached[0] is not None
 
 
 @pytest.mark.parametrize(
@@ -658,6 +688,39 @@ def test_a_repeated_call_checks_what_its_key_does_not_hold():
     for threads, error in [(0, ValueError), (True, TypeError), (2.0, TypeError)]:
         with pytest.raises(error, match="num_threads"):
             ct.interpolate(torch.zeros(1, 1, 4, 4), size=2, mode="bilinear", num_threads=threads)
+
+
+@pytest.mark.parametrize("threads, error", [(0, ValueError), (True, TypeError), (2.0, TypeError)])
+def test_a_repeated_call_refuses_a_bad_thread_count_where_its_plan_runs(threads, error):
+    # The key holds no num_threads: a repeated call's is checked where its plan runs
+    # (_fast._threads_of, the one test), in each way the plan is run: no graph, recorded,
+    # float16 and bfloat16, channels-last, an empty input, under vmap (a batch of none:
+    # no plan runs there), a Resize; and its errors are the checked path's.
+    x = torch.rand(2, 3, 5, 4)
+    inputs = [
+        x,
+        x.clone().requires_grad_(),
+        x.half(),
+        x.bfloat16().requires_grad_(),
+        x.contiguous(memory_format=torch.channels_last),
+        torch.zeros(0, 3, 5, 4),
+    ]
+    for t in inputs:
+        for _ in range(2):  # planned, then found by its key
+            ct.interpolate(t, size=(3, 7), mode="bilinear", num_threads=2)
+        with pytest.raises(error, match="num_threads"):
+            ct.interpolate(t, size=(3, 7), mode="bilinear", num_threads=threads)
+    layer = ct.Resize(size=(3, 7), mode="bilinear", num_threads=2)
+    layer(x)
+    layer.num_threads = threads
+    with pytest.raises(error, match="num_threads"):
+        layer(x)
+    resized = torch.func.vmap(lambda t: ct.interpolate(t, size=(3, 7), num_threads=2))
+    batch = torch.zeros(0, 2, 3, 5, 4)
+    assert resized(batch).shape == (0, 2, 3, 3, 7)
+    refused = torch.func.vmap(lambda t: ct.interpolate(t, size=(3, 7), num_threads=threads))
+    with pytest.raises(error, match="num_threads"):
+        refused(batch)
 
 
 def test_resize_finds_plans_as_interpolate_does_and_keeps_the_last(monkeypatch):

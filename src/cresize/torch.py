@@ -162,9 +162,10 @@ def _eager(input, options, num_threads, module=None):
     channels-last input's plan resizes axes from 1) and the options: the weak references
     that ``cresize.resize`` keeps (``_plan.recall``). Its plan was made by a call that
     passed every check below, so only what the key does not hold is checked again (the
-    type, device, layout, nesting: a sparse tensor has strides too, a nested one none;
-    ``num_threads``), and it goes to ``_apply`` as the checked path's call does. Everything
-    else takes the checked path (``_planned``)."""
+    type, device, layout, nesting: a sparse tensor has strides too, a nested one none),
+    and it goes to ``_apply`` as the checked path's call does; ``num_threads`` is checked
+    where the plan runs (its call's ``_fast._threads_of``, the one test of a thread count,
+    in C). Everything else takes the checked path (``_planned``)."""
     size, scale_factor, mode, align_corners, recompute_scale_factor, antialias = options
     if (
         isinstance(input, torch.Tensor)
@@ -178,12 +179,8 @@ def _eager(input, options, num_threads, module=None):
             key = ("torch", input.stride(), recompute_scale_factor, key)
             found = _plan.recall(key)
             if found is not None:
-                if num_threads is not None and not (
-                    type(num_threads) is int and 0 < num_threads <= _spec.MAX_THREADS
-                ):
-                    _spec.threads_value(num_threads)  # raises (validated, as below)
-                if module is not None and module._last is not found:
-                    module._last = found
+                if module is not None and module._cached[1] is not found:
+                    module._cached = (None, found)
                 channels_last = _plans_channels_last(found)
                 return _apply(input, found, num_threads, channels_last, _DTYPES[input.dtype])
     else:
@@ -207,7 +204,7 @@ def _planned(input, options, num_threads, module, key):
         found = _input_plan(tuple(input.shape), input.dtype, options, channels_last=channels_last)
         _plan.remember(key, found)
         if module is not None:
-            module._last = found
+            module._cached = (None, found)
     return _apply(input, found, num_threads, channels_last, half)
 
 
@@ -423,24 +420,30 @@ class Resize(torch.nn.Module):
         self.align_corners, self.antialias = align_corners, antialias
         self.recompute_scale_factor = recompute_scale_factor
 
-        # (key, plan) of the last input whose options are not all of plain types
-        # (``_planned``: a list, a tensor size); the plan of the last input, found either way
-        self._cached: tuple[tuple[Any, ...], _plan.Plan] | None = None
-        self._last: _plan.Plan | None = None
+        # (key, plan): the last input's plan, found either way, with the module's own key
+        # of it where the options were not all of plain types (``_planned``: a list, a
+        # tensor size), else None; (None, None) before the first call. One slot: a plan
+        # found by interpolate's key replaces a list's (key, plan), not kept beside it.
+        self._cached: tuple[tuple[Any, ...] | None, _plan.Plan | None] = (None, None)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        """Unpickling (``copy`` too): a module pickled before ``_last`` was kept has
-        its last plan in ``_cached`` only."""
+        """Unpickling (``copy`` too) a module pickled by an earlier version: ``_cached``
+        None before its first call, and a separate last plan (``_last``) where it was
+        kept apart from ``_cached`` (the last list or tensor size's (key, plan)): one
+        slot now, the last plan's."""
         super().__setstate__(state)
-        if "_last" not in state:
-            cached = state.get("_cached")
-            self._last = None if cached is None else cached[1]
+        cached = state.get("_cached") or (None, None)
+        if "_last" in state:
+            del self._last
+            if cached[1] is not state["_last"]:
+                cached = (None, state["_last"])
+        self._cached = cached
 
     @property
     def plan(self) -> _plan.Plan | None:
         """The ``cresize.Plan`` of the last input (None before the first call); a
         float32 plan for a float16 or bfloat16 input (resized as its float32 copy)."""
-        return self._last
+        return self._cached[1]
 
     def forward(self, input: torch.Tensor) -> torch.Tensor:
         """``interpolate(input, ...)`` with this module's arguments.
@@ -474,15 +477,13 @@ class Resize(torch.nn.Module):
         (strides) and the options are the same."""
         key = (tuple(input.shape), input.dtype, input.stride(), *map(_frozen, options))
         cached = self._cached  # read once: another thread may replace it meanwhile
-        if cached is not None and key == cached[0]:
+        if key == cached[0]:
             return cached[1], _plans_channels_last(cached[1])
         channels_last = _channels_last(input)  # a new shape, layout or options
-        previous = None if cached is None else cached[1]
         found = _input_plan(
-            tuple(input.shape), input.dtype, options, previous, channels_last=channels_last
+            tuple(input.shape), input.dtype, options, cached[1], channels_last=channels_last
         )
         self._cached = (key, found)
-        self._last = found
         return found, channels_last
 
     def __prepare_scriptable__(self) -> Resize:
@@ -542,6 +543,7 @@ class _CresizeInterpolateUnderTransform(_CresizeInterpolate):
             return _linear(input, plan, num_threads, adjoint), None
         slices = input.movedim(in_dims[0], 0).unbind(0)
         if not slices:  # a batch of size 0 (torch.stack needs one tensor)
+            _spec.threads_value(num_threads)  # checked as a run of the plan checks it
             shape = plan.input_shape if adjoint else plan.output_shape
             return input.new_empty((0, *shape)), 0
         return torch.stack([_linear(t, plan, num_threads, adjoint) for t in slices]), 0
