@@ -422,6 +422,15 @@ def test_plan_refuses_wrong_input():
         testing.reference_matrices((), 2)
     with pytest.raises(ValueError, match=r"^x must have at least one dimension; got a 0-d"):
         cresize.resize(np.float32(1), 2)
+    # so is one of too few dimensions for size or axes (it said "the array")
+    with pytest.raises(ValueError, match=r"^size has 2 entries but input_shape has only 1 "):
+        cresize.plan((4,), (2, 2))
+    with pytest.raises(ValueError, match=r"^axes entry 5 is out of range for input_shape of 2 "):
+        cresize.plan((4, 5), 2, axes=5)
+    with pytest.raises(ValueError, match=r"^size has 2 entries but the array has only 1 "):
+        cresize.resize(np.zeros(4, np.float32), (2, 2))
+    with pytest.raises(ValueError, match=r"^axes entry 5 is out of range for the array of 2 "):
+        cresize.resize(np.zeros((4, 5), np.float32), 2, axes=5)
 
 
 def test_option_messages_name_the_modes_that_take_them():

@@ -326,13 +326,14 @@ def resize_axes(ndim, size, scale_factor, axes, name="x"):
     if ndim == 0:
         got = "a 0-d array" if name == "x" else "()"
         raise ValueError(f"{name} must have at least one dimension; got {got}")
+    holder = "the array" if name == "x" else name  # what has the ndim dimensions
     given = size if size is not None else scale_factor
     name = "size" if size is not None else "scale_factor"
     if axes is None:
         if is_sequence(given):
             if len(given) > ndim:
                 raise ValueError(
-                    f"{name} has {len(given)} entries but the array has only {ndim} dimensions"
+                    f"{name} has {len(given)} entries but {holder} has only {ndim} dimensions"
                 )
             if len(given) == 0:
                 raise ValueError(f"{name} must not be empty")
@@ -344,7 +345,7 @@ def resize_axes(ndim, size, scale_factor, axes, name="x"):
     normal = []
     for a in axes:
         if not -ndim <= a < ndim:
-            raise ValueError(f"axes entry {a} is out of range for an array of {ndim} dimensions")
+            raise ValueError(f"axes entry {a} is out of range for {holder} of {ndim} dimensions")
         normal.append(a % ndim)
     if len(set(normal)) != len(normal):
         raise ValueError(f"axes has duplicate entries: {tuple(axes)}")
