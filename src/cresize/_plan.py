@@ -855,9 +855,10 @@ class Plan(_fast.PlanBase):
 
     @property
     def nbytes(self) -> int:
-        """Bytes held by this plan's tables (each once: two axes of one geometry share
-        theirs) and by the row bounds of the programs it made (what the plan cache
-        counts)."""
+        """Bytes held by this plan (what the plan cache counts): its tables (each once:
+        two axes of one geometry share theirs), the row bounds of the programs it made,
+        and a fixed allowance for its Python objects, ``PLAN_BYTES`` (4 KiB) and
+        ``PROGRAM_BYTES`` (8 KiB) a direction made."""
         tables = {id(t): t for t in self._tables.values()}.values()
         made = list(self._made.values())
         bounds = [b for program in made for b in program.bounds.values()]
