@@ -156,3 +156,36 @@ def test_nearest_rows_read_and_write_nothing_past_the_arrays(tmp_path):
     levels, cases = run_guarded(tmp_path, GUARD_SCRIPT, timeout=300).split()
     assert int(cases) == 4 * 4 * 5 * 15 * 3 * 2 * 2
     assert levels.split(",")[0] == "none"
+
+
+SHARED_ROW_SCRIPT = r"""
+_plan.MIN_WORK_PER_THREAD = 1  # (read as plans compile) a row of a few pixels split too
+rng = np.random.default_rng(8)
+cases = 0
+for level in ("none", "avx2", "avx512"):
+    os.environ["CRESIZE_SIMD"] = level
+    _kernels._init_simd()
+    for channels in (3, 4):
+        for n in (1, 2, 3, 7, 8, 9, 15, 16, 17, 25, 48, 49):
+            for n_in in sorted({1, max(1, n // 3), max(1, n // 2), n + 1, 2 * n, 2 * n + 1}):
+                for mode in ("nearest", "nearest-exact"):
+                    x = rng.standard_normal((n_in, channels)).astype(np.float32)
+                    x.reshape(-1)[::3] = -0.0
+                    p = cresize.plan(x.shape, (n,), axes=(0,), mode=mode, dtype=np.float32)
+                    picked = x[p.weights[0].argmax(axis=1)]  # each output's one tap
+                    want = np.multiply(np.float32(1), picked)  # 1 * x: -0 stays -0
+                    cases += check_guarded(p, x, want)  # one row: each thread a part of it
+                    raw = np.empty(x.size + 1, np.float32)[1:].reshape(x.shape)
+                    raw[...] = x  # 4 bytes off the allocation's alignment
+                    assert p(raw, num_threads=2).tobytes() == want.tobytes()
+print(cases)
+"""
+
+
+def test_nearest_pixel_rows_shared_by_threads_stay_in_their_parts(tmp_path, level):
+    """3/4-value float32 pixels of one (L, C) row (a ``first_product`` step, each of two
+    threads a part of the row: the AVX2 groups' last stores end at their part), shrunk
+    and enlarged (indices that repeat), rows of 1-49 outputs, next to guard pages and 4
+    bytes off alignment: the bits of ``CRESIZE_SIMD=none`` (-0 kept) at every level."""
+    cases = run_guarded(tmp_path, SHARED_ROW_SCRIPT, timeout=300)
+    assert int(cases) > 0
