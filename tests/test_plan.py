@@ -440,6 +440,10 @@ def test_option_messages_name_the_modes_that_take_them():
         cresize.plan((4,), 2, mode="nearest", align_corners=True)
     assert str(info.value).endswith(_spec.listed(takes))
     assert _spec.listed(takes) == "bilinear, bicubic and lanczos3"
+    antialiased = [m for m in cresize.MODES if _spec.takes_antialias(m)]
+    with pytest.raises(ValueError) as info:
+        cresize.plan((4,), 2, mode="area", antialias=True)
+    assert str(info.value).endswith(_spec.listed(antialiased))
     with pytest.raises(ValueError) as info:
         cresize.resize(np.ones(4), 2, mode="Nearest")
     for name in (*cresize.MODES, "linear", "cubic", "nearest_exact"):

@@ -151,7 +151,7 @@ def options(mode, align_corners, antialias):
     if antialias and not takes_antialias(canonical):
         raise ValueError(
             f"antialias=True is not defined for mode={mode!r}; it is allowed for "
-            f"{', '.join(ANTIALIAS_SUPPORT)}"
+            f"{listed(tuple(ANTIALIAS_SUPPORT))}"
         )
     return canonical, bool(align_corners), bool(antialias)
 
