@@ -19,12 +19,17 @@ LEVELS = ("none", "sse2", "avx2", "avx512")
 
 #: (input height, width, output height, width): x0.5 (the AVX2 groups of planar rows and
 #: of 3-value pixels; 41 outputs: five groups and one pixel), other shrinks (0.75x, x1/3:
-#: the AVX2 groups of 3-value pixels of any index; 4-value pixels two by two), enlarging,
+#: the AVX2 groups of 3-value pixels of any index, 0.75x's runs of 3 input pixels, 24
+#: pixels a group, with and without a tail, from the first or the second pixel
+#: (nearest-exact), and where the runs stop mid-row (202 -> 150); 4-value pixels two by
+#: two), enlarging,
 #: rows shorter than a group, rows of one pixel.
 SIZES = [
     (16, 40, 8, 20),
     (8, 82, 4, 41),
     (6, 96, 4, 72),
+    (4, 136, 3, 102),
+    (4, 202, 3, 150),
     (6, 99, 3, 33),
     (9, 66, 4, 33),
     (7, 33, 3, 16),
@@ -133,7 +138,7 @@ for level in ("none", "sse2", "avx2", "avx512"):
     for dtype in (np.float32, np.float64, np.uint8, np.uint16):
         for channels in (1, 2, 3, 4, 5):
             for n in (1, 2, 3, 7, 8, 9, 15, 16, 17, 24, 31, 32, 33, 48, 49):
-                for n_in in (2 * n, 2 * n + 1, 3 * n):
+                for n_in in (2 * n, 2 * n + 1, 3 * n, (4 * n + 2) // 3):
                     for mode in ("nearest", "nearest-exact"):
                         rows = 1 if n % 2 else 3  # 3 rows: split between 2 threads
                         shape = (2 * rows, n_in, channels)
@@ -148,13 +153,14 @@ print(",".join(levels), cases)
 def test_nearest_rows_read_and_write_nothing_past_the_arrays(tmp_path):
     """The pixel moves (16 bytes for a 3-value float32 pixel, the AVX2 groups of planar
     float32 x0.5: two 8-value loads; of 3-value float32 pixels: 8-value loads at x0.5,
-    16-byte loads one value before or past a pixel otherwise; 4-value pixels two a store) on inputs that end (or begin) at a page the
+    16-byte loads one value before or past a pixel otherwise, 8-value loads of runs of 3
+    pixels at 0.75x (n_in = (4n + 2) // 3); 4-value pixels two a store) on inputs that end (or begin) at a page the
     process may not touch, into an ``out`` guarded the same way, rows split between two
     threads: 1-5 values a pixel, float32, float64, uint8, uint16, every level the CPU
     has. In a child process: a read or write past either array is a segmentation fault
     there, not here."""
     levels, cases = run_guarded(tmp_path, GUARD_SCRIPT, timeout=300).split()
-    assert int(cases) == 4 * 4 * 5 * 15 * 3 * 2 * 2
+    assert int(cases) == 4 * 4 * 5 * 15 * 4 * 2 * 2
     assert levels.split(",")[0] == "none"
 
 
