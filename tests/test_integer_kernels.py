@@ -854,11 +854,38 @@ def _blocks_of_every_sum(rng, dtype):
     return a0, a1, b0, b1, s
 
 
+def _cpu_has_avx512bw():
+    """Whether the level ``avx512`` turns the AVX512BW loops on here (``auto`` shows it)."""
+    monkey = pytest.MonkeyPatch()
+    try:
+        monkey.delenv("CRESIZE_SIMD", raising=False)
+        _kernels._init_simd()
+        return _kernels.simd_avx512bw()
+    finally:
+        monkey.undo()
+        _kernels._init_simd()
+
+
+def test_avx512bw_loops_follow_the_level(monkeypatch):
+    """The AVX512BW loops run at the avx512 level only, where the CPU has AVX512BW (and
+    AVX-512F: the level): ``CRESIZE_SIMD=avx2|sse2|none`` turns them off."""
+    has_bw = _cpu_has_avx512bw()
+    try:
+        for level in ("none", "sse2", "avx2", "avx512", "auto"):
+            monkeypatch.setenv("CRESIZE_SIMD", level)
+            _kernels._init_simd()
+            on = _kernels.simd_level() == "avx512" and has_bw
+            assert _kernels.simd_avx512bw() == on, level
+    finally:
+        monkeypatch.delenv("CRESIZE_SIMD")
+        _kernels._init_simd()
+
+
 @pytest.mark.parametrize("dtype", [np.uint16, np.int16])
 def test_16bit_halves_of_every_sum(monkeypatch, dtype):
     """16-bit 2x2 blocks of four 0.5 weights (bilinear and area halving), summed in
     32-bit integers at levels avx2 and avx512 (``cresize_halves_u16``,
-    ``cresize_halves_s16``), against the float sums (``CRESIZE_SIMD=none``): a block
+    ``cresize_halves_s16``; at avx512 their AVX512BW loop where the CPU has it), against the float sums (``CRESIZE_SIMD=none``): a block
     of every sum the type allows (the result depends on the four values only through
     it; 2**18 - 3 of them), each the float result ``rint(s / 4)`` (half to even), at
     every level the same bits, in rows of pixels of 1-5 values and lengths that leave
@@ -867,9 +894,12 @@ def test_16bit_halves_of_every_sum(monkeypatch, dtype):
     a0, a1, b0, b1, s = _blocks_of_every_sum(rng, dtype)
     want_all = np.rint(s / 4).astype(dtype)
     levels = ("none", "avx2", "avx512")
+    has_bw = _cpu_has_avx512bw()
     try:
         for channels in (1, 2, 3, 4, 5):
-            for width in (1, 2, 3, 5, 7, 8, 9, 37, 112, 113, 4096):  # output pixels a row
+            # output pixels a row: every tail of the 8-output (AVX2) and 16- or 15-output
+            # (AVX512BW) steps, none (16, 112), the longest (5 pixels of 3 values)
+            for width in (1, 2, 3, 5, 6, 7, 8, 9, 16, 37, 112, 113, 4096):
                 rows = -(-s.size // (width * channels))  # every block, the last row padded
                 take = np.arange(rows * width * channels) % s.size
                 blocks = [v[take].reshape(rows, width, channels) for v in (a0, a1, b0, b1)]
@@ -884,6 +914,7 @@ def test_16bit_halves_of_every_sum(monkeypatch, dtype):
                     for level in levels:
                         monkeypatch.setenv("CRESIZE_SIMD", level)
                         _kernels._init_simd()
+                        assert _kernels.simd_avx512bw() == (level == "avx512" and has_bw)
                         for threads in (1, 2):
                             buf = np.full(want.size + 8, 7, dtype)
                             p(x, out=buf[: want.size].reshape(want.shape), num_threads=threads)
@@ -1586,7 +1617,7 @@ for level in ("none", "avx2", "avx512"):
     os.environ["CRESIZE_SIMD"] = level
     _kernels._init_simd()
     levels.append(_kernels.simd_level())
-    for dtype in (np.float32, np.uint8, np.int8):
+    for dtype in (np.float32, np.uint8, np.int8, np.uint16, np.int16):
         for channels in (1, 2, 3, 4, 5):
             for n in (*range(1, 24), 31, 32, 33, 110, 113):
                 rows = 1 if n % 2 else 5  # 5 rows: split between 2 threads
@@ -1604,9 +1635,10 @@ def test_pair_sums_read_and_write_nothing_past_the_arrays(tmp_path):
     over the values that end it, short rows under masks, 8-bit ones through a 16-byte
     copy; the buffered and portable loops below it) on an input that ends (or begins)
     at a page the process may not touch, into an ``out`` guarded the same way, its rows
-    split between two threads: 1-5 values a pixel, rows of 1-113 output pixels, float32
-    and 8-bit, at every level the CPU has. In a child process: a read or write past
+    split between two threads: 1-5 values a pixel, rows of 1-113 output pixels, float32,
+    8-bit and 16-bit (the 16-bit halves, ``cresize_halves_u16``: AVX2, and at the avx512
+    level the AVX512BW loop's masked tail), at every level the CPU has. In a child process: a read or write past
     either array is a segmentation fault there, not here."""
     levels, cases = run_guarded(tmp_path, GUARD_SCRIPT, timeout=300).split()
-    assert int(cases) == 3 * 3 * 5 * 28 * 2
+    assert int(cases) == 3 * 5 * 5 * 28 * 2
     assert levels.split(",")[0] == "none"

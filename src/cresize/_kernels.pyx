@@ -73,6 +73,7 @@ cdef extern from "_simd.h" nogil:
     int cresize_simd_best() noexcept
     void cresize_simd_set(int level) noexcept
     int cresize_simd_level
+    int cresize_simd_avx512bw
     int cresize_pixels_f32(float* out, const float* line, Py_ssize_t channels, Py_ssize_t n_in,
                            const Py_ssize_t* index, const float* weight,
                            const Py_ssize_t* count, const Py_ssize_t* start,
@@ -408,12 +409,20 @@ def _team_parse_loadavg(bytes text):
 
 def simd_level():
     """The SIMD level the kernels use: ``"none"``, ``"sse2"``, ``"avx2"`` or ``"avx512"``
-    (AVX-512F: the sums of whole rows and periodic rows; the rest runs its AVX2 loops).
+    (AVX-512F: the sums of whole rows and periodic rows; with AVX512BW also the 16-bit
+    2x2 halves, ``simd_avx512bw``; the rest runs its AVX2 loops).
 
     Every level gives the same bits; ``CRESIZE_SIMD=none`` (read at import) forces
     the portable loops.
     """
     return SIMD_LEVELS[cresize_simd_level]
+
+
+def simd_avx512bw():
+    """Whether the 16-bit 2x2 halves run their 512-bit loop (AVX512BW): at level
+    ``avx512`` on a CPU with AVX512BW only (``CRESIZE_SIMD=avx2`` and below turn it off).
+    The same bits either way."""
+    return bool(cresize_simd_avx512bw)
 
 
 def _unit_rows_unrolled(on=None):

@@ -26,6 +26,12 @@
 
 static int cresize_simd_level = 0;
 
+/* 512-bit integer loops (AVX512BW, with AVX-512F): whether the CPU has them (read with
+ * the level, cresize_simd_best_rows in _simd_rows.h) and whether they run: only at
+ * level 3, so CRESIZE_SIMD=avx2|sse2|none turns them off (cresize_simd_set). */
+static int cresize_cpu_avx512bw = 0;
+static int cresize_simd_avx512bw = 0;
+
 /* The best level this CPU and build allow. */
 static int cresize_simd_best(void)
 {
@@ -38,7 +44,11 @@ static int cresize_simd_best(void)
     return best;
 }
 
-static void cresize_simd_set(int level) { cresize_simd_level = level; }
+static void cresize_simd_set(int level)
+{
+    cresize_simd_level = level;
+    cresize_simd_avx512bw = level >= 3 && cresize_cpu_avx512bw;
+}
 
 /* Pixel o (C values) of `out` is sum_k w[o,k] * line[C*idx[o,k] + c]. A 3-value
  * pixel is read and written as 4 values, the 4th being the next pixel's first,

@@ -656,13 +656,16 @@ CRESIZE_COMBINE_STORE_ENTRY(cresize_combine_store_s16, short, double,
                             cresize_combine_store_s16_avx)
 
 /* The best level this CPU and build allow, counting level 3 (AVX-512F): only the
- * sums of whole rows have AVX-512 loops; every other loop runs its AVX2 code there. */
+ * sums of whole rows have AVX-512 loops; every other loop runs its AVX2 code there.
+ * Also notes whether the CPU has AVX512BW (cresize_cpu_avx512bw: the 16-bit 2x2
+ * halves' 512-bit loop, _simd_sums.h), which cresize_simd_set turns on at level 3. */
 static int cresize_simd_best_rows(void)
 {
     int best = cresize_simd_best();
 #if CRESIZE_X86_DISPATCH
     if (best >= 2 && __builtin_cpu_supports("avx512f"))
         best = 3;
+    cresize_cpu_avx512bw = best >= 3 && __builtin_cpu_supports("avx512bw");
 #endif
     return best;
 }

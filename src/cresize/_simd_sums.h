@@ -660,6 +660,84 @@ static const signed char cresize_half_pairs16[3][16] = {
 CRESIZE_HALVES16(cresize_halves_u16, unsigned short, 1)
 CRESIZE_HALVES16(cresize_halves_s16, short, 0)
 
+/* The same halves on 512-bit registers (AVX512BW, level 3 where the CPU has it:
+ * cresize_simd_avx512bw): the same integer sums and rounding, so the same bits. 1, 2 or
+ * 4 values: 16 outputs a step from 32 values of each row (the in-lane word pairs of
+ * cresize_half_pairs16 in each of the four 128-bit lanes), narrowed by vpmovdw into
+ * one 32-byte store; 3 values: 15 outputs (5 pixels) a step, their 30 input values put
+ * in pairs by one vpermw (the 16th output, of no input, rewritten by the next step).
+ * The row's last outputs (fewer than one step) with masked loads and a masked store,
+ * so nothing is read or written past the row. The same rows as CRESIZE_HALVES16 (0 for
+ * fewer than 8 output values; 3-value pixels: fewer than 3 pixels). */
+#define CRESIZE_AVX512BW __attribute__((target("avx512f,avx512bw")))
+static const short cresize_half_pairs16_c3[32] = {
+    0,  3,  1,  4,  2,  5,  6,  9,  7,  10, 8,  11, 12, 15, 13, 16,  /* outputs 0-7 */
+    14, 17, 18, 21, 19, 22, 20, 23, 24, 27, 25, 28, 26, 29, 0,  0}; /* 8-14, none */
+#define CRESIZE_HALVES16_BW(NAME, T, CENTRE)                                             \
+    CRESIZE_AVX512BW static inline __attribute__((always_inline)) __m512i                \
+    NAME##_bw_pairs(__m512i x, __m512i pick, __m512i centre, int C)                      \
+    {                                                                                    \
+        if (CENTRE)                                                                      \
+            x = _mm512_xor_si512(x, centre);                                             \
+        if (C == 3)                                                                      \
+            x = _mm512_permutexvar_epi16(pick, x);                                       \
+        else if (C != 1)                                                                 \
+            x = _mm512_shuffle_epi8(x, pick);                                            \
+        return _mm512_madd_epi16(x, _mm512_set1_epi16(1));                               \
+    }                                                                                    \
+    CRESIZE_AVX512BW static inline __attribute__((always_inline)) __m512i                \
+    NAME##_bw_round(__m512i xa, __m512i xb, __m512i pick, __m512i centre, int C)         \
+    {                                                                                    \
+        const __m512i one = _mm512_set1_epi32(1);                                        \
+        __m512i s = _mm512_add_epi32(NAME##_bw_pairs(xa, pick, centre, C),               \
+                                     NAME##_bw_pairs(xb, pick, centre, C));              \
+        __m512i odd = _mm512_and_si512(_mm512_srai_epi32(s, 2), one);                    \
+        s = _mm512_srai_epi32(_mm512_add_epi32(_mm512_add_epi32(s, one), odd), 2);       \
+        return CENTRE ? _mm512_xor_si512(s, centre) : s; /* the low words: the outputs */ \
+    }                                                                                    \
+    CRESIZE_AVX512BW static inline __attribute__((always_inline)) void                   \
+    NAME##_bw_loop(T *restrict out, const T *restrict a, const T *restrict b, Py_ssize_t U, \
+                   __m512i pick, __m512i centre, int C)                                  \
+    {                                                                                    \
+        const Py_ssize_t step = C == 3 ? 15 : 16;                                        \
+        Py_ssize_t u = 0, r;                                                             \
+        for (; u + 16 <= U; u += step)                                                   \
+            _mm256_storeu_si256((__m256i *)(out + u),                                    \
+                                _mm512_cvtepi32_epi16(NAME##_bw_round(                   \
+                                    _mm512_loadu_si512((const void *)(a + 2 * u)),       \
+                                    _mm512_loadu_si512((const void *)(b + 2 * u)), pick, \
+                                    centre, C)));                                        \
+        r = U - u;                                                                       \
+        if (r > 0) { /* the last r < 16 outputs: 2r values of each row */                \
+            const __mmask32 in = (__mmask32)((1ull << (2 * r)) - 1);                     \
+            _mm512_mask_cvtepi32_storeu_epi16(                                           \
+                out + u, (__mmask16)((1u << r) - 1),                                     \
+                NAME##_bw_round(_mm512_maskz_loadu_epi16(in, a + 2 * u),                 \
+                                _mm512_maskz_loadu_epi16(in, b + 2 * u), pick, centre, C)); \
+        }                                                                                \
+    }                                                                                    \
+    CRESIZE_AVX512BW static int NAME##_bw(T *restrict out, const T *restrict a,          \
+                                          const T *restrict b, Py_ssize_t n, Py_ssize_t C) \
+    {                                                                                    \
+        const __m512i centre = _mm512_set1_epi16((short)0x8000);                         \
+        const Py_ssize_t U = C * n;                                                      \
+        if (C == 3 ? n < 3 : U < 8)                                                      \
+            return 0;                                                                    \
+        if (C == 1)                                                                      \
+            NAME##_bw_loop(out, a, b, U, _mm512_setzero_si512(), centre, 1);             \
+        else if (C == 3)                                                                 \
+            NAME##_bw_loop(out, a, b, U, _mm512_loadu_si512(cresize_half_pairs16_c3),    \
+                           centre, 3);                                                   \
+        else                                                                             \
+            NAME##_bw_loop(out, a, b, U,                                                 \
+                           _mm512_broadcast_i32x4(_mm_loadu_si128(                       \
+                               (const __m128i *)cresize_half_pairs16[C - 2])),           \
+                           centre, 2);                                                   \
+        return 1;                                                                        \
+    }
+CRESIZE_HALVES16_BW(cresize_halves_u16, unsigned short, 1)
+CRESIZE_HALVES16_BW(cresize_halves_s16, short, 0)
+
 /* float64 pixels of 2-4 values, AVX2: each output pixel's two input pixels' products
  * computed in registers, four values a register, from the lanes they are added in (no
  * buffer of products: its unaligned reloads of fresh stores stalled the loop, which
@@ -1036,7 +1114,9 @@ CRESIZE_SUM_2X2_INT8(cresize_sum_2x2_s8, signed char, s8)
         return CRESIZE_HALVES16_CALL(SFX);                                               \
     }
 #if CRESIZE_X86_DISPATCH
-#define CRESIZE_HALVES16_CALL(SFX) cresize_halves_##SFX(out, a, b, n, C)
+#define CRESIZE_HALVES16_CALL(SFX)                                                       \
+    (cresize_simd_avx512bw ? cresize_halves_##SFX##_bw(out, a, b, n, C)                  \
+                           : cresize_halves_##SFX(out, a, b, n, C))
 #else
 #define CRESIZE_HALVES16_CALL(SFX) 0
 #endif
