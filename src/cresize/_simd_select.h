@@ -189,6 +189,19 @@ static inline Py_ssize_t cresize_spread_f32_sse(float *out, const float *line, P
 #endif
 
 #if CRESIZE_X86_DISPATCH
+/* 0 + v, or (first) 1 * v, lane by lane, on 256-bit registers (as CRESIZE_SELECT_PS). */
+#define CRESIZE_SELECT_PS256(V) (first ? _mm256_mul_ps(one, (V)) : _mm256_add_ps(zero, (V)))
+
+/* Whether the index steps by 2 through the 8 outputs from idx (index[o + k] =
+ * index[o] + 2k): the x0.5 groups below. */
+static inline int cresize_steps_by_2(const Py_ssize_t *idx, Py_ssize_t width)
+{
+    for (Py_ssize_t k = 1; k < 8; k++)
+        if (idx[k * width] != idx[0] + 2 * k)
+            return 0;
+    return 1;
+}
+
 /* Outputs o ... of 1-value float32 pixels while the index steps by 2 through groups of 8
  * (index[o + 7] = index[o] + 14 and every step between 2) whose 16 values lie in the
  * row: eight values from two loads by one shuffle and one lane permutation (AVX2).
@@ -202,19 +215,18 @@ CRESIZE_AVX2 static Py_ssize_t cresize_select_half_f32_avx2(float *out, const fl
     const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(cresize_one_f32());
     while (o + 8 <= o_end) {
         const Py_ssize_t *idx = index + o * width;
-        Py_ssize_t i = idx[0], k;
+        Py_ssize_t i = idx[0];
         __m256 a, b, v;
         if (i + 16 > n_in)
             break;
-        for (k = 1; k < 8; k++)
-            if (idx[k * width] != i + 2 * k)
-                return o;
+        if (!cresize_steps_by_2(idx, width))
+            return o;
         a = _mm256_loadu_ps(line + i);
         b = _mm256_loadu_ps(line + i + 8);
         /* a0 a2 b0 b2 | a4 a6 b4 b6, then the 64-bit pairs in order */
         v = _mm256_shuffle_ps(a, b, 0x88);
         v = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(v), 0xD8));
-        _mm256_storeu_ps(out + o, first ? _mm256_mul_ps(one, v) : _mm256_add_ps(zero, v));
+        _mm256_storeu_ps(out + o, CRESIZE_SELECT_PS256(v));
         o += 8;
     }
     return o;
@@ -246,9 +258,8 @@ CRESIZE_AVX2 static Py_ssize_t cresize_select_half3_f32_avx2(float *out, const f
         __m256 v[3];
         if (i + 16 > n_in)
             break;
-        for (k = 1; k < 8; k++)
-            if (idx[k * width] != i + 2 * k)
-                return o;
+        if (!cresize_steps_by_2(idx, width))
+            return o;
         p = line + 3 * i;
 #define CRESIZE_HALF3(R, A, B, P)                                                \
     (R) = _mm256_blend_ps(_mm256_permutevar8x32_ps(_mm256_loadu_ps(p + (A)), (P)),   \
@@ -259,7 +270,7 @@ CRESIZE_AVX2 static Py_ssize_t cresize_select_half3_f32_avx2(float *out, const f
 #undef CRESIZE_HALF3
         for (k = 0; k < 3; k++)
             _mm256_storeu_ps(q + 8 * k,
-                             first ? _mm256_mul_ps(one, v[k]) : _mm256_add_ps(zero, v[k]));
+                             CRESIZE_SELECT_PS256(v[k]));
         o += 8;
     }
     return o;
@@ -329,7 +340,7 @@ CRESIZE_AVX2 static Py_ssize_t cresize_select_runs3_f32_avx2(float *out, const f
 #define CRESIZE_RUN2(J, M)                                                       \
     _mm256_blend_ps(CRESIZE_RUN1(J), _mm256_loadu_ps(p + 8 * (J) + 3 * ((8 * (J)) / 9 + 1)), M)
 #define CRESIZE_RUNSTORE(J, V)                                                   \
-    _mm256_storeu_ps(q + 8 * (J), first ? _mm256_mul_ps(one, (V)) : _mm256_add_ps(zero, (V)))
+    _mm256_storeu_ps(q + 8 * (J), CRESIZE_SELECT_PS256(V))
         CRESIZE_RUNSTORE(0, CRESIZE_RUN1(0));
         CRESIZE_RUNSTORE(1, CRESIZE_RUN2(1, 0xFE)); /* value 9 on: lanes 1 ... 7 */
         CRESIZE_RUNSTORE(2, CRESIZE_RUN2(2, 0xFC)); /* 18 */
@@ -384,7 +395,7 @@ CRESIZE_AVX2 static void cresize_select3_f32_avx2(float *out, const float *line,
 #undef CRESIZE_BLEND3
         for (k = 0; k < 3; k++)
             _mm256_storeu_ps(q + 8 * k,
-                             first ? _mm256_mul_ps(one, v[k]) : _mm256_add_ps(zero, v[k]));
+                             CRESIZE_SELECT_PS256(v[k]));
     }
     cresize_select_f32_sse(out, line, 3, n_in, index, width, NULL, o_end, o, o_end, first);
 }
@@ -399,7 +410,7 @@ CRESIZE_AVX2 static void cresize_select4_f32_avx2(float *out, const float *line,
     for (; o + 2 <= o_end; o += 2) {
         __m256 v = _mm256_loadu2_m128(line + 4 * index[(o + 1) * width],
                                       line + 4 * index[o * width]);
-        _mm256_storeu_ps(out + 4 * o, first ? _mm256_mul_ps(one, v) : _mm256_add_ps(zero, v));
+        _mm256_storeu_ps(out + 4 * o, CRESIZE_SELECT_PS256(v));
     }
     cresize_select_f32_sse(out, line, 4, n_in, index, width, NULL, o_end, o, o_end, first);
 }
