@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import cresize
-from cresize import _kernels
+from cresize import _kernels, _plan
 from helpers.guard import run_guarded
 from helpers.oracle import taps
 
@@ -195,3 +195,102 @@ def test_nearest_pixel_rows_shared_by_threads_stay_in_their_parts(tmp_path, leve
     bytes off alignment: the bits of ``CRESIZE_SIMD=none`` (-0 kept) at every level."""
     cases = run_guarded(tmp_path, SHARED_ROW_SCRIPT, timeout=300)
     assert int(cases) > 0
+
+
+def test_select_run_is_found_once_per_table():
+    """``_kernels._select_run``: the pattern of a selection's index that the RGB float32
+    rows move without index checks, with the outputs it holds on: 0.75x runs of 3 from
+    the row's first pixel (nearest) or its second (nearest-exact), x0.5 up to the last
+    output whose next input is in the row, runs that hold on part of a row only, none."""
+    run = _kernels._select_run
+
+    def table(i):
+        return np.asarray(i, np.intp).reshape(-1, 1)
+
+    k = np.arange(150)
+    assert run(table(index(200, 150, "nearest")), 200, 3) == (2, 0, 150)
+    assert run(table(index(2048, 1536, "nearest-exact")), 2048, 3) == (2, 1, 1536)
+    assert run(table(index(202, 150, "nearest")), 202, 3)[:2] == (2, 0)
+    assert run(table(index(202, 150, "nearest")), 202, 3)[2] < 150
+    assert run(table(index(2048, 1024, "nearest")), 2048, 3) == (1, 0, 1024)
+    assert run(table(index(2048, 1024, "nearest-exact")), 2048, 3) == (1, 0, 1023)
+    assert run(table(index(2048, 1024, "nearest")), 2048, 1) == (1, 0, 1024)
+    assert run(table(index(2048, 683, "nearest")), 2048, 3) == (0, 0, 0)
+    assert run(table(k + k // 3), 200, 1) == (0, 0, 0)  # runs of 3: RGB rows only
+    assert run(table(k[:23] + k[:23] // 3), 200, 3) == (0, 0, 0)  # shorter than a group
+    # from output 2 on, up to output 2 + 30 (the index jumps there)
+    i = np.concatenate([[9, 3], 5 + k[:30] + k[:30] // 3, [0, 1, 2] * 10])
+    assert run(table(i), 60, 3) == (2, 2, 32)
+    assert run(np.repeat(table(i), 2, axis=1), 60, 3) == (2, 2, 32)  # column 0 only
+
+
+@pytest.mark.parametrize("first", [0, 1, 2, 3])
+@pytest.mark.parametrize("length", [24, 30, 49, 72])
+def test_rgb_rows_whose_runs_hold_on_part_of_the_row(level, first, length):
+    """A hand-made selection of 3-value float32 pixels whose runs of 3 start at output
+    ``first`` (3: past the outputs where the kernels look for them), hold for ``length``
+    outputs (one group, a group and a tail, more groups) and break (the index jumps
+    back), then take any index: ``0 + x`` at every level, one and two threads, and the
+    plan's range is the runs'."""
+    rng = np.random.default_rng(first * 100 + length)
+    k = np.arange(length)
+    idx = np.concatenate(
+        [rng.integers(0, 110, first), 7 + k + k // 3, [0, 50, 2, 1], rng.integers(0, 110, 11)]
+    )
+    n_in, n_out, rows = 110, idx.size, 5
+    found = _kernels._select_run(idx.reshape(-1, 1), n_in, 3)
+    assert found == ((2, first, first + length) if first < 3 else (0, 0, 0))
+    x = special(rng, (1, 2 * rows, n_in * 3), np.float32)
+    y_index = (2 * np.arange(rows)).astype(np.intp).reshape(-1, 1)
+    ones = np.ones((rows, 1), np.float32)
+    x_args = (
+        idx.astype(np.intp).reshape(-1, 1),
+        np.ones((n_out, 1), np.float32),
+        np.ones(n_out, np.intp),
+        idx.astype(np.intp),
+        True,
+    )
+    with np.errstate(invalid="ignore"):
+        want = np.add(np.float32(0), x.reshape(2 * rows, n_in, 3)[::2][:, idx])
+    for name in LEVELS:
+        os.environ["CRESIZE_SIMD"] = name
+        _kernels._init_simd()
+        for threads in (1, 2):
+            dst = np.full((1, rows, n_out * 3), 7, np.float32)
+            _kernels.resize_2d(
+                x,
+                dst,
+                3,
+                y_index,
+                ones,
+                np.ones(rows, np.intp),
+                *x_args,
+                _kernels.Order.DIRECT,
+                np.empty((threads, 1), np.float32),
+                np.empty((threads, 1), np.intp),
+                threads,
+            )
+            assert dst.tobytes() == want.reshape(dst.shape).tobytes(), (name, threads)
+
+
+@pytest.mark.parametrize("mode", ["nearest", "nearest-exact"])
+def test_rgb_row_parts_start_their_runs_in_phase(level, monkeypatch, mode):
+    """One (L, 3) float32 row shrunk 0.75x, its pixels split between two threads at an
+    output that is not a multiple of 3 from the runs' first (100 outputs: 50): each
+    part starts its runs at the next output of the runs' phase (``_part_sizes``), with
+    the bits of ``CRESIZE_SIMD=none`` (1 * x: -0 kept)."""
+    monkeypatch.setattr(_plan, "MIN_WORK_PER_THREAD", 1)
+    cresize.clear_cache()
+    rng = np.random.default_rng(9)
+    for n in (100, 101, 150):
+        n_in = (4 * n + 2) // 3 if n % 2 else 4 * n // 3
+        x = special(rng, (n_in, 3), np.float32)
+        with np.errstate(invalid="ignore"):
+            want = np.multiply(np.float32(1), x[index(n_in, n, mode)])
+        for name in LEVELS:
+            os.environ["CRESIZE_SIMD"] = name
+            _kernels._init_simd()
+            for threads in (1, 2):
+                got = cresize.resize(x, (n,), axes=(0,), mode=mode, num_threads=threads)
+                assert got.tobytes() == want.tobytes(), (n, name, threads)
+    cresize.clear_cache()

@@ -35,6 +35,12 @@ ctypedef struct Sizes:
     Py_ssize_t x_period, x_first, x_periods
     # the periodic pass sums 16-bit pixels in float32, exactly (_plan.exact_in_float32)
     bint x_exact32
+    # copy, float32: x outputs x_run_first ... x_run_end - 1 follow a pattern of the
+    # selection's index (_kernels._select_run; 0: none), moved without index checks
+    # (_simd_select.h): 1, index[o] = index[x_run_first] + 2 (o - x_run_first) (x0.5);
+    # 2, runs of 3 inputs, one skipped between runs (0.75x)
+    int x_run
+    Py_ssize_t x_run_first, x_run_end
 
 
 cdef class Step:

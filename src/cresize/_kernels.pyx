@@ -147,7 +147,8 @@ cdef extern from "_simd_select.h" nogil:
     # (``count``: NULL, or counts of at most 1, a pixel without a tap 0)
     void cresize_select_f32(float* out, const float* line, Py_ssize_t channels,
                             Py_ssize_t n_in, const Py_ssize_t* index, Py_ssize_t width,
-                            const Py_ssize_t* count, Py_ssize_t n_out, int first) noexcept
+                            const Py_ssize_t* count, Py_ssize_t n_out, int first,
+                            int run, Py_ssize_t run_first, Py_ssize_t run_end) noexcept
     void cresize_select_f64(double* out, const double* line, Py_ssize_t channels,
                             const Py_ssize_t* index, Py_ssize_t width, const Py_ssize_t* count,
                             Py_ssize_t n_out, int first) noexcept
@@ -638,6 +639,7 @@ def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
     z.out_kind, z.src_kind, z.gather, z.x_identity, z.unit = 0, 0, False, False, False
     z.copy = False
     z.x_period, z.x_first, z.x_periods, z.x_exact32 = 0, 0, 0, False
+    z.x_run, z.x_run_first, z.x_run_end = 0, 0, 0
     z.first_product = first_product
     if first_product and not (kind == FUSED and order == DIRECT and in_h == 1
                               and y is not None and len(y[0]) == 1):
@@ -701,6 +703,8 @@ def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
     # rows of pixels moved (_row), no sums
     z.copy = (kind != PLANES and not integers and not z.x_block
               and 1 <= z.channels <= _PIXEL_CHANNELS and (z.x_select or _unit_taps(s)))
+    if z.copy and z.x_select and s.src_dtype == np.float32 and z.channels == 3:
+        z.x_run, z.x_run_first, z.x_run_end = _select_run(s.x_index, z.in_px, z.channels)
     z.itemsize = s.dst_dtype.itemsize
     z.ring_len = z.row
     if integers:  # as resize_2d_int sets them (a row of sums before an integer output)
@@ -963,7 +967,7 @@ cdef inline void _row(const Sizes* z, floating* out, const source* line,
             counts = t.count
         if source is float and floating is float:
             cresize_select_f32(out, line, C, z.in_px, t.index, t.width, counts, n_out,
-                               z.first_product)
+                               z.first_product, z.x_run, z.x_run_first, z.x_run_end)
             return
         elif source is double and floating is double:
             cresize_select_f64(out, line, C, t.index, t.width, counts, n_out, z.first_product)
@@ -1431,7 +1435,8 @@ cdef inline void _part_sizes(Sizes* part, const Sizes* z, Py_ssize_t o0,
     """``z`` for ``_row`` on outputs ``o0 … o1 - 1`` of the x table (its slices): the
     periodic outputs (``x_first``, ``x_periods``) are the whole table's, so a part keeps
     the whole periods of the same phases that lie inside it, counted from ``o0``
-    (``_Slice.period`` does the same for a plan's blocks of rows)."""
+    (``_Slice.period`` does the same for a plan's blocks of rows); the same for the
+    selection's pattern (``x_run``)."""
     cdef Py_ssize_t s = z.x_period, first = z.x_first, n = 0
     part[0] = z[0]
     if s:
@@ -1443,6 +1448,16 @@ cdef inline void _part_sizes(Sizes* part, const Sizes* z, Py_ssize_t o0,
         part.x_first, part.x_periods = first - o0, n
     else:
         part.x_period, part.x_first, part.x_periods = 0, 0, 0
+    # the selection's pattern (x_run) on the part's outputs, from an output of the
+    # pattern's phase (runs of 3: a multiple of 3 from x_run_first)
+    s = 3 if z.x_run == 2 else 1
+    first = z.x_run_first
+    if first < o0:
+        first = first + (o0 - first + s - 1) // s * s
+    if z.x_run and first < min(z.x_run_end, o1):
+        part.x_run_first, part.x_run_end = first - o0, min(z.x_run_end, o1) - o0
+    else:
+        part.x_run, part.x_run_first, part.x_run_end = 0, 0, 0
 
 
 cdef inline Py_ssize_t _chunk_pixels(Py_ssize_t channels) noexcept nogil:
@@ -1746,6 +1761,43 @@ cdef int _check_row_extras(str name, const Py_ssize_t[:, ::1] index,
         if select and count[o] != 1:
             raise ValueError(f"{name}select is set but {name}count[{o}] = {count[o]}")
     return 0
+
+
+def _select_run(index, Py_ssize_t n_in, Py_ssize_t channels):
+    """The pattern of a selection x table (one input a row, ``index`` of ``n_in`` pixels
+    of ``channels`` values) that ``_simd_select.h`` moves in groups without checking
+    their indices (``Sizes.x_run``, found once per step): ``(run, first, end)``, outputs
+    ``first … end - 1``; ``(0, 0, 0)`` where none covers a group. ``make_step`` asks for
+    float32 rows of 3 values only (planar rows keep their checked groups: faster there).
+
+    * 1 (``channels`` 1 or 3, x0.5): ``index[o] = index[0] + 2o`` from output 0, up to
+      the first output that breaks it or whose next input lies past the row (a group of
+      8 outputs reads 16 inputs);
+    * 2 (``channels`` 3, 0.75x): ``index[s + k] = index[s] + k + k // 3`` from the first
+      ``s`` of 0, 1, 2 that 23 outputs follow (nearest from the row's first pixel,
+      nearest-exact from its second), up to the first output that breaks it (a group of
+      24 outputs reads its own 31 inputs)."""
+    i = np.asarray(index)[:, 0].astype(np.int64)
+    n = i.shape[0]
+    k = np.arange(n, dtype=np.int64)
+    if n >= 8:
+        end = _holds(i == i[0] + 2 * k)
+        end = min(end, int(np.count_nonzero(i[:end] <= n_in - 2)))
+        if end >= 8:
+            return 1, 0, end
+    if channels == 3:
+        for s in range(3):
+            if n - s < 24:
+                break
+            end = s + _holds(i[s:] == i[s] + k[:n - s] + k[:n - s] // 3)
+            if end - s >= 24:
+                return 2, s, end
+    return 0, 0, 0
+
+
+def _holds(ok):
+    """Length of the leading run of True in ``ok``."""
+    return len(ok) if ok.all() else int(np.argmin(ok))
 
 
 cdef int _check_period(Sizes* z, tuple period, const Py_ssize_t[:, ::1] index,

@@ -17,7 +17,8 @@
  * through 8 pixels of 3 float32 values (x0.5 of RGB), six 8-value loads give their 24
  * values by lane permutations and blends, three stores (AVX2); where 24 pixels of 3
  * float32 values take runs of 3 input pixels, one skipped between runs (0.75x), nine
- * stores from 16 8-value loads and 7 blends (AVX2); where
+ * stores from 16 8-value loads and 7 blends (AVX2), both without index checks over the
+ * outputs where the plan found the pattern (Sizes.x_run), checked groups elsewhere; where
  * 8 outputs alternate a tap and none on 4 consecutive inputs (the x0.5 adjoint), one
  * 4-value load is interleaved with zeros (SSE2).
  */
@@ -202,6 +203,18 @@ static inline int cresize_steps_by_2(const Py_ssize_t *idx, Py_ssize_t width)
     return 1;
 }
 
+/* One group of cresize_select_half_f32_avx2: 8 outputs at q from the 16 values at p. */
+CRESIZE_AVX2 static inline void cresize_half_group_f32(float *q, const float *p, __m256 one,
+                                                    int first)
+{
+    const __m256 zero = _mm256_setzero_ps();
+    const __m256 a = _mm256_loadu_ps(p), b = _mm256_loadu_ps(p + 8);
+    /* a0 a2 b0 b2 | a4 a6 b4 b6, then the 64-bit pairs in order */
+    __m256 v = _mm256_shuffle_ps(a, b, 0x88);
+    v = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(v), 0xD8));
+    _mm256_storeu_ps(q, CRESIZE_SELECT_PS256(v));
+}
+
 /* Outputs o ... of 1-value float32 pixels while the index steps by 2 through groups of 8
  * (index[o + 7] = index[o] + 14 and every step between 2) whose 16 values lie in the
  * row: eight values from two loads by one shuffle and one lane permutation (AVX2).
@@ -212,24 +225,39 @@ CRESIZE_AVX2 static Py_ssize_t cresize_select_half_f32_avx2(float *out, const fl
                                                            Py_ssize_t width, Py_ssize_t o,
                                                            Py_ssize_t o_end, int first)
 {
-    const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(cresize_one_f32());
+    const __m256 one = _mm256_set1_ps(cresize_one_f32());
     while (o + 8 <= o_end) {
         const Py_ssize_t *idx = index + o * width;
         Py_ssize_t i = idx[0];
-        __m256 a, b, v;
         if (i + 16 > n_in)
             break;
         if (!cresize_steps_by_2(idx, width))
             return o;
-        a = _mm256_loadu_ps(line + i);
-        b = _mm256_loadu_ps(line + i + 8);
-        /* a0 a2 b0 b2 | a4 a6 b4 b6, then the 64-bit pairs in order */
-        v = _mm256_shuffle_ps(a, b, 0x88);
-        v = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(v), 0xD8));
-        _mm256_storeu_ps(out + o, CRESIZE_SELECT_PS256(v));
+        cresize_half_group_f32(out + o, line + i, one, first);
         o += 8;
     }
     return o;
+}
+
+/* One group of cresize_select_half3_f32_avx2 (below): 8 pixels at q from the 16 at p. */
+CRESIZE_AVX2 static inline void cresize_half3_group_f32(float *q, const float *p, __m256 one,
+                                                    int first)
+{
+    const __m256 zero = _mm256_setzero_ps();
+    const __m256i p0 = _mm256_setr_epi32(0, 1, 2, 6, 0, 1, 5, 6);
+    const __m256i p1 = _mm256_setr_epi32(0, 4, 5, 6, 0, 1, 2, 6);
+    const __m256i p2 = _mm256_setr_epi32(0, 1, 5, 6, 0, 4, 5, 6);
+    __m256 v[3];
+    Py_ssize_t k;
+#define CRESIZE_HALF3(R, A, B, P)                                                \
+    (R) = _mm256_blend_ps(_mm256_permutevar8x32_ps(_mm256_loadu_ps(p + (A)), (P)),   \
+                          _mm256_permutevar8x32_ps(_mm256_loadu_ps(p + (B)), (P)), 0xF0)
+    CRESIZE_HALF3(v[0], 0, 7, p0);
+    CRESIZE_HALF3(v[1], 14, 24, p1);
+    CRESIZE_HALF3(v[2], 31, 38, p2);
+#undef CRESIZE_HALF3
+    for (k = 0; k < 3; k++)
+        _mm256_storeu_ps(q + 8 * k, CRESIZE_SELECT_PS256(v[k]));
 }
 
 /* Outputs o ... of 3-value float32 pixels while the index steps by 2 through groups of
@@ -246,34 +274,45 @@ CRESIZE_AVX2 static Py_ssize_t cresize_select_half3_f32_avx2(float *out, const f
                                                             Py_ssize_t width, Py_ssize_t o,
                                                             Py_ssize_t o_end, int first)
 {
-    const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(cresize_one_f32());
-    const __m256i p0 = _mm256_setr_epi32(0, 1, 2, 6, 0, 1, 5, 6);
-    const __m256i p1 = _mm256_setr_epi32(0, 4, 5, 6, 0, 1, 2, 6);
-    const __m256i p2 = _mm256_setr_epi32(0, 1, 5, 6, 0, 4, 5, 6);
+    const __m256 one = _mm256_set1_ps(cresize_one_f32());
     while (o + 8 <= o_end) {
         const Py_ssize_t *idx = index + o * width;
-        Py_ssize_t i = idx[0], k;
-        const float *p;
-        float *q = out + 3 * o;
-        __m256 v[3];
+        Py_ssize_t i = idx[0];
         if (i + 16 > n_in)
             break;
         if (!cresize_steps_by_2(idx, width))
             return o;
-        p = line + 3 * i;
-#define CRESIZE_HALF3(R, A, B, P)                                                \
-    (R) = _mm256_blend_ps(_mm256_permutevar8x32_ps(_mm256_loadu_ps(p + (A)), (P)),   \
-                          _mm256_permutevar8x32_ps(_mm256_loadu_ps(p + (B)), (P)), 0xF0)
-        CRESIZE_HALF3(v[0], 0, 7, p0);
-        CRESIZE_HALF3(v[1], 14, 24, p1);
-        CRESIZE_HALF3(v[2], 31, 38, p2);
-#undef CRESIZE_HALF3
-        for (k = 0; k < 3; k++)
-            _mm256_storeu_ps(q + 8 * k,
-                             CRESIZE_SELECT_PS256(v[k]));
+        cresize_half3_group_f32(out + 3 * o, line + 3 * i, one, first);
         o += 8;
     }
     return o;
+}
+
+/* One group of cresize_select_runs3_f32_avx2 (below): 24 pixels at q from the runs of 3
+ * of the 31 pixels at p (the last one read is p's 31st). */
+CRESIZE_AVX2 static inline void cresize_runs3_group_f32(float *q, const float *p, __m256 one,
+                                                    int first)
+{
+    const __m256 zero = _mm256_setzero_ps();
+/* store J (values 8J ... 8J + 7): input values from p + 8J + 3*(8J/9), those from value
+   A on (a pixel skipped before it) from p + 8J + 3*(8J/9 + 1), blend mask M */
+#define CRESIZE_RUN1(J) _mm256_loadu_ps(p + 8 * (J) + 3 * ((8 * (J)) / 9))
+#define CRESIZE_RUN2(J, M)                                                       \
+    _mm256_blend_ps(CRESIZE_RUN1(J), _mm256_loadu_ps(p + 8 * (J) + 3 * ((8 * (J)) / 9 + 1)), M)
+#define CRESIZE_RUNSTORE(J, V)                                                   \
+    _mm256_storeu_ps(q + 8 * (J), CRESIZE_SELECT_PS256(V))
+    CRESIZE_RUNSTORE(0, CRESIZE_RUN1(0));
+    CRESIZE_RUNSTORE(1, CRESIZE_RUN2(1, 0xFE)); /* value 9 on: lanes 1 ... 7 */
+    CRESIZE_RUNSTORE(2, CRESIZE_RUN2(2, 0xFC)); /* 18 */
+    CRESIZE_RUNSTORE(3, CRESIZE_RUN2(3, 0xF8)); /* 27 */
+    CRESIZE_RUNSTORE(4, CRESIZE_RUN2(4, 0xF0)); /* 36 */
+    CRESIZE_RUNSTORE(5, CRESIZE_RUN2(5, 0xE0)); /* 45 */
+    CRESIZE_RUNSTORE(6, CRESIZE_RUN2(6, 0xC0)); /* 54 */
+    CRESIZE_RUNSTORE(7, CRESIZE_RUN2(7, 0x80)); /* 63 */
+    CRESIZE_RUNSTORE(8, CRESIZE_RUN1(8));
+#undef CRESIZE_RUNSTORE
+#undef CRESIZE_RUN2
+#undef CRESIZE_RUN1
 }
 
 /* Outputs o ... of 3-value float32 pixels while groups of 24 pixels take runs of 3
@@ -293,7 +332,7 @@ CRESIZE_AVX2 static Py_ssize_t cresize_select_runs3_f32_avx2(float *out, const f
                                                             Py_ssize_t width, Py_ssize_t o,
                                                             Py_ssize_t o_end, int first)
 {
-    const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(cresize_one_f32());
+    const __m256 one = _mm256_set1_ps(cresize_one_f32());
     const Py_ssize_t o0 = o;
     Py_ssize_t s, k;
     (void)n_in;  /* a group reads its own pixels only: index[o] ... index[o] + 30 */
@@ -334,26 +373,34 @@ CRESIZE_AVX2 static Py_ssize_t cresize_select_runs3_f32_avx2(float *out, const f
                 if (idx[k * width] != i + k + k / 3)
                     return o;
         }
-/* store J (values 8J ... 8J + 7): input values from p + 8J + 3*(8J/9), those from value
-   A on (a pixel skipped before it) from p + 8J + 3*(8J/9 + 1), blend mask M */
-#define CRESIZE_RUN1(J) _mm256_loadu_ps(p + 8 * (J) + 3 * ((8 * (J)) / 9))
-#define CRESIZE_RUN2(J, M)                                                       \
-    _mm256_blend_ps(CRESIZE_RUN1(J), _mm256_loadu_ps(p + 8 * (J) + 3 * ((8 * (J)) / 9 + 1)), M)
-#define CRESIZE_RUNSTORE(J, V)                                                   \
-    _mm256_storeu_ps(q + 8 * (J), CRESIZE_SELECT_PS256(V))
-        CRESIZE_RUNSTORE(0, CRESIZE_RUN1(0));
-        CRESIZE_RUNSTORE(1, CRESIZE_RUN2(1, 0xFE)); /* value 9 on: lanes 1 ... 7 */
-        CRESIZE_RUNSTORE(2, CRESIZE_RUN2(2, 0xFC)); /* 18 */
-        CRESIZE_RUNSTORE(3, CRESIZE_RUN2(3, 0xF8)); /* 27 */
-        CRESIZE_RUNSTORE(4, CRESIZE_RUN2(4, 0xF0)); /* 36 */
-        CRESIZE_RUNSTORE(5, CRESIZE_RUN2(5, 0xE0)); /* 45 */
-        CRESIZE_RUNSTORE(6, CRESIZE_RUN2(6, 0xC0)); /* 54 */
-        CRESIZE_RUNSTORE(7, CRESIZE_RUN2(7, 0x80)); /* 63 */
-        CRESIZE_RUNSTORE(8, CRESIZE_RUN1(8));
-#undef CRESIZE_RUNSTORE
-#undef CRESIZE_RUN2
-#undef CRESIZE_RUN1
+        cresize_runs3_group_f32(q, p, one, first);
         o += 24;
+    }
+    return o;
+}
+
+/* The groups of a pattern the plan found in the x table of 3-value pixels (Sizes.x_run,
+ * _kernels._select_run) over outputs o ... o_end - 1, without checking their indices
+ * (one index read a group): run 1, the index steps by 2 (groups of 8 pixels,
+ * cresize_half3_group_f32; the plan ends the range where a group would read past the
+ * row), run 2, runs of 3 input pixels (24 pixels, cresize_runs3_group_f32).
+ * Planar rows (C = 1) keep their checked loop: unchecked, (16, 64, 112, 112) -> 56²
+ * took 1.35x its CPU time (3.87 against 2.86 ms, one thread), so the plan gives them no
+ * pattern (docs/kernels.md, "Tried and left out").
+ * Returns the first output not done (the range's tail, shorter than a group). */
+CRESIZE_AVX2 static Py_ssize_t cresize_select_run_f32_avx2(float *out, const float *line,
+                                                          Py_ssize_t C, int run,
+                                                          const Py_ssize_t *index,
+                                                          Py_ssize_t width, Py_ssize_t o,
+                                                          Py_ssize_t o_end, int first)
+{
+    const __m256 one = _mm256_set1_ps(cresize_one_f32());
+    if (run == 2 && C == 3) {
+        for (; o + 24 <= o_end; o += 24)
+            cresize_runs3_group_f32(out + 3 * o, line + 3 * index[o * width], one, first);
+    } else if (run == 1 && C == 3) {
+        for (; o + 8 <= o_end; o += 8)
+            cresize_half3_group_f32(out + 3 * o, line + 3 * index[o * width], one, first);
     }
     return o;
 }
@@ -422,11 +469,23 @@ CRESIZE_AVX2 static void cresize_select4_f32_avx2(float *out, const float *line,
  * (a third load a value: 0.28 against 0.18 ms, 2048² -> 683², one thread). */
 __attribute__((noinline)) static void cresize_select_f32(float *out, const float *line, Py_ssize_t C, Py_ssize_t n_in,
                                const Py_ssize_t *index, Py_ssize_t width,
-                               const Py_ssize_t *count, Py_ssize_t n_out, int first)
+                               const Py_ssize_t *count, Py_ssize_t n_out, int first,
+                               int run, Py_ssize_t run_first, Py_ssize_t run_end)
 {
 #if CRESIZE_SSE
     if (cresize_simd_level >= 1) {
         Py_ssize_t o = 0;
+#if CRESIZE_X86_DISPATCH
+        if (run && !count && cresize_simd_level >= 2 && C == 3) {
+            /* the plan's pattern over run_first ... run_end - 1 (no index checks), the
+               pixels before and after it as a row of any index */
+            cresize_select3_f32_avx2(out, line, n_in, index, width, 0, run_first, first);
+            o = cresize_select_run_f32_avx2(out, line, 3, run, index, width, run_first,
+                                            run_end, first);
+            cresize_select3_f32_avx2(out, line, n_in, index, width, o, n_out, first);
+            return;
+        }
+#endif
         if (C == 1 && count) {
             /* groups that alternate a tap and none from the row's start (the adjoint of
                x0.5), then the values one by one */
@@ -456,6 +515,9 @@ __attribute__((noinline)) static void cresize_select_f32(float *out, const float
     }
 #endif
     (void)n_in;
+    (void)run;
+    (void)run_first;
+    (void)run_end;
     cresize_select_f32_c(out, line, C, index, width, count, 0, n_out, first);
 }
 
