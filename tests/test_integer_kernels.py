@@ -1346,7 +1346,7 @@ def test_step_checks_read_the_weights_of_either_dtype(sums):
         (np.full_like(x[1], 1), np.full_like(y[1], 1), True, True),
         (
             np.where(
-                np.arange(x[1].size).reshape(x[1].shape) == 5, np.nextafter(sums(0.5), 1), 0.5
+                np.arange(x[1].size).reshape(x[1].shape) == 5, np.nextafter(sums(0.5), sums(1)), 0.5
             ).astype(sums),
             y[1],
             False,
