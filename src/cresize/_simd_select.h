@@ -203,7 +203,8 @@ static inline int cresize_steps_by_2(const Py_ssize_t *idx, Py_ssize_t width)
     return 1;
 }
 
-/* One group of cresize_select_half_f32_avx2: 8 outputs at q from the 16 values at p. */
+/* One group of cresize_select_half_f32_avx2 (below): 8 outputs at q from the 16 values
+ * at p, by one shuffle and one lane permutation. */
 CRESIZE_AVX2 static inline void cresize_half_group_f32(float *q, const float *p, __m256 one,
                                                     int first)
 {
@@ -215,31 +216,12 @@ CRESIZE_AVX2 static inline void cresize_half_group_f32(float *q, const float *p,
     _mm256_storeu_ps(q, CRESIZE_SELECT_PS256(v));
 }
 
-/* Outputs o ... of 1-value float32 pixels while the index steps by 2 through groups of 8
- * (index[o + 7] = index[o] + 14 and every step between 2) whose 16 values lie in the
- * row: eight values from two loads by one shuffle and one lane permutation (AVX2).
- * Returns the first output not done. */
-CRESIZE_AVX2 static Py_ssize_t cresize_select_half_f32_avx2(float *out, const float *line,
-                                                           Py_ssize_t n_in,
-                                                           const Py_ssize_t *index,
-                                                           Py_ssize_t width, Py_ssize_t o,
-                                                           Py_ssize_t o_end, int first)
-{
-    const __m256 one = _mm256_set1_ps(cresize_one_f32());
-    while (o + 8 <= o_end) {
-        const Py_ssize_t *idx = index + o * width;
-        Py_ssize_t i = idx[0];
-        if (i + 16 > n_in)
-            break;
-        if (!cresize_steps_by_2(idx, width))
-            return o;
-        cresize_half_group_f32(out + o, line + i, one, first);
-        o += 8;
-    }
-    return o;
-}
-
-/* One group of cresize_select_half3_f32_avx2 (below): 8 pixels at q from the 16 at p. */
+/* One group of cresize_select_half3_f32_avx2 (below): 8 pixels at q from the 16 at p,
+ * their 24 values in three 8-value stores, each from two 8-value loads, the first 4
+ * values of one and the last 4 of the other picked by one lane permutation each and a
+ * blend. Group value j (pixel j/3, value j%3) is input value 6*(j/3) + j%3; the loads
+ * start at inputs 0, 7, 14, 24, 31 and 38 (each block of 4 outputs lies within 8
+ * inputs). */
 CRESIZE_AVX2 static inline void cresize_half3_group_f32(float *q, const float *p, __m256 one,
                                                     int first)
 {
@@ -260,33 +242,31 @@ CRESIZE_AVX2 static inline void cresize_half3_group_f32(float *q, const float *p
         _mm256_storeu_ps(q + 8 * k, CRESIZE_SELECT_PS256(v[k]));
 }
 
-/* Outputs o ... of 3-value float32 pixels while the index steps by 2 through groups of
- * 8 pixels (index[o + k] = index[o] + 2k) whose 16 input pixels (48 values) lie in the
- * row: the group's 24 values in three 8-value stores, each from two 8-value loads, the
- * first 4 values of one and the last 4 of the other picked by one lane permutation
- * each and a blend (AVX2), instead of a 16-byte move a pixel. Group value j (pixel j/3,
- * value j%3) is input value 6*(j/3) + j%3; the loads start at inputs 0, 7, 14, 24, 31
- * and 38 (each block of 4 outputs lies within 8 inputs). Returns the first output not
- * done. */
-CRESIZE_AVX2 static Py_ssize_t cresize_select_half3_f32_avx2(float *out, const float *line,
-                                                            Py_ssize_t n_in,
-                                                            const Py_ssize_t *index,
-                                                            Py_ssize_t width, Py_ssize_t o,
-                                                            Py_ssize_t o_end, int first)
-{
-    const __m256 one = _mm256_set1_ps(cresize_one_f32());
-    while (o + 8 <= o_end) {
-        const Py_ssize_t *idx = index + o * width;
-        Py_ssize_t i = idx[0];
-        if (i + 16 > n_in)
-            break;
-        if (!cresize_steps_by_2(idx, width))
-            return o;
-        cresize_half3_group_f32(out + 3 * o, line + 3 * i, one, first);
-        o += 8;
+/* Outputs o ... of C-value float32 pixels (C = 1 or 3) while the index steps by 2
+ * through groups of 8 pixels (index[o + k] = index[o] + 2k, cresize_steps_by_2) whose 16
+ * input pixels lie in the row, a group at a time by GROUP (above), instead of a 16-byte
+ * move a pixel (AVX2). Returns the first output not done. */
+#define CRESIZE_SELECT_HALF(NAME, C, GROUP)                                             \
+    CRESIZE_AVX2 static Py_ssize_t NAME(float *out, const float *line, Py_ssize_t n_in,   \
+                                        const Py_ssize_t *index, Py_ssize_t width,        \
+                                        Py_ssize_t o, Py_ssize_t o_end, int first)        \
+    {                                                                                   \
+        const __m256 one = _mm256_set1_ps(cresize_one_f32());                           \
+        while (o + 8 <= o_end) {                                                        \
+            const Py_ssize_t *idx = index + o * width;                                  \
+            Py_ssize_t i = idx[0];                                                      \
+            if (i + 16 > n_in)                                                          \
+                break;                                                                  \
+            if (!cresize_steps_by_2(idx, width))                                        \
+                return o;                                                               \
+            GROUP(out + (C) * o, line + (C) * i, one, first);                           \
+            o += 8;                                                                     \
+        }                                                                               \
+        return o;                                                                       \
     }
-    return o;
-}
+CRESIZE_SELECT_HALF(cresize_select_half_f32_avx2, 1, cresize_half_group_f32)
+CRESIZE_SELECT_HALF(cresize_select_half3_f32_avx2, 3, cresize_half3_group_f32)
+#undef CRESIZE_SELECT_HALF
 
 /* One group of cresize_select_runs3_f32_avx2 (below): 24 pixels at q from the runs of 3
  * of the 31 pixels at p (the last one read is p's 31st). */
