@@ -52,7 +52,8 @@ def child_ok():  # computes first: without the rule this is where a child hangs
 
 def run(script):
     """Run PARENT + script in a new interpreter; fail on a hang or a nonzero exit."""
-    env = dict(os.environ, OMP_NUM_THREADS="2")
+    # the quick pair off: the parent's 2-thread calls take an OpenMP team (the trap)
+    env = dict(os.environ, OMP_NUM_THREADS="2", CRESIZE_QUICK_THREAD="off")
     hang = " (a forked child stuck in an OpenMP loop)"
     code, out, err = run_python(["-c", script], env, TIMEOUT, hang)
     assert code == 0, err

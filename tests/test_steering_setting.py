@@ -226,6 +226,7 @@ print(json.dumps(got))
 def test_off_steers_nothing_and_always_steers_every_forced_call(value):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OMP_", "GOMP_"))}
     env["CRESIZE_THREAD_STEERING"] = value
+    env["CRESIZE_QUICK_THREAD"] = "off"  # 2-thread calls take an OpenMP team
     code, out, err = run_python(["-c", FORCED], env, 120)
     assert code == 0, err
     got = json.loads(out.splitlines()[-1])

@@ -99,6 +99,7 @@ def _run(enabled, threads=2, loadavg=None, late_ns=10**12, **env):
     stops steering (by default never: the tests of the gate must not depend on the
     machine's load; ``test_a_worker_that_began_late_stops_steering`` sets it)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OMP_", "GOMP_"))} | env
+    env.setdefault("CRESIZE_QUICK_THREAD", "off")  # 2-thread calls take an OpenMP team
     child = CHILD.format(enabled=enabled, threads=threads, loadavg=loadavg, late_ns=late_ns)
     code, out, err = run_python(["-c", child], env, 120)
     assert code == 0, err

@@ -60,6 +60,11 @@ def show_config(mode: str = "stdout") -> dict[str, Any] | None:
         in effect (``set_thread_steering``) and where it came from (cresize's
         default, ``CRESIZE_THREAD_STEERING`` when the kernels loaded, or a call);
         None for a serial build.
+        ``openmp["quick_thread"]`` is ``{"on": bool, "source": "default" |
+        "environment" | "call", "linux": bool}``: whether calls of at most two threads
+        run on the quick pair (the calling thread and one helper thread, not an OpenMP
+        team; ``CRESIZE_QUICK_THREAD``, docs/limits.md) and where that came from.
+        ``simd["avx512bw"]``: the 16-bit halves' 512-bit loop is in use.
 
     Examples
     --------
@@ -110,7 +115,11 @@ def _collect() -> dict[str, Any]:
             "build_version": (build or {}).get("numpy_build_version"),
         },
         "build": build,
-        "simd": {"level": _kernels.simd_level(), "requested": _kernels.simd_requested},
+        "simd": {
+            "level": _kernels.simd_level(),
+            "requested": _kernels.simd_requested,
+            "avx512bw": _kernels.simd_avx512bw(),
+        },
         "openmp": {
             "enabled": enabled,
             "requested": (build or {}).get("openmp_request"),
@@ -123,6 +132,7 @@ def _collect() -> dict[str, Any]:
             # A serial build has no OpenMP threads of its own to wait.
             "wait_policy": _waitpolicy.describe() if enabled else None,
             "thread_steering": _steering() if enabled else None,
+            "quick_thread": _quick(),
         },
     }
 
@@ -134,6 +144,22 @@ def _steering() -> dict[str, Any]:
     mode, source = _kernels.thread_steering()
     return {"mode": mode, "source": source, "linux": sys.platform.startswith("linux")}
 
+
+def _quick() -> dict[str, Any]:
+    """Whether calls of at most two threads may take the quick pair, and where that came
+    from (``_kernels``)."""
+    from cresize import _kernels
+
+    on, source = _kernels.quick_thread()
+    return {"on": on, "source": source, "linux": sys.platform.startswith("linux")}
+
+
+#: ``show_config``'s words for where the quick pair's setting came from.
+_QUICK_SOURCES = {
+    "default": "the default",
+    "environment": "CRESIZE_QUICK_THREAD when the kernels loaded",
+    "call": "cresize._kernels.set_quick_thread",
+}
 
 #: ``show_config``'s words for where the steering mode came from.
 _STEERING_SOURCES = {
@@ -216,8 +242,10 @@ def _format(config: dict[str, Any]) -> str:
             else ""
         ),
         (
-            f"simd     {config['simd']['level']}  (CRESIZE_SIMD="
-            f"{config['simd']['requested'] or 'auto'} at import; all levels bit-identical)"
+            f"simd     {config['simd']['level']}"
+            + (" + avx512bw" if config["simd"]["avx512bw"] else "")
+            + f"  (CRESIZE_SIMD={config['simd']['requested'] or 'auto'} at import; "
+            "all levels bit-identical)"
         ),
         "build",
     ]
@@ -261,4 +289,9 @@ def _format(config: dict[str, Any]) -> str:
         if not steering["linux"]:
             where += "; nothing is steered: Linux only"
         lines.append(f"  thread steering   {steering['mode']}  ({where})")
+    quick = omp["quick_thread"]
+    where = _QUICK_SOURCES[quick["source"]]
+    if not quick["linux"]:
+        where += "; no helper thread: Linux only"
+    lines.append(f"  quick pair        {'on' if quick['on'] else 'off'}  ({where})")
     return "\n".join(lines)

@@ -26,6 +26,10 @@ MAX_BLOCK_CHANNELS: int
 MAX_PIXEL_CHANNELS: int
 INT_ROW_CHUNK: int
 
+class Quick(enum.IntEnum):
+    QUICK_LONG = 1
+    QUICK_SHORT = 2
+
 class Step:
     kind: int
     wide: bool
@@ -36,6 +40,7 @@ class Step:
     src_size: int
     dst_size: int
     most_threads: int
+    quick: int
     @property
     def blocks(self) -> tuple[int, int]: ...
     @property
@@ -68,6 +73,7 @@ def make_step(
     first_product: bool = False,
     src_dtype: npt.DTypeLike | None = None,
     dst_dtype: npt.DTypeLike | None = None,
+    quick: int = 0,
 ) -> Step: ...
 def openmp_enabled() -> bool: ...
 def max_threads() -> int: ...
@@ -125,6 +131,11 @@ def float_to_integers(
 STEERING_MODES: tuple[str, ...]
 steering_source: str
 
+quick_source: str
+
+def set_quick_thread(on: bool) -> bool: ...
+def quick_thread() -> tuple[bool, str]: ...
+def quick_counts() -> tuple[int, int, int, int]: ...
 def set_thread_steering(mode: str) -> str: ...
 def thread_steering() -> tuple[str, str]: ...
 def team_steering(mode: int | None = None) -> int: ...

@@ -22,7 +22,7 @@ from cython cimport floating
 from libc.math cimport rintf, signbit
 from libc.stdlib cimport free, malloc
 from cpython.pyport cimport PY_SSIZE_T_MAX
-from libc.string cimport memcmp, memcpy
+from libc.string cimport memcmp, memcpy, memset
 from cython.parallel cimport parallel, prange, threadid
 
 from cresize._openmp cimport cresize_max_threads, cresize_openmp_enabled
@@ -65,6 +65,19 @@ cdef extern from "_team.h" nogil:
     int cresize_team_enabled
     const char* cresize_team_loadavg
     int cresize_team_parse_running(const char* buf) noexcept
+
+
+cdef extern from "_quick.h" nogil:
+    # A second thread for calls too short for an OpenMP team (_quick.h).
+    ctypedef void (*cresize_quick_fn)(void* call, int tid, Py_ssize_t j0, Py_ssize_t j1,
+                                      int first) noexcept nogil
+    int cresize_quick_run(cresize_quick_fn fn, void* call, Py_ssize_t jobs,
+                          Py_ssize_t chunk, int heed_hold) noexcept
+    int cresize_quick_on
+    long cresize_quick_calls
+    long cresize_quick_helped
+    long cresize_quick_wakes
+    long cresize_quick_holds
 
 
 cdef extern from "_simd.h" nogil:
@@ -300,6 +313,57 @@ def _init_steering():
                       stacklevel=2)
         return
     _set_steering(STEERING_MODES.index(asked), "environment")
+
+
+#: Where the quick pair's setting came from: "default", "environment" (the
+#: ``CRESIZE_QUICK_THREAD`` variable, read once as the kernels load) or "call"
+#: (``set_quick_thread``).
+quick_source = "default"
+
+
+def set_quick_thread(bint on):
+    """Let calls of at most two threads run on the quick pair (the calling thread and a
+    helper thread that spins briefly between calls, ``_quick.h``; Linux) from now on, or
+    take an OpenMP team as before; what was in effect. The same bits either way. The
+    variable ``CRESIZE_QUICK_THREAD=off`` turns it off as the kernels load."""
+    global cresize_quick_on, quick_source
+    previous = bool(cresize_quick_on)
+    cresize_quick_on = on
+    quick_source = "call"
+    return previous
+
+
+def quick_thread():
+    """``(on, source)``: whether calls may take the quick pair, and where that came from
+    (``quick_source``)."""
+    return bool(cresize_quick_on), quick_source
+
+
+def quick_counts():
+    """``(calls, helped, wakes, holds)``: quick calls that found the pair free, those in
+    which the helper ran a chunk, those that woke it, and the times the helper found its
+    CPU contended (tests, benchmarks)."""
+    return cresize_quick_calls, cresize_quick_helped, cresize_quick_wakes, cresize_quick_holds
+
+
+def _read_quick_variable():
+    """Read ``CRESIZE_QUICK_THREAD`` once, as the kernels load: ``on`` or ``off`` (any
+    case); unset or empty leaves it on."""
+    global cresize_quick_on, quick_source
+    import os
+    import warnings
+    asked = os.environ.get("CRESIZE_QUICK_THREAD", "").strip().lower()
+    if not asked:
+        return
+    if asked not in ("on", "off"):
+        warnings.warn(f"CRESIZE_QUICK_THREAD={asked!r} is not one of on, off: using on",
+                      RuntimeWarning, stacklevel=2)
+        return
+    cresize_quick_on = asked == "on"
+    quick_source = "environment"
+
+
+_read_quick_variable()
 
 
 def set_thread_steering(mode):
@@ -551,9 +615,12 @@ cdef class Step:
         at least ``size.row`` / ``size.slots`` values, ``*_stride`` apart; NULL:
         allocated here."""
         cdef int n = num_threads, failed = 0
+        cdef int quick = 0
         _check_threads(num_threads)
         if n > self.most_threads:
             n = self.most_threads
+        if num_threads >= 2 and n <= 2 and self.quick and cresize_quick_on:
+            n, quick = 2, self.quick  # the calling thread and the quick pair's helper
         if self.dst_size == 0:
             return 0
         with nogil:  # other Python threads run meanwhile
@@ -562,25 +629,25 @@ cdef class Step:
                     failed = _fused_from(&self.size, self.y_index, self.y_wd, self.y_count,
                                          self.x_index, self.x_wd, self.x_count, self.x_start,
                                          src, <char*>dst, n, <double*>scratch, scratch_stride,
-                                         tags, tags_stride)
+                                         tags, tags_stride, quick)
                 else:
                     failed = _fused_from(&self.size, self.y_index, self.y_wf, self.y_count,
                                          self.x_index, self.x_wf, self.x_count, self.x_start,
                                          src, <char*>dst, n, <float*>scratch, scratch_stride,
-                                         tags, tags_stride)
+                                         tags, tags_stride, quick)
             elif self.kind == LINES:
                 if self.wide:
                     _lines(&self.size, self.x_index, self.x_wd, self.x_count, self.x_start,
-                           <const double*>src, <double*>dst, n)
+                           <const double*>src, <double*>dst, n, quick)
                 else:
                     _lines(&self.size, self.x_index, self.x_wf, self.x_count, self.x_start,
-                           <const float*>src, <float*>dst, n)
+                           <const float*>src, <float*>dst, n, quick)
             elif self.wide:
                 _planes(&self.size, self.y_index, self.y_wd, self.y_count, <const double*>src,
-                        <double*>dst, n)
+                        <double*>dst, n, quick)
             else:
                 _planes(&self.size, self.y_index, self.y_wf, self.y_count, <const float*>src,
-                        <float*>dst, n)
+                        <float*>dst, n, quick)
         if failed:
             raise MemoryError("no memory for the kernel's scratch rows")
         return 0
@@ -590,7 +657,7 @@ def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
               tuple y=None, tuple x=None, Py_ssize_t channels=1, int order=DIRECT,
               Py_ssize_t slots=1, Py_ssize_t x_block=0, Py_ssize_t y_block=0,
               Py_ssize_t most_threads=NO_BOUND, bint first_product=False, src_dtype=None,
-              dst_dtype=None):
+              dst_dtype=None, int quick=0):
     """A checked ``Step`` on ``src (n_planes, in_h, in_row)``.
 
     ``LINES``: ``x`` = ``(index, weight, count, start, select)`` (``Taps.row_args``)
@@ -607,7 +674,12 @@ def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
     inputs ``o*f … o*f + f - 1``; checked), whose rows then read their inputs without
     the index table (the same bits); ``y_block`` likewise for the y table (blocks of
     2x2 are summed in one sweep over their two rows). ``most_threads`` bounds the
-    threads of every call.
+    threads of every call. ``quick`` (``QUICK_LONG``, ``QUICK_SHORT``; 0: never): a call
+    of at most two threads (by ``most_threads`` and the count asked for), asked for more
+    than one, runs on the calling thread and the quick pair's helper (``_quick.h``)
+    instead of an OpenMP team, where that helper is on and free; the same bits. A
+    ``QUICK_SHORT`` call leaves alone a helper that asked to be (its CPU was contended:
+    a stall there would cost a short call many times its length).
 
     ``first_product`` (``FUSED``, ``DIRECT``, one input and one output row: the
     resample of rows of pixels along one axis, standing in for a combination of whole
@@ -633,6 +705,10 @@ def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
         raise ValueError(f"most_threads must be >= 1; got {most_threads}")
     s.kind = kind
     s.most_threads = <int>min(most_threads, NO_BOUND)
+    if quick not in (0, QUICK_LONG, QUICK_SHORT):
+        raise ValueError(f"quick must be 0, Quick.QUICK_LONG (1) or Quick.QUICK_SHORT (2); "
+                         f"got {quick}")
+    s.quick = quick
     z.n_planes, z.in_h, z.in_row = n_planes, in_h, in_row
     z.out_h, z.out_row, z.channels, z.in_px = in_h, in_row, 1, in_row
     z.order, z.slots, z.row, z.x_select = order, 1, 0, False
@@ -1080,12 +1156,19 @@ cdef inline void _rows_2x2(const Sizes* z, const floating* wy, Py_ssize_t wy_str
 cdef void _lines(const Sizes* z, const Py_ssize_t[:, ::1] index,
                  const floating[:, ::1] weight, const Py_ssize_t[::1] count,
                  const Py_ssize_t[::1] start, const floating* src, floating* dst,
-                 int n) noexcept nogil:
+                 int n, int quick) noexcept nogil:
     cdef Py_ssize_t rows = z.n_planes, n_in = z.in_row, n_out = z.out_row, r, o
     cdef Table x
     cdef cresize_team* team
+    cdef QuickCall call
     _table(&x, index, weight, count, &start[0])
-    if n == 1:
+    if quick and rows >= 2:
+        memset(&call, 0, sizeof(call))
+        call.z, call.x, call.path, call.wide = z, &x, QUICK_LINES, floating is double
+        call.src, call.dst = src, <char*>dst
+        _quick_go(&call, rows, quick)
+        return
+    if n == 1 or quick:
         for r in range(rows):
             _row(z, dst + r * n_out, src + r * n_in, &x)
         return
@@ -1106,10 +1189,19 @@ cdef void _lines(const Sizes* z, const Py_ssize_t[:, ::1] index,
 
 cdef void _planes(const Sizes* z, const Py_ssize_t[:, ::1] index,
                   const floating[:, ::1] weight, const Py_ssize_t[::1] count,
-                  const floating* src, floating* dst, int n) noexcept nogil:
+                  const floating* src, floating* dst, int n, int quick) noexcept nogil:
     cdef Py_ssize_t n_in = z.in_h, n_out = z.out_h, width = z.in_row
     cdef Py_ssize_t jobs = z.n_planes * n_out, j, a, o
     cdef cresize_team* team
+    cdef QuickCall call
+    if quick:
+        memset(&call, 0, sizeof(call))
+        call.z, call.path, call.wide = z, QUICK_PLANES, floating is double
+        call.y_index, call.index_stride = &index[0, 0], index.shape[1]
+        call.y_weight, call.weight_stride = &weight[0, 0], weight.shape[1]
+        call.y_count, call.src, call.dst = &count[0], src, <char*>dst
+        _quick_go(&call, jobs, quick)
+        return
     if n == 1:
         for j in range(jobs):
             a = j // n_out
@@ -1129,31 +1221,133 @@ cdef void _planes(const Sizes* z, const Py_ssize_t[:, ::1] index,
     cresize_team_end(team)
 
 
+cdef enum:
+    QUICK_ROWS = 0  # _fused_row, a ring of rows per thread
+    QUICK_PAIRS = 1  # _pair_rows
+    QUICK_BLOCKS = 2  # _rows_2x2
+    QUICK_LINES = 3  # _lines: _row
+    QUICK_PLANES = 4  # _planes: _combine_rows
+    QUICK_CHUNKS = 24  # chunks a quick call's rows are cut into (_quick.h)
+
+
+ctypedef struct QuickCall:
+    # One FUSED call as the quick pair's threads run it (``_quick_part``): ``_fused``'s
+    # arguments as pointers; ``path`` the loop it takes; ``wide``: float64 sums.
+    const Sizes* z
+    const Table* y
+    const Table* x
+    int path
+    bint wide
+    const Py_ssize_t* y_index
+    Py_ssize_t index_stride
+    const void* y_weight
+    Py_ssize_t weight_stride
+    const Py_ssize_t* y_count
+    const void* x_weight
+    Py_ssize_t n_px
+    const void* src
+    char* dst
+    void* scratch
+    Py_ssize_t scratch_stride
+    Py_ssize_t* tags
+    Py_ssize_t tags_stride
+
+
+cdef inline void _quick_go(QuickCall* call, Py_ssize_t jobs, int quick) noexcept nogil:
+    """Run ``jobs`` jobs of ``call`` on the quick pair, in ``QUICK_CHUNKS`` chunks."""
+    cresize_quick_run(_quick_part, call, jobs, (jobs + QUICK_CHUNKS - 1) // QUICK_CHUNKS,
+                      quick == QUICK_SHORT)
+
+
+cdef void _quick_part(void* call, int tid, Py_ssize_t j0, Py_ssize_t j1,
+                      int first) noexcept nogil:
+    """Jobs ``j0 … j1 - 1`` of a quick call (``cresize_quick_fn``) on thread ``tid``:
+    its row of scratch and tags; ``first``: the thread's first chunk of the call, whose
+    ring holds nothing yet."""
+    cdef QuickCall* c = <QuickCall*>call
+    if c.wide:
+        _quick_typed(c, <double*>c.scratch, tid, j0, j1, first)
+    else:
+        _quick_typed(c, <float*>c.scratch, tid, j0, j1, first)
+
+
+cdef inline void _quick_typed(const QuickCall* c, floating* scratch, int tid, Py_ssize_t j0,
+                              Py_ssize_t j1, int first) noexcept nogil:
+    cdef char kind = c.z.src_kind
+    if kind == b"B":
+        _quick_rows(c, <const unsigned char*>c.src, scratch, tid, j0, j1, first)
+    elif kind == b"b":
+        _quick_rows(c, <const signed char*>c.src, scratch, tid, j0, j1, first)
+    elif kind == b"H":
+        _quick_rows(c, <const unsigned short*>c.src, scratch, tid, j0, j1, first)
+    elif kind == b"h":
+        _quick_rows(c, <const short*>c.src, scratch, tid, j0, j1, first)
+    else:
+        _quick_rows(c, <const floating*>c.src, scratch, tid, j0, j1, first)
+
+
+cdef inline void _quick_rows(const QuickCall* c, const source* src, floating* scratch,
+                             int tid, Py_ssize_t j0, Py_ssize_t j1, int first) noexcept nogil:
+    """``_fused``'s loop for rows ``j0 … j1 - 1`` (``c.path``), one thread's share."""
+    cdef floating* buf = scratch + tid * c.scratch_stride
+    cdef Py_ssize_t* tag
+    cdef Py_ssize_t j, t, o
+    if c.path == QUICK_BLOCKS:
+        if (source is float and floating is float) or (source is double and floating is double):
+            _rows_2x2(c.z, <const floating*>c.y_weight, c.weight_stride,
+                      <const floating*>c.x_weight, c.n_px, <const floating*>src,
+                      <floating*>c.dst, j0, j1)
+    elif c.path == QUICK_LINES:
+        if source is floating:
+            for j in range(j0, j1):
+                _row(c.z, <floating*>c.dst + j * c.z.out_row, src + j * c.z.in_row, c.x)
+    elif c.path == QUICK_PLANES:
+        if source is floating:
+            for j in range(j0, j1):
+                t = j // c.z.out_h
+                o = j - t * c.z.out_h
+                _combine_rows(<floating*>c.dst + j * c.z.in_row, src + t * c.z.in_h * c.z.in_row,
+                              c.z.in_row, c.y_index + o * c.index_stride,
+                              <const floating*>c.y_weight + o * c.weight_stride, c.y_count[o],
+                              c.z.in_h)
+    elif c.path == QUICK_PAIRS:
+        _pair_rows(c.z, c.y_index, c.index_stride, <const floating*>c.y_weight,
+                   c.weight_stride, c.y_count, <const floating*>c.x_weight, c.n_px, src, c.dst,
+                   buf, j0, j1)
+    else:
+        tag = c.tags + tid * c.tags_stride
+        if first:
+            for t in range(c.z.slots):
+                tag[t] = -1
+        for j in range(j0, j1):
+            _fused_row(c.z, j, c.y, c.x, src, c.dst, buf, tag)
+
+
 cdef int _fused_from(const Sizes* z, const Py_ssize_t[:, ::1] y_index,
                      const floating[:, ::1] y_weight, const Py_ssize_t[::1] y_count,
                      const Py_ssize_t[:, ::1] x_index, const floating[:, ::1] x_weight,
                      const Py_ssize_t[::1] x_count, const Py_ssize_t[::1] x_start,
                      const void* src, char* dst, int n, floating* scratch,
                      Py_ssize_t scratch_stride, Py_ssize_t* tags,
-                     Py_ssize_t tags_stride) noexcept nogil:
+                     Py_ssize_t tags_stride, int quick) noexcept nogil:
     """``_fused`` on ``src`` of ``z.src_kind`` (0: floats of the sums' dtype)."""
     if z.src_kind == b"B":
         return _fused(z, y_index, y_weight, y_count, x_index, x_weight, x_count, x_start,
                       <const unsigned char*>src, dst, n, scratch, scratch_stride, tags,
-                      tags_stride)
+                      tags_stride, quick)
     elif z.src_kind == b"b":
         return _fused(z, y_index, y_weight, y_count, x_index, x_weight, x_count, x_start,
                       <const signed char*>src, dst, n, scratch, scratch_stride, tags,
-                      tags_stride)
+                      tags_stride, quick)
     elif z.src_kind == b"H":
         return _fused(z, y_index, y_weight, y_count, x_index, x_weight, x_count, x_start,
                       <const unsigned short*>src, dst, n, scratch, scratch_stride, tags,
-                      tags_stride)
+                      tags_stride, quick)
     elif z.src_kind == b"h":
         return _fused(z, y_index, y_weight, y_count, x_index, x_weight, x_count, x_start,
-                      <const short*>src, dst, n, scratch, scratch_stride, tags, tags_stride)
+                      <const short*>src, dst, n, scratch, scratch_stride, tags, tags_stride, quick)
     return _fused(z, y_index, y_weight, y_count, x_index, x_weight, x_count, x_start,
-                  <const floating*>src, dst, n, scratch, scratch_stride, tags, tags_stride)
+                  <const floating*>src, dst, n, scratch, scratch_stride, tags, tags_stride, quick)
 
 
 cdef int _fused(const Sizes* z, const Py_ssize_t[:, ::1] y_index,
@@ -1162,7 +1356,7 @@ cdef int _fused(const Sizes* z, const Py_ssize_t[:, ::1] y_index,
                 const Py_ssize_t[::1] x_count, const Py_ssize_t[::1] x_start,
                 const source* src, char* dst, int n, floating* scratch,
                 Py_ssize_t scratch_stride, Py_ssize_t* tags,
-                Py_ssize_t tags_stride) noexcept nogil:
+                Py_ssize_t tags_stride, int quick) noexcept nogil:
     """The fused sweep (``resize_2d``, ``resize_2d_int``); 1 when the scratch cannot
     be allocated."""
     # tid, buf and tag are set first thing in the parallel block; Cython passes them in
@@ -1174,14 +1368,22 @@ cdef int _fused(const Sizes* z, const Py_ssize_t[:, ::1] y_index,
     cdef Py_ssize_t* tag = NULL
     cdef Table y, x  # the tables as pointers: no per-row memoryview arguments
     cdef cresize_team* team = NULL
+    cdef QuickCall call
+    cdef int path = QUICK_ROWS
     _table(&y, y_index, y_weight, y_count, NULL)
     _table(&x, x_index, x_weight, x_count, &x_start[0])
     if z.order == VERTICAL_FIRST and z.y_block == 2 and z.x_block == 2 and not z.out_kind:
         if (source is float and floating is float) or (source is double and floating is double):
-            _blocks_2x2(z, &y_weight[0, 0], y_weight.shape[1], &x_weight[0, 0],
-                        x_index.shape[0], <const floating*>src, <floating*>dst, jobs, n)
-            return 0
-    if scratch == NULL:
+            if not quick:
+                _blocks_2x2(z, &y_weight[0, 0], y_weight.shape[1], &x_weight[0, 0],
+                            x_index.shape[0], <const floating*>src, <floating*>dst, jobs, n)
+                return 0
+            path = QUICK_BLOCKS
+    if z.order == VERTICAL_FIRST and z.x_block == 2 and path == QUICK_ROWS:
+        path = QUICK_PAIRS
+    if quick and (path == QUICK_ROWS and z.first_product and z.x_block == 0 and jobs < n):
+        quick, n = 0, 1  # one row of pixels: the pair has nothing to share
+    if scratch == NULL and path != QUICK_BLOCKS:
         if z.row >= PY_SSIZE_T_MAX // 8 // n or z.slots >= PY_SSIZE_T_MAX // 8 // n:
             return 1  # more bytes than any allocation (and no wrapped size)
         scratch_stride, tags_stride = z.row, z.slots
@@ -1192,6 +1394,17 @@ cdef int _fused(const Sizes* z, const Py_ssize_t[:, ::1] y_index,
             free(own_tags)
             return 1
         scratch, tags = own, own_tags
+    if quick:
+        call.z, call.y, call.x, call.path, call.wide = z, &y, &x, path, floating is double
+        call.y_index, call.index_stride = &y_index[0, 0], y_index.shape[1]
+        call.y_weight, call.weight_stride = &y_weight[0, 0], y_weight.shape[1]
+        call.y_count, call.x_weight, call.n_px = &y_count[0], &x_weight[0, 0], x_index.shape[0]
+        call.src, call.dst, call.scratch, call.scratch_stride = src, dst, scratch, scratch_stride
+        call.tags, call.tags_stride = tags, tags_stride
+        _quick_go(&call, jobs, quick)
+        free(own)
+        free(own_tags)
+        return 0
     if n > 1:
         team = cresize_team_begin(n)
     if z.order == VERTICAL_FIRST and z.x_block == 2:  # no per-row arguments (_pair_rows)

@@ -1,0 +1,367 @@
+/* The quick pair: a second thread for calls too short for an OpenMP team (Linux).
+ *
+ * With the passive wait policy (_waitpolicy.py) an OpenMP worker sleeps between calls
+ * and each call wakes it. On the 2-vCPU VM this was measured on, that wake made a
+ * 2-thread (224, 224, 3) -> 112x112 bilinear call take 23-72 us against 9-12 us on one
+ * thread, so calls below _plan.MIN_WORK_PER_THREAD per thread run on one thread.
+ * With libgomp spinning instead, two threads took 7-9 us, but a spinning team costs
+ * milliseconds on busy cores (docs/limits.md).
+ *
+ * The quick pair keeps what the spin gains and bounds what it costs:
+ *
+ * - One helper thread (a plain pthread, started at the first quick call), shared by
+ *   the process. After its last piece of work it spins for CRESIZE_QUICK_SPIN_NS
+ *   (checking the clock every 64 pauses), then sleeps on a futex. A caller wakes it
+ *   (one FUTEX_WAKE) only when it sleeps.
+ * - A call's output rows (jobs) are cut into chunks; the calling thread claims chunks
+ *   from the front, the helper from the back (one atomic word: the call's generation
+ *   and the unclaimed chunks lo .. hi - 1), so in a run of calls each thread keeps
+ *   reading the same half of the input. The caller never waits for the helper to
+ *   arrive: a helper that is asleep, still waking or on a busy CPU claims nothing and
+ *   the caller runs every chunk. It waits only for chunks the helper has claimed.
+ * - The helper stops spinning at once when it finds itself on the calling thread's
+ *   CPU (it would only take that thread's time).
+ * - One call at a time: a second calling thread (another Python thread) that finds
+ *   the pair in use runs its call alone.
+ *
+ * Which thread computes an output row never changes its bits (every kernel's row is
+ * computed the same way on any thread). A forked child starts with no helper
+ * (pthread_atfork); its first quick call starts one. Elsewhere (not Linux)
+ * cresize_quick_run runs the whole call on the calling thread.
+ */
+#ifndef CRESIZE_QUICK_H
+#define CRESIZE_QUICK_H
+
+/* fn(call, tid, j0, j1, first): run jobs j0 .. j1 - 1 of `call` on thread tid (0: the
+ * caller, 1: the helper); `first`: the thread's first chunk of this call. */
+typedef void (*cresize_quick_fn)(void *call, int tid, Py_ssize_t j0, Py_ssize_t j1,
+                                 int first);
+
+/* 1: calls may use the helper (_kernels.set_quick_thread, CRESIZE_QUICK_THREAD). */
+static int cresize_quick_on = 1;
+/* Calls that found the pair free, and those in which the helper took a chunk (tests). */
+static long cresize_quick_calls = 0;
+static long cresize_quick_helped = 0;
+static long cresize_quick_wakes = 0; /* calls that woke the helper (tests) */
+static long cresize_quick_holds = 0; /* times the helper found its CPU contended */
+
+#if defined(__linux__)
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+/* How long the helper spins after its last chunk before it sleeps: a run of calls
+ * (a loop over images or layers) finds it awake; an idle process costs at most this
+ * much of one CPU after its last call. */
+#define CRESIZE_QUICK_SPIN_NS 50000LL
+#define CRESIZE_QUICK_MASK 0xffffffULL /* lo and hi: 24 bits each */
+
+typedef struct {
+    /* generation << 48 | lo << 24 | hi: chunks lo .. hi - 1 are unclaimed */
+    unsigned long long state __attribute__((aligned(64)));
+    long done __attribute__((aligned(64))); /* chunks the helper finished this call */
+    int sleeping __attribute__((aligned(64))); /* the helper waits (or will) on `wake` */
+    unsigned wake;      /* the futex word */
+    int busy;           /* a caller holds the pair */
+    int started;        /* 1: the helper runs; -1: it could not be started */
+    int caller_cpu;     /* the calling thread's CPU when the call began */
+    int hold;           /* the helper asks callers to leave it asleep this many calls */
+    int skip;           /* calls left that find it asleep and leave it so */
+    unsigned long long call_no; /* calls published (the helper's `first`) */
+    cresize_quick_fn fn;
+    void *call;
+    Py_ssize_t jobs, chunk;
+} cresize_quick_pair;
+
+static cresize_quick_pair cresize_quick;
+static cpu_set_t cresize_quick_cpus; /* the CPUs the helper may run on, from its start */
+/* A helper woken for nothing (it came after the call was done: calls shorter than its
+ * wake, far apart) asks the next call that finds it asleep to leave it so, then the
+ * next 2, 4, ... up to CRESIZE_QUICK_MAX_SKIP calls, while it keeps finding nothing:
+ * such calls pay a wake (a system call) one time in 65 at most. */
+#define CRESIZE_QUICK_MAX_SKIP 64
+/* While it spins, the helper reads how long it waited for its CPU every
+ * CRESIZE_QUICK_CHECK_NS (and after its chunks); more than CRESIZE_QUICK_CONTENDED_NS
+ * since means another program shares that CPU (a time slice, 0.7-4 ms, not the tens
+ * of microseconds a kernel thread takes), where a slice taken from the helper in the
+ * middle of a chunk holds up the caller for milliseconds (measured: 4-8 ms stalls next
+ * to one busy process). It then sleeps and asks callers to leave it asleep for
+ * CRESIZE_QUICK_MAX_SKIP calls, twice as many each time in a row, up to
+ * CRESIZE_QUICK_MAX_HOLD. */
+#define CRESIZE_QUICK_CHECK_NS 20000LL
+#define CRESIZE_QUICK_CONTENDED_NS 200000LL
+#define CRESIZE_QUICK_MAX_HOLD 4096
+
+static inline void cresize_quick_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+static inline long long cresize_quick_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* Chunk c's jobs. */
+static inline void cresize_quick_chunk(const cresize_quick_pair *q, unsigned long long c,
+                                       Py_ssize_t *j0, Py_ssize_t *j1)
+{
+    *j0 = (Py_ssize_t)c * q->chunk;
+    *j1 = *j0 + q->chunk < q->jobs ? *j0 + q->chunk : q->jobs;
+}
+
+/* Keep the helper off the calling thread's CPU, where it would take that thread's time
+ * (Linux wakes a thread next to its waker when both CPUs look busy): 1 when it is off
+ * that CPU now. Its own CPUs only; none of the process's other threads'. */
+static int cresize_quick_away(int *excluded)
+{
+    int caller = __atomic_load_n(&cresize_quick.caller_cpu, __ATOMIC_RELAXED);
+    cpu_set_t m;
+    if (sched_getcpu() != caller)
+        return 1;
+    if (caller == *excluded || caller < 0 || caller >= CPU_SETSIZE)
+        return 0;
+    m = cresize_quick_cpus;
+    CPU_CLR(caller, &m);
+    *excluded = caller;
+    return CPU_COUNT(&m) > 0 && sched_setaffinity(0, sizeof m, &m) == 0;
+}
+
+/* How long this thread has waited for a CPU while runnable (ns; the second field of
+ * /proc/thread-self/schedstat, open as fd); -1 when it cannot be read. */
+static long long cresize_quick_delay(int fd)
+{
+    char buf[96];
+    const char *c = buf;
+    long long delay = 0;
+    ssize_t got = fd < 0 ? -1 : pread(fd, buf, sizeof buf - 1, 0);
+    if (got <= 0)
+        return -1;
+    buf[got] = 0;
+    while (*c >= '0' && *c <= '9') /* the time it ran */
+        c++;
+    if (*c++ != ' ' || *c < '0' || *c > '9')
+        return -1;
+    for (; *c >= '0' && *c <= '9'; c++)
+        delay = delay * 10 + (*c - '0');
+    return delay;
+}
+
+static void *cresize_quick_main(void *unused)
+{
+    cresize_quick_pair *q = &cresize_quick;
+    unsigned long long joined = 0; /* the call_no of the call it last took a chunk of */
+    long long idle_since = cresize_quick_now();
+    unsigned spins = 0;
+    int excluded = -1; /* the CPU its affinity leaves out (-1: none) */
+    int hold = 0;      /* calls to stay asleep for after its CPU was contended */
+    int idle_hold = 0; /* the same after wakes that found nothing */
+    int took = 1;      /* it took a chunk since it last woke */
+    int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+    long long delay = cresize_quick_delay(fd), checked = idle_since;
+    (void)unused;
+    if (sched_getaffinity(0, sizeof cresize_quick_cpus, &cresize_quick_cpus))
+        CPU_ZERO(&cresize_quick_cpus);
+    cresize_quick_away(&excluded);
+    for (;;) {
+        unsigned long long s = __atomic_load_n(&q->state, __ATOMIC_ACQUIRE);
+        unsigned long long lo = (s >> 24) & CRESIZE_QUICK_MASK, hi = s & CRESIZE_QUICK_MASK;
+        if (lo < hi) {
+            if (__atomic_compare_exchange_n(&q->state, &s, s - 1, 0, __ATOMIC_ACQ_REL,
+                                            __ATOMIC_ACQUIRE)) {
+                /* claimed: the call stays published until its chunks are done */
+                Py_ssize_t j0, j1;
+                unsigned long long no = q->call_no;
+                cresize_quick_chunk(q, hi - 1, &j0, &j1);
+                q->fn(q->call, 1, j0, j1, no != joined);
+                joined = no;
+                __atomic_add_fetch(&q->done, 1, __ATOMIC_RELEASE);
+                idle_since = 0;
+                took = 1;
+            }
+            continue;
+        }
+        cresize_quick_pause();
+        if (++spins % 64)
+            continue;
+        if (idle_since == 0) {
+            idle_since = cresize_quick_now();
+            continue;
+        }
+        long long now = cresize_quick_now(), d = 0;
+        int contended = 0;
+        if (now - checked >= CRESIZE_QUICK_CHECK_NS) { /* waited for its CPU since? */
+            d = cresize_quick_delay(fd);
+            contended = delay >= 0 && d - delay > CRESIZE_QUICK_CONTENDED_NS;
+            delay = d;
+            checked = now;
+        }
+        if (!contended && now - idle_since < CRESIZE_QUICK_SPIN_NS &&
+            cresize_quick_away(&excluded))
+            continue;
+        if (contended) {
+            hold = hold ? (2 * hold < CRESIZE_QUICK_MAX_HOLD ? 2 * hold : CRESIZE_QUICK_MAX_HOLD)
+                        : CRESIZE_QUICK_MAX_SKIP;
+            __atomic_add_fetch(&cresize_quick_holds, 1, __ATOMIC_RELAXED);
+            __atomic_store_n(&q->hold, hold, __ATOMIC_SEQ_CST);
+        } else {
+            if (now - idle_since >= CRESIZE_QUICK_SPIN_NS)
+                hold = 0; /* a run of calls that ended with nothing in its way */
+            if (took)
+                idle_hold = 0;
+            else
+                idle_hold = idle_hold ? (2 * idle_hold < CRESIZE_QUICK_MAX_SKIP ? 2 * idle_hold
+                                                                               : CRESIZE_QUICK_MAX_SKIP)
+                                      : 1;
+            if (idle_hold)
+                __atomic_store_n(&q->hold, idle_hold, __ATOMIC_SEQ_CST);
+        }
+        took = 0;
+        /* sleep: a caller that publishes after `sleeping` is set wakes it; one that
+         * published before is seen by the load of `state` below */
+        __atomic_store_n(&q->sleeping, 1, __ATOMIC_SEQ_CST);
+        unsigned w = __atomic_load_n(&q->wake, __ATOMIC_SEQ_CST);
+        s = __atomic_load_n(&q->state, __ATOMIC_SEQ_CST);
+        if (((s >> 24) & CRESIZE_QUICK_MASK) >= (s & CRESIZE_QUICK_MASK))
+            syscall(SYS_futex, &q->wake, FUTEX_WAIT_PRIVATE, w, NULL, NULL, 0);
+        __atomic_store_n(&q->sleeping, 0, __ATOMIC_SEQ_CST);
+        cresize_quick_away(&excluded);
+        idle_since = checked = cresize_quick_now();
+        delay = cresize_quick_delay(fd); /* the wake's own wait does not count */
+    }
+    return NULL;
+}
+
+static void cresize_quick_forked(void)
+{
+    /* the helper was not forked with the process: the next quick call starts one */
+    memset(&cresize_quick, 0, sizeof cresize_quick);
+}
+
+/* Start the helper (the first quick call, the pair held): 1, or -1 when it cannot be
+ * started (then every call runs alone). Signals stay with the process's other threads. */
+static int cresize_quick_start(void)
+{
+    static int atfork = 0;
+    pthread_t thread;
+    pthread_attr_t attr;
+    sigset_t all, old;
+    int failed;
+    if (!atfork) {
+        if (pthread_atfork(NULL, NULL, cresize_quick_forked))
+            return -1;
+        atfork = 1;
+    }
+    if (pthread_attr_init(&attr))
+        return -1;
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    failed = pthread_create(&thread, &attr, cresize_quick_main, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_attr_destroy(&attr);
+    return failed ? -1 : 1;
+}
+
+/* Run `jobs` jobs of `call` in chunks of `chunk` on the calling thread and, where it
+ * comes, the helper: 2 when the helper took some chunk, else 1. */
+static int cresize_quick_run(cresize_quick_fn fn, void *call, Py_ssize_t jobs,
+                             Py_ssize_t chunk, int heed_hold)
+{
+    cresize_quick_pair *q = &cresize_quick;
+    unsigned long long n = chunk > 0 ? (unsigned long long)((jobs + chunk - 1) / chunk) : 0;
+    unsigned long long s, mine = 0, gen;
+    unsigned spins = 0;
+    int first = 1;
+    if (!cresize_quick_on || n < 2 || n > CRESIZE_QUICK_MASK ||
+        __atomic_exchange_n(&q->busy, 1, __ATOMIC_ACQUIRE)) {
+        fn(call, 0, 0, jobs, 1);
+        return 1;
+    }
+    if (q->started == 0)
+        q->started = cresize_quick_start();
+    if (q->started < 0) {
+        __atomic_store_n(&q->busy, 0, __ATOMIC_RELEASE);
+        fn(call, 0, 0, jobs, 1);
+        return 1;
+    }
+    cresize_quick_calls++;
+    q->fn = fn;
+    q->call = call;
+    q->jobs = jobs;
+    q->chunk = chunk;
+    q->call_no++;
+    __atomic_store_n(&q->done, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&q->caller_cpu, sched_getcpu(), __ATOMIC_RELAXED);
+    gen = ((__atomic_load_n(&q->state, __ATOMIC_RELAXED) >> 48) + 1) & 0xffff;
+    __atomic_store_n(&q->state, gen << 48 | n, __ATOMIC_SEQ_CST); /* publish: lo 0, hi n */
+    if (__atomic_load_n(&q->sleeping, __ATOMIC_SEQ_CST)) {
+        /* wake it, unless the last wake gained nothing (backing off, up to
+         * CRESIZE_QUICK_MAX_SKIP calls: isolated calls end before it arrives) */
+        int hold = __atomic_exchange_n(&q->hold, 0, __ATOMIC_SEQ_CST);
+        if (hold > q->skip)
+            q->skip = hold;
+        if (q->skip > 0 && heed_hold) {
+            q->skip--;
+        } else if (__atomic_exchange_n(&q->sleeping, 0, __ATOMIC_SEQ_CST)) {
+            cresize_quick_wakes++;
+            __atomic_add_fetch(&q->wake, 1, __ATOMIC_SEQ_CST);
+            syscall(SYS_futex, &q->wake, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+        }
+    }
+    for (;;) {
+        Py_ssize_t j0, j1;
+        unsigned long long lo;
+        s = __atomic_load_n(&q->state, __ATOMIC_ACQUIRE);
+        lo = (s >> 24) & CRESIZE_QUICK_MASK;
+        if (lo >= (s & CRESIZE_QUICK_MASK))
+            break;
+        if (!__atomic_compare_exchange_n(&q->state, &s, s + (1ULL << 24), 0, __ATOMIC_ACQ_REL,
+                                         __ATOMIC_ACQUIRE))
+            continue;
+        cresize_quick_chunk(q, lo, &j0, &j1);
+        fn(call, 0, j0, j1, first);
+        first = 0;
+        mine++;
+    }
+    /* the helper's claimed chunks: short, unless its CPU was taken from it */
+    while ((unsigned long long)__atomic_load_n(&q->done, __ATOMIC_ACQUIRE) < n - mine) {
+        if (++spins < 4096)
+            cresize_quick_pause();
+        else
+            sched_yield();
+    }
+    if (mine < n)
+        cresize_quick_helped++;
+    __atomic_store_n(&q->busy, 0, __ATOMIC_RELEASE);
+    return mine < n ? 2 : 1;
+}
+
+#else /* not Linux: the calling thread alone */
+
+static int cresize_quick_run(cresize_quick_fn fn, void *call, Py_ssize_t jobs,
+                             Py_ssize_t chunk, int heed_hold)
+{
+    (void)chunk;
+    (void)heed_hold;
+    fn(call, 0, 0, jobs, 1);
+    return 1;
+}
+
+#endif
+#endif
