@@ -9,11 +9,6 @@ cpdef enum Kind:  # of kernel call (``Step.kind``)
     FUSED = 2
 
 
-cpdef enum Quick:  # which calls of a step may take the quick pair (``Step.quick``)
-    QUICK_LONG = 1  # those of at most two threads
-    QUICK_SHORT = 2  # the same, and they leave a helper that asked to be left asleep
-
-
 ctypedef struct Sizes:
     # src (n_planes, in_h, in_row) -> dst (n_planes, out_h, out_row); LINES: in_h =
     # out_h = 1; PLANES: in_row = out_row, the row length.
@@ -55,7 +50,7 @@ cdef class Step:
     cdef readonly int src_type, dst_type  # their type numbers
     cdef readonly Py_ssize_t src_size, dst_size  # values read and written
     cdef readonly int most_threads  # more threads than this cost more than they save
-    cdef readonly int quick  # 0, QUICK_LONG, QUICK_SHORT: may take the quick pair (_quick.h)
+    cdef readonly bint quick  # calls of at most two threads take the quick pair (_quick.h)
     cdef Sizes size
     # y: the table along in_h (PLANES, FUSED); x: along the rows (LINES, FUSED).
     cdef const Py_ssize_t[:, ::1] y_index

@@ -26,10 +26,6 @@ MAX_BLOCK_CHANNELS: int
 MAX_PIXEL_CHANNELS: int
 INT_ROW_CHUNK: int
 
-class Quick(enum.IntEnum):
-    QUICK_LONG = 1
-    QUICK_SHORT = 2
-
 class Step:
     kind: int
     wide: bool
@@ -40,7 +36,7 @@ class Step:
     src_size: int
     dst_size: int
     most_threads: int
-    quick: int
+    quick: bool
     @property
     def blocks(self) -> tuple[int, int]: ...
     @property
@@ -73,7 +69,7 @@ def make_step(
     first_product: bool = False,
     src_dtype: npt.DTypeLike | None = None,
     dst_dtype: npt.DTypeLike | None = None,
-    quick: int = 0,
+    quick: bool = False,
 ) -> Step: ...
 def openmp_enabled() -> bool: ...
 def max_threads() -> int: ...

@@ -72,7 +72,7 @@ cdef extern from "_quick.h" nogil:
     ctypedef void (*cresize_quick_fn)(void* call, int tid, Py_ssize_t j0, Py_ssize_t j1,
                                       int first) noexcept nogil
     int cresize_quick_run(cresize_quick_fn fn, void* call, Py_ssize_t jobs,
-                          Py_ssize_t chunk, int heed_hold) noexcept
+                          Py_ssize_t chunk) noexcept
     int cresize_quick_on
     long cresize_quick_calls
     long cresize_quick_helped
@@ -615,12 +615,12 @@ cdef class Step:
         at least ``size.row`` / ``size.slots`` values, ``*_stride`` apart; NULL:
         allocated here."""
         cdef int n = num_threads, failed = 0
-        cdef int quick = 0
+        cdef bint quick = False
         _check_threads(num_threads)
         if n > self.most_threads:
             n = self.most_threads
         if num_threads >= 2 and n <= 2 and self.quick and cresize_quick_on:
-            n, quick = 2, self.quick  # the calling thread and the quick pair's helper
+            n, quick = 2, True  # the calling thread and the quick pair's helper
         if self.dst_size == 0:
             return 0
         with nogil:  # other Python threads run meanwhile
@@ -657,7 +657,7 @@ def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
               tuple y=None, tuple x=None, Py_ssize_t channels=1, int order=DIRECT,
               Py_ssize_t slots=1, Py_ssize_t x_block=0, Py_ssize_t y_block=0,
               Py_ssize_t most_threads=NO_BOUND, bint first_product=False, src_dtype=None,
-              dst_dtype=None, int quick=0):
+              dst_dtype=None, bint quick=False):
     """A checked ``Step`` on ``src (n_planes, in_h, in_row)``.
 
     ``LINES``: ``x`` = ``(index, weight, count, start, select)`` (``Taps.row_args``)
@@ -674,12 +674,10 @@ def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
     inputs ``o*f … o*f + f - 1``; checked), whose rows then read their inputs without
     the index table (the same bits); ``y_block`` likewise for the y table (blocks of
     2x2 are summed in one sweep over their two rows). ``most_threads`` bounds the
-    threads of every call. ``quick`` (``QUICK_LONG``, ``QUICK_SHORT``; 0: never): a call
-    of at most two threads (by ``most_threads`` and the count asked for), asked for more
-    than one, runs on the calling thread and the quick pair's helper (``_quick.h``)
-    instead of an OpenMP team, where that helper is on and free; the same bits. A
-    ``QUICK_SHORT`` call leaves alone a helper that asked to be (its CPU was contended:
-    a stall there would cost a short call many times its length).
+    threads of every call. ``quick``: a call of at most two threads (by ``most_threads``
+    and the count asked for), asked for more than one, runs on the calling thread and
+    the quick pair's helper (``_quick.h``) instead of an OpenMP team, where that helper
+    is on and free; the same bits.
 
     ``first_product`` (``FUSED``, ``DIRECT``, one input and one output row: the
     resample of rows of pixels along one axis, standing in for a combination of whole
@@ -705,9 +703,6 @@ def make_step(int kind, Py_ssize_t n_planes, Py_ssize_t in_h, Py_ssize_t in_row,
         raise ValueError(f"most_threads must be >= 1; got {most_threads}")
     s.kind = kind
     s.most_threads = <int>min(most_threads, NO_BOUND)
-    if quick not in (0, QUICK_LONG, QUICK_SHORT):
-        raise ValueError(f"quick must be 0, Quick.QUICK_LONG (1) or Quick.QUICK_SHORT (2); "
-                         f"got {quick}")
     s.quick = quick
     z.n_planes, z.in_h, z.in_row = n_planes, in_h, in_row
     z.out_h, z.out_row, z.channels, z.in_px = in_h, in_row, 1, in_row
@@ -1156,7 +1151,7 @@ cdef inline void _rows_2x2(const Sizes* z, const floating* wy, Py_ssize_t wy_str
 cdef void _lines(const Sizes* z, const Py_ssize_t[:, ::1] index,
                  const floating[:, ::1] weight, const Py_ssize_t[::1] count,
                  const Py_ssize_t[::1] start, const floating* src, floating* dst,
-                 int n, int quick) noexcept nogil:
+                 int n, bint quick) noexcept nogil:
     cdef Py_ssize_t rows = z.n_planes, n_in = z.in_row, n_out = z.out_row, r, o
     cdef Table x
     cdef cresize_team* team
@@ -1166,7 +1161,7 @@ cdef void _lines(const Sizes* z, const Py_ssize_t[:, ::1] index,
         memset(&call, 0, sizeof(call))
         call.z, call.x, call.path, call.wide = z, &x, QUICK_LINES, floating is double
         call.src, call.dst = src, <char*>dst
-        _quick_go(&call, rows, quick)
+        _quick_go(&call, rows)
         return
     if n == 1 or quick:
         for r in range(rows):
@@ -1189,7 +1184,7 @@ cdef void _lines(const Sizes* z, const Py_ssize_t[:, ::1] index,
 
 cdef void _planes(const Sizes* z, const Py_ssize_t[:, ::1] index,
                   const floating[:, ::1] weight, const Py_ssize_t[::1] count,
-                  const floating* src, floating* dst, int n, int quick) noexcept nogil:
+                  const floating* src, floating* dst, int n, bint quick) noexcept nogil:
     cdef Py_ssize_t n_in = z.in_h, n_out = z.out_h, width = z.in_row
     cdef Py_ssize_t jobs = z.n_planes * n_out, j, a, o
     cdef cresize_team* team
@@ -1200,7 +1195,7 @@ cdef void _planes(const Sizes* z, const Py_ssize_t[:, ::1] index,
         call.y_index, call.index_stride = &index[0, 0], index.shape[1]
         call.y_weight, call.weight_stride = &weight[0, 0], weight.shape[1]
         call.y_count, call.src, call.dst = &count[0], src, <char*>dst
-        _quick_go(&call, jobs, quick)
+        _quick_go(&call, jobs)
         return
     if n == 1:
         for j in range(jobs):
@@ -1253,10 +1248,9 @@ ctypedef struct QuickCall:
     Py_ssize_t tags_stride
 
 
-cdef inline void _quick_go(QuickCall* call, Py_ssize_t jobs, int quick) noexcept nogil:
+cdef inline void _quick_go(QuickCall* call, Py_ssize_t jobs) noexcept nogil:
     """Run ``jobs`` jobs of ``call`` on the quick pair, in ``QUICK_CHUNKS`` chunks."""
-    cresize_quick_run(_quick_part, call, jobs, (jobs + QUICK_CHUNKS - 1) // QUICK_CHUNKS,
-                      quick == QUICK_SHORT)
+    cresize_quick_run(_quick_part, call, jobs, (jobs + QUICK_CHUNKS - 1) // QUICK_CHUNKS)
 
 
 cdef void _quick_part(void* call, int tid, Py_ssize_t j0, Py_ssize_t j1,
@@ -1329,7 +1323,7 @@ cdef int _fused_from(const Sizes* z, const Py_ssize_t[:, ::1] y_index,
                      const Py_ssize_t[::1] x_count, const Py_ssize_t[::1] x_start,
                      const void* src, char* dst, int n, floating* scratch,
                      Py_ssize_t scratch_stride, Py_ssize_t* tags,
-                     Py_ssize_t tags_stride, int quick) noexcept nogil:
+                     Py_ssize_t tags_stride, bint quick) noexcept nogil:
     """``_fused`` on ``src`` of ``z.src_kind`` (0: floats of the sums' dtype)."""
     if z.src_kind == b"B":
         return _fused(z, y_index, y_weight, y_count, x_index, x_weight, x_count, x_start,
@@ -1356,7 +1350,7 @@ cdef int _fused(const Sizes* z, const Py_ssize_t[:, ::1] y_index,
                 const Py_ssize_t[::1] x_count, const Py_ssize_t[::1] x_start,
                 const source* src, char* dst, int n, floating* scratch,
                 Py_ssize_t scratch_stride, Py_ssize_t* tags,
-                Py_ssize_t tags_stride, int quick) noexcept nogil:
+                Py_ssize_t tags_stride, bint quick) noexcept nogil:
     """The fused sweep (``resize_2d``, ``resize_2d_int``); 1 when the scratch cannot
     be allocated."""
     # tid, buf and tag are set first thing in the parallel block; Cython passes them in
@@ -1382,7 +1376,7 @@ cdef int _fused(const Sizes* z, const Py_ssize_t[:, ::1] y_index,
     if z.order == VERTICAL_FIRST and z.x_block == 2 and path == QUICK_ROWS:
         path = QUICK_PAIRS
     if quick and (path == QUICK_ROWS and z.first_product and z.x_block == 0 and jobs < n):
-        quick, n = 0, 1  # one row of pixels: the pair has nothing to share
+        quick, n = False, 1  # one row of pixels: the pair has nothing to share
     if scratch == NULL and path != QUICK_BLOCKS:
         if z.row >= PY_SSIZE_T_MAX // 8 // n or z.slots >= PY_SSIZE_T_MAX // 8 // n:
             return 1  # more bytes than any allocation (and no wrapped size)
@@ -1401,7 +1395,7 @@ cdef int _fused(const Sizes* z, const Py_ssize_t[:, ::1] y_index,
         call.y_count, call.x_weight, call.n_px = &y_count[0], &x_weight[0, 0], x_index.shape[0]
         call.src, call.dst, call.scratch, call.scratch_stride = src, dst, scratch, scratch_stride
         call.tags, call.tags_stride = tags, tags_stride
-        _quick_go(&call, jobs, quick)
+        _quick_go(&call, jobs)
         free(own)
         free(own_tags)
         return 0

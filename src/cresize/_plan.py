@@ -52,12 +52,6 @@ MIN_WORK_PER_THREAD = 2**17
 #: thread or an OpenMP team, whose sleeping worker takes tens of microseconds to wake.
 QUICK_MIN_WORK = 2**15
 
-#: Values read and written below which a quick call is short (``_kernels.QUICK_SHORT``):
-#: tens of microseconds on one thread, where waiting for a helper that lost its CPU to
-#: another program (a time slice, milliseconds) would cost many times the call; such
-#: calls leave a helper that found its CPU contended asleep for a while (``_quick.h``).
-QUICK_SHORT_WORK = 2**20
-
 #: Values (outputs x channels) a row's periodic run must hold before a plan resamples it
 #: by the periodic pass (``Taps.period``, docs/kernels.md): on shorter rows its set-up
 #: costs more than it saves (one thread, bicubic x2: a (1,1,64,64) plan call 12.5 µs with
@@ -606,7 +600,7 @@ def _float_step(tables, shape, axes, order, slots, dtype):
             x=_row_args(y, dtype, 1),
             x_block=y.block,
             most_threads=most,
-            quick=_quick(work),
+            quick=work >= QUICK_MIN_WORK,
         )
         return (
             LINES,
@@ -631,7 +625,7 @@ def _float_step(tables, shape, axes, order, slots, dtype):
             order=_kernels.Order.DIRECT,
             most_threads=most,
             first_product=True,
-            quick=_quick(work),
+            quick=work >= QUICK_MIN_WORK,
         )
         return (FUSED, src_shape, tuple(out_shape), dst_shape, step, work, dtype)
     step = work and _kernels.make_step(
@@ -641,7 +635,7 @@ def _float_step(tables, shape, axes, order, slots, dtype):
         inner,
         y=y.kernel_args(dtype),
         most_threads=most,
-        quick=_quick(work),
+        quick=work >= QUICK_MIN_WORK,
     )
     return (
         PLANES,
@@ -710,14 +704,6 @@ def _compile_int(program, tables, shape, dtype):
     return steps
 
 
-def _quick(work):
-    """Which calls of a step of ``work`` values read and written may take the quick pair
-    (``_kernels.make_step``'s ``quick``)."""
-    if work < QUICK_MIN_WORK:
-        return 0
-    return int(_kernels.Quick.QUICK_SHORT if work < QUICK_SHORT_WORK else _kernels.Quick.QUICK_LONG)
-
-
 def _fused_step(y, x, outer, channels, order, slots, dtype, work, x_block, y_block, **dtypes):
     """A ``FUSED`` step (``_kernels.make_step``) of tables ``y`` and ``x`` over ``outer``
     planes of rows of pixels of ``channels`` values, weights of ``dtype`` (``dtypes``:
@@ -740,7 +726,7 @@ def _fused_step(y, x, outer, channels, order, slots, dtype, work, x_block, y_blo
         x_block=x_block,
         y_block=y_block,
         most_threads=max(1, work // MIN_WORK_PER_THREAD),
-        quick=_quick(work),
+        quick=work >= QUICK_MIN_WORK,
         **dtypes,
     )
     return src_shape, dst_shape, step

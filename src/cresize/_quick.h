@@ -76,6 +76,7 @@ typedef struct {
     int caller_cpu;     /* the calling thread's CPU when the call began */
     int hold;           /* the helper asks callers to leave it asleep this many calls */
     int skip;           /* calls left that find it asleep and leave it so */
+    long long hold_until; /* its CPU was contended: calls leave it asleep until then */
     unsigned long long call_no; /* calls published (the helper's `first`) */
     cresize_quick_fn fn;
     void *call;
@@ -94,12 +95,15 @@ static cpu_set_t cresize_quick_cpus; /* the CPUs the helper may run on, from its
  * since means another program shares that CPU (a time slice, 0.7-4 ms, not the tens
  * of microseconds a kernel thread takes), where a slice taken from the helper in the
  * middle of a chunk holds up the caller for milliseconds (measured: 4-8 ms stalls next
- * to one busy process). It then sleeps and asks callers to leave it asleep for
- * CRESIZE_QUICK_MAX_SKIP calls, twice as many each time in a row, up to
- * CRESIZE_QUICK_MAX_HOLD. */
+ * to one busy process; long calls measured 1.2x their one-thread time, where an OpenMP
+ * team, its worker woken next to the caller, took its one-thread time). It then sleeps
+ * and asks callers to leave it asleep for CRESIZE_QUICK_HOLD_NS, twice as long each
+ * time in a row, up to CRESIZE_QUICK_MAX_HOLD_NS, half as long after a run of calls it
+ * helped without waiting: meanwhile calls run on the calling thread alone. */
 #define CRESIZE_QUICK_CHECK_NS 20000LL
 #define CRESIZE_QUICK_CONTENDED_NS 200000LL
-#define CRESIZE_QUICK_MAX_HOLD 4096
+#define CRESIZE_QUICK_HOLD_NS 10000000LL
+#define CRESIZE_QUICK_MAX_HOLD_NS 1280000000LL
 
 static inline void cresize_quick_pause(void)
 {
@@ -169,7 +173,7 @@ static void *cresize_quick_main(void *unused)
     long long idle_since = cresize_quick_now();
     unsigned spins = 0;
     int excluded = -1; /* the CPU its affinity leaves out (-1: none) */
-    int hold = 0;      /* calls to stay asleep for after its CPU was contended */
+    long long hold = 0; /* how long to stay asleep after its CPU was contended (ns) */
     int idle_hold = 0; /* the same after wakes that found nothing */
     int took = 1;      /* it took a chunk since it last woke */
     int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
@@ -215,13 +219,14 @@ static void *cresize_quick_main(void *unused)
             cresize_quick_away(&excluded))
             continue;
         if (contended) {
-            hold = hold ? (2 * hold < CRESIZE_QUICK_MAX_HOLD ? 2 * hold : CRESIZE_QUICK_MAX_HOLD)
-                        : CRESIZE_QUICK_MAX_SKIP;
+            hold = hold ? (2 * hold < CRESIZE_QUICK_MAX_HOLD_NS ? 2 * hold
+                                                                : CRESIZE_QUICK_MAX_HOLD_NS)
+                        : CRESIZE_QUICK_HOLD_NS;
             __atomic_add_fetch(&cresize_quick_holds, 1, __ATOMIC_RELAXED);
-            __atomic_store_n(&q->hold, hold, __ATOMIC_SEQ_CST);
+            __atomic_store_n(&q->hold_until, now + hold, __ATOMIC_SEQ_CST);
         } else {
-            if (now - idle_since >= CRESIZE_QUICK_SPIN_NS)
-                hold = 0; /* a run of calls that ended with nothing in its way */
+            if (took && now - idle_since >= CRESIZE_QUICK_SPIN_NS)
+                hold /= 2; /* a run of calls it helped with nothing in its way */
             if (took)
                 idle_hold = 0;
             else
@@ -281,7 +286,7 @@ static int cresize_quick_start(void)
 /* Run `jobs` jobs of `call` in chunks of `chunk` on the calling thread and, where it
  * comes, the helper: 2 when the helper took some chunk, else 1. */
 static int cresize_quick_run(cresize_quick_fn fn, void *call, Py_ssize_t jobs,
-                             Py_ssize_t chunk, int heed_hold)
+                             Py_ssize_t chunk)
 {
     cresize_quick_pair *q = &cresize_quick;
     unsigned long long n = chunk > 0 ? (unsigned long long)((jobs + chunk - 1) / chunk) : 0;
@@ -312,12 +317,15 @@ static int cresize_quick_run(cresize_quick_fn fn, void *call, Py_ssize_t jobs,
     __atomic_store_n(&q->state, gen << 48 | n, __ATOMIC_SEQ_CST); /* publish: lo 0, hi n */
     if (__atomic_load_n(&q->sleeping, __ATOMIC_SEQ_CST)) {
         /* wake it, unless the last wake gained nothing (backing off, up to
-         * CRESIZE_QUICK_MAX_SKIP calls: isolated calls end before it arrives) */
+         * CRESIZE_QUICK_MAX_SKIP calls: isolated calls end before it arrives) or it
+         * asked for time away from a contended CPU */
         int hold = __atomic_exchange_n(&q->hold, 0, __ATOMIC_SEQ_CST);
         if (hold > q->skip)
             q->skip = hold;
-        if (q->skip > 0 && heed_hold) {
+        if (q->skip > 0) {
             q->skip--;
+        } else if (cresize_quick_now() < __atomic_load_n(&q->hold_until, __ATOMIC_SEQ_CST)) {
+            /* left asleep: this call runs on the calling thread alone */
         } else if (__atomic_exchange_n(&q->sleeping, 0, __ATOMIC_SEQ_CST)) {
             cresize_quick_wakes++;
             __atomic_add_fetch(&q->wake, 1, __ATOMIC_SEQ_CST);
@@ -355,10 +363,9 @@ static int cresize_quick_run(cresize_quick_fn fn, void *call, Py_ssize_t jobs,
 #else /* not Linux: the calling thread alone */
 
 static int cresize_quick_run(cresize_quick_fn fn, void *call, Py_ssize_t jobs,
-                             Py_ssize_t chunk, int heed_hold)
+                             Py_ssize_t chunk)
 {
     (void)chunk;
-    (void)heed_hold;
     fn(call, 0, 0, jobs, 1);
     return 1;
 }
