@@ -270,20 +270,31 @@ static void cresize_quick_forked(void)
     memset(&cresize_quick, 0, sizeof cresize_quick);
 }
 
+/* Register cresize_quick_forked: 0, or -1 when it cannot be. Called as the kernels load
+ * (before any call can hold the pair: a fork between a first call taking `busy` and this
+ * registration left the child's `busy` set for good, so the child never had the pair),
+ * and again by cresize_quick_start if that failed. */
+static int cresize_quick_atfork = 0;
+static int cresize_quick_init(void)
+{
+    if (!cresize_quick_atfork) {
+        if (pthread_atfork(NULL, NULL, cresize_quick_forked))
+            return -1;
+        cresize_quick_atfork = 1;
+    }
+    return 0;
+}
+
 /* Start the helper (the first quick call, the pair held): 1, or -1 when it cannot be
  * started (then every call runs alone). Signals stay with the process's other threads. */
 static int cresize_quick_start(void)
 {
-    static int atfork = 0;
     pthread_t thread;
     pthread_attr_t attr;
     sigset_t all, old;
     int failed;
-    if (!atfork) {
-        if (pthread_atfork(NULL, NULL, cresize_quick_forked))
-            return -1;
-        atfork = 1;
-    }
+    if (cresize_quick_init())
+        return -1;
     if (pthread_attr_init(&attr))
         return -1;
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
@@ -370,6 +381,11 @@ static int cresize_quick_run(cresize_quick_fn fn, void *call, Py_ssize_t jobs,
 }
 
 #else /* not Linux: the calling thread alone */
+
+static int cresize_quick_init(void)
+{
+    return 0;
+}
 
 static int cresize_quick_run(cresize_quick_fn fn, void *call, Py_ssize_t jobs,
                              Py_ssize_t chunk, int heed_hold)
