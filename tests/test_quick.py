@@ -205,3 +205,370 @@ def test_a_forked_child_gets_a_helper_of_its_own():
     code, out, err = run_python(["-c", FORK_CHILD], dict(os.environ), 120, " (the forked child)")
     assert code == 0, err
     assert out.split()[-1] == "0"
+
+
+def test_make_step_checks_quick():
+    from cresize._tables import taps
+
+    args = taps(8, 4, "bilinear").row_args(np.float32)
+    for quick in (0, _kernels.Quick.QUICK_LONG, _kernels.Quick.QUICK_SHORT):
+        step = _kernels.make_step(_kernels.Kind.LINES, 3, 1, 8, x=args, quick=quick)
+        assert step.quick == quick
+    for bad in (-1, 3):
+        with pytest.raises(ValueError, match=r"quick must be 0, Quick\.QUICK_LONG"):
+            _kernels.make_step(_kernels.Kind.LINES, 3, 1, 8, x=args, quick=bad)
+
+
+@pytest.mark.parametrize(
+    ("shape", "size", "want"),
+    [
+        ((1, 1, 16, 16), (24, 24), 0),  # below QUICK_MIN_WORK
+        ((224, 224, 3), (112, 112), _kernels.Quick.QUICK_SHORT),
+        ((1024, 1024, 3), (512, 512), _kernels.Quick.QUICK_LONG),  # from QUICK_SHORT_WORK
+    ],
+)
+def test_a_plan_step_may_take_the_pair_by_its_work(shape, size, want):
+    axes = (0, 1) if len(shape) == 3 else None
+    for step in cresize.plan(shape, size, axes=axes)._forward.compiled(np.dtype(np.float32)):
+        work = step[5]
+        assert step[4].quick == want == _plan._quick(work)
+
+
+#: Each loop the pair dispatches (``_kernels._quick_rows``), float32 and float64 where
+#: it takes floats, 8/16-bit sources; ``mid-plane``: the 24 chunks of the call's jobs
+#: (planes x output rows) split planes.
+PATHS = [
+    ((224, 224, 3), (112, 112), "bilinear", (0, 1), "float32"),  # BLOCKS
+    ((1, 3, 226, 226), (113, 113), "area", None, "float64"),  # BLOCKS, mid-plane
+    ((224, 224, 3), (150, 112), "bilinear", (0, 1), "float32"),  # PAIRS, floats
+    ((2, 3, 100, 102), (67, 51), "bilinear", None, "float64"),  # PAIRS, mid-plane
+    ((224, 224, 3), (112, 112), "bilinear", (0, 1), "uint8"),  # PAIRS, 8-bit
+    ((150, 226, 4), (75, 113), "bilinear", (0, 1), "int16"),  # PAIRS, 16-bit
+    ((224, 224, 3), (150, 170), "bicubic", (0, 1), "float32"),  # ROWS (a ring)
+    ((2, 3, 100, 100), (67, 150), "bicubic", None, "float64"),  # ROWS, mid-plane
+    ((200, 190, 3), (230, 171), "lanczos3", (0, 1), "uint16"),  # ROWS, 16-bit
+    ((3, 160, 130), (77, 260), "bicubic", None, "int8"),  # ROWS, 8-bit, mid-plane
+    ((224, 224, 3), (112, 112), "nearest", (0, 1), "float32"),  # ROWS, direct
+    ((300, 200, 3), (300, 150), "bicubic", (0, 1), "float64"),  # rows of pixels
+    ((400, 1000), (300,), "bicubic", (1,), "float32"),  # LINES
+    ((400, 1000), (300,), "bicubic", (1,), "float64"),  # LINES
+    ((5, 40, 300), (61,), "bicubic", (1,), "float32"),  # PLANES, mid-plane
+    ((5, 40, 300), (61,), "bicubic", (1,), "float64"),  # PLANES, mid-plane
+    # two steps: 16-bit -> float64 PAIRS (mid-plane), float64 -> 16-bit ROWS
+    ((64, 64, 64), (32, 32, 32), "bilinear", None, "uint16"),
+    ((40, 40, 40), (80, 80, 80), "bilinear", None, "uint8"),  # 8-bit <-> float32 ROWS
+]
+
+GUARD_PATHS = """
+PATHS = %r
+
+
+def array(shape, dtype, rng):
+    if np.dtype(dtype).kind == "f":
+        return rng.standard_normal(shape).astype(dtype)
+    info = np.iinfo(dtype)
+    return rng.integers(info.min, info.max, shape, endpoint=True, dtype=dtype)
+
+
+def helped_run(call, want):
+    # call() until the helper has taken chunks of one (a bounded number of calls: a
+    # helper whose CPU another program takes is left asleep for up to 4096 short calls)
+    helped = _kernels.quick_counts()[1]
+    for _ in range(20000):
+        assert call().tobytes() == want.tobytes()
+        if _kernels.quick_counts()[1] > helped:
+            return 1
+    return 0
+
+
+_kernels.set_quick_thread(True)
+rng = np.random.default_rng(5)
+runs = helped = 0
+for shape, size, mode, axes, dtype in PATHS:
+    p = cresize.plan(shape, size, mode=mode, axes=axes, dtype=dtype)
+    one = cresize.plan(shape, size, mode=mode, axes=axes, dtype=dtype, num_threads=1)
+    x = array(shape, dtype, rng)
+    g = array(p.output_shape, dtype, rng) if np.dtype(dtype).kind == "f" else None
+    for at_end in (False, True):
+        gx, out = guarded(shape, dtype, at_end), guarded(p.output_shape, dtype, at_end)
+        gx[...] = x
+        runs += 1
+        helped += helped_run(lambda: p(gx, out=out, num_threads=2), one(x))
+        if g is not None:  # the adjoint
+            gg, back = guarded(g.shape, dtype, at_end), guarded(shape, dtype, at_end)
+            gg[...] = g
+            runs += 1
+            helped += helped_run(
+                lambda: p.backward(gg, out=back, num_threads=2), one.backward(g)
+            )
+    kept.clear()
+print(runs, helped)
+"""
+
+
+@pytest.mark.skipif(not LINUX, reason="the pair has a helper on Linux only")
+def test_the_helper_keeps_to_its_arrays_on_every_path(tmp_path):
+    """Each loop the pair runs, 2-thread calls (the helper taking chunks of some of
+    them) on arrays that end or begin at a page the process may not touch: a read or
+    write past either array is a segmentation fault in the child; the bits are those of
+    one thread."""
+    from helpers.guard import run_guarded
+
+    runs, helped = map(int, run_guarded(tmp_path, GUARD_PATHS % (PATHS,)).split())
+    floats = sum(dtype.startswith("float") for *_, dtype in PATHS)
+    assert runs == 2 * (len(PATHS) + floats)
+    assert helped == runs  # the helper took chunks on every path
+
+
+def test_the_paths_are_what_they_say():
+    """PATHS' comments: the step kinds and blocks that pick ``_quick_rows``' loops."""
+    kinds = []
+    for shape, size, mode, axes, dtype in PATHS:
+        p = cresize.plan(shape, size, mode=mode, axes=axes, dtype=dtype, num_threads=2)
+        steps = p._forward.compiled(np.dtype(dtype))
+        assert all(s[4].quick for s in steps)
+        kinds.append(tuple((s[0], s[4].blocks) for s in steps))
+    fused, lines, planes = _kernels.Kind.FUSED, _kernels.Kind.LINES, _kernels.Kind.PLANES
+    assert (
+        kinds[:6] == [((fused, (2, 2)),)] * 2 + [((fused, (0, 2)),)] * 2 + [((fused, (2, 2)),)] * 2
+    )
+    assert kinds[6:12] == [((fused, (0, 0)),)] * 6
+    assert kinds[12:16] == [((lines, (0, 0)),)] * 2 + [((planes, (0, 0)),)] * 2
+    assert kinds[16:] == [((fused, (2, 2)), (fused, (0, 0))), ((fused, (0, 0)),) * 2]
+
+
+@pytest.mark.skipif(not LINUX, reason="the pair has a helper on Linux only")
+def test_a_stress_of_python_threads_and_shapes(quick_on):
+    """Four Python threads call plans of every path at once, forward and backward, some
+    calls in a row (the helper spinning), some after a pause (asleep, woken or left so):
+    every result has the bits of one thread. After it, a run of calls still finds the
+    helper taking chunks (a wake lost while the helper went to sleep left it asleep for
+    good: ``sleeping`` 0, so no call woke it again)."""
+    import random
+    import time
+
+    rng = np.random.default_rng(9)
+    jobs = []
+    for shape, size, mode, axes, dtype in PATHS:
+        p = cresize.plan(shape, size, mode=mode, axes=axes, dtype=dtype, num_threads=2)
+        one = cresize.plan(shape, size, mode=mode, axes=axes, dtype=dtype, num_threads=1)
+        x = _array(shape, dtype, rng)
+        jobs.append((p, x, one(x).tobytes(), False))
+        if np.dtype(dtype).kind == "f":
+            g = _array(p.output_shape, dtype, rng)
+            jobs.append((p, g, one.backward(g).tobytes(), True))
+    wrong = []
+    stop = time.monotonic() + 3.0
+
+    def work(k):
+        r = random.Random(k)
+        while time.monotonic() < stop:
+            p, x, want, back = jobs[r.randrange(len(jobs))]
+            for _ in range(r.choice((1, 1, 5, 20))):
+                got = p.backward(x) if back else p(x)
+                if got.tobytes() != want:
+                    wrong.append((k, p.input_shape, back))
+            pause = r.random()
+            if pause < 0.3:
+                time.sleep(pause / 1000)  # 0-0.3 ms: the helper spins or goes to sleep
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    calls = _kernels.quick_counts()[0]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert wrong == []
+    assert _kernels.quick_counts()[0] > calls + 100
+    p, x, want, _ = jobs[0]
+    helped = _kernels.quick_counts()[1]
+    for _ in range(20000):
+        assert p(x).tobytes() == want
+        if _kernels.quick_counts()[1] > helped + 10:
+            break
+    assert _kernels.quick_counts()[1] > helped + 10
+
+
+SIGNAL_CHILD = """
+import os, signal, threading, time
+import numpy as np
+import cresize
+from cresize import _kernels
+x = np.random.default_rng(0).random((2000, 2000, 3), dtype=np.float32)
+p = cresize.plan(x.shape, (1500, 1700), mode="bicubic", axes=(0, 1), num_threads=2)
+assert p._forward.compiled(np.dtype(np.float32))[0][4].quick  # long calls on the pair
+want = p(x, num_threads=1)
+threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()
+calls = 0
+try:
+    while True:
+        p(x)
+        calls += 1
+except KeyboardInterrupt:
+    pass
+small = np.random.default_rng(1).random((224, 224, 3), dtype=np.float32)
+q = cresize.plan(small.shape, (112, 112), axes=(0, 1), num_threads=2)
+helped = _kernels.quick_counts()[1]
+ok = all(q(small).tobytes() == q(small, num_threads=1).tobytes() for _ in range(2000))
+print(calls, int(ok and np.array_equal(p(x), want)), _kernels.quick_counts()[1] - helped)
+"""
+
+
+@pytest.mark.skipif(not LINUX, reason="the pair has a helper on Linux only")
+def test_an_interrupt_during_long_calls():
+    """SIGINT while long calls run on the pair (the helper blocks every signal): the
+    interpreter raises KeyboardInterrupt after the call; the pair then works on."""
+    code, out, err = run_python(["-c", SIGNAL_CHILD], dict(os.environ), 120, " (SIGINT)")
+    assert code == 0, err
+    calls, ok, helped = map(int, out.split())
+    assert ok == 1 and calls >= 1 and helped > 0
+
+
+EXIT_CHILD = """
+import sys, threading
+import numpy as np
+import cresize
+x = np.random.default_rng(0).random((224, 224, 3), dtype=np.float32)
+p = cresize.plan(x.shape, (112, 112), axes=(0, 1), num_threads=2)
+
+
+def forever():
+    while True:
+        p(x)
+
+
+if sys.argv[1] == "thread":  # exit while another thread is inside quick calls
+    threading.Thread(target=forever, daemon=True).start()
+for _ in range(300):  # the helper spins as the interpreter exits
+    p(x)
+print("done", flush=True)
+if sys.argv[1] == "os_exit":
+    import os
+
+    os._exit(0)
+"""
+
+
+@pytest.mark.skipif(not LINUX, reason="the pair has a helper on Linux only")
+@pytest.mark.parametrize("how", ["return", "thread", "os_exit"])
+def test_the_interpreter_exits_while_the_helper_spins(how):
+    for _ in range(3):
+        code, out, err = run_python(["-c", EXIT_CHILD, how], dict(os.environ), 60, " (exit)")
+        assert (code, out.split(), err) == (0, ["done"], "")
+
+
+FORK_BUSY_CHILD = """
+import os, threading, warnings
+import numpy as np
+import cresize
+from cresize import _kernels
+warnings.simplefilter("ignore", DeprecationWarning)  # fork() of a process with threads
+x = np.random.default_rng(0).random((224, 224, 3), dtype=np.float32)
+p = cresize.plan(x.shape, (150, 170), mode="bicubic", axes=(0, 1), num_threads=2)
+want = p(x, num_threads=1).tobytes()
+big = np.random.default_rng(1).random((1000, 1000, 3), dtype=np.float32)
+q = cresize.plan(big.shape, (700, 800), mode="bicubic", axes=(0, 1), num_threads=2)
+want_big = q(big, num_threads=1).tobytes()
+stop = threading.Event()
+wrong = []
+
+
+def calls():  # another Python thread, nearly always inside a (long) quick call
+    while not stop.is_set():
+        if q(big).tobytes() != want_big:
+            wrong.append(1)
+
+
+t = threading.Thread(target=calls)
+t.start()
+codes = []
+for _ in range(10):
+    pid = os.fork()
+    if pid == 0:  # a child whose parent held the pair: `busy` must not be inherited
+        before = _kernels.quick_counts()[0]
+        ok = all(p(x).tobytes() == want for _ in range(50))
+        ok = ok and _kernels.quick_counts()[0] >= before + 50  # the pair ran them all
+        os._exit(0 if ok else 3)
+    codes.append(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+stop.set()
+t.join()
+print(sum(c != 0 for c in codes), len(wrong))
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork") or not LINUX, reason="fork(), the helper: Linux")
+def test_a_fork_while_another_thread_is_in_a_quick_call():
+    code, out, err = run_python(
+        ["-c", FORK_BUSY_CHILD], dict(os.environ), 120, " (a forked child, or its parent)"
+    )
+    assert code == 0, err
+    assert out.split() == ["0", "0"]
+
+
+#: A program of _quick.h alone: calls of 24 chunks of 10 µs each, a pause after each (the
+#: helper goes to sleep), every step of the helper's way to sleep made 300 µs long
+#: (``CRESIZE_QUICK_TEST_WINDOW``) so that calls start and end between them; it prints
+#: how many calls the helper took chunks of in the first and the second half.
+WAKE_PROGRAM = r"""
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+typedef ssize_t Py_ssize_t;
+#define CRESIZE_QUICK_TEST_WINDOW() usleep(300)
+#include "_quick.h"
+
+static void spin(long us)
+{
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    do
+        clock_gettime(CLOCK_MONOTONIC, &b);
+    while ((b.tv_sec - a.tv_sec) * 1000000L + (b.tv_nsec - a.tv_nsec) / 1000 < us);
+}
+
+static void chunk(void *call, int tid, Py_ssize_t j0, Py_ssize_t j1, int first)
+{
+    (void)call, (void)tid, (void)first;
+    spin(10 * (j1 - j0));
+}
+
+int main(void)
+{
+    long half = 0;
+    for (int i = 0; i < 1000; i++) {
+        if (i == 500)
+            half = cresize_quick_helped;
+        cresize_quick_run(chunk, NULL, 24, 1, 0);
+        usleep(i % 2 ? 200 : 900);
+    }
+    printf("%ld %ld\n", half, cresize_quick_helped - half);
+    return 0;
+}
+"""
+
+
+@pytest.mark.skipif(not LINUX, reason="the pair has a helper on Linux only")
+def test_no_wake_is_lost_as_the_helper_goes_to_sleep(tmp_path):
+    """A call that takes the helper's ``sleeping`` (and adds to ``wake``) just before the
+    helper reads ``wake``, and ends before it reads ``state``: read in that order, the
+    helper slept with ``sleeping`` 0, and no later call woke it (it took chunks of no call
+    in the second half). ``wake`` is read first now."""
+    import shutil
+    import subprocess
+    import sysconfig
+
+    cc = shutil.which((sysconfig.get_config_var("CC") or "cc").split()[0]) or shutil.which("cc")
+    if cc is None:
+        pytest.skip("no C compiler")
+    source = tmp_path / "wake.c"
+    source.write_text(WAKE_PROGRAM)
+    include = os.path.dirname(cresize.__file__)
+    program = tmp_path / "wake"
+    subprocess.run(
+        [cc, "-O2", "-pthread", "-I", include, str(source), "-o", str(program)], check=True
+    )
+    out = subprocess.run([program], capture_output=True, text=True, check=True, timeout=120)
+    first, second = map(int, out.stdout.split())
+    assert first > 0 and second > 0

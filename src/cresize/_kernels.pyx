@@ -78,6 +78,7 @@ cdef extern from "_quick.h" nogil:
     long cresize_quick_helped
     long cresize_quick_wakes
     long cresize_quick_holds
+    int cresize_quick_init() noexcept
 
 
 cdef extern from "_simd.h" nogil:
@@ -364,6 +365,7 @@ def _read_quick_variable():
 
 
 _read_quick_variable()
+cresize_quick_init()  # the fork handler, before any call can hold the pair (_quick.h)
 
 
 def set_thread_steering(mode):

@@ -88,7 +88,8 @@ static cpu_set_t cresize_quick_cpus; /* the CPUs the helper may run on, from its
 /* A helper woken for nothing (it came after the call was done: calls shorter than its
  * wake, far apart) asks the next call that finds it asleep to leave it so, then the
  * next 2, 4, ... up to CRESIZE_QUICK_MAX_SKIP calls, while it keeps finding nothing:
- * such calls pay a wake (a system call) one time in 65 at most. */
+ * such calls pay a wake (a system call) one time in 65 at most. Only short calls
+ * (heed_hold, QUICK_SHORT) leave it asleep; longer ones wake it regardless. */
 #define CRESIZE_QUICK_MAX_SKIP 64
 /* While it spins, the helper reads how long it waited for its CPU every
  * CRESIZE_QUICK_CHECK_NS (and after its chunks); more than CRESIZE_QUICK_CONTENDED_NS
@@ -104,6 +105,13 @@ static cpu_set_t cresize_quick_cpus; /* the CPUs the helper may run on, from its
 #define CRESIZE_QUICK_CONTENDED_NS 200000LL
 #define CRESIZE_QUICK_HOLD_NS 10000000LL
 #define CRESIZE_QUICK_MAX_HOLD_NS 1280000000LL
+
+/* Nothing in a build: tests/test_quick.py compiles this header into a program of its own
+ * that makes each step of the helper's way to sleep (below) take long, so that callers
+ * come between them (a wake lost there left the helper asleep for good). */
+#ifndef CRESIZE_QUICK_TEST_WINDOW
+#define CRESIZE_QUICK_TEST_WINDOW() ((void)0)
+#endif
 
 static inline void cresize_quick_pause(void)
 {
@@ -188,7 +196,10 @@ static void *cresize_quick_main(void *unused)
         if (lo < hi) {
             if (__atomic_compare_exchange_n(&q->state, &s, s - 1, 0, __ATOMIC_ACQ_REL,
                                             __ATOMIC_ACQUIRE)) {
-                /* claimed: the call stays published until its chunks are done */
+                /* claimed: the call stays published until its chunks are done (its
+                 * caller waits for `done`), and its fields are read only now (after the
+                 * acquire): a word met again once the 16-bit generation came round is
+                 * the current call's, and so is the chunk it claims */
                 Py_ssize_t j0, j1;
                 unsigned long long no = q->call_no;
                 cresize_quick_chunk(q, hi - 1, &j0, &j1);
@@ -238,9 +249,15 @@ static void *cresize_quick_main(void *unused)
         }
         took = 0;
         /* sleep: a caller that publishes after `sleeping` is set wakes it; one that
-         * published before is seen by the load of `state` below */
-        __atomic_store_n(&q->sleeping, 1, __ATOMIC_SEQ_CST);
+         * published before is seen by the load of `state` below. `wake` is read before
+         * `sleeping` is set: a caller that takes this `sleeping` (exchanging it to 0)
+         * adds to `wake` after, so the wait below returns at once or is woken. Read
+         * after, it could see that caller's wake, then find its call done and sleep
+         * with `sleeping` 0, where no caller would ever wake it again. */
         unsigned w = __atomic_load_n(&q->wake, __ATOMIC_SEQ_CST);
+        CRESIZE_QUICK_TEST_WINDOW();
+        __atomic_store_n(&q->sleeping, 1, __ATOMIC_SEQ_CST);
+        CRESIZE_QUICK_TEST_WINDOW();
         s = __atomic_load_n(&q->state, __ATOMIC_SEQ_CST);
         if (((s >> 24) & CRESIZE_QUICK_MASK) >= (s & CRESIZE_QUICK_MASK))
             syscall(SYS_futex, &q->wake, FUTEX_WAIT_PRIVATE, w, NULL, NULL, 0);
@@ -258,20 +275,31 @@ static void cresize_quick_forked(void)
     memset(&cresize_quick, 0, sizeof cresize_quick);
 }
 
+/* Register cresize_quick_forked: 0, or -1 when it cannot be. Called as the kernels load
+ * (before any call can hold the pair: a fork between a first call taking `busy` and this
+ * registration left the child's `busy` set for good, so the child never had the pair),
+ * and again by cresize_quick_start if that failed. */
+static int cresize_quick_atfork = 0;
+static int cresize_quick_init(void)
+{
+    if (!cresize_quick_atfork) {
+        if (pthread_atfork(NULL, NULL, cresize_quick_forked))
+            return -1;
+        cresize_quick_atfork = 1;
+    }
+    return 0;
+}
+
 /* Start the helper (the first quick call, the pair held): 1, or -1 when it cannot be
  * started (then every call runs alone). Signals stay with the process's other threads. */
 static int cresize_quick_start(void)
 {
-    static int atfork = 0;
     pthread_t thread;
     pthread_attr_t attr;
     sigset_t all, old;
     int failed;
-    if (!atfork) {
-        if (pthread_atfork(NULL, NULL, cresize_quick_forked))
-            return -1;
-        atfork = 1;
-    }
+    if (cresize_quick_init())
+        return -1;
     if (pthread_attr_init(&attr))
         return -1;
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
@@ -361,6 +389,11 @@ static int cresize_quick_run(cresize_quick_fn fn, void *call, Py_ssize_t jobs,
 }
 
 #else /* not Linux: the calling thread alone */
+
+static int cresize_quick_init(void)
+{
+    return 0;
+}
 
 static int cresize_quick_run(cresize_quick_fn fn, void *call, Py_ssize_t jobs,
                              Py_ssize_t chunk)
