@@ -88,8 +88,8 @@ static cpu_set_t cresize_quick_cpus; /* the CPUs the helper may run on, from its
 /* A helper woken for nothing (it came after the call was done: calls shorter than its
  * wake, far apart) asks the next call that finds it asleep to leave it so, then the
  * next 2, 4, ... up to CRESIZE_QUICK_MAX_SKIP calls, while it keeps finding nothing:
- * such calls pay a wake (a system call) one time in 65 at most. Only short calls
- * (heed_hold, QUICK_SHORT) leave it asleep; longer ones wake it regardless. */
+ * such calls pay a wake (a system call) one time in 65 at most. (A call long enough
+ * for it to arrive in time finds work for it and ends the back-off.) */
 #define CRESIZE_QUICK_MAX_SKIP 64
 /* While it spins, the helper reads how long it waited for its CPU every
  * CRESIZE_QUICK_CHECK_NS (and after its chunks); more than CRESIZE_QUICK_CONTENDED_NS
