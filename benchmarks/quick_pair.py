@@ -96,6 +96,11 @@ def main(argv=None):
                 f"| {name} | {m['one']:.1f} | {m['omp']:.1f} | {m['pair']:.1f} | "
                 f"{m['pair'] / m['one']:.2f} | {m['pair'] / m['omp']:.2f} |"
             )
+        calls, helped, wakes, holds = _kernels.quick_counts()
+        print(
+            f"\nquick pair: {calls} calls, the helper took chunks of {helped}, woken {wakes} "
+            f"times; {holds} calls waited long for it (it lost its CPU; then left asleep 10 ms+)"
+        )
     finally:
         _kernels.set_quick_thread(previous)
 

@@ -342,8 +342,9 @@ def quick_thread():
 
 def quick_counts():
     """``(calls, helped, wakes, holds)``: quick calls that found the pair free, those in
-    which the helper ran a chunk, those that woke it, and the times the helper found its
-    CPU contended (tests, benchmarks)."""
+    which the helper ran a chunk, those that woke it, and those that waited long for the
+    helper's chunks (it lost its CPU; then it is left asleep a while) (tests,
+    benchmarks)."""
     return cresize_quick_calls, cresize_quick_helped, cresize_quick_wakes, cresize_quick_holds
 
 

@@ -43,13 +43,12 @@ static int cresize_quick_on = 1;
 static long cresize_quick_calls = 0;
 static long cresize_quick_helped = 0;
 static long cresize_quick_wakes = 0; /* calls that woke the helper (tests) */
-static long cresize_quick_holds = 0; /* times the helper found its CPU contended */
+static long cresize_quick_holds = 0; /* calls that waited long for the helper (tests) */
 
 #if defined(__linux__)
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <fcntl.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
@@ -76,7 +75,9 @@ typedef struct {
     int caller_cpu;     /* the calling thread's CPU when the call began */
     int hold;           /* the helper asks callers to leave it asleep this many calls */
     int skip;           /* calls left that find it asleep and leave it so */
-    long long hold_until; /* its CPU was contended: calls leave it asleep until then */
+    long long hold_until; /* a call stalled on it: calls leave it asleep until then */
+    long long hold_ns;    /* that time away */
+    long long stalled_at; /* when a call last stalled on it */
     unsigned long long call_no; /* calls published (the helper's `first`) */
     cresize_quick_fn fn;
     void *call;
@@ -91,18 +92,19 @@ static cpu_set_t cresize_quick_cpus; /* the CPUs the helper may run on, from its
  * such calls pay a wake (a system call) one time in 65 at most. (A call long enough
  * for it to arrive in time finds work for it and ends the back-off.) */
 #define CRESIZE_QUICK_MAX_SKIP 64
-/* While it spins, the helper reads how long it waited for its CPU every
- * CRESIZE_QUICK_CHECK_NS (and after its chunks); more than CRESIZE_QUICK_CONTENDED_NS
- * since means another program shares that CPU (a time slice, 0.7-4 ms, not the tens
- * of microseconds a kernel thread takes), where a slice taken from the helper in the
- * middle of a chunk holds up the caller for milliseconds (measured: 4-8 ms stalls next
- * to one busy process; long calls measured 1.2x their one-thread time, where an OpenMP
- * team, its worker woken next to the caller, took its one-thread time). It then sleeps
- * and asks callers to leave it asleep for CRESIZE_QUICK_HOLD_NS, twice as long each
- * time in a row, up to CRESIZE_QUICK_MAX_HOLD_NS, half as long after a run of calls it
- * helped without waiting: meanwhile calls run on the calling thread alone. */
-#define CRESIZE_QUICK_CHECK_NS 20000LL
-#define CRESIZE_QUICK_CONTENDED_NS 200000LL
+/* A helper that loses its CPU to another program in the middle of a chunk holds the
+ * caller up for a time slice (measured: 4-8 ms stalls next to one busy process, many
+ * times a short call; long calls 1.2x their one-thread time, where an OpenMP team, its
+ * worker woken next to the caller, took its one-thread time). The caller sees it: it
+ * waited for the helper's chunks more than CRESIZE_QUICK_STALL_NS plus twice the time
+ * its own chunks took on average. It then leaves the helper asleep (and the helper goes
+ * to sleep as soon as it is done) for CRESIZE_QUICK_HOLD_NS, or twice the last time
+ * away when the last stall came less than four such times before (a program that
+ * keeps that CPU busy), up to CRESIZE_QUICK_MAX_HOLD_NS: meanwhile calls run on the
+ * calling thread alone. The helper losing its CPU while it waits for work costs
+ * nothing and counts for nothing (another library's threads, PyTorch's, take turns
+ * with it there). */
+#define CRESIZE_QUICK_STALL_NS 100000LL
 #define CRESIZE_QUICK_HOLD_NS 10000000LL
 #define CRESIZE_QUICK_MAX_HOLD_NS 1280000000LL
 
@@ -154,26 +156,6 @@ static int cresize_quick_away(int *excluded)
     return CPU_COUNT(&m) > 0 && sched_setaffinity(0, sizeof m, &m) == 0;
 }
 
-/* How long this thread has waited for a CPU while runnable (ns; the second field of
- * /proc/thread-self/schedstat, open as fd); -1 when it cannot be read. */
-static long long cresize_quick_delay(int fd)
-{
-    char buf[96];
-    const char *c = buf;
-    long long delay = 0;
-    ssize_t got = fd < 0 ? -1 : pread(fd, buf, sizeof buf - 1, 0);
-    if (got <= 0)
-        return -1;
-    buf[got] = 0;
-    while (*c >= '0' && *c <= '9') /* the time it ran */
-        c++;
-    if (*c++ != ' ' || *c < '0' || *c > '9')
-        return -1;
-    for (; *c >= '0' && *c <= '9'; c++)
-        delay = delay * 10 + (*c - '0');
-    return delay;
-}
-
 static void *cresize_quick_main(void *unused)
 {
     cresize_quick_pair *q = &cresize_quick;
@@ -181,11 +163,8 @@ static void *cresize_quick_main(void *unused)
     long long idle_since = cresize_quick_now();
     unsigned spins = 0;
     int excluded = -1; /* the CPU its affinity leaves out (-1: none) */
-    long long hold = 0; /* how long to stay asleep after its CPU was contended (ns) */
-    int idle_hold = 0; /* the same after wakes that found nothing */
+    int idle_hold = 0; /* calls to be left asleep for after wakes that found nothing */
     int took = 1;      /* it took a chunk since it last woke */
-    int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
-    long long delay = cresize_quick_delay(fd), checked = idle_since;
     (void)unused;
     if (sched_getaffinity(0, sizeof cresize_quick_cpus, &cresize_quick_cpus))
         CPU_ZERO(&cresize_quick_cpus);
@@ -218,35 +197,18 @@ static void *cresize_quick_main(void *unused)
             idle_since = cresize_quick_now();
             continue;
         }
-        long long now = cresize_quick_now(), d = 0;
-        int contended = 0;
-        if (now - checked >= CRESIZE_QUICK_CHECK_NS) { /* waited for its CPU since? */
-            d = cresize_quick_delay(fd);
-            contended = delay >= 0 && d - delay > CRESIZE_QUICK_CONTENDED_NS;
-            delay = d;
-            checked = now;
-        }
-        if (!contended && now - idle_since < CRESIZE_QUICK_SPIN_NS &&
-            cresize_quick_away(&excluded))
+        long long now = cresize_quick_now();
+        int held = now < __atomic_load_n(&q->hold_until, __ATOMIC_RELAXED);
+        if (!held && now - idle_since < CRESIZE_QUICK_SPIN_NS && cresize_quick_away(&excluded))
             continue;
-        if (contended) {
-            hold = hold ? (2 * hold < CRESIZE_QUICK_MAX_HOLD_NS ? 2 * hold
-                                                                : CRESIZE_QUICK_MAX_HOLD_NS)
-                        : CRESIZE_QUICK_HOLD_NS;
-            __atomic_add_fetch(&cresize_quick_holds, 1, __ATOMIC_RELAXED);
-            __atomic_store_n(&q->hold_until, now + hold, __ATOMIC_SEQ_CST);
-        } else {
-            if (took && now - idle_since >= CRESIZE_QUICK_SPIN_NS)
-                hold /= 2; /* a run of calls it helped with nothing in its way */
-            if (took)
-                idle_hold = 0;
-            else
-                idle_hold = idle_hold ? (2 * idle_hold < CRESIZE_QUICK_MAX_SKIP ? 2 * idle_hold
-                                                                               : CRESIZE_QUICK_MAX_SKIP)
-                                      : 1;
-            if (idle_hold)
-                __atomic_store_n(&q->hold, idle_hold, __ATOMIC_SEQ_CST);
-        }
+        if (took)
+            idle_hold = 0;
+        else if (!held)
+            idle_hold = idle_hold ? (2 * idle_hold < CRESIZE_QUICK_MAX_SKIP ? 2 * idle_hold
+                                                                           : CRESIZE_QUICK_MAX_SKIP)
+                                  : 1;
+        if (idle_hold)
+            __atomic_store_n(&q->hold, idle_hold, __ATOMIC_SEQ_CST);
         took = 0;
         /* sleep: a caller that publishes after `sleeping` is set wakes it; one that
          * published before is seen by the load of `state` below. `wake` is read before
@@ -263,8 +225,7 @@ static void *cresize_quick_main(void *unused)
             syscall(SYS_futex, &q->wake, FUTEX_WAIT_PRIVATE, w, NULL, NULL, 0);
         __atomic_store_n(&q->sleeping, 0, __ATOMIC_SEQ_CST);
         cresize_quick_away(&excluded);
-        idle_since = checked = cresize_quick_now();
-        delay = cresize_quick_delay(fd); /* the wake's own wait does not count */
+        idle_since = cresize_quick_now();
     }
     return NULL;
 }
@@ -320,7 +281,8 @@ static int cresize_quick_run(cresize_quick_fn fn, void *call, Py_ssize_t jobs,
     unsigned long long n = chunk > 0 ? (unsigned long long)((jobs + chunk - 1) / chunk) : 0;
     unsigned long long s, mine = 0, gen;
     unsigned spins = 0;
-    int first = 1;
+    int first = 1, stalled = 0;
+    long long began, ended;
     if (!cresize_quick_on || n < 2 || n > CRESIZE_QUICK_MASK ||
         __atomic_exchange_n(&q->busy, 1, __ATOMIC_ACQUIRE)) {
         fn(call, 0, 0, jobs, 1);
@@ -352,7 +314,7 @@ static int cresize_quick_run(cresize_quick_fn fn, void *call, Py_ssize_t jobs,
             q->skip = hold;
         if (q->skip > 0) {
             q->skip--;
-        } else if (cresize_quick_now() < __atomic_load_n(&q->hold_until, __ATOMIC_SEQ_CST)) {
+        } else if (cresize_quick_now() < __atomic_load_n(&q->hold_until, __ATOMIC_RELAXED)) {
             /* left asleep: this call runs on the calling thread alone */
         } else if (__atomic_exchange_n(&q->sleeping, 0, __ATOMIC_SEQ_CST)) {
             cresize_quick_wakes++;
@@ -360,6 +322,7 @@ static int cresize_quick_run(cresize_quick_fn fn, void *call, Py_ssize_t jobs,
             syscall(SYS_futex, &q->wake, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
         }
     }
+    began = cresize_quick_now();
     for (;;) {
         Py_ssize_t j0, j1;
         unsigned long long lo;
@@ -375,12 +338,27 @@ static int cresize_quick_run(cresize_quick_fn fn, void *call, Py_ssize_t jobs,
         first = 0;
         mine++;
     }
+    ended = cresize_quick_now();
     /* the helper's claimed chunks: short, unless its CPU was taken from it */
     while ((unsigned long long)__atomic_load_n(&q->done, __ATOMIC_ACQUIRE) < n - mine) {
         if (++spins < 4096)
             cresize_quick_pause();
         else
             sched_yield();
+        if (spins % 256 == 0 && !stalled)
+            stalled = cresize_quick_now() - ended >
+                      CRESIZE_QUICK_STALL_NS + 2 * (ended - began) / (long long)(mine ? mine : 1);
+    }
+    if (stalled) { /* leave the helper asleep a while (it sleeps when it sees this) */
+        long long now = cresize_quick_now();
+        if (q->hold_ns && now - q->stalled_at < 4 * q->hold_ns)
+            q->hold_ns = 2 * q->hold_ns < CRESIZE_QUICK_MAX_HOLD_NS ? 2 * q->hold_ns
+                                                                     : CRESIZE_QUICK_MAX_HOLD_NS;
+        else
+            q->hold_ns = CRESIZE_QUICK_HOLD_NS;
+        q->stalled_at = now;
+        __atomic_store_n(&q->hold_until, now + q->hold_ns, __ATOMIC_RELAXED);
+        cresize_quick_holds++;
     }
     if (mine < n)
         cresize_quick_helped++;
