@@ -184,7 +184,7 @@ def test_an_unknown_value_warns_and_keeps_the_pair_on():
 
 
 FORK_CHILD = """
-import os, sys
+import os, sys, time
 import numpy as np
 import cresize
 from cresize import _kernels
@@ -198,7 +198,12 @@ if pid == 0:  # the child: the helper was not forked; its first quick call start
     ok = all(np.array_equal(cresize.resize(x, (112, 112), axes=(0, 1), num_threads=2), want)
              for _ in range(200))
     ok = ok and _kernels.quick_counts()[0] >= 400
-    os._exit(0 if ok else 3)
+    # and that helper takes chunks (a child left with the parent's started pair and no
+    # helper thread ran every call alone, counted all the same)
+    helped, end = _kernels.quick_counts()[1], time.monotonic() + 10
+    while time.monotonic() < end and _kernels.quick_counts()[1] == helped:
+        ok = ok and np.array_equal(cresize.resize(x, (112, 112), axes=(0, 1), num_threads=2), want)
+    os._exit(0 if ok and _kernels.quick_counts()[1] > helped else 3)
 _, status = os.waitpid(pid, 0)
 print(os.waitstatus_to_exitcode(status))
 """
@@ -553,12 +558,9 @@ int main(void)
 """
 
 
-@pytest.mark.skipif(not LINUX, reason="the pair has a helper on Linux only")
-def test_no_wake_is_lost_as_the_helper_goes_to_sleep(tmp_path):
-    """A call that takes the helper's ``sleeping`` (and adds to ``wake``) just before the
-    helper reads ``wake``, and ends before it reads ``state``: read in that order, the
-    helper slept with ``sleeping`` 0, and no later call woke it (it took chunks of no call
-    in the second half). ``wake`` is read first now."""
+def _run_program(tmp_path, name, text, *args):
+    """Compile ``text`` (a C program that includes _quick.h) and run it with ``args``: its
+    output."""
     import shutil
     import subprocess
     import sysconfig
@@ -566,13 +568,168 @@ def test_no_wake_is_lost_as_the_helper_goes_to_sleep(tmp_path):
     cc = shutil.which((sysconfig.get_config_var("CC") or "cc").split()[0]) or shutil.which("cc")
     if cc is None:
         pytest.skip("no C compiler")
-    source = tmp_path / "wake.c"
-    source.write_text(WAKE_PROGRAM)
+    source = tmp_path / f"{name}.c"
+    source.write_text(text)
     include = os.path.dirname(cresize.__file__)
-    program = tmp_path / "wake"
+    program = tmp_path / name
     subprocess.run(
         [cc, "-O2", "-pthread", "-I", include, str(source), "-o", str(program)], check=True
     )
-    out = subprocess.run([program], capture_output=True, text=True, check=True, timeout=120)
-    first, second = map(int, out.stdout.split())
+    return subprocess.run([program, *args], capture_output=True, text=True, check=True, timeout=120)
+
+
+@pytest.mark.skipif(not LINUX, reason="the pair has a helper on Linux only")
+def test_no_wake_is_lost_as_the_helper_goes_to_sleep(tmp_path):
+    """A call that takes the helper's ``sleeping`` (and adds to ``wake``) just before the
+    helper reads ``wake``, and ends before it reads ``state``: read in that order, the
+    helper slept with ``sleeping`` 0, and no later call woke it (it took chunks of no call
+    in the second half). ``wake`` is read first now."""
+    first, second = map(int, _run_program(tmp_path, "wake", WAKE_PROGRAM).stdout.split())
     assert first > 0 and second > 0
+
+
+#: A program of _quick.h alone: a run of calls of 8 chunks of 5 µs until the helper takes
+#: a chunk, whose next chunk then takes 3 ms (the helper losing its CPU in the middle of
+#: it), so that the call stalls and sets ``hold_until``; then calls back to back until
+#: that time (again, until 20 calls ended within a hold). It prints the stalls, the calls
+#: that ended within a hold, and how many of those the helper took chunks of.
+HOLD_PROGRAM = r"""
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+typedef ssize_t Py_ssize_t;
+#include "_quick.h"
+
+static volatile int slow = 0;
+
+static void chunk(void *call, int tid, Py_ssize_t j0, Py_ssize_t j1, int first)
+{
+    long long end = cresize_quick_now() + (tid == 1 && slow ? 3000000LL : 5000LL * (j1 - j0));
+    (void)call, (void)first;
+    while (cresize_quick_now() < end)
+        ;
+}
+
+int main(void)
+{
+    long long end = cresize_quick_now() + 60000000000LL;
+    long calls = 0, helped = 0;
+    while (calls < 20 && cresize_quick_now() < end) { /* a loaded machine: again */
+        long holds = cresize_quick_holds;
+        long long until;
+        while (cresize_quick_holds == holds && cresize_quick_now() < end) {
+            long before = cresize_quick_helped;
+            cresize_quick_run(chunk, NULL, 8, 1);
+            slow = cresize_quick_helped > before; /* it is awake: its next chunk stalls */
+        }
+        slow = 0;
+        until = cresize_quick.hold_until;
+        for (;;) {
+            long before = cresize_quick_helped;
+            cresize_quick_run(chunk, NULL, 8, 1);
+            if (cresize_quick_now() >= until)
+                break;
+            calls++;
+            helped += cresize_quick_helped > before;
+        }
+    }
+    printf("%ld %ld %ld\n", cresize_quick_holds, calls, helped);
+    return 0;
+}
+"""
+
+
+@pytest.mark.skipif(not LINUX, reason="the pair has a helper on Linux only")
+def test_calls_run_alone_while_the_helper_is_held(tmp_path):
+    """A call that stalled on the helper leaves it asleep for a time, and the calls that
+    come meanwhile run alone. They published their chunks before: a helper still awake
+    took them (all of a run of calls back to back in most runs here; none in some,
+    its CPU taken by other work) and never reached its check of the hold; now they
+    publish nothing, and it sleeps."""
+    holds, calls, helped = map(int, _run_program(tmp_path, "hold", HOLD_PROGRAM).stdout.split())
+    assert holds >= 1 and calls >= 20 and helped == 0
+
+
+#: A program of _quick.h alone, each step of the helper's way to sleep made 300 µs long:
+#: a short call wakes the helper for nothing (it asks, in ``hold``, that the next call to
+#: find it asleep leave it so: 1 call, then 2); a 1.2 ms call then comes in the first
+#: step (``sleeping`` not yet set: the call leaves ``hold`` alone) or, once ``hold`` is 2,
+#: in the second (``sleeping`` set: the call takes ``hold`` and skips 1 of the 2 calls, yet
+#: the helper sees its chunks and takes some); after a pause (the helper asleep, its last
+#: wake not for nothing) a short call should wake it. It prints the tries, those cases,
+#: and how many of them left the helper asleep.
+STALE_PROGRAM = r"""
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+typedef ssize_t Py_ssize_t;
+#define CRESIZE_QUICK_TEST_WINDOW() usleep(300)
+#include "_quick.h"
+
+static void chunk(void *call, int tid, Py_ssize_t j0, Py_ssize_t j1, int first)
+{
+    long long end = cresize_quick_now() + (long long)(long)call * (j1 - j0);
+    (void)tid, (void)first;
+    while (cresize_quick_now() < end)
+        ;
+}
+
+/* wait up to `ns` for *p >= v */
+static int await(int *p, int v, long long ns)
+{
+    long long end = cresize_quick_now() + ns;
+    while (__atomic_load_n(p, __ATOMIC_SEQ_CST) < v)
+        if (cresize_quick_now() > end)
+            return 0;
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    int second = argc > 1 && argv[1][0] == 's'; /* the second window (`sleeping` set) */
+    int want = second ? 2 : 1, tries = 0, cases = 0, stale = 0;
+    cresize_quick_run(chunk, (void *)1000L, 24, 1); /* start the helper */
+    while (cases < 30 && tries++ < 3000) {
+        long helped, holds, wakes;
+        usleep(2000); /* the helper sleeps */
+        cresize_quick_run(chunk, (void *)500L, 2, 1); /* over before it comes */
+        if (!await(&cresize_quick.hold, want, 2000000LL))
+            continue; /* it did not come, or not yet back off that far */
+        if (second && !await(&cresize_quick.sleeping, 1, 2000000LL))
+            continue;
+        helped = cresize_quick_helped;
+        holds = cresize_quick_holds;
+        cresize_quick_run(chunk, (void *)50000L, 24, 1); /* 1.2 ms: it finds this one */
+        if (cresize_quick_helped == helped)
+            continue;
+        usleep(2000);
+        if (!__atomic_load_n(&cresize_quick.sleeping, __ATOMIC_SEQ_CST) ||
+            cresize_quick_holds != holds)
+            continue;
+        wakes = cresize_quick_wakes;
+        cresize_quick_run(chunk, (void *)500L, 2, 1);
+        cases++;
+        stale += cresize_quick_wakes == wakes; /* left asleep though its last wake helped */
+    }
+    printf("%d %d %d\n", tries, cases, stale);
+    return 0;
+}
+"""
+
+
+@pytest.mark.skipif(not LINUX, reason="the pair has a helper on Linux only")
+@pytest.mark.parametrize("window", ["hold", "sleeping"])
+def test_a_call_the_helper_helped_ends_its_back_off(tmp_path, window):
+    """The back-off after wakes for nothing ends once the helper takes chunks of a call.
+    A call that came as the helper went to sleep left it behind: the helper stored
+    ``hold`` only when not 0 (first step), and a call that took ``hold`` kept its
+    ``skip`` though the helper then helped it (second step); either way the next call to
+    find the helper asleep left it so (30 of 30 cases each). The helper stores 0 now, and
+    a call it helped clears ``skip``."""
+    out = _run_program(tmp_path, "stale", STALE_PROGRAM, window).stdout
+    tries, cases, stale = map(int, out.split())
+    assert cases >= 10 and stale == 0, (tries, cases, stale)

@@ -19,8 +19,11 @@
  *   reading the same half of the input. The caller never waits for the helper to
  *   arrive: a helper that is asleep, still waking or on a busy CPU claims nothing and
  *   the caller runs every chunk. It waits only for chunks the helper has claimed.
- * - The helper stops spinning at once when it finds itself on the calling thread's
- *   CPU (it would only take that thread's time).
+ * - The helper keeps off the calling thread's CPU (it would only take that thread's
+ *   time): finding itself there as it waits, it takes that CPU out of its affinity, or
+ *   sleeps when it cannot.
+ * - It backs off (below): a wake that found nothing makes the next calls leave it
+ *   asleep; a call that stalled on it (it lost its CPU) makes calls run alone a while.
  * - One call at a time: a second calling thread (another Python thread) that finds
  *   the pair in use runs its call alone.
  *
@@ -75,7 +78,7 @@ typedef struct {
     int caller_cpu;     /* the calling thread's CPU when the call began */
     int hold;           /* the helper asks callers to leave it asleep this many calls */
     int skip;           /* calls left that find it asleep and leave it so */
-    long long hold_until; /* a call stalled on it: calls leave it asleep until then */
+    long long hold_until; /* a call stalled on it: calls run alone until then (0: none) */
     long long hold_ns;    /* that time away */
     long long stalled_at; /* when a call last stalled on it */
     unsigned long long call_no; /* calls published (the helper's `first`) */
@@ -101,9 +104,10 @@ static cpu_set_t cresize_quick_cpus; /* the CPUs the helper may run on, from its
  * to sleep as soon as it is done) for CRESIZE_QUICK_HOLD_NS, or twice the last time
  * away when the last stall came less than four such times before (a program that
  * keeps that CPU busy), up to CRESIZE_QUICK_MAX_HOLD_NS: meanwhile calls run on the
- * calling thread alone. The helper losing its CPU while it waits for work costs
- * nothing and counts for nothing (another library's threads, PyTorch's, take turns
- * with it there). */
+ * calling thread alone and publish nothing (a helper still awake would take their
+ * chunks; finding none, it sees the hold and sleeps). The helper losing its CPU while
+ * it waits for work costs nothing and counts for nothing (another library's threads,
+ * PyTorch's, take turns with it there). */
 #define CRESIZE_QUICK_STALL_NS 100000LL
 #define CRESIZE_QUICK_HOLD_NS 10000000LL
 #define CRESIZE_QUICK_MAX_HOLD_NS 1280000000LL
@@ -207,8 +211,9 @@ static void *cresize_quick_main(void *unused)
             idle_hold = idle_hold ? (2 * idle_hold < CRESIZE_QUICK_MAX_SKIP ? 2 * idle_hold
                                                                            : CRESIZE_QUICK_MAX_SKIP)
                                   : 1;
-        if (idle_hold)
-            __atomic_store_n(&q->hold, idle_hold, __ATOMIC_SEQ_CST);
+        /* stored when 0 too: a call that came in its way to sleep (it was not asleep,
+         * so the call took no `hold`) and that it helped leaves no back-off behind */
+        __atomic_store_n(&q->hold, idle_hold, __ATOMIC_SEQ_CST);
         took = 0;
         /* sleep: a caller that publishes after `sleeping` is set wakes it; one that
          * published before is seen by the load of `state` below. `wake` is read before
@@ -282,7 +287,7 @@ static int cresize_quick_run(cresize_quick_fn fn, void *call, Py_ssize_t jobs,
     unsigned long long s, mine = 0, gen;
     unsigned spins = 0;
     int first = 1, stalled = 0;
-    long long began, ended;
+    long long began, ended, until;
     if (!cresize_quick_on || n < 2 || n > CRESIZE_QUICK_MASK ||
         __atomic_exchange_n(&q->busy, 1, __ATOMIC_ACQUIRE)) {
         fn(call, 0, 0, jobs, 1);
@@ -296,6 +301,17 @@ static int cresize_quick_run(cresize_quick_fn fn, void *call, Py_ssize_t jobs,
         return 1;
     }
     cresize_quick_calls++;
+    until = __atomic_load_n(&q->hold_until, __ATOMIC_RELAXED);
+    if (until) {
+        if (cresize_quick_now() < until) {
+            /* held: nothing is published, so a helper still awake finds no work, sees
+             * the hold and sleeps (published, a run of calls kept it busy through it) */
+            __atomic_store_n(&q->busy, 0, __ATOMIC_RELEASE);
+            fn(call, 0, 0, jobs, 1);
+            return 1;
+        }
+        __atomic_store_n(&q->hold_until, 0, __ATOMIC_RELAXED); /* over: no clock read */
+    }
     q->fn = fn;
     q->call = call;
     q->jobs = jobs;
@@ -307,15 +323,12 @@ static int cresize_quick_run(cresize_quick_fn fn, void *call, Py_ssize_t jobs,
     __atomic_store_n(&q->state, gen << 48 | n, __ATOMIC_SEQ_CST); /* publish: lo 0, hi n */
     if (__atomic_load_n(&q->sleeping, __ATOMIC_SEQ_CST)) {
         /* wake it, unless the last wake gained nothing (backing off, up to
-         * CRESIZE_QUICK_MAX_SKIP calls: isolated calls end before it arrives) or it
-         * asked for time away from a contended CPU */
+         * CRESIZE_QUICK_MAX_SKIP calls: isolated calls end before it arrives) */
         int hold = __atomic_exchange_n(&q->hold, 0, __ATOMIC_SEQ_CST);
         if (hold > q->skip)
             q->skip = hold;
         if (q->skip > 0) {
             q->skip--;
-        } else if (cresize_quick_now() < __atomic_load_n(&q->hold_until, __ATOMIC_RELAXED)) {
-            /* left asleep: this call runs on the calling thread alone */
         } else if (__atomic_exchange_n(&q->sleeping, 0, __ATOMIC_SEQ_CST)) {
             cresize_quick_wakes++;
             __atomic_add_fetch(&q->wake, 1, __ATOMIC_SEQ_CST);
@@ -360,8 +373,10 @@ static int cresize_quick_run(cresize_quick_fn fn, void *call, Py_ssize_t jobs,
         __atomic_store_n(&q->hold_until, now + q->hold_ns, __ATOMIC_RELAXED);
         cresize_quick_holds++;
     }
-    if (mine < n)
+    if (mine < n) { /* it came in time: the back-off of wakes for nothing ends */
         cresize_quick_helped++;
+        q->skip = 0;
+    }
     __atomic_store_n(&q->busy, 0, __ATOMIC_RELEASE);
     return mine < n ? 2 : 1;
 }
