@@ -320,6 +320,8 @@ static int cresize_quick_run(cresize_quick_fn fn, void *call, Py_ssize_t jobs,
     __atomic_store_n(&q->done, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&q->caller_cpu, sched_getcpu(), __ATOMIC_RELAXED);
     gen = ((__atomic_load_n(&q->state, __ATOMIC_RELAXED) >> 48) + 1) & 0xffff;
+    began = cresize_quick_now(); /* before the publish: a caller that loses its CPU right
+                                  * after it, the helper taking every chunk, counts that */
     __atomic_store_n(&q->state, gen << 48 | n, __ATOMIC_SEQ_CST); /* publish: lo 0, hi n */
     if (__atomic_load_n(&q->sleeping, __ATOMIC_SEQ_CST)) {
         /* wake it, unless the last wake gained nothing (backing off, up to
@@ -335,7 +337,6 @@ static int cresize_quick_run(cresize_quick_fn fn, void *call, Py_ssize_t jobs,
             syscall(SYS_futex, &q->wake, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
         }
     }
-    began = cresize_quick_now();
     for (;;) {
         Py_ssize_t j0, j1;
         unsigned long long lo;
@@ -358,9 +359,14 @@ static int cresize_quick_run(cresize_quick_fn fn, void *call, Py_ssize_t jobs,
             cresize_quick_pause();
         else
             sched_yield();
-        if (spins % 256 == 0 && !stalled)
-            stalled = cresize_quick_now() - ended >
-                      CRESIZE_QUICK_STALL_NS + 2 * (ended - began) / (long long)(mine ? mine : 1);
+        /* `done` read again after the clock: a caller that lost its own CPU in this loop
+         * while the helper finished has not waited for it */
+        if (spins % 256 == 0 && !stalled) {
+            long long bound = CRESIZE_QUICK_STALL_NS +
+                              2 * (ended - began) / (long long)(mine ? mine : 1);
+            stalled = cresize_quick_now() - ended > bound &&
+                      (unsigned long long)__atomic_load_n(&q->done, __ATOMIC_ACQUIRE) < n - mine;
+        }
     }
     if (stalled) { /* leave the helper asleep a while (it sleeps when it sees this) */
         long long now = cresize_quick_now();
