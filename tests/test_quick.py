@@ -606,20 +606,20 @@ static volatile int slow = 0;
 
 static void chunk(void *call, int tid, Py_ssize_t j0, Py_ssize_t j1, int first)
 {
-    long long end = cresize_quick_now() + (tid == 1 && slow ? 3000000LL : 5000LL * (j1 - j0));
+    long long end = cresize_team_now() + (tid == 1 && slow ? 3000000LL : 5000LL * (j1 - j0));
     (void)call, (void)first;
-    while (cresize_quick_now() < end)
+    while (cresize_team_now() < end)
         ;
 }
 
 int main(void)
 {
-    long long end = cresize_quick_now() + 60000000000LL;
+    long long end = cresize_team_now() + 60000000000LL;
     long calls = 0, helped = 0;
-    while (calls < 20 && cresize_quick_now() < end) { /* a loaded machine: again */
+    while (calls < 20 && cresize_team_now() < end) { /* a loaded machine: again */
         long holds = cresize_quick_holds;
         long long until;
-        while (cresize_quick_holds == holds && cresize_quick_now() < end) {
+        while (cresize_quick_holds == holds && cresize_team_now() < end) {
             long before = cresize_quick_helped;
             cresize_quick_run(chunk, NULL, 8, 1);
             slow = cresize_quick_helped > before; /* it is awake: its next chunk stalls */
@@ -629,7 +629,7 @@ int main(void)
         for (;;) {
             long before = cresize_quick_helped;
             cresize_quick_run(chunk, NULL, 8, 1);
-            if (cresize_quick_now() >= until)
+            if (cresize_team_now() >= until)
                 break;
             calls++;
             helped += cresize_quick_helped > before;
@@ -672,18 +672,18 @@ typedef ssize_t Py_ssize_t;
 
 static void chunk(void *call, int tid, Py_ssize_t j0, Py_ssize_t j1, int first)
 {
-    long long end = cresize_quick_now() + (long long)(long)call * (j1 - j0);
+    long long end = cresize_team_now() + (long long)(long)call * (j1 - j0);
     (void)tid, (void)first;
-    while (cresize_quick_now() < end)
+    while (cresize_team_now() < end)
         ;
 }
 
 /* wait up to `ns` for *p >= v */
 static int await(int *p, int v, long long ns)
 {
-    long long end = cresize_quick_now() + ns;
+    long long end = cresize_team_now() + ns;
     while (__atomic_load_n(p, __ATOMIC_SEQ_CST) < v)
-        if (cresize_quick_now() > end)
+        if (cresize_team_now() > end)
             return 0;
     return 1;
 }

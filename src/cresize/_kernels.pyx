@@ -1229,8 +1229,9 @@ cdef enum:
 
 
 ctypedef struct QuickCall:
-    # One FUSED call as the quick pair's threads run it (``_quick_part``): ``_fused``'s
-    # arguments as pointers; ``path`` the loop it takes; ``wide``: float64 sums.
+    # One kernel call (FUSED, LINES or PLANES) as the quick pair's threads run it
+    # (``_quick_part``): its arguments as pointers; ``path`` the loop it takes;
+    # ``wide``: float64 sums.
     const Sizes* z
     const Table* y
     const Table* x
@@ -1314,8 +1315,7 @@ cdef inline void _quick_rows(const QuickCall* c, const source* src, floating* sc
     else:
         tag = c.tags + tid * c.tags_stride
         if first:
-            for t in range(c.z.slots):
-                tag[t] = -1
+            _empty_ring(tag, c.z.slots)
         for j in range(j0, j1):
             _fused_row(c.z, j, c.y, c.x, src, c.dst, buf, tag)
 
@@ -1418,8 +1418,7 @@ cdef int _fused(const Sizes* z, const Py_ssize_t[:, ::1] y_index,
                            jobs * (t + 1) // n)
                 cresize_team_mark(team, threadid())  # not t: a smaller team runs several t
     elif n == 1:
-        for t in range(z.slots):
-            tags[t] = -1
+        _empty_ring(tags, z.slots)
         for j in range(jobs):
             _fused_row(z, j, &y, &x, src, dst, scratch, tags)
     elif z.first_product and z.x_block == 0 and jobs < n:
@@ -1436,8 +1435,7 @@ cdef int _fused(const Sizes* z, const Py_ssize_t[:, ::1] y_index,
             cresize_team_start(team, <int>tid)
             buf = scratch + tid * scratch_stride
             tag = tags + tid * tags_stride
-            for t in range(z.slots):
-                tag[t] = -1
+            _empty_ring(tag, z.slots)
             for j in prange(jobs, schedule="static"):
                 _fused_row(z, j, &y, &x, src, dst, buf, tag)
             cresize_team_mark(team, <int>tid)
@@ -1527,6 +1525,13 @@ cdef inline void _pixels_part(const Sizes* z, Py_ssize_t j, Py_ssize_t part, Py_
         _row(&shared, out, line, &rows)
         if not z.copy:  # a copy already has the bits of 1 * x
             _first_product_zeros(z, out, line, &rows)
+
+
+cdef inline void _empty_ring(Py_ssize_t* tag, Py_ssize_t slots) noexcept nogil:
+    """A thread's ring holds no row yet: every slot's tag -1 (``_fused_row``)."""
+    cdef Py_ssize_t t
+    for t in range(slots):
+        tag[t] = -1
 
 
 cdef inline void _fused_row(const Sizes* z, Py_ssize_t j, const Table* y, const Table* x,

@@ -61,6 +61,8 @@ static long cresize_quick_holds = 0; /* calls that waited long for the helper (t
 #include <time.h>
 #include <unistd.h>
 
+#include "_team.h" /* cresize_team_now, the clock */
+
 /* How long the helper spins after its last chunk before it sleeps: a run of calls
  * (a loop over images or layers) finds it awake; an idle process costs at most this
  * much of one CPU after its last call. */
@@ -128,13 +130,6 @@ static inline void cresize_quick_pause(void)
 #endif
 }
 
-static inline long long cresize_quick_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
-}
-
 /* Chunk c's jobs. */
 static inline void cresize_quick_chunk(const cresize_quick_pair *q, unsigned long long c,
                                        Py_ssize_t *j0, Py_ssize_t *j1)
@@ -164,7 +159,7 @@ static void *cresize_quick_main(void *unused)
 {
     cresize_quick_pair *q = &cresize_quick;
     unsigned long long joined = 0; /* the call_no of the call it last took a chunk of */
-    long long idle_since = cresize_quick_now();
+    long long idle_since = cresize_team_now();
     unsigned spins = 0;
     int excluded = -1; /* the CPU its affinity leaves out (-1: none) */
     int idle_hold = 0; /* calls to be left asleep for after wakes that found nothing */
@@ -198,10 +193,10 @@ static void *cresize_quick_main(void *unused)
         if (++spins % 64)
             continue;
         if (idle_since == 0) {
-            idle_since = cresize_quick_now();
+            idle_since = cresize_team_now();
             continue;
         }
-        long long now = cresize_quick_now();
+        long long now = cresize_team_now();
         int held = now < __atomic_load_n(&q->hold_until, __ATOMIC_RELAXED);
         if (!held && now - idle_since < CRESIZE_QUICK_SPIN_NS && cresize_quick_away(&excluded))
             continue;
@@ -230,7 +225,7 @@ static void *cresize_quick_main(void *unused)
             syscall(SYS_futex, &q->wake, FUTEX_WAIT_PRIVATE, w, NULL, NULL, 0);
         __atomic_store_n(&q->sleeping, 0, __ATOMIC_SEQ_CST);
         cresize_quick_away(&excluded);
-        idle_since = cresize_quick_now();
+        idle_since = cresize_team_now();
     }
     return NULL;
 }
@@ -295,22 +290,20 @@ static int cresize_quick_run(cresize_quick_fn fn, void *call, Py_ssize_t jobs,
     }
     if (q->started == 0)
         q->started = cresize_quick_start();
-    if (q->started < 0) {
+    if (q->started > 0)
+        cresize_quick_calls++;
+    until = __atomic_load_n(&q->hold_until, __ATOMIC_RELAXED);
+    if (until && cresize_team_now() >= until) {
+        __atomic_store_n(&q->hold_until, 0, __ATOMIC_RELAXED); /* over: no clock read */
+        until = 0;
+    }
+    if (q->started < 0 || until) {
+        /* no helper, or held: nothing is published, so a helper still awake finds no
+         * work, sees the hold and sleeps (published, a run of calls kept it busy
+         * through it) */
         __atomic_store_n(&q->busy, 0, __ATOMIC_RELEASE);
         fn(call, 0, 0, jobs, 1);
         return 1;
-    }
-    cresize_quick_calls++;
-    until = __atomic_load_n(&q->hold_until, __ATOMIC_RELAXED);
-    if (until) {
-        if (cresize_quick_now() < until) {
-            /* held: nothing is published, so a helper still awake finds no work, sees
-             * the hold and sleeps (published, a run of calls kept it busy through it) */
-            __atomic_store_n(&q->busy, 0, __ATOMIC_RELEASE);
-            fn(call, 0, 0, jobs, 1);
-            return 1;
-        }
-        __atomic_store_n(&q->hold_until, 0, __ATOMIC_RELAXED); /* over: no clock read */
     }
     q->fn = fn;
     q->call = call;
@@ -320,7 +313,7 @@ static int cresize_quick_run(cresize_quick_fn fn, void *call, Py_ssize_t jobs,
     __atomic_store_n(&q->done, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&q->caller_cpu, sched_getcpu(), __ATOMIC_RELAXED);
     gen = ((__atomic_load_n(&q->state, __ATOMIC_RELAXED) >> 48) + 1) & 0xffff;
-    began = cresize_quick_now(); /* before the publish: a caller that loses its CPU right
+    began = cresize_team_now(); /* before the publish: a caller that loses its CPU right
                                   * after it, the helper taking every chunk, counts that */
     __atomic_store_n(&q->state, gen << 48 | n, __ATOMIC_SEQ_CST); /* publish: lo 0, hi n */
     if (__atomic_load_n(&q->sleeping, __ATOMIC_SEQ_CST)) {
@@ -352,7 +345,7 @@ static int cresize_quick_run(cresize_quick_fn fn, void *call, Py_ssize_t jobs,
         first = 0;
         mine++;
     }
-    ended = cresize_quick_now();
+    ended = cresize_team_now();
     /* the helper's claimed chunks: short, unless its CPU was taken from it */
     while ((unsigned long long)__atomic_load_n(&q->done, __ATOMIC_ACQUIRE) < n - mine) {
         if (++spins < 4096)
@@ -364,12 +357,12 @@ static int cresize_quick_run(cresize_quick_fn fn, void *call, Py_ssize_t jobs,
         if (spins % 256 == 0 && !stalled) {
             long long bound = CRESIZE_QUICK_STALL_NS +
                               2 * (ended - began) / (long long)(mine ? mine : 1);
-            stalled = cresize_quick_now() - ended > bound &&
+            stalled = cresize_team_now() - ended > bound &&
                       (unsigned long long)__atomic_load_n(&q->done, __ATOMIC_ACQUIRE) < n - mine;
         }
     }
     if (stalled) { /* leave the helper asleep a while (it sleeps when it sees this) */
-        long long now = cresize_quick_now();
+        long long now = cresize_team_now();
         if (q->hold_ns && now - q->stalled_at < 4 * q->hold_ns)
             q->hold_ns = 2 * q->hold_ns < CRESIZE_QUICK_MAX_HOLD_NS ? 2 * q->hold_ns
                                                                      : CRESIZE_QUICK_MAX_HOLD_NS;
