@@ -23,6 +23,13 @@ LINUX = sys.platform.startswith("linux")
 #: another program takes is left asleep for up to 1.28 s at a time (_quick.h).
 HELPED_WITHIN = 10
 
+#: Tests that need the helper to take chunks: a process that may run on one CPU only runs
+#: its calls alone (``_quick.h``: the helper could only share the caller's CPU).
+TWO_CPUS = pytest.mark.skipif(
+    not LINUX or len(os.sched_getaffinity(0)) < 2,
+    reason="the helper takes chunks on Linux, in a process that may run on two CPUs",
+)
+
 #: (shape, size, mode, axes, dtype): every loop the pair runs (blocks of 2x2, pairs of
 #: pixels, rows through a ring, 8/16-bit steps, rows of pixels along one axis, whole
 #: lines, whole planes), above ``_plan.QUICK_MIN_WORK``.
@@ -85,6 +92,7 @@ def test_the_pair_gives_the_bits_of_one_thread(case, quick_on):
     )
 
 
+@TWO_CPUS
 @pytest.mark.skipif(not LINUX, reason="the pair has a helper on Linux only")
 def test_the_helper_takes_chunks_in_a_run_of_calls(quick_on):
     """A tight loop finds the helper awake: some calls are shared (on a machine whose
@@ -209,6 +217,7 @@ print(os.waitstatus_to_exitcode(status))
 """
 
 
+@TWO_CPUS
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="fork() exists on POSIX only")
 def test_a_forked_child_gets_a_helper_of_its_own():
     code, out, err = run_python(["-c", FORK_CHILD], dict(os.environ), 120, " (the forked child)")
@@ -313,6 +322,7 @@ print(runs, helped)
 """
 
 
+@TWO_CPUS
 @pytest.mark.skipif(not LINUX, reason="the pair has a helper on Linux only")
 def test_the_helper_keeps_to_its_arrays_on_every_path(tmp_path):
     """Each loop the pair runs, 2-thread calls (the helper taking chunks of some of
@@ -344,6 +354,7 @@ def test_the_paths_are_what_they_say():
     assert kinds[16:] == [((fused, (2, 2)), (fused, (0, 0))), ((fused, (0, 0)),) * 2]
 
 
+@TWO_CPUS
 @pytest.mark.skipif(not LINUX, reason="the pair has a helper on Linux only")
 def test_a_stress_of_python_threads_and_shapes(quick_on):
     """Four Python threads call plans of every path at once, forward and backward, some
@@ -423,6 +434,7 @@ print(calls, int(ok and np.array_equal(p(x), want)), _kernels.quick_counts()[1] 
 """
 
 
+@TWO_CPUS
 @pytest.mark.skipif(not LINUX, reason="the pair has a helper on Linux only")
 def test_an_interrupt_during_long_calls():
     """SIGINT while long calls run on the pair (the helper blocks every signal): the
@@ -578,6 +590,7 @@ def _run_program(tmp_path, name, text, *args):
     return subprocess.run([program, *args], capture_output=True, text=True, check=True, timeout=120)
 
 
+@TWO_CPUS
 @pytest.mark.skipif(not LINUX, reason="the pair has a helper on Linux only")
 def test_no_wake_is_lost_as_the_helper_goes_to_sleep(tmp_path):
     """A call that takes the helper's ``sleeping`` (and adds to ``wake``) just before the
@@ -721,6 +734,7 @@ int main(int argc, char **argv)
 """
 
 
+@TWO_CPUS
 @pytest.mark.skipif(not LINUX, reason="the pair has a helper on Linux only")
 @pytest.mark.parametrize("window", ["hold", "sleeping"])
 def test_a_call_the_helper_helped_ends_its_back_off(tmp_path, window):
@@ -733,3 +747,57 @@ def test_a_call_the_helper_helped_ends_its_back_off(tmp_path, window):
     out = _run_program(tmp_path, "stale", STALE_PROGRAM, window).stdout
     tries, cases, stale = map(int, out.split())
     assert cases >= 10 and stale == 0, (tries, cases, stale)
+
+
+AFFINITY_CHILD = """
+import os, sys, time
+import numpy as np
+import cresize
+from cresize import _kernels
+pin_first = sys.argv[1] == "1"
+x = np.random.default_rng(0).random((224, 224, 3), dtype=np.float32)
+want = cresize.resize(x, (112, 112), axes=(0, 1), num_threads=1)
+def pair():
+    return np.array_equal(cresize.resize(x, (112, 112), axes=(0, 1), num_threads=2), want)
+def until_helped(ok):
+    helped, end = _kernels.quick_counts()[1], time.monotonic() + 10
+    while time.monotonic() < end and _kernels.quick_counts()[1] == helped:
+        ok = pair() and ok
+    return ok, _kernels.quick_counts()[1] - helped
+cpus = os.sched_getaffinity(0)
+ok = True
+if not pin_first:  # the helper starts with the process's CPUs and may keep off the caller's
+    ok, _ = until_helped(ok)
+os.sched_setaffinity(0, {min(cpus)})  # this thread only (and a helper it starts)
+time.sleep(0.02)  # past CRESIZE_QUICK_MASK_NS: the masks are read again
+calls, helped, wakes, _ = _kernels.quick_counts()
+ok = all([pair() for _ in range(300)]) and ok
+counts = [n - m for n, m in zip(_kernels.quick_counts()[:3], (calls, helped, wakes))]
+if not pin_first:  # (a loop that waits for it: 300 calls may all come while it sleeps)
+    ok, counts[1] = until_helped(ok)
+os.sched_setaffinity(0, cpus)  # the caller may run anywhere again: the pair helps again
+time.sleep(0.02)
+ok, again = until_helped(ok)
+print(int(ok), *counts, again)
+"""
+
+
+@TWO_CPUS
+@pytest.mark.parametrize("pin_first", [True, False], ids=["helper-pinned", "helper-free"])
+def test_calls_run_alone_where_the_helper_shares_the_callers_only_cpu(pin_first):
+    """A calling thread that may run on one CPU only, the helper on that one too (pinned
+    before the helper started, as ``taskset -c 0`` pins a process): its calls run alone,
+    the helper never woken (it took 1.09-1.15x the one-thread time, woken on that CPU).
+    A helper started before the pin keeps its CPUs and still helps; once the caller may
+    run anywhere again, the helper helps (the masks are read again, not kept)."""
+    code, out, err = run_python(
+        ["-c", AFFINITY_CHILD, str(int(pin_first))], dict(os.environ), 120, " (affinity)"
+    )
+    assert code == 0, err
+    ok, calls, helped, wakes, again = map(int, out.split())
+    assert ok == 1 and calls == 300
+    if pin_first:
+        assert helped == 0 and wakes == 0
+    else:
+        assert helped > 0
+    assert again > 0

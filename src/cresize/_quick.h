@@ -26,6 +26,10 @@
  *   asleep; a call that stalled on it (it lost its CPU) makes calls run alone a while.
  * - One call at a time: a second calling thread (another Python thread) that finds
  *   the pair in use runs its call alone.
+ * - A call runs alone where the helper could only share the calling thread's CPU: the
+ *   calling thread may run on one CPU only and the helper on that one too (`taskset -c 0`,
+ *   or os.sched_setaffinity before the helper started). Each calling thread reads its
+ *   mask again at most every CRESIZE_QUICK_MASK_NS (cresize_quick_shared).
  *
  * Which thread computes an output row never changes its bits (every kernel's row is
  * computed the same way on any thread). A forked child starts with no helper
@@ -84,6 +88,7 @@ typedef struct {
     long long hold_ns;    /* that time away */
     long long stalled_at; /* when a call last stalled on it */
     unsigned long long call_no; /* calls published (the helper's `first`) */
+    int cpus_read;      /* the helper has read its CPUs (cresize_quick_cpus) */
     cresize_quick_fn fn;
     void *call;
     Py_ssize_t jobs, chunk;
@@ -113,6 +118,13 @@ static cpu_set_t cresize_quick_cpus; /* the CPUs the helper may run on, from its
 #define CRESIZE_QUICK_STALL_NS 100000LL
 #define CRESIZE_QUICK_HOLD_NS 10000000LL
 #define CRESIZE_QUICK_MAX_HOLD_NS 1280000000LL
+
+/* A calling thread reads its CPU mask again after this long (a mask can change at any
+ * time; a read costs about 0.8 us on the VM measured, where the shortest quick calls
+ * take 5 us). */
+#define CRESIZE_QUICK_MASK_NS 10000000LL
+static __thread long long cresize_quick_masks_at; /* when this thread read it (0: never) */
+static __thread int cresize_quick_alone;          /* what it found (cresize_quick_shared) */
 
 /* Nothing in a build: tests/test_quick.py compiles this header into a program of its own
  * that makes each step of the helper's way to sleep (below) take long, so that callers
@@ -155,6 +167,25 @@ static int cresize_quick_away(int *excluded)
     return CPU_COUNT(&m) > 0 && sched_setaffinity(0, sizeof m, &m) == 0;
 }
 
+/* 1 when the helper could only share the calling thread's CPU: that thread may run on one
+ * CPU only, and the helper (its CPUs as it started, what cresize_quick_away keeps it to;
+ * its mask now may lack one it left for an earlier caller) on that same one. Measured
+ * with `taskset -c 0` (docs/kernels.md "The quick pair"), each call woke the helper on
+ * the caller's CPU and took 1.09-1.15 times its one-thread time (640x640 images). `now`:
+ * the call's clock; the caller's mask as read at most CRESIZE_QUICK_MASK_NS before it. */
+static int cresize_quick_shared(long long now)
+{
+    cpu_set_t mine;
+    if (cresize_quick_masks_at && now - cresize_quick_masks_at < CRESIZE_QUICK_MASK_NS)
+        return cresize_quick_alone;
+    if (!__atomic_load_n(&cresize_quick.cpus_read, __ATOMIC_ACQUIRE))
+        return 1; /* the helper is still starting (it could not come in time): alone */
+    cresize_quick_masks_at = now;
+    cresize_quick_alone = sched_getaffinity(0, sizeof mine, &mine) == 0 &&
+                          CPU_COUNT(&mine) == 1 && CPU_EQUAL(&mine, &cresize_quick_cpus);
+    return cresize_quick_alone;
+}
+
 static void *cresize_quick_main(void *unused)
 {
     cresize_quick_pair *q = &cresize_quick;
@@ -167,6 +198,7 @@ static void *cresize_quick_main(void *unused)
     (void)unused;
     if (sched_getaffinity(0, sizeof cresize_quick_cpus, &cresize_quick_cpus))
         CPU_ZERO(&cresize_quick_cpus);
+    __atomic_store_n(&q->cpus_read, 1, __ATOMIC_RELEASE);
     cresize_quick_away(&excluded);
     for (;;) {
         unsigned long long s = __atomic_load_n(&q->state, __ATOMIC_ACQUIRE);
@@ -292,15 +324,17 @@ static int cresize_quick_run(cresize_quick_fn fn, void *call, Py_ssize_t jobs,
         q->started = cresize_quick_start();
     if (q->started > 0)
         cresize_quick_calls++;
+    began = cresize_team_now(); /* before the publish: a caller that loses its CPU right
+                                  * after it, the helper taking every chunk, counts that */
     until = __atomic_load_n(&q->hold_until, __ATOMIC_RELAXED);
-    if (until && cresize_team_now() >= until) {
-        __atomic_store_n(&q->hold_until, 0, __ATOMIC_RELAXED); /* over: no clock read */
+    if (until && began >= until) {
+        __atomic_store_n(&q->hold_until, 0, __ATOMIC_RELAXED); /* over */
         until = 0;
     }
-    if (q->started < 0 || until) {
-        /* no helper, or held: nothing is published, so a helper still awake finds no
-         * work, sees the hold and sleeps (published, a run of calls kept it busy
-         * through it) */
+    if (q->started < 0 || until || cresize_quick_shared(began)) {
+        /* no helper, held, or it could only share this thread's CPU: nothing is
+         * published, so a helper still awake finds no work, sees the hold and sleeps
+         * (published, a run of calls kept it busy through it) */
         __atomic_store_n(&q->busy, 0, __ATOMIC_RELEASE);
         fn(call, 0, 0, jobs, 1);
         return 1;
@@ -313,8 +347,6 @@ static int cresize_quick_run(cresize_quick_fn fn, void *call, Py_ssize_t jobs,
     __atomic_store_n(&q->done, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&q->caller_cpu, sched_getcpu(), __ATOMIC_RELAXED);
     gen = ((__atomic_load_n(&q->state, __ATOMIC_RELAXED) >> 48) + 1) & 0xffff;
-    began = cresize_team_now(); /* before the publish: a caller that loses its CPU right
-                                  * after it, the helper taking every chunk, counts that */
     __atomic_store_n(&q->state, gen << 48 | n, __ATOMIC_SEQ_CST); /* publish: lo 0, hi n */
     if (__atomic_load_n(&q->sleeping, __ATOMIC_SEQ_CST)) {
         /* wake it, unless the last wake gained nothing (backing off, up to
