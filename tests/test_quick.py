@@ -40,6 +40,7 @@ CASES = [
     ((150, 226, 4), (75, 113), "bilinear", (0, 1), np.int16),  # pairs into 16-bit
     ((224, 224, 3), (150, 170), "bicubic", (0, 1), np.float32),  # a ring of rows
     ((200, 190, 3), (230, 171), "lanczos3", (0, 1), np.uint16),  # a ring, 16-bit
+    ((1, 3, 166, 166), (232, 232), "bicubic", None, np.float32),  # a ring, bottom up
     ((3, 160, 130), (77, 260), "bicubic", None, np.int8),
     ((224, 224, 3), (112, 112), "nearest", (0, 1), np.float32),
     ((300, 200, 3), (300, 150), "bicubic", (0, 1), np.float32),  # rows of pixels

@@ -1316,8 +1316,14 @@ cdef inline void _quick_rows(const QuickCall* c, const source* src, floating* sc
         tag = c.tags + tid * c.tags_stride
         if first:
             _empty_ring(tag, c.z.slots)
-        for j in range(j0, j1):
-            _fused_row(c.z, j, c.y, c.x, src, c.dst, buf, tag)
+        if tid and c.z.order == RING:
+            # the helper's chunks come from the back, each above the last: its rows from
+            # the bottom up, so that its ring holds what the next chunk reads first
+            for j in range(j1 - 1, j0 - 1, -1):
+                _fused_row(c.z, j, c.y, c.x, src, c.dst, buf, tag)
+        else:
+            for j in range(j0, j1):
+                _fused_row(c.z, j, c.y, c.x, src, c.dst, buf, tag)
 
 
 cdef int _fused_from(const Sizes* z, const Py_ssize_t[:, ::1] y_index,
