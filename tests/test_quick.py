@@ -770,7 +770,7 @@ ok = True
 if not pin_first:  # the helper starts with the process's CPUs and may keep off the caller's
     ok, _ = until_helped(ok)
 os.sched_setaffinity(0, {min(cpus)})  # this thread only (and a helper it starts)
-time.sleep(0.02)  # past CRESIZE_QUICK_MASK_NS: the masks are read again
+time.sleep(0.02)  # past CRESIZE_QUICK_MASK_NS: the caller's mask is read again
 calls, helped, wakes, _ = _kernels.quick_counts()
 ok = all([pair() for _ in range(300)]) and ok
 counts = [n - m for n, m in zip(_kernels.quick_counts()[:3], (calls, helped, wakes))]
@@ -790,7 +790,7 @@ def test_calls_run_alone_where_the_helper_shares_the_callers_only_cpu(pin_first)
     before the helper started, as ``taskset -c 0`` pins a process): its calls run alone,
     the helper never woken (it took 1.09-1.15x the one-thread time, woken on that CPU).
     A helper started before the pin keeps its CPUs and still helps; once the caller may
-    run anywhere again, the helper helps (the masks are read again, not kept)."""
+    run anywhere again, the helper helps (its mask is read again, not kept)."""
     code, out, err = run_python(
         ["-c", AFFINITY_CHILD, str(int(pin_first))], dict(os.environ), 120, " (affinity)"
     )
