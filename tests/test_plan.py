@@ -448,6 +448,15 @@ def test_plan_refuses_wrong_input():
         testing.reference_resize(np.float64(1), 3)
 
 
+def test_plan_class_called_with_plan_arguments_names_cresize_plan():
+    """``cresize.Plan`` is public (the type of ``plan``'s result); called like ``plan``
+    it failed with an AttributeError from inside (``'int' object has no attribute
+    'kind'``)."""
+    for args in (((4, 4), 3), ((4, 4), np.float32)):
+        with pytest.raises(TypeError, match=r"^make a plan with cresize\.plan\("):
+            cresize.Plan(*args)
+
+
 def test_arrays_no_array_can_hold_are_named():
     """The shape named is the one too large, the input's or the result's (the message
     named the result's shape, also when that was small)."""
