@@ -218,6 +218,18 @@ def test_torch_column_tolerates_pytorch_nearest_indices_only():
     assert row["passed"] and row["torch_tolerated"] and row["torch"] > 0.1, row
 
 
+def test_torch_comparison_pairs_a_size_tuple_with_axes_given_out_of_order():
+    """``axes=(2, 1)``: ``size[0]`` is axis 2's length (cresize was called with the axes
+    sorted and the size as given, which resized the wrong axes and crashed)."""
+    torch = pytest.importorskip("torch")
+    for options in (dict(size=(3, 5)), dict(scale_factor=(2.0, 0.5))):
+        assert _check.torch_deviation(torch, (2, 4, 6), axes=(2, 1), **options) < 1e-12
+        offset, value, gradient = _check.torch_nearest_deviation(
+            torch, (2, 4, 6), mode="nearest", axes=(2, 1), **options
+        )
+        assert offset == 0 and value < 1e-12 and gradient < 1e-12
+
+
 def test_torch_column_names_a_pytorch_gradient_that_is_not_its_forwards_adjoint():
     # PyTorch 2.13's 1-D nearest: 5 -> 5 at f = 1.05 reads floor(o / f) forward and o
     # backward. The row said only "not explained by PyTorch's float32 nearest indices".

@@ -435,6 +435,11 @@ def test_numpy_input_untouched_and_identity_backward():
     # grad_output of the input's shape: the identity, as cresize.resize_backward
     g = da.from_array(x, chunks=4)
     assert same_bits(cd.resize_backward(g, (6, 10)).compute(), x)
+    # num_threads is checked there too, as cresize.resize_backward checks it
+    with pytest.raises(ValueError, match="num_threads"):
+        cd.resize_backward(g, (6, 10), num_threads=0)
+    with pytest.raises(TypeError, match="num_threads"):
+        cd.resize_backward(g, (6, 10), num_threads=True)
 
 
 def test_import_error_names_the_extra():

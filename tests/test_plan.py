@@ -431,6 +431,42 @@ def test_plan_refuses_wrong_input():
         cresize.resize(np.zeros(4, np.float32), (2, 2))
     with pytest.raises(ValueError, match=r"^axes entry 5 is out of range for the array of 2 "):
         cresize.resize(np.zeros((4, 5), np.float32), 2, axes=5)
+    # and so is a resized axis of length 0 (it said "axis 1 of x" for every caller)
+    with pytest.raises(ValueError, match=r"^axis 1 of input_shape has length 0"):
+        cresize.plan((3, 0), 4)
+    with pytest.raises(ValueError, match=r"^axis 1 of input_shape has length 0"):
+        cresize.plan((3, 0), scale_factor=2.0)
+    with pytest.raises(ValueError, match=r"^axis 1 of input_shape has length 0"):
+        cresize.resize_backward(np.ones((3, 3)), (3, 0), scale_factor=2.0)
+    with pytest.raises(ValueError, match=r"^axis 1 of x has length 0"):
+        cresize.resize(np.zeros((3, 0)), scale_factor=2.0)
+    with pytest.raises(ValueError, match=r"^axis 0 of shape has length 0"):
+        testing.check_adjoint((0, 4), 3)
+    with pytest.raises(ValueError, match=r"^shape must have at least one dimension"):
+        testing.check_reference((), 3)
+    with pytest.raises(ValueError, match=r"^x must have at least one dimension; got a 0-d"):
+        testing.reference_resize(np.float64(1), 3)
+
+
+def test_plan_class_called_with_plan_arguments_names_cresize_plan():
+    """``cresize.Plan`` is public (the type of ``plan``'s result); called like ``plan``
+    it failed with an AttributeError from inside (``'int' object has no attribute
+    'kind'``)."""
+    for args in (((4, 4), 3), ((4, 4), np.float32)):
+        with pytest.raises(TypeError, match=r"^make a plan with cresize\.plan\("):
+            cresize.Plan(*args)
+
+
+def test_arrays_no_array_can_hold_are_named():
+    """The shape named is the one too large, the input's or the result's (the message
+    named the result's shape, also when that was small)."""
+    big = 2**39
+    with pytest.raises(ValueError, match=r"array of shape \(549755813888, 549755813888\) "):
+        cresize.resize_backward(np.ones((3, 3)), (big, big))
+    with pytest.raises(ValueError, match=r"array of shape \(549755813888, 549755813888, 3\) "):
+        cresize.plan((big, big, 3), 2, axes=2)
+    with pytest.raises(ValueError, match=r"array of shape \(2, 549755813888, 549755813888\) "):
+        cresize.plan((2, 4, 4), scale_factor=float(big // 4), dtype="float64")
 
 
 def test_option_messages_name_the_modes_that_take_them():

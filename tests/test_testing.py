@@ -253,6 +253,11 @@ def test_a_wrapper_without_the_keywords_is_told_what_is_passed(check):
         (lambda: testing.check_adjoint((4, 4), 2, rtol=0), ValueError, "rtol must be > 0"),
         (lambda: testing.check_adjoint((4, 4), 2, rtol="1"), TypeError, "rtol"),
         (lambda: testing.check_gradient((4, 4), 2, n_directions=0), ValueError, "n_directions"),
+        (lambda: testing.check_gradient((4, 4), 2, n_directions=1.5), TypeError, "n_directions"),
+        # refused before drawing the arrays, in resize's words (was NumPy's, or an attempt)
+        (lambda: testing.check_adjoint((2**20, 2**20), 2), MemoryError, "would need at least"),
+        (lambda: testing.check_reference((2**32, 2**32), 2), ValueError, "any array can hold"),
+        (lambda: testing.check_gradient((4, 4), 2, n_directions=True), TypeError, "n_directions"),
         (lambda: testing.check_gradient((4, 4), 2, step=np.inf), ValueError, "step must be finite"),
         (lambda: testing.check_adjoint(4, 2), TypeError, "shape must be a tuple"),
         (
@@ -282,6 +287,24 @@ def test_a_wrapper_without_the_keywords_is_told_what_is_passed(check):
 def test_bad_arguments(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+@pytest.mark.parametrize(
+    "shape, options",
+    [
+        ((4, 6), dict(size=(3, 5), axes=(1, 0))),
+        ((4, 6), dict(size=(3, 5), axes=(-1, 0))),
+        ((4, 6), dict(scale_factor=(2.0, 0.5), axes=(1, 0))),
+        ((4, 6, 5), dict(size=(3, 5, 7), axes=(2, 0, 1))),
+    ],
+)
+def test_checks_pair_sizes_with_axes_in_the_order_given(shape, options):
+    """A size (or scale_factor) tuple pairs with ``axes`` as given, as in resize; the
+    checks passed the axes sorted and the tuple as given, so they resized other axes
+    and failed a correct cresize ("forward returned shape (3, 5); expected (5, 3)")."""
+    assert testing.check_reference(shape, **options) < 1e-12
+    assert testing.check_adjoint(shape, **options) < 1e-12
+    assert testing.check_gradient(shape, **options) < testing.FD_TOLERANCE
 
 
 def test_check_reference_says_where_and_how_much():

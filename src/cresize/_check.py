@@ -491,7 +491,7 @@ def _torch_run(
         mode=mode,
         align_corners=align_corners,
         antialias=antialias,
-        axes=axes,
+        axes=spec.axes,  # as given: a size tuple pairs with them (``axes`` is sorted)
         num_threads=num_threads,
     )
     y = cresize.resize(x, size, **options)

@@ -824,6 +824,13 @@ class Plan(_fast.PlanBase):
     """A resize with everything but the data fixed; see ``cresize.plan``."""
 
     def __init__(self, spec: _spec.Spec, dtype: np.dtype, num_threads: _spec.Int | None = None):
+        if not isinstance(spec, _spec.Spec) or not isinstance(dtype, np.dtype):
+            # Plan((4, 4), 3) failed deep inside (AttributeError: 'int' has no 'kind')
+            raise TypeError(
+                "make a plan with cresize.plan(input_shape, size, ..., dtype=...); "
+                "Plan(spec, dtype) takes the description cresize.plan builds, not "
+                f"{type(spec).__name__} and {type(dtype).__name__}"
+            )
         self._spec = spec
         self._num_threads = _spec.threads_value(num_threads)
         #: The dtype of the arrays the plan takes and returns (native byte order).

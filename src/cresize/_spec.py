@@ -374,8 +374,9 @@ def _axes_list(axes):
     return result
 
 
-def lengths(in_shape, axes, size, scale_factor):
-    """Output length and per-axis factor (or None) of each resized axis."""
+def lengths(in_shape, axes, size, scale_factor, name="x"):
+    """Output length and per-axis factor (or None) of each resized axis; ``name``: what
+    errors call the array of shape ``in_shape`` (``x``, ``input_shape``, ``shape``)."""
     n = len(axes)
     if size is not None:
         sizes = size if is_sequence(size) else (size,) * n
@@ -387,10 +388,10 @@ def lengths(in_shape, axes, size, scale_factor):
             factor(f, "scale_factor") for f in (given if is_sequence(given) else (given,) * n)
         )
         for a in axes:
-            _resizable(in_shape, a, "x")
+            _resizable(in_shape, a, name)
         out = tuple(checked_length(in_shape[a], f) for a, f in zip(axes, factors))
     for a in axes:
-        _resizable(in_shape, a, "x")
+        _resizable(in_shape, a, name)
     return out, factors
 
 
@@ -429,7 +430,7 @@ def forward(
     if not checked_shape:
         input_shape = shape(input_shape, name)
     axes = resize_axes(len(input_shape), size, scale_factor, axes, name)
-    out_lengths, factors = lengths(input_shape, axes, size, scale_factor)
+    out_lengths, factors = lengths(input_shape, axes, size, scale_factor, name)
     return Spec(
         input_shape,
         axes,
@@ -478,7 +479,7 @@ def backward(
             _resizable(input_shape, a, "input_shape")
         out_lengths, factors = tuple(grad_shape[a] for a in axes), (None,) * len(axes)
     else:
-        out_lengths, factors = lengths(input_shape, axes, None, scale_factor)
+        out_lengths, factors = lengths(input_shape, axes, None, scale_factor, "input_shape")
     spec = Spec(
         input_shape,
         axes,
@@ -570,19 +571,22 @@ def table_taps(n_in, n_out, f, mode, align_corners, antialias):
 def check_sizes(spec, itemsize, *, dense=False, arrays=True):
     """Refuse a result (or tables) that cannot exist, before anything is allocated.
 
-    ``ValueError`` when the result has more elements than any array can;
+    ``ValueError`` when the input or the result has more elements than any array can;
     ``MemoryError`` when the result plus a lower bound of its tap tables exceeds
     this machine's memory (or the process's address-space limit). With
     ``arrays=False`` (block execution: each task makes one block) only the
     tables count.
     """
-    elements = math.prod(spec.output_shape)
-    if elements > MAX_ELEMENTS or math.prod(spec.input_shape) > MAX_ELEMENTS:
+    elements = max(math.prod(spec.input_shape), math.prod(spec.output_shape))
+    if elements > MAX_ELEMENTS:
+        # The larger of the two is named: the input of a forward call, or the result
+        # of a backward one (the plan serves both), may be the one that cannot exist.
+        larger = max(spec.output_shape, spec.input_shape, key=math.prod)
         raise ValueError(
-            f"the result would have shape {spec.output_shape} "
-            f"({elements} elements): more than any array can hold"
+            f"resizing shape {spec.input_shape} to {spec.output_shape} needs an array "
+            f"of shape {larger} ({elements} elements): more than any array can hold"
         )
-    need = max(elements, math.prod(spec.input_shape)) * itemsize if arrays else 0
+    need = elements * itemsize if arrays else 0
     for _, n_in, n_out, f in axis_geometry(spec):
         need += 16 * table_taps(n_in, n_out, f, spec.mode, spec.align_corners, spec.antialias)
         if dense:

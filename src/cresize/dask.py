@@ -141,6 +141,7 @@ def resize_backward(
         grad.shape, input_shape, scale_factor, mode, align_corners, antialias, axes
     )
     if not spec.axes:  # every axis keeps its length: the identity, as in memory
+        _spec.threads_value(num_threads)  # refused as resize_backward refuses it
         return _identity(grad, chunks)
     plan = _plan.block_plan(spec, grad.dtype, num_threads)
     ref = _PlanRef(plan)

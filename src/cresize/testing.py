@@ -185,16 +185,11 @@ def reference_resize(
     array([0.  , 0.25, 0.75, 1.25, 1.75, 2.25, 2.75, 3.  ])
     """
     y = _float64(x, "x")
-    matrices = reference_matrices(
-        y.shape,
-        size,
-        scale_factor=scale_factor,
-        mode=mode,
-        align_corners=align_corners,
-        antialias=antialias,
-        axes=axes,
+    # errors name x, as resize's do (reference_matrices' would name input_shape)
+    spec = _spec.forward(
+        y.shape, size, scale_factor, mode, align_corners, antialias, axes, checked_shape=True
     )
-    for axis, matrix in matrices.items():
+    for axis, matrix in _matrices(spec).items():
         y = _contract(y, axis, matrix)
     return y
 
@@ -547,13 +542,18 @@ def _setup(shape, size, scale_factor, mode, align_corners, antialias, axes, forw
     # Look the defaults up at call time, so that a wrapped cresize is what is checked.
     forward = cresize.resize if forward is None else forward
     backward = cresize.resize_backward if backward is None else backward
-    spec = _spec.forward(tuple(shape), size, scale_factor, mode, align_corners, antialias, axes)
+    spec = _spec.forward(
+        shape, size, scale_factor, mode, align_corners, antialias, axes, name="shape"
+    )
+    _spec.check_sizes(spec, 8)  # the float64 arrays: refused before any is drawn
     options = dict(
         scale_factor=scale_factor,
         mode=mode,
         align_corners=align_corners,
         antialias=antialias,
-        axes=tuple(axis for axis, *_ in _spec.axis_geometry(spec)),
+        # in the order given (negative ones counted from the end): ``size`` and
+        # ``scale_factor`` tuples pair with them (sorted, (1, 0) resized the wrong axes)
+        axes=spec.axes,
     )
     return forward, backward, spec, options
 
@@ -708,7 +708,9 @@ def _seed(value, name="seed"):
 
 
 def _count(value, name):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be a positive int; got {value!r}")
+    if value < 1:
         raise ValueError(f"{name} must be a positive int; got {value!r}")
     return int(value)
 

@@ -370,10 +370,12 @@ def _input_plan(shape, dtype, options, previous=None, *, channels_last=False):
         scale_factor = _per_axis(scale_factor, spatial, "scale_factor")
     if scale_factor is not None and recompute_scale_factor:  # as if the size had been given
         size = _spec.forward(
-            shape, None, scale_factor, mode, align_corners, antialias, axes
+            shape, None, scale_factor, mode, align_corners, antialias, axes, name="input"
         ).lengths
         scale_factor = None
-    spec = _spec.forward(shape, size, scale_factor, mode, align_corners, antialias, axes)
+    spec = _spec.forward(
+        shape, size, scale_factor, mode, align_corners, antialias, axes, name="input"
+    )
     if dtype in _HALF:  # resized as its float32 copy (see _apply)
         dtype = _spec.compute_dtype(np.dtype(np.float16))
     else:
