@@ -301,6 +301,18 @@ def test_output_that_is_a_directory_points_to_out_dir(tmp_path, capsys, overwrit
     assert os.listdir(tmp_path / "thumbs") == []
 
 
+def test_an_output_folder_that_is_a_file_is_a_usage_error(tmp_path, capsys):
+    # --out-dir FILE failed every input with "FileExistsError: [Errno 17] File exists:
+    # 'FILE'", and -o FILE/x.png the same, after the batch had started.
+    src, afile = write(tmp_path / "in.png"), tmp_path / "notes.txt"
+    afile.write_text("x")
+    assert main([str(src), "--width", "10", "--out-dir", str(afile)]) == 2
+    assert f"--out-dir {afile} is a file, not a directory" in capsys.readouterr().err
+    assert main([str(src), "--width", "10", "-o", str(afile / "x.png")]) == 2
+    assert f"its directory {afile} is a file" in capsys.readouterr().err
+    assert tree(tmp_path) == ["in.png", "notes.txt"]
+
+
 def test_refuses_to_overwrite(tmp_path, capsys):
     src = write(tmp_path / "in.png")
     dst = tmp_path / "out.png"
@@ -481,6 +493,30 @@ def test_large_photos_are_not_refused_as_decompression_bombs(tmp_path, capsys, m
     )
     assert main([str(src), "--width", "10", "--max-pixels", "-1"]) == 2
     assert "--max-pixels must be >= 0" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("geometry", [["--scale", "10"], ["--size", "600x400"], ["--width", "600"]])
+def test_a_resized_image_over_max_pixels_is_refused_before_it_is_read(
+    tmp_path, capsys, monkeypatch, geometry
+):
+    # --max-pixels guarded the input only: a typo (--scale 10 for 0.1) on a 12-MP photo
+    # made a 1.2-gigapixel image, minutes and gigabytes for each file of the batch.
+    # An EXIF quarter turn counts (the header's size is the stored one): with --width,
+    # the upright 40x60 of a stored 60x40 is 600x900, over 240,000.
+    src = write(tmp_path / "in.jpg")  # 60x40
+    turned = tmp_path / "turned.jpg"
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    Image.open(src).save(turned, exif=exif)
+    import cresize.image
+
+    monkeypatch.setattr(cresize.image, "resize_image", lambda *a, **k: pytest.fail("read"))
+    argv = [*geometry, "--out-dir", str(tmp_path / "out"), "--max-pixels", "239999"]
+    assert main([str(src), str(turned), *argv]) == 1
+    err = capsys.readouterr().err
+    assert "it would be 600x400, 240,000 pixels, more than --max-pixels 239,999" in err
+    assert ("600x900" in err) == (geometry[0] == "--width")
+    assert not (tmp_path / "out").exists()
 
 
 def test_runs_in_threads_keep_pillows_limit_lifted_and_give_it_back(tmp_path, monkeypatch):

@@ -1167,6 +1167,77 @@ def test_tiff_with_an_orientation_tag_is_turned_once(tmp_path, orientation):
     assert resize_image(tmp_path / "in.tif", fit=(10, 10)).shape[1::-1] == fitted
 
 
+@pytest.mark.parametrize("compression", [None, "zlib"])
+@pytest.mark.parametrize("channels", [3, 4])
+@pytest.mark.parametrize("orientation", [1, 6])
+def test_a_planar_16bit_tiff_is_read_right(tmp_path, compression, channels, orientation):
+    # A 16-bit RGB(A) TIFF stored plane by plane (PlanarConfiguration 2: all the red,
+    # then all the green, ...) came out as garbage: uncompressed, Pillow read its
+    # samples as 8-bit ones (the raw mode "R" of "RGB;16L" for a plane), and the
+    # output was 8-bit; compressed, OpenCV read the planes as if interleaved. The
+    # truth is the same pixels stored interleaved; tifffile reads both.
+    tifffile = pytest.importorskip("tifffile")
+    pixels = rgb16(20, 30, channels)
+    options = dict(
+        photometric="rgb",
+        compression=compression,
+        extrasamples=["unassalpha"] if channels == 4 else None,
+        extratags=[(274, "H", 1, orientation, True)],
+    )
+    tifffile.imwrite(tmp_path / "chunky.tif", pixels, **options)
+    planar = np.moveaxis(pixels, -1, 0)
+    tifffile.imwrite(tmp_path / "planar.tif", planar, planarconfig="separate", **options)
+    want = open_image(tmp_path / "chunky.tif")
+    assert want.shape[:2] == ((20, 30) if orientation == 1 else (30, 20))
+    got = open_image(tmp_path / "planar.tif")
+    assert got.dtype == np.uint16
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(
+        resize_image(tmp_path / "planar.tif", scale=0.5),
+        resize_image(tmp_path / "chunky.tif", scale=0.5),
+    )
+
+
+def test_a_planar_16bit_tiff_without_tifffile_is_refused(tmp_path, monkeypatch):
+    tifffile = pytest.importorskip("tifffile")
+    src = tmp_path / "planar.tif"
+    planes = np.moveaxis(rgb16(8, 9, 3), -1, 0)
+    tifffile.imwrite(src, planes, photometric="rgb", planarconfig="separate")
+    monkeypatch.setitem(sys.modules, "tifffile", None)
+    with pytest.raises(ValueError, match=r"planar.tif stores its 16-bit RGB samples plane by"):
+        resize_image(src, scale=0.5)
+
+
+@pytest.mark.parametrize("sixteen", [False, True])
+def test_a_tiff_without_a_resolution_gets_no_dpi(tmp_path, sixteen):
+    # Pillow reads a TIFF without XResolution/YResolution as 1x1 dpi (the missing
+    # tags' default), and the output claimed 1 dpi (a 60-inch-wide print of 60
+    # pixels): Pillow's own TIFFs, resized, have no resolution tags. A TIFF that has
+    # them keeps them.
+    tifffile = pytest.importorskip("tifffile")
+    pixels = rgb16(20, 30, 3) if sixteen else photo(20, 30)
+    src = tmp_path / "in.tif"
+    if sixteen:
+        write_tiff16(src, pixels, photometric=2)  # tifffile writes a resolution
+    else:
+        Image.fromarray(pixels).save(src)
+    with Image.open(src) as im:
+        assert 282 not in im.tag_v2 and im.info["dpi"] == (1, 1)  # Pillow's made-up value
+    got = resize_image(src, scale=0.5)
+    assert "dpi" not in got.info and "resolution" not in got.info
+    for ext in ("tif", "png", "jpg"):
+        save_image(got, tmp_path / f"out.{ext}")
+        with Image.open(tmp_path / f"out.{ext}") as back:
+            if ext == "tif":  # none, or one of no unit (tifffile writes 1x1 so)
+                assert (back.tag_v2.get(296) if 282 in back.tag_v2 else 1) == 1
+            else:
+                assert back.info.get("dpi") in (None, (1, 1))
+                assert back.info.get("jfif_unit", 0) == 0  # density 1:1, no unit
+    tifffile.imwrite(src, pixels, photometric="rgb", resolution=(300, 150), resolutionunit="INCH")
+    got = resize_image(src, scale=0.5)
+    assert tuple(round(d) for d in got.info["dpi"]) == (300, 150)
+
+
 def test_icc_lost_names_the_format_that_holds_none(tmp_path):
     from cresize.image import _save
 

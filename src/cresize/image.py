@@ -39,6 +39,7 @@ OPENCV_HINT = (
     'pip install "cresize[image]" (or opencv-python-headless)'
 )
 TIFFFILE_HINT = 'pip install "cresize[image]" (or tifffile) to keep it in 16-bit TIFF'
+TIFFFILE_READ_HINT = 'pip install "cresize[image]" (or tifffile) to read them'
 OPENCV = "OpenCV (cv2)"
 #: What happens instead of a broken OpenCV / tifffile (``_optional.load``'s warning).
 OPENCV_FALLBACK = "Pillow decodes and encodes without it (16-bit colour needs it)"
@@ -185,17 +186,21 @@ def _read(path, geometry=None, opencv=False):
     from PIL import ImageOps
 
     with Image.open(path) as im:
+        if im.format == "TIFF" and not {_X_RESOLUTION, _Y_RESOLUTION} <= im.tag_v2.keys():
+            # Pillow gives a TIFF without its resolution a made-up 1x1 dpi (a missing
+            # tag's default), which the output would have claimed: it has none
+            for key in ("dpi", "resolution"):
+                im.info.pop(key, None)
         sixteen = _16bit_colour_mode(im)  # before getexif, which may load a PNG
         orientation = im.getexif().get(0x0112, 1)
         turned = orientation in _QUARTER_TURNS
-        stored = im.size
-        if im.format == "TIFF":  # newer Pillow gives a TIFF's size already turned
-            stored = (im.tag_v2.get(256, stored[0]), im.tag_v2.get(257, stored[1]))
+        stored = _stored_size(im)
         full = stored[::-1] if turned else stored
         if sixteen:
+            planar = _planar_16bit_tiff(im)
             # OpenCV's TIFF decoder turns the pixels upright itself (with any flags)
-            turn = 1 if im.format == "TIFF" else orientation
-            pixels = _read_16bit(path, sixteen, turn, im.size)
+            turn = 1 if im.format == "TIFF" and not planar else orientation
+            pixels = _read_16bit(path, sixteen, turn, im.size, planar)
             return ImageArray(pixels, _upright_info(im.info, orientation)), full
         scale = 1
         if geometry is not None and im.format in ("JPEG", "MPO"):
@@ -221,10 +226,21 @@ def _read(path, geometry=None, opencv=False):
     return im, full
 
 
+def _stored_size(im):
+    """(width, height) of the pixels of ``im`` (open in Pillow) as stored, before EXIF
+    orientation: newer Pillow gives a TIFF's size already turned."""
+    if im.format == "TIFF":
+        return (im.tag_v2.get(256, im.size[0]), im.tag_v2.get(257, im.size[1]))
+    return im.size
+
+
 class _Header(NamedTuple):
     """What ``_header`` reads of a file without decoding its pixels."""
 
     size: tuple[int, int]  #: (width, height) as stored, before EXIF orientation
+    #: (width, height) upright, after EXIF orientation; a PNG whose EXIF follows its
+    #: pixels (Pillow would decode them to find it) counts as not turned
+    upright: tuple[int, int]
     #: images in the file, of which ``open_image`` reads the first; None: more than
     #: one, those after the first unreadable (a damaged or truncated file)
     frames: int | None
@@ -242,7 +258,11 @@ def _header(path):
                 frames = getattr(im, "n_frames", 1)
             except Exception:  # one after the first is damaged: the first is still read
                 frames = None
-        return _Header(im.size, frames, "pages" if im.format == "TIFF" else "frames")
+        stored = _stored_size(im)
+        known = im.format != "PNG" or "exif" in im.info  # else getexif decodes a PNG
+        turned = known and im.getexif().get(0x0112, 1) in _QUARTER_TURNS
+        upright = stored[::-1] if turned else stored
+        return _Header(stored, upright, frames, "pages" if im.format == "TIFF" else "frames")
 
 
 class _Decoded(NamedTuple):
@@ -338,9 +358,26 @@ def _16bit_colour_mode(im):
         return None
     raw = im.tile[0][3]  # (codec, extents, offset, args): a plain tuple before Pillow 11
     raw = raw[0] if isinstance(raw, tuple) else raw
-    if not (isinstance(raw, str) and ";16" in raw):
-        return None
-    return "LA" if raw.startswith("LA;") else im.mode
+    if isinstance(raw, str) and ";16" in raw:
+        return "LA" if raw.startswith("LA;") else im.mode
+    if _planar_16bit_tiff(im):
+        # Uncompressed, Pillow gives each plane one letter of the raw mode ("R" of
+        # "RGB;16L"): the 16-bit samples were read as 8-bit ones, garbage.
+        return im.mode
+    return None
+
+
+_BITS_PER_SAMPLE, _PLANAR_CONFIGURATION = 258, 284  # TIFF tags
+
+
+def _planar_16bit_tiff(im):
+    """Whether ``im`` (open in Pillow) is a TIFF of 16-bit samples stored plane by plane
+    (PlanarConfiguration 2: all the red, then all the green, ...). Pillow (uncompressed)
+    and OpenCV (any compression) read such a file's pixels wrongly; tifffile reads it."""
+    if im.format != "TIFF" or im.tag_v2.get(_PLANAR_CONFIGURATION, 1) != 2:
+        return False
+    bits = im.tag_v2.get(_BITS_PER_SAMPLE)
+    return set(bits if isinstance(bits, tuple) else (bits,)) == {16}
 
 
 def _tifffile():
@@ -358,12 +395,14 @@ def _opencv(needed=None):
     return _optional.load("cv2", OPENCV, hint=needed)
 
 
-def _read_16bit(path, mode, orientation, size):
+def _read_16bit(path, mode, orientation, size, planar=False):
     if mode == "CMYK":  # OpenCV reads no CMYK TIFF; Pillow would keep the high bytes
         raise ValueError(
             f"{os.fspath(path)} has 16-bit CMYK pixels, which neither Pillow (8 bits) nor "
             f"OpenCV reads; convert it to 16-bit RGB (or to 8-bit CMYK) first"
         )
+    if planar:
+        return _read_planar_tiff(path, mode, orientation)
     cv2 = _opencv(f"{os.fspath(path)} has 16-bit {mode} pixels, which only OpenCV reads")
     if cv2 is None:
         raise ValueError(f"{os.fspath(path)} has 16-bit {mode} pixels; {OPENCV_HINT}")
@@ -386,6 +425,22 @@ def _read_16bit(path, mode, orientation, size):
     if mode == "LA":
         order = [0, 3] if bgr.shape[2] == 4 else [0]
     return np.ascontiguousarray(_orient(bgr[..., order], orientation))
+
+
+def _read_planar_tiff(path, mode, orientation):
+    """The 16-bit ``mode`` (RGB, RGBA) pixels of the planar TIFF at ``path``, upright,
+    read by tifffile (see ``_planar_16bit_tiff``)."""
+    tifffile = _tifffile()
+    if tifffile is None:
+        raise ValueError(
+            f"{os.fspath(path)} stores its 16-bit {mode} samples plane by plane, which "
+            f"Pillow and OpenCV read wrongly; {TIFFFILE_READ_HINT}"
+        )
+    planes = tifffile.imread(path, key=0, maxworkers=1)  # (samples, height, width)
+    if planes.ndim != 3 or planes.shape[0] != len(mode) or planes.dtype.itemsize != 2:
+        raise OSError(f"tifffile read {os.fspath(path)} as {planes.shape} {planes.dtype}")
+    pixels = np.moveaxis(planes, 0, -1).astype(np.uint16)  # native byte order, a copy
+    return np.ascontiguousarray(_orient(pixels, orientation))
 
 
 def _orient(array, orientation):
