@@ -509,6 +509,19 @@ def test_jpeg_quality(tmp_path):
     assert (tmp_path / "q20.jpg").stat().st_size < (tmp_path / "q95.jpg").stat().st_size
 
 
+def test_a_jpeg_wider_than_libjpeg_writes_is_refused_with_the_limit(tmp_path):
+    # libjpeg printed "Maximum supported image dimension is 65500 pixels" and the save
+    # failed with "OSError: broken data stream when writing image file".
+    from cresize.image import JPEG_MAX_SIDE
+
+    save_image(np.zeros((1, JPEG_MAX_SIDE), np.uint8), tmp_path / "widest.jpg")
+    assert Image.open(tmp_path / "widest.jpg").size == (JPEG_MAX_SIDE, 1)
+    for shape in [(1, JPEG_MAX_SIDE + 1), (JPEG_MAX_SIDE + 1, 1, 3)]:
+        with pytest.raises(ValueError, match=r"a JPEG is at most 65,500 pixels.*write PNG"):
+            save_image(np.zeros(shape, np.uint8), tmp_path / "wide.jpg")
+    assert sorted(os.listdir(tmp_path)) == ["widest.jpg"]
+
+
 def test_arrays_need_no_pillow(monkeypatch, tmp_path):
     for name in [m for m in sys.modules if m == "PIL" or m.startswith("PIL.")]:
         monkeypatch.setitem(sys.modules, name, None)
@@ -1206,6 +1219,24 @@ def test_a_planar_16bit_tiff_without_tifffile_is_refused(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "tifffile", None)
     with pytest.raises(ValueError, match=r"planar.tif stores its 16-bit RGB samples plane by"):
         resize_image(src, scale=0.5)
+
+
+def test_unsigned_32bit_tiff_values_pillow_wraps_are_refused(tmp_path):
+    # Pillow reads unsigned 32-bit samples into its signed mode I: 3,000,000,000 came out
+    # as -1,294,967,296, and resized as such. Values below 2**31 are read right.
+    tifffile = pytest.importorskip("tifffile")
+    counts = np.arange(40 * 60, dtype=np.uint32).reshape(40, 60)
+    tifffile.imwrite(tmp_path / "small.tif", counts)
+    got = resize_image(tmp_path / "small.tif", scale=0.5)
+    np.testing.assert_array_equal(np.asarray(got), resize_image(counts, scale=0.5))
+    counts[0, 0] = 3_000_000_000
+    tifffile.imwrite(tmp_path / "large.tif", counts)
+    with pytest.raises(ValueError, match=r"large.tif holds unsigned 32-bit samples from 2\*\*31"):
+        resize_image(tmp_path / "large.tif", scale=0.5)
+    negative = -np.arange(40 * 60, dtype=np.int32).reshape(40, 60)  # signed: read right
+    tifffile.imwrite(tmp_path / "signed.tif", negative)
+    got = resize_image(tmp_path / "signed.tif", scale=0.5)
+    np.testing.assert_array_equal(np.asarray(got), resize_image(negative, scale=0.5))
 
 
 @pytest.mark.parametrize("sixteen", [False, True])

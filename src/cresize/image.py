@@ -53,6 +53,8 @@ TIFFFILE_FALLBACK = "OpenCV writes 16-bit TIFF, without an ICC profile"
 #: the full decode with 1.5; a zone plate (rings up to the Nyquist limit, the
 #: worst case) needs 2.5 for about 40 dB (35.5 dB with 2). See docs/files.md.
 SHRINK_ON_LOAD_MARGIN = 2.5
+#: The longest side libjpeg writes (its JPEG_MAX_DIMENSION; the format's own is 65,535).
+JPEG_MAX_SIDE = 65500
 #: Formats that hold 16 bits per colour channel (written with OpenCV).
 SIXTEEN_BIT_FORMATS = ("PNG", "TIFF")
 
@@ -220,6 +222,11 @@ def _read(path, geometry=None, opencv=False):
             if decoded is not None:
                 return decoded, full
         im.load()
+        if im.mode == "I" and _unsigned_32bit_tiff(im) and np.asarray(im).min() < 0:
+            raise ValueError(
+                f"{os.fspath(path)} holds unsigned 32-bit samples from 2**31 up, which "
+                f"Pillow reads as negative numbers; convert it to float32 or 16 bits first"
+            )
         ImageOps.exif_transpose(im, in_place=True)
         if turned:
             im.info = _turned_info(im.info)
@@ -370,6 +377,20 @@ def _16bit_colour_mode(im):
 _BITS_PER_SAMPLE, _PLANAR_CONFIGURATION = 258, 284  # TIFF tags
 
 
+_SAMPLE_FORMAT = 339  # TIFF tag: 1 unsigned integers (the default), 2 signed, 3 float
+
+
+def _unsigned_32bit_tiff(im):
+    """Whether ``im`` (open in Pillow) is a TIFF of unsigned 32-bit integer samples,
+    which Pillow reads into its signed mode I: values from 2**31 up wrap around."""
+    if im.format != "TIFF":
+        return False
+    bits, kind = im.tag_v2.get(_BITS_PER_SAMPLE), im.tag_v2.get(_SAMPLE_FORMAT, 1)
+    return (bits[0] if isinstance(bits, tuple) else bits) == 32 and (
+        (kind[0] if isinstance(kind, tuple) else kind) == 1
+    )
+
+
 def _planar_16bit_tiff(im):
     """Whether ``im`` (open in Pillow) is a TIFF of 16-bit samples stored plane by plane
     (PlanarConfiguration 2: all the red, then all the green, ...). Pillow (uncompressed)
@@ -489,7 +510,9 @@ def save_image(
         written as a Pillow image's is (to a 16-bit TIFF: the ICC profile, DPI
         and EXIF: its text tags in IFD0, its Exif and GPS IFDs).
         32-bit grey images (int32, float) need TIFF; as PNG, an integer one is
-        written at 16 bits when every value fits (0 to 65535), else refused.
+        written at 16 bits when every value fits (0 to 65535), else refused. A
+        JPEG is at most 65,500 pixels wide and high (libjpeg): a larger image is
+        refused (``ValueError``).
     path : str or os.PathLike
         The file to write.
     format : str, optional
@@ -564,6 +587,12 @@ def _save(
         pil_image.info = dict(info)
     else:
         pil_image = image
+    if fmt == "JPEG" and max(pil_image.size) > JPEG_MAX_SIDE:  # else "broken data stream"
+        w, h = pil_image.size
+        raise ValueError(
+            f"a JPEG is at most {JPEG_MAX_SIDE:,} pixels wide and high; this image is "
+            f"{w}x{h}: write PNG, TIFF or BMP"
+        )
     image = _for_format(pil_image, fmt)
     params = _metadata(image.info)
     lost = _icc_lost(info, params, fmt, image.mode)
