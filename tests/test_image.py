@@ -768,6 +768,30 @@ def test_16bit_grey_with_a_transparent_value_keeps_16_bits(tmp_path):
     np.testing.assert_array_equal(written[..., [0, 3]], got)
 
 
+@pytest.mark.parametrize("maxval", [65535, 4095])
+@pytest.mark.parametrize("plain", [False, True])
+def test_a_16bit_ppm_keeps_16_bits(tmp_path, maxval, plain):
+    # A PPM of more than 8 bits (maxval > 255: dcraw -4, netpbm) was read by Pillow,
+    # which scales its samples to 8 bits: the output was 8-bit without a word. White
+    # is maxval: scaled to 65535, as Pillow scales a PGM of grey to its mode I.
+    pytest.importorskip("cv2")
+    pixels = (rgb16(20, 30, 3).astype(np.uint32) % (maxval + 1)).astype(np.uint16)
+    src = tmp_path / "in.ppm"
+    if plain:
+        body = " ".join(map(str, pixels.ravel())).encode()
+        src.write_bytes(b"P3\n30 20\n%d\n" % maxval + body + b"\n")
+    else:
+        src.write_bytes(b"P6\n30 20\n%d\n" % maxval + pixels.astype(">u2").tobytes())
+    want = (pixels.astype(np.uint32) * 65535 + maxval // 2) // maxval
+    got = open_image(src)
+    assert got.dtype == np.uint16
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(resize_image(src, scale=0.5), resize_image(got, scale=0.5))
+    grey = tmp_path / "grey.pgm"  # the rule Pillow has for grey
+    grey.write_bytes(b"P5\n30 20\n%d\n" % maxval + pixels[..., 0].astype(">u2").tobytes())
+    np.testing.assert_array_equal(np.asarray(open_image(grey)), want[..., 0])
+
+
 def test_16bit_colour_to_8bit_formats_rounds(tmp_path):
     from cresize.image import narrows
 

@@ -3,7 +3,7 @@
 The pixels are computed by the core kernels (``cresize.resize(..., axes=(0, 1))``),
 never by Pillow's resize; Pillow (``pip install "cresize[image]"``) only reads and
 writes files. OpenCV (``opencv-python-headless``, also in the ``image`` extra)
-reads and writes what Pillow cannot (16-bit RGB(A) PNG and TIFF), decodes the
+reads and writes what Pillow cannot (16-bit RGB(A) PNG and TIFF, 16-bit PPM), decodes the
 pixels of RGB and grey JPEGs (the same pixels as Pillow's, without a copy) and
 encodes PNG fast; without it Pillow does all but 16-bit colour. tifffile (also
 in the extra) writes 16-bit TIFF with its ICC profile. Arrays need none of them.
@@ -164,9 +164,11 @@ def open_image(path: str | os.PathLike[str]) -> PIL.Image.Image | np.ndarray:
         The first frame of an animated GIF, PNG or WebP, the first page of a
         multi-page TIFF. Fully decoded (a corrupt or truncated file raises here,
         not later), upright, with ``info`` (ICC profile, EXIF without the orientation tag)
-        kept. A 16-bit RGB(A) PNG or TIFF, which Pillow would read as 8-bit, is
+        kept. A 16-bit RGB(A) PNG or TIFF (or an RGB PPM of more than 8 bits),
+        which Pillow would read as 8-bit, is
         returned as an ``(H, W, 3 or 4)`` uint16 ``ImageArray`` read with OpenCV
-        (with the same ``info``, read by Pillow from the header); without OpenCV it
+        (tifffile for a TIFF stored plane by plane) (with the same ``info``, read by
+        Pillow from the header); without OpenCV it
         is a ``ValueError`` rather than lost bits, and so is a 16-bit CMYK TIFF
         (OpenCV cannot read it). A 16-bit grey image with a transparent value (PNG
         ``tRNS``) is an ``(H, W, 2)`` uint16 ``ImageArray`` of grey and alpha, and
@@ -203,6 +205,10 @@ def _read(path, geometry=None, opencv=False):
             # OpenCV's TIFF decoder turns the pixels upright itself (with any flags)
             turn = 1 if im.format == "TIFF" and not planar else orientation
             pixels = _read_16bit(path, sixteen, turn, im.size, planar)
+            maxval = _ppm_maxval(im)
+            if maxval is not None and maxval != 65535:  # OpenCV gives 0-maxval: scaled
+                wide = pixels.astype(np.uint32) * 65535  # as Pillow scales 16-bit grey
+                pixels = ((wide + maxval // 2) // maxval).astype(np.uint16)
             return ImageArray(pixels, _upright_info(im.info, orientation)), full
         scale = 1
         if geometry is not None and im.format in ("JPEG", "MPO"):
@@ -371,7 +377,18 @@ def _16bit_colour_mode(im):
         # Uncompressed, Pillow gives each plane one letter of the raw mode ("R" of
         # "RGB;16L"): the 16-bit samples were read as 8-bit ones, garbage.
         return im.mode
+    if (_ppm_maxval(im) or 0) > 255:  # Pillow scales them to 8 bits
+        return im.mode
     return None
+
+
+def _ppm_maxval(im):
+    """The largest sample value (white) of a PPM file open in Pillow as ``im``, or None:
+    not a PPM (nor PGM, PBM), or one Pillow reads as float."""
+    if im.format != "PPM" or not im.tile:
+        return None
+    args = im.tile[0][3]  # (raw mode, maxval) for Pillow's ppm decoders, else a raw mode
+    return args[-1] if isinstance(args, tuple) and isinstance(args[-1], int) else None
 
 
 _BITS_PER_SAMPLE, _PLANAR_CONFIGURATION = 258, 284  # TIFF tags
