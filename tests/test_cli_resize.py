@@ -233,6 +233,7 @@ def test_bad_files_are_reported_and_the_rest_done(tmp_path, capsys):
     (tmp_path / "in" / "b.png").write_bytes(b"definitely not a PNG")
     whole = (tmp_path / "in" / "e.jpg").read_bytes()
     (tmp_path / "in" / "d.jpg").write_bytes(whole[: len(whole) // 2])
+    (tmp_path / "in" / "f.jpg").write_bytes(b"")  # said "not an image, or a format ..."
     assert (
         main(
             [
@@ -251,7 +252,8 @@ def test_bad_files_are_reported_and_the_rest_done(tmp_path, capsys):
     assert f"{tmp_path / 'in' / 'b.png'}: not an image" in err
     assert f"{tmp_path / 'in' / 'd.jpg'}: OSError: " in err  # Pillow's words vary
     assert f"{tmp_path / 'missing.png'}: no such file or directory" in err
-    assert "3 resized, 3 failed" in out
+    assert f"{tmp_path / 'in' / 'f.jpg'}: an empty file (0 bytes)" in err
+    assert "3 resized, 4 failed" in out
 
 
 @pytest.mark.parametrize("dry_run", [[], ["-n"]])

@@ -662,6 +662,8 @@ def _one(task, cancel=None, later=None):
     try:
         if not os.path.isfile(src):
             return src, "not a regular file", None
+        if os.path.getsize(src) == 0:  # an interrupted copy or download, say
+            return src, "an empty file (0 bytes)", None
         header = _header(src)
         (w, h), limit = header.size, o["max_pixels"]
         if limit and w * h > limit:
