@@ -165,10 +165,9 @@ def open_image(path: str | os.PathLike[str]) -> PIL.Image.Image | np.ndarray:
         multi-page TIFF. Fully decoded (a corrupt or truncated file raises here,
         not later), upright, with ``info`` (ICC profile, EXIF without the orientation tag)
         kept. A 16-bit RGB(A) PNG or TIFF (or an RGB PPM of more than 8 bits),
-        which Pillow would read as 8-bit, is
-        returned as an ``(H, W, 3 or 4)`` uint16 ``ImageArray`` read with OpenCV
-        (tifffile for a TIFF stored plane by plane) (with the same ``info``, read by
-        Pillow from the header); without OpenCV it
+        which Pillow would read as 8-bit, is returned as an ``(H, W, 3 or 4)``
+        uint16 ``ImageArray`` read with OpenCV (a TIFF stored plane by plane: with
+        tifffile), with the same ``info``, read by Pillow from the header; without OpenCV it
         is a ``ValueError`` rather than lost bits, and so is a 16-bit CMYK TIFF
         (OpenCV cannot read it). A 16-bit grey image with a transparent value (PNG
         ``tRNS``) is an ``(H, W, 2)`` uint16 ``ImageArray`` of grey and alpha, and
@@ -391,20 +390,25 @@ def _ppm_maxval(im):
     return args[-1] if isinstance(args, tuple) and isinstance(args[-1], int) else None
 
 
-_BITS_PER_SAMPLE, _PLANAR_CONFIGURATION = 258, 284  # TIFF tags
+#: TIFF tags: BitsPerSample, PlanarConfiguration (1 interleaved, the default; 2 plane
+#: by plane), SampleFormat (1 unsigned integers, the default; 2 signed; 3 float)
+_BITS_PER_SAMPLE, _PLANAR_CONFIGURATION, _SAMPLE_FORMAT = 258, 284, 339
 
 
-_SAMPLE_FORMAT = 339  # TIFF tag: 1 unsigned integers (the default), 2 signed, 3 float
+def _tiff_tag(im, tag, default=None):
+    """The values of the TIFF tag ``tag`` of ``im`` (open in Pillow) as a tuple (Pillow
+    gives one number for a count of 1)."""
+    value = im.tag_v2.get(tag, default)
+    return value if isinstance(value, tuple) else (value,)
 
 
 def _unsigned_32bit_tiff(im):
     """Whether ``im`` (open in Pillow) is a TIFF of unsigned 32-bit integer samples,
     which Pillow reads into its signed mode I: values from 2**31 up wrap around."""
-    if im.format != "TIFF":
-        return False
-    bits, kind = im.tag_v2.get(_BITS_PER_SAMPLE), im.tag_v2.get(_SAMPLE_FORMAT, 1)
-    return (bits[0] if isinstance(bits, tuple) else bits) == 32 and (
-        (kind[0] if isinstance(kind, tuple) else kind) == 1
+    return (
+        im.format == "TIFF"
+        and _tiff_tag(im, _BITS_PER_SAMPLE)[0] == 32
+        and _tiff_tag(im, _SAMPLE_FORMAT, 1)[0] == 1
     )
 
 
@@ -412,10 +416,11 @@ def _planar_16bit_tiff(im):
     """Whether ``im`` (open in Pillow) is a TIFF of 16-bit samples stored plane by plane
     (PlanarConfiguration 2: all the red, then all the green, ...). Pillow (uncompressed)
     and OpenCV (any compression) read such a file's pixels wrongly; tifffile reads it."""
-    if im.format != "TIFF" or im.tag_v2.get(_PLANAR_CONFIGURATION, 1) != 2:
-        return False
-    bits = im.tag_v2.get(_BITS_PER_SAMPLE)
-    return set(bits if isinstance(bits, tuple) else (bits,)) == {16}
+    return (
+        im.format == "TIFF"
+        and _tiff_tag(im, _PLANAR_CONFIGURATION, 1)[0] == 2
+        and set(_tiff_tag(im, _BITS_PER_SAMPLE)) == {16}
+    )
 
 
 def _tifffile():
