@@ -303,6 +303,19 @@ def test_output_that_is_a_directory_points_to_out_dir(tmp_path, capsys, overwrit
     assert os.listdir(tmp_path / "thumbs") == []
 
 
+def test_an_output_name_of_another_format_than_format_is_a_usage_error(tmp_path, capsys):
+    # -o out.png --format jpeg wrote JPEG bytes into out.png.
+    src = write(tmp_path / "in.png")
+    argv = [str(src), "--width", "10", "--format", "jpeg", "-o"]
+    assert main([*argv, str(tmp_path / "out.png")]) == 2
+    err = capsys.readouterr().err
+    assert "out.png is a PNG file name, and --format jpeg writes JPEG; give one" in err
+    assert tree(tmp_path) == ["in.png"]
+    for name in ("a.jpeg", "b.JPG", "c.xyz", "d"):  # the same format, or none named
+        assert main([*argv, str(tmp_path / name), "-q"]) == 0
+        assert Image.open(tmp_path / name).format == "JPEG"
+
+
 def test_an_output_folder_that_is_a_file_is_a_usage_error(tmp_path, capsys):
     # --out-dir FILE failed every input with "FileExistsError: [Errno 17] File exists:
     # 'FILE'", and -o FILE/x.png the same, after the batch had started.

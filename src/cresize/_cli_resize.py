@@ -379,6 +379,16 @@ def _usage_error(args):
     folder = os.path.dirname(args.output or "")
     if folder and os.path.exists(folder) and not os.path.isdir(folder):
         return f"-o/--output {args.output}: its directory {folder} is a file"
+    if args.output and args.format:  # -o a.png --format jpeg wrote a JPEG named a.png
+        from cresize.image import FORMATS, _extension_format
+
+        named = _extension_format(os.path.splitext(args.output)[1].lower(), "SAVE")
+        if named is not None and named != FORMATS[args.format][0]:
+            return (
+                f"-o/--output {args.output} is a {named} file name, and --format "
+                f"{args.format} writes {FORMATS[args.format][0]}; give one of them (or a "
+                f"name without a known extension)"
+            )
     for name, value in (("--jobs", args.jobs), ("--max-pixels", args.max_pixels)):
         if value < 0:
             return f"{name} must be >= 0; got {value}"
