@@ -233,6 +233,7 @@ def test_bad_files_are_reported_and_the_rest_done(tmp_path, capsys):
     (tmp_path / "in" / "b.png").write_bytes(b"definitely not a PNG")
     whole = (tmp_path / "in" / "e.jpg").read_bytes()
     (tmp_path / "in" / "d.jpg").write_bytes(whole[: len(whole) // 2])
+    (tmp_path / "in" / "f.jpg").write_bytes(b"")  # said "not an image, or a format ..."
     assert (
         main(
             [
@@ -251,7 +252,8 @@ def test_bad_files_are_reported_and_the_rest_done(tmp_path, capsys):
     assert f"{tmp_path / 'in' / 'b.png'}: not an image" in err
     assert f"{tmp_path / 'in' / 'd.jpg'}: OSError: " in err  # Pillow's words vary
     assert f"{tmp_path / 'missing.png'}: no such file or directory" in err
-    assert "3 resized, 3 failed" in out
+    assert f"{tmp_path / 'in' / 'f.jpg'}: an empty file (0 bytes)" in err
+    assert "3 resized, 4 failed" in out
 
 
 @pytest.mark.parametrize("dry_run", [[], ["-n"]])
@@ -299,6 +301,31 @@ def test_output_that_is_a_directory_points_to_out_dir(tmp_path, capsys, overwrit
     assert main([str(src), "--width", "10", "-o", str(tmp_path / "thumbs"), *overwrite]) == 2
     assert "-o/--output is a directory; use --out-dir" in capsys.readouterr().err
     assert os.listdir(tmp_path / "thumbs") == []
+
+
+def test_an_output_name_of_another_format_than_format_is_a_usage_error(tmp_path, capsys):
+    # -o out.png --format jpeg wrote JPEG bytes into out.png.
+    src = write(tmp_path / "in.png")
+    argv = [str(src), "--width", "10", "--format", "jpeg", "-o"]
+    assert main([*argv, str(tmp_path / "out.png")]) == 2
+    err = capsys.readouterr().err
+    assert "out.png is a PNG file name, and --format jpeg writes JPEG; give one" in err
+    assert tree(tmp_path) == ["in.png"]
+    for name in ("a.jpeg", "b.JPG", "c.xyz", "d"):  # the same format, or none named
+        assert main([*argv, str(tmp_path / name), "-q"]) == 0
+        assert Image.open(tmp_path / name).format == "JPEG"
+
+
+def test_an_output_folder_that_is_a_file_is_a_usage_error(tmp_path, capsys):
+    # --out-dir FILE failed every input with "FileExistsError: [Errno 17] File exists:
+    # 'FILE'", and -o FILE/x.png the same, after the batch had started.
+    src, afile = write(tmp_path / "in.png"), tmp_path / "notes.txt"
+    afile.write_text("x")
+    assert main([str(src), "--width", "10", "--out-dir", str(afile)]) == 2
+    assert f"--out-dir {afile} is a file, not a directory" in capsys.readouterr().err
+    assert main([str(src), "--width", "10", "-o", str(afile / "x.png")]) == 2
+    assert f"its directory {afile} is a file" in capsys.readouterr().err
+    assert tree(tmp_path) == ["in.png", "notes.txt"]
 
 
 def test_refuses_to_overwrite(tmp_path, capsys):
@@ -481,6 +508,30 @@ def test_large_photos_are_not_refused_as_decompression_bombs(tmp_path, capsys, m
     )
     assert main([str(src), "--width", "10", "--max-pixels", "-1"]) == 2
     assert "--max-pixels must be >= 0" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("geometry", [["--scale", "10"], ["--size", "600x400"], ["--width", "600"]])
+def test_a_resized_image_over_max_pixels_is_refused_before_it_is_read(
+    tmp_path, capsys, monkeypatch, geometry
+):
+    # --max-pixels guarded the input only: a typo (--scale 10 for 0.1) on a 12-MP photo
+    # made a 1.2-gigapixel image, minutes and gigabytes for each file of the batch.
+    # An EXIF quarter turn counts (the header's size is the stored one): with --width,
+    # the upright 40x60 of a stored 60x40 is 600x900, over 240,000.
+    src = write(tmp_path / "in.jpg")  # 60x40
+    turned = tmp_path / "turned.jpg"
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    Image.open(src).save(turned, exif=exif)
+    import cresize.image
+
+    monkeypatch.setattr(cresize.image, "resize_image", lambda *a, **k: pytest.fail("read"))
+    argv = [*geometry, "--out-dir", str(tmp_path / "out"), "--max-pixels", "239999"]
+    assert main([str(src), str(turned), *argv]) == 1
+    err = capsys.readouterr().err
+    assert "it would be 600x400, 240,000 pixels, more than --max-pixels 239,999" in err
+    assert ("600x900" in err) == (geometry[0] == "--width")
+    assert not (tmp_path / "out").exists()
 
 
 def test_runs_in_threads_keep_pillows_limit_lifted_and_give_it_back(tmp_path, monkeypatch):

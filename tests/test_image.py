@@ -509,6 +509,19 @@ def test_jpeg_quality(tmp_path):
     assert (tmp_path / "q20.jpg").stat().st_size < (tmp_path / "q95.jpg").stat().st_size
 
 
+def test_a_jpeg_wider_than_libjpeg_writes_is_refused_with_the_limit(tmp_path):
+    # libjpeg printed "Maximum supported image dimension is 65500 pixels" and the save
+    # failed with "OSError: broken data stream when writing image file".
+    from cresize.image import JPEG_MAX_SIDE
+
+    save_image(np.zeros((1, JPEG_MAX_SIDE), np.uint8), tmp_path / "widest.jpg")
+    assert Image.open(tmp_path / "widest.jpg").size == (JPEG_MAX_SIDE, 1)
+    for shape in [(1, JPEG_MAX_SIDE + 1), (JPEG_MAX_SIDE + 1, 1, 3)]:
+        with pytest.raises(ValueError, match=r"a JPEG is at most 65,500 pixels.*write PNG"):
+            save_image(np.zeros(shape, np.uint8), tmp_path / "wide.jpg")
+    assert sorted(os.listdir(tmp_path)) == ["widest.jpg"]
+
+
 def test_arrays_need_no_pillow(monkeypatch, tmp_path):
     for name in [m for m in sys.modules if m == "PIL" or m.startswith("PIL.")]:
         monkeypatch.setitem(sys.modules, name, None)
@@ -753,6 +766,30 @@ def test_16bit_grey_with_a_transparent_value_keeps_16_bits(tmp_path):
     save_image(got, tmp_path / "out.png")
     written = read16(tmp_path / "out.png")  # grey and alpha, at 16 bits
     np.testing.assert_array_equal(written[..., [0, 3]], got)
+
+
+@pytest.mark.parametrize("maxval", [65535, 4095])
+@pytest.mark.parametrize("plain", [False, True])
+def test_a_16bit_ppm_keeps_16_bits(tmp_path, maxval, plain):
+    # A PPM of more than 8 bits (maxval > 255: dcraw -4, netpbm) was read by Pillow,
+    # which scales its samples to 8 bits: the output was 8-bit without a word. White
+    # is maxval: scaled to 65535, as Pillow scales a PGM of grey to its mode I.
+    pytest.importorskip("cv2")
+    pixels = (rgb16(20, 30, 3).astype(np.uint32) % (maxval + 1)).astype(np.uint16)
+    src = tmp_path / "in.ppm"
+    if plain:
+        body = " ".join(map(str, pixels.ravel())).encode()
+        src.write_bytes(b"P3\n30 20\n%d\n" % maxval + body + b"\n")
+    else:
+        src.write_bytes(b"P6\n30 20\n%d\n" % maxval + pixels.astype(">u2").tobytes())
+    want = (pixels.astype(np.uint32) * 65535 + maxval // 2) // maxval
+    got = open_image(src)
+    assert got.dtype == np.uint16
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(resize_image(src, scale=0.5), resize_image(got, scale=0.5))
+    grey = tmp_path / "grey.pgm"  # the rule Pillow has for grey
+    grey.write_bytes(b"P5\n30 20\n%d\n" % maxval + pixels[..., 0].astype(">u2").tobytes())
+    np.testing.assert_array_equal(np.asarray(open_image(grey)), want[..., 0])
 
 
 def test_16bit_colour_to_8bit_formats_rounds(tmp_path):
@@ -1165,6 +1202,95 @@ def test_tiff_with_an_orientation_tag_is_turned_once(tmp_path, orientation):
     fitted = (10, 7) if w > h else (7, 10)  # 30x20 or 20x30 in a 10x10 box
     assert resize_image(tmp_path / "in8.tif", fit=(10, 10)).size == fitted
     assert resize_image(tmp_path / "in.tif", fit=(10, 10)).shape[1::-1] == fitted
+
+
+@pytest.mark.parametrize("compression", [None, "zlib"])
+@pytest.mark.parametrize("channels", [3, 4])
+@pytest.mark.parametrize("orientation", [1, 6])
+def test_a_planar_16bit_tiff_is_read_right(tmp_path, compression, channels, orientation):
+    # A 16-bit RGB(A) TIFF stored plane by plane (PlanarConfiguration 2: all the red,
+    # then all the green, ...) came out as garbage: uncompressed, Pillow read its
+    # samples as 8-bit ones (the raw mode "R" of "RGB;16L" for a plane), and the
+    # output was 8-bit; compressed, OpenCV read the planes as if interleaved. The
+    # truth is the same pixels stored interleaved; tifffile reads both.
+    tifffile = pytest.importorskip("tifffile")
+    pixels = rgb16(20, 30, channels)
+    options = dict(
+        photometric="rgb",
+        compression=compression,
+        extrasamples=["unassalpha"] if channels == 4 else None,
+        extratags=[(274, "H", 1, orientation, True)],
+    )
+    tifffile.imwrite(tmp_path / "chunky.tif", pixels, **options)
+    planar = np.moveaxis(pixels, -1, 0)
+    tifffile.imwrite(tmp_path / "planar.tif", planar, planarconfig="separate", **options)
+    want = open_image(tmp_path / "chunky.tif")
+    assert want.shape[:2] == ((20, 30) if orientation == 1 else (30, 20))
+    got = open_image(tmp_path / "planar.tif")
+    assert got.dtype == np.uint16
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(
+        resize_image(tmp_path / "planar.tif", scale=0.5),
+        resize_image(tmp_path / "chunky.tif", scale=0.5),
+    )
+
+
+def test_a_planar_16bit_tiff_without_tifffile_is_refused(tmp_path, monkeypatch):
+    tifffile = pytest.importorskip("tifffile")
+    src = tmp_path / "planar.tif"
+    planes = np.moveaxis(rgb16(8, 9, 3), -1, 0)
+    tifffile.imwrite(src, planes, photometric="rgb", planarconfig="separate")
+    monkeypatch.setitem(sys.modules, "tifffile", None)
+    with pytest.raises(ValueError, match=r"planar.tif stores its 16-bit RGB samples plane by"):
+        resize_image(src, scale=0.5)
+
+
+def test_unsigned_32bit_tiff_values_pillow_wraps_are_refused(tmp_path):
+    # Pillow reads unsigned 32-bit samples into its signed mode I: 3,000,000,000 came out
+    # as -1,294,967,296, and resized as such. Values below 2**31 are read right.
+    tifffile = pytest.importorskip("tifffile")
+    counts = np.arange(40 * 60, dtype=np.uint32).reshape(40, 60)
+    tifffile.imwrite(tmp_path / "small.tif", counts)
+    got = resize_image(tmp_path / "small.tif", scale=0.5)
+    np.testing.assert_array_equal(np.asarray(got), resize_image(counts, scale=0.5))
+    counts[0, 0] = 3_000_000_000
+    tifffile.imwrite(tmp_path / "large.tif", counts)
+    with pytest.raises(ValueError, match=r"large.tif holds unsigned 32-bit samples from 2\*\*31"):
+        resize_image(tmp_path / "large.tif", scale=0.5)
+    negative = -np.arange(40 * 60, dtype=np.int32).reshape(40, 60)  # signed: read right
+    tifffile.imwrite(tmp_path / "signed.tif", negative)
+    got = resize_image(tmp_path / "signed.tif", scale=0.5)
+    np.testing.assert_array_equal(np.asarray(got), resize_image(negative, scale=0.5))
+
+
+@pytest.mark.parametrize("sixteen", [False, True])
+def test_a_tiff_without_a_resolution_gets_no_dpi(tmp_path, sixteen):
+    # Pillow reads a TIFF without XResolution/YResolution as 1x1 dpi (the missing
+    # tags' default), and the output claimed 1 dpi (a 60-inch-wide print of 60
+    # pixels): Pillow's own TIFFs, resized, have no resolution tags. A TIFF that has
+    # them keeps them.
+    tifffile = pytest.importorskip("tifffile")
+    pixels = rgb16(20, 30, 3) if sixteen else photo(20, 30)
+    src = tmp_path / "in.tif"
+    if sixteen:
+        write_tiff16(src, pixels, photometric=2)  # tifffile writes a resolution
+    else:
+        Image.fromarray(pixels).save(src)
+    with Image.open(src) as im:
+        assert 282 not in im.tag_v2 and im.info["dpi"] == (1, 1)  # Pillow's made-up value
+    got = resize_image(src, scale=0.5)
+    assert "dpi" not in got.info and "resolution" not in got.info
+    for ext in ("tif", "png", "jpg"):
+        save_image(got, tmp_path / f"out.{ext}")
+        with Image.open(tmp_path / f"out.{ext}") as back:
+            if ext == "tif":  # none, or one of no unit (tifffile writes 1x1 so)
+                assert (back.tag_v2.get(296) if 282 in back.tag_v2 else 1) == 1
+            else:
+                assert back.info.get("dpi") in (None, (1, 1))
+                assert back.info.get("jfif_unit", 0) == 0  # density 1:1, no unit
+    tifffile.imwrite(src, pixels, photometric="rgb", resolution=(300, 150), resolutionunit="INCH")
+    got = resize_image(src, scale=0.5)
+    assert tuple(round(d) for d in got.info["dpi"]) == (300, 150)
 
 
 def test_icc_lost_names_the_format_that_holds_none(tmp_path):

@@ -163,7 +163,10 @@ def _parser():
         type=int,
         default=MAX_PIXELS,
         metavar="N",
-        help=f"refuse images of more than N pixels (0: no limit; default 2**30 = {MAX_PIXELS:,})",
+        help=(
+            f"refuse images of more than N pixels, read or resized (0: no limit; "
+            f"default 2**30 = {MAX_PIXELS:,})"
+        ),
     )
     r.add_argument("-q", "--quiet", action="store_true", help="no progress bar and no summary")
     r.add_argument("--overwrite", action="store_true", help="replace existing outputs")
@@ -370,6 +373,22 @@ def _usage_error(args):
         )
     if args.output and os.path.isdir(args.output):
         return f"-o/--output is a directory; use --out-dir {args.output}"
+    # else each file failed with "FileExistsError: [Errno 17] File exists: 'DIR'"
+    if args.out_dir and os.path.exists(args.out_dir) and not os.path.isdir(args.out_dir):
+        return f"--out-dir {args.out_dir} is a file, not a directory"
+    folder = os.path.dirname(args.output or "")
+    if folder and os.path.exists(folder) and not os.path.isdir(folder):
+        return f"-o/--output {args.output}: its directory {folder} is a file"
+    if args.output and args.format:  # -o a.png --format jpeg wrote a JPEG named a.png
+        from cresize.image import FORMATS, _extension_format
+
+        named = _extension_format(os.path.splitext(args.output)[1].lower(), "SAVE")
+        if named is not None and named != FORMATS[args.format][0]:
+            return (
+                f"-o/--output {args.output} is a {named} file name, and --format "
+                f"{args.format} writes {FORMATS[args.format][0]}; give one of them (or a "
+                f"name without a known extension)"
+            )
     for name, value in (("--jobs", args.jobs), ("--max-pixels", args.max_pixels)):
         if value < 0:
             return f"{name} must be >= 0; got {value}"
@@ -646,13 +665,15 @@ def _one(task, cancel=None, later=None):
     file here; ``reason`` is then the future of its ``fsync`` and rename.
     """
     src, dst, o = task
-    from cresize.image import FORMATS, _format, _header, _save, narrows, resize_image
+    from cresize.image import FORMATS, _format, _header, _save, narrows, resize_image, target_size
 
     if cancel is not None and cancel.is_set():
         return src, _CANCELLED, None
     try:
         if not os.path.isfile(src):
             return src, "not a regular file", None
+        if os.path.getsize(src) == 0:  # an interrupted copy or download, say
+            return src, "an empty file (0 bytes)", None
         header = _header(src)
         (w, h), limit = header.size, o["max_pixels"]
         if limit and w * h > limit:
@@ -660,6 +681,16 @@ def _one(task, cancel=None, later=None):
                 src,
                 f"{w}x{h} is {w * h:,} pixels, more than --max-pixels {limit:,} (raise it "
                 f"for a file you trust; the limit guards against decompression bombs)",
+                None,
+            )
+        # The resized image too (a typo, --scale 10 for 0.1, took minutes and gigabytes
+        # a file); of the upright image, as resize_image computes it.
+        (ow, oh), _ = target_size(*header.upright, **o["geometry"])
+        if limit and ow * oh > limit:
+            return (
+                src,
+                f"resized, it would be {ow}x{oh}, {ow * oh:,} pixels, more than --max-pixels "
+                f"{limit:,} (raise it if you mean it)",
                 None,
             )
         result = resize_image(

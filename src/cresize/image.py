@@ -3,7 +3,7 @@
 The pixels are computed by the core kernels (``cresize.resize(..., axes=(0, 1))``),
 never by Pillow's resize; Pillow (``pip install "cresize[image]"``) only reads and
 writes files. OpenCV (``opencv-python-headless``, also in the ``image`` extra)
-reads and writes what Pillow cannot (16-bit RGB(A) PNG and TIFF), decodes the
+reads and writes what Pillow cannot (16-bit RGB(A) PNG and TIFF, 16-bit PPM), decodes the
 pixels of RGB and grey JPEGs (the same pixels as Pillow's, without a copy) and
 encodes PNG fast; without it Pillow does all but 16-bit colour. tifffile (also
 in the extra) writes 16-bit TIFF with its ICC profile. Arrays need none of them.
@@ -39,6 +39,7 @@ OPENCV_HINT = (
     'pip install "cresize[image]" (or opencv-python-headless)'
 )
 TIFFFILE_HINT = 'pip install "cresize[image]" (or tifffile) to keep it in 16-bit TIFF'
+TIFFFILE_READ_HINT = 'pip install "cresize[image]" (or tifffile) to read them'
 OPENCV = "OpenCV (cv2)"
 #: What happens instead of a broken OpenCV / tifffile (``_optional.load``'s warning).
 OPENCV_FALLBACK = "Pillow decodes and encodes without it (16-bit colour needs it)"
@@ -52,6 +53,8 @@ TIFFFILE_FALLBACK = "OpenCV writes 16-bit TIFF, without an ICC profile"
 #: the full decode with 1.5; a zone plate (rings up to the Nyquist limit, the
 #: worst case) needs 2.5 for about 40 dB (35.5 dB with 2). See docs/files.md.
 SHRINK_ON_LOAD_MARGIN = 2.5
+#: The longest side libjpeg writes (its JPEG_MAX_DIMENSION; the format's own is 65,535).
+JPEG_MAX_SIDE = 65500
 #: Formats that hold 16 bits per colour channel (written with OpenCV).
 SIXTEEN_BIT_FORMATS = ("PNG", "TIFF")
 
@@ -161,9 +164,10 @@ def open_image(path: str | os.PathLike[str]) -> PIL.Image.Image | np.ndarray:
         The first frame of an animated GIF, PNG or WebP, the first page of a
         multi-page TIFF. Fully decoded (a corrupt or truncated file raises here,
         not later), upright, with ``info`` (ICC profile, EXIF without the orientation tag)
-        kept. A 16-bit RGB(A) PNG or TIFF, which Pillow would read as 8-bit, is
-        returned as an ``(H, W, 3 or 4)`` uint16 ``ImageArray`` read with OpenCV
-        (with the same ``info``, read by Pillow from the header); without OpenCV it
+        kept. A 16-bit RGB(A) PNG or TIFF (or an RGB PPM of more than 8 bits),
+        which Pillow would read as 8-bit, is returned as an ``(H, W, 3 or 4)``
+        uint16 ``ImageArray`` read with OpenCV (a TIFF stored plane by plane: with
+        tifffile), with the same ``info``, read by Pillow from the header; without OpenCV it
         is a ``ValueError`` rather than lost bits, and so is a 16-bit CMYK TIFF
         (OpenCV cannot read it). A 16-bit grey image with a transparent value (PNG
         ``tRNS``) is an ``(H, W, 2)`` uint16 ``ImageArray`` of grey and alpha, and
@@ -185,17 +189,25 @@ def _read(path, geometry=None, opencv=False):
     from PIL import ImageOps
 
     with Image.open(path) as im:
+        if im.format == "TIFF" and not {_X_RESOLUTION, _Y_RESOLUTION} <= im.tag_v2.keys():
+            # Pillow gives a TIFF without its resolution a made-up 1x1 dpi (a missing
+            # tag's default), which the output would have claimed: it has none
+            for key in ("dpi", "resolution"):
+                im.info.pop(key, None)
         sixteen = _16bit_colour_mode(im)  # before getexif, which may load a PNG
         orientation = im.getexif().get(0x0112, 1)
         turned = orientation in _QUARTER_TURNS
-        stored = im.size
-        if im.format == "TIFF":  # newer Pillow gives a TIFF's size already turned
-            stored = (im.tag_v2.get(256, stored[0]), im.tag_v2.get(257, stored[1]))
+        stored = _stored_size(im)
         full = stored[::-1] if turned else stored
         if sixteen:
+            planar = _planar_16bit_tiff(im)
             # OpenCV's TIFF decoder turns the pixels upright itself (with any flags)
-            turn = 1 if im.format == "TIFF" else orientation
-            pixels = _read_16bit(path, sixteen, turn, im.size)
+            turn = 1 if im.format == "TIFF" and not planar else orientation
+            pixels = _read_16bit(path, sixteen, turn, im.size, planar)
+            maxval = _ppm_maxval(im)
+            if maxval is not None and maxval != 65535:  # OpenCV gives 0-maxval: scaled
+                wide = pixels.astype(np.uint32) * 65535  # as Pillow scales 16-bit grey
+                pixels = ((wide + maxval // 2) // maxval).astype(np.uint16)
             return ImageArray(pixels, _upright_info(im.info, orientation)), full
         scale = 1
         if geometry is not None and im.format in ("JPEG", "MPO"):
@@ -215,16 +227,32 @@ def _read(path, geometry=None, opencv=False):
             if decoded is not None:
                 return decoded, full
         im.load()
+        if im.mode == "I" and _unsigned_32bit_tiff(im) and np.asarray(im).min() < 0:
+            raise ValueError(
+                f"{os.fspath(path)} holds unsigned 32-bit samples from 2**31 up, which "
+                f"Pillow reads as negative numbers; convert it to float32 or 16 bits first"
+            )
         ImageOps.exif_transpose(im, in_place=True)
         if turned:
             im.info = _turned_info(im.info)
     return im, full
 
 
+def _stored_size(im):
+    """(width, height) of the pixels of ``im`` (open in Pillow) as stored, before EXIF
+    orientation: newer Pillow gives a TIFF's size already turned."""
+    if im.format == "TIFF":
+        return (im.tag_v2.get(256, im.size[0]), im.tag_v2.get(257, im.size[1]))
+    return im.size
+
+
 class _Header(NamedTuple):
     """What ``_header`` reads of a file without decoding its pixels."""
 
     size: tuple[int, int]  #: (width, height) as stored, before EXIF orientation
+    #: (width, height) upright, after EXIF orientation; a PNG whose EXIF follows its
+    #: pixels (Pillow would decode them to find it) counts as not turned
+    upright: tuple[int, int]
     #: images in the file, of which ``open_image`` reads the first; None: more than
     #: one, those after the first unreadable (a damaged or truncated file)
     frames: int | None
@@ -242,7 +270,11 @@ def _header(path):
                 frames = getattr(im, "n_frames", 1)
             except Exception:  # one after the first is damaged: the first is still read
                 frames = None
-        return _Header(im.size, frames, "pages" if im.format == "TIFF" else "frames")
+        stored = _stored_size(im)
+        known = im.format != "PNG" or "exif" in im.info  # else getexif decodes a PNG
+        turned = known and im.getexif().get(0x0112, 1) in _QUARTER_TURNS
+        upright = stored[::-1] if turned else stored
+        return _Header(stored, upright, frames, "pages" if im.format == "TIFF" else "frames")
 
 
 class _Decoded(NamedTuple):
@@ -338,9 +370,57 @@ def _16bit_colour_mode(im):
         return None
     raw = im.tile[0][3]  # (codec, extents, offset, args): a plain tuple before Pillow 11
     raw = raw[0] if isinstance(raw, tuple) else raw
-    if not (isinstance(raw, str) and ";16" in raw):
+    if isinstance(raw, str) and ";16" in raw:
+        return "LA" if raw.startswith("LA;") else im.mode
+    if _planar_16bit_tiff(im):
+        # Uncompressed, Pillow gives each plane one letter of the raw mode ("R" of
+        # "RGB;16L"): the 16-bit samples were read as 8-bit ones, garbage.
+        return im.mode
+    if (_ppm_maxval(im) or 0) > 255:  # Pillow scales them to 8 bits
+        return im.mode
+    return None
+
+
+def _ppm_maxval(im):
+    """The largest sample value (white) of a PPM file open in Pillow as ``im``, or None:
+    not a PPM (nor PGM, PBM), or one Pillow reads as float."""
+    if im.format != "PPM" or not im.tile:
         return None
-    return "LA" if raw.startswith("LA;") else im.mode
+    args = im.tile[0][3]  # (raw mode, maxval) for Pillow's ppm decoders, else a raw mode
+    return args[-1] if isinstance(args, tuple) and isinstance(args[-1], int) else None
+
+
+#: TIFF tags: BitsPerSample, PlanarConfiguration (1 interleaved, the default; 2 plane
+#: by plane), SampleFormat (1 unsigned integers, the default; 2 signed; 3 float)
+_BITS_PER_SAMPLE, _PLANAR_CONFIGURATION, _SAMPLE_FORMAT = 258, 284, 339
+
+
+def _tiff_tag(im, tag, default=None):
+    """The values of the TIFF tag ``tag`` of ``im`` (open in Pillow) as a tuple (Pillow
+    gives one number for a count of 1)."""
+    value = im.tag_v2.get(tag, default)
+    return value if isinstance(value, tuple) else (value,)
+
+
+def _unsigned_32bit_tiff(im):
+    """Whether ``im`` (open in Pillow) is a TIFF of unsigned 32-bit integer samples,
+    which Pillow reads into its signed mode I: values from 2**31 up wrap around."""
+    return (
+        im.format == "TIFF"
+        and _tiff_tag(im, _BITS_PER_SAMPLE)[0] == 32
+        and _tiff_tag(im, _SAMPLE_FORMAT, 1)[0] == 1
+    )
+
+
+def _planar_16bit_tiff(im):
+    """Whether ``im`` (open in Pillow) is a TIFF of 16-bit samples stored plane by plane
+    (PlanarConfiguration 2: all the red, then all the green, ...). Pillow (uncompressed)
+    and OpenCV (any compression) read such a file's pixels wrongly; tifffile reads it."""
+    return (
+        im.format == "TIFF"
+        and _tiff_tag(im, _PLANAR_CONFIGURATION, 1)[0] == 2
+        and set(_tiff_tag(im, _BITS_PER_SAMPLE)) == {16}
+    )
 
 
 def _tifffile():
@@ -358,12 +438,14 @@ def _opencv(needed=None):
     return _optional.load("cv2", OPENCV, hint=needed)
 
 
-def _read_16bit(path, mode, orientation, size):
+def _read_16bit(path, mode, orientation, size, planar=False):
     if mode == "CMYK":  # OpenCV reads no CMYK TIFF; Pillow would keep the high bytes
         raise ValueError(
             f"{os.fspath(path)} has 16-bit CMYK pixels, which neither Pillow (8 bits) nor "
             f"OpenCV reads; convert it to 16-bit RGB (or to 8-bit CMYK) first"
         )
+    if planar:
+        return _read_planar_tiff(path, mode, orientation)
     cv2 = _opencv(f"{os.fspath(path)} has 16-bit {mode} pixels, which only OpenCV reads")
     if cv2 is None:
         raise ValueError(f"{os.fspath(path)} has 16-bit {mode} pixels; {OPENCV_HINT}")
@@ -386,6 +468,22 @@ def _read_16bit(path, mode, orientation, size):
     if mode == "LA":
         order = [0, 3] if bgr.shape[2] == 4 else [0]
     return np.ascontiguousarray(_orient(bgr[..., order], orientation))
+
+
+def _read_planar_tiff(path, mode, orientation):
+    """The 16-bit ``mode`` (RGB, RGBA) pixels of the planar TIFF at ``path``, upright,
+    read by tifffile (see ``_planar_16bit_tiff``)."""
+    tifffile = _tifffile()
+    if tifffile is None:
+        raise ValueError(
+            f"{os.fspath(path)} stores its 16-bit {mode} samples plane by plane, which "
+            f"Pillow and OpenCV read wrongly; {TIFFFILE_READ_HINT}"
+        )
+    planes = tifffile.imread(path, key=0, maxworkers=1)  # (samples, height, width)
+    if planes.ndim != 3 or planes.shape[0] != len(mode) or planes.dtype.itemsize != 2:
+        raise OSError(f"tifffile read {os.fspath(path)} as {planes.shape} {planes.dtype}")
+    pixels = np.moveaxis(planes, 0, -1).astype(np.uint16)  # native byte order, a copy
+    return np.ascontiguousarray(_orient(pixels, orientation))
 
 
 def _orient(array, orientation):
@@ -434,7 +532,9 @@ def save_image(
         written as a Pillow image's is (to a 16-bit TIFF: the ICC profile, DPI
         and EXIF: its text tags in IFD0, its Exif and GPS IFDs).
         32-bit grey images (int32, float) need TIFF; as PNG, an integer one is
-        written at 16 bits when every value fits (0 to 65535), else refused.
+        written at 16 bits when every value fits (0 to 65535), else refused. A
+        JPEG is at most 65,500 pixels wide and high (libjpeg): a larger image is
+        refused (``ValueError``).
     path : str or os.PathLike
         The file to write.
     format : str, optional
@@ -509,6 +609,12 @@ def _save(
         pil_image.info = dict(info)
     else:
         pil_image = image
+    if fmt == "JPEG" and max(pil_image.size) > JPEG_MAX_SIDE:  # else "broken data stream"
+        w, h = pil_image.size
+        raise ValueError(
+            f"a JPEG is at most {JPEG_MAX_SIDE:,} pixels wide and high; this image is "
+            f"{w}x{h}: write PNG, TIFF or BMP"
+        )
     image = _for_format(pil_image, fmt)
     params = _metadata(image.info)
     lost = _icc_lost(info, params, fmt, image.mode)
