@@ -9,10 +9,17 @@ CRESIZE_OPENMP = auto (default) | 1 | 0
 CRESIZE_DEBUG = 0 (default) | 1
     1: turn Cython's bounds, wraparound and initialisation checks back on.
 CRESIZE_CLEAN_BUILD = 1 (default) | 0
-    Rebuild from scratch, so that a change of OpenMP flags is never hidden by
-    stale objects: ``build`` first removes its own build/lib* and build/temp*
-    folders (stale modules never reach a wheel) and ``build_ext`` recompiles
-    every source. 0 keeps them for incremental rebuilds.
+    1: ``build`` (``pip install .``, ``python -m build``) first removes its own
+    build/lib* and build/temp* folders, so a stale module never reaches a wheel;
+    0 keeps them.
+
+``build_ext`` (``python setup.py build_ext --inplace``, and ``build``'s with
+CRESIZE_CLEAN_BUILD=0) rebuilds only what is out of date: an extension whose own
+files changed (its .pyx, the .pxd it cimports, the headers it names and those they
+include: ``reads``), and every extension when the build's configuration changed (the
+compiler, its flags and macros, the OpenMP choice, the Cython and NumPy versions, the
+directives: all that ``_build_info.py`` records, so a change of OpenMP flags is never
+hidden by stale objects). ``--force`` recompiles everything.
 
 Any other value of a switch stops ``setup.py`` at once, naming the allowed values.
 
@@ -27,7 +34,6 @@ compiler, its flags and the OpenMP choice, for ``cresize.show_config()``); that
 file is generated, git-ignored and kept out of the sdist.
 """
 
-import glob
 import os
 import pprint
 import re
@@ -143,20 +149,55 @@ from setuptools.command.build_ext import build_ext  # noqa: E402
 from setuptools.command.build_py import build_py  # noqa: E402
 from setuptools.errors import CompileError, LinkError  # noqa: E402
 
+#: What a file of src/cresize reads from that folder when it is compiled: the .pxd of
+#: ``from cresize cimport a, b as c``, ``from cresize.a cimport x`` and ``cimport
+#: cresize.a``, and the headers of ``cdef extern from "x.h"`` and ``#include "x.h"``.
+READS = re.compile(
+    r"^[ \t]*from[ \t]+cresize[ \t]+cimport[ \t]+(?P<names>[\w \t,]+)"
+    r"|^[ \t]*(?:from[ \t]+cresize\.(?P<module>\w+)[ \t]+cimport|cimport[ \t]+cresize\.(?P<dotted>\w+))"
+    r'|(?:\bextern[ \t]+from|^[ \t]*#[ \t]*include)[ \t]+"(?P<header>[\w.]+)"',
+    re.M,
+)
+
+
+def reads(source):
+    """The files of src/cresize that compiling ``source`` reads besides itself (its own
+    .pxd, those it cimports, the headers it names, and theirs in turn), sorted: the
+    extension's ``depends``. setuptools recompiles an extension when one of them is
+    newer than it, and Cython copies them beside the C it writes (where the C's
+    ``#include``s find them); ``BuildExt`` also re-cythonizes a module whose .pxd
+    changed, as Cython's own scan misses ``from cresize cimport _openmp``."""
+    folder = os.path.dirname(source)
+    found, todo = set(), [source]
+    while todo:
+        path = todo.pop()
+        if path in found or not os.path.isfile(path):
+            continue
+        found.add(path)
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        names = (
+            [os.path.splitext(os.path.basename(path))[0] + ".pxd"] if path.endswith(".pyx") else []
+        )
+        for m in READS.finditer(text):
+            if m["names"]:
+                names += [n.split()[0] + ".pxd" for n in m["names"].split(",") if n.strip()]
+            elif m["header"]:
+                names.append(m["header"])
+            else:
+                names.append((m["module"] or m["dotted"]) + ".pxd")
+        todo += [os.path.join(folder, name) for name in names]
+    return sorted(found - {source})
+
 
 class BuildExt(build_ext):
-    """Probe OpenMP with the compiler that builds the extension, cythonize, build,
-    then record what was used in ``cresize/_build_info.py``."""
-
-    def finalize_options(self):
-        super().finalize_options()
-        if clean_build():
-            self.force = True  # recompile, whatever the timestamps of old objects say
+    """Probe OpenMP with the compiler that builds the extension, cythonize, build what
+    is out of date, then record what was used in ``cresize/_build_info.py``: a build
+    whose record differs from the last one's recompiles everything."""
 
     def build_extensions(self):
         import Cython
         import numpy as np
-        from Cython.Build import cythonize
 
         mode = openmp_mode()
         probe = None if mode == "0" else self.probe_openmp()
@@ -180,16 +221,7 @@ class BuildExt(build_ext):
             ext.extra_compile_args.extend(cflags)
             ext.extra_link_args.extend(lflags)
         directives = cython_directives()
-        for ext in self.extensions:  # keep setuptools' Extension objects; swap .pyx for .c
-            ext.sources = cythonize(
-                ext,
-                compiler_directives=directives,
-                quiet=True,
-                force=self.force,
-                build_dir=os.path.join(self.build_temp, "cython"),
-            )[0].sources
-        super().build_extensions()
-        self.write_build_info(
+        info = self.build_info(
             {
                 "compiler_type": self.compiler.compiler_type,
                 "compiler": self.compiler_command(),
@@ -207,6 +239,47 @@ class BuildExt(build_ext):
                 "python": sys.version.split()[0],
             }
         )
+        record = self.build_info_paths()[0]
+        if not self.force and self.read(record) != info:
+            self.force = True  # another configuration: no object of the last build is kept
+        if self.force and os.path.exists(record):
+            os.remove(record)  # a build that fails now leaves no record: the next one forces
+        for ext in self.extensions:  # keep setuptools' Extension objects; swap .pyx for .c
+            ext.sources = self.cythonize(ext, directives)
+        super().build_extensions()
+        os.makedirs(os.path.dirname(record), exist_ok=True)
+        with open(record, "w") as f:
+            f.write(info)
+
+    def cythonize(self, ext, directives):
+        """``ext``'s sources with its .pyx replaced by the C that Cython writes (into
+        build_temp), written again when it is older than a .pyx or .pxd it reads."""
+        from Cython.Build import cythonize
+
+        def run(force):
+            return cythonize(
+                ext,
+                compiler_directives=directives,
+                quiet=True,
+                force=force,
+                build_dir=os.path.join(self.build_temp, "cython"),
+            )[0].sources
+
+        sources = run(self.force)
+        inputs = [f for f in ext.sources + ext.depends if f.endswith((".pyx", ".pxd"))]
+        newest = max(os.path.getmtime(f) for f in inputs)
+        if any(c.endswith(".c") and os.path.getmtime(c) < newest for c in sources):
+            sources = run(True)
+        return sources
+
+    @staticmethod
+    def read(path):
+        """The text of ``path``, or None."""
+        try:
+            with open(path) as f:
+                return f.read()
+        except OSError:
+            return None
 
     def probe_openmp(self):
         """(compile_args, link_args, _OPENMP) for the first flags that compile,
@@ -263,14 +336,13 @@ class BuildExt(build_ext):
         lines = (run.stdout + run.stderr).strip().splitlines()
         return lines[0].strip() if lines else None
 
-    def write_build_info(self, info):
-        path = self.build_info_paths()[0]
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "w") as f:
-            f.write(
-                '"""How this copy of cresize was compiled. Generated by setup.py; do not edit."""\n'
-            )
-            f.write(f"BUILD_INFO = {pprint.pformat(info, sort_dicts=False)}\n")
+    @staticmethod
+    def build_info(info):
+        """The text of ``_build_info.py`` for ``info``."""
+        return (
+            '"""How this copy of cresize was compiled. Generated by setup.py; do not edit."""\n'
+            f"BUILD_INFO = {pprint.pformat(info, sort_dicts=False)}\n"
+        )
 
     # The build info travels with the compiled module: into the wheel from
     # build_lib, and beside the sources for --inplace and editable installs.
@@ -322,15 +394,18 @@ class Build(build):
         super().run()
 
 
-setup(
-    # depends: headers the kernels include; they rebuild the extension and go into the sdist.
-    ext_modules=[
-        Extension(
-            "cresize._kernels",
-            ["src/cresize/_kernels.pyx"],
-            depends=sorted(glob.glob("src/cresize/*.h")),
-        ),
-        Extension("cresize._fast", ["src/cresize/_fast.pyx"], depends=["src/cresize/_hugealloc.h"]),
-    ],
-    cmdclass={"build": Build, "build_ext": BuildExt, "build_py": BuildPy},
-)
+EXTENSIONS = [
+    Extension(name, [source], depends=reads(source))
+    for name, source in [
+        ("cresize._kernels", "src/cresize/_kernels.pyx"),
+        ("cresize._fast", "src/cresize/_fast.pyx"),
+    ]
+]
+
+# setuptools' build backend runs this file as __main__ too; tests/test_build.py runs it
+# under another name to read EXTENSIONS.
+if __name__ == "__main__":
+    setup(
+        ext_modules=EXTENSIONS,
+        cmdclass={"build": Build, "build_ext": BuildExt, "build_py": BuildPy},
+    )

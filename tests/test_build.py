@@ -237,6 +237,65 @@ def test_setup_names_missing_build_requirements(tmp_path):
     assert "setuptools is not installed" in run.stderr and "pip install" in run.stderr, run.stderr
 
 
+@pytest.mark.skipif(not SETUP.is_file(), reason="no setup.py beside tests/: tests copied alone")
+def test_each_extension_depends_on_the_files_it_reads(tmp_path):
+    # `python setup.py build_ext --inplace` recompiled both extensions whatever changed
+    # (every build_ext was forced), _kernels depended on every header (_fast's
+    # _hugealloc.h too), and _fast neither re-cythonized nor recompiled when _openmp.pxd
+    # changed (Cython's scan misses `from cresize cimport _openmp`). Each extension's
+    # depends are now exactly the files it reads (setup.reads), the staleness that
+    # setuptools and BuildExt act on. Checked here on setup.py's EXTENSIONS and on a
+    # made-up package of every form that reads a file.
+    made = tmp_path / "cresize"
+    made.mkdir()
+    for name, text in {
+        "a.pyx": "from cresize cimport b as bb, c\n"
+        "from cresize.d cimport x\n"
+        "cimport cresize.e\n"
+        'cdef extern from "f.h" nogil:\n'
+        "    pass\n"
+        "# from cresize cimport commented\n"
+        "from cresize import python_only\n",
+        "a.pxd": "",
+        "b.pxd": "",
+        "c.pxd": 'cdef extern from "h.h":\n    pass\n',
+        "d.pxd": "",
+        "e.pxd": "",
+        "f.h": '#include "g.h" /* and "unread.h" */\n',
+        "g.h": '#  include "f.h"\n',
+        "h.h": "",
+        "unread.h": "",
+        "commented.pxd": "",
+        "python_only.pxd": "",
+    }.items():
+        (made / name).write_text(text)
+    child = (
+        "import json, runpy, sys\n"
+        "setup = runpy.run_path(sys.argv[1], run_name='cresize_setup')\n"
+        "depends = {e.name: e.depends for e in setup['EXTENSIONS']}\n"
+        "print(json.dumps([depends, setup['reads'](sys.argv[2])]))\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", child, str(SETUP), str(made / "a.pyx")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    depends, made_reads = json.loads(run.stdout.splitlines()[-1])
+    assert [Path(f).name for f in made_reads] == [
+        "a.pxd", "b.pxd", "c.pxd", "d.pxd", "e.pxd", "f.h", "g.h", "h.h"
+    ]  # fmt: skip
+    names = {ext: {Path(f).name for f in files} for ext, files in depends.items()}
+    headers = {p.name for p in SETUP.parent.glob("src/cresize/*.h")}
+    assert names["cresize._fast"] == {"_hugealloc.h", "_kernels.pxd", "_openmp.pxd"}
+    # _simd_pixels.h only through _simd.h's #include
+    assert names["cresize._kernels"] == (headers - {"_hugealloc.h"}) | {
+        "_kernels.pxd",
+        "_openmp.pxd",
+    }
+
+
 def test_no_requirement_pulls_an_unpinned_torch():
     # An extra of "torch>=2.0" let `pip install "cresize[torch]"` fetch PyPI's multi-GB
     # CUDA build on Linux; PyTorch is installed by the user, pinned (docs/guide/install.md).

@@ -1068,6 +1068,53 @@ def test_huge_num_threads_is_the_same_error_on_every_path():
             cresize.resize(x, (8, 8), num_threads=n)
 
 
+def test_every_path_takes_num_threads_as_threads_value_does():
+    # A plain count (an int from 1 to MAX_THREADS) is taken in C by one test
+    # (_fast._plain_count: a call's num_threads and a plan's own); everything else goes
+    # to _spec.threads_value, the rule, through _threads.resolve. Every path, fast or
+    # checked, forward or backward, a call's count or a plan's, gives what resolve
+    # gives: the result for a count it takes, its exception and message for another.
+    from cresize import _spec, _threads
+
+    x = np.arange(16 * 16, dtype=np.float32).reshape(16, 16)
+    g = np.ones((8, 8), np.float32)
+    want = cresize.resize(x, (8, 8), num_threads=1)
+    want_back = cresize.resize_backward(g, x.shape, num_threads=1)
+    big = _spec.MAX_THREADS + 1
+    values = [1, 2, np.int64(2), np.int32(3), np.uint8(1), -1, np.int16(-1), -(10**20)]
+    values += [0, np.int64(0), True, False, np.bool_(True), 2.0, "2", 1j, big, np.int64(big)]
+    values += [10**20, 2**63]
+    p = cresize.plan(x.shape, (8, 8))
+    for v in values:
+        try:
+            _threads.resolve(v)
+            error = None
+        except (TypeError, ValueError) as e:
+            error = (type(e), str(e))
+        cresize.resize(x, (8, 8))  # cached: the next call takes the fast path
+        cresize.resize_backward(g, x.shape)
+        paths = {
+            "plan call": lambda v=v: p(x, num_threads=v),
+            "plan backward": lambda v=v: p.backward(g, num_threads=v),
+            "plan's own": lambda v=v: cresize.plan(x.shape, (8, 8), num_threads=v)(x),
+            "plan's own backward": lambda v=v: cresize.plan(
+                x.shape, (8, 8), num_threads=v
+            ).backward(g),
+            "resize": lambda v=v: cresize.resize(x, (8, 8), num_threads=v),
+            "resize_backward": lambda v=v: cresize.resize_backward(g, x.shape, num_threads=v),
+            "checked call": lambda v=v: p(x.astype(">f4"), num_threads=v),
+        }
+        for name, call in paths.items():
+            if error is None:
+                got = call()
+                expected = want_back if "backward" in name else want
+                np.testing.assert_array_equal(got, expected, err_msg=f"{name}, {v!r}")
+            else:
+                with pytest.raises(error[0]) as info:
+                    call()
+                assert str(info.value) == error[1], (name, v)
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("level", ["none", "avx2"])
 def test_channels_last_block_tables_keep_the_bits(monkeypatch, dtype, level):

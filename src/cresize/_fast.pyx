@@ -321,14 +321,25 @@ def defaults_read():
     return _defaults_read
 
 
+cdef inline int _plain_count(object num_threads):
+    """``num_threads`` when it is a plain int from 1 to ``MAX_THREADS``, a count that
+    ``_spec.threads_value`` passes unchanged (the common call), else 0: the one test of
+    it, compared as ints in C."""
+    if type(num_threads) is int and 0 < num_threads <= _MAX_THREADS:
+        return <int>num_threads
+    return 0
+
+
 cdef int _threads_of(object num_threads) except -1:
-    """``_threads.resolve``, with None's answer (``default_threads``) and a positive
-    int's (itself) known here, in C."""
+    """``_threads.resolve``, with None's answer (``default_threads``) and a plain
+    count's (itself, ``_plain_count``) known here, in C."""
     global _resolve
+    cdef int count
     if num_threads is None:
         return default_threads()
-    if type(num_threads) is int and 0 < num_threads <= _MAX_THREADS:  # compared as ints
-        return <int>num_threads
+    count = _plain_count(num_threads)
+    if count:
+        return count
     if _resolve is None:
         from cresize._threads import resolve
         _resolve = resolve
@@ -358,7 +369,7 @@ cdef class PlanBase:
     @_num_threads.setter
     def _num_threads(self, value):
         self._threads_value = value
-        self._fixed = value if type(value) is int and 0 < value <= _MAX_THREADS else 0
+        self._fixed = _plain_count(value)
 
     cdef int _count(self, object num_threads) except -1:
         if num_threads is None:

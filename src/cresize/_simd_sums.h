@@ -468,6 +468,15 @@ CRESIZE_PAIRS16_STORE(cresize_pairs16_s8, signed char, signed char, _mm512_cvtse
  * outputs stored exactly (4 + 2 bytes), the last over the row's last 12 values; so
  * nothing is read or written past the row. 0 (nothing written) for rows shorter than
  * one step (fewer than 16 output values; 3-value pixels: fewer than 3 pixels). */
+/* s / 4 rounded to nearest even in every integer lane of s, (s + 1 + ((s >> 2) & 1)) >> 2
+ * (an arithmetic shift: the floor for negative sums too): the rounding of the 2x2 halves
+ * below, written once for their register widths and lanes. P: the intrinsics' prefix
+ * (_mm256, _mm512); W: the lanes (epi16, epi32); SI: the register's bitwise suffix
+ * (si256, si512). */
+#define CRESIZE_QUARTER_EVEN(P, W, SI, s)                                                \
+    P##_srai_##W(P##_add_##W(P##_add_##W(s, P##_set1_##W(1)),                            \
+                             P##_and_##SI(P##_srai_##W(s, 2), P##_set1_##W(1))),          \
+                 2)
 static const signed char cresize_half_pairs[3][16] = {
     {0, 2, 1, 3, 4, 6, 5, 7, 8, 10, 9, 11, 12, 14, 13, 15},  /* 2 values */
     {0, 3, 1, 4, 2, 5, 6, 9, 7, 10, 8, 11, -128, -128, -128, -128},  /* 3 */
@@ -476,10 +485,8 @@ static const signed char cresize_half_pairs[3][16] = {
     CRESIZE_AVX2 static inline __attribute__((always_inline)) __m256i                    \
     NAME##_round(__m256i sa, __m256i sb)                                                 \
     {                                                                                    \
-        const __m256i one = _mm256_set1_epi16(1);                                        \
         __m256i s = _mm256_add_epi16(sa, sb);                                            \
-        __m256i odd = _mm256_and_si256(_mm256_srai_epi16(s, 2), one);                    \
-        return _mm256_srai_epi16(_mm256_add_epi16(_mm256_add_epi16(s, one), odd), 2);    \
+        return CRESIZE_QUARTER_EVEN(_mm256, epi16, si256, s);                            \
     }                                                                                    \
     CRESIZE_AVX2 static int NAME(T *restrict out, const T *restrict a, const T *restrict b, \
                                  Py_ssize_t n, Py_ssize_t C)                             \
@@ -601,11 +608,9 @@ static const signed char cresize_half_pairs16[3][16] = {
     CRESIZE_AVX2 static inline __attribute__((always_inline)) __m256i                    \
     NAME##_round(const T *a, const T *b, __m256i pick, __m256i centre, int C)            \
     {                                                                                    \
-        const __m256i one = _mm256_set1_epi32(1);                                        \
         __m256i s = _mm256_add_epi32(NAME##_pairs(a, pick, centre, C),                   \
                                      NAME##_pairs(b, pick, centre, C));                  \
-        __m256i odd = _mm256_and_si256(_mm256_srai_epi32(s, 2), one);                    \
-        s = _mm256_srai_epi32(_mm256_add_epi32(_mm256_add_epi32(s, one), odd), 2);       \
+        s = CRESIZE_QUARTER_EVEN(_mm256, epi32, si256, s);                               \
         s = _mm256_packs_epi32(s, s);                                                    \
         return CENTRE ? _mm256_xor_si256(s, centre) : s;                                 \
     }                                                                                    \
@@ -688,11 +693,9 @@ static const short cresize_half_pairs16_c3[32] = {
     CRESIZE_AVX512BW static inline __attribute__((always_inline)) __m512i                \
     NAME##_bw_round(__m512i xa, __m512i xb, __m512i pick, __m512i centre, int C)         \
     {                                                                                    \
-        const __m512i one = _mm512_set1_epi32(1);                                        \
         __m512i s = _mm512_add_epi32(NAME##_bw_pairs(xa, pick, centre, C),               \
                                      NAME##_bw_pairs(xb, pick, centre, C));              \
-        __m512i odd = _mm512_and_si512(_mm512_srai_epi32(s, 2), one);                    \
-        s = _mm512_srai_epi32(_mm512_add_epi32(_mm512_add_epi32(s, one), odd), 2);       \
+        s = CRESIZE_QUARTER_EVEN(_mm512, epi32, si512, s);                               \
         return CENTRE ? _mm512_xor_si512(s, centre) : s; /* the low words: the outputs */ \
     }                                                                                    \
     CRESIZE_AVX512BW static inline __attribute__((always_inline)) void                   \

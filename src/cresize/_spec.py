@@ -293,13 +293,14 @@ def shape(value, name="input_shape", ndim=None, other="grad_output"):
 
 
 def threads_value(num_threads):
-    """Check ``num_threads`` (None or a nonzero int up to ``MAX_THREADS``)."""
+    """Check ``num_threads`` (None or a nonzero int up to ``MAX_THREADS``): the rule
+    (a plain int, the common value, is known by its type at once). The calls take a
+    count from 1 to ``MAX_THREADS`` in C without coming here (``_fast._plain_count``)."""
     if num_threads is None:
         return None
-    if type(num_threads) is int and 0 < num_threads <= MAX_THREADS:  # the common call
-        return num_threads
-    if isinstance(num_threads, (bool, np.bool_)) or not isinstance(
-        num_threads, (numbers.Integral, np.integer)
+    if type(num_threads) is not int and (
+        isinstance(num_threads, (bool, np.bool_))
+        or not isinstance(num_threads, (numbers.Integral, np.integer))
     ):
         raise TypeError(f"num_threads must be None or a nonzero int; got {num_threads!r}")
     if num_threads == 0:
