@@ -107,6 +107,43 @@ def test_broadcast_gradient_and_large_strided_inputs_are_copied(dtype, monkeypat
     np.testing.assert_array_equal(out, want_g, strict=True)
 
 
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.float32, np.float64, np.int64])
+def test_small_strided_inputs_are_copied_by_the_loop_with_numpys_bits(dtype):
+    """``Direct.source`` copies a strided array of at most ``_fast.loop_copy_limit()``
+    values by its own loop (``_loop_copy``), a larger one by NumPy: the bits of the
+    array's C-contiguous copy either way, for every kind of view (zero, negative and
+    odd strides, unaligned, 1 to 4 dimensions)."""
+    from cresize import _fast
+
+    limit = _fast.loop_copy_limit()
+    cases = [((3, 5, 6), (4, 9), (1, 2)), ((7,), (12,), None), ((2, 1, 3, 4), (5, 2), (2, 3))]
+    try:
+        for shape, size, axes in cases:
+            p = cresize.plan(shape, size, axes=axes, dtype=dtype)
+            x = _array(shape, dtype)
+            views = [
+                *_strided_views(x),
+                np.broadcast_to(x.flat[0], shape),  # y.sum().backward()'s
+                np.broadcast_to(x[..., :1], shape),
+                np.moveaxis(np.ascontiguousarray(np.moveaxis(x, 0, -1)), -1, 0),
+            ]
+            runs = [(p, views, shape)]
+            if p.dtype.kind == "f":
+                g = _array(p.output_shape, dtype, seed=1)
+                gviews = [*_strided_views(g), np.broadcast_to(g.flat[0], p.output_shape)]
+                runs.append((p.backward, gviews, p.output_shape))
+            for run, given, given_shape in runs:
+                assert np.prod(given_shape) <= limit  # the loop's, by default
+                for view in given:
+                    want = run(np.ascontiguousarray(view))
+                    for bound in (limit, 0):  # the loop, then NumPy's copy
+                        _fast.loop_copy_limit(bound)
+                        np.testing.assert_array_equal(run(view), want, strict=True)
+                    _fast.loop_copy_limit(limit)
+    finally:
+        _fast.loop_copy_limit(limit)
+
+
 def _error(call, *args, **kwargs):
     """The type and message of the error ``call(*args, **kwargs)`` raises."""
     try:

@@ -1100,6 +1100,29 @@ def test_refuses_exactly_where_f_interpolate_does(mode):
     assert refused > 0
 
 
+def test_the_check_compares_with_pytorch_exactly_where_f_interpolate_takes_the_call():
+    # _check._torch_run had its own copy of PyTorch's rank rules; it asks _spec's now,
+    # the rules cresize.torch refuses by: both must agree with F.interpolate itself
+    from cresize import _check, _spec
+
+    compared = 0
+    for options in _spec.configurations():
+        mode = options["mode"]
+        for spatial in (1, 2, 3):
+            kw = dict(mode=_spec.torch_name(mode, spatial), antialias=options["antialias"])
+            if _spec.takes_align_corners(mode):
+                kw["align_corners"] = options["align_corners"]
+            x = torch.rand(1, 1, *(5,) * spatial, dtype=torch.float64)
+            theirs = _outcome(F.interpolate, x, size=3, **kw)
+            takes = _spec.torch_takes(kw["mode"], spatial, kw.get("align_corners"), kw["antialias"])
+            assert takes is (theirs is None), (spatial, kw)
+            shape, axes = (2, *(5,) * spatial), tuple(range(1, spatial + 1))
+            deviation = _check.torch_deviation(torch, shape, 3, axes=axes, **options)
+            assert (deviation is not None) is takes, (spatial, options)
+            compared += takes
+    assert 0 < compared < 3 * len(list(_spec.configurations()))
+
+
 def test_own_modes_and_more_dimensions_keep_cresize_rules():
     x3, x5 = torch.rand(1, 2, 8, dtype=torch.float64), torch.rand(1, 1, 5, 6, 7)
     assert ct.interpolate(x3, size=4, mode="cubic", antialias=True).shape == (1, 2, 4)

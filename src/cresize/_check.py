@@ -476,13 +476,10 @@ def _torch_run(
     )
     axes = tuple(matrices)
     n = len(axes)
-    torch_mode = _spec.torch_name(mode, n)
-    if (
-        n > 3
-        or (mode == "bicubic" and n != 2)
-        or (antialias and n != 2)
-        or (mode == "lanczos3" and not (antialias and not align_corners and n == 2))
-    ):
+    kwargs = dict(mode=_spec.torch_name(mode, n), antialias=antialias)
+    if _spec.takes_align_corners(mode):  # F.interpolate: None with the others
+        kwargs["align_corners"] = align_corners
+    if not _spec.torch_takes(kwargs["mode"], n, kwargs.get("align_corners"), antialias):
         return None
     rng = np.random.default_rng(seed)
     x = rng.uniform(-1, 1, shape).astype(dtype)
@@ -506,9 +503,6 @@ def _torch_run(
         )
 
     xt = to_torch(x).requires_grad_(True)
-    kwargs = dict(mode=torch_mode, antialias=antialias)
-    if _spec.takes_align_corners(mode):  # F.interpolate: None with the others
-        kwargs["align_corners"] = align_corners
     geometry = _spec.axis_geometry(spec)
     if size is not None:
         kwargs["size"] = tuple(n_out for _, _, n_out, _ in geometry)

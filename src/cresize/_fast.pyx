@@ -16,6 +16,7 @@ Nothing here decides anything about the numbers.
 cimport cython
 cimport numpy as cnp
 from cpython.object cimport Py_EQ, PyObject_RichCompareBool
+from libc.string cimport memcpy
 
 from cresize cimport _kernels as ck
 from cresize cimport _openmp
@@ -250,6 +251,62 @@ cdef inline bint _apart(cnp.ndarray a, cnp.ndarray c):
     return hi <= c_lo or c_lo + cnp.PyArray_NBYTES(c) <= lo
 
 
+#: ``Direct.source`` copies a strided array of at most this many values by
+#: ``_loop_copy``, a larger one by NumPy (``PyArray_CopyInto``).
+cdef Py_ssize_t _LOOP_COPY = 4096
+
+
+def loop_copy_limit(object limit=None):
+    """How many values ``Direct.source`` copies by ``_loop_copy`` at most (0: never);
+    ``limit``: set it (an A/B switch for measurements). Returns the previous limit."""
+    global _LOOP_COPY
+    cdef Py_ssize_t before = _LOOP_COPY
+    if limit is not None:
+        _LOOP_COPY = limit
+    return before
+
+
+cdef void _loop_copy(cnp.ndarray a, cnp.ndarray c) noexcept:
+    """``a`` (any strides, the same shape and dtype as ``c``) copied into ``c``
+    (C-contiguous), the bytes as they are, row by row of its last axis: the expanded
+    gradient of ``y.sum().backward()`` (every stride 0) and other small strided arrays.
+    NumPy's copy machinery (its casts and iterators) runs cold between PyTorch's autograd
+    operations, where it cost more than this loop (docs/kernels.md, round 16)."""
+    cdef int k, nd = cnp.PyArray_NDIM(a)
+    cdef cnp.npy_intp *dims = cnp.PyArray_DIMS(a)
+    cdef cnp.npy_intp *strides = cnp.PyArray_STRIDES(a)
+    cdef cnp.npy_intp index[cnp.NPY_MAXDIMS]
+    cdef Py_ssize_t _row, j, n = cnp.PyArray_SIZE(a), item = cnp.PyArray_ITEMSIZE(a)
+    cdef Py_ssize_t m = dims[nd - 1] if nd else 1, step = strides[nd - 1] if nd else 0
+    cdef char *src = <char *>cnp.PyArray_DATA(a)
+    cdef char *dst = <char *>cnp.PyArray_DATA(c)
+    if n == 0:
+        return
+    for k in range(nd):
+        index[k] = 0
+    for _row in range(n // m):
+        # constant sizes: one load and one store a value, aligned or not
+        if item == 4:
+            for j in range(m):
+                memcpy(dst + 4 * j, src + step * j, 4)
+        elif item == 8:
+            for j in range(m):
+                memcpy(dst + 8 * j, src + step * j, 8)
+        else:
+            for j in range(m):
+                memcpy(dst + item * j, src + step * j, item)
+        dst += item * m
+        k = nd - 2
+        while k >= 0:  # the next row's first value
+            index[k] += 1
+            src += strides[k]
+            if index[k] < dims[k]:
+                break
+            src -= strides[k] * dims[k]
+            index[k] = 0
+            k -= 1
+
+
 cdef class Direct:
     """A program's whole-array steps for a C-contiguous input of one shape and dtype
     that needs nothing else (``_plan._Program.direct``), and the result they make
@@ -282,7 +339,10 @@ cdef class Direct:
         if cnp.PyArray_IS_C_CONTIGUOUS(a) and cnp.PyArray_ISALIGNED(a):
             return x
         copy = new_result(self.shape, self.dtype)
-        cnp.PyArray_CopyInto(<cnp.ndarray>copy, a)
+        if cnp.PyArray_SIZE(a) <= _LOOP_COPY:
+            _loop_copy(a, <cnp.ndarray>copy)
+        else:
+            cnp.PyArray_CopyInto(<cnp.ndarray>copy, a)
         return copy
 
     cdef inline bint into(self, object out, object x):

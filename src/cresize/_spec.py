@@ -188,6 +188,74 @@ def torch_mode(mode, antialias):
         raise ValueError(f"{exc}; PyTorch's names also: {extra}") from None
 
 
+#: ``F.interpolate``'s own mode names and the input ranks (dimensions) it takes each on
+#: (its linear names, one per number of spatial dimensions: ``TORCH_LINEAR``); cresize's
+#: other names (lanczos3, cubic, nearest_exact) work on any rank.
+TORCH_RANKS = {
+    "nearest": (3, 4, 5),
+    "nearest-exact": (3, 4, 5),
+    "area": (3, 4, 5),
+    **{name: (spatial + 2,) for spatial, name in TORCH_LINEAR.items()},
+    "bicubic": (4,),
+    "lanczos": (4,),
+}
+# The name to use instead where F.interpolate's name does not take the rank (else the
+# linear name of the rank)
+_TORCH_OTHER_NAME = {"bicubic": "cubic", "lanczos": "lanczos3"}
+
+
+def torch_rules(mode, ndim, align_corners, antialias):
+    """Refuse, with ``F.interpolate``'s exception types, what it refuses for its own
+    mode names on a 3-D, 4-D or 5-D input (``cresize.torch``, a drop-in, fails where it
+    fails): align_corners given with a mode that does not take it (nearest,
+    nearest-exact, area: ``takes_align_corners``), antialias outside bilinear, bicubic
+    and lanczos on 4-D input, a name on a rank it does not take (linear: 3-D, bilinear,
+    bicubic, lanczos: 4-D, trilinear: 5-D), and lanczos with align_corners=True. More
+    spatial dimensions, which PyTorch has no mode for, and cresize's own names keep
+    cresize's rules (``options``, ``torch_mode``)."""
+    ranks = TORCH_RANKS.get(mode) if isinstance(mode, str) else None
+    if ranks is None:
+        return
+    canonical = TORCH_MODES.get(mode, (mode,))[0]  # "lanczos": lanczos3
+    if align_corners is not None and not takes_align_corners(canonical):
+        raise ValueError(
+            f"align_corners option can only be set with the interpolating modes: linear | "
+            f"bilinear | bicubic | trilinear; got align_corners={align_corners!r} with "
+            f"mode={mode!r} (leave it None, as F.interpolate requires)"
+        )
+    if ndim > 5:  # no F.interpolate mode takes it: cresize's extension
+        return
+    if antialias and not (ndim == 4 and mode in ("bilinear", "bicubic", "lanczos")):
+        raise ValueError(
+            f"antialias=True is restricted to the bilinear, bicubic and lanczos modes on a "
+            f"4-D input, as in F.interpolate; got mode={mode!r} on a {ndim}-D input "
+            f"(cresize's 'cubic' and 'lanczos3' take it on any rank, cresize.resize every "
+            f"antialiased mode)"
+        )
+    if ndim not in ranks:
+        other = _TORCH_OTHER_NAME.get(mode) or TORCH_LINEAR[ndim - 2]
+        raise NotImplementedError(
+            f"Got {ndim}D input, but mode={mode!r} needs {ranks[0]}D input (as in "
+            f"F.interpolate); for a {ndim}-D input use mode={other!r}"
+        )
+    if mode == "lanczos" and align_corners:
+        raise ValueError("Lanczos mode does not support align_corners=True (as in F.interpolate)")
+
+
+def torch_takes(mode, spatial, align_corners, antialias):
+    """Whether ``F.interpolate`` takes its mode name ``mode`` on ``spatial`` dimensions
+    with these options as given to it (``align_corners`` None where it is not given):
+    ``torch_rules`` and ``torch_mode`` refuse nothing, on 1 to 3 spatial dimensions."""
+    if spatial not in TORCH_LINEAR:
+        return False
+    try:
+        torch_rules(mode, spatial + 2, align_corners, antialias)
+        torch_mode(mode, antialias)
+    except (ValueError, NotImplementedError):
+        return False
+    return True
+
+
 def torch_name(mode, spatial):
     """PyTorch's ``F.interpolate`` name of a cresize mode on ``spatial`` axes
     (``"lanczos"`` exists only with ``antialias=True``)."""

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from cresize import _optional, _plan, _spec, _tables
+from cresize import _optional, _plan, _spec
 from cresize._api import _threads
 
 # Not installed: the install hint; installed but failing to import: its error, named.
@@ -278,58 +278,6 @@ def _check_input(input):
     return None if meta else half
 
 
-# F.interpolate's own mode names and the input ranks (dimensions) it takes each on
-# (its linear names, one per number of spatial dimensions: _spec.TORCH_LINEAR);
-# cresize's other names (lanczos3, cubic, nearest_exact) work on any rank.
-_TORCH_RANKS = {
-    "nearest": (3, 4, 5),
-    "nearest-exact": (3, 4, 5),
-    "area": (3, 4, 5),
-    **{name: (spatial + 2,) for spatial, name in _spec.TORCH_LINEAR.items()},
-    "bicubic": (4,),
-    "lanczos": (4,),
-}
-# The name to use instead where F.interpolate's name does not take the rank (else the
-# linear name of the rank)
-_OTHER_NAME = {"bicubic": "cubic", "lanczos": "lanczos3"}
-
-
-def _torch_rules(mode, ndim, align_corners, antialias):
-    """Refuse, with ``F.interpolate``'s exception types, what it refuses for its own
-    mode names on a 3-D, 4-D or 5-D input (a drop-in fails where it fails): align_corners
-    given with nearest, nearest-exact or area, antialias outside bilinear, bicubic and
-    lanczos on 4-D input, and a name on a rank it does not take (linear: 3-D, bilinear,
-    bicubic, lanczos: 4-D, trilinear: 5-D). More spatial dimensions, which PyTorch has no
-    mode for, and cresize's own names keep cresize's rules. Called where a call is
-    planned, not on a repeated call (its plan is found by a key of these arguments)."""
-    ranks = _TORCH_RANKS.get(mode) if isinstance(mode, str) else None
-    if ranks is None:
-        return
-    if align_corners is not None and mode in _tables.NO_ALIGN_CORNERS:
-        raise ValueError(
-            f"align_corners option can only be set with the interpolating modes: linear | "
-            f"bilinear | bicubic | trilinear; got align_corners={align_corners!r} with "
-            f"mode={mode!r} (leave it None, as F.interpolate requires)"
-        )
-    if ndim > 5:  # no F.interpolate mode takes it: cresize's extension
-        return
-    if antialias and not (ndim == 4 and mode in ("bilinear", "bicubic", "lanczos")):
-        raise ValueError(
-            f"antialias=True is restricted to the bilinear, bicubic and lanczos modes on a "
-            f"4-D input, as in F.interpolate; got mode={mode!r} on a {ndim}-D input "
-            f"(cresize's 'cubic' and 'lanczos3' take it on any rank, cresize.resize every "
-            f"antialiased mode)"
-        )
-    if ndim not in ranks:
-        other = _OTHER_NAME.get(mode) or _spec.TORCH_LINEAR[ndim - 2]
-        raise NotImplementedError(
-            f"Got {ndim}D input, but mode={mode!r} needs {ranks[0]}D input (as in "
-            f"F.interpolate); for a {ndim}-D input use mode={other!r}"
-        )
-    if mode == "lanczos" and align_corners:
-        raise ValueError("Lanczos mode does not support align_corners=True (as in F.interpolate)")
-
-
 def _size_or_factor(size, scale_factor, recompute_scale_factor):
     """``F.interpolate``'s rules: exactly one of ``size`` and ``scale_factor``, and
     ``recompute_scale_factor=True`` only with ``scale_factor``."""
@@ -355,7 +303,7 @@ def _input_plan(shape, dtype, options, previous=None, *, channels_last=False):
     (N, *spatial, C) view."""
     size, scale_factor, mode, align_corners, recompute_scale_factor, antialias = options
     ndim = len(shape)
-    _torch_rules(mode, ndim, align_corners, antialias)
+    _spec.torch_rules(mode, ndim, align_corners, antialias)
     mode = _spec.torch_mode(mode, antialias)
     spatial = ndim - 2
     if channels_last:
@@ -726,7 +674,7 @@ def _operator(input, options, num_threads):
     folds), planned by the operator."""
     size, scale_factor, mode, align_corners, recompute_scale_factor, antialias = options
     spatial = input.dim() - 2
-    _torch_rules(mode, input.dim(), align_corners, antialias)
+    _spec.torch_rules(mode, input.dim(), align_corners, antialias)
     _spec.options(_spec.torch_mode(mode, antialias), align_corners, antialias)
     _size_or_factor(size, scale_factor, recompute_scale_factor)
     if size is not None:
