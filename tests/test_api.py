@@ -350,6 +350,81 @@ def test_zero_dim_arrays_as_size_and_scale():
     assert cresize.resize(x, np.array([3, 2])).shape == (3, 2)
 
 
+#: What an integer argument takes (``_spec.integer``), and what it refuses.
+INTEGERS = [2, np.int64(2), np.uint8(2), np.array(2), np.array(2, np.uint16)]
+NOT_INTEGERS = [True, np.True_, np.array(True), 2.0, np.float32(2), np.array(2.0), "2"]
+NOT_INTEGERS += [np.array([2]), [2], None]
+
+
+def _thread_calls(num_threads):
+    """Every public call that takes ``num_threads``, with it (results to compare)."""
+    x, g = rand((4, 6)), rand((4, 3))
+    p = cresize.plan(x.shape, 3, axes=1, dtype=x.dtype)
+    region = (slice(0, 4), slice(0, 3))
+    return [
+        cresize.resize(x, 3, axes=1, num_threads=num_threads),
+        cresize.resize_backward(g, x.shape, num_threads=num_threads),
+        cresize.plan(x.shape, 3, axes=1, dtype=x.dtype, num_threads=num_threads)(x),
+        p(x, num_threads=num_threads),
+        p.backward(g, num_threads=num_threads),
+        p.run_region(x, region, num_threads=num_threads),
+    ]
+
+
+def test_num_threads_takes_what_size_takes():
+    # 0-d integer arrays were a TypeError for num_threads alone
+    expected = _thread_calls(None)
+    for n in INTEGERS + [np.array(-1), np.int8(-1)]:
+        for got, want in zip(_thread_calls(n), expected):
+            np.testing.assert_array_equal(got, want, strict=True)
+        assert cresize.plan((4, 6), 3, num_threads=n)._num_threads in (2, -1)
+        assert type(cresize.plan((4, 6), 3, num_threads=n)._num_threads) is int
+    for bad in NOT_INTEGERS[:-1]:  # None is the default
+        with pytest.raises(TypeError, match=r"num_threads must be None or a nonzero int; got "):
+            cresize.resize(rand((4, 6)), 3, num_threads=bad)
+        with pytest.raises(TypeError, match=r"num_threads must be None or a nonzero int; got "):
+            cresize.plan((4, 6), 3, dtype="float64")(rand((4, 6)), num_threads=bad)
+    # the refused value is quoted as passed: a 0-d array as an array
+    with pytest.raises(TypeError, match=r"got array\(2\.\)$"):
+        cresize.resize(rand((4, 6)), 3, num_threads=np.array(2.0))
+    for zero in (np.array(0), np.int64(0)):
+        with pytest.raises(ValueError, match="num_threads must be None, a positive int"):
+            cresize.resize(rand((4, 6)), 3, num_threads=zero)
+    with pytest.raises(ValueError, match="num_threads must be at most 4096"):
+        cresize.plan((4, 6), 3, num_threads=np.array(5000))
+
+
+def test_integer_arguments_take_the_same_values():
+    x = rand((2, 6, 8))
+    for n in INTEGERS:
+        assert cresize.resize(x, n, axes=n).shape == (2, 6, 2)  # axes: 0-d arrays too
+        assert cresize.resize(x, (n, n)).shape == (2, 2, 2)
+        assert cresize.resize(x, scale_factor=n).shape == (2, 12, 16)
+    for bad in NOT_INTEGERS[:-3]:
+        for kwargs, name in [(dict(size=bad), "size"), (dict(size=3, axes=bad), "axes")]:
+            with pytest.raises(TypeError, match=f"{name} must be"):
+                cresize.resize(x, **kwargs)
+
+
+def test_refused_entries_quote_the_whole_argument():
+    # an entry of a sequence that is not a number: the message quotes what was passed,
+    # not the entry (a row of a 2-d array was quoted as array([3, 3]))
+    x = rand((6, 8))
+    for given, quoted in [
+        (np.array([[3, 3]]), r"array\(\[\[3, 3\]\]\)"),
+        ([[3, 3]], r"\[\[3, 3\]\]"),
+        ((3, "4"), r"\(3, '4'\)"),
+        ((3, True), r"\(3, True\)"),
+        (np.array([[3.0, 3.0]]), r"array\(\[\[3\., 3\.\]\]\)"),
+    ]:
+        with pytest.raises(TypeError, match=f"size must be a positive int .*; got {quoted}$"):
+            cresize.resize(x, given)
+        with pytest.raises(TypeError, match=f"scale_factor must be .*; got {quoted}$"):
+            cresize.resize(x, scale_factor=given)
+    with pytest.raises(TypeError, match=r"size must be .*; got array\(2\.5\)$"):
+        cresize.resize(x, np.array(2.5))
+
+
 @pytest.mark.parametrize(
     "kwargs,exc,message",
     [

@@ -423,6 +423,10 @@ def test_errors():
     assert len(cd.pyramid(x, 64)) == 64
     with pytest.raises(TypeError, match="levels"):
         cd.pyramid(x, True)
+    for bad in (np.True_, 2.0, np.array(2.0), "2", np.array([2])):
+        with pytest.raises(TypeError, match="levels must be a positive int; got "):
+            cd.pyramid(x, bad)
+    assert len(cd.pyramid(x, np.array(3))) == len(cd.pyramid(x, np.uint8(3))) == 3
 
 
 def test_numpy_input_untouched_and_identity_backward():

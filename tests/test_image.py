@@ -244,6 +244,14 @@ def test_fill_is_centre_crop_of_cover():
         (dict(size=(None, None)), ValueError, "size must give a width"),
         (dict(fit=(4, None)), ValueError, "fit entries"),
         (dict(scale=-1.0), ValueError, "scale must be a positive"),
+        # a value of the wrong type is a TypeError (a ValueError before), as in resize
+        (dict(scale="1"), TypeError, "scale must be a positive"),
+        (dict(scale=(1.0, True)), TypeError, "scale must be a positive"),
+        (dict(size=(4.0, 4)), TypeError, "size entries must be positive ints or None"),
+        (dict(fit=("4", 4)), TypeError, "fit entries must be positive ints; got ('4', 4)"),
+        (dict(fill=(4, np.True_)), TypeError, "fill entries must be positive ints"),
+        (dict(size=(4, 4), exact=1), TypeError, "exact must be True or False"),
+        (dict(fit=(4, 4), allow_upscale="no"), TypeError, "allow_upscale must be True or"),
         (dict(size=(4, 4), mode="sinc"), ValueError, "mode must be one of"),
         (dict(size=(4, 4), antialias="yes"), TypeError, "antialias"),
         (dict(size=(4, 4), alpha=1), TypeError, "alpha"),
@@ -253,6 +261,18 @@ def test_fill_is_centre_crop_of_cover():
 def test_bad_arguments(kwargs, error, words):
     with pytest.raises(error, match=words.replace("(", r"\(").replace(")", r"\)")):
         resize_image(photo(8, 8), **kwargs)
+
+
+def test_geometry_takes_what_resize_takes():
+    # NumPy integer and float scalars and 0-d arrays, as cresize.resize's size and
+    # scale_factor take them (0-d arrays were refused)
+    for n in (3, np.int64(3), np.array(3), np.array(3, np.uint8)):
+        assert target_size(8, 6, (n, 4)) == ((3, 4), None)
+        assert target_size(8, 6, fit=(n, n)) == ((3, 2), None)
+        assert target_size(8, 6, fill=(n, n)) == ((4, 3), (0, 0, 3, 3))
+    for f in (0.5, np.float32(0.5), np.array(0.5), np.array(1, np.int16) / 2):
+        assert target_size(8, 6, scale=f) == ((4, 3), None)
+        assert target_size(8, 6, scale=(f, 1)) == ((4, 6), None)
 
 
 def test_bad_images():
@@ -399,6 +419,13 @@ def test_save_converts_for_the_format(tmp_path):
         save_image(photo(4, 4), tmp_path / "e.png", format="nope")
     with pytest.raises(ValueError, match="quality must be"):
         save_image(photo(4, 4), tmp_path / "e.jpg", quality=0)
+    # a wrong type is a TypeError (50.0 was taken, "50" a ValueError); 0-d arrays are ints
+    for bad in (50.0, "50", True, np.array(50.0), [50]):
+        with pytest.raises(TypeError, match="quality must be an int from 1 to 100; got "):
+            save_image(photo(4, 4), tmp_path / "e.jpg", quality=bad)
+    save_image(photo(4, 4), tmp_path / "e.jpg", quality=np.array(50))
+    save_image(photo(4, 4), tmp_path / "f.jpg", quality=50)
+    assert (tmp_path / "e.jpg").read_bytes() == (tmp_path / "f.jpg").read_bytes()
 
 
 def test_premultiplied_modes_are_resized_as_their_straight_modes():

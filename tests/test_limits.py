@@ -343,6 +343,30 @@ def test_2_the_cache_can_be_cleared_and_bounded():
         cresize.set_cache_limit(before)
 
 
+@pytest.mark.parametrize("setter", ["set_cache_limit", "set_result_cache_limit"])
+def test_both_cache_bounds_take_the_same_values(setter):
+    """One rule for both bounds (``_plan._check_limit``): an integer from 0 to 2**63 - 1,
+    as the other integer arguments take one; ``set_cache_limit`` took 2**70."""
+    set_limit = getattr(cresize, setter)
+    before = set_limit(0)
+    try:
+        for good in (2**63 - 1, np.int64(5 << 20), np.array(5 << 20), np.uint64(2**63 - 1), 0):
+            set_limit(good)
+            assert set_limit(0) == good and type(set_limit(0)) is int
+        for bad in (2**63, 2**70, np.uint64(2**63), np.array(2**64 - 1, np.uint64)):
+            with pytest.raises(ValueError, match=r"^nbytes must be < 2\*\*63; got \d+$"):
+                set_limit(bad)
+        for bad in (-1, np.int8(-1), np.array(-1)):
+            with pytest.raises(ValueError, match=r"^nbytes must be >= 0; got -1$"):
+                set_limit(bad)
+        for bad in (True, np.True_, 1.0, "1", None, np.array([1]), np.array(1.0)):
+            with pytest.raises(TypeError, match=r"^nbytes must be an int; got "):
+                set_limit(bad)
+        assert set_limit(0) == 0  # a refused bound changes nothing
+    finally:
+        set_limit(before)
+
+
 # ----------------------------------------------------------------------------
 # 3. Forked children never hang with default arguments
 

@@ -615,10 +615,39 @@ def test_run_region_checks_its_arguments():
         p.input_region((slice(0, 2), slice(0, 10, 2)))
     with pytest.raises(TypeError, match="must be a slice"):
         p.input_region((0, slice(0, 2)))
+    # not a tuple at all: a TypeError (a ValueError before), whatever its length
+    for bad in (slice(0, 2), 3, None, "ab", np.array([0, 1])):
+        with pytest.raises(TypeError, match="out_region must be a tuple of 2 slices"):
+            p.input_region(bad)
+        with pytest.raises(TypeError, match="out_region must be a tuple of 2 slices"):
+            p.run_region(np.zeros((4, 10)), bad)
     with pytest.raises(ValueError, match="block has shape"):
         p.run_region(np.zeros((4, 10)), (slice(0, 4), slice(0, 2)))
     empty = p.run_region(np.zeros((0, 2)), (slice(2, 2), slice(0, 3)))
     assert empty.shape == (0, 3)
+
+
+def test_region_backward_is_a_bool():
+    p = cresize.plan((4, 10), 20, axes=1, dtype="float64")
+    region = (slice(0, 4), slice(2, 5))
+    x, g = _array((4, 10), np.float64), _array((4, 20), np.float64)
+    for flag in (False, np.False_):
+        box = p.input_region((slice(0, 4), slice(2, 9)), flag)
+        assert box == p.input_region((slice(0, 4), slice(2, 9)))
+        np.testing.assert_array_equal(
+            p.run_region(x[box], (slice(0, 4), slice(2, 9)), backward=flag), p(x)[:, 2:9]
+        )
+    for flag in (True, np.True_):
+        box = p.input_region(region, backward=flag)
+        np.testing.assert_array_equal(
+            p.run_region(g[box], region, backward=flag), p.backward(g)[region]
+        )
+    # truthy and falsy non-bools chose a direction before: now refused, naming backward
+    for bad in (1, 0, "yes", "", None, [True], np.array(True), 1.0):
+        with pytest.raises(TypeError, match="backward must be True or False"):
+            p.input_region(region, bad)
+        with pytest.raises(TypeError, match="backward must be True or False"):
+            p.run_region(g, region, backward=bad)
 
 
 def test_torch_adapter_holds_and_shares_plans():

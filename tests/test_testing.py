@@ -282,6 +282,8 @@ def test_a_wrapper_without_the_keywords_is_told_what_is_passed(check):
         (lambda: testing.check_adjoint((4, 4), 2, seed=-1), ValueError, "seed must be an int >= 0"),
         (lambda: testing.check_gradient((4, 4), 2, seed=1.5), TypeError, "seed must be an int"),
         (lambda: testing.check_reference((4, 4), 2, seed=True), TypeError, "seed must be an int"),
+        (lambda: testing.check_reference((4, 4), 2, seed=np.True_), TypeError, "seed must be an"),
+        (lambda: testing.check_reference((4, 4), 2, seed="1"), TypeError, "seed must be an int"),
     ],
 )
 def test_bad_arguments(call, error, match):
@@ -500,3 +502,11 @@ def test_reference_is_dense_when_small_and_the_sparse_one_agrees(
         monkeypatch.setattr(testing, "_DENSE_LIMIT", 0)
         assert testing.check_reference(shape, size, axes=axes, **options, **ONE_THREAD) <= 1e-12
         monkeypatch.undo()
+
+
+def test_integer_arguments_take_0d_arrays():
+    # seed and n_directions follow _spec.integer, as size and num_threads do
+    testing.check_adjoint((4, 4), 2, seed=np.array(3))
+    testing.check_gradient((4, 4), 2, seed=np.uint8(3), n_directions=np.array(2))
+    with pytest.raises(TypeError, match="n_directions must be a positive int; got array"):
+        testing.check_gradient((4, 4), 2, n_directions=np.array(2.0))

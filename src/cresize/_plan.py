@@ -924,8 +924,7 @@ class Plan(_fast.PlanBase):
             A box of the forward input (``backward=True``: of ``grad_output``);
             a batch axis keeps its slice.
         """
-        program = self._backward if backward else self._forward
-        region = self._region(out_region, backward)
+        program, region = self._region(out_region, backward)
         return tuple(self._box(program, a, r) for a, r in enumerate(region))
 
     @overload
@@ -984,8 +983,7 @@ class Plan(_fast.PlanBase):
         ndarray
             The region of the result (or ``out``), of the plan's dtype.
         """
-        program = self._backward if backward else self._forward
-        region = self._region(out_region, backward)
+        program, region = self._region(out_region, backward)
         box = tuple(self._box(program, a, r) for a, r in enumerate(region))
         shape = tuple(b.stop - b.start for b in box)
         x = self._check_input(block, shape, "block")
@@ -1066,12 +1064,18 @@ class Plan(_fast.PlanBase):
         return x
 
     def _region(self, out_region, backward):
+        """``(program, region)`` of ``input_region`` and ``run_region``: the program of
+        the direction ``backward`` names, ``out_region`` checked and clipped."""
+        backward = _spec.flag(backward, "backward")
+        program = self._backward if backward else self._forward
         shape = self.input_shape if backward else self.output_shape
         what = "input_shape" if backward else "the output"
-        if not isinstance(out_region, (tuple, list)) or len(out_region) != len(shape):
+        wanted = f"a tuple of {len(shape)} slices (one per dimension of {what} {shape})"
+        if not isinstance(out_region, (tuple, list)):
+            raise TypeError(f"out_region must be {wanted}; got {out_region!r}")
+        if len(out_region) != len(shape):
             raise ValueError(
-                f"out_region must be a tuple of {len(shape)} slices (one per "
-                f"dimension of {what} {shape}); got {out_region!r}"
+                f"out_region must be {wanted}; got {len(out_region)} entries: {out_region!r}"
             )
         region = []
         for a, (r, n) in enumerate(zip(out_region, shape)):
@@ -1081,7 +1085,7 @@ class Plan(_fast.PlanBase):
             if step != 1:
                 raise ValueError(f"out_region[{a}] must have step 1; got {r!r}")
             region.append(slice(start, max(start, stop)))
-        return tuple(region)
+        return program, tuple(region)
 
     @staticmethod
     def _box(program, axis, r):
@@ -1239,13 +1243,19 @@ def set_cache_limit(nbytes: int) -> int:
     return previous
 
 
+#: Bound on a cache bound (``nbytes``): the result cache's is a C ``int64``.
+MAX_CACHE_LIMIT = 2**63 - 1
+
+
 def _check_limit(nbytes: object) -> int:
-    """A cache bound: an int ``>= 0`` (a bool is not one)."""
-    if isinstance(nbytes, (bool, np.bool_)) or not isinstance(nbytes, (int, np.integer)):
-        raise TypeError(f"nbytes must be an int; got {nbytes!r}")
-    if nbytes < 0:
-        raise ValueError(f"nbytes must be >= 0; got {nbytes}")
-    return int(nbytes)
+    """A cache bound (``set_cache_limit``, ``set_result_cache_limit``): an integer from 0
+    to ``MAX_CACHE_LIMIT``, as ``_spec.integer`` takes one (a bool is not one)."""
+    limit = _spec.integer(nbytes, "nbytes", "an int")
+    if limit < 0:
+        raise ValueError(f"nbytes must be >= 0; got {limit}")
+    if limit > MAX_CACHE_LIMIT:
+        raise ValueError(f"nbytes must be < 2**63; got {limit}")
+    return limit
 
 
 #: The result cache's default bound (bytes; ``_hugealloc.h``'s ``CRESIZE_POOL_DEFAULT``).
@@ -1286,8 +1296,6 @@ def set_result_cache_limit(nbytes: int) -> int:
     0
     """
     limit = _check_limit(nbytes)
-    if limit > 2**63 - 1:
-        raise ValueError(f"nbytes must be < 2**63; got {nbytes}")
     with _RESULT_LIMIT_LOCK:
         previous = int(_fast.pool_info()["limit"])
         _fast.pool_limit(limit)

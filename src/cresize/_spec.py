@@ -139,10 +139,8 @@ def options(mode, align_corners, antialias):
     canonical = canonical_mode(mode)
     if align_corners is None:
         align_corners = False
-    if not isinstance(align_corners, (bool, np.bool_)):
-        raise TypeError(f"align_corners must be True, False or None; got {align_corners!r}")
-    if not isinstance(antialias, (bool, np.bool_)):
-        raise TypeError(f"antialias must be True or False; got {antialias!r}")
+    align_corners = flag(align_corners, "align_corners", "True, False or None")
+    antialias = flag(antialias, "antialias")
     if align_corners and not takes_align_corners(canonical):
         raise ValueError(
             f"align_corners=True is not defined for mode={mode!r}; it is allowed "
@@ -153,7 +151,7 @@ def options(mode, align_corners, antialias):
             f"antialias=True is not defined for mode={mode!r}; it is allowed for "
             f"{listed(tuple(ANTIALIAS_SUPPORT))}"
         )
-    return canonical, bool(align_corners), bool(antialias)
+    return canonical, align_corners, antialias
 
 
 def configurations(modes=MODES):
@@ -271,19 +269,32 @@ def is_sequence(value):
     return isinstance(value, (tuple, list)) or (isinstance(value, np.ndarray) and value.ndim > 0)
 
 
-def _integer(value, name, what):
+def integer(value, name, what, given=None):
+    """``value`` as an int: the one rule of what an integer argument takes (an int, a
+    NumPy integer, a 0-d integer array; not a bool), else a TypeError that ``name``
+    must be ``what``, quoting ``given`` (the whole argument ``value`` is an entry of;
+    default ``value`` as passed)."""
+    quoted = value if given is None else given
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value[()]
     if type(value) is not int and (
         isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, np.integer))
     ):
-        raise TypeError(f"{name} must be {what}; got {value!r}")
+        raise TypeError(f"{name} must be {what}; got {quoted!r}")
     return int(value)
 
 
-def length(value, name):
-    """A positive axis length below ``MAX_LENGTH``."""
-    value = _integer(value, name, "a positive int (or tuple of them)")
+def flag(value, name, what="True or False"):
+    """``value`` as a bool: True, False or a NumPy bool (not 1, not a 0-d array), else a
+    TypeError that ``name`` must be ``what``."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be {what}; got {value!r}")
+    return bool(value)
+
+
+def length(value, name, given=None):
+    """A positive axis length below ``MAX_LENGTH`` (``given``: as for ``integer``)."""
+    value = integer(value, name, "a positive int (or tuple of them)", given)
     if value < 1:
         raise ValueError(f"{name} must be >= 1; got {value}")
     if value >= MAX_LENGTH:
@@ -291,14 +302,15 @@ def length(value, name):
     return value
 
 
-def factor(value, name):
-    """A finite positive scale factor as a float."""
+def factor(value, name, given=None):
+    """A finite positive scale factor as a float (``given``: as for ``integer``)."""
+    quoted = value if given is None else given
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value[()]
     if isinstance(value, (bool, np.bool_)) or not isinstance(
         value, (numbers.Real, np.floating, np.integer)
     ):
-        raise TypeError(f"{name} must be a positive float (or tuple of them); got {value!r}")
+        raise TypeError(f"{name} must be a positive float (or tuple of them); got {quoted!r}")
     value = float(value)
     if not (value > 0 and math.isfinite(value)):
         raise ValueError(f"{name} must be finite and > 0; got {value}")
@@ -366,11 +378,8 @@ def threads_value(num_threads):
     count from 1 to ``MAX_THREADS`` in C without coming here (``_fast._plain_count``)."""
     if num_threads is None:
         return None
-    if type(num_threads) is not int and (
-        isinstance(num_threads, (bool, np.bool_))
-        or not isinstance(num_threads, (numbers.Integral, np.integer))
-    ):
-        raise TypeError(f"num_threads must be None or a nonzero int; got {num_threads!r}")
+    if type(num_threads) is not int:  # NumPy integers, 0-d arrays: ``integer``'s rule
+        num_threads = integer(num_threads, "num_threads", "None or a nonzero int")
     if num_threads == 0:
         raise ValueError(
             "num_threads must be None, a positive int, or a negative int "
@@ -378,7 +387,7 @@ def threads_value(num_threads):
         )
     if num_threads > MAX_THREADS:
         raise ValueError(f"num_threads must be at most {MAX_THREADS}; got {num_threads}")
-    return int(num_threads)
+    return num_threads
 
 
 # ----------------------------------------------------------------------------
@@ -424,6 +433,8 @@ def resize_axes(ndim, size, scale_factor, axes, name="x"):
 
 
 def _axes_list(axes):
+    if isinstance(axes, np.ndarray) and axes.ndim == 0:  # as ``integer`` takes it
+        axes = axes[()]
     if isinstance(axes, (bool, np.bool_)):
         raise TypeError(f"axes must be an int or a tuple of ints, not a bool; got {axes!r}")
     if isinstance(axes, (numbers.Integral, np.integer)):
@@ -448,13 +459,16 @@ def lengths(in_shape, axes, size, scale_factor, name="x"):
     errors call the array of shape ``in_shape`` (``x``, ``input_shape``, ``shape``)."""
     n = len(axes)
     if size is not None:
+        whole = size if is_sequence(size) else None  # what a refused entry quotes
         sizes = size if is_sequence(size) else (size,) * n
-        out = tuple(length(s, "size") for s in sizes)
+        out = tuple(length(s, "size", whole) for s in sizes)
         factors = (None,) * n
     else:
         given = scale_factor
+        whole = given if is_sequence(given) else None
         factors = tuple(
-            factor(f, "scale_factor") for f in (given if is_sequence(given) else (given,) * n)
+            factor(f, "scale_factor", whole)
+            for f in (given if is_sequence(given) else (given,) * n)
         )
         for a in axes:
             _resizable(in_shape, a, name)

@@ -15,7 +15,6 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-import numbers
 import operator
 from typing import Any
 
@@ -206,14 +205,13 @@ def pyramid(
         ``levels`` arrays of ``x``'s dtype, level 0 first (``x``, as a Dask array).
     """
     x = _as_dask(x, "x")
-    if isinstance(levels, bool) or not isinstance(levels, (numbers.Integral, np.integer)):
-        raise TypeError(f"levels must be a positive int; got {levels!r}")
+    levels = _spec.integer(levels, "levels", "a positive int")
     if not 1 <= levels <= MAX_LEVELS:
         raise ValueError(
             f"levels must be from 1 (level 0 is x itself) to {MAX_LEVELS} (every axis of "
             f"any array is 1 long after that many halvings); got {levels}"
         )
-    axes = _spec.resize_axes(x.ndim, None, 0.5, axes)
+    resized: tuple[int, ...] = _spec.resize_axes(x.ndim, None, 0.5, axes)
     if antialias is None:
         antialias = _spec.takes_antialias(mode)
     _spec.options(mode, False, antialias)  # now, not only when a level is made
@@ -221,14 +219,14 @@ def pyramid(
     result = [x]
     for _ in range(1, int(levels)):
         above = result[-1]
-        factors = tuple(0.5 if above.shape[a] >= 2 else 1.0 for a in axes)
-        level = _spec.forward(above.shape, None, factors, mode, False, antialias, axes)
-        chunks = {a: min(x.chunksize[a], level.output_shape[a]) for a in axes}
+        factors = tuple(0.5 if above.shape[a] >= 2 else 1.0 for a in resized)
+        level = _spec.forward(above.shape, None, factors, mode, False, antialias, resized)
+        chunks = {a: min(x.chunksize[a], level.output_shape[a]) for a in resized}
         result.append(
             resize(
                 above,
                 scale_factor=factors,
-                axes=axes,
+                axes=resized,
                 mode=mode,
                 antialias=antialias,
                 chunks=chunks,

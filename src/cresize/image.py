@@ -571,8 +571,10 @@ def _save(
     _pil()  # Pillow is needed from here on: say so before anything else
     path = os.fspath(path)
     fmt = _format(path, format)
-    if quality is not None and (isinstance(quality, bool) or quality not in range(1, 101)):
-        raise ValueError(f"quality must be an int from 1 to 100; got {quality!r}")
+    if quality is not None:
+        quality = _spec.integer(quality, "quality", "an int from 1 to 100")
+        if not 1 <= quality <= 100:
+            raise ValueError(f"quality must be an int from 1 to 100; got {quality!r}")
     info = getattr(image, "info", None) or {}  # a PIL.Image's or an ImageArray's
     if _is_16bit_array(image) and fmt == "PNG" and image.shape[2] == 2:  # grey and alpha
         params = _metadata(info, "LA")  # a grey profile fits: kept
@@ -1101,22 +1103,30 @@ def target_size(
             f"give exactly one of size, scale, fit, fill; got {sorted(given) or 'none'}"
         )
     ((name, value),) = given.items()
+    allow_upscale = _spec.flag(allow_upscale, "allow_upscale")
     if name == "scale":
-        fx, fy = value if isinstance(value, (tuple, list)) else (value, value)
-        for f in (fx, fy):
-            # typeshed's numbers.Real declares no "<": the ignore covers that stub gap only.
-            if isinstance(f, bool) or not isinstance(f, numbers.Real) or not (0 < f < math.inf):  # type: ignore[operator]
-                raise ValueError(
-                    f"scale must be a positive finite number or a pair of them; got {value!r}"
-                )
+        pair = value if isinstance(value, (tuple, list)) else (value, value)
+        wanted = "scale must be a positive finite number or a pair of them"
+        factors = []
+        for f in pair:
+            if isinstance(f, np.ndarray) and f.ndim == 0:  # as _spec.factor takes it
+                f = f[()]
+            if isinstance(f, (bool, np.bool_)) or not isinstance(f, numbers.Real):
+                raise TypeError(f"{wanted}; got {value!r}")
+            if not 0 < f < math.inf:  # type: ignore[operator]  # typeshed's Real has no "<"
+                raise ValueError(f"{wanted}; got {value!r}")
+            factors.append(float(f))
+        fx, fy = factors
         return (max(1, math.floor(width * fx + 0.5)), max(1, math.floor(height * fy + 0.5))), None
     if not (isinstance(value, (tuple, list)) and len(value) == 2):
         raise TypeError(f"{name} must be a (width, height) pair; got {value!r}")
-    for v in value:
-        if v is not None and (isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1):
-            allowed = "positive ints or None" if name == "size" else "positive ints"
-            raise ValueError(f"{name} entries must be {allowed}; got {value!r}")
-    w, h = value
+    allowed = "positive ints or None" if name == "size" else "positive ints"
+    entries = [
+        None if v is None else _spec.integer(v, f"{name} entries", allowed, value) for v in value
+    ]
+    if any(v is not None and v < 1 for v in entries):
+        raise ValueError(f"{name} entries must be {allowed}; got {value!r}")
+    w, h = entries
     if name == "size":
         if w is None and h is None:
             raise ValueError("size must give a width, a height or both; got (None, None)")
@@ -1212,10 +1222,10 @@ def resize_image(
     >>> resize_image(rgb, fit=(200, 200)).shape
     (150, 200, 3)
     """
-    if not isinstance(antialias, (bool, np.bool_)):
-        raise TypeError(f"antialias must be True or False; got {antialias!r}")
-    if alpha is not None and not isinstance(alpha, (bool, np.bool_)):
-        raise TypeError(f"alpha must be None, True or False; got {alpha!r}")
+    antialias = _spec.flag(antialias, "antialias")
+    if alpha is not None:
+        alpha = _spec.flag(alpha, "alpha", "None, True or False")
+    exact = _spec.flag(exact, "exact")
     geometry: dict[str, Any] = dict(
         size=size, scale=scale, fit=fit, fill=fill, allow_upscale=allow_upscale
     )
@@ -1240,8 +1250,6 @@ def resize_image(
         return _with_info(
             image, _resize_array(np.asarray(image), bool(has_alpha), geometry, options)
         )
-    if not isinstance(exact, (bool, np.bool_)):
-        raise TypeError(f"exact must be True or False; got {exact!r}")
     full = None
     if isinstance(image, (str, os.PathLike)):
         target_size(1, 1, **geometry)  # bad geometry is an error before the file is read

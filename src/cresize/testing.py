@@ -700,19 +700,17 @@ def _positive(value, name):
 
 def _seed(value, name="seed"):
     """A seed of ``np.random.default_rng``, checked here so that the error names it."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an int >= 0; got {value!r}")
+    value = _spec.integer(value, name, "an int >= 0")
     if value < 0:
         raise ValueError(f"{name} must be an int >= 0; got {value}")
-    return int(value)
+    return value
 
 
 def _count(value, name):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be a positive int; got {value!r}")
+    value = _spec.integer(value, name, "a positive int")
     if value < 1:
         raise ValueError(f"{name} must be a positive int; got {value!r}")
-    return int(value)
+    return value
 
 
 def _describe(size, options):

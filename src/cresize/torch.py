@@ -283,12 +283,8 @@ def _size_or_factor(size, scale_factor, recompute_scale_factor):
     ``recompute_scale_factor=True`` only with ``scale_factor``."""
     if (size is None) == (scale_factor is None):
         raise ValueError("give size or scale_factor (exactly one of them)")
-    if recompute_scale_factor is not None and not isinstance(
-        recompute_scale_factor, (bool, np.bool_)
-    ):
-        raise TypeError(
-            f"recompute_scale_factor must be True, False or None; got {recompute_scale_factor!r}"
-        )
+    if recompute_scale_factor is not None:
+        _spec.flag(recompute_scale_factor, "recompute_scale_factor", "True, False or None")
     if recompute_scale_factor and size is not None:
         raise ValueError(
             "recompute_scale_factor=True needs scale_factor; with size it means nothing "
