@@ -792,6 +792,35 @@ def test_a_16bit_ppm_keeps_16_bits(tmp_path, maxval, plain):
     np.testing.assert_array_equal(np.asarray(open_image(grey)), want[..., 0])
 
 
+@pytest.mark.parametrize("channels", [3, 4])
+def test_a_16bit_jpeg2000_keeps_16_bits(tmp_path, channels):
+    # Pillow reads a 16-bit RGB(A) JPEG 2000 as 8-bit, and says nothing (its mode is
+    # RGB either way): the depth is read from the codestream's SIZ marker, and OpenCV
+    # reads the pixels, in a JP2 file and in a bare codestream (J2K).
+    cv2 = pytest.importorskip("cv2")
+    from PIL import features
+
+    if not features.check("jpg_2000"):
+        pytest.skip("Pillow without OpenJPEG")
+    pixels = rgb16(100, 120, channels)
+    jp2 = tmp_path / "in.jp2"
+    assert cv2.imwrite(str(jp2), pixels[..., [2, 1, 0, 3][:channels]])
+    j2k = tmp_path / "in.j2k"  # the jp2c box's content
+    data = jp2.read_bytes()
+    j2k.write_bytes(data[data.index(b"jp2c") + 4 :])
+    want = read16(jp2)  # OpenCV writes JPEG 2000 lossy (within 1024 here)
+    assert (want & 0xFF).any() and np.abs(want.astype(np.int32) - pixels).max() < 1024
+    for src in (jp2, j2k):
+        assert Image.open(src).mode == ("RGB", "RGBA")[channels - 3]  # 8-bit to Pillow
+        got = open_image(src)
+        assert isinstance(got, np.ndarray) and got.dtype == np.uint16
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(resize_image(src, (60, 50)), resize_image(want, (60, 50)))
+    eight = tmp_path / "eight.jp2"  # 8 bits stay Pillow's
+    Image.fromarray((pixels >> 8).astype(np.uint8)).save(eight)
+    assert isinstance(open_image(eight), Image.Image)
+
+
 def test_16bit_colour_to_8bit_formats_rounds(tmp_path):
     from cresize.image import narrows
 

@@ -164,7 +164,7 @@ def open_image(path: str | os.PathLike[str]) -> PIL.Image.Image | np.ndarray:
         The first frame of an animated GIF, PNG or WebP, the first page of a
         multi-page TIFF. Fully decoded (a corrupt or truncated file raises here,
         not later), upright, with ``info`` (ICC profile, EXIF without the orientation tag)
-        kept. A 16-bit RGB(A) PNG or TIFF (or an RGB PPM of more than 8 bits),
+        kept. A 16-bit RGB(A) PNG or TIFF (or an RGB PPM or JPEG 2000 of more than 8 bits),
         which Pillow would read as 8-bit, is returned as an ``(H, W, 3 or 4)``
         uint16 ``ImageArray`` read with OpenCV (a TIFF stored plane by plane: with
         tifffile), with the same ``info``, read by Pillow from the header; without OpenCV it
@@ -204,7 +204,7 @@ def _read(path, geometry=None, opencv=False):
             # OpenCV's TIFF decoder turns the pixels upright itself (with any flags)
             turn = 1 if im.format == "TIFF" and not planar else orientation
             pixels = _read_16bit(path, sixteen, turn, im.size, planar)
-            maxval = _ppm_maxval(im)
+            maxval = _ppm_maxval(im) or _jpeg2000_maxval(im)
             if maxval is not None and maxval != 65535:  # OpenCV gives 0-maxval: scaled
                 wide = pixels.astype(np.uint32) * 65535  # as Pillow scales 16-bit grey
                 pixels = ((wide + maxval // 2) // maxval).astype(np.uint16)
@@ -378,6 +378,8 @@ def _16bit_colour_mode(im):
         return im.mode
     if (_ppm_maxval(im) or 0) > 255:  # Pillow scales them to 8 bits
         return im.mode
+    if (_jpeg2000_maxval(im) or 0) > 255:  # Pillow keeps the high 8 bits
+        return im.mode
     return None
 
 
@@ -389,6 +391,43 @@ def _ppm_maxval(im):
     args = im.tile[0][3]  # (raw mode, maxval) for Pillow's ppm decoders, else a raw mode
     return args[-1] if isinstance(args, tuple) and isinstance(args[-1], int) else None
 
+
+def _jpeg2000_maxval(im):
+    """The largest sample value of a JPEG 2000 file open in Pillow as ``im`` (its
+    deepest component's ``2**bits - 1``, from the codestream's SIZ marker), or None: not
+    JPEG 2000, or a header this does not find. Pillow reads RGB(A) and LA of more than
+    8 bits as 8-bit and does not say so (only grey gets mode I;16)."""
+    if im.format != "JPEG2000" or im.fp is None:
+        return None
+    where = im.fp.tell()
+    try:
+        im.fp.seek(0)
+        head = im.fp.read(1 << 16)  # the boxes before the codestream: a few hundred bytes
+    finally:
+        im.fp.seek(where)
+    start = 0
+    while not head.startswith(_SOC_SIZ, start):  # JP2 boxes: (length, type, content)
+        if start + 8 > len(head):
+            return None
+        length, kind = int.from_bytes(head[start : start + 4], "big"), head[start + 4 : start + 8]
+        if kind == b"jp2c":
+            start += 8
+            continue
+        if length == 1:  # the 64-bit length follows the type
+            length = int.from_bytes(head[start + 8 : start + 16], "big")
+        if length < 8:  # 0: the last box, to the end of the file; else not JP2
+            return None
+        start += length
+    # SOC, SIZ, Lsiz, Rsiz, 8 sizes of 4 bytes, Csiz, then 3 bytes a component (Ssiz first)
+    count = int.from_bytes(head[start + 40 : start + 42], "big")
+    depths = head[start + 42 : start + 42 + 3 * count : 3]
+    if count == 0 or len(depths) != count:
+        return None
+    return (1 << ((max(depths) & 0x7F) + 1)) - 1  # Ssiz: bits - 1; the top bit: signed
+
+
+#: The start of a JPEG 2000 codestream: the markers SOC and SIZ
+_SOC_SIZ = b"\xff\x4f\xff\x51"
 
 #: TIFF tags: BitsPerSample, PlanarConfiguration (1 interleaved, the default; 2 plane
 #: by plane), SampleFormat (1 unsigned integers, the default; 2 signed; 3 float)
