@@ -1017,6 +1017,68 @@ def test_ctrl_c_leaves_no_partial_outputs(tmp_path, sig, jobs):
     assert 1 <= len(finals) < 40
 
 
+#: ``cresize resize`` with every file's writing made slow: after the bytes are written
+#: to the temporary file, the worker sleeps (a long encode).
+_SLOW_WRITES = """
+import sys, time
+from cresize import image
+from cresize._cli_resize import main
+atomic = image._write_atomic
+def slow(path, write, overwrite, later=None):
+    def written(f):
+        write(f)
+        f.flush()
+        time.sleep(60)
+    return atomic(path, written, overwrite, later)
+image._write_atomic = slow
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGINT") or os.name == "nt", reason="POSIX signals")
+@pytest.mark.parametrize("in_place", [False, True])
+def test_a_second_ctrl_c_stops_at_once(tmp_path, in_place):
+    # The first Ctrl-C lets the files in progress finish; a second one used to do
+    # nothing more, so a long file always finished first. It abandons them now:
+    # no temporary and no partial output left, inputs untouched, exit status 130.
+    folder = tmp_path / "in"
+    for i in range(4):
+        write(folder / f"{i}.png", 40, 50, seed=i)
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    out = folder if in_place else tmp_path / "out"
+    where = ["--in-place"] if in_place else ["--out-dir", str(out)]
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _SLOW_WRITES, str(folder), "--scale", "0.5"]
+        + where
+        + ["--jobs", "2", "--quiet"],
+        env=dict(os.environ, PYTHONPATH=CRESIZE_ROOT),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while proc.poll() is None and time.monotonic() < deadline:
+            if os.path.isdir(out) and sum(n.endswith(".tmp") for n in os.listdir(out)) == 2:
+                break  # both jobs are writing
+            time.sleep(0.01)
+        assert proc.poll() is None, proc.communicate()
+        proc.send_signal(signal.SIGINT)
+        time.sleep(0.5)
+        assert proc.poll() is None  # the first waits for the files in progress
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=20)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "stopped at once" in lines[0], err
+    assert "2 file(s) being written" in lines[0] and "Traceback" not in err
+    names = sorted(os.listdir(out))
+    assert names == (sorted(before) if in_place else []), names  # no .tmp, no output
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+
+
 def test_sigkill_leaves_only_complete_outputs(tmp_path):
     proc = _start(tmp_path, 40, 1)
     _wait_for_output(proc, tmp_path / "out")

@@ -764,7 +764,8 @@ def _without_pillow_limit(pillow):
 
 @contextlib.contextmanager
 def _stop_on_signals(stop):
-    """While running, SIGINT and SIGTERM only set ``stop``.
+    """While running, SIGINT and SIGTERM only set ``stop``; a second one (``stop``
+    already set) ends the process at once (``_stop_at_once``).
 
     The handlers raise nothing: an exception raised by a signal inside library
     code (say, while ``concurrent.futures`` holds a future's lock) can leave a
@@ -775,15 +776,47 @@ def _stop_on_signals(stop):
         return
     names = [name for name in ("SIGINT", "SIGTERM") if hasattr(signal, name)]
     previous = {name: signal.getsignal(getattr(signal, name)) for name in names}
+
+    def handler(signum, frame):
+        if not stop.is_set():
+            stop.set()
+            return
+        _stop_at_once()
+
     for name in names:
         if previous[name] is not None:  # None: installed from C, leave it alone
-            signal.signal(getattr(signal, name), lambda signum, frame: stop.set())
+            signal.signal(getattr(signal, name), handler)
     try:
         yield
     finally:
         for name in names:
             if previous[name] is not None:
                 signal.signal(getattr(signal, name), previous[name])
+
+
+def _stop_at_once():
+    """A second Ctrl-C (or SIGTERM): abandon the files in progress and exit 130 now.
+
+    The worker threads cannot be stopped inside a decoder or a kernel, so the
+    process ends under them (``os._exit``), after ``image._abandon_temporaries``
+    has removed their temporary files and keeps any other from being made or
+    renamed: outputs already in place stay, no partial one is left, and inputs are
+    untouched (an ``--in-place`` input is replaced only by a rename). The message
+    goes straight to the file descriptor: the interrupted main thread may be inside
+    a write to ``sys.stderr``.
+    """
+    from cresize import image
+
+    abandoned = image._abandon_temporaries()
+    with contextlib.suppress(Exception):  # RuntimeError: a reentrant flush
+        sys.stdout.flush()
+    message = (
+        f"cresize resize: stopped at once (a second interrupt); {abandoned} file(s) being "
+        f"written abandoned and removed, no partial outputs were left\n"
+    )
+    with contextlib.suppress(Exception):  # stderr closed, or None
+        os.write(2, (("\n" if sys.stderr.isatty() else "") + message).encode())
+    os._exit(130)
 
 
 def _progress(total, enabled):

@@ -17,6 +17,7 @@ import math
 import numbers
 import os
 import stat
+import threading
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeGuard, cast
 
@@ -975,7 +976,9 @@ def _write_atomic(path, write, overwrite, later=None):
     try:
         # Opened inside the try: a signal handler that raises does so as soon as
         # the open returns, and the file it created must still be removed.
-        f = open(tmp, "x+b")  # read too: _append_ifds reads the TIFF it patches
+        with _TEMPORARIES_LOCK:  # made and listed at once (see _abandon_temporaries)
+            f = open(tmp, "x+b")  # read too: _append_ifds reads the TIFF it patches
+            _TEMPORARIES.add(tmp)
         if overwrite:
             _keep_mode(tmp, path)
         write(f)
@@ -1019,25 +1022,33 @@ def _commit(f, tmp, path, overwrite=True):
     try:
         with f:
             os.fsync(f.fileno())
-        if overwrite:
-            os.replace(tmp, path)
-            return
-        appeared = f"{path} exists (it appeared while this file was written)"
-        try:
-            os.link(tmp, path)
-        except FileExistsError:
-            raise FileExistsError(appeared) from None
-        except OSError as exc:
-            if exc.errno not in _NO_LINKS:
-                raise
-            if os.path.lexists(path):
-                raise FileExistsError(appeared) from None
-            os.replace(tmp, path)
-            return
-        os.unlink(tmp)
+        with _TEMPORARIES_LOCK:  # renamed, or not at all, before an abandon
+            _rename(tmp, path, overwrite)
+            _TEMPORARIES.discard(tmp)
     except BaseException:
         _discard(f, tmp)
         raise
+
+
+def _rename(tmp, path, overwrite):
+    """``_commit``'s rename of ``tmp`` to ``path`` (a hard link and an unlink without
+    ``overwrite``)."""
+    if overwrite:
+        os.replace(tmp, path)
+        return
+    appeared = f"{path} exists (it appeared while this file was written)"
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        raise FileExistsError(appeared) from None
+    except OSError as exc:
+        if exc.errno not in _NO_LINKS:
+            raise
+        if os.path.lexists(path):
+            raise FileExistsError(appeared) from None
+        os.replace(tmp, path)
+        return
+    os.unlink(tmp)
 
 
 def _discard(f, tmp):
@@ -1047,10 +1058,36 @@ def _discard(f, tmp):
             f.close()
     except OSError:
         pass
-    try:
-        os.unlink(tmp)
-    except OSError:
-        pass
+    with _TEMPORARIES_LOCK:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        _TEMPORARIES.discard(tmp)
+
+
+#: The temporary files ``_write_atomic`` has made and not yet renamed or removed, in
+#: every thread; made, renamed and removed under ``_TEMPORARIES_LOCK``.
+_TEMPORARIES: set[str] = set()
+_TEMPORARIES_LOCK = threading.Lock()
+
+
+def _abandon_temporaries():
+    """Remove every temporary file being written and return how many there were, for a
+    process about to end at once (``os._exit``: ``cresize resize``'s second Ctrl-C).
+
+    The lock is taken and kept: no thread makes, renames or removes a temporary file
+    after this, so none is left behind and no output appears half-way; outputs already
+    renamed stay. Threads that then write wait for the lock until the process ends.
+    (The lock is held only to open, rename or remove a file; the wait is bounded all
+    the same, should the caller's own thread hold it.)"""
+    _TEMPORARIES_LOCK.acquire(timeout=5)
+    for tmp in _TEMPORARIES:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+    return len(_TEMPORARIES)
 
 
 def _is_16bit_array(image: object) -> TypeGuard[np.ndarray]:
