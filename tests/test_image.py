@@ -821,6 +821,60 @@ def test_a_16bit_jpeg2000_keeps_16_bits(tmp_path, channels):
     assert isinstance(open_image(eight), Image.Image)
 
 
+@pytest.mark.parametrize("kind", ["rgb8", "grey16", "rgb16", "palette"])
+def test_png_gamma_chromaticity_and_srgb_are_kept(tmp_path, kind):
+    # A PNG's gAMA chunk (and cHRM, sRGB) was dropped: a gamma-1.0 (linear) PNG came out
+    # without it, and so looked darker. Every PNG writer keeps them now: OpenCV's
+    # 8-bit and 16-bit pixels, Pillow's (grey 16-bit, palette through nearest).
+    import struct
+
+    from PIL import PngImagePlugin
+
+    if kind != "grey16":
+        pytest.importorskip("cv2")
+    pixels = {
+        "rgb8": photo(40, 60),
+        "grey16": rgb16(40, 60, 3)[..., 0],
+        "rgb16": rgb16(40, 60, 3),
+        "palette": photo(40, 60),
+    }[kind]
+    chroma = (31270, 32900, 64000, 33000, 30000, 60000, 15000, 6000)
+    for srgb in (False, True):
+        info = PngImagePlugin.PngInfo()
+        info.add(b"gAMA", struct.pack(">I", 100000))
+        info.add(b"cHRM", struct.pack(">8I", *chroma))
+        if srgb:
+            info.add(b"sRGB", b"\x01")
+        src = tmp_path / f"{kind}{srgb}.png"
+        if kind == "rgb16":
+            write16(src, pixels)  # no chunks of its own: add them after IHDR
+            data = src.read_bytes()
+            extra = b"".join(_png_chunk(k, v) for k, v, *_ in info.chunks)
+            src.write_bytes(data[:33] + extra + data[33:])
+        else:
+            im = Image.fromarray(pixels)
+            (im.quantize(16) if kind == "palette" else im).save(src, pnginfo=info)
+        out = tmp_path / "out.png"
+        mode = "nearest" if kind == "palette" else "lanczos3"
+        save_image(resize_image(src, (30, 20), mode=mode), out, overwrite=True)
+        with Image.open(out) as im:
+            assert im.info["gamma"] == 1.0, im.info
+            assert im.info["chromaticity"] == tuple(v / 100000 for v in chroma)
+            assert im.info.get("srgb") == (1 if srgb else None)
+    with_icc = tmp_path / "icc.png"  # an ICC profile: no sRGB beside it
+    Image.open(src).convert("RGB").save(with_icc, pnginfo=info, icc_profile=srgb_icc())
+    save_image(resize_image(with_icc, (30, 20)), out, overwrite=True)
+    with Image.open(out) as im:
+        assert im.info["gamma"] == 1.0 and "icc_profile" in im.info and "srgb" not in im.info
+
+
+def _png_chunk(kind, body):
+    import struct
+    import zlib
+
+    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+
 def test_16bit_colour_to_8bit_formats_rounds(tmp_path):
     from cresize.image import narrows
 

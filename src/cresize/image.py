@@ -669,6 +669,13 @@ def _save(
             pixels = cv2.cvtColor(pixels, getattr(cv2, to_bgr))
         data = _opencv_encode(fmt, pixels, params)
         return _Saved(_write_atomic(path, lambda f: f.write(data), overwrite, later), lost)
+    colour = {key: params.pop(key) for key in _PNG_COLOUR if key in params}
+    if fmt == "PNG" and colour:
+        from PIL import PngImagePlugin
+
+        params["pnginfo"] = PngImagePlugin.PngInfo()
+        for kind, body in _png_colour_chunks(dict(colour, icc_profile=params.get("icc_profile"))):
+            params["pnginfo"].add(kind, body)
     pending = _write_atomic(path, lambda f: image.save(f, format=fmt, **params), overwrite, later)
     return _Saved(pending, lost)
 
@@ -686,7 +693,35 @@ def _metadata(info, mode=None):
     params = {key: info[key] for key in ("icc_profile", "exif", "dpi") if info.get(key)}
     if "icc_profile" in params and not _profile_fits(params["icc_profile"], mode):
         del params["icc_profile"]
+    # PNG's gAMA, cHRM and sRGB as Pillow reads them; only PNG writers take them
+    params.update((key, info[key]) for key in _PNG_COLOUR if info.get(key) is not None)
     return params
+
+
+#: ``info`` keys of a PNG's colour chunks (Pillow reads them, and writes them only
+#: when given as chunks): gAMA, cHRM and sRGB; see ``_png_colour_chunks``.
+_PNG_COLOUR = ("gamma", "chromaticity", "srgb")
+
+
+def _png_colour_chunks(params):
+    """The gAMA, cHRM and sRGB chunks, ``(kind, body)``, of ``params``' ``gamma``,
+    ``chromaticity`` and ``srgb`` (Pillow's ``info``). No sRGB beside an ICC profile:
+    a PNG has one or the other (as Pillow writes)."""
+    import struct
+
+    chunks = []
+    gamma = params.get("gamma")
+    if isinstance(gamma, numbers.Real) and 0 < gamma < 42949:  # 4 bytes, in 1/100000
+        chunks.append((b"gAMA", struct.pack(">I", round(gamma * 100000))))
+    white_and_primaries = params.get("chromaticity")
+    if isinstance(white_and_primaries, tuple) and len(white_and_primaries) == 8:
+        values = [round(v * 100000) for v in white_and_primaries]
+        if all(0 <= v < 2**31 for v in values):
+            chunks.append((b"cHRM", struct.pack(">8I", *values)))
+    intent = params.get("srgb")
+    if intent in (0, 1, 2, 3) and not params.get("icc_profile"):
+        chunks.append((b"sRGB", bytes([intent])))
+    return chunks
 
 
 def _profile_fits(icc, mode):
@@ -765,11 +800,12 @@ def _png_chunk(kind, body):
 
 
 def _png_with_metadata(data, params):
-    """The PNG file ``data`` with ``params``' ICC profile, EXIF and DPI chunks."""
+    """The PNG file ``data`` with ``params``' colour (gAMA, cHRM, sRGB), ICC profile,
+    EXIF and DPI chunks."""
     import struct
     import zlib
 
-    chunks = []
+    chunks = _png_colour_chunks(params)
     if params.get("icc_profile"):
         chunks.append((b"iCCP", b"ICC Profile\0\0" + zlib.compress(params["icc_profile"])))
     if params.get("exif"):  # as Pillow writes it: without the JPEG "Exif\0\0" header
