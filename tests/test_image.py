@@ -875,6 +875,32 @@ def _png_chunk(kind, body):
     return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
 
 
+@pytest.mark.parametrize("mode", ["LA", "RGBA"])
+def test_gif_keeps_a_transparent_index(tmp_path, mode):
+    # LA written as GIF was flattened by Pillow: its transparent pixels came out opaque
+    # black. It goes as RGBA now, whose fully transparent pixels Pillow gives the
+    # transparent index (GIF has no partial alpha: the rest are opaque).
+    pixels = photo(40, 60, 4)
+    pixels[..., 3] = 255
+    pixels[:10, :, 3] = 0
+    image = Image.fromarray(pixels).convert(mode)
+    save_image(image, tmp_path / "out.gif")
+    with Image.open(tmp_path / "out.gif") as im:
+        assert "transparency" in im.info
+        alpha = np.asarray(im.convert("RGBA"))[..., 3]
+    np.testing.assert_array_equal(alpha, pixels[..., 3])
+
+
+def test_16bit_grey_to_gif_is_rounded_not_clipped(tmp_path):
+    # Pillow converts I;16 to GIF's 8 bits by clipping at 255: nearly all white.
+    grey = (np.arange(20 * 30).reshape(20, 30) * 100).astype(np.uint16)
+    save_image(Image.fromarray(grey), tmp_path / "out.gif")
+    with Image.open(tmp_path / "out.gif") as im:
+        got = np.asarray(im.convert("L")).astype(int)
+    want = (grey.astype(np.uint32) * 255 + 32767) // 65535
+    assert np.abs(got - want).max() <= 1  # a palette of 256 greys may not hold them all
+
+
 def test_16bit_colour_to_8bit_formats_rounds(tmp_path):
     from cresize.image import narrows
 

@@ -93,6 +93,9 @@ _WRITES = {
     "WEBP": ("L", "RGB", "RGBA"),
     "BMP": ("L", "RGB"),
     "PNG": ("L", "LA", "RGB", "RGBA", "I;16"),
+    # Pillow keeps an RGBA image's transparent pixels (alpha 0) as the transparent index,
+    # but flattens LA, and clips I;16 to 8 bits (and I, F): those go RGBA and rounded
+    "GIF": ("1", "L", "P", "RGB", "RGBA"),
 }
 
 
