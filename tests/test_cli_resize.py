@@ -12,7 +12,7 @@ import pytest
 
 import cresize
 from cresize._cli_resize import main, split_cores
-from cresize.image import resize_image
+from cresize.image import resize_image, save_image
 
 Image = pytest.importorskip("PIL.Image")
 
@@ -1015,6 +1015,34 @@ def test_ctrl_c_leaves_no_partial_outputs(tmp_path, sig, jobs):
     names, finals = _complete(tmp_path / "out")
     assert names == finals  # the temporary files were removed too
     assert 1 <= len(finals) < 40
+
+
+def test_exif_too_long_for_jpeg_is_left_out_with_a_note(tmp_path, capsys):
+    # An EXIF of more than 64 KB (a big thumbnail, a maker note) failed the JPEG
+    # output: "ValueError: EXIF data is too long". The image is written without it.
+    exif = Image.Exif()
+    exif[0x010E] = "x" * 70000  # ImageDescription
+    exif[0x010F] = "Camera"  # Make
+    src = tmp_path / "big.png"
+    Image.fromarray(photo(40, 60)).save(src, exif=exif)
+    small = tmp_path / "small.png"
+    del exif[0x010E]
+    Image.fromarray(photo(40, 60)).save(small, exif=exif)
+    out = tmp_path / "out"
+    assert (
+        main([str(src), str(small), "--width", "30", "--out-dir", str(out), "--format", "jpeg"])
+        == 0
+    )
+    captured = capsys.readouterr()
+    assert "2 resized, 0 failed" in captured.out
+    notes = [line for line in captured.err.splitlines() if "EXIF" in line]
+    assert len(notes) == 1 and "big.png: note: its EXIF is left out" in notes[0], captured.err
+    with Image.open(out / "big.jpg") as im:
+        assert im.size == (30, 20) and "exif" not in im.info
+    with Image.open(out / "small.jpg") as im:  # one that fits is kept
+        assert im.getexif()[0x010F] == "Camera"
+    save_image(resize_image(src, (30, 20)), tmp_path / "api.jpg")  # the API too
+    assert "exif" not in Image.open(tmp_path / "api.jpg").info
 
 
 #: ``cresize resize`` with every file's writing made slow: after the bytes are written

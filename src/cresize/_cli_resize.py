@@ -35,11 +35,13 @@ MAX_PIXELS = 2**30
 class _Notes(NamedTuple):
     """What the run says about a file it wrote: the format its 16-bit samples were
     rounded for (once a run), that only its first frame or page was resized, and
-    why its ICC profile was not kept (once a run for each reason)."""
+    why its ICC profile was not kept (once a run for each reason), why its EXIF was
+    not (each file)."""
 
     narrowed: str | None
     several: str | None
     icc_lost: str | None = None
+    exif_lost: str | None = None
 
 
 EPILOG = """examples:
@@ -247,7 +249,7 @@ def main(argv=None):
     def report(src, reason, notes):
         if reason is _CANCELLED:
             return
-        narrowed, several, icc_lost = notes or (None, None, None)
+        narrowed, several, icc_lost, exif_lost = notes or _Notes(None, None)
         if reason is None:
             counts["done"] += 1
         else:
@@ -272,6 +274,11 @@ def main(argv=None):
                 f"cresize resize: {src}: note: its ICC colour profile is dropped: {icc_lost} "
                 f"(said once a run)",
                 file=sys.stderr,
+            )
+        if exif_lost:
+            bar.clear()
+            print(
+                f"cresize resize: {src}: note: its EXIF is left out: {exif_lost}", file=sys.stderr
             )
         bar.step()
 
@@ -719,7 +726,7 @@ def _one(task, cancel=None, later=None):
         saved = _save(result, dst, o["format"], o["quality"], o["overwrite"], later)
     except Exception as exc:
         return src, _reason(exc), None
-    return src, saved.pending, notes._replace(icc_lost=saved.icc_lost)
+    return src, saved.pending, notes._replace(icc_lost=saved.icc_lost, exif_lost=saved.exif_lost)
 
 
 def _synced(src, notes, pending):

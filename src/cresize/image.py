@@ -56,6 +56,9 @@ TIFFFILE_FALLBACK = "OpenCV writes 16-bit TIFF, without an ICC profile"
 SHRINK_ON_LOAD_MARGIN = 2.5
 #: The longest side libjpeg writes (its JPEG_MAX_DIMENSION; the format's own is 65,535).
 JPEG_MAX_SIDE = 65500
+#: Most bytes of EXIF a JPEG holds (one APP1 segment, "Exif\0\0" included: Pillow's
+#: ``MAX_BYTES_IN_MARKER``); a longer one is left out rather than fail the write.
+JPEG_EXIF_MAX = 65533
 #: Formats that hold 16 bits per colour channel (written with OpenCV).
 SIXTEEN_BIT_FORMATS = ("PNG", "TIFF")
 
@@ -577,7 +580,8 @@ def save_image(
         32-bit grey images (int32, float) need TIFF; as PNG, an integer one is
         written at 16 bits when every value fits (0 to 65535), else refused. A
         JPEG is at most 65,500 pixels wide and high (libjpeg): a larger image is
-        refused (``ValueError``).
+        refused (``ValueError``); an EXIF of more than 65,533 bytes (a large
+        thumbnail or maker note), more than a JPEG holds, is left out of it.
     path : str or os.PathLike
         The file to write.
     format : str, optional
@@ -598,6 +602,8 @@ class _Saved(NamedTuple):
     pending: Future[None] | None  #: the ``fsync`` and rename, when run ``later``, else None
     #: why the image's ICC profile is not in the file (for the CLI's note), or None
     icc_lost: str | None
+    #: why the image's EXIF is not in the file (for the CLI's note), or None
+    exif_lost: str | None = None
 
 
 def _save(
@@ -663,6 +669,9 @@ def _save(
     lost = _icc_lost(info, params, fmt, image.mode)
     if fmt in ("JPEG", "WEBP"):
         params["quality"] = 90 if quality is None else int(quality)
+    exif_lost = None
+    if fmt in ("JPEG", "MPO") and len(params.get("exif", b"")) > JPEG_EXIF_MAX:
+        exif_lost = f"{len(params.pop('exif')):,} bytes, more than a JPEG holds ({JPEG_EXIF_MAX:,})"
     cv2 = _opencv() if fmt == "PNG" and image.mode in _OPENCV_PNG else None
     if cv2 is not None:
         to_bgr = _OPENCV_PNG[image.mode]
@@ -680,7 +689,7 @@ def _save(
         for kind, body in _png_colour_chunks(dict(colour, icc_profile=params.get("icc_profile"))):
             params["pnginfo"].add(kind, body)
     pending = _write_atomic(path, lambda f: image.save(f, format=fmt, **params), overwrite, later)
-    return _Saved(pending, lost)
+    return _Saved(pending, lost, exif_lost)
 
 
 #: Pillow's writers that store an ICC profile (``icc_profile=``); cresize's own
