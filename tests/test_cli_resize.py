@@ -37,6 +37,12 @@ def _on_naming(monkeypatch, before=None, after=None):
         monkeypatch.setattr(os, name, naming)
 
 
+def _features():
+    from PIL import features
+
+    return features
+
+
 def run_script(script, *args, **env):
     """``python -c script *args`` in a fresh interpreter that imports this cresize, with
     the environment variables ``env`` added; the ``CompletedProcess``."""
@@ -1043,6 +1049,61 @@ def test_exif_too_long_for_jpeg_is_left_out_with_a_note(tmp_path, capsys):
         assert im.getexif()[0x010F] == "Camera"
     save_image(resize_image(src, (30, 20)), tmp_path / "api.jpg")  # the API too
     assert "exif" not in Image.open(tmp_path / "api.jpg").info
+
+
+@pytest.mark.parametrize(
+    "option,value,words",
+    [
+        ("--size", "-3x5", "width and height must be >= 1; got '-3x5'"),
+        ("--fit", "-3x5", "width and height must be >= 1; got '-3x5'"),
+        ("--fill", "-.5x5", "expected WIDTHxHEIGHT"),
+        ("--width", "-3", "must be > 0; got '-3'"),
+        ("--scale", "-0.5", "must be > 0; got '-0.5'"),
+        ("--quality", "-5", "must be an int from 1 to 100; got '-5'"),
+    ],
+)
+def test_a_negative_value_gets_the_real_message(tmp_path, capsys, option, value, words):
+    # "--size -3x5" gave argparse's "expected one argument" ("-3x5" looked like an option).
+    src = write(tmp_path / "in.png")
+    assert main([str(src), "--size", "3x3", option, value]) == 2
+    assert words in capsys.readouterr().err
+    if option != "--size":
+        return
+    assert main([str(src), f"{option}={value}"]) == 2  # the "=" form said it already
+    assert words in capsys.readouterr().err
+    assert main(["--", "-3x5"]) in (1, 2)  # after "--" an input name, as before
+
+
+def test_quality_for_formats_that_take_none(tmp_path, capsys):
+    # --quality was ignored without a word for PNG, GIF, TIFF, BMP output.
+    src = write(tmp_path / "a.png")
+    jpeg = tmp_path / "b.jpg"
+    Image.fromarray(photo(40, 60)).save(jpeg)
+    assert main([str(src), "--width", "30", "--quality", "50", "-o", str(tmp_path / "o.png")]) == 2
+    err = capsys.readouterr().err
+    assert "--quality has no effect on PNG output" in err and not os.path.exists(tmp_path / "o.png")
+    out = tmp_path / "out"
+    assert (
+        main([str(src), str(jpeg), "--width", "30", "--quality", "50", "--out-dir", str(out)]) == 0
+    )
+    err = capsys.readouterr().err
+    assert "note: --quality is used for JPEG, WebP and AVIF output only, not for the PNG" in err
+    assert sorted(os.listdir(out)) == ["a.png", "b.jpg"]
+    assert (
+        main([str(jpeg), "--width", "30", "--quality", "50", "-o", str(tmp_path / "q.webp")]) == 0
+    )
+    assert "quality" not in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not _features().check("avif"), reason="Pillow without AVIF")
+def test_quality_sets_avif_quality(tmp_path):
+    src = write(tmp_path / "a.png", 120, 160)
+    sizes = []
+    for quality in ("10", "95"):
+        dst = tmp_path / f"{quality}.avif"
+        assert main([str(src), "--width", "120", "--quality", quality, "-o", str(dst)]) == 0
+        sizes.append(os.path.getsize(dst))
+    assert sizes[0] < sizes[1]
 
 
 #: ``cresize resize`` with every file's writing made slow: after the bytes are written

@@ -147,7 +147,7 @@ def _parser():
         "--quality",
         type=_quality,
         metavar="1-100",
-        help="JPEG/WebP quality (default 90)",
+        help="JPEG/WebP/AVIF quality (default 90; AVIF: Pillow's 75)",
     )
     q.add_argument(
         "--exact", action="store_true", help="decode JPEGs at full size (no shrink-on-load; slower)"
@@ -188,7 +188,7 @@ def main(argv=None):
         return 1
     parser = _parser()
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(_joined_values(sys.argv[1:] if argv is None else argv))
     except SystemExit as exc:
         return exc.code
     geometry = _geometry(parser, args)
@@ -221,8 +221,15 @@ def main(argv=None):
             file=sys.stderr,
         )
         return 1
+    quality_unused = _quality_unused(args, tasks)
+    if quality_unused and quality_unused[1]:
+        parser.print_usage(sys.stderr)
+        print(f"cresize resize: error: {quality_unused[0]}", file=sys.stderr)
+        return 2
     for src, reason in failures:
         print(f"cresize resize: {src}: {reason}", file=sys.stderr)
+    if quality_unused:
+        print(f"cresize resize: note: {quality_unused[0]}", file=sys.stderr)
     if args.dry_run:
         for src, dst, _ in tasks:
             print(f"{src} -> {dst}")
@@ -400,6 +407,60 @@ def _usage_error(args):
         if value < 0:
             return f"{name} must be >= 0; got {value}"
     return None
+
+
+#: Options whose value may begin with "-": ``--size -3x5`` reaches ``_pair``'s message
+#: (argparse takes "-3x5" for an option, "expected one argument"), see ``_joined_values``.
+_VALUE_OPTIONS = ("--size", "--fit", "--fill", "--width", "--height", "--scale", "--quality")
+
+
+def _joined_values(argv):
+    """``argv`` with each of ``_VALUE_OPTIONS`` followed by a value that begins with "-"
+    and a digit or point written as one word (``--size=-3x5``)."""
+    out, i = [], 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--":
+            return out + list(argv[i:])
+        following = argv[i + 1] if i + 1 < len(argv) else ""
+        if arg in _VALUE_OPTIONS and len(following) > 1 and following[0] == "-":
+            if following[1].isdigit() or following[1] == ".":
+                out.append(f"{arg}={following}")
+                i += 2
+                continue
+        out.append(arg)
+        i += 1
+    return out
+
+
+#: Output formats that ``--quality`` sets (image._save).
+QUALITY_FORMATS = ("JPEG", "WEBP", "AVIF")
+
+
+def _quality_unused(args, tasks):
+    """``(message, error)`` when ``--quality`` is given and some outputs are of formats
+    that take none (PNG, GIF, TIFF, BMP): an error when none of them takes it (as
+    ``--suffix`` with ``-o``), a note when only some do; else None."""
+    from cresize.image import _format
+
+    if args.quality is None or not tasks:
+        return None
+    formats = set()
+    for _, dst, _ in tasks:
+        try:
+            formats.add(_format(dst, args.format))
+        except (ValueError, TypeError):  # the file fails later, with the reason
+            continue
+    unused = sorted(formats.difference(QUALITY_FORMATS))
+    if not unused:
+        return None
+    listed = ", ".join(unused)
+    if formats & set(QUALITY_FORMATS):
+        return (
+            f"--quality is used for JPEG, WebP and AVIF output only, not for the {listed} files",
+            False,
+        )
+    return f"--quality has no effect on {listed} output (it sets JPEG, WebP and AVIF quality)", True
 
 
 def _geometry(parser, args):

@@ -588,7 +588,7 @@ def save_image(
         One of ``png, jpeg, webp, tiff, bmp`` (or a Pillow format name); by
         default taken from the extension of ``path``.
     quality : int, optional
-        JPEG/WebP quality 1-100 (default 90).
+        JPEG/WebP quality 1-100 (default 90); AVIF's (default Pillow's, 75).
     overwrite : bool
         Replace an existing ``path`` (the new file takes its permission bits);
         otherwise ``FileExistsError``.
@@ -669,6 +669,8 @@ def _save(
     lost = _icc_lost(info, params, fmt, image.mode)
     if fmt in ("JPEG", "WEBP"):
         params["quality"] = 90 if quality is None else int(quality)
+    elif fmt == "AVIF" and quality is not None:  # else Pillow's default, 75
+        params["quality"] = int(quality)
     exif_lost = None
     if fmt in ("JPEG", "MPO") and len(params.get("exif", b"")) > JPEG_EXIF_MAX:
         exif_lost = f"{len(params.pop('exif')):,} bytes, more than a JPEG holds ({JPEG_EXIF_MAX:,})"
