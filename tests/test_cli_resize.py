@@ -262,6 +262,29 @@ def test_bad_files_are_reported_and_the_rest_done(tmp_path, capsys):
     assert "3 resized, 4 failed" in out
 
 
+@pytest.mark.skipif(not hasattr(os, "symlink") or os.name == "nt", reason="symbolic links")
+def test_links_to_folders_are_not_counted_as_subfolders_for_r(tmp_path, capsys):
+    # The message counted a symbolic link to a folder as a subfolder that -r would
+    # enter, and -r then said "no image file" all the same: -r follows no such link.
+    write(tmp_path / "photos" / "a.png")
+    (tmp_path / "in").mkdir()
+    os.symlink(tmp_path / "photos", tmp_path / "in" / "linked")
+    argv = ["--width", "10", "--out-dir", str(tmp_path / "out")]
+    assert main([str(tmp_path / "in"), *argv]) == 1
+    err = capsys.readouterr().err
+    assert "subfolder" not in err and "-r/--recursive descends" not in err, err
+    assert (
+        f"{tmp_path / 'in'}: no image file in the folder (its symbolic link to a folder is "
+        f"not followed, even with -r: name it to resize what it holds)\n"
+    ) in err
+    assert main([str(tmp_path / "in"), "-r", *argv]) == 1
+    assert "or its subfolders (its symbolic link to a folder" in capsys.readouterr().err
+    (tmp_path / "in" / "real").mkdir()  # a real one still counts; the link is named too
+    assert main([str(tmp_path / "in"), *argv]) == 1
+    err = capsys.readouterr().err
+    assert "it has 1 subfolder: -r/--recursive descends into them (its symbolic link" in err
+
+
 @pytest.mark.parametrize("dry_run", [[], ["-n"]])
 def test_a_folder_without_image_files_is_reported(tmp_path, capsys, dry_run):
     """A folder whose images are all in subfolders, given without -r, used to be a

@@ -603,22 +603,36 @@ def _no_images(folder, recursive, out_dir):
     """Why a folder given as an input gave no file (without -r, its subfolders are not
     read; hidden ones and ``out_dir`` never are, as in ``_walk``)."""
     skip = os.path.realpath(out_dir) if out_dir else None
+    subfolders = links = 0  # links to folders: -r does not enter them either
     try:
         with os.scandir(folder) as entries:
-            subfolders = sum(
-                entry.is_dir()
-                and not entry.name.startswith(".")
-                and os.path.realpath(entry) != skip
-                for entry in entries
-            )
+            for entry in entries:
+                if entry.name.startswith(".") or not entry.is_dir():
+                    continue
+                if entry.is_symlink():
+                    links += 1
+                elif os.path.realpath(entry) != skip:
+                    subfolders += 1
     except OSError:
-        subfolders = 0
+        pass
+    if links > 1:
+        linked = (
+            f" (its {links} symbolic links to folders are not followed, even with -r: "
+            f"name them to resize what they hold)"
+        )
+    elif links:
+        linked = (
+            " (its symbolic link to a folder is not followed, even with -r: name it to "
+            "resize what it holds)"
+        )
+    else:
+        linked = ""
     if subfolders and not recursive:
         return (
             f"no image file in the folder; it has {subfolders} subfolder"
-            f"{'s' if subfolders > 1 else ''}: -r/--recursive descends into them"
+            f"{'s' if subfolders > 1 else ''}: -r/--recursive descends into them{linked}"
         )
-    return "no image file in the folder" + (" or its subfolders" if recursive else "")
+    return "no image file in the folder" + (" or its subfolders" if recursive else "") + linked
 
 
 def _walk(top, recursive, out_dir, failures):
