@@ -1246,6 +1246,53 @@ def test_a_16bit_grey_and_alpha_png_is_read_as_two_channels(tmp_path):
     np.testing.assert_array_equal(got, pixels)
 
 
+@pytest.mark.parametrize("kind", ["float32 rgb", "float64 rgba", "float16", "float64", "la16"])
+def test_tiffs_pillow_cannot_open_are_read_with_tifffile(tmp_path, monkeypatch, kind):
+    # Float RGB, float16, float64 and 16-bit grey-and-alpha TIFFs were "not an image"
+    # (Pillow cannot open them): tifffile reads them; float RGB(A) is written as TIFF.
+    tifffile = pytest.importorskip("tifffile")
+    rng = np.random.default_rng(0)
+    shape, dtype, extra = {
+        "float32 rgb": ((20, 30, 3), np.float32, {"photometric": "rgb"}),
+        "float64 rgba": (
+            (20, 30, 4),
+            np.float64,
+            {"photometric": "rgb", "extrasamples": ["unassalpha"]},
+        ),
+        "float16": ((20, 30), np.float16, {}),
+        "float64": ((20, 30), np.float64, {}),
+        "la16": (
+            (20, 30, 2),
+            np.uint16,
+            {"photometric": "minisblack", "extrasamples": ["unassalpha"]},
+        ),
+    }[kind]
+    if dtype == np.uint16:
+        pixels = rng.integers(0, 65536, shape).astype(dtype)
+    else:
+        pixels = rng.random(shape).astype(dtype)
+    src = tmp_path / "in.tif"
+    tifffile.imwrite(src, pixels, **extra)
+    with pytest.raises(Image.UnidentifiedImageError):
+        Image.open(src)
+    got = open_image(src)
+    want = pixels.astype(np.float32) if dtype == np.float16 else pixels
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    resized = resize_image(src, (15, 10))
+    np.testing.assert_array_equal(resized, resize_image(want, (15, 10)))
+    save_image(resized, tmp_path / "out.tif")
+    back = open_image(tmp_path / "out.tif")
+    if kind == "la16":  # a 16-bit RGBA TIFF, grey in each colour channel
+        np.testing.assert_array_equal(back[..., [0, 3]], resized)
+    else:
+        # float64 grey goes through Pillow's mode F: float32, within its rounding
+        np.testing.assert_allclose(np.asarray(back), resized, rtol=1e-7)
+    monkeypatch.setitem(sys.modules, "tifffile", None)  # without it: the reason
+    with pytest.raises(ValueError, match=r"a TIFF that Pillow cannot read.*tifffile"):
+        open_image(src)
+
+
 def test_16bit_tiff_without_tifffile_says_the_profile_is_dropped(tmp_path, monkeypatch):
     from cresize.image import ImageArray, _save
 

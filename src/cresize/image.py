@@ -178,7 +178,10 @@ def open_image(path: str | os.PathLike[str]) -> PIL.Image.Image | np.ndarray:
         is a ``ValueError`` rather than lost bits, and so is a 16-bit CMYK TIFF
         (OpenCV cannot read it). A 16-bit grey image with a transparent value (PNG
         ``tRNS``) is an ``(H, W, 2)`` uint16 ``ImageArray`` of grey and alpha, and
-        so is a 16-bit grey-and-alpha PNG. A quarter turn (EXIF orientation 5-8)
+        so is a 16-bit grey-and-alpha PNG. A TIFF that Pillow cannot open (float
+        RGB(A), float16, float64, 16-bit grey and alpha) is read by tifffile as an
+        ``ImageArray`` (float16 as float32); without tifffile, a ``ValueError``
+        says so. A quarter turn (EXIF orientation 5-8)
         swaps the x and y resolution in ``info`` too (see docs/files.md).
     """
     return _read(path)[0]
@@ -195,7 +198,12 @@ def _read(path, geometry=None, opencv=False):
     Image = _pil()
     from PIL import ImageOps
 
-    with Image.open(path) as im:
+    try:
+        opened = Image.open(path)
+    except Image.UnidentifiedImageError:
+        pixels = _read_tiff_pillow_cannot(path)  # the error again, if not a TIFF
+        return pixels, (pixels.shape[1], pixels.shape[0])
+    with opened as im:
         if im.format == "TIFF" and not {_X_RESOLUTION, _Y_RESOLUTION} <= im.tag_v2.keys():
             # Pillow gives a TIFF without its resolution a made-up 1x1 dpi (a missing
             # tag's default), which the output would have claimed: it has none
@@ -270,7 +278,15 @@ def _header(path):
     """The ``_Header`` of the file at ``path``. Only GIF, PNG, WebP and TIFF count their
     frames or pages; other formats count 1: an MPO's second image is a preview or a
     depth map, not content."""
-    with _pil().open(path) as im:
+    try:
+        opened = _pil().open(path)
+    except _pil().UnidentifiedImageError:
+        page = _tiff_first_page(path)  # the error again, if not a TIFF tifffile reads
+        if page is None:
+            raise
+        (h, w), frames, turned = page
+        return _Header((w, h), (h, w) if turned else (w, h), frames, "pages")
+    with opened as im:
         frames: int | None = 1
         if im.format in ("GIF", "PNG", "WEBP", "TIFF"):
             try:  # reads the header of every frame or page
@@ -532,6 +548,66 @@ def _read_planar_tiff(path, mode, orientation):
     return np.ascontiguousarray(_orient(pixels, orientation))
 
 
+#: The first bytes of a TIFF (little-, big-endian) and of a BigTIFF.
+_TIFF_SIGNATURES = (b"II*\0", b"MM\0*", b"II+\0", b"MM\0+")
+
+
+def _tiff_first_page(path):
+    """``((height, width), pages, quarter turn)`` of the TIFF at ``path`` by tifffile, or
+    None: not a TIFF, or no tifffile (``_read_tiff_pillow_cannot`` then says why)."""
+    with open(path, "rb") as f:
+        if f.read(4) not in _TIFF_SIGNATURES:
+            return None
+    tifffile = _tifffile()
+    if tifffile is None:
+        return None
+    with tifffile.TiffFile(path) as tif:
+        page = tif.pages.first
+        turned = (page.tags.valueof(274) or 1) in _QUARTER_TURNS  # read upright
+        return (page.imagelength, page.imagewidth), len(tif.pages), turned
+
+
+def _read_tiff_pillow_cannot(path):
+    """The first page of the TIFF at ``path``, which Pillow cannot open (float RGB,
+    float16 and float64 samples, 16-bit grey and alpha), read by tifffile: an
+    ``ImageArray`` (H, W) or (H, W, 2-4), upright, with the ICC profile. Float16 becomes
+    float32 (exact), float32 and float64 stay; grey and alpha is uint16 (H, W, 2), as a
+    16-bit grey-and-alpha PNG is read. Re-raises Pillow's error for a file that is not a
+    TIFF; a ValueError says why another TIFF is not read."""
+    with open(path, "rb") as f:
+        if f.read(4) not in _TIFF_SIGNATURES:
+            raise  # Pillow's UnidentifiedImageError, being handled by the caller
+    tifffile = _tifffile()
+    if tifffile is None:
+        raise ValueError(
+            f"{os.fspath(path)} is a TIFF that Pillow cannot read (float colour, float16 or "
+            f"float64, or 16-bit grey and alpha samples, say); {TIFFFILE_READ_HINT}"
+        ) from None
+    with tifffile.TiffFile(path) as tif:
+        page = tif.pages.first
+        pixels = page.asarray(maxworkers=1)
+        axes = page.axes
+        icc = page.tags.valueof(34675)
+        orientation = page.tags.valueof(274) or 1
+    if axes.startswith("S"):  # stored plane by plane
+        pixels = np.moveaxis(pixels, 0, -1)
+        axes = axes[1:] + "S"
+    samples = pixels.shape[2] if pixels.ndim == 3 else 1
+    kind = pixels.dtype
+    known = (kind.kind == "f" and samples in (1, 3, 4)) or (kind == np.uint16 and samples == 2)
+    if axes not in ("YX", "YXS") or not known:
+        raise ValueError(
+            f"{os.fspath(path)} is a TIFF of {samples} {kind} sample(s) a pixel ({axes}), "
+            f"which neither Pillow nor cresize reads; convert it to 8/16-bit or float32 "
+            f"grey or RGB(A) first"
+        )
+    if kind == np.float16:
+        pixels = pixels.astype(np.float32)
+    pixels = pixels.astype(pixels.dtype.newbyteorder("="), copy=False)
+    info = {"icc_profile": bytes(icc)} if isinstance(icc, bytes) and icc else {}
+    return ImageArray(np.ascontiguousarray(_orient(pixels, int(orientation))), info)
+
+
 def _orient(array, orientation):
     """``array`` (HW or HWC) turned upright for an EXIF orientation 1-8, as a view."""
     turns = {
@@ -577,6 +653,8 @@ def save_image(
         reads no 16-bit grey-and-alpha TIFF). An ``ImageArray``'s ``info`` is
         written as a Pillow image's is (to a 16-bit TIFF: the ICC profile, DPI
         and EXIF: its text tags in IFD0, its Exif and GPS IFDs).
+        An ``(H, W, 3 or 4)`` float32 or float64 array (float RGB(A)) is written
+        as TIFF only, by tifffile.
         32-bit grey images (int32, float) need TIFF; as PNG, an integer one is
         written at 16 bits when every value fits (0 to 65535), else refused. A
         JPEG is at most 65,500 pixels wide and high (libjpeg): a larger image is
@@ -651,6 +729,21 @@ def _save(
             bgr = {2: [0, 0, 0, 1], 3: [2, 1, 0], 4: [2, 1, 0, 3]}[pixels.shape[2]]
             data = _opencv_encode(fmt, np.ascontiguousarray(pixels[..., bgr], np.uint16), params)
         return _Saved(_write_atomic(path, lambda f: f.write(data), overwrite, later), lost)
+    if isinstance(image, np.ndarray) and _is_float_colour(image):
+        if fmt != "TIFF" or _tifffile() is None:
+            raise TypeError(
+                f"image array of shape {image.shape} and dtype {image.dtype} cannot be "
+                f"written as {fmt}: float RGB(A) is written as TIFF only, with tifffile"
+                + ("" if fmt != "TIFF" else f" ({TIFFFILE_HINT})")
+                + "; or convert it first, for example a float RGB image in [0, 1] with "
+                "np.clip(a * 255 + 0.5, 0, 255).astype(np.uint8)"
+            )
+        mode = "RGB" if image.shape[2] == 3 else "RGBA"
+        params = _metadata(info, mode)
+        floats = np.ascontiguousarray(image, image.dtype.newbyteorder("="))
+        lost = _icc_lost(info, params, fmt, mode)
+        write = _write_atomic(path, lambda f: _tiff_encode(floats, params, f), overwrite, later)
+        return _Saved(write, lost)
     if _is_16bit_array(image):
         image = _to_8bit(image)
     if isinstance(image, np.ndarray):
@@ -767,7 +860,8 @@ def _from_array(image: np.ndarray) -> PIL.Image.Image:
             f"image array of shape {image.shape} and dtype {image.dtype} cannot be "
             f"written: save_image takes (H, W) grey arrays (8/16/32-bit integers, "
             f"float32, float64), (H, W, 2/3/4) uint8 (LA, RGB, RGBA) and "
-            f"(H, W, 2/3/4) uint16 (16 bits as PNG or TIFF); convert it first, for "
+            f"(H, W, 2/3/4) uint16 (16 bits as PNG or TIFF), (H, W, 3/4) float32 and "
+            f"float64 (as TIFF, with tifffile); convert it first, for "
             f"example a float RGB image in [0, 1] with "
             f"np.clip(a * 255 + 0.5, 0, 255).astype(np.uint8)"
         ) from None
@@ -897,9 +991,10 @@ def _tiff_bytes(pixels, params):
 
 
 def _tiff_encode(pixels, params, file):
-    """A 16-bit RGB(A) TIFF from tifffile, with ``params``' ICC profile, DPI and EXIF
-    (see ``_tiff_exif``), written into ``file`` (a binary file open for reading and
-    writing, at its start) one compressed strip at a time."""
+    """A 16-bit (or float) RGB(A) TIFF from tifffile, with ``params``' ICC profile, DPI
+    and EXIF (see ``_tiff_exif``), written into ``file`` (a binary file open for reading
+    and writing, at its start) one compressed strip at a time. Floats get no predictor
+    (tifffile's floating-point one needs imagecodecs)."""
     big = _tiff_bytes(pixels, params) > TIFF_BIG
     tags: dict[str, Any] = {}
     if params.get("icc_profile"):
@@ -920,7 +1015,7 @@ def _tiff_encode(pixels, params, file):
         extrasamples=["unassalpha"] if pixels.shape[2] == 4 else None,  # straight alpha
         compression="zlib",
         compressionargs={"level": TIFF_ZLIB_LEVEL},
-        predictor=True,
+        predictor=pixels.dtype.kind != "f",
         bigtiff=big,
         byteorder="<",  # as _append_ifds writes
         metadata=None,  # no JSON description of its own
@@ -1138,6 +1233,11 @@ def _abandon_temporaries():
         except OSError:
             pass
     return len(_TEMPORARIES)
+
+
+def _is_float_colour(image: np.ndarray) -> bool:
+    """An (H, W, 3 or 4) float32 or float64 array: float RGB(A), written as TIFF."""
+    return image.ndim == 3 and image.shape[2] in (3, 4) and image.dtype in (np.float32, np.float64)
 
 
 def _is_16bit_array(image: object) -> TypeGuard[np.ndarray]:
@@ -1372,10 +1472,9 @@ def resize_image(
     if isinstance(image, (str, os.PathLike)):
         target_size(1, 1, **geometry)  # bad geometry is an error before the file is read
         image, full = _read(image, None if exact else geometry, opencv=True)
-        if isinstance(image, np.ndarray):  # 16-bit colour, an ImageArray
-            out = _resize_array(
-                np.asarray(image), image.shape[2] in (2, 4), geometry, options, full
-            )
+        if isinstance(image, np.ndarray):  # 16-bit colour, a float TIFF: an ImageArray
+            alpha = image.ndim == 3 and image.shape[2] in (2, 4)
+            out = _resize_array(np.asarray(image), alpha, geometry, options, full)
             return _with_info(image, out)
     Image = _pil()
     if isinstance(image, _Decoded):  # a JPEG decoded by OpenCV: BGR or grey
