@@ -12,7 +12,7 @@ import pytest
 
 import cresize
 from cresize._cli_resize import main, split_cores
-from cresize.image import resize_image
+from cresize.image import resize_image, save_image
 
 Image = pytest.importorskip("PIL.Image")
 
@@ -35,6 +35,12 @@ def _on_naming(monkeypatch, before=None, after=None):
             return result
 
         monkeypatch.setattr(os, name, naming)
+
+
+def _features():
+    from PIL import features
+
+    return features
 
 
 def run_script(script, *args, **env):
@@ -254,6 +260,29 @@ def test_bad_files_are_reported_and_the_rest_done(tmp_path, capsys):
     assert f"{tmp_path / 'missing.png'}: no such file or directory" in err
     assert f"{tmp_path / 'in' / 'f.jpg'}: an empty file (0 bytes)" in err
     assert "3 resized, 4 failed" in out
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink") or os.name == "nt", reason="symbolic links")
+def test_links_to_folders_are_not_counted_as_subfolders_for_r(tmp_path, capsys):
+    # The message counted a symbolic link to a folder as a subfolder that -r would
+    # enter, and -r then said "no image file" all the same: -r follows no such link.
+    write(tmp_path / "photos" / "a.png")
+    (tmp_path / "in").mkdir()
+    os.symlink(tmp_path / "photos", tmp_path / "in" / "linked")
+    argv = ["--width", "10", "--out-dir", str(tmp_path / "out")]
+    assert main([str(tmp_path / "in"), *argv]) == 1
+    err = capsys.readouterr().err
+    assert "subfolder" not in err and "-r/--recursive descends" not in err, err
+    assert (
+        f"{tmp_path / 'in'}: no image file in the folder (its symbolic link to a folder is "
+        f"not followed, even with -r: name it to resize what it holds)\n"
+    ) in err
+    assert main([str(tmp_path / "in"), "-r", *argv]) == 1
+    assert "or its subfolders (its symbolic link to a folder" in capsys.readouterr().err
+    (tmp_path / "in" / "real").mkdir()  # a real one still counts; the link is named too
+    assert main([str(tmp_path / "in"), *argv]) == 1
+    err = capsys.readouterr().err
+    assert "it has 1 subfolder: -r/--recursive descends into them (its symbolic link" in err
 
 
 @pytest.mark.parametrize("dry_run", [[], ["-n"]])
@@ -1015,6 +1044,151 @@ def test_ctrl_c_leaves_no_partial_outputs(tmp_path, sig, jobs):
     names, finals = _complete(tmp_path / "out")
     assert names == finals  # the temporary files were removed too
     assert 1 <= len(finals) < 40
+
+
+def test_exif_too_long_for_jpeg_is_left_out_with_a_note(tmp_path, capsys):
+    # An EXIF of more than 64 KB (a big thumbnail, a maker note) failed the JPEG
+    # output: "ValueError: EXIF data is too long". The image is written without it.
+    exif = Image.Exif()
+    exif[0x010E] = "x" * 70000  # ImageDescription
+    exif[0x010F] = "Camera"  # Make
+    src = tmp_path / "big.png"
+    Image.fromarray(photo(40, 60)).save(src, exif=exif)
+    small = tmp_path / "small.png"
+    del exif[0x010E]
+    Image.fromarray(photo(40, 60)).save(small, exif=exif)
+    out = tmp_path / "out"
+    assert (
+        main([str(src), str(small), "--width", "30", "--out-dir", str(out), "--format", "jpeg"])
+        == 0
+    )
+    captured = capsys.readouterr()
+    assert "2 resized, 0 failed" in captured.out
+    notes = [line for line in captured.err.splitlines() if "EXIF" in line]
+    assert len(notes) == 1 and "big.png: note: its EXIF is left out" in notes[0], captured.err
+    with Image.open(out / "big.jpg") as im:
+        assert im.size == (30, 20) and "exif" not in im.info
+    with Image.open(out / "small.jpg") as im:  # one that fits is kept
+        assert im.getexif()[0x010F] == "Camera"
+    save_image(resize_image(src, (30, 20)), tmp_path / "api.jpg")  # the API too
+    assert "exif" not in Image.open(tmp_path / "api.jpg").info
+
+
+@pytest.mark.parametrize(
+    "option,value,words",
+    [
+        ("--size", "-3x5", "width and height must be >= 1; got '-3x5'"),
+        ("--fit", "-3x5", "width and height must be >= 1; got '-3x5'"),
+        ("--fill", "-.5x5", "expected WIDTHxHEIGHT"),
+        ("--width", "-3", "must be > 0; got '-3'"),
+        ("--scale", "-0.5", "must be > 0; got '-0.5'"),
+        ("--quality", "-5", "must be an int from 1 to 100; got '-5'"),
+    ],
+)
+def test_a_negative_value_gets_the_real_message(tmp_path, capsys, option, value, words):
+    # "--size -3x5" gave argparse's "expected one argument" ("-3x5" looked like an option).
+    src = write(tmp_path / "in.png")
+    assert main([str(src), "--size", "3x3", option, value]) == 2
+    assert words in capsys.readouterr().err
+    if option != "--size":
+        return
+    assert main([str(src), f"{option}={value}"]) == 2  # the "=" form said it already
+    assert words in capsys.readouterr().err
+    assert main(["--", "-3x5"]) in (1, 2)  # after "--" an input name, as before
+
+
+def test_quality_for_formats_that_take_none(tmp_path, capsys):
+    # --quality was ignored without a word for PNG, GIF, TIFF, BMP output.
+    src = write(tmp_path / "a.png")
+    jpeg = tmp_path / "b.jpg"
+    Image.fromarray(photo(40, 60)).save(jpeg)
+    assert main([str(src), "--width", "30", "--quality", "50", "-o", str(tmp_path / "o.png")]) == 2
+    err = capsys.readouterr().err
+    assert "--quality has no effect on PNG output" in err and not os.path.exists(tmp_path / "o.png")
+    out = tmp_path / "out"
+    assert (
+        main([str(src), str(jpeg), "--width", "30", "--quality", "50", "--out-dir", str(out)]) == 0
+    )
+    err = capsys.readouterr().err
+    assert "note: --quality is used for JPEG, WebP and AVIF output only, not for the PNG" in err
+    assert sorted(os.listdir(out)) == ["a.png", "b.jpg"]
+    assert (
+        main([str(jpeg), "--width", "30", "--quality", "50", "-o", str(tmp_path / "q.webp")]) == 0
+    )
+    assert "quality" not in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not _features().check("avif"), reason="Pillow without AVIF")
+def test_quality_sets_avif_quality(tmp_path):
+    src = write(tmp_path / "a.png", 120, 160)
+    sizes = []
+    for quality in ("10", "95"):
+        dst = tmp_path / f"{quality}.avif"
+        assert main([str(src), "--width", "120", "--quality", quality, "-o", str(dst)]) == 0
+        sizes.append(os.path.getsize(dst))
+    assert sizes[0] < sizes[1]
+
+
+#: ``cresize resize`` with every file's writing made slow: after the bytes are written
+#: to the temporary file, the worker sleeps (a long encode).
+_SLOW_WRITES = """
+import sys, time
+from cresize import image
+from cresize._cli_resize import main
+atomic = image._write_atomic
+def slow(path, write, overwrite, later=None):
+    def written(f):
+        write(f)
+        f.flush()
+        time.sleep(60)
+    return atomic(path, written, overwrite, later)
+image._write_atomic = slow
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGINT") or os.name == "nt", reason="POSIX signals")
+@pytest.mark.parametrize("in_place", [False, True])
+def test_a_second_ctrl_c_stops_at_once(tmp_path, in_place):
+    # The first Ctrl-C lets the files in progress finish; a second one used to do
+    # nothing more, so a long file always finished first. It abandons them now:
+    # no temporary and no partial output left, inputs untouched, exit status 130.
+    folder = tmp_path / "in"
+    for i in range(4):
+        write(folder / f"{i}.png", 40, 50, seed=i)
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    out = folder if in_place else tmp_path / "out"
+    where = ["--in-place"] if in_place else ["--out-dir", str(out)]
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _SLOW_WRITES, str(folder), "--scale", "0.5"]
+        + where
+        + ["--jobs", "2", "--quiet"],
+        env=dict(os.environ, PYTHONPATH=CRESIZE_ROOT),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while proc.poll() is None and time.monotonic() < deadline:
+            if os.path.isdir(out) and sum(n.endswith(".tmp") for n in os.listdir(out)) == 2:
+                break  # both jobs are writing
+            time.sleep(0.01)
+        assert proc.poll() is None, proc.communicate()
+        proc.send_signal(signal.SIGINT)
+        time.sleep(0.5)
+        assert proc.poll() is None  # the first waits for the files in progress
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=20)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "stopped at once" in lines[0], err
+    assert "2 file(s) being written" in lines[0] and "Traceback" not in err
+    names = sorted(os.listdir(out))
+    assert names == (sorted(before) if in_place else []), names  # no .tmp, no output
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
 
 
 def test_sigkill_leaves_only_complete_outputs(tmp_path):

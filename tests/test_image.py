@@ -819,6 +819,115 @@ def test_a_16bit_ppm_keeps_16_bits(tmp_path, maxval, plain):
     np.testing.assert_array_equal(np.asarray(open_image(grey)), want[..., 0])
 
 
+@pytest.mark.parametrize("channels", [3, 4])
+def test_a_16bit_jpeg2000_keeps_16_bits(tmp_path, channels):
+    # Pillow reads a 16-bit RGB(A) JPEG 2000 as 8-bit, and says nothing (its mode is
+    # RGB either way): the depth is read from the codestream's SIZ marker, and OpenCV
+    # reads the pixels, in a JP2 file and in a bare codestream (J2K).
+    cv2 = pytest.importorskip("cv2")
+    from PIL import features
+
+    if not features.check("jpg_2000"):
+        pytest.skip("Pillow without OpenJPEG")
+    pixels = rgb16(100, 120, channels)
+    jp2 = tmp_path / "in.jp2"
+    assert cv2.imwrite(str(jp2), pixels[..., [2, 1, 0, 3][:channels]])
+    j2k = tmp_path / "in.j2k"  # the jp2c box's content
+    data = jp2.read_bytes()
+    j2k.write_bytes(data[data.index(b"jp2c") + 4 :])
+    want = read16(jp2)  # OpenCV writes JPEG 2000 lossy (within 1024 here)
+    assert (want & 0xFF).any() and np.abs(want.astype(np.int32) - pixels).max() < 1024
+    for src in (jp2, j2k):
+        assert Image.open(src).mode == ("RGB", "RGBA")[channels - 3]  # 8-bit to Pillow
+        got = open_image(src)
+        assert isinstance(got, np.ndarray) and got.dtype == np.uint16
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(resize_image(src, (60, 50)), resize_image(want, (60, 50)))
+    eight = tmp_path / "eight.jp2"  # 8 bits stay Pillow's
+    Image.fromarray((pixels >> 8).astype(np.uint8)).save(eight)
+    assert isinstance(open_image(eight), Image.Image)
+
+
+@pytest.mark.parametrize("kind", ["rgb8", "grey16", "rgb16", "palette"])
+def test_png_gamma_chromaticity_and_srgb_are_kept(tmp_path, kind):
+    # A PNG's gAMA chunk (and cHRM, sRGB) was dropped: a gamma-1.0 (linear) PNG came out
+    # without it, and so looked darker. Every PNG writer keeps them now: OpenCV's
+    # 8-bit and 16-bit pixels, Pillow's (grey 16-bit, palette through nearest).
+    import struct
+
+    from PIL import PngImagePlugin
+
+    if kind != "grey16":
+        pytest.importorskip("cv2")
+    pixels = {
+        "rgb8": photo(40, 60),
+        "grey16": rgb16(40, 60, 3)[..., 0],
+        "rgb16": rgb16(40, 60, 3),
+        "palette": photo(40, 60),
+    }[kind]
+    chroma = (31270, 32900, 64000, 33000, 30000, 60000, 15000, 6000)
+    for srgb in (False, True):
+        info = PngImagePlugin.PngInfo()
+        info.add(b"gAMA", struct.pack(">I", 100000))
+        info.add(b"cHRM", struct.pack(">8I", *chroma))
+        if srgb:
+            info.add(b"sRGB", b"\x01")
+        src = tmp_path / f"{kind}{srgb}.png"
+        if kind == "rgb16":
+            write16(src, pixels)  # no chunks of its own: add them after IHDR
+            data = src.read_bytes()
+            extra = b"".join(_png_chunk(k, v) for k, v, *_ in info.chunks)
+            src.write_bytes(data[:33] + extra + data[33:])
+        else:
+            im = Image.fromarray(pixels)
+            (im.quantize(16) if kind == "palette" else im).save(src, pnginfo=info)
+        out = tmp_path / "out.png"
+        mode = "nearest" if kind == "palette" else "lanczos3"
+        save_image(resize_image(src, (30, 20), mode=mode), out, overwrite=True)
+        with Image.open(out) as im:
+            assert im.info["gamma"] == 1.0, im.info
+            assert im.info["chromaticity"] == tuple(v / 100000 for v in chroma)
+            assert im.info.get("srgb") == (1 if srgb else None)
+    with_icc = tmp_path / "icc.png"  # an ICC profile: no sRGB beside it
+    Image.open(src).convert("RGB").save(with_icc, pnginfo=info, icc_profile=srgb_icc())
+    save_image(resize_image(with_icc, (30, 20)), out, overwrite=True)
+    with Image.open(out) as im:
+        assert im.info["gamma"] == 1.0 and "icc_profile" in im.info and "srgb" not in im.info
+
+
+def _png_chunk(kind, body):
+    import struct
+    import zlib
+
+    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+
+@pytest.mark.parametrize("mode", ["LA", "RGBA"])
+def test_gif_keeps_a_transparent_index(tmp_path, mode):
+    # LA written as GIF was flattened by Pillow: its transparent pixels came out opaque
+    # black. It goes as RGBA now, whose fully transparent pixels Pillow gives the
+    # transparent index (GIF has no partial alpha: the rest are opaque).
+    pixels = photo(40, 60, 4)
+    pixels[..., 3] = 255
+    pixels[:10, :, 3] = 0
+    image = Image.fromarray(pixels).convert(mode)
+    save_image(image, tmp_path / "out.gif")
+    with Image.open(tmp_path / "out.gif") as im:
+        assert "transparency" in im.info
+        alpha = np.asarray(im.convert("RGBA"))[..., 3]
+    np.testing.assert_array_equal(alpha, pixels[..., 3])
+
+
+def test_16bit_grey_to_gif_is_rounded_not_clipped(tmp_path):
+    # Pillow converts I;16 to GIF's 8 bits by clipping at 255: nearly all white.
+    grey = (np.arange(20 * 30).reshape(20, 30) * 100).astype(np.uint16)
+    save_image(Image.fromarray(grey), tmp_path / "out.gif")
+    with Image.open(tmp_path / "out.gif") as im:
+        got = np.asarray(im.convert("L")).astype(int)
+    want = (grey.astype(np.uint32) * 255 + 32767) // 65535
+    assert np.abs(got - want).max() <= 1  # a palette of 256 greys may not hold them all
+
+
 def test_16bit_colour_to_8bit_formats_rounds(tmp_path):
     from cresize.image import narrows
 
@@ -1162,6 +1271,53 @@ def test_a_16bit_grey_and_alpha_png_is_read_as_two_channels(tmp_path):
     got = open_image(src)
     assert got.shape == (12, 16, 2) and got.info["icc_profile"] == gray
     np.testing.assert_array_equal(got, pixels)
+
+
+@pytest.mark.parametrize("kind", ["float32 rgb", "float64 rgba", "float16", "float64", "la16"])
+def test_tiffs_pillow_cannot_open_are_read_with_tifffile(tmp_path, monkeypatch, kind):
+    # Float RGB, float16, float64 and 16-bit grey-and-alpha TIFFs were "not an image"
+    # (Pillow cannot open them): tifffile reads them; float RGB(A) is written as TIFF.
+    tifffile = pytest.importorskip("tifffile")
+    rng = np.random.default_rng(0)
+    shape, dtype, extra = {
+        "float32 rgb": ((20, 30, 3), np.float32, {"photometric": "rgb"}),
+        "float64 rgba": (
+            (20, 30, 4),
+            np.float64,
+            {"photometric": "rgb", "extrasamples": ["unassalpha"]},
+        ),
+        "float16": ((20, 30), np.float16, {}),
+        "float64": ((20, 30), np.float64, {}),
+        "la16": (
+            (20, 30, 2),
+            np.uint16,
+            {"photometric": "minisblack", "extrasamples": ["unassalpha"]},
+        ),
+    }[kind]
+    if dtype == np.uint16:
+        pixels = rng.integers(0, 65536, shape).astype(dtype)
+    else:
+        pixels = rng.random(shape).astype(dtype)
+    src = tmp_path / "in.tif"
+    tifffile.imwrite(src, pixels, **extra)
+    with pytest.raises(Image.UnidentifiedImageError):
+        Image.open(src)
+    got = open_image(src)
+    want = pixels.astype(np.float32) if dtype == np.float16 else pixels
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    resized = resize_image(src, (15, 10))
+    np.testing.assert_array_equal(resized, resize_image(want, (15, 10)))
+    save_image(resized, tmp_path / "out.tif")
+    back = open_image(tmp_path / "out.tif")
+    if kind == "la16":  # a 16-bit RGBA TIFF, grey in each colour channel
+        np.testing.assert_array_equal(back[..., [0, 3]], resized)
+    else:
+        # float64 grey goes through Pillow's mode F: float32, within its rounding
+        np.testing.assert_allclose(np.asarray(back), resized, rtol=1e-7)
+    monkeypatch.setitem(sys.modules, "tifffile", None)  # without it: the reason
+    with pytest.raises(ValueError, match=r"a TIFF that Pillow cannot read.*tifffile"):
+        open_image(src)
 
 
 def test_16bit_tiff_without_tifffile_says_the_profile_is_dropped(tmp_path, monkeypatch):

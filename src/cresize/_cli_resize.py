@@ -35,11 +35,13 @@ MAX_PIXELS = 2**30
 class _Notes(NamedTuple):
     """What the run says about a file it wrote: the format its 16-bit samples were
     rounded for (once a run), that only its first frame or page was resized, and
-    why its ICC profile was not kept (once a run for each reason)."""
+    why its ICC profile was not kept (once a run for each reason), why its EXIF was
+    not (each file)."""
 
     narrowed: str | None
     several: str | None
     icc_lost: str | None = None
+    exif_lost: str | None = None
 
 
 EPILOG = """examples:
@@ -145,7 +147,7 @@ def _parser():
         "--quality",
         type=_quality,
         metavar="1-100",
-        help="JPEG/WebP quality (default 90)",
+        help="JPEG/WebP/AVIF quality (default 90; AVIF: Pillow's 75)",
     )
     q.add_argument(
         "--exact", action="store_true", help="decode JPEGs at full size (no shrink-on-load; slower)"
@@ -186,7 +188,7 @@ def main(argv=None):
         return 1
     parser = _parser()
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(_joined_values(sys.argv[1:] if argv is None else argv))
     except SystemExit as exc:
         return exc.code
     geometry = _geometry(parser, args)
@@ -219,8 +221,15 @@ def main(argv=None):
             file=sys.stderr,
         )
         return 1
+    quality_unused = _quality_unused(args, tasks)
+    if quality_unused and quality_unused[1]:
+        parser.print_usage(sys.stderr)
+        print(f"cresize resize: error: {quality_unused[0]}", file=sys.stderr)
+        return 2
     for src, reason in failures:
         print(f"cresize resize: {src}: {reason}", file=sys.stderr)
+    if quality_unused:
+        print(f"cresize resize: note: {quality_unused[0]}", file=sys.stderr)
     if args.dry_run:
         for src, dst, _ in tasks:
             print(f"{src} -> {dst}")
@@ -247,7 +256,7 @@ def main(argv=None):
     def report(src, reason, notes):
         if reason is _CANCELLED:
             return
-        narrowed, several, icc_lost = notes or (None, None, None)
+        narrowed, several, icc_lost, exif_lost = notes or _Notes(None, None)
         if reason is None:
             counts["done"] += 1
         else:
@@ -272,6 +281,11 @@ def main(argv=None):
                 f"cresize resize: {src}: note: its ICC colour profile is dropped: {icc_lost} "
                 f"(said once a run)",
                 file=sys.stderr,
+            )
+        if exif_lost:
+            bar.clear()
+            print(
+                f"cresize resize: {src}: note: its EXIF is left out: {exif_lost}", file=sys.stderr
             )
         bar.step()
 
@@ -393,6 +407,60 @@ def _usage_error(args):
         if value < 0:
             return f"{name} must be >= 0; got {value}"
     return None
+
+
+#: Options whose value may begin with "-": ``--size -3x5`` reaches ``_pair``'s message
+#: (argparse takes "-3x5" for an option, "expected one argument"), see ``_joined_values``.
+_VALUE_OPTIONS = ("--size", "--fit", "--fill", "--width", "--height", "--scale", "--quality")
+
+
+def _joined_values(argv):
+    """``argv`` with each of ``_VALUE_OPTIONS`` followed by a value that begins with "-"
+    and a digit or point written as one word (``--size=-3x5``)."""
+    out, i = [], 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--":
+            return out + list(argv[i:])
+        following = argv[i + 1] if i + 1 < len(argv) else ""
+        if arg in _VALUE_OPTIONS and len(following) > 1 and following[0] == "-":
+            if following[1].isdigit() or following[1] == ".":
+                out.append(f"{arg}={following}")
+                i += 2
+                continue
+        out.append(arg)
+        i += 1
+    return out
+
+
+#: Output formats that ``--quality`` sets (image._save).
+QUALITY_FORMATS = ("JPEG", "WEBP", "AVIF")
+
+
+def _quality_unused(args, tasks):
+    """``(message, error)`` when ``--quality`` is given and some outputs are of formats
+    that take none (PNG, GIF, TIFF, BMP): an error when none of them takes it (as
+    ``--suffix`` with ``-o``), a note when only some do; else None."""
+    from cresize.image import _format
+
+    if args.quality is None or not tasks:
+        return None
+    formats = set()
+    for _, dst, _ in tasks:
+        try:
+            formats.add(_format(dst, args.format))
+        except (ValueError, TypeError):  # the file fails later, with the reason
+            continue
+    unused = sorted(formats.difference(QUALITY_FORMATS))
+    if not unused:
+        return None
+    listed = ", ".join(unused)
+    if formats & set(QUALITY_FORMATS):
+        return (
+            f"--quality is used for JPEG, WebP and AVIF output only, not for the {listed} files",
+            False,
+        )
+    return f"--quality has no effect on {listed} output (it sets JPEG, WebP and AVIF quality)", True
 
 
 def _geometry(parser, args):
@@ -535,22 +603,36 @@ def _no_images(folder, recursive, out_dir):
     """Why a folder given as an input gave no file (without -r, its subfolders are not
     read; hidden ones and ``out_dir`` never are, as in ``_walk``)."""
     skip = os.path.realpath(out_dir) if out_dir else None
+    subfolders = links = 0  # links to folders: -r does not enter them either
     try:
         with os.scandir(folder) as entries:
-            subfolders = sum(
-                entry.is_dir()
-                and not entry.name.startswith(".")
-                and os.path.realpath(entry) != skip
-                for entry in entries
-            )
+            for entry in entries:
+                if entry.name.startswith(".") or not entry.is_dir():
+                    continue
+                if entry.is_symlink():
+                    links += 1
+                elif os.path.realpath(entry) != skip:
+                    subfolders += 1
     except OSError:
-        subfolders = 0
+        pass
+    if links > 1:
+        linked = (
+            f" (its {links} symbolic links to folders are not followed, even with -r: "
+            f"name them to resize what they hold)"
+        )
+    elif links:
+        linked = (
+            " (its symbolic link to a folder is not followed, even with -r: name it to "
+            "resize what it holds)"
+        )
+    else:
+        linked = ""
     if subfolders and not recursive:
         return (
             f"no image file in the folder; it has {subfolders} subfolder"
-            f"{'s' if subfolders > 1 else ''}: -r/--recursive descends into them"
+            f"{'s' if subfolders > 1 else ''}: -r/--recursive descends into them{linked}"
         )
-    return "no image file in the folder" + (" or its subfolders" if recursive else "")
+    return "no image file in the folder" + (" or its subfolders" if recursive else "") + linked
 
 
 def _walk(top, recursive, out_dir, failures):
@@ -719,7 +801,7 @@ def _one(task, cancel=None, later=None):
         saved = _save(result, dst, o["format"], o["quality"], o["overwrite"], later)
     except Exception as exc:
         return src, _reason(exc), None
-    return src, saved.pending, notes._replace(icc_lost=saved.icc_lost)
+    return src, saved.pending, notes._replace(icc_lost=saved.icc_lost, exif_lost=saved.exif_lost)
 
 
 def _synced(src, notes, pending):
@@ -764,7 +846,8 @@ def _without_pillow_limit(pillow):
 
 @contextlib.contextmanager
 def _stop_on_signals(stop):
-    """While running, SIGINT and SIGTERM only set ``stop``.
+    """While running, SIGINT and SIGTERM only set ``stop``; a second one (``stop``
+    already set) ends the process at once (``_stop_at_once``).
 
     The handlers raise nothing: an exception raised by a signal inside library
     code (say, while ``concurrent.futures`` holds a future's lock) can leave a
@@ -775,15 +858,47 @@ def _stop_on_signals(stop):
         return
     names = [name for name in ("SIGINT", "SIGTERM") if hasattr(signal, name)]
     previous = {name: signal.getsignal(getattr(signal, name)) for name in names}
+
+    def handler(signum, frame):
+        if not stop.is_set():
+            stop.set()
+            return
+        _stop_at_once()
+
     for name in names:
         if previous[name] is not None:  # None: installed from C, leave it alone
-            signal.signal(getattr(signal, name), lambda signum, frame: stop.set())
+            signal.signal(getattr(signal, name), handler)
     try:
         yield
     finally:
         for name in names:
             if previous[name] is not None:
                 signal.signal(getattr(signal, name), previous[name])
+
+
+def _stop_at_once():
+    """A second Ctrl-C (or SIGTERM): abandon the files in progress and exit 130 now.
+
+    The worker threads cannot be stopped inside a decoder or a kernel, so the
+    process ends under them (``os._exit``), after ``image._abandon_temporaries``
+    has removed their temporary files and keeps any other from being made or
+    renamed: outputs already in place stay, no partial one is left, and inputs are
+    untouched (an ``--in-place`` input is replaced only by a rename). The message
+    goes straight to the file descriptor: the interrupted main thread may be inside
+    a write to ``sys.stderr``.
+    """
+    from cresize import image
+
+    abandoned = image._abandon_temporaries()
+    with contextlib.suppress(Exception):  # RuntimeError: a reentrant flush
+        sys.stdout.flush()
+    message = (
+        f"cresize resize: stopped at once (a second interrupt); {abandoned} file(s) being "
+        f"written abandoned and removed, no partial outputs were left\n"
+    )
+    with contextlib.suppress(Exception):  # stderr closed, or None
+        os.write(2, (("\n" if sys.stderr.isatty() else "") + message).encode())
+    os._exit(130)
 
 
 def _progress(total, enabled):

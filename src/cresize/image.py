@@ -17,6 +17,7 @@ import math
 import numbers
 import os
 import stat
+import threading
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeGuard, cast
 
@@ -55,6 +56,9 @@ TIFFFILE_FALLBACK = "OpenCV writes 16-bit TIFF, without an ICC profile"
 SHRINK_ON_LOAD_MARGIN = 2.5
 #: The longest side libjpeg writes (its JPEG_MAX_DIMENSION; the format's own is 65,535).
 JPEG_MAX_SIDE = 65500
+#: Most bytes of EXIF a JPEG holds (one APP1 segment, "Exif\0\0" included: Pillow's
+#: ``MAX_BYTES_IN_MARKER``); a longer one is left out rather than fail the write.
+JPEG_EXIF_MAX = 65533
 #: Formats that hold 16 bits per colour channel (written with OpenCV).
 SIXTEEN_BIT_FORMATS = ("PNG", "TIFF")
 
@@ -92,6 +96,9 @@ _WRITES = {
     "WEBP": ("L", "RGB", "RGBA"),
     "BMP": ("L", "RGB"),
     "PNG": ("L", "LA", "RGB", "RGBA", "I;16"),
+    # Pillow keeps an RGBA image's transparent pixels (alpha 0) as the transparent index,
+    # but flattens LA, and clips I;16 to 8 bits (and I, F): those go RGBA and rounded
+    "GIF": ("1", "L", "P", "RGB", "RGBA"),
 }
 
 
@@ -164,14 +171,17 @@ def open_image(path: str | os.PathLike[str]) -> PIL.Image.Image | np.ndarray:
         The first frame of an animated GIF, PNG or WebP, the first page of a
         multi-page TIFF. Fully decoded (a corrupt or truncated file raises here,
         not later), upright, with ``info`` (ICC profile, EXIF without the orientation tag)
-        kept. A 16-bit RGB(A) PNG or TIFF (or an RGB PPM of more than 8 bits),
+        kept. A 16-bit RGB(A) PNG or TIFF (or an RGB PPM or JPEG 2000 of more than 8 bits),
         which Pillow would read as 8-bit, is returned as an ``(H, W, 3 or 4)``
         uint16 ``ImageArray`` read with OpenCV (a TIFF stored plane by plane: with
         tifffile), with the same ``info``, read by Pillow from the header; without OpenCV it
         is a ``ValueError`` rather than lost bits, and so is a 16-bit CMYK TIFF
         (OpenCV cannot read it). A 16-bit grey image with a transparent value (PNG
         ``tRNS``) is an ``(H, W, 2)`` uint16 ``ImageArray`` of grey and alpha, and
-        so is a 16-bit grey-and-alpha PNG. A quarter turn (EXIF orientation 5-8)
+        so is a 16-bit grey-and-alpha PNG. A TIFF that Pillow cannot open (float
+        RGB(A), float16, float64, 16-bit grey and alpha) is read by tifffile as an
+        ``ImageArray`` (float16 as float32); without tifffile, a ``ValueError``
+        says so. A quarter turn (EXIF orientation 5-8)
         swaps the x and y resolution in ``info`` too (see docs/files.md).
     """
     return _read(path)[0]
@@ -188,7 +198,12 @@ def _read(path, geometry=None, opencv=False):
     Image = _pil()
     from PIL import ImageOps
 
-    with Image.open(path) as im:
+    try:
+        opened = Image.open(path)
+    except Image.UnidentifiedImageError:
+        pixels = _read_tiff_pillow_cannot(path)  # the error again, if not a TIFF
+        return pixels, (pixels.shape[1], pixels.shape[0])
+    with opened as im:
         if im.format == "TIFF" and not {_X_RESOLUTION, _Y_RESOLUTION} <= im.tag_v2.keys():
             # Pillow gives a TIFF without its resolution a made-up 1x1 dpi (a missing
             # tag's default), which the output would have claimed: it has none
@@ -204,7 +219,7 @@ def _read(path, geometry=None, opencv=False):
             # OpenCV's TIFF decoder turns the pixels upright itself (with any flags)
             turn = 1 if im.format == "TIFF" and not planar else orientation
             pixels = _read_16bit(path, sixteen, turn, im.size, planar)
-            maxval = _ppm_maxval(im)
+            maxval = _ppm_maxval(im) or _jpeg2000_maxval(im)
             if maxval is not None and maxval != 65535:  # OpenCV gives 0-maxval: scaled
                 wide = pixels.astype(np.uint32) * 65535  # as Pillow scales 16-bit grey
                 pixels = ((wide + maxval // 2) // maxval).astype(np.uint16)
@@ -263,7 +278,15 @@ def _header(path):
     """The ``_Header`` of the file at ``path``. Only GIF, PNG, WebP and TIFF count their
     frames or pages; other formats count 1: an MPO's second image is a preview or a
     depth map, not content."""
-    with _pil().open(path) as im:
+    try:
+        opened = _pil().open(path)
+    except _pil().UnidentifiedImageError:
+        page = _tiff_first_page(path)  # the error again, if not a TIFF tifffile reads
+        if page is None:
+            raise
+        (h, w), frames, turned = page
+        return _Header((w, h), (h, w) if turned else (w, h), frames, "pages")
+    with opened as im:
         frames: int | None = 1
         if im.format in ("GIF", "PNG", "WEBP", "TIFF"):
             try:  # reads the header of every frame or page
@@ -378,6 +401,8 @@ def _16bit_colour_mode(im):
         return im.mode
     if (_ppm_maxval(im) or 0) > 255:  # Pillow scales them to 8 bits
         return im.mode
+    if (_jpeg2000_maxval(im) or 0) > 255:  # Pillow keeps the high 8 bits
+        return im.mode
     return None
 
 
@@ -389,6 +414,43 @@ def _ppm_maxval(im):
     args = im.tile[0][3]  # (raw mode, maxval) for Pillow's ppm decoders, else a raw mode
     return args[-1] if isinstance(args, tuple) and isinstance(args[-1], int) else None
 
+
+def _jpeg2000_maxval(im):
+    """The largest sample value of a JPEG 2000 file open in Pillow as ``im`` (its
+    deepest component's ``2**bits - 1``, from the codestream's SIZ marker), or None: not
+    JPEG 2000, or a header this does not find. Pillow reads RGB(A) and LA of more than
+    8 bits as 8-bit and does not say so (only grey gets mode I;16)."""
+    if im.format != "JPEG2000" or im.fp is None:
+        return None
+    where = im.fp.tell()
+    try:
+        im.fp.seek(0)
+        head = im.fp.read(1 << 16)  # the boxes before the codestream: a few hundred bytes
+    finally:
+        im.fp.seek(where)
+    start = 0
+    while not head.startswith(_SOC_SIZ, start):  # JP2 boxes: (length, type, content)
+        if start + 8 > len(head):
+            return None
+        length, kind = int.from_bytes(head[start : start + 4], "big"), head[start + 4 : start + 8]
+        if kind == b"jp2c":
+            start += 8
+            continue
+        if length == 1:  # the 64-bit length follows the type
+            length = int.from_bytes(head[start + 8 : start + 16], "big")
+        if length < 8:  # 0: the last box, to the end of the file; else not JP2
+            return None
+        start += length
+    # SOC, SIZ, Lsiz, Rsiz, 8 sizes of 4 bytes, Csiz, then 3 bytes a component (Ssiz first)
+    count = int.from_bytes(head[start + 40 : start + 42], "big")
+    depths = head[start + 42 : start + 42 + 3 * count : 3]
+    if count == 0 or len(depths) != count:
+        return None
+    return (1 << ((max(depths) & 0x7F) + 1)) - 1  # Ssiz: bits - 1; the top bit: signed
+
+
+#: The start of a JPEG 2000 codestream: the markers SOC and SIZ
+_SOC_SIZ = b"\xff\x4f\xff\x51"
 
 #: TIFF tags: BitsPerSample, PlanarConfiguration (1 interleaved, the default; 2 plane
 #: by plane), SampleFormat (1 unsigned integers, the default; 2 signed; 3 float)
@@ -486,6 +548,66 @@ def _read_planar_tiff(path, mode, orientation):
     return np.ascontiguousarray(_orient(pixels, orientation))
 
 
+#: The first bytes of a TIFF (little-, big-endian) and of a BigTIFF.
+_TIFF_SIGNATURES = (b"II*\0", b"MM\0*", b"II+\0", b"MM\0+")
+
+
+def _tiff_first_page(path):
+    """``((height, width), pages, quarter turn)`` of the TIFF at ``path`` by tifffile, or
+    None: not a TIFF, or no tifffile (``_read_tiff_pillow_cannot`` then says why)."""
+    with open(path, "rb") as f:
+        if f.read(4) not in _TIFF_SIGNATURES:
+            return None
+    tifffile = _tifffile()
+    if tifffile is None:
+        return None
+    with tifffile.TiffFile(path) as tif:
+        page = tif.pages.first
+        turned = (page.tags.valueof(274) or 1) in _QUARTER_TURNS  # read upright
+        return (page.imagelength, page.imagewidth), len(tif.pages), turned
+
+
+def _read_tiff_pillow_cannot(path):
+    """The first page of the TIFF at ``path``, which Pillow cannot open (float RGB,
+    float16 and float64 samples, 16-bit grey and alpha), read by tifffile: an
+    ``ImageArray`` (H, W) or (H, W, 2-4), upright, with the ICC profile. Float16 becomes
+    float32 (exact), float32 and float64 stay; grey and alpha is uint16 (H, W, 2), as a
+    16-bit grey-and-alpha PNG is read. Re-raises Pillow's error for a file that is not a
+    TIFF; a ValueError says why another TIFF is not read."""
+    with open(path, "rb") as f:
+        if f.read(4) not in _TIFF_SIGNATURES:
+            raise  # Pillow's UnidentifiedImageError, being handled by the caller
+    tifffile = _tifffile()
+    if tifffile is None:
+        raise ValueError(
+            f"{os.fspath(path)} is a TIFF that Pillow cannot read (float colour, float16 or "
+            f"float64, or 16-bit grey and alpha samples, say); {TIFFFILE_READ_HINT}"
+        ) from None
+    with tifffile.TiffFile(path) as tif:
+        page = tif.pages.first
+        pixels = page.asarray(maxworkers=1)
+        axes = page.axes
+        icc = page.tags.valueof(34675)
+        orientation = page.tags.valueof(274) or 1
+    if axes.startswith("S"):  # stored plane by plane
+        pixels = np.moveaxis(pixels, 0, -1)
+        axes = axes[1:] + "S"
+    samples = pixels.shape[2] if pixels.ndim == 3 else 1
+    kind = pixels.dtype
+    known = (kind.kind == "f" and samples in (1, 3, 4)) or (kind == np.uint16 and samples == 2)
+    if axes not in ("YX", "YXS") or not known:
+        raise ValueError(
+            f"{os.fspath(path)} is a TIFF of {samples} {kind} sample(s) a pixel ({axes}), "
+            f"which neither Pillow nor cresize reads; convert it to 8/16-bit or float32 "
+            f"grey or RGB(A) first"
+        )
+    if kind == np.float16:
+        pixels = pixels.astype(np.float32)
+    pixels = pixels.astype(pixels.dtype.newbyteorder("="), copy=False)
+    info = {"icc_profile": bytes(icc)} if isinstance(icc, bytes) and icc else {}
+    return ImageArray(np.ascontiguousarray(_orient(pixels, int(orientation))), info)
+
+
 def _orient(array, orientation):
     """``array`` (HW or HWC) turned upright for an EXIF orientation 1-8, as a view."""
     turns = {
@@ -531,17 +653,20 @@ def save_image(
         reads no 16-bit grey-and-alpha TIFF). An ``ImageArray``'s ``info`` is
         written as a Pillow image's is (to a 16-bit TIFF: the ICC profile, DPI
         and EXIF: its text tags in IFD0, its Exif and GPS IFDs).
+        An ``(H, W, 3 or 4)`` float32 or float64 array (float RGB(A)) is written
+        as TIFF only, by tifffile.
         32-bit grey images (int32, float) need TIFF; as PNG, an integer one is
         written at 16 bits when every value fits (0 to 65535), else refused. A
         JPEG is at most 65,500 pixels wide and high (libjpeg): a larger image is
-        refused (``ValueError``).
+        refused (``ValueError``); an EXIF of more than 65,533 bytes (a large
+        thumbnail or maker note), more than a JPEG holds, is left out of it.
     path : str or os.PathLike
         The file to write.
     format : str, optional
         One of ``png, jpeg, webp, tiff, bmp`` (or a Pillow format name); by
         default taken from the extension of ``path``.
     quality : int, optional
-        JPEG/WebP quality 1-100 (default 90).
+        JPEG/WebP quality 1-100 (default 90); AVIF's (default Pillow's, 75).
     overwrite : bool
         Replace an existing ``path`` (the new file takes its permission bits);
         otherwise ``FileExistsError``.
@@ -555,6 +680,8 @@ class _Saved(NamedTuple):
     pending: Future[None] | None  #: the ``fsync`` and rename, when run ``later``, else None
     #: why the image's ICC profile is not in the file (for the CLI's note), or None
     icc_lost: str | None
+    #: why the image's EXIF is not in the file (for the CLI's note), or None
+    exif_lost: str | None = None
 
 
 def _save(
@@ -604,6 +731,21 @@ def _save(
             bgr = {2: [0, 0, 0, 1], 3: [2, 1, 0], 4: [2, 1, 0, 3]}[pixels.shape[2]]
             data = _opencv_encode(fmt, np.ascontiguousarray(pixels[..., bgr], np.uint16), params)
         return _Saved(_write_atomic(path, lambda f: f.write(data), overwrite, later), lost)
+    if isinstance(image, np.ndarray) and _is_float_colour(image):
+        if fmt != "TIFF" or _tifffile() is None:
+            raise TypeError(
+                f"image array of shape {image.shape} and dtype {image.dtype} cannot be "
+                f"written as {fmt}: float RGB(A) is written as TIFF only, with tifffile"
+                + ("" if fmt != "TIFF" else f" ({TIFFFILE_HINT})")
+                + "; or convert it first, for example a float RGB image in [0, 1] with "
+                "np.clip(a * 255 + 0.5, 0, 255).astype(np.uint8)"
+            )
+        mode = "RGB" if image.shape[2] == 3 else "RGBA"
+        params = _metadata(info, mode)
+        floats = np.ascontiguousarray(image, image.dtype.newbyteorder("="))
+        lost = _icc_lost(info, params, fmt, mode)
+        write = _write_atomic(path, lambda f: _tiff_encode(floats, params, f), overwrite, later)
+        return _Saved(write, lost)
     if _is_16bit_array(image):
         image = _to_8bit(image)
     if isinstance(image, np.ndarray):
@@ -622,6 +764,11 @@ def _save(
     lost = _icc_lost(info, params, fmt, image.mode)
     if fmt in ("JPEG", "WEBP"):
         params["quality"] = 90 if quality is None else int(quality)
+    elif fmt == "AVIF" and quality is not None:  # else Pillow's default, 75
+        params["quality"] = int(quality)
+    exif_lost = None
+    if fmt in ("JPEG", "MPO") and len(params.get("exif", b"")) > JPEG_EXIF_MAX:
+        exif_lost = f"{len(params.pop('exif')):,} bytes, more than a JPEG holds ({JPEG_EXIF_MAX:,})"
     cv2 = _opencv() if fmt == "PNG" and image.mode in _OPENCV_PNG else None
     if cv2 is not None:
         to_bgr = _OPENCV_PNG[image.mode]
@@ -631,8 +778,15 @@ def _save(
             pixels = cv2.cvtColor(pixels, getattr(cv2, to_bgr))
         data = _opencv_encode(fmt, pixels, params)
         return _Saved(_write_atomic(path, lambda f: f.write(data), overwrite, later), lost)
+    colour = {key: params.pop(key) for key in _PNG_COLOUR if key in params}
+    if fmt == "PNG" and colour:
+        from PIL import PngImagePlugin
+
+        params["pnginfo"] = PngImagePlugin.PngInfo()
+        for kind, body in _png_colour_chunks(dict(colour, icc_profile=params.get("icc_profile"))):
+            params["pnginfo"].add(kind, body)
     pending = _write_atomic(path, lambda f: image.save(f, format=fmt, **params), overwrite, later)
-    return _Saved(pending, lost)
+    return _Saved(pending, lost, exif_lost)
 
 
 #: Pillow's writers that store an ICC profile (``icc_profile=``); cresize's own
@@ -648,7 +802,35 @@ def _metadata(info, mode=None):
     params = {key: info[key] for key in ("icc_profile", "exif", "dpi") if info.get(key)}
     if "icc_profile" in params and not _profile_fits(params["icc_profile"], mode):
         del params["icc_profile"]
+    # PNG's gAMA, cHRM and sRGB as Pillow reads them; only PNG writers take them
+    params.update((key, info[key]) for key in _PNG_COLOUR if info.get(key) is not None)
     return params
+
+
+#: ``info`` keys of a PNG's colour chunks (Pillow reads them, and writes them only
+#: when given as chunks): gAMA, cHRM and sRGB; see ``_png_colour_chunks``.
+_PNG_COLOUR = ("gamma", "chromaticity", "srgb")
+
+
+def _png_colour_chunks(params):
+    """The gAMA, cHRM and sRGB chunks, ``(kind, body)``, of ``params``' ``gamma``,
+    ``chromaticity`` and ``srgb`` (Pillow's ``info``). No sRGB beside an ICC profile:
+    a PNG has one or the other (as Pillow writes)."""
+    import struct
+
+    chunks = []
+    gamma = params.get("gamma")
+    if isinstance(gamma, numbers.Real) and 0 < gamma < 42949:  # 4 bytes, in 1/100000
+        chunks.append((b"gAMA", struct.pack(">I", round(gamma * 100000))))
+    white_and_primaries = params.get("chromaticity")
+    if isinstance(white_and_primaries, tuple) and len(white_and_primaries) == 8:
+        values = [round(v * 100000) for v in white_and_primaries]
+        if all(0 <= v < 2**31 for v in values):
+            chunks.append((b"cHRM", struct.pack(">8I", *values)))
+    intent = params.get("srgb")
+    if intent in (0, 1, 2, 3) and not params.get("icc_profile"):
+        chunks.append((b"sRGB", bytes([intent])))
+    return chunks
 
 
 def _profile_fits(icc, mode):
@@ -680,7 +862,8 @@ def _from_array(image: np.ndarray) -> PIL.Image.Image:
             f"image array of shape {image.shape} and dtype {image.dtype} cannot be "
             f"written: save_image takes (H, W) grey arrays (8/16/32-bit integers, "
             f"float32, float64), (H, W, 2/3/4) uint8 (LA, RGB, RGBA) and "
-            f"(H, W, 2/3/4) uint16 (16 bits as PNG or TIFF); convert it first, for "
+            f"(H, W, 2/3/4) uint16 (16 bits as PNG or TIFF), (H, W, 3/4) float32 and "
+            f"float64 (as TIFF, with tifffile); convert it first, for "
             f"example a float RGB image in [0, 1] with "
             f"np.clip(a * 255 + 0.5, 0, 255).astype(np.uint8)"
         ) from None
@@ -727,11 +910,12 @@ def _png_chunk(kind, body):
 
 
 def _png_with_metadata(data, params):
-    """The PNG file ``data`` with ``params``' ICC profile, EXIF and DPI chunks."""
+    """The PNG file ``data`` with ``params``' colour (gAMA, cHRM, sRGB), ICC profile,
+    EXIF and DPI chunks."""
     import struct
     import zlib
 
-    chunks = []
+    chunks = _png_colour_chunks(params)
     if params.get("icc_profile"):
         chunks.append((b"iCCP", b"ICC Profile\0\0" + zlib.compress(params["icc_profile"])))
     if params.get("exif"):  # as Pillow writes it: without the JPEG "Exif\0\0" header
@@ -809,9 +993,10 @@ def _tiff_bytes(pixels, params):
 
 
 def _tiff_encode(pixels, params, file):
-    """A 16-bit RGB(A) TIFF from tifffile, with ``params``' ICC profile, DPI and EXIF
-    (see ``_tiff_exif``), written into ``file`` (a binary file open for reading and
-    writing, at its start) one compressed strip at a time."""
+    """A 16-bit (or float) RGB(A) TIFF from tifffile, with ``params``' ICC profile, DPI
+    and EXIF (see ``_tiff_exif``), written into ``file`` (a binary file open for reading
+    and writing, at its start) one compressed strip at a time. Floats get no predictor
+    (tifffile's floating-point one needs imagecodecs)."""
     big = _tiff_bytes(pixels, params) > TIFF_BIG
     tags: dict[str, Any] = {}
     if params.get("icc_profile"):
@@ -832,7 +1017,7 @@ def _tiff_encode(pixels, params, file):
         extrasamples=["unassalpha"] if pixels.shape[2] == 4 else None,  # straight alpha
         compression="zlib",
         compressionargs={"level": TIFF_ZLIB_LEVEL},
-        predictor=True,
+        predictor=pixels.dtype.kind != "f",
         bigtiff=big,
         byteorder="<",  # as _append_ifds writes
         metadata=None,  # no JSON description of its own
@@ -938,7 +1123,9 @@ def _write_atomic(path, write, overwrite, later=None):
     try:
         # Opened inside the try: a signal handler that raises does so as soon as
         # the open returns, and the file it created must still be removed.
-        f = open(tmp, "x+b")  # read too: _append_ifds reads the TIFF it patches
+        with _TEMPORARIES_LOCK:  # made and listed at once (see _abandon_temporaries)
+            f = open(tmp, "x+b")  # read too: _append_ifds reads the TIFF it patches
+            _TEMPORARIES.add(tmp)
         if overwrite:
             _keep_mode(tmp, path)
         write(f)
@@ -982,25 +1169,33 @@ def _commit(f, tmp, path, overwrite=True):
     try:
         with f:
             os.fsync(f.fileno())
-        if overwrite:
-            os.replace(tmp, path)
-            return
-        appeared = f"{path} exists (it appeared while this file was written)"
-        try:
-            os.link(tmp, path)
-        except FileExistsError:
-            raise FileExistsError(appeared) from None
-        except OSError as exc:
-            if exc.errno not in _NO_LINKS:
-                raise
-            if os.path.lexists(path):
-                raise FileExistsError(appeared) from None
-            os.replace(tmp, path)
-            return
-        os.unlink(tmp)
+        with _TEMPORARIES_LOCK:  # renamed, or not at all, before an abandon
+            _rename(tmp, path, overwrite)
+            _TEMPORARIES.discard(tmp)
     except BaseException:
         _discard(f, tmp)
         raise
+
+
+def _rename(tmp, path, overwrite):
+    """``_commit``'s rename of ``tmp`` to ``path`` (a hard link and an unlink without
+    ``overwrite``)."""
+    if overwrite:
+        os.replace(tmp, path)
+        return
+    appeared = f"{path} exists (it appeared while this file was written)"
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        raise FileExistsError(appeared) from None
+    except OSError as exc:
+        if exc.errno not in _NO_LINKS:
+            raise
+        if os.path.lexists(path):
+            raise FileExistsError(appeared) from None
+        os.replace(tmp, path)
+        return
+    os.unlink(tmp)
 
 
 def _discard(f, tmp):
@@ -1010,10 +1205,41 @@ def _discard(f, tmp):
             f.close()
     except OSError:
         pass
-    try:
-        os.unlink(tmp)
-    except OSError:
-        pass
+    with _TEMPORARIES_LOCK:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        _TEMPORARIES.discard(tmp)
+
+
+#: The temporary files ``_write_atomic`` has made and not yet renamed or removed, in
+#: every thread; made, renamed and removed under ``_TEMPORARIES_LOCK``.
+_TEMPORARIES: set[str] = set()
+_TEMPORARIES_LOCK = threading.Lock()
+
+
+def _abandon_temporaries():
+    """Remove every temporary file being written and return how many there were, for a
+    process about to end at once (``os._exit``: ``cresize resize``'s second Ctrl-C).
+
+    The lock is taken and kept: no thread makes, renames or removes a temporary file
+    after this, so none is left behind and no output appears half-way; outputs already
+    renamed stay. Threads that then write wait for the lock until the process ends.
+    (The lock is held only to open, rename or remove a file; the wait is bounded all
+    the same, should the caller's own thread hold it.)"""
+    _TEMPORARIES_LOCK.acquire(timeout=5)
+    for tmp in _TEMPORARIES:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+    return len(_TEMPORARIES)
+
+
+def _is_float_colour(image: np.ndarray) -> bool:
+    """An (H, W, 3 or 4) float32 or float64 array: float RGB(A), written as TIFF."""
+    return image.ndim == 3 and image.shape[2] in (3, 4) and image.dtype in (np.float32, np.float64)
 
 
 def _is_16bit_array(image: object) -> TypeGuard[np.ndarray]:
@@ -1254,10 +1480,9 @@ def resize_image(
     if isinstance(image, (str, os.PathLike)):
         target_size(1, 1, **geometry)  # bad geometry is an error before the file is read
         image, full = _read(image, None if exact else geometry, opencv=True)
-        if isinstance(image, np.ndarray):  # 16-bit colour, an ImageArray
-            out = _resize_array(
-                np.asarray(image), image.shape[2] in (2, 4), geometry, options, full
-            )
+        if isinstance(image, np.ndarray):  # 16-bit colour, a float TIFF: an ImageArray
+            alpha = image.ndim == 3 and image.shape[2] in (2, 4)
+            out = _resize_array(np.asarray(image), alpha, geometry, options, full)
             return _with_info(image, out)
     Image = _pil()
     if isinstance(image, _Decoded):  # a JPEG decoded by OpenCV: BGR or grey
