@@ -269,14 +269,33 @@ def test_each_extension_depends_on_the_files_it_reads(tmp_path):
         "python_only.pxd": "",
     }.items():
         (made / name).write_text(text)
+    # setup.py checks the build requirements and imports setuptools before it lists its
+    # extensions; the README's test environment has neither Cython nor setuptools>=77 (pip
+    # builds in isolation), so the child stands in for both: what is read is setup.py's
+    # own EXTENSIONS and reads.
     child = (
-        "import json, runpy, sys\n"
+        "import importlib.metadata, json, runpy, sys, types\n"
+        "importlib.metadata.version = lambda name: '999'\n"
+        "class Extension:\n"
+        "    def __init__(self, name, sources, depends=()):\n"
+        "        self.name, self.sources, self.depends = name, sources, list(depends)\n"
+        "class Command:\n"
+        "    pass\n"
+        "for name, attrs in {'setuptools': {'Extension': Extension, 'setup': None},\n"
+        "                    'setuptools.command': {},\n"
+        "                    'setuptools.command.build': {'build': Command},\n"
+        "                    'setuptools.command.build_ext': {'build_ext': Command},\n"
+        "                    'setuptools.command.build_py': {'build_py': Command},\n"
+        "                    'setuptools.errors': {'CompileError': OSError, 'LinkError': OSError}}.items():\n"
+        "    sys.modules[name] = types.ModuleType(name)\n"
+        "    vars(sys.modules[name]).update(attrs)\n"
         "setup = runpy.run_path(sys.argv[1], run_name='cresize_setup')\n"
         "depends = {e.name: e.depends for e in setup['EXTENSIONS']}\n"
         "print(json.dumps([depends, setup['reads'](sys.argv[2])]))\n"
     )
     run = subprocess.run(
         [sys.executable, "-c", child, str(SETUP), str(made / "a.pyx")],
+        cwd=SETUP.parent,
         capture_output=True,
         text=True,
         timeout=120,
