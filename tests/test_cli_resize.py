@@ -1625,3 +1625,19 @@ def test_a_dropped_icc_profile_is_said_once_a_run(tmp_path, capsys, monkeypatch)
     err = capsys.readouterr().err
     assert err.count("ICC colour profile") == 1 and "pip install" in err
     assert "icc_profile" not in Image.open(tmp_path / "o" / "0.tif").info
+
+
+def test_a_tiff_only_tifffile_reads_without_it_gives_the_reason(tmp_path, monkeypatch, capsys):
+    # The CLI reads each file's header first: without tifffile a float RGB TIFF was
+    # "not an image, or a format Pillow cannot read", where open_image says what to install.
+    tifffile = pytest.importorskip("tifffile")
+    src = tmp_path / "in.tif"
+    tifffile.imwrite(src, np.random.default_rng(0).random((20, 30, 3)).astype(np.float32))
+    monkeypatch.setitem(sys.modules, "tifffile", None)
+    assert main([str(src), "--scale", "0.5", "-o", str(tmp_path / "out.tif")]) == 1
+    err = capsys.readouterr().err
+    assert "a TIFF that Pillow cannot read" in err and "tifffile" in err
+    assert "not an image" not in err and not (tmp_path / "out.tif").exists()
+    (tmp_path / "in.txt").write_bytes(b"not an image at all")  # still Pillow's reason
+    assert main([str(tmp_path / "in.txt"), "-o", str(tmp_path / "o.png"), "--scale", "2"]) == 1
+    assert "not an image, or a format Pillow cannot read" in capsys.readouterr().err

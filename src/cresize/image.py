@@ -281,7 +281,7 @@ def _header(path):
     try:
         opened = _pil().open(path)
     except _pil().UnidentifiedImageError:
-        page = _tiff_first_page(path)  # the error again, if not a TIFF tifffile reads
+        page = _tiff_first_page(path)  # None: not a TIFF (Pillow's error again)
         if page is None:
             raise
         (h, w), frames, turned = page
@@ -554,17 +554,27 @@ _TIFF_SIGNATURES = (b"II*\0", b"MM\0*", b"II+\0", b"MM\0+")
 
 def _tiff_first_page(path):
     """``((height, width), pages, quarter turn)`` of the TIFF at ``path`` by tifffile, or
-    None: not a TIFF, or no tifffile (``_read_tiff_pillow_cannot`` then says why)."""
+    None: not a TIFF. Without tifffile, ``_tiff_reader``'s ValueError says why."""
     with open(path, "rb") as f:
         if f.read(4) not in _TIFF_SIGNATURES:
             return None
-    tifffile = _tifffile()
-    if tifffile is None:
-        return None
-    with tifffile.TiffFile(path) as tif:
+    with _tiff_reader(path).TiffFile(path) as tif:
         page = tif.pages.first
         turned = (page.tags.valueof(274) or 1) in _QUARTER_TURNS  # read upright
         return (page.imagelength, page.imagewidth), len(tif.pages), turned
+
+
+def _tiff_reader(path):
+    """tifffile, to read the TIFF at ``path`` that Pillow cannot open; without it, a
+    ValueError saying so (``_header`` and ``_read`` both: the CLI reads the header
+    first)."""
+    tifffile = _tifffile()
+    if tifffile is None:
+        raise ValueError(
+            f"{os.fspath(path)} is a TIFF that Pillow cannot read (float colour, float16 or "
+            f"float64, or 16-bit grey and alpha samples, say); {TIFFFILE_READ_HINT}"
+        ) from None
+    return tifffile
 
 
 def _read_tiff_pillow_cannot(path):
@@ -577,13 +587,7 @@ def _read_tiff_pillow_cannot(path):
     with open(path, "rb") as f:
         if f.read(4) not in _TIFF_SIGNATURES:
             raise  # Pillow's UnidentifiedImageError, being handled by the caller
-    tifffile = _tifffile()
-    if tifffile is None:
-        raise ValueError(
-            f"{os.fspath(path)} is a TIFF that Pillow cannot read (float colour, float16 or "
-            f"float64, or 16-bit grey and alpha samples, say); {TIFFFILE_READ_HINT}"
-        ) from None
-    with tifffile.TiffFile(path) as tif:
+    with _tiff_reader(path).TiffFile(path) as tif:
         page = tif.pages.first
         pixels = page.asarray(maxworkers=1)
         axes = page.axes
