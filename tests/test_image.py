@@ -848,6 +848,28 @@ def test_a_16bit_jpeg2000_keeps_16_bits(tmp_path, channels):
     assert isinstance(open_image(eight), Image.Image)
 
 
+def test_a_16bit_grey_and_alpha_jpeg2000_is_refused_with_the_reason(tmp_path):
+    # Taken for 16-bit colour, it went to OpenCV, which reads no 2-component JPEG 2000:
+    # "OSError: OpenCV could not read ... as 16-bit colour". Refused with the reason,
+    # as a 16-bit CMYK TIFF is (Pillow would keep 8 bits of 16).
+    pytest.importorskip("cv2")
+    from PIL import features
+
+    if not features.check("jpg_2000"):
+        pytest.skip("Pillow without OpenJPEG")
+    la = Image.fromarray(photo(16, 20)[..., :2].copy(), "LA")
+    j2k = tmp_path / "la16.j2k"
+    la.save(j2k, "JPEG2000", irreversible=False, no_jp2=True)
+    data = bytearray(j2k.read_bytes())
+    siz = data.index(b"\xff\x51")  # Lsiz, Rsiz, 8 sizes of 4 bytes, Csiz, (Ssiz, XRsiz, YRsiz)
+    assert int.from_bytes(data[siz + 38 : siz + 40], "big") == 2
+    data[siz + 40] = data[siz + 43] = 15  # 16 bits a sample (lossless: the same code)
+    j2k.write_bytes(data)
+    assert Image.open(j2k).mode == "LA"  # 8-bit to Pillow
+    with pytest.raises(ValueError, match=r"16-bit grey-and-alpha JPEG 2000.*convert it"):
+        open_image(j2k)
+
+
 @pytest.mark.parametrize("kind", ["rgb8", "grey16", "rgb16", "palette"])
 def test_png_gamma_chromaticity_and_srgb_are_kept(tmp_path, kind):
     # A PNG's gAMA chunk (and cHRM, sRGB) was dropped: a gamma-1.0 (linear) PNG came out

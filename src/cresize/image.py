@@ -176,7 +176,7 @@ def open_image(path: str | os.PathLike[str]) -> PIL.Image.Image | np.ndarray:
         uint16 ``ImageArray`` read with OpenCV (a TIFF stored plane by plane: with
         tifffile), with the same ``info``, read by Pillow from the header; without OpenCV it
         is a ``ValueError`` rather than lost bits, and so is a 16-bit CMYK TIFF
-        (OpenCV cannot read it). A 16-bit grey image with a transparent value (PNG
+        or grey-and-alpha JPEG 2000 (OpenCV cannot read them). A 16-bit grey image with a transparent value (PNG
         ``tRNS``) is an ``(H, W, 2)`` uint16 ``ImageArray`` of grey and alpha, and
         so is a 16-bit grey-and-alpha PNG. A TIFF that Pillow cannot open (float
         RGB(A), float16, float64, 16-bit grey and alpha) is read by tifffile as an
@@ -218,7 +218,7 @@ def _read(path, geometry=None, opencv=False):
             planar = _planar_16bit_tiff(im)
             # OpenCV's TIFF decoder turns the pixels upright itself (with any flags)
             turn = 1 if im.format == "TIFF" and not planar else orientation
-            pixels = _read_16bit(path, sixteen, turn, im.size, planar)
+            pixels = _read_16bit(path, sixteen, turn, im.size, planar, im.format)
             maxval = _ppm_maxval(im) or _jpeg2000_maxval(im)
             if maxval is not None and maxval != 65535:  # OpenCV gives 0-maxval: scaled
                 wide = pixels.astype(np.uint32) * 65535  # as Pillow scales 16-bit grey
@@ -500,11 +500,16 @@ def _opencv(needed=None):
     return _optional.load("cv2", OPENCV, hint=needed)
 
 
-def _read_16bit(path, mode, orientation, size, planar=False):
+def _read_16bit(path, mode, orientation, size, planar=False, fmt=None):
     if mode == "CMYK":  # OpenCV reads no CMYK TIFF; Pillow would keep the high bytes
         raise ValueError(
             f"{os.fspath(path)} has 16-bit CMYK pixels, which neither Pillow (8 bits) nor "
             f"OpenCV reads; convert it to 16-bit RGB (or to 8-bit CMYK) first"
+        )
+    if mode == "LA" and fmt == "JPEG2000":  # OpenCV reads no 2-component JPEG 2000
+        raise ValueError(
+            f"{os.fspath(path)} is a 16-bit grey-and-alpha JPEG 2000, which neither Pillow "
+            f"(8 bits) nor OpenCV reads; convert it to 16-bit PNG or TIFF first"
         )
     if planar:
         return _read_planar_tiff(path, mode, orientation)
