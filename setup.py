@@ -19,7 +19,9 @@ files changed (its .pyx, the .pxd it cimports, the headers it names and those th
 include: ``reads``), and every extension when the build's configuration changed (the
 compiler, its flags and macros, the OpenMP choice, the Cython and NumPy versions, the
 directives: all that ``_build_info.py`` records, so a change of OpenMP flags is never
-hidden by stale objects). ``--force`` recompiles everything.
+hidden by stale objects). ``--force`` recompiles everything. A build that fails or is
+interrupted removes the module it was making (``BuildExt.build_extension``), and
+``--inplace`` copies each module into the sources whole (``BuildExt.copy_file``).
 
 Any other value of a switch stops ``setup.py`` at once, naming the allowed values.
 
@@ -34,6 +36,7 @@ compiler, its flags and the OpenMP choice, for ``cresize.show_config()``); that
 file is generated, git-ignored and kept out of the sdist.
 """
 
+import contextlib
 import os
 import pprint
 import re
@@ -250,6 +253,35 @@ class BuildExt(build_ext):
         os.makedirs(os.path.dirname(record), exist_ok=True)
         with open(record, "w") as f:
             f.write(info)
+
+    def build_extension(self, ext):
+        """setuptools' build of ``ext``; one that fails or is interrupted removes the
+        module it was making: a link cut short (Ctrl-C) leaves a partial file newer than
+        its sources, which every later build would take for up to date."""
+        try:
+            super().build_extension(ext)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.remove(self.get_ext_fullpath(ext.name))
+            raise
+
+    def copy_file(self, infile, outfile, *args, **kwargs):
+        """The in-place copy of a module or ``_build_info.py``: made whatever the files'
+        times (setuptools skips a source not newer than the copy, and a copy cut short,
+        or a module from another build, stayed) into a file beside ``outfile``, renamed
+        over it: a copy cut short leaves none, and a process that has the old module
+        loaded keeps its pages (a copy written over it truncates them)."""
+        if self.dry_run:
+            return super().copy_file(infile, outfile, *args, **kwargs)
+        folder, name = os.path.split(outfile)
+        part = os.path.join(folder, f".{name}.{os.getpid()}.part")
+        try:
+            super().copy_file(infile, part, *args, **kwargs)  # no such file: copied
+            os.replace(part, outfile)
+        finally:
+            with contextlib.suppress(OSError):
+                os.remove(part)
+        return outfile, True
 
     def cythonize(self, ext, directives):
         """``ext``'s sources with its .pyx replaced by the C that Cython writes (into

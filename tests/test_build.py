@@ -315,6 +315,81 @@ def test_each_extension_depends_on_the_files_it_reads(tmp_path):
     }
 
 
+@pytest.mark.skipif(not SETUP.is_file(), reason="no setup.py beside tests/: tests copied alone")
+def test_an_interrupted_build_leaves_no_partial_module(tmp_path):
+    # build_ext rebuilds only what is older than its sources (and copies into the sources
+    # only a module newer than theirs): a link or an in-place copy cut short (Ctrl-C)
+    # left a partial module newer than everything, taken for up to date by every later
+    # build (ImportError until --force). A failed build now removes the module it was
+    # making, and the in-place copy is made beside the module and renamed over it. As in
+    # the test above, the child stands in for setuptools (the README's test environment
+    # has none >= 77); BuildExt's own methods run.
+    child = (
+        "import importlib.metadata, os, runpy, sys, types\n"
+        "importlib.metadata.version = lambda name: '999'\n"
+        "out, src = sys.argv[2], sys.argv[3]\n"
+        "class Command:\n"
+        "    force = dry_run = False\n"
+        "class BuildExt(Command):\n"
+        "    def get_ext_fullpath(self, name):\n"
+        "        return out\n"
+        "    def build_extension(self, ext):\n"
+        "        with open(out, 'wb') as f:\n"
+        "            f.write(b'half a link')\n"
+        "        raise KeyboardInterrupt\n"
+        "    def copy_file(self, infile, outfile, *args, **kwargs):\n"
+        "        with open(infile, 'rb') as f, open(outfile, 'wb') as g:\n"
+        "            g.write(f.read(4))\n"
+        "            if os.environ.get('CUT'):\n"
+        "                raise KeyboardInterrupt\n"
+        "            g.write(f.read())\n"
+        "        return outfile, True\n"
+        "for name, attrs in {'setuptools': {'Extension': lambda *a, **k: None, 'setup': None},\n"
+        "                    'setuptools.command': {},\n"
+        "                    'setuptools.command.build': {'build': Command},\n"
+        "                    'setuptools.command.build_ext': {'build_ext': BuildExt},\n"
+        "                    'setuptools.command.build_py': {'build_py': Command},\n"
+        "                    'setuptools.errors': {'CompileError': OSError, 'LinkError': OSError}}.items():\n"
+        "    sys.modules[name] = types.ModuleType(name)\n"
+        "    vars(sys.modules[name]).update(attrs)\n"
+        "command = runpy.run_path(sys.argv[1], run_name='cresize_setup')['BuildExt']()\n"
+        "if sys.argv[4] == 'link':\n"
+        "    try:\n"
+        "        command.build_extension(types.SimpleNamespace(name='cresize._fast'))\n"
+        "    except KeyboardInterrupt:\n"
+        "        print('interrupted')\n"
+        "else:\n"
+        "    try:\n"
+        "        print(command.copy_file(src, out, level=1))\n"
+        "    except KeyboardInterrupt:\n"
+        "        print('interrupted')\n"
+    )
+    out, src = tmp_path / "_fast.so", tmp_path / "built.so"
+
+    def run(step, **env):
+        done = subprocess.run(
+            [sys.executable, "-c", child, str(SETUP), str(out), str(src), step],
+            cwd=SETUP.parent,
+            env=dict(os.environ, **env),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    assert "interrupted" in run("link") and not out.exists()
+    out.write_bytes(b"the module loaded now")
+    src.write_bytes(b"the module just built")
+    old = os.stat(out)
+    os.utime(src, (old.st_mtime - 10, old.st_mtime - 10))  # older than the copy in place
+    assert "interrupted" in run("copy", CUT="1")
+    assert out.read_bytes() == b"the module loaded now"  # not half of the new one
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["_fast.so", "built.so"]
+    run("copy")  # copied whatever the times, as a new file (the loaded one's pages stay)
+    assert out.read_bytes() == b"the module just built" and os.stat(out).st_ino != old.st_ino
+
+
 def test_no_requirement_pulls_an_unpinned_torch():
     # An extra of "torch>=2.0" let `pip install "cresize[torch]"` fetch PyPI's multi-GB
     # CUDA build on Linux; PyTorch is installed by the user, pinned (docs/guide/install.md).
