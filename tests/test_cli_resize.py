@@ -1,6 +1,7 @@
 """``cresize resize``: real files in tmp_path, in-process and in subprocesses."""
 
 import os
+import re
 import signal
 import stat
 import subprocess
@@ -12,7 +13,7 @@ import pytest
 
 import cresize
 from cresize._cli_resize import main, split_cores
-from cresize.image import resize_image, save_image
+from cresize.image import FORMATS, resize_image, save_image
 
 Image = pytest.importorskip("PIL.Image")
 
@@ -1127,6 +1128,22 @@ def test_quality_sets_avif_quality(tmp_path):
         assert main([str(src), "--width", "120", "--quality", quality, "-o", str(dst)]) == 0
         sizes.append(os.path.getsize(dst))
     assert sizes[0] < sizes[1]
+
+
+@pytest.mark.parametrize("fmt", ["gif", "avif"])
+def test_format_takes_every_format_the_cli_writes(tmp_path, capsys, fmt):
+    # --format's choices left out gif and avif, which -o a.gif / a.avif wrote.
+    if fmt == "avif" and not _features().check("avif"):
+        pytest.skip("Pillow without AVIF")
+    src = write(tmp_path / "in" / "a.png")
+    assert main([str(src), "--width", "30", "--out-dir", str(tmp_path / "o"), "--format", fmt]) == 0
+    out = tmp_path / "o" / f"a.{fmt}"
+    assert Image.open(out).format == fmt.upper() and Image.open(out).size == (30, 20)
+    assert main(["--help"]) == 0
+    assert f"--format {{{','.join(sorted(FORMATS))}}}" in capsys.readouterr().out
+    docs = open(os.path.join(os.path.dirname(__file__), "..", "docs", "files.md")).read()
+    listed = re.search(r"`--format ([a-z/]+)`", docs).group(1).split("/")
+    assert {FORMATS[name][0] for name in listed} == {fmt for fmt, _ in FORMATS.values()}
 
 
 #: ``cresize resize`` with every file's writing made slow: after the bytes are written

@@ -71,6 +71,8 @@ FORMATS = {
     "tiff": ("TIFF", ".tif"),
     "tif": ("TIFF", ".tif"),
     "bmp": ("BMP", ".bmp"),
+    "gif": ("GIF", ".gif"),
+    "avif": ("AVIF", ".avif"),  # where Pillow has AVIF (features.check("avif"))
 }
 
 # Modes resampled as they are; anything else is converted first (see _pixels).
@@ -672,7 +674,7 @@ def save_image(
     path : str or os.PathLike
         The file to write.
     format : str, optional
-        One of ``png, jpeg, webp, tiff, bmp`` (or a Pillow format name); by
+        One of ``png, jpeg, webp, tiff, bmp, gif, avif`` (or a Pillow format name); by
         default taken from the extension of ``path``.
     quality : int, optional
         JPEG/WebP quality 1-100 (default 90); AVIF's (default Pillow's, 75).
