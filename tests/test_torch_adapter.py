@@ -1100,6 +1100,45 @@ def test_refuses_exactly_where_f_interpolate_does(mode):
     assert refused > 0
 
 
+SIZES_TAKEN = [3, np.int64(3), np.uint8(3), np.array(3), np.array(3, np.int32), torch.tensor(3)]
+SIZES_TAKEN += [(np.int64(3), 3), (torch.tensor(3), np.uint64(3)), torch.Size([3, 3])]
+SIZES_REFUSED = [3.0, True, np.float64(3), np.array(3.0), np.array(True), np.array([3, 3])]
+SIZES_REFUSED += [np.array(3, dtype=object), torch.tensor(3.0), (3.0, 3)]
+
+
+@pytest.mark.parametrize("size", SIZES_TAKEN + SIZES_REFUSED, ids=repr)
+def test_size_takes_what_f_interpolate_takes(size):
+    # size=np.array(3) was refused, which F.interpolate takes (as operator.index does:
+    # a 0-d integer array, alone). cresize also takes a sequence of 0-d integer arrays,
+    # as cresize.resize does (F.interpolate refuses one): not compared here.
+    x = torch.rand(1, 2, 5, 5, dtype=torch.float64)
+    kw = dict(size=size, mode="bilinear")
+    theirs = _outcome(F.interpolate, x, **kw)
+    assert (theirs is None) is any(size is s for s in SIZES_TAKEN)
+    for _ in range(2):  # the second call of a key is the remembered plan's
+        assert _outcome(ct.interpolate, x, **kw) is theirs
+    assert _outcome(lambda: ct.Resize(size, mode="bilinear")(x)) is theirs
+    assert _outcome(_recorded, x, kw) is theirs
+    if theirs is None:
+        torch.testing.assert_close(
+            ct.interpolate(x, **kw), F.interpolate(x, **kw), rtol=0, atol=1e-10
+        )
+
+
+def test_a_0d_array_size_keeps_its_refusal_messages_and_is_read_by_value():
+    x = torch.rand(1, 1, 5, 5)
+    for size in (np.array(3.0), np.array(True), np.array(3, dtype=object)):
+        with pytest.raises(
+            TypeError, match=r"^size must be a number or a sequence of 2; got array"
+        ):
+            ct.interpolate(x, size=size)
+    size = np.array(3)
+    layer = ct.Resize(size)
+    assert layer(x).shape == (1, 1, 3, 3)
+    size[...] = 4  # Resize's key held the array itself: the plan of size 3 stayed
+    assert layer(x).shape == (1, 1, 4, 4)
+
+
 def test_the_check_compares_with_pytorch_exactly_where_f_interpolate_takes_the_call():
     # _check._torch_run had its own copy of PyTorch's rank rules; it asks _spec's now,
     # the rules cresize.torch refuses by: both must agree with F.interpolate itself

@@ -94,7 +94,8 @@ def interpolate(
         does float16); integer tensors are resized without gradient (rounded and
         clipped).
     size : int or sequence of int, optional
-        Output length of each spatial dimension; 0-d integer tensors are ints.
+        Output length of each spatial dimension; 0-d integer tensors are ints, and
+        so is a 0-d integer NumPy array given alone (as ``F.interpolate`` takes them).
     scale_factor : float or sequence of float, optional
         Per spatial dimension; the output length is ``floor(I * f)`` and, unless
         ``recompute_scale_factor`` is true, the sampling scale is ``1 / f``.
@@ -800,10 +801,11 @@ def _per_axis(value, n, name):
 
 
 def _tensor_sizes(size):
-    """0-d integer tensors (alone or in a sequence) as ints, as ``F.interpolate`` takes them;
-    and symbolic ints (``torch.SymInt``, from a shape while a graph is recorded) as their
-    values: the plan's tables need them (a guard specialises them, as the input's spatial
-    lengths are)."""
+    """0-d integer tensors (alone or in a sequence) and a 0-d integer NumPy array (alone:
+    ``F.interpolate`` takes one as ``operator.index`` does, and no sequence of them) as
+    ints, as ``F.interpolate`` takes them; and symbolic ints (``torch.SymInt``, from a
+    shape while a graph is recorded) as their values: the plan's tables need them (a
+    guard specialises them, as the input's spatial lengths are)."""
 
     def plain(value):
         if isinstance(value, torch.SymInt):
@@ -821,6 +823,10 @@ def _tensor_sizes(size):
             )
         return int(value)
 
+    # an integer dtype, as operator.index takes (not float, bool, object: refused below,
+    # as any other array); under torch.compile the dtype is a graph break, then eager
+    if isinstance(size, np.ndarray) and size.ndim == 0 and size.dtype.kind in "iu":
+        return _spec.integer(size, "size", "an int")
     return [plain(s) for s in size] if isinstance(size, (list, tuple)) else plain(size)
 
 
@@ -871,4 +877,6 @@ def _frozen(value):
         return (type(value), tuple(_frozen(v) for v in value))
     if isinstance(value, torch.Tensor):
         return (torch.Tensor, value.dtype, tuple(value.shape), tuple(value.flatten().tolist()))
+    if isinstance(value, np.ndarray):  # by value: one changed in place is another size
+        return (np.ndarray, value.dtype, value.shape, tuple(value.flatten().tolist()))
     return (type(value), value)
