@@ -195,6 +195,14 @@ def test_off_by_one_transposed_table_is_caught(monkeypatch, mode):
     )
 
 
+def test_tolerances_take_what_other_float_arguments_take():
+    # rtol and step refused a 0-d array, which _spec.factor (scale_factor) takes
+    for check in (testing.check_adjoint, testing.check_gradient, testing.check_reference):
+        assert check((4, 5), (3, 7), mode="bicubic", rtol=np.array(1e-6)) < 1e-6
+        assert check((4, 5), (3, 7), mode="bicubic", rtol=np.array(np.inf)) < 1e-6
+    assert testing.check_gradient((4, 5), (3, 7), step=np.array(1e-4), rtol=np.float32(1e-6)) < 1e-6
+
+
 def test_checks_are_seeded_and_measure_float32():
     a = testing.check_adjoint((4, 7), (3, 11), mode="bicubic", dtype=np.float32, seed=5)
     b = testing.check_adjoint((4, 7), (3, 11), mode="bicubic", dtype="float32", seed=5)
@@ -259,6 +267,33 @@ def test_a_wrapper_without_the_keywords_is_told_what_is_passed(check):
         (lambda: testing.check_reference((2**32, 2**32), 2), ValueError, "any array can hold"),
         (lambda: testing.check_gradient((4, 4), 2, n_directions=True), TypeError, "n_directions"),
         (lambda: testing.check_gradient((4, 4), 2, step=np.inf), ValueError, "step must be finite"),
+        # NaN was "rtol must be > 0; got nan"; np.inf only measures (cresize check uses it)
+        (
+            lambda: testing.check_adjoint((4, 4), 2, rtol=np.nan),
+            ValueError,
+            r"rtol must be finite \(or np\.inf",
+        ),
+        (
+            lambda: testing.check_gradient((4, 4), 2, rtol=np.array(np.nan)),
+            ValueError,
+            "rtol must be finite",
+        ),
+        (lambda: testing.check_reference((4, 4), 2, rtol=-np.inf), ValueError, "rtol must be > 0"),
+        (
+            lambda: testing.check_gradient((4, 4), 2, step=np.array(np.nan)),
+            ValueError,
+            "step must be finite",
+        ),
+        (
+            lambda: testing.check_adjoint((4, 4), 2, rtol=np.array(True)),
+            TypeError,
+            "rtol must be a positive float",
+        ),
+        (
+            lambda: testing.check_adjoint((4, 4), 2, rtol=np.array([1e-6])),
+            TypeError,
+            "rtol must be a positive float",
+        ),
         (lambda: testing.check_adjoint(4, 2), TypeError, "shape must be a tuple"),
         (
             lambda: testing.check_adjoint(np.zeros((4, 4)), 2),

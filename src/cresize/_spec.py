@@ -302,16 +302,23 @@ def length(value, name, given=None):
     return value
 
 
-def factor(value, name, given=None):
-    """A finite positive scale factor as a float (``given``: as for ``integer``)."""
+def real(value, name, what, given=None):
+    """``value`` as a float: the one rule of what a float argument takes (a real number,
+    a NumPy integer or float, a 0-d array of one; not a bool), else a TypeError that
+    ``name`` must be ``what`` (``given``: as for ``integer``)."""
     quoted = value if given is None else given
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value[()]
     if isinstance(value, (bool, np.bool_)) or not isinstance(
         value, (numbers.Real, np.floating, np.integer)
     ):
-        raise TypeError(f"{name} must be a positive float (or tuple of them); got {quoted!r}")
-    value = float(value)
+        raise TypeError(f"{name} must be {what}; got {quoted!r}")
+    return float(value)
+
+
+def factor(value, name, given=None):
+    """A finite positive scale factor as a float (``given``: as for ``integer``)."""
+    value = real(value, name, "a positive float (or tuple of them)", given)
     if not (value > 0 and math.isfinite(value)):
         raise ValueError(f"{name} must be finite and > 0; got {value}")
     return value

@@ -1343,16 +1343,13 @@ def target_size(
     allow_upscale = _spec.flag(allow_upscale, "allow_upscale")
     if name == "scale":
         pair = value if isinstance(value, (tuple, list)) else (value, value)
-        wanted = "scale must be a positive finite number or a pair of them"
+        wanted = "a positive finite number or a pair of them"
         factors = []
         for f in pair:
-            if isinstance(f, np.ndarray) and f.ndim == 0:  # as _spec.factor takes it
-                f = f[()]
-            if isinstance(f, (bool, np.bool_)) or not isinstance(f, numbers.Real):
-                raise TypeError(f"{wanted}; got {value!r}")
-            if not 0 < f < math.inf:  # type: ignore[operator]  # typeshed's Real has no "<"
-                raise ValueError(f"{wanted}; got {value!r}")
-            factors.append(float(f))
+            f = _spec.real(f, "scale", wanted, value)
+            if not 0 < f < math.inf:
+                raise ValueError(f"scale must be {wanted}; got {value!r}")
+            factors.append(f)
         fx, fy = factors
         return (max(1, math.floor(width * fx + 0.5)), max(1, math.floor(height * fy + 0.5))), None
     if not (isinstance(value, (tuple, list)) and len(value) == 2):

@@ -29,6 +29,7 @@ adjoint check bounds the error of both inner products by that scale (see
 from __future__ import annotations
 
 import inspect
+import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -306,8 +307,8 @@ def check_adjoint(
     seed : int
         Seed of the random ``x`` and ``g`` (uniform in ``[-1, 1)``).
     rtol : float, optional
-        Allowed relative error; default ``TOLERANCES[dtype]``. ``np.inf`` only
-        measures.
+        Allowed relative error (a float > 0, or a 0-d array of one); default
+        ``TOLERANCES[dtype]``. ``np.inf`` only measures; NaN is a ``ValueError``.
     forward, backward : callable, optional
         Implementations with the signatures of ``cresize.resize`` and
         ``cresize.resize_backward``; default cresize's own.
@@ -389,7 +390,8 @@ def check_gradient(
     seed : int
         Seed of ``x``, ``g`` and the directions.
     rtol : float, optional
-        Allowed error relative to ``adjoint_scale(v, g, W)``; default ``FD_TOLERANCE``.
+        Allowed error relative to ``adjoint_scale(v, g, W)``; default ``FD_TOLERANCE``
+        (taken as for ``check_adjoint``).
     forward, backward : callable, optional
         As for ``check_adjoint``.
 
@@ -403,11 +405,9 @@ def check_gradient(
     AssertionError
         When it exceeds ``rtol``; the message carries the two derivatives.
     """
-    rtol = FD_TOLERANCE if rtol is None else _positive(rtol, "rtol")
+    rtol = FD_TOLERANCE if rtol is None else _positive(rtol, "rtol", measure=True)
     n_directions = _count(n_directions, "n_directions")
     step = _positive(step, "step")
-    if not np.isfinite(step):
-        raise ValueError(f"step must be finite; got {step}")
     forward, backward, spec, options = _setup(
         shape, size, scale_factor, mode, align_corners, antialias, axes, forward, backward
     )
@@ -687,15 +687,20 @@ def _dtype_rtol(dtype, rtol, where):
         raise TypeError(f"dtype must be float32 or float64; got {dtype!r}") from None
     if dtype not in TOLERANCES:
         raise TypeError(f"{where}: dtype must be float32 or float64; got {dtype}")
-    return dtype, TOLERANCES[dtype] if rtol is None else _positive(rtol, "rtol")
+    return dtype, TOLERANCES[dtype] if rtol is None else _positive(rtol, "rtol", measure=True)
 
 
-def _positive(value, name):
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)):
-        raise TypeError(f"{name} must be a positive float; got {value!r}")
+def _positive(value, name, measure=False):
+    """``value`` as a float > 0, taken as every float argument is (``_spec.real``: a
+    0-d array too); finite, or with ``measure`` also ``np.inf`` (an ``rtol`` that only
+    measures, as ``cresize check`` uses it)."""
+    value = _spec.real(value, name, "a positive float")
+    if math.isnan(value) or (value == math.inf and not measure):
+        allowed = "finite (or np.inf, which only measures)" if measure else "finite"
+        raise ValueError(f"{name} must be {allowed} and > 0; got {value}")
     if not value > 0:
         raise ValueError(f"{name} must be > 0; got {value}")
-    return float(value)
+    return value
 
 
 def _seed(value, name="seed"):
