@@ -752,6 +752,56 @@ def test_a_call_the_helper_helped_ends_its_back_off(tmp_path, window):
     assert cases >= 10 and stale == 0, (tries, cases, stale)
 
 
+#: A program of _quick.h alone: quick calls until the calling thread has read its CPU
+#: mask (``cresize_quick_masks_at``, kept for CRESIZE_QUICK_MASK_NS), then a fork; the
+#: child prints when its thread read the mask (0: never, the cache reset by the fork
+#: handler), the parent whether it read it at all.
+MASK_FORK_PROGRAM = r"""
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+typedef ssize_t Py_ssize_t;
+#include "_quick.h"
+
+static void chunk(void *call, int tid, Py_ssize_t j0, Py_ssize_t j1, int first)
+{
+    (void)call, (void)tid, (void)j0, (void)j1, (void)first;
+}
+
+int main(void)
+{
+    long long end = cresize_team_now() + 60000000000LL;
+    int status;
+    pid_t child;
+    if (cresize_quick_init())
+        return 2;
+    while (!cresize_quick_masks_at && cresize_team_now() < end)
+        cresize_quick_run(chunk, NULL, 8, 1); /* the helper reads its CPUs as it starts */
+    fflush(stdout);
+    child = fork();
+    if (child == 0) {
+        printf("%lld\n", cresize_quick_masks_at);
+        return 0;
+    }
+    waitpid(child, &status, 0);
+    printf("%d\n", cresize_quick_masks_at != 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 3;
+}
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork") or not LINUX, reason="fork(), the helper: Linux")
+def test_a_forked_child_reads_its_cpu_mask_again(tmp_path):
+    """The fork handler reset the pair but not the forking thread's cache of its CPU mask,
+    which the child's calls then took for up to CRESIZE_QUICK_MASK_NS (compared with the
+    child's new helper's CPUs, before that helper had read them)."""
+    child, parent = _run_program(tmp_path, "maskfork", MASK_FORK_PROGRAM).stdout.split()
+    assert parent == "1" and child == "0"
+
+
 AFFINITY_CHILD = """
 import os, sys, time
 import numpy as np

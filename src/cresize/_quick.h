@@ -264,8 +264,10 @@ static void *cresize_quick_main(void *unused)
 
 static void cresize_quick_forked(void)
 {
-    /* the helper was not forked with the process: the next quick call starts one */
+    /* the helper was not forked with the process: the next quick call starts one; this
+     * (the forking) thread reads its CPU mask again, to compare with that helper's CPUs */
     memset(&cresize_quick, 0, sizeof cresize_quick);
+    cresize_quick_masks_at = 0;
 }
 
 /* Register cresize_quick_forked: 0, or -1 when it cannot be. Called as the kernels load
