@@ -211,7 +211,8 @@ def _read(path, geometry=None, opencv=False):
             # tag's default), which the output would have claimed: it has none
             for key in ("dpi", "resolution"):
                 im.info.pop(key, None)
-        sixteen = _16bit_colour_mode(im)  # before getexif, which may load a PNG
+        maxval = _sample_maxval(im)
+        sixteen = _16bit_colour_mode(im, maxval)  # before getexif, which may load a PNG
         orientation = im.getexif().get(0x0112, 1)
         turned = orientation in _QUARTER_TURNS
         stored = _stored_size(im)
@@ -221,7 +222,6 @@ def _read(path, geometry=None, opencv=False):
             # OpenCV's TIFF decoder turns the pixels upright itself (with any flags)
             turn = 1 if im.format == "TIFF" and not planar else orientation
             pixels = _read_16bit(path, sixteen, turn, im.size, planar, im.format)
-            maxval = _ppm_maxval(im) or _jpeg2000_maxval(im)
             if maxval is not None and maxval != 65535:  # OpenCV gives 0-maxval: scaled
                 wide = pixels.astype(np.uint32) * 65535  # as Pillow scales 16-bit grey
                 pixels = ((wide + maxval // 2) // maxval).astype(np.uint16)
@@ -387,10 +387,11 @@ def _turned_info(info):
     return info
 
 
-def _16bit_colour_mode(im):
+def _16bit_colour_mode(im, maxval):
     """The mode of ``im``'s (not loaded) samples (``"RGB"``, ``"RGBA"``, ``"LA"``,
     ``"CMYK"``) where Pillow would read them as 8-bit from 16-bit samples, else None.
-    The raw mode says it: Pillow 13 opens a 16-bit grey-and-alpha PNG as RGBA."""
+    The raw mode says it: Pillow 13 opens a 16-bit grey-and-alpha PNG as RGBA.
+    ``maxval``: ``_sample_maxval(im)``."""
     if im.mode not in ("RGB", "RGBA", "LA", "CMYK") or not im.tile:
         return None
     raw = im.tile[0][3]  # (codec, extents, offset, args): a plain tuple before Pillow 11
@@ -401,11 +402,16 @@ def _16bit_colour_mode(im):
         # Uncompressed, Pillow gives each plane one letter of the raw mode ("R" of
         # "RGB;16L"): the 16-bit samples were read as 8-bit ones, garbage.
         return im.mode
-    if (_ppm_maxval(im) or 0) > 255:  # Pillow scales them to 8 bits
-        return im.mode
-    if (_jpeg2000_maxval(im) or 0) > 255:  # Pillow keeps the high 8 bits
+    if (maxval or 0) > 255:  # a PPM's Pillow scales to 8 bits; a JPEG 2000's, the high 8
         return im.mode
     return None
+
+
+def _sample_maxval(im):
+    """The largest sample value a PPM or JPEG 2000 file open in Pillow as ``im`` holds
+    (``_ppm_maxval``, ``_jpeg2000_maxval``: the latter reads the file's header), or None
+    (other formats): read once a file, by ``_read``."""
+    return _ppm_maxval(im) or _jpeg2000_maxval(im)
 
 
 def _ppm_maxval(im):
@@ -559,12 +565,17 @@ def _read_planar_tiff(path, mode, orientation):
 _TIFF_SIGNATURES = (b"II*\0", b"MM\0*", b"II+\0", b"MM\0+")
 
 
+def _is_tiff(path):
+    """Whether the file at ``path`` begins as a TIFF or BigTIFF does."""
+    with open(path, "rb") as f:
+        return f.read(4) in _TIFF_SIGNATURES
+
+
 def _tiff_first_page(path):
     """``((height, width), pages, quarter turn)`` of the TIFF at ``path`` by tifffile, or
     None: not a TIFF. Without tifffile, ``_tiff_reader``'s ValueError says why."""
-    with open(path, "rb") as f:
-        if f.read(4) not in _TIFF_SIGNATURES:
-            return None
+    if not _is_tiff(path):
+        return None
     with _tiff_reader(path).TiffFile(path) as tif:
         page = tif.pages.first
         turned = (page.tags.valueof(274) or 1) in _QUARTER_TURNS  # read upright
@@ -591,9 +602,8 @@ def _read_tiff_pillow_cannot(path):
     float32 (exact), float32 and float64 stay; grey and alpha is uint16 (H, W, 2), as a
     16-bit grey-and-alpha PNG is read. Re-raises Pillow's error for a file that is not a
     TIFF; a ValueError says why another TIFF is not read."""
-    with open(path, "rb") as f:
-        if f.read(4) not in _TIFF_SIGNATURES:
-            raise  # Pillow's UnidentifiedImageError, being handled by the caller
+    if not _is_tiff(path):
+        raise  # Pillow's UnidentifiedImageError, being handled by the caller
     with _tiff_reader(path).TiffFile(path) as tif:
         page = tif.pages.first
         pixels = page.asarray(maxworkers=1)
