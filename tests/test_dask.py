@@ -427,6 +427,9 @@ def test_errors():
         with pytest.raises(TypeError, match="levels must be a positive int; got "):
             cd.pyramid(x, bad)
     assert len(cd.pyramid(x, np.array(3))) == len(cd.pyramid(x, np.uint8(3))) == 3
+    # a halved axis of length 0 is named as the caller knows it (it was "input_shape")
+    with pytest.raises(ValueError, match=r"^axis 0 of x has length 0; a resized axis"):
+        cd.pyramid(da.ones((0, 10), chunks=3), 2)
 
 
 def test_numpy_input_untouched_and_identity_backward():
@@ -766,6 +769,27 @@ def test_pyramid_of_one_level_checks_its_arguments():
         with pytest.raises(TypeError, match="antialias"):
             cd.pyramid(x, levels, antialias="yes")
     assert cd.pyramid(x, 1)[0] is x
+
+
+def test_chunks_as_a_byte_size():
+    # chunks="1MiB" (Dask's own spelling: da.ones(..., chunks="1MiB"), x.rechunk("1MiB"))
+    # was refused with normalize_chunks' "Only one consistent value of limit or chunk is
+    # allowed. Used 1048576 != 1000000": cresize passed its own limit beside the string.
+    x = da.ones((4000, 4000), chunks=500, dtype=np.float32)
+    y = cd.resize(x, (6000, 6000), chunks="1MiB")
+    assert y.chunks == da.ones((6000, 6000), chunks="1MiB", dtype=np.float32).chunks
+    row = cd.resize(x, (6000, 6000), chunks=("1MiB", -1))
+    assert row.chunks[1] == (6000,) and 4 * 6000 * max(row.chunks[0]) <= 2**20
+    some = cd.resize(x, (6000, 6000), chunks={0: "1MiB"})
+    assert some.chunks[1] == cd.resize(x, (6000, 6000)).chunks[1]
+    assert 4 * np.prod(some.chunksize) <= 2**20
+    with pytest.raises(ValueError, match=r"chunks=\('1MiB', '2MiB'\) is not a valid chunking"):
+        cd.resize(x, (6000, 6000), chunks=("1MiB", "2MiB"))  # Dask's rule: one byte size
+    rng = np.random.default_rng(14)
+    small = rng.uniform(-1, 1, (90, 70)).astype(np.float64)
+    z = cd.resize(da.from_array(small, chunks=30), (200, 150), mode="lanczos3", chunks="8KiB")
+    assert 8 * np.prod(z.chunksize) <= 8192 and z.npartitions > 1
+    assert same_bits(z.compute(), cresize.resize(small, (200, 150), mode="lanczos3"))
 
 
 def test_chunks_dict_names_each_axis_once():

@@ -66,8 +66,9 @@ def resize(
         As for ``cresize.resize``.
     chunks : optional
         Chunking of the result, anything ``dask.array.core.normalize_chunks``
-        takes (an int, a tuple, ``"auto"``, or a dict ``{axis: chunks}`` naming
-        only some axes; the others take the default); it always wins. Default:
+        takes (an int, a tuple, a byte size such as ``"64MiB"``, ``"auto"``: about
+        one input chunk's bytes, or a dict ``{axis: chunks}`` naming only some
+        axes; the others take the default); it always wins. Default:
         one output chunk per input chunk. Batch axes keep ``x``'s chunks; along a
         resized axis an output chunk is the image of one input chunk
         (``round(c * O / I)``), the enlarged axes cut back, never below ``c``,
@@ -220,7 +221,7 @@ def pyramid(
     for _ in range(1, int(levels)):
         above = result[-1]
         factors = tuple(0.5 if above.shape[a] >= 2 else 1.0 for a in resized)
-        level = _spec.forward(above.shape, None, factors, mode, False, antialias, resized)
+        level = _spec.forward(above.shape, None, factors, mode, False, antialias, resized, name="x")
         chunks = {a: min(x.chunksize[a], level.output_shape[a]) for a in resized}
         result.append(
             resize(
@@ -476,6 +477,9 @@ def _output_chunks(src, out_shape, axes, chunks):
             named.add(axis)
             spec[axis] = default[axis] if c is None else c
         chunks = tuple(spec)
+    entries = chunks if isinstance(chunks, (tuple, list)) else (chunks,)
+    if any(isinstance(c, str) and c != "auto" for c in entries):
+        limit = None  # a byte size ("64MiB") is the limit: normalize_chunks refuses two
     try:
         result = normalize_chunks(
             chunks, tuple(out_shape), limit=limit, dtype=src.dtype, previous_chunks=tuple(default)
