@@ -649,7 +649,7 @@ def save_image(
     path: str | os.PathLike[str],
     *,
     format: str | None = None,
-    quality: int | None = None,
+    quality: _spec.Int | None = None,
     overwrite: bool = False,
 ) -> None:
     """Write an image atomically: to a temporary file next to ``path``, flushed
@@ -709,7 +709,7 @@ def _save(
     image: PIL.Image.Image | np.ndarray,
     path: str | os.PathLike[str],
     format: str | None = None,
-    quality: int | None = None,
+    quality: _spec.Int | None = None,
     overwrite: bool = False,
     later: Executor | None = None,
 ) -> _Saved:
@@ -1307,11 +1307,11 @@ def narrows(image: PIL.Image.Image | np.ndarray, format: str) -> bool:
 def target_size(
     width: int,
     height: int,
-    size: Sequence[int | None] | None = None,
+    size: Sequence[_spec.Int | None] | None = None,
     *,
-    scale: float | Sequence[float] | None = None,
-    fit: Sequence[int] | None = None,
-    fill: Sequence[int] | None = None,
+    scale: _spec.Real | Sequence[_spec.Real] | None = None,
+    fit: Sequence[_spec.Int] | None = None,
+    fill: Sequence[_spec.Int] | None = None,
     allow_upscale: bool = False,
 ) -> tuple[tuple[int, int], tuple[int, int, int, int] | None]:
     """The resized size and the centre crop for a ``width x height`` image.
@@ -1396,17 +1396,17 @@ def _ratio(length, new_other, other):
 
 def resize_image(
     image: str | os.PathLike[str] | PIL.Image.Image | np.ndarray,
-    size: Sequence[int | None] | None = None,
+    size: Sequence[_spec.Int | None] | None = None,
     *,
-    scale: float | Sequence[float] | None = None,
-    fit: Sequence[int] | None = None,
-    fill: Sequence[int] | None = None,
+    scale: _spec.Real | Sequence[_spec.Real] | None = None,
+    fit: Sequence[_spec.Int] | None = None,
+    fill: Sequence[_spec.Int] | None = None,
     mode: str = "lanczos3",
     antialias: bool = True,
     align_corners: bool | None = False,
     allow_upscale: bool = False,
     alpha: bool | None = None,
-    num_threads: int | None = None,
+    num_threads: _spec.Int | None = None,
     exact: bool = False,
 ) -> PIL.Image.Image | np.ndarray:
     """Resize an image with the core kernels, Pillow-style.
