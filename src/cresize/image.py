@@ -270,8 +270,8 @@ class _Header(NamedTuple):
     """What ``_header`` reads of a file without decoding its pixels."""
 
     size: tuple[int, int]  #: (width, height) as stored, before EXIF orientation
-    #: (width, height) upright, after EXIF orientation; a PNG whose EXIF follows its
-    #: pixels (Pillow would decode them to find it) counts as not turned
+    #: (width, height) upright, after EXIF orientation (a PNG's EXIF after its pixels
+    #: too: ``_png_orientation``)
     upright: tuple[int, int]
     #: images in the file, of which ``open_image`` reads the first; None: more than
     #: one, those after the first unreadable (a damaged or truncated file)
@@ -299,10 +299,65 @@ def _header(path):
             except Exception:  # one after the first is damaged: the first is still read
                 frames = None
         stored = _stored_size(im)
-        known = im.format != "PNG" or "exif" in im.info  # else getexif decodes a PNG
-        turned = known and im.getexif().get(0x0112, 1) in _QUARTER_TURNS
+        if im.format == "PNG" and "exif" not in im.info:  # else getexif decodes a PNG
+            orientation = _png_orientation(im, path)
+        else:
+            orientation = im.getexif().get(0x0112, 1)
+        turned = orientation in _QUARTER_TURNS
         upright = stored[::-1] if turned else stored
         return _Header(stored, upright, frames, "pages" if im.format == "TIFF" else "frames")
+
+
+#: The PNG chunks after the pixel data that can hold an EXIF orientation for Pillow's
+#: ``getexif``: EXIF, text (a "Raw profile type exif", XMP in an iTXt)
+_PNG_EXIF_CHUNKS = (b"eXIf", b"tEXt", b"zTXt", b"iTXt")
+#: The longest of them read (Pillow's bound on a PNG's text, ``MAX_TEXT_MEMORY``)
+_PNG_TEXT_MAX = 64 << 20
+#: The first 8 bytes of a PNG file
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def _png_orientation(im, path):
+    """The EXIF orientation of the PNG at ``path`` open in Pillow as ``im`` (whose EXIF,
+    if any, is not before its pixels), as ``im.getexif()`` gives it without decoding the
+    pixels: Pillow decodes them to read the chunks after them (an EXIF chunk, text with
+    a raw EXIF profile or XMP). Those chunks are found by the chunk list's headers, 8
+    bytes a chunk read unbuffered, the pixel data skipped (and chunks of more than
+    ``_PNG_TEXT_MAX`` bytes); up to the end, or the next
+    frame of an animated PNG, as Pillow reads them. Read as the chunks of a 1x1 PNG
+    after ``im.info`` (the chunks before the pixels, where a raw profile or XMP may be
+    too; a later value replaces an earlier one, as in Pillow's ``info``), with Pillow's
+    own rules (``Image.getexif``). A damaged chunk list ends the search."""
+    import io
+    import struct
+
+    Image = _pil()
+    late, pixels = [], False
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))  # reads unbuffered
+        try:
+            os.lseek(fd, 8, os.SEEK_SET)
+            while len(head := os.read(fd, 8)) == 8:
+                length, kind = struct.unpack(">I4s", head)
+                if kind == b"IEND" or (kind == b"fcTL" and pixels and im.n_frames > 1):
+                    break
+                pixels = pixels or kind in (b"IDAT", b"fdAT")
+                if pixels and kind in _PNG_EXIF_CHUNKS and length <= _PNG_TEXT_MAX:
+                    body = os.read(fd, length)
+                    if len(body) != length:
+                        break
+                    late.append(_png_chunk(kind, body))  # its CRC, as Pillow's decoder skips it
+                    length = 0
+                os.lseek(fd, length + 4, os.SEEK_CUR)  # the rest, and the CRC
+        finally:
+            os.close(fd)
+        grey = _png_chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 0, 0, 0, 0))  # 1x1
+        data = _PNG_SIGNATURE + grey + b"".join(late) + _png_chunk(b"IEND", b"")
+        with Image.open(io.BytesIO(data)) as found:
+            found.info = {**im.info, **found.info}
+            return Image.Image.getexif(found).get(0x0112, 1)  # Image's: PNG's decodes
+    except (OSError, ValueError, SyntaxError, struct.error):
+        return 1
 
 
 class _Decoded(NamedTuple):
@@ -1037,7 +1092,7 @@ def _png_grey_alpha(pixels, params):
     step = PNG_IDAT_MAX
     data = b"".join(
         [
-            b"\x89PNG\r\n\x1a\n",
+            _PNG_SIGNATURE,
             _png_chunk(b"IHDR", header),
             *(_png_chunk(b"IDAT", stream[i : i + step]) for i in range(0, len(stream), step)),
             _png_chunk(b"IEND", b""),
