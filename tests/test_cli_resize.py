@@ -13,7 +13,7 @@ import pytest
 
 import cresize
 from cresize._cli_resize import main, split_cores
-from cresize.image import FORMATS, resize_image, save_image
+from cresize.image import FORMATS, _png_chunk, resize_image, save_image
 
 Image = pytest.importorskip("PIL.Image")
 
@@ -562,6 +562,93 @@ def test_a_resized_image_over_max_pixels_is_refused_before_it_is_read(
     assert "it would be 600x400, 240,000 pixels, more than --max-pixels 239,999" in err
     assert ("600x900" in err) == (geometry[0] == "--width")
     assert not (tmp_path / "out").exists()
+
+
+def _png_with(path, chunks, before=False, frames=1):
+    """``write``'s 60x40 PNG with ``chunks`` after its pixel data (IDAT), or ``before``
+    it; with ``frames``, an animated PNG (``chunks`` after the first frame's pixels)."""
+    if frames > 1:
+        frame = Image.fromarray(photo(40, 60))
+        frame.save(path, save_all=True, append_images=[frame] * (frames - 1))
+    else:
+        write(path)
+    data = path.read_bytes()
+    at = data.index(b"IDAT") - 4
+    if not before:
+        at = data.index(b"fcTL", at) - 4 if frames > 1 else data.index(b"IEND") - 4
+    path.write_bytes(data[:at] + b"".join(chunks) + data[at:])
+    return path
+
+
+def _exif_orientation(orientation):
+    exif = Image.Exif()
+    exif[0x0112] = orientation
+    return exif.tobytes()[len(b"Exif\0\0") :]
+
+
+@pytest.mark.parametrize(
+    "where",
+    ["exif after", "exif after, its CRC wrong", "xmp after", "raw profile before", "animated"],
+)
+def test_max_pixels_takes_the_orientation_of_a_png_whose_exif_follows_its_pixels(
+    tmp_path, capsys, monkeypatch, where
+):
+    # A PNG whose EXIF came after its pixels counted as not turned (Pillow decodes the
+    # pixels to read it): --width 600 of a stored 60x40 turned upright 40x60 passed a
+    # --max-pixels of 500,000 as 600x400, and was resized to 600x900. The chunk list is
+    # read for it (headers only): refused before the pixels are read, as a JPEG is.
+    exif = _exif_orientation(6)
+    profile = b"Exif\0\0" + exif  # ImageMagick's text: name, length, hex
+    raw = f"\nexif\n{len(profile):8d}\n{profile.hex()}\n"
+    chunk = {
+        "exif after": _png_chunk(b"eXIf", exif),
+        "exif after, its CRC wrong": _png_chunk(b"eXIf", exif)[:-4] + bytes(4),  # Pillow's
+        "xmp after": _png_chunk(  # decoder skips CRCs after the pixels; XMP: its rule too
+            b"iTXt", b"XML:com.adobe.xmp\0\0\0\0\0" + b'<x tiff:Orientation="6"/>'
+        ),
+        "raw profile before": _png_chunk(b"tEXt", b"Raw profile type exif\0" + raw.encode()),
+        "animated": _png_chunk(b"eXIf", exif),
+    }[where]
+    src = _png_with(
+        tmp_path / "in.png", [chunk], where.endswith("before"), 3 if where == "animated" else 1
+    )
+    with Image.open(src) as im:  # what the read finds: Pillow decodes the pixels for it
+        assert "exif" not in im.info and im.getexif()[0x0112] == 6
+    import cresize.image
+
+    assert cresize.image._header(src).upright == (40, 60)
+    monkeypatch.setattr(cresize.image, "resize_image", lambda *a, **k: pytest.fail("read"))
+    argv = ["--width", "600", "-o", str(tmp_path / "out.png"), "--max-pixels", "500000"]
+    assert main([str(src), *argv]) == 1
+    assert "it would be 600x900, 540,000 pixels, more than --max-pixels 500,000" in (
+        capsys.readouterr().err
+    )
+
+
+def test_a_png_s_chunk_list_after_its_pixels_is_read_as_pillow_reads_it(tmp_path):
+    # Not turned: an orientation of the next frame of an animated PNG (Pillow stops at
+    # its fcTL), one after IEND, a chunk list cut short (as far as it goes); turned: the
+    # last of two orientations after the pixels, as Pillow's info keeps the last.
+    from cresize.image import _header
+
+    exif6, exif1 = (_png_chunk(b"eXIf", _exif_orientation(o)) for o in (6, 1))
+    src = _png_with(tmp_path / "a.png", [exif6], frames=3)
+    data = src.read_bytes()
+    second = data.index(b"fdAT") - 4  # in the second frame
+    (tmp_path / "b.png").write_bytes(data[:second] + exif6 + data[second:])
+    data = (tmp_path / "b.png").read_bytes()
+    first = data.index(b"eXIf") - 4
+    (tmp_path / "b.png").write_bytes(data[:first] + data[first + len(exif6) :])
+    assert _header(tmp_path / "b.png").upright == (60, 40)
+    (tmp_path / "c.png").write_bytes(write(tmp_path / "c0.png").read_bytes() + exif6)
+    assert _header(tmp_path / "c.png").upright == (60, 40)
+    cut = _png_with(tmp_path / "d.png", [exif6]).read_bytes()
+    (tmp_path / "d.png").write_bytes(cut[: cut.index(b"IDAT") + 20])
+    assert _header(tmp_path / "d.png").upright == (60, 40)
+    both = _png_with(tmp_path / "e.png", [exif1, exif6])
+    with Image.open(both) as im:
+        assert im.getexif()[0x0112] == 6
+    assert _header(both).upright == (40, 60)
 
 
 def test_runs_in_threads_keep_pillows_limit_lifted_and_give_it_back(tmp_path, monkeypatch):

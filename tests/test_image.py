@@ -870,6 +870,109 @@ def test_a_16bit_grey_and_alpha_jpeg2000_is_refused_with_the_reason(tmp_path):
         open_image(j2k)
 
 
+def _jpeg2000_of(path, mode, bits, signed, jp2=False):
+    """A lossless JPEG 2000 of ``mode`` (Pillow's 8-bit code) whose headers say ``bits``
+    bits a sample, ``signed`` or not: what the reader's check reads (the SIZ marker's
+    Ssiz of each component; in a JP2 file, the ihdr box's too)."""
+    from PIL import features
+
+    if not features.check("jpg_2000"):
+        pytest.skip("Pillow without OpenJPEG")
+    channels = {"RGB": 3, "RGBA": 4}[mode]
+    Image.fromarray(photo(16, 20, channels), mode).save(
+        path, "JPEG2000", irreversible=False, no_jp2=not jp2
+    )
+    data = bytearray(path.read_bytes())
+    depth = (bits - 1) | (0x80 if signed else 0)
+    siz = data.index(b"\xff\x51")  # Lsiz, Rsiz, 8 sizes of 4 bytes, Csiz, (Ssiz, XRsiz, YRsiz)
+    assert int.from_bytes(data[siz + 38 : siz + 40], "big") == channels
+    for k in range(channels):
+        data[siz + 40 + 3 * k] = depth
+    if jp2:  # ihdr: height, width (4 bytes each), components (2), bits a component (1)
+        data[data.index(b"ihdr") + 14] = depth
+    path.write_bytes(data)
+    assert Image.open(path).mode == mode  # Pillow would read it as 8-bit
+    return path
+
+
+@pytest.mark.parametrize("jp2", [False, True], ids=["j2k", "jp2"])
+@pytest.mark.parametrize(
+    "mode, bits, signed",
+    [("RGB", 16, True), ("RGBA", 12, True), ("RGB", 17, False), ("RGBA", 24, False)],
+)
+def test_a_signed_or_deeper_than_16bit_jpeg2000_is_refused_with_the_reason(
+    tmp_path, mode, bits, signed, jp2
+):
+    # Taken for 16-bit colour, such a file went to OpenCV, which reads neither (its
+    # errors "Component 0/3 is signed", "output precision > 16 not supported" on stderr,
+    # then "OSError: OpenCV could not read ... as 16-bit colour"; without OpenCV a
+    # ValueError to install it). Refused up front, from the header, with what is read.
+    src = _jpeg2000_of(tmp_path / f"in.{'jp2' if jp2 else 'j2k'}", mode, bits, signed, jp2)
+    sign = "signed " if signed else ""
+    want = (
+        rf"^{re.escape(str(src))} is a {bits}-bit {sign}{mode} JPEG 2000, which neither "
+        r"Pillow \(8 bits\) nor OpenCV reads; .* of unsigned RGB or RGBA samples of up to "
+        r"16 bits \(OpenCV\); convert it to unsigned 16-bit PNG or TIFF first$"
+    )
+    with pytest.raises(ValueError, match=want):
+        open_image(src)
+    with pytest.raises(ValueError, match=want):
+        resize_image(src, scale=0.5)
+
+
+def test_jpeg2000_headers_that_opencv_reads_or_pillow_reads_are_not_refused(tmp_path):
+    # The refusal is for what would go to OpenCV and fail there: 16-bit unsigned colour
+    # goes on to OpenCV; 8-bit signed colour stays Pillow's (which offsets it by 128)
+    assert isinstance(open_image(_jpeg2000_of(tmp_path / "s8.j2k", "RGB", 8, True)), Image.Image)
+    pytest.importorskip("cv2")
+    got = open_image(_jpeg2000_of(tmp_path / "u16.j2k", "RGBA", 16, False))
+    assert got.dtype == np.uint16 and got.shape == (16, 20, 4)
+
+
+def test_opencv_says_nothing_of_a_jpeg2000_codestream_s_colour_space(tmp_path, capfd):
+    # OpenCV wrote "[ WARN:0@0.2] ... OpenJPEG2000: Image has unknown or unspecified
+    # color space, SRGB is assumed" to stderr for each 16-bit colour J2K (a bare
+    # codestream has no colour box; Pillow assumes sRGB for 8-bit ones without a word).
+    # Its warnings are off while it decodes a JPEG 2000; its errors are not, and its log
+    # level is restored after, the user's own (lower or higher) kept.
+    cv2 = pytest.importorskip("cv2")
+    import concurrent.futures
+
+    from PIL import features
+
+    if not features.check("jpg_2000"):
+        pytest.skip("Pillow without OpenJPEG")
+    jp2 = tmp_path / "in.jp2"
+    assert cv2.imwrite(str(jp2), rgb16(100, 120, 3))  # smaller: too many resolutions
+    data = jp2.read_bytes()
+    j2k = tmp_path / "in.j2k"
+    j2k.write_bytes(data[data.index(b"jp2c") + 4 :])
+    cut = tmp_path / "cut.j2k"
+    cut.write_bytes(j2k.read_bytes()[: len(data) // 2])
+    logging = cv2.utils.logging
+    before = logging.getLogLevel()
+    try:
+        for level in (logging.LOG_LEVEL_WARNING, logging.LOG_LEVEL_INFO):
+            logging.setLogLevel(level)
+            capfd.readouterr()
+            assert open_image(j2k).dtype == np.uint16
+            assert "color space" not in capfd.readouterr().err
+            with pytest.raises(OSError, match="OpenCV could not read"):
+                open_image(cut)
+            assert "OpenJPEG2000" in capfd.readouterr().err  # the error, said
+            with concurrent.futures.ThreadPoolExecutor(4) as pool:  # the CLI's jobs
+                assert all(a.dtype == np.uint16 for a in pool.map(open_image, [j2k] * 40))
+            assert "color space" not in capfd.readouterr().err
+            assert logging.getLogLevel() == level
+        logging.setLogLevel(logging.LOG_LEVEL_SILENT)
+        with pytest.raises(OSError, match="OpenCV could not read"):
+            open_image(cut)
+        assert capfd.readouterr().err == ""
+        assert logging.getLogLevel() == logging.LOG_LEVEL_SILENT
+    finally:
+        logging.setLogLevel(before)
+
+
 @pytest.mark.parametrize("kind", ["rgb8", "grey16", "rgb16", "palette"])
 def test_png_gamma_chromaticity_and_srgb_are_kept(tmp_path, kind):
     # A PNG's gAMA chunk (and cHRM, sRGB) was dropped: a gamma-1.0 (linear) PNG came out

@@ -1210,7 +1210,7 @@ def _forget_fast():
     _fast.forget()
 
 
-def set_cache_limit(nbytes: int) -> int:
+def set_cache_limit(nbytes: _spec.Int) -> int:
     """Bound the plan cache (tap tables and plans) to ``nbytes`` bytes.
 
     Least recently used plans are dropped first; a plan larger than the bound
@@ -1266,7 +1266,7 @@ DEFAULT_RESULT_CACHE_LIMIT = _fast.POOL_DEFAULT
 _RESULT_LIMIT_LOCK = threading.Lock()
 
 
-def set_result_cache_limit(nbytes: int) -> int:
+def set_result_cache_limit(nbytes: _spec.Int) -> int:
     """Bound the memory of freed large results kept for reuse to ``nbytes`` bytes.
 
     On Linux, a result of 32 MiB or more that cresize allocated is, once freed,

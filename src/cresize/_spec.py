@@ -19,7 +19,6 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
-import numpy.typing as npt
 
 from cresize._tables import (
     ALIASES,
@@ -30,17 +29,28 @@ from cresize._tables import (
     output_length,
 )
 
-# What the public signatures take, for type checkers: the checks below (``length``,
-# ``factor``, ``shape``, ``_axes_list``, ``threads_value``) take NumPy's integer and
-# float scalars and 1-d arrays as well as ints and floats, and so do these.
-Int = int | np.integer[Any]
-Real = float | np.floating[Any] | np.integer[Any]
+# What the public signatures take, for type checkers: what the checks below take
+# (``integer`` and ``real``: NumPy's integer and float scalars and 0-d arrays as well
+# as ints and floats; ``length``, ``factor``, ``_axes_list``: also a sequence or a 1-d
+# array of them; ``shape``: a sequence or a 1-d integer array), and no more (a 2-d
+# array, a 0-d float array as an int: refused at run time, and by a type checker where
+# it knows the array's dimensions and dtype). NumPy's annotations give an array's
+# number of dimensions as its shape type: ``np.zeros(())`` is a ``tuple[()]`` one, and
+# ``np.array(3)`` one of unknown shape and dtype, which every alias takes.
+#: A 0-d integer array (``np.zeros((), np.int64)``), which ``integer`` takes as an int.
+Int0d = np.ndarray[tuple[()], np.dtype[np.integer[Any]]]
+#: A 0-d integer or float array, which ``real`` takes as a float.
+Real0d = np.ndarray[tuple[()], np.dtype[np.floating[Any] | np.integer[Any]]]
+#: One integer argument (``num_threads``, a cache bound, ``weights``' lengths).
+Int = int | np.integer[Any] | Int0d
+#: One float argument (``weights``' ``scale_factor``, ``cresize.testing``'s ``rtol``).
+Real = float | np.floating[Any] | np.integer[Any] | Real0d
 #: A size or ``axes``: one int, or one per resized axis.
-Ints = Int | Sequence[Int] | npt.NDArray[np.integer[Any]]
+Ints = Int | Sequence[Int] | np.ndarray[tuple[int], np.dtype[np.integer[Any]]]
 #: A ``scale_factor``: one factor, or one per resized axis.
-Reals = Real | Sequence[Real] | npt.NDArray[np.floating[Any] | np.integer[Any]]
+Reals = Real | Sequence[Real] | np.ndarray[tuple[int], np.dtype[np.floating[Any] | np.integer[Any]]]
 #: A whole shape (``input_shape``).
-Shape = Sequence[Int]
+Shape = Sequence[Int] | np.ndarray[tuple[int], np.dtype[np.integer[Any]]]
 #: The scalar type of an array, which its result keeps (``resize`` returns ``x``'s dtype).
 Scalar = TypeVar("Scalar", bound=np.generic)
 

@@ -159,7 +159,7 @@ def resize_backward(
 
 def pyramid(
     x: da.Array | ArrayLike,
-    levels: int,
+    levels: _spec.Int,
     *,
     axes: _spec.Ints | None = None,
     mode: str = "lanczos3",

@@ -12,6 +12,7 @@ See docs/files.md.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import math
 import numbers
@@ -211,8 +212,10 @@ def _read(path, geometry=None, opencv=False):
             # tag's default), which the output would have claimed: it has none
             for key in ("dpi", "resolution"):
                 im.info.pop(key, None)
-        maxval = _sample_maxval(im)
+        maxval, signed = _sample_maxval(im)
         sixteen = _16bit_colour_mode(im, maxval)  # before getexif, which may load a PNG
+        if sixteen and im.format == "JPEG2000":
+            _refuse_jpeg2000(path, sixteen, maxval.bit_length(), signed)
         orientation = im.getexif().get(0x0112, 1)
         turned = orientation in _QUARTER_TURNS
         stored = _stored_size(im)
@@ -267,8 +270,8 @@ class _Header(NamedTuple):
     """What ``_header`` reads of a file without decoding its pixels."""
 
     size: tuple[int, int]  #: (width, height) as stored, before EXIF orientation
-    #: (width, height) upright, after EXIF orientation; a PNG whose EXIF follows its
-    #: pixels (Pillow would decode them to find it) counts as not turned
+    #: (width, height) upright, after EXIF orientation (a PNG's EXIF after its pixels
+    #: too: ``_png_orientation``)
     upright: tuple[int, int]
     #: images in the file, of which ``open_image`` reads the first; None: more than
     #: one, those after the first unreadable (a damaged or truncated file)
@@ -296,10 +299,65 @@ def _header(path):
             except Exception:  # one after the first is damaged: the first is still read
                 frames = None
         stored = _stored_size(im)
-        known = im.format != "PNG" or "exif" in im.info  # else getexif decodes a PNG
-        turned = known and im.getexif().get(0x0112, 1) in _QUARTER_TURNS
+        if im.format == "PNG" and "exif" not in im.info:  # else getexif decodes a PNG
+            orientation = _png_orientation(im, path)
+        else:
+            orientation = im.getexif().get(0x0112, 1)
+        turned = orientation in _QUARTER_TURNS
         upright = stored[::-1] if turned else stored
         return _Header(stored, upright, frames, "pages" if im.format == "TIFF" else "frames")
+
+
+#: The PNG chunks after the pixel data that can hold an EXIF orientation for Pillow's
+#: ``getexif``: EXIF, text (a "Raw profile type exif", XMP in an iTXt)
+_PNG_EXIF_CHUNKS = (b"eXIf", b"tEXt", b"zTXt", b"iTXt")
+#: The longest of them read (Pillow's bound on a PNG's text, ``MAX_TEXT_MEMORY``)
+_PNG_TEXT_MAX = 64 << 20
+#: The first 8 bytes of a PNG file
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def _png_orientation(im, path):
+    """The EXIF orientation of the PNG at ``path`` open in Pillow as ``im`` (whose EXIF,
+    if any, is not before its pixels), as ``im.getexif()`` gives it without decoding the
+    pixels: Pillow decodes them to read the chunks after them (an EXIF chunk, text with
+    a raw EXIF profile or XMP). Those chunks are found by the chunk list's headers, 8
+    bytes a chunk read unbuffered, the pixel data skipped (and chunks of more than
+    ``_PNG_TEXT_MAX`` bytes); up to the end, or the next
+    frame of an animated PNG, as Pillow reads them. Read as the chunks of a 1x1 PNG
+    after ``im.info`` (the chunks before the pixels, where a raw profile or XMP may be
+    too; a later value replaces an earlier one, as in Pillow's ``info``), with Pillow's
+    own rules (``Image.getexif``). A damaged chunk list ends the search."""
+    import io
+    import struct
+
+    Image = _pil()
+    late, pixels = [], False
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))  # reads unbuffered
+        try:
+            os.lseek(fd, 8, os.SEEK_SET)
+            while len(head := os.read(fd, 8)) == 8:
+                length, kind = struct.unpack(">I4s", head)
+                if kind == b"IEND" or (kind == b"fcTL" and pixels and im.n_frames > 1):
+                    break
+                pixels = pixels or kind in (b"IDAT", b"fdAT")
+                if pixels and kind in _PNG_EXIF_CHUNKS and length <= _PNG_TEXT_MAX:
+                    body = os.read(fd, length)
+                    if len(body) != length:
+                        break
+                    late.append(_png_chunk(kind, body))  # its CRC, as Pillow's decoder skips it
+                    length = 0
+                os.lseek(fd, length + 4, os.SEEK_CUR)  # the rest, and the CRC
+        finally:
+            os.close(fd)
+        grey = _png_chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 0, 0, 0, 0))  # 1x1
+        data = _PNG_SIGNATURE + grey + b"".join(late) + _png_chunk(b"IEND", b"")
+        with Image.open(io.BytesIO(data)) as found:
+            found.info = {**im.info, **found.info}
+            return Image.Image.getexif(found).get(0x0112, 1)  # Image's: PNG's decodes
+    except (OSError, ValueError, SyntaxError, struct.error):
+        return 1
 
 
 class _Decoded(NamedTuple):
@@ -408,10 +466,18 @@ def _16bit_colour_mode(im, maxval):
 
 
 def _sample_maxval(im):
-    """The largest sample value a PPM or JPEG 2000 file open in Pillow as ``im`` holds
-    (``_ppm_maxval``, ``_jpeg2000_maxval``: the latter reads the file's header), or None
-    (other formats): read once a file, by ``_read``."""
-    return _ppm_maxval(im) or _jpeg2000_maxval(im)
+    """``(maxval, signed)``: the largest sample value a PPM or JPEG 2000 file open in
+    Pillow as ``im`` holds (``_ppm_maxval``, ``_jpeg2000_depth``: the latter reads the
+    file's header), or None (other formats), and whether its samples are signed (only a
+    JPEG 2000's may be): read once a file, by ``_read``."""
+    maxval = _ppm_maxval(im)
+    if maxval:
+        return maxval, False
+    depth = _jpeg2000_depth(im)
+    if depth is None:
+        return None, False
+    bits, signed = depth
+    return (1 << bits) - 1, signed
 
 
 def _ppm_maxval(im):
@@ -423,11 +489,12 @@ def _ppm_maxval(im):
     return args[-1] if isinstance(args, tuple) and isinstance(args[-1], int) else None
 
 
-def _jpeg2000_maxval(im):
-    """The largest sample value of a JPEG 2000 file open in Pillow as ``im`` (its
-    deepest component's ``2**bits - 1``, from the codestream's SIZ marker), or None: not
-    JPEG 2000, or a header this does not find. Pillow reads RGB(A) and LA of more than
-    8 bits as 8-bit and does not say so (only grey gets mode I;16)."""
+def _jpeg2000_depth(im):
+    """``(bits, signed)`` of a JPEG 2000 file open in Pillow as ``im``: its deepest
+    component's bits a sample and whether any component's samples are signed, from the
+    codestream's SIZ marker; or None: not JPEG 2000, or a header this does not find.
+    Pillow reads RGB(A) and LA of more than 8 bits as 8-bit and does not say so (only
+    grey gets mode I;16)."""
     if im.format != "JPEG2000" or im.fp is None:
         return None
     where = im.fp.tell()
@@ -454,7 +521,24 @@ def _jpeg2000_maxval(im):
     depths = head[start + 42 : start + 42 + 3 * count : 3]
     if count == 0 or len(depths) != count:
         return None
-    return (1 << ((max(depths) & 0x7F) + 1)) - 1  # Ssiz: bits - 1; the top bit: signed
+    # Ssiz: bits - 1 (1 to 38 bits), and the top bit: signed
+    return max(d & 0x7F for d in depths) + 1, any(d & 0x80 for d in depths)
+
+
+def _refuse_jpeg2000(path, mode, bits, signed):
+    """A ``ValueError`` for a JPEG 2000 of more-than-8-bit ``mode`` (``_16bit_colour_mode``:
+    RGB, RGBA, LA) samples of ``bits`` bits (``signed``) that OpenCV, which reads the
+    others, does not read: grey and alpha, signed samples, more than 16 bits. Pillow
+    would keep 8 bits of them; OpenCV fails without saying why ("could not read")."""
+    if mode != "LA" and bits <= 16 and not signed:
+        return
+    kind = "grey-and-alpha" if mode == "LA" else mode
+    raise ValueError(
+        f"{os.fspath(path)} is a {bits}-bit {'signed ' if signed else ''}{kind} JPEG 2000, "
+        f"which neither Pillow (8 bits) nor OpenCV reads; cresize reads a JPEG 2000 of "
+        f"8-bit samples or of grey (Pillow), or of unsigned RGB or RGBA samples of up to "
+        f"16 bits (OpenCV); convert it to unsigned 16-bit PNG or TIFF first"
+    )
 
 
 #: The start of a JPEG 2000 codestream: the markers SOC and SIZ
@@ -508,16 +592,39 @@ def _opencv(needed=None):
     return _optional.load("cv2", OPENCV, hint=needed)
 
 
+#: ``_opencv_quiet``: the calls inside it, and OpenCV's log level before the first (one
+#: level a process, and the CLI's threads decode at once: the last one out restores it).
+_QUIET = {"inside": 0, "level": 0}
+_QUIET_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def _opencv_quiet(cv2):
+    """OpenCV's warnings off while inside (its errors are still printed, and raised or
+    returned as None): its JPEG 2000 decoder writes "Image has unknown or unspecified
+    color space, SRGB is assumed" to stderr for a colour codestream without a JP2
+    colour box (a bare J2K file holds none), assuming sRGB, as Pillow does silently for
+    8-bit ones. A level the user set lower (errors only, or none) is kept."""
+    logging = cv2.utils.logging
+    with _QUIET_LOCK:
+        if _QUIET["inside"] == 0:
+            _QUIET["level"] = logging.getLogLevel()
+            logging.setLogLevel(min(_QUIET["level"], logging.LOG_LEVEL_ERROR))
+        _QUIET["inside"] += 1
+    try:
+        yield
+    finally:
+        with _QUIET_LOCK:
+            _QUIET["inside"] -= 1
+            if _QUIET["inside"] == 0:
+                logging.setLogLevel(_QUIET["level"])
+
+
 def _read_16bit(path, mode, orientation, size, planar=False, fmt=None):
     if mode == "CMYK":  # OpenCV reads no CMYK TIFF; Pillow would keep the high bytes
         raise ValueError(
             f"{os.fspath(path)} has 16-bit CMYK pixels, which neither Pillow (8 bits) nor "
             f"OpenCV reads; convert it to 16-bit RGB (or to 8-bit CMYK) first"
-        )
-    if mode == "LA" and fmt == "JPEG2000":  # OpenCV reads no 2-component JPEG 2000
-        raise ValueError(
-            f"{os.fspath(path)} is a 16-bit grey-and-alpha JPEG 2000, which neither Pillow "
-            f"(8 bits) nor OpenCV reads; convert it to 16-bit PNG or TIFF first"
         )
     if planar:
         return _read_planar_tiff(path, mode, orientation)
@@ -526,7 +633,11 @@ def _read_16bit(path, mode, orientation, size, planar=False, fmt=None):
         raise ValueError(f"{os.fspath(path)} has 16-bit {mode} pixels; {OPENCV_HINT}")
     data = np.fromfile(path, np.uint8)  # imdecode: any path, any platform
     try:
-        bgr = cv2.imdecode(data, cv2.IMREAD_UNCHANGED)
+        if fmt == "JPEG2000":
+            with _opencv_quiet(cv2):
+                bgr = cv2.imdecode(data, cv2.IMREAD_UNCHANGED)
+        else:
+            bgr = cv2.imdecode(data, cv2.IMREAD_UNCHANGED)
     except cv2.error as exc:
         if "CV_IO_MAX_IMAGE_PIXELS" not in str(exc):
             raise
@@ -649,7 +760,7 @@ def save_image(
     path: str | os.PathLike[str],
     *,
     format: str | None = None,
-    quality: int | None = None,
+    quality: _spec.Int | None = None,
     overwrite: bool = False,
 ) -> None:
     """Write an image atomically: to a temporary file next to ``path``, flushed
@@ -709,7 +820,7 @@ def _save(
     image: PIL.Image.Image | np.ndarray,
     path: str | os.PathLike[str],
     format: str | None = None,
-    quality: int | None = None,
+    quality: _spec.Int | None = None,
     overwrite: bool = False,
     later: Executor | None = None,
 ) -> _Saved:
@@ -981,7 +1092,7 @@ def _png_grey_alpha(pixels, params):
     step = PNG_IDAT_MAX
     data = b"".join(
         [
-            b"\x89PNG\r\n\x1a\n",
+            _PNG_SIGNATURE,
             _png_chunk(b"IHDR", header),
             *(_png_chunk(b"IDAT", stream[i : i + step]) for i in range(0, len(stream), step)),
             _png_chunk(b"IEND", b""),
@@ -1307,11 +1418,11 @@ def narrows(image: PIL.Image.Image | np.ndarray, format: str) -> bool:
 def target_size(
     width: int,
     height: int,
-    size: Sequence[int | None] | None = None,
+    size: Sequence[_spec.Int | None] | None = None,
     *,
-    scale: float | Sequence[float] | None = None,
-    fit: Sequence[int] | None = None,
-    fill: Sequence[int] | None = None,
+    scale: _spec.Real | Sequence[_spec.Real] | None = None,
+    fit: Sequence[_spec.Int] | None = None,
+    fill: Sequence[_spec.Int] | None = None,
     allow_upscale: bool = False,
 ) -> tuple[tuple[int, int], tuple[int, int, int, int] | None]:
     """The resized size and the centre crop for a ``width x height`` image.
@@ -1396,17 +1507,17 @@ def _ratio(length, new_other, other):
 
 def resize_image(
     image: str | os.PathLike[str] | PIL.Image.Image | np.ndarray,
-    size: Sequence[int | None] | None = None,
+    size: Sequence[_spec.Int | None] | None = None,
     *,
-    scale: float | Sequence[float] | None = None,
-    fit: Sequence[int] | None = None,
-    fill: Sequence[int] | None = None,
+    scale: _spec.Real | Sequence[_spec.Real] | None = None,
+    fit: Sequence[_spec.Int] | None = None,
+    fill: Sequence[_spec.Int] | None = None,
     mode: str = "lanczos3",
     antialias: bool = True,
     align_corners: bool | None = False,
     allow_upscale: bool = False,
     alpha: bool | None = None,
-    num_threads: int | None = None,
+    num_threads: _spec.Int | None = None,
     exact: bool = False,
 ) -> PIL.Image.Image | np.ndarray:
     """Resize an image with the core kernels, Pillow-style.

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import numbers
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -40,6 +41,15 @@ import torch  # noqa: E402 (imported above)
 import torch.autograd.forward_ad as _forward_ad  # noqa: E402
 
 __all__ = ["Resize", "interpolate"]
+
+# What ``size`` and ``scale_factor`` take, for type checkers (``_tensor_sizes`` and
+# ``_per_axis``, as ``F.interpolate`` takes them): not ``_spec.Ints`` and
+# ``_spec.Reals``, as no 1-d array is taken, nor a 0-d float array alone.
+#: An int (a 0-d integer array alone, too), a 0-d integer tensor, or a sequence of them
+#: (1-d tensors are refused at run time; type checkers do not know a tensor's rank).
+Size = _spec.Int | torch.Tensor | Sequence[_spec.Int | torch.Tensor]
+#: A number, or a sequence of them (0-d arrays too).
+Factors = float | np.floating[Any] | np.integer[Any] | Sequence[_spec.Real]
 
 # Dynamo is tracing (torch.compile, strict torch.export): the call is recorded as the
 # operator cresize::interpolate (see "Graph capture" below)
@@ -72,8 +82,8 @@ _DTYPES = {
 
 def interpolate(
     input: torch.Tensor,
-    size: _spec.Ints | None = None,
-    scale_factor: _spec.Reals | None = None,
+    size: Size | None = None,
+    scale_factor: Factors | None = None,
     mode: str = "nearest",
     align_corners: bool | None = None,
     recompute_scale_factor: bool | None = None,
@@ -348,8 +358,8 @@ class Resize(torch.nn.Module):
 
     def __init__(
         self,
-        size: _spec.Ints | None = None,
-        scale_factor: _spec.Reals | None = None,
+        size: Size | None = None,
+        scale_factor: Factors | None = None,
         mode: str = "nearest",
         align_corners: bool | None = None,
         recompute_scale_factor: bool | None = None,

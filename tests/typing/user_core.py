@@ -74,7 +74,47 @@ assert_type(cresize.testing.reference_resize(x, 12), F64)
 assert_type(cresize.testing.reference_backward(y, x.shape), F64)
 assert_type(cresize.testing.reference_matrices((6, 6), 3), dict[int, F64])
 
+# a 0-d array is one int or float where one is taken (as _spec.integer and _spec.real
+# take it); a 1-d array a sequence of them
+i0 = np.zeros((), np.int64)
+u0 = np.zeros((), np.uint8)
+f0 = np.zeros((), np.float32)
+i1 = np.zeros(2, np.int64)
+f1 = np.zeros(2, np.float64)
+b0 = np.zeros((), np.bool_)
+i2 = np.zeros((2, 2), np.int64)
+f2 = np.zeros((2, 2), np.float64)
+assert_type(cresize.resize(x, i0, axes=u0, num_threads=i0), F32)
+cresize.resize(x, (i0, 3), axes=[1, u0])
+cresize.resize(x, i1, axes=i1)
+cresize.resize(x, scale_factor=f0)
+cresize.resize(x, scale_factor=i0)
+cresize.resize(x, scale_factor=(f0, i0, 2.0))
+cresize.resize(x, scale_factor=f1)
+cresize.resize_backward(y, i1, axes=i0, num_threads=u0)
+cresize.resize_backward(y, (i0, 6, u0))
+cresize.weights(i0, u0, scale_factor=f0)
+cresize.plan(x.shape, i0, num_threads=i0)
+p(x, num_threads=i0)
+p.backward(y, num_threads=u0)
+cresize.set_cache_limit(i0)
+cresize.set_result_cache_limit(u0)
+cresize.testing.check_adjoint((4, 4), i0, seed=i0, rtol=f0)
+cresize.testing.check_gradient((4, 4), 2, n_directions=i0, step=f0, seed=u0, rtol=i0)
+cresize.testing.check_reference(i1, scale_factor=f1, rtol=f0)
+
 # refused
+cresize.resize(x, f0)  # type: ignore[arg-type]
+cresize.resize(x, i2)  # type: ignore[arg-type]
+cresize.resize(x, 3, num_threads=i1)  # type: ignore[arg-type]
+cresize.resize(x, 3, num_threads=b0)  # type: ignore[arg-type]
+cresize.resize(x, 3, axes=f0)  # type: ignore[arg-type]
+cresize.resize(x, scale_factor=f2)  # type: ignore[arg-type]
+cresize.weights(6, scale_factor=f1)  # type: ignore[arg-type]
+cresize.weights(f0, 3)  # type: ignore[arg-type]
+cresize.set_cache_limit(f0)  # type: ignore[arg-type]
+cresize.testing.check_adjoint((4, 4), 2, seed=f0)  # type: ignore[arg-type]
+cresize.testing.check_adjoint((4, 4), 2, rtol=f1)  # type: ignore[arg-type]
 cresize.resize(x, "12")  # type: ignore[arg-type]
 cresize.resize(x, 12, mode=3)  # type: ignore[call-overload]
 cresize.resize(x, 12, out=[1])  # type: ignore[call-overload]

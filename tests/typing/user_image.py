@@ -30,6 +30,16 @@ assert_type(
 )
 assert_type(cresize.image.narrows(a, "jpeg"), bool)
 
+i0 = np.zeros((), np.int64)
+f0 = np.zeros((), np.float64)
+cresize.image.save_image(small, "out.jpg", quality=i0)
+cresize.image.resize_image(a, (i0, None), num_threads=i0)
+cresize.image.resize_image(a, scale=(f0, 0.5))
+cresize.image.target_size(10, 10, scale=f0)
+cresize.image.target_size(10, 10, fill=(i0, 5), allow_upscale=True)
+
 # refused
+cresize.image.save_image(a, "out.jpg", quality=f0)  # type: ignore[arg-type]
+cresize.image.target_size(10, 10, scale=np.zeros(2, np.float64))  # type: ignore[arg-type]
 cresize.image.save_image(a, "out.png", quality="high")  # type: ignore[arg-type]
 cresize.image.resize_image(a, 100)  # type: ignore[arg-type]
