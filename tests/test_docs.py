@@ -9,8 +9,13 @@ examples of ``test_doc_examples.py``.
 
 import doctest
 import importlib
+import importlib.util
+import inspect
 import pkgutil
+import re
+from pathlib import Path
 
+import numpy as np
 import pytest
 
 import cresize
@@ -134,3 +139,80 @@ def test_the_core_functions_say_what_they_raise():
             for name in entry.type.split(", ")
         }
         assert {"TypeError", "ValueError", "MemoryError"} <= raised, (func.__name__, raised)
+
+
+ROOT = Path(__file__).resolve().parents[1]
+#: The sentence of README.md that says where float32 rows start being summed in float64.
+LONG_ROWS = re.compile(
+    r"antialiased shrinking by about (\d+) or more \(lanczos3\), (\d+) \(bicubic\) or"
+    r" (\d+) \(bilinear\), or from `area` shrinking by\s+about (\d+) or more"
+)
+
+
+def _taps_per_row(mode, antialias, factor):
+    """The most taps a row has when ``mode`` shrinks by ``factor`` (12 outputs)."""
+    w = cresize.weights(round(factor * 12), 12, mode=mode, antialias=antialias)
+    return int((w != 0).sum(axis=1).max())
+
+
+def test_the_documented_long_row_factors_hold():
+    """README.md (and docs/limits.md) give the shrink factors from which float32 rows
+    have more than ``_plan.LONG_SUM`` taps (summed in float64): 3% below each a row
+    has at most that many, 3% above more."""
+    from cresize import _plan
+
+    found = LONG_ROWS.search(" ".join((ROOT / "README.md").read_text().split()))
+    assert found, "README.md no longer states the long-row shrink factors"
+    factors = dict(zip(("lanczos3", "bicubic", "bilinear", "area"), map(int, found.groups())))
+    limits = " ".join((ROOT / "docs" / "limits.md").read_text().split())
+    for mode, factor in factors.items():
+        assert f"{factor}" in limits, f"docs/limits.md does not give {mode}'s {factor}"
+        antialias = mode != "area"
+        assert _taps_per_row(mode, antialias, 0.97 * factor) <= _plan.LONG_SUM, mode
+        assert _taps_per_row(mode, antialias, 1.03 * factor) > _plan.LONG_SUM, mode
+
+
+def _parameter_text(func, name):
+    docscrape = pytest.importorskip("numpydoc.docscrape", reason="numpydoc is not installed")
+    for parameter in docscrape.FunctionDoc(func)["Parameters"]:
+        if name in parameter.name.split(", "):
+            return " ".join(parameter.desc)
+    raise AssertionError(f"{func.__qualname__} does not document {name}")
+
+
+def test_docstrings_state_the_defaults_of_the_signatures():
+    """A default a docstring states is the signature's (they were left out or stale)."""
+    import cresize.image
+
+    cases = [
+        (cresize.plan, "dtype", "float32", "default float32"),
+        (cresize.image.resize_image, "antialias", True, "default True"),
+        (cresize.image.resize_image, "mode", "lanczos3", 'default ``"lanczos3"``'),
+    ]
+    if importlib.util.find_spec("torch") is not None:
+        import cresize.torch
+
+        cases.append((cresize.torch.interpolate, "mode", "nearest", 'Default ``"nearest"``'))
+    for func, name, default, words in cases:
+        assert inspect.signature(func).parameters[name].default == default, (func, name)
+        assert words in _parameter_text(func, name), (func.__qualname__, name, words)
+
+
+def test_the_documented_thread_bound_holds():
+    """``resize``'s docstring gives the largest ``num_threads``: that many run, one
+    more is refused naming it."""
+    assert "at most 4096" in _parameter_text(cresize.resize, "num_threads")
+    x = np.zeros((4, 4))
+    assert cresize.resize(x, 2, num_threads=4096).shape == (2, 2)
+    with pytest.raises(ValueError, match="num_threads must be at most 4096"):
+        cresize.resize(x, 2, num_threads=4097)
+
+
+def test_the_default_axes_of_a_scale_factor_tuple():
+    """``resize``'s docstring: a tuple ``scale_factor`` resizes as many last axes as
+    it has entries, as a tuple ``size`` does."""
+    assert "``scale_factor``" in _parameter_text(cresize.resize, "axes")
+    x = np.zeros((4, 5, 6))
+    assert cresize.resize(x, scale_factor=(2.0,)).shape == (4, 5, 12)
+    assert cresize.resize(x, scale_factor=(2.0, 2.0, 2.0)).shape == (8, 10, 12)
+    assert cresize.resize(x, (3, 3, 3)).shape == (3, 3, 3)

@@ -72,8 +72,9 @@ def resize(
         Output length of each resized axis (an int applies to every resized axis).
     scale_factor : float or tuple of float, optional
         Per-axis factor ``f > 0``; the output length is ``floor(I * f)`` and,
-        with ``align_corners=False``, the scale is ``1 / f`` (PyTorch's rule).
-        Exactly one of ``size`` and ``scale_factor`` must be given.
+        with ``align_corners=False``, the scale is ``1 / f`` (PyTorch's rule;
+        ``area`` takes only the length). Exactly one of ``size`` and
+        ``scale_factor`` must be given.
     mode : str
         One of ``MODES`` (``"nearest"``, ``"nearest-exact"``, ``"bilinear"``,
         ``"bicubic"``, ``"lanczos3"``, ``"area"``) or an alias: ``"linear"`` and
@@ -84,16 +85,17 @@ def resize(
         Widen the kernel when shrinking (Pillow's rule). Bilinear, bicubic and
         lanczos3 only.
     axes : int or tuple of int, optional
-        The resized axes. Default: the last ``len(size)`` axes for a tuple, else
-        the last ``min(2, x.ndim)`` axes. Every other axis is a batch axis. A
+        The resized axes. Default: for a tuple ``size`` or ``scale_factor``, as
+        many last axes as it has entries; else the last ``min(2, x.ndim)`` axes.
+        Every other axis is a batch axis. A
         channels-last ``(H, W, C)`` image needs ``axes=(0, 1)``: without it, W
         and C are resized.
     out : ndarray, optional
         C-contiguous array of the result's shape and dtype, not overlapping ``x``.
     num_threads : int, optional
         None: OpenMP's current default (``OMP_NUM_THREADS``, threadpoolctl);
-        a positive int: that many; a negative int: counted back from that
-        default (-1 is all of them).
+        a positive int: that many (at most 4096); a negative int: counted back
+        from that default (-1 is all of them, never fewer than 1). 0 is an error.
 
     Returns
     -------
@@ -312,7 +314,8 @@ def weights(
         As for ``resize``.
     scale_factor : float, optional
         The factor ``f`` of ``resize(..., scale_factor=f)``, whose scale
-        (``1 / f``) the matrix then uses.
+        (``1 / f``) the matrix then uses. ``area`` and ``align_corners=True`` take
+        only the output length from it, as ``resize`` does.
 
     Returns
     -------

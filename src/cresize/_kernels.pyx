@@ -373,15 +373,17 @@ def set_thread_steering(mode):
     """Choose when a parallel call keeps a worker thread off the calling thread's CPU
     ("thread steering", Linux).
 
-    Linux can wake a sleeping worker on the CPU where the calling thread runs, and a
-    2-thread call then runs its halves one after the other (its one-thread time)
-    while another CPU idles. Steering keeps such a worker off the caller's CPU for
-    the call and gives it its CPUs back when the call's threads are done. Every mode
-    gives the same bits; elsewhere than Linux nothing is steered in any mode. The
-    environment variable ``CRESIZE_THREAD_STEERING`` (the same names, any case) sets
-    the mode when cresize's kernels load (its first call); this function overrides
-    it from then on, for every thread of the process. ``show_config()`` reports the
-    mode in effect and where it came from.
+    In an OpenMP team (a call of three threads or more, or of two with the quick pair
+    off: ``CRESIZE_QUICK_THREAD=off``), Linux can wake a sleeping worker on the CPU
+    where the calling thread runs, and the call then runs its halves one after the
+    other (its one-thread time) while another CPU idles. Steering keeps such a
+    worker off the caller's CPU for the call and gives it its CPUs back when the
+    call's threads are done. Every mode gives the same bits; elsewhere than Linux
+    nothing is steered in any mode. The environment variable
+    ``CRESIZE_THREAD_STEERING`` (the same names, any case) sets the mode when
+    cresize's kernels load (its first call); this function overrides it from then
+    on, for every thread of the process. ``show_config()`` reports the mode in
+    effect and where it came from.
 
     Parameters
     ----------

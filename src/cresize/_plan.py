@@ -1219,8 +1219,8 @@ def set_cache_limit(nbytes: _spec.Int) -> int:
     Parameters
     ----------
     nbytes : int
-        The bound, ``>= 0``. The default is ``DEFAULT_CACHE_LIMIT`` (256 MiB); 0
-        turns caching off.
+        The bound, from 0 to ``2**63 - 1``. The default is 256 MiB; 0 turns
+        caching off.
 
     Returns
     -------
@@ -1280,8 +1280,8 @@ def set_result_cache_limit(nbytes: _spec.Int) -> int:
     Parameters
     ----------
     nbytes : int
-        The bound, ``>= 0``. The default is ``DEFAULT_RESULT_CACHE_LIMIT`` (256
-        MiB); 0 keeps nothing (every large result is new memory).
+        The bound, from 0 to ``2**63 - 1``. The default is 256 MiB; 0 keeps
+        nothing (every large result is new memory).
 
     Returns
     -------
@@ -1404,8 +1404,8 @@ def plan(
     size, scale_factor, mode, align_corners, antialias, axes
         As for ``cresize.resize``.
     dtype : dtype-like
-        dtype of the arrays (float16/32/64 or an integer type); ``p(x)`` refuses
-        another. ``p.backward`` needs float32 or float64.
+        dtype of the arrays (float16/32/64 or an integer type; default float32);
+        ``p(x)`` refuses another. ``p.backward`` needs float32 or float64.
     num_threads : int, optional
         Threads of every call that does not give its own; None resolves OpenMP's
         default at call time (not now), so a forked child uses 1.

@@ -1533,9 +1533,9 @@ def resize_image(
     mode : str
         Any of ``cresize.MODES`` (default ``"lanczos3"``).
     antialias : bool
-        Widen the kernel when shrinking (Pillow's rule, so ``lanczos3``,
-        ``bicubic`` and ``bilinear`` match ``Image.LANCZOS``, ``BICUBIC`` and
-        ``BILINEAR``). Ignored by nearest, nearest-exact and area.
+        Widen the kernel when shrinking (default True; Pillow's rule, so
+        ``lanczos3``, ``bicubic`` and ``bilinear`` match ``Image.LANCZOS``,
+        ``BICUBIC`` and ``BILINEAR``). Ignored by nearest, nearest-exact and area.
     align_corners : bool
         As in ``cresize.resize``.
     alpha : bool, optional

@@ -110,6 +110,7 @@ def interpolate(
         Per spatial dimension; the output length is ``floor(I * f)`` and, unless
         ``recompute_scale_factor`` is true, the sampling scale is ``1 / f``.
     mode : str
+        Default ``"nearest"``, as in ``F.interpolate``.
         Any cresize mode (``nearest``, ``nearest-exact``, ``bilinear``,
         ``bicubic``, ``lanczos3``, ``area``) or alias (``linear``,
         ``trilinear``, ``cubic``, ``nearest_exact``), and PyTorch's
