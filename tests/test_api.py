@@ -425,6 +425,24 @@ def test_refused_entries_quote_the_whole_argument():
         cresize.resize(x, np.array(2.5))
 
 
+def test_values_out_of_range_are_quoted_as_passed():
+    # a ValueError quotes the argument as the caller wrote it too: the whole sequence,
+    # an int as an int (it was the refused entry alone, converted: "got 0.0" for 0)
+    x = rand((6, 8))
+    for kwargs, quoted in [
+        (dict(size=(2, 0)), r"size must be >= 1; got \(2, 0\)$"),
+        (dict(size=0), r"size must be >= 1; got 0$"),
+        (dict(size=np.array([3, -1])), r"size must be >= 1; got array\(\[ 3, -1\]\)$"),
+        (dict(size=(3, 2**45)), r"size must be < \d+; got \(3, 35184372088832\)$"),
+        (dict(scale_factor=0), r"scale_factor must be finite and > 0; got 0$"),
+        (dict(scale_factor=(1, 0)), r"scale_factor must be finite and > 0; got \(1, 0\)$"),
+        (dict(scale_factor=np.array(-1.5)), r"> 0; got array\(-1\.5\)$"),
+        (dict(scale_factor=(1.0, float("nan"))), r"> 0; got \(1\.0, nan\)$"),
+    ]:
+        with pytest.raises(ValueError, match=quoted):
+            cresize.resize(x, **kwargs)
+
+
 @pytest.mark.parametrize(
     "kwargs,exc,message",
     [

@@ -304,11 +304,12 @@ def flag(value, name, what="True or False"):
 
 def length(value, name, given=None):
     """A positive axis length below ``MAX_LENGTH`` (``given``: as for ``integer``)."""
+    quoted = value if given is None else given
     value = integer(value, name, "a positive int (or tuple of them)", given)
     if value < 1:
-        raise ValueError(f"{name} must be >= 1; got {value}")
+        raise ValueError(f"{name} must be >= 1; got {quoted!r}")
     if value >= MAX_LENGTH:
-        raise ValueError(f"{name} must be < {MAX_LENGTH}; got {value}")
+        raise ValueError(f"{name} must be < {MAX_LENGTH}; got {quoted!r}")
     return value
 
 
@@ -328,9 +329,10 @@ def real(value, name, what, given=None):
 
 def factor(value, name, given=None):
     """A finite positive scale factor as a float (``given``: as for ``integer``)."""
+    quoted = value if given is None else given
     value = real(value, name, "a positive float (or tuple of them)", given)
     if not (value > 0 and math.isfinite(value)):
-        raise ValueError(f"{name} must be finite and > 0; got {value}")
+        raise ValueError(f"{name} must be finite and > 0; got {quoted!r}")
     return value
 
 
