@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -128,6 +129,85 @@ def test_json_into_a_missing_folder_is_refused_before_the_run(tmp_path, monkeypa
     assert _check.main(["--quick", "--no-torch", "--json", str(path)]) == 2
     assert f"--json: no such folder: {tmp_path / 'missing'}" in capsys.readouterr().err
     assert ran == []
+
+
+def test_json_path_that_cannot_be_written_is_refused_before_the_run(tmp_path, monkeypatch, capsys):
+    # A folder ran the whole matrix, then ended in an IsADirectoryError traceback.
+    ran = []
+    monkeypatch.setattr(_check, "run_one", lambda *a, **k: ran.append(a) or {})
+    assert _check.main(["--quick", "--no-torch", "--json", str(tmp_path)]) == 2
+    assert f"--json: {tmp_path} is a folder; give a file name" in capsys.readouterr().err
+    monkeypatch.setattr(_check.os, "access", lambda path, mode: False)
+    assert _check.main(["--quick", "--no-torch", "--json", str(tmp_path / "r.json")]) == 2
+    assert f"--json: cannot write {tmp_path / 'r.json'} (no permission)" in (
+        capsys.readouterr().err
+    )
+    assert ran == []
+
+
+def test_json_that_fails_to_write_after_the_run_is_a_message(tmp_path, monkeypatch, capsys):
+    def full(path, report):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(_check, "write_json", full)
+    path = tmp_path / "r.json"
+    assert _check.main(["--quick", "--modes", "area", "--no-torch", "--json", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"cresize check: --json: cannot write {path}: " in err and "No space left" in err
+
+
+def test_json_is_strict_without_nan_or_infinity(tmp_path, monkeypatch):
+    """A port whose values overflow measures inf: the report wrote ``Infinity``, which
+    JSON (RFC 8259) has not, and a strict reader (jq, serde_json) refuses the file."""
+    real = _check.run_one
+
+    def overflowing(*args, **kwargs):
+        row = real(*args, **kwargs)
+        return dict(row, adjoint=float("inf"), reference=float("nan"), passed=False)
+
+    monkeypatch.setattr(_check, "run_one", overflowing)
+    path = tmp_path / "r.json"
+    argv = ["--quick", "--modes", "area", "--no-torch", "--dtypes", "float64"]
+    assert _check.main([*argv, "--json", str(path)]) == 1
+
+    def refuse(constant):
+        raise ValueError(f"not JSON: {constant}")
+
+    report = json.loads(path.read_text(), parse_constant=refuse)
+    assert report["failed"] == len(report["results"]) > 0
+    assert all(r["adjoint"] is None and r["reference"] is None for r in report["results"])
+    assert all(r["gradient"] < 1e-8 for r in report["results"])  # finite values stay
+
+
+NAN_FORWARD = """
+import numpy as np
+import cresize
+
+
+def resize(x, size=None, **options):
+    y = cresize.resize(x, size, **options)
+    y.flat[0] = np.nan
+    return y
+"""
+
+
+def test_a_nan_result_is_reported_with_the_rows_tolerance(implementation_folder, capsys):
+    # Each check runs with rtol=inf to measure; a NaN fails even that, and the row said
+    # "relative nan > rtol inf" and "1 of 96 values off by more than inf".
+    (implementation_folder / "nan_forward.py").write_text(NAN_FORWARD)
+    sys.modules.pop("nan_forward", None)
+    try:
+        argv = ["--quick", "--modes", "area", "--dtypes", "float64", "--forward"]
+        assert _check.main([*argv, "nan_forward:resize", "--failures-only"]) == 1
+    finally:
+        sys.modules.pop("nan_forward", None)
+    fails = [line for line in capsys.readouterr().out.splitlines() if line.startswith("FAIL")]
+    assert len(fails) == sum(c[5] for c in _check.CASES)
+    for line in fails:
+        assert "rtol inf" not in line and "more than inf" not in line
+        assert "relative nan > rtol 1.0e-12" in line  # adjoint and reference
+        assert "relative nan > rtol 1.0e-08" in line  # finite differences
+        assert re.search(r"1 of \d+ values off by more than [\d.e-]+ or NaN \(1 NaN\)", line)
 
 
 def test_torch_column(capsys):
@@ -390,7 +470,9 @@ def test_dtypes_and_rtol_options(implementation_folder, capsys):
             "--dtypes: unknown dtype 'float16'; choose from float64, float32",
         ),
         (["--rtol", "0"], "--rtol must be > 0; got 0.0"),
-        (["--rtol", "nan"], "--rtol must be > 0; got nan"),
+        (["--rtol", "nan"], "--rtol must be finite and > 0; got nan"),
+        # every check would pass, whatever it measured: exit status 0 for any port
+        (["--rtol", "inf"], "--rtol must be finite and > 0; got inf"),
     ]:
         assert _check.main(["--quick", *bad]) == 2
         assert said in capsys.readouterr().err

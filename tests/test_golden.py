@@ -357,6 +357,65 @@ def test_usage_errors(tmp_path, capsys):
     assert "--seed must be an int >= 0; got -1" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    "argv, said",
+    [
+        # each was passed over without a word (--json and --allow-missing were refused)
+        (["--out", "{g}", "--rtol", "1e-3"], "--rtol goes with --verify"),
+        (["--out", "{g}", "--expected", "{g}"], "--expected goes with --verify"),
+        (["--verify", "{g}", "--overwrite"], "--overwrite goes with --out"),
+        # every result would pass, whatever its error
+        (["--verify", "{g}", "--rtol", "inf"], "--rtol must be finite and > 0; got inf"),
+        (["--verify", "{g}", "--rtol", "nan"], "--rtol must be finite and > 0; got nan"),
+    ],
+)
+def test_options_that_would_be_passed_over_are_usage_errors(tmp_path, capsys, argv, said):
+    golden = tmp_path / "golden"
+    golden.mkdir()
+    assert _golden.main([a.format(g=golden) for a in argv]) == 2
+    assert f"cresize golden: {said}" in capsys.readouterr().err
+    assert list(golden.iterdir()) == []  # nothing written
+
+
+def test_paths_that_are_not_what_they_should_be_are_named(golden_dir, tmp_path, capsys):
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "latin1.json").write_bytes(b'{"name": "caf\xe9"}')
+    assert _golden.main(["--verify", str(results)]) == 2  # it named no file
+    assert "latin1.json: not UTF-8 text" in capsys.readouterr().err
+    a_file = tmp_path / "a-file"
+    a_file.write_text("")
+    assert _golden.main(["--out", str(a_file)]) == 2  # it said "[Errno 17] File exists"
+    assert f"--out: {a_file} is a file, not a folder" in capsys.readouterr().err
+    # a folder as --json ran the whole verification, then failed to write
+    assert _golden.main(["--verify", str(golden_dir), "--json", str(tmp_path)]) == 2
+    captured = capsys.readouterr()
+    assert f"--json: {tmp_path} is a folder; give a file name" in captured.err
+    assert captured.out == ""
+
+
+def test_verify_json_report_is_strict(golden_dir, tmp_path):
+    """An error that overflows (a result near the float64 limit over a scale below 1)
+    was written as ``Infinity``, which a strict JSON reader (jq, serde_json) refuses."""
+    case = json.loads((golden_dir / "bilinear-ac0-aa0-down.json").read_text())
+    expected, results = tmp_path / "expected", tmp_path / "results"
+    expected.mkdir()
+    results.mkdir()
+    case["scale"]["output"] = 0.5
+    (expected / "case.json").write_text(json.dumps(case))
+    (results / "r.json").write_text(json.dumps(dict(case, output=[1.7e308] * len(case["output"]))))
+    path = tmp_path / "report.json"
+    argv = ["--verify", str(results), "--expected", str(expected), "--json", str(path)]
+    assert _golden.main(argv) == 1
+
+    def refuse(constant):
+        raise ValueError(f"not JSON: {constant}")
+
+    (record,) = json.loads(path.read_text(), parse_constant=refuse)["results"]
+    assert record["output"] is None and record["grad_input"] == 0.0
+    assert not record["passed"] and "output error inf > 1.0e-12" in record["message"]
+
+
 def test_verify_names_the_seed_the_results_were_made_from(tmp_path, capsys):
     # Results of `--out DIR --seed 3` verified without --seed all failed with bare
     # "output error 1.1e+00 > 1.0e-12" lines, as if the implementation were wrong.

@@ -29,6 +29,7 @@ import argparse
 import functools
 import importlib
 import json
+import math
 import os
 import sys
 import time
@@ -126,8 +127,8 @@ def main(argv=None):
         modes = _modes(args.modes)
         dtypes = _dtypes(args.dtypes)
         layouts = _layouts(args.layouts)
-        if args.rtol is not None and not args.rtol > 0:  # NaN too
-            raise ValueError(f"--rtol must be > 0; got {args.rtol}")
+        if args.rtol is not None:  # inf too: every check would pass, whatever it measured
+            testing._positive(args.rtol, "--rtol")
         implementation = {
             which: _callable(getattr(args, which), f"--{which}")
             for which in ("forward", "backward")
@@ -135,9 +136,7 @@ def main(argv=None):
         }
         if args.threads is not None:
             _threads(args.threads)
-        folder = os.path.dirname(os.path.abspath(args.json)) if args.json else None
-        if folder is not None and not os.path.isdir(folder):  # before the run, not after
-            raise ValueError(f"--json: no such folder: {folder}")
+        json_target(args.json)
     except SystemExit as exc:
         return exc.code
     except (TypeError, ValueError) as exc:
@@ -210,8 +209,9 @@ def main(argv=None):
         )
     )
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump(
+        try:
+            write_json(
+                args.json,
                 {
                     "cresize": cresize.__version__,
                     "torch": None if torch is None else torch.__version__,
@@ -226,10 +226,46 @@ def main(argv=None):
                     "failed": len(failed),
                     "results": rows,
                 },
-                fh,
-                indent=1,
             )
+        except OSError as exc:  # the folder went, the disk is full: no traceback
+            print(f"cresize check: --json: cannot write {args.json}: {exc}", file=sys.stderr)
+            return 2
     return 1 if failed else 0
+
+
+def json_target(path, option="--json"):
+    """Refuse ``path`` (``None``: not given) before a run when the report could not be
+    written there after it: a folder, a missing folder, one (or a file) not writable."""
+    if path is None:
+        return
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise ValueError(f"{option}: no such folder: {folder}")
+    if os.path.isdir(path):
+        raise ValueError(
+            f"{option}: {path} is a folder; give a file name (e.g. {path}/report.json)"
+        )
+    if not os.access(path if os.path.exists(path) else folder, os.W_OK):
+        raise ValueError(f"{option}: cannot write {path} (no permission)")
+
+
+def write_json(path, report):
+    """Write ``report`` to ``path`` as strict JSON (RFC 8259, which has no NaN or
+    Infinity): a number that is not finite is written as null (the report's message
+    gives it)."""
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump(_finite(report), fh, indent=1, allow_nan=False)
+
+
+def _finite(value):
+    """``value`` with every float that is not finite (NaN, inf) replaced by None."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
 
 
 def in_layout(case, layout):
@@ -320,30 +356,37 @@ def run_one(
         checks.append(("gradient", testing.check_gradient, {}))
     tolerance = testing.TOLERANCES[dtype] if rtol is None else rtol
 
-    def _where(key, limit):
-        """What check_reference says about a failure: which values, where, what it looks
-        like (the inner-product checks cannot say; the reference check runs in both)."""
-        if key != "reference":
-            return ""
+    def _said(run, limit):
+        """The check's own failure at the row's tolerance ``limit`` (None if it passes or
+        crashes now: it ran once already, a second run says nothing new)."""
         try:
-            testing.check_reference(
-                shape, size, rtol=limit, seed=seed, dtype=dtype, **options, **threads
-            )
+            run(rtol=limit)
         except AssertionError as exc:
-            return f" ({exc})"
-        except Exception:  # it ran once already; a second run's crash says nothing new
+            return exc
+        except Exception:
             pass
-        return ""
+        return None
 
     for key, check, extra in checks:
+        limit = testing.FD_TOLERANCE if key == "gradient" and rtol is None else tolerance
+        run = functools.partial(check, shape, size, seed=seed, **options, **extra, **threads)
         try:
-            row[key] = check(shape, size, rtol=np.inf, seed=seed, **options, **extra, **threads)
+            row[key] = run(rtol=np.inf)  # measures: the error, whatever it is
         except Exception as exc:  # a crash is a failure of this row, not of the run
+            # A NaN error (or a wrong shape or dtype, an input written into) fails even a
+            # check that measures: the message is the one of the row's own tolerance (it
+            # said "> rtol inf" and "off by more than inf").
+            if isinstance(exc, AssertionError):
+                exc = _said(run, limit) or exc
             messages.append(f"{key}: {type(exc).__name__}: {exc}")
             continue
-        limit = testing.FD_TOLERANCE if key == "gradient" and rtol is None else tolerance
         if not row[key] <= limit:
-            messages.append(f"{key} error {row[key]:.3e} > {limit:.1e}" + _where(key, limit))
+            # what check_reference says about a failure: which values, where, what it
+            # looks like (the inner-product checks cannot say; the reference runs in both)
+            said = _said(run, limit) if key == "reference" else None
+            messages.append(
+                f"{key} error {row[key]:.3e} > {limit:.1e}" + (f" ({said})" if said else "")
+            )
     if torch is not None:
         try:
             row["torch"] = torch_deviation(

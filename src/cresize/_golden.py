@@ -21,7 +21,7 @@ import numpy as np
 
 import cresize
 from cresize import testing
-from cresize._check import option_combinations
+from cresize._check import json_target, option_combinations, write_json
 from cresize._tables import MODES
 
 SCHEMA = "cresize-golden/1"
@@ -82,12 +82,15 @@ def main(argv=None):
         return exc.code
     try:
         testing._seed(args.seed, "--seed")
-        for given, option in (
-            (args.json is not None, "--json"),
-            (args.allow_missing, "--allow-missing"),
+        for given, option, goes_with in (  # each was passed over without a word
+            (args.json is not None, "--json", "verify"),
+            (args.allow_missing, "--allow-missing", "verify"),
+            (args.expected is not None, "--expected", "verify"),
+            (args.rtol is not None, "--rtol", "verify"),
+            (args.overwrite, "--overwrite", "out"),
         ):
-            if given and args.verify is None:
-                raise ValueError(f"{option} goes with --verify")
+            if given and getattr(args, goes_with) is None:
+                raise ValueError(f"{option} goes with --{goes_with}")
         if args.out is not None:
             written = write(args.out, seed=args.seed, overwrite=args.overwrite)
             print(f"wrote {len(written)} golden cases ({SCHEMA}) to {args.out}")
@@ -180,6 +183,8 @@ def write(directory, seed=0, overwrite=False):
     """Write every case to ``DIRECTORY/NAME.json`` plus ``index.json``; the paths.
     Files of those names already in ``directory`` are a ``FileExistsError`` (nothing is
     written) unless ``overwrite``."""
+    if os.path.exists(directory) and not os.path.isdir(directory):  # was "[Errno 17] File exists"
+        raise ValueError(f"--out: {directory} is a file, not a folder")
     cases = golden_cases(seed)
     if not overwrite and os.path.isdir(directory):
         names = [c["name"] + ".json" for c in cases] + ["index.json"]
@@ -224,8 +229,9 @@ def verify(directory, expected=None, seed=0, rtol=None, json_path=None, allow_mi
         Also write the report there as JSON: ``{"schema", "seed", "expected", "rtol",
         "results": [{"name", "dtype", "tolerance", "output", "grad_input", "passed",
         "message"}], "failed", "missing", "allow_missing", "not_given", "passed"}``
-        (an error is ``max|result - expected| / scale``, null where not given or not
-        readable; ``missing`` the golden cases without a result).
+        (an error is ``max|result - expected| / scale``, null where not given, not
+        readable or not finite: strict JSON; ``missing`` the golden cases without a
+        result). A path that could not be written is a ``ValueError`` before the run.
     allow_missing : bool
         Pass when some golden cases have no result (a deliberately partial set);
         by default each one is a failure of the run.
@@ -237,11 +243,9 @@ def verify(directory, expected=None, seed=0, rtol=None, json_path=None, allow_mi
         ``allow_missing``); 1 when any fails, a golden case has no result, or no
         result was found.
     """
-    if rtol is not None and not rtol > 0:
-        raise ValueError(f"--rtol must be > 0; got {rtol}")
-    folder = os.path.dirname(os.path.abspath(json_path)) if json_path is not None else None
-    if folder is not None and not os.path.isdir(folder):  # before the run, not after
-        raise ValueError(f"--json: no such folder: {folder}")
+    if rtol is not None:  # inf too: every result would pass, whatever its error
+        rtol = testing._positive(rtol, "--rtol")
+    json_target(json_path)  # before the run, not after
     golden = (
         _load_dir(expected) if expected is not None else {c["name"]: c for c in golden_cases(seed)}
     )
@@ -347,23 +351,21 @@ def verify(directory, expected=None, seed=0, rtol=None, json_path=None, allow_mi
         )
     passed = not failures and bool(results) and (allow_missing or not missing)
     if json_path is not None:
-        with open(json_path, "w", encoding="utf-8") as fh:
-            json.dump(
-                {
-                    "schema": SCHEMA,
-                    "seed": seed,
-                    "expected": expected,  # null: regenerated from the seed
-                    "rtol": rtol,  # null: each result's dtype's tolerance
-                    "results": records,
-                    "failed": failures,
-                    "missing": missing,
-                    "allow_missing": allow_missing,
-                    "not_given": unchecked,
-                    "passed": passed,
-                },
-                fh,
-                indent=1,
-            )
+        write_json(
+            json_path,
+            {
+                "schema": SCHEMA,
+                "seed": seed,
+                "expected": expected,  # null: regenerated from the seed
+                "rtol": rtol,  # null: each result's dtype's tolerance
+                "results": records,
+                "failed": failures,
+                "missing": missing,
+                "allow_missing": allow_missing,
+                "not_given": unchecked,
+                "passed": passed,
+            },
+        )
     return 0 if passed else 1
 
 
@@ -414,6 +416,8 @@ def _load_dir(directory):
                 data = json.load(fh)
             except json.JSONDecodeError as exc:
                 raise ValueError(f"{entry}: not valid JSON: {exc}") from None
+            except UnicodeDecodeError as exc:  # named no file
+                raise ValueError(f"{entry}: not UTF-8 text (JSON is UTF-8): {exc}") from None
         if isinstance(data, dict) and "name" not in data and _is_report(data):
             continue  # --json's report, written into the results folder
         if not isinstance(data, dict) or not isinstance(data.get("name"), str):
