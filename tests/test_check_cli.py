@@ -142,6 +142,8 @@ def test_json_path_that_cannot_be_written_is_refused_before_the_run(tmp_path, mo
     assert f"--json: cannot write {tmp_path / 'r.json'} (no permission)" in (
         capsys.readouterr().err
     )
+    assert _check.main(["--quick", "--no-torch", "--json", ""]) == 2  # was passed over
+    assert "--json: give a file name; got an empty one" in capsys.readouterr().err
     assert ran == []
 
 
@@ -429,6 +431,29 @@ def test_bad_implementation_exits_2_naming_the_option(
 ):
     assert _check.main(["--quick", "--backward", value]) == 2
     assert problem in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "source, said",
+    [
+        ("def resize(:\n", "SyntaxError: "),
+        ("import numpy\nraise RuntimeError('no GPU')\n", "RuntimeError: no GPU ("),
+    ],
+)
+def test_a_module_that_fails_as_it_runs_exits_2_naming_it(
+    implementation_folder, monkeypatch, capsys, source, said
+):
+    # It was a traceback with exit status 1 (only an ImportError was caught), where the
+    # docs promise exit status 2 and a message for "a module that does not import".
+    (implementation_folder / "broken_port.py").write_text(source)
+    monkeypatch.delitem(sys.modules, "broken_port", raising=False)
+    ran = []
+    monkeypatch.setattr(_check, "run_one", lambda *a, **k: ran.append(a) or {})
+    assert _check.main(["--quick", "--forward", "broken_port:resize"]) == 2
+    err = capsys.readouterr().err
+    assert f"--forward: cannot import 'broken_port': {said}" in err
+    assert "broken_port.py" in err and "line" in err and "Traceback" not in err
+    assert ran == []
 
 
 FLOAT32_INSIDE = """

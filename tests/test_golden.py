@@ -392,6 +392,8 @@ def test_paths_that_are_not_what_they_should_be_are_named(golden_dir, tmp_path, 
     captured = capsys.readouterr()
     assert f"--json: {tmp_path} is a folder; give a file name" in captured.err
     assert captured.out == ""
+    assert _golden.main(["--verify", str(golden_dir), "--json", ""]) == 2  # a traceback
+    assert "--json: give a file name; got an empty one" in capsys.readouterr().err
 
 
 def test_verify_json_report_is_strict(golden_dir, tmp_path):
@@ -431,6 +433,18 @@ def test_verify_names_the_seed_the_results_were_made_from(tmp_path, capsys):
     assert len(failing) == len(cases)
     assert all("made from --seed 3, compared with --seed 0: pass --seed 3" in f for f in failing)
     assert _golden.main(["--verify", str(results), "--expected", str(golden)]) == 0
+
+
+@pytest.mark.parametrize("seed", ["0", None, True, 0.5])
+def test_verify_names_a_seed_that_is_not_an_integer(golden_dir, tmp_path, capsys, seed):
+    # "0" (a string) said "made from --seed 0, compared with --seed 0: pass --seed 0"
+    case = json.loads((golden_dir / "area-ac0-aa0-up.json").read_text())
+    (tmp_path / "r.json").write_text(json.dumps(dict(case, seed=seed)))
+    assert _golden.main(["--verify", str(tmp_path), "--allow-missing"]) == 1
+    line = capsys.readouterr().out.splitlines()[1]
+    assert line.endswith(f'FAIL: "seed" must be the integer seed of the case; got {seed!r}')
+    (tmp_path / "r.json").write_text(json.dumps(dict(case, seed=0)))
+    assert _golden.main(["--verify", str(tmp_path), "--allow-missing"]) == 0
 
 
 def test_verify_expected_refuses_results_of_another_seed(tmp_path, capsys):

@@ -33,6 +33,7 @@ import math
 import os
 import sys
 import time
+import traceback
 
 import numpy as np
 
@@ -136,7 +137,7 @@ def main(argv=None):
         }
         if args.threads is not None:
             _threads(args.threads)
-        json_target(args.json)
+        json_target(args.json)  # before the run, not after
     except SystemExit as exc:
         return exc.code
     except (TypeError, ValueError) as exc:
@@ -208,7 +209,7 @@ def main(argv=None):
             else ""
         )
     )
-    if args.json:
+    if args.json is not None:
         try:
             write_json(
                 args.json,
@@ -238,6 +239,8 @@ def json_target(path, option="--json"):
     written there after it: a folder, a missing folder, one (or a file) not writable."""
     if path is None:
         return
+    if not path:  # --json "": passed over without a word (check), a traceback (golden)
+        raise ValueError(f"{option}: give a file name; got an empty one")
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         raise ValueError(f"{option}: no such folder: {folder}")
@@ -602,6 +605,13 @@ def _callable(text, option):
         value = importlib.import_module(module)
     except ImportError as exc:
         raise ValueError(f"{option}: cannot import {module!r}: {exc}") from None
+    except Exception as exc:  # the module itself fails (a SyntaxError, an error as it runs):
+        # it was a traceback, exit status 1; the line that raised, as a SyntaxError says it
+        frame = traceback.extract_tb(exc.__traceback__)[-1]
+        where = "" if isinstance(exc, SyntaxError) else f" ({frame.filename}, line {frame.lineno})"
+        raise ValueError(
+            f"{option}: cannot import {module!r}: {type(exc).__name__}: {exc}{where}"
+        ) from None
     for part in name.split("."):
         if not hasattr(value, part):
             raise ValueError(f"{option}: {module!r} has no attribute {name!r}")

@@ -285,6 +285,14 @@ def verify(directory, expected=None, seed=0, rtol=None, json_path=None, allow_mi
         tol = case["tolerance"][dtype] if rtol is None else rtol
         wanted = case.get("seed")  # --seed's, or the expected set's (if it says)
         made_from = result.get("seed", wanted)
+        if "seed" in result and (isinstance(made_from, bool) or not isinstance(made_from, int)):
+            # "0" (a string), null, true: it said "made from --seed 0, compared with
+            # --seed 0: pass --seed 0"
+            failures += 1
+            problem = f'FAIL: "seed" must be the integer seed of the case; got {made_from!r}'
+            print(f"{name:34s}{'':23s}  {problem}")
+            report(name, problem, dtype=dtype, tol=tol)
+            continue
         if made_from != wanted:  # the inputs were others
             failures += 1
             problem = f"FAIL: made from --seed {made_from}, " + (
