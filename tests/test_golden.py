@@ -364,6 +364,10 @@ def test_usage_errors(tmp_path, capsys):
         (["--out", "{g}", "--rtol", "1e-3"], "--rtol goes with --verify"),
         (["--out", "{g}", "--expected", "{g}"], "--expected goes with --verify"),
         (["--verify", "{g}", "--overwrite"], "--overwrite goes with --out"),
+        (
+            ["--verify", "{g}", "--expected", "{g}", "--seed", "3"],  # the cases carry theirs
+            "--seed goes with --out, or --verify without --expected",
+        ),
         # every result would pass, whatever its error
         (["--verify", "{g}", "--rtol", "inf"], "--rtol must be finite and > 0; got inf"),
         (["--verify", "{g}", "--rtol", "nan"], "--rtol must be finite and > 0; got nan"),

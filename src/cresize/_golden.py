@@ -53,7 +53,12 @@ def main(argv=None):
         help="with --verify: the golden directory to compare with "
         "(default: regenerate the cases in memory with --seed)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        help="random seed of the cases written (--out) or regenerated (--verify without "
+        "--expected, whose cases carry their own) (default 0)",
+    )
     parser.add_argument(
         "--overwrite",
         action="store_true",
@@ -81,7 +86,9 @@ def main(argv=None):
     except SystemExit as exc:
         return exc.code
     try:
-        testing._seed(args.seed, "--seed")
+        if args.seed is not None and args.expected is not None:  # passed over
+            raise ValueError("--seed goes with --out, or --verify without --expected")
+        args.seed = testing._seed(0 if args.seed is None else args.seed, "--seed")
         for given, option, goes_with in (  # each was passed over without a word
             (args.json is not None, "--json", "verify"),
             (args.allow_missing, "--allow-missing", "verify"),
