@@ -433,6 +433,17 @@ def test_bad_implementation_exits_2_naming_the_option(
     assert problem in capsys.readouterr().err
 
 
+def test_threads_with_both_implementations_given_is_a_usage_error(implementation_folder, capsys):
+    # --threads sets cresize's calls; with both replaced it was passed over without a word
+    argv = ["--quick", "--modes", "area", "--threads", "1"]
+    both = ["--forward", "port_under_test:resize", "--backward", "port_under_test:backward"]
+    assert _check.main([*argv, *both]) == 2
+    assert "--threads sets num_threads of cresize's calls; with --forward and --backward" in (
+        capsys.readouterr().err
+    )
+    assert _check.main([*argv, *both[:2]]) == 0  # cresize's backward takes it
+
+
 @pytest.mark.parametrize(
     "source, said",
     [

@@ -400,6 +400,24 @@ def test_paths_that_are_not_what_they_should_be_are_named(golden_dir, tmp_path, 
     assert "--json: give a file name; got an empty one" in capsys.readouterr().err
 
 
+def test_expected_must_be_a_golden_folder(golden_dir, tmp_path, capsys):
+    # A results folder given as --expected (the two swapped) was a KeyError traceback.
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    case = json.loads((golden_dir / "area-ac0-aa0-up.json").read_text())
+    (bare / "a.json").write_text(json.dumps({k: case[k] for k in ("name", "output")}))
+    assert _golden.main(["--verify", str(golden_dir), "--expected", str(bare)]) == 2
+    err = capsys.readouterr().err
+    assert f"--expected: {bare / 'a.json'} is not a golden case of cresize-golden/1" in err
+    assert '(no "schema"): --expected takes a folder that' in err and "Traceback" not in err
+    del case["tolerance"]
+    (bare / "a.json").write_text(json.dumps(case))
+    assert _golden.main(["--verify", str(golden_dir), "--expected", str(bare)]) == 2
+    assert "(no tolerance)" in capsys.readouterr().err
+    assert _golden.main(["--verify", str(golden_dir), "--expected", str(tmp_path / "no")]) == 2
+    assert f"--expected: '{tmp_path / 'no'}' is not a directory" in capsys.readouterr().err
+
+
 def test_verify_json_report_is_strict(golden_dir, tmp_path):
     """An error that overflows (a result near the float64 limit over a scale below 1)
     was written as ``Infinity``, which a strict JSON reader (jq, serde_json) refuses."""

@@ -130,6 +130,11 @@ def main(argv=None):
         layouts = _layouts(args.layouts)
         if args.rtol is not None:  # inf too: every check would pass, whatever it measured
             testing._positive(args.rtol, "--rtol")
+        if args.threads is not None and args.forward and args.backward:  # was passed over
+            raise ValueError(
+                "--threads sets num_threads of cresize's calls; with --forward and "
+                "--backward both given, no call is cresize's"
+            )
         implementation = {
             which: _callable(getattr(args, which), f"--{which}")
             for which in ("forward", "backward")

@@ -254,7 +254,9 @@ def verify(directory, expected=None, seed=0, rtol=None, json_path=None, allow_mi
         rtol = testing._positive(rtol, "--rtol")
     json_target(json_path)  # before the run, not after
     golden = (
-        _load_dir(expected) if expected is not None else {c["name"]: c for c in golden_cases(seed)}
+        _load_dir(expected, golden=True)
+        if expected is not None
+        else {c["name"]: c for c in golden_cases(seed)}
     )
     results = _load_dir(directory)
     failures = 0
@@ -419,9 +421,19 @@ def _error(values, expected, shape, scale):
     return (deviation / scale if scale else deviation), None
 
 
-def _load_dir(directory):
+#: What ``verify`` reads of an expected (golden) case.
+_CASE_KEYS = frozenset(
+    ("name", "mode", "align_corners", "antialias", "input_shape", "axes", "size")
+    + ("scale_factor", "output_shape", "input", "output", "grad_output", "grad_input")
+    + ("scale", "tolerance")
+)
+
+
+def _load_dir(directory, golden=False):
+    """The JSON objects of ``directory`` by ``name``: result files, or with ``golden``
+    the cases ``write`` wrote (``--expected``; anything else is a ``ValueError``)."""
     if not os.path.isdir(directory):
-        raise ValueError(f"{directory!r} is not a directory")
+        raise ValueError(f"{'--expected: ' if golden else ''}{directory!r} is not a directory")
     found = {}
     for entry in sorted(os.listdir(directory)):
         if not entry.endswith(".json") or entry == "index.json":
@@ -437,6 +449,21 @@ def _load_dir(directory):
             continue  # --json's report, written into the results folder
         if not isinstance(data, dict) or not isinstance(data.get("name"), str):
             raise ValueError(f'{entry}: expected a JSON object with a "name"')
+        missing = _CASE_KEYS - set(data)
+        if golden and (data.get("schema") != SCHEMA or missing):
+            # a results folder given as --expected (the two swapped) was a KeyError
+            # traceback after the table's first line
+            why = (
+                f"no {', '.join(sorted(missing))}"
+                if data.get("schema") == SCHEMA
+                else f"schema {data['schema']!r}"
+                if "schema" in data
+                else 'no "schema"'
+            )
+            raise ValueError(
+                f"--expected: {os.path.join(directory, entry)} is not a golden case of "
+                f"{SCHEMA} ({why}): --expected takes a folder that 'cresize golden --out' wrote"
+            )
         if data["name"] in found:
             raise ValueError(f"{entry}: a second result for case {data['name']!r}")
         found[data["name"]] = data
