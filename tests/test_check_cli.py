@@ -154,8 +154,29 @@ def test_json_that_fails_to_write_after_the_run_is_a_message(tmp_path, monkeypat
     monkeypatch.setattr(_check, "write_json", full)
     path = tmp_path / "r.json"
     assert _check.main(["--quick", "--modes", "area", "--no-torch", "--json", str(path)]) == 2
-    err = capsys.readouterr().err
-    assert f"cresize check: --json: cannot write {path}: " in err and "No space left" in err
+    captured = capsys.readouterr()
+    assert f"cresize check: --json: cannot write {path}: " in captured.err
+    assert "No space left" in captured.err and "0 failed" in captured.out  # the table too
+
+
+class ClosedPipe:
+    """A stdout whose reader has gone (``cresize check --json r.json | head -1``)."""
+
+    def write(self, text):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def flush(self):
+        pass
+
+
+def test_json_is_written_before_the_table(tmp_path, monkeypatch):
+    # The table came first: a reader that stopped early ended the command with
+    # BrokenPipeError as it printed (exit status 141), before the report was written.
+    path = tmp_path / "r.json"
+    monkeypatch.setattr(sys, "stdout", ClosedPipe())
+    with pytest.raises(BrokenPipeError):
+        _check.main(["--quick", "--modes", "area", "--no-torch", "--json", str(path)])
+    assert json.loads(path.read_text())["failed"] == 0
 
 
 def test_json_is_strict_without_nan_or_infinity(tmp_path, monkeypatch):

@@ -3,6 +3,7 @@
 import functools
 import json
 import re
+import sys
 
 import numpy as np
 import pytest
@@ -416,6 +417,33 @@ def test_expected_must_be_a_golden_folder(golden_dir, tmp_path, capsys):
     assert "(no tolerance)" in capsys.readouterr().err
     assert _golden.main(["--verify", str(golden_dir), "--expected", str(tmp_path / "no")]) == 2
     assert f"--expected: '{tmp_path / 'no'}' is not a directory" in capsys.readouterr().err
+
+
+def test_verify_json_is_written_before_the_table(golden_dir, tmp_path, monkeypatch, capsys):
+    # `cresize golden --verify DIR --json r.json | head -1`: the table came first, and a
+    # reader that stopped early ended the command before the report was written.
+    class ClosedPipe:
+        def write(self, text):
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def flush(self):
+            pass
+
+    path = tmp_path / "r.json"
+    monkeypatch.setattr(sys, "stdout", ClosedPipe())
+    with pytest.raises(BrokenPipeError):
+        _golden.main(["--verify", str(golden_dir), "--json", str(path)])
+    assert json.loads(path.read_text())["passed"] is True
+    monkeypatch.undo()
+
+    def full(path, report):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(_golden, "write_json", full)
+    assert _golden.main(["--verify", str(golden_dir), "--json", str(path)]) == 2
+    captured = capsys.readouterr()
+    assert f"cresize golden: --json: cannot write {path}: " in captured.err
+    assert "No space left" in captured.err and "90 results, 0 failed" in captured.out
 
 
 def test_verify_json_report_is_strict(golden_dir, tmp_path):

@@ -199,21 +199,9 @@ def main(argv=None):
     )
     checked = {w: getattr(args, w) or f"cresize.{n}" for w, n in _CRESIZE.items()}
     failed = [r for r in rows if not r["passed"]]
-    _print_table([r for r in rows if not args.failures_only or not r["passed"]])
-    for row in failed:
-        print(f"FAIL {_label(row)}: {row['message']}")
-    print(
-        f"{len(rows)} configurations, {len(failed)} failed, {seconds:.1f} s; "
-        f"cresize {cresize.__version__}, torch {compared}, seed {args.seed}"
-        + (f"; checked {checked['forward']} and {checked['backward']}" if implementation else "")
-        + (f"; rtol {args.rtol:g} for every check" if args.rtol is not None else "")
-        + (
-            f"; layouts {','.join(layouts)}"
-            + (f" (left out, fitting none: {', '.join(left_out)})" if left_out else "")
-            if layouts is not None
-            else ""
-        )
-    )
+    # The report before the table: a reader of stdout that stops early (| head) ends the
+    # command as it prints, which lost the report.
+    unwritten = None
     if args.json is not None:
         try:
             write_json(
@@ -234,8 +222,25 @@ def main(argv=None):
                 },
             )
         except OSError as exc:  # the folder went, the disk is full: no traceback
-            print(f"cresize check: --json: cannot write {args.json}: {exc}", file=sys.stderr)
-            return 2
+            unwritten = exc
+    _print_table([r for r in rows if not args.failures_only or not r["passed"]])
+    for row in failed:
+        print(f"FAIL {_label(row)}: {row['message']}")
+    print(
+        f"{len(rows)} configurations, {len(failed)} failed, {seconds:.1f} s; "
+        f"cresize {cresize.__version__}, torch {compared}, seed {args.seed}"
+        + (f"; checked {checked['forward']} and {checked['backward']}" if implementation else "")
+        + (f"; rtol {args.rtol:g} for every check" if args.rtol is not None else "")
+        + (
+            f"; layouts {','.join(layouts)}"
+            + (f" (left out, fitting none: {', '.join(left_out)})" if left_out else "")
+            if layouts is not None
+            else ""
+        )
+    )
+    if unwritten is not None:
+        print(f"cresize check: --json: cannot write {args.json}: {unwritten}", file=sys.stderr)
+        return 2
     return 1 if failed else 0
 
 

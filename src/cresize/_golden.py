@@ -262,6 +262,9 @@ def verify(directory, expected=None, seed=0, rtol=None, json_path=None, allow_mi
     failures = 0
     unchecked = {"output": 0, "grad_input": 0}  # fields a result does not give
     records = []  # what --json writes
+    # The table is printed after the report is written: a reader of stdout that stops
+    # early (| head) ends the command as it prints, which lost the report.
+    table = []
 
     def report(name, status, errors=(None, None), dtype=None, tol=None):
         records.append(
@@ -276,19 +279,19 @@ def verify(directory, expected=None, seed=0, rtol=None, json_path=None, allow_mi
             }
         )
 
-    print(f"{'case':34s}{'output':>11s}{'grad_input':>12s}  result")
+    table.append(f"{'case':34s}{'output':>11s}{'grad_input':>12s}  result")
     for name, result in sorted(results.items()):
         case = golden.get(name)
         if case is None:
             failures += 1
-            print(f"{name:34s}{'':23s}  FAIL: not a golden case")
+            table.append(f"{name:34s}{'':23s}  FAIL: not a golden case")
             report(name, "FAIL: not a golden case")
             continue
         dtype = result.get("dtype", "float64")
         if rtol is None and dtype not in case["tolerance"]:
             failures += 1
             problem = f"FAIL: dtype must be float32 or float64, not {dtype!r}"
-            print(f"{name:34s}{'':23s}  {problem}")
+            table.append(f"{name:34s}{'':23s}  {problem}")
             report(name, problem)
             continue
         tol = case["tolerance"][dtype] if rtol is None else rtol
@@ -299,7 +302,7 @@ def verify(directory, expected=None, seed=0, rtol=None, json_path=None, allow_mi
             # --seed 0: pass --seed 0"
             failures += 1
             problem = f'FAIL: "seed" must be the integer seed of the case; got {made_from!r}'
-            print(f"{name:34s}{'':23s}  {problem}")
+            table.append(f"{name:34s}{'':23s}  {problem}")
             report(name, problem, dtype=dtype, tol=tol)
             continue
         if made_from != wanted:  # the inputs were others
@@ -310,7 +313,7 @@ def verify(directory, expected=None, seed=0, rtol=None, json_path=None, allow_mi
                 else f"but {expected} was written with --seed {wanted}: compare with a "
                 f"set of --seed {made_from}"
             )
-            print(f"{name:34s}{'':23s}  {problem}")
+            table.append(f"{name:34s}{'':23s}  {problem}")
             report(name, problem, dtype=dtype, tol=tol)
             continue
         cells, problems, float32_like, errors = [], [], [], []
@@ -340,7 +343,7 @@ def verify(directory, expected=None, seed=0, rtol=None, json_path=None, allow_mi
         # every problem an error within the float32 tolerance, and no dtype said
         if rtol is None and "dtype" not in result and float32_like == [True] * len(problems) != []:
             status += ' (float32 results? mark them "dtype": "float32")'  # they would pass
-        print(f"{name:34s}{cells[0]:>11s}{cells[1]:>12s}  {status}")
+        table.append(f"{name:34s}{cells[0]:>11s}{cells[1]:>12s}  {status}")
         report(name, status, errors, dtype, tol)
     missing = sorted(set(golden) - set(results))
     partial = "".join(
@@ -349,12 +352,34 @@ def verify(directory, expected=None, seed=0, rtol=None, json_path=None, allow_mi
         if n
     )
     named = ", ".join(missing[:5]) + (", ..." if len(missing) > 5 else "")
-    print(
+    table.append(
         f"{len(results)} result{'s' if len(results) != 1 else ''}, {failures} failed, "
         f"{len(missing)} golden case{'s' if len(missing) != 1 else ''} without "
         f"a result{': ' + named if missing else ''}"
         f"{' (allowed: --allow-missing)' if missing and allow_missing else ''}{partial}"
     )
+    passed = not failures and bool(results) and (allow_missing or not missing)
+    unwritten = None
+    if json_path is not None:
+        try:
+            write_json(
+                json_path,
+                {
+                    "schema": SCHEMA,
+                    "seed": seed,
+                    "expected": expected,  # null: regenerated from the seed
+                    "rtol": rtol,  # null: each result's dtype's tolerance
+                    "results": records,
+                    "failed": failures,
+                    "missing": missing,
+                    "allow_missing": allow_missing,
+                    "not_given": unchecked,
+                    "passed": passed,
+                },
+            )
+        except OSError as exc:  # said after the table, which is still worth reading
+            unwritten = exc
+    print("\n".join(table))
     if not results:
         print(f"cresize golden: no result files in {directory}", file=sys.stderr)
     elif missing and not allow_missing:
@@ -366,23 +391,8 @@ def verify(directory, expected=None, seed=0, rtol=None, json_path=None, allow_mi
             f"verify a partial set",
             file=sys.stderr,
         )
-    passed = not failures and bool(results) and (allow_missing or not missing)
-    if json_path is not None:
-        write_json(
-            json_path,
-            {
-                "schema": SCHEMA,
-                "seed": seed,
-                "expected": expected,  # null: regenerated from the seed
-                "rtol": rtol,  # null: each result's dtype's tolerance
-                "results": records,
-                "failed": failures,
-                "missing": missing,
-                "allow_missing": allow_missing,
-                "not_given": unchecked,
-                "passed": passed,
-            },
-        )
+    if unwritten is not None:
+        raise ValueError(f"--json: cannot write {json_path}: {unwritten}")
     return 0 if passed else 1
 
 
