@@ -5,6 +5,7 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,6 +14,8 @@ import cresize
 from cresize import _check, _tables
 from helpers.cases import shifted_transpose
 from helpers.imports import BROKEN, import_raises
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_quick_matrix_passes_and_writes_json(tmp_path, capsys):
@@ -177,6 +180,24 @@ def test_json_is_written_before_the_table(tmp_path, monkeypatch):
     with pytest.raises(BrokenPipeError):
         _check.main(["--quick", "--modes", "area", "--no-torch", "--json", str(path)])
     assert json.loads(path.read_text())["failed"] == 0
+
+
+def test_json_report_is_what_the_guide_says(tmp_path):
+    """Every key of the report and of its rows is named in docs/guide/gradients.md
+    (the report was not described there at all), and the same command writes the same
+    bytes."""
+    guide = (ROOT / "docs" / "guide" / "gradients.md").read_text()
+    section = guide[guide.index("a CI job reads the `--json` report") :]
+    section = section[: section.index("###")]
+    argv = ["--quick", "--modes", "nearest", "--no-torch", "--layouts", "nchw"]
+    reports = []
+    for name in ("a.json", "b.json"):
+        assert _check.main([*argv, "--json", str(tmp_path / name)]) == 0
+        reports.append((tmp_path / name).read_bytes())
+    assert reports[0] == reports[1]
+    report = json.loads(reports[0])
+    keys = set(report) | {k for row in report["results"] for k in row}
+    assert keys == set(re.findall(r'"(\w+)"', section.split("per row")[0]))
 
 
 def test_json_is_strict_without_nan_or_infinity(tmp_path, monkeypatch):
