@@ -411,6 +411,21 @@ def test_check_reference_names_the_convention_a_result_follows(options, wrong, s
         testing.check_reference((4, 7, 9), (7, 17), axes=(1, 2), forward=wrong_row)
 
 
+@pytest.mark.parametrize(
+    "check", [testing.check_adjoint, testing.check_gradient, testing.check_reference]
+)
+def test_a_nan_result_fails_even_a_check_that_only_measures(check):
+    def nan_forward(x, size, **options):
+        y = cresize.resize(x, size, **options)
+        y[1, 2] = np.nan
+        return y
+
+    with pytest.raises(AssertionError, match="relative nan > rtol inf") as info:
+        check((4, 6), (5, 3), forward=nan_forward, rtol=np.inf)
+    if check is testing.check_reference:  # says where, and that it is a NaN
+        assert "1 of 15 values off by more than inf or NaN (1 NaN), at [1, 2]" in str(info.value)
+
+
 def test_mismatch_describes_where_arrays_differ():
     expected = np.zeros((3, 12))
     actual = expected.copy()

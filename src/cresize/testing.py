@@ -308,7 +308,8 @@ def check_adjoint(
         Seed of the random ``x`` and ``g`` (uniform in ``[-1, 1)``).
     rtol : float, optional
         Allowed relative error (a float > 0, or a 0-d array of one); default
-        ``TOLERANCES[dtype]``. ``np.inf`` only measures; NaN is a ``ValueError``.
+        ``TOLERANCES[dtype]``. ``np.inf`` only measures (a result that makes the
+        error NaN still fails); NaN is a ``ValueError``.
     forward, backward : callable, optional
         Implementations with the signatures of ``cresize.resize`` and
         ``cresize.resize_backward``; default cresize's own.
