@@ -466,6 +466,13 @@ def test_forward_option_with_a_correct_implementation_passes(implementation_fold
         ("port_under_test:nope", "--backward: 'port_under_test' has no attribute 'nope'"),
         ("no_such_module_xyz:f", "--backward: cannot import 'no_such_module_xyz'"),
         ("port_under_test:cresize", "--backward: port_under_test:cresize is not callable"),
+        # a file name: "No module named 'port_under_test.py'; ... is not a package"
+        (
+            "port_under_test.py:backward",
+            "--backward: MODULE is a module's name, not its file: port_under_test:backward, "
+            "not port_under_test.py:backward",
+        ),
+        ("sub/port.py:f", "its file: sub.port:f, not sub/port.py:f"),
     ],
 )
 def test_bad_implementation_exits_2_naming_the_option(

@@ -609,6 +609,14 @@ def _callable(text, option):
     module, _, name = text.partition(":")
     if not module or not name:
         raise ValueError(f"{option}: expected MODULE:NAME (e.g. mymodule:resize); got {text!r}")
+    dotted = module.removesuffix(".py").replace(os.sep, ".").replace("/", ".")
+    if "/" in module or os.sep in module or os.path.isfile(module):
+        # a file's name: "No module named 'port.py'; 'port' is not a package" (a module
+        # "mypackage.py", with no such file here, is a name)
+        raise ValueError(
+            f"{option}: MODULE is a module's name, not its file: {dotted}:{name}, "
+            f"not {text} (importable from the current folder)"
+        )
     if "" not in sys.path and os.getcwd() not in sys.path:  # the console script's path
         sys.path.insert(0, os.getcwd())
     try:
