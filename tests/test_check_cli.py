@@ -2,8 +2,10 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,6 +14,8 @@ import cresize
 from cresize import _check, _tables
 from helpers.cases import shifted_transpose
 from helpers.imports import BROKEN, import_raises
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_quick_matrix_passes_and_writes_json(tmp_path, capsys):
@@ -128,6 +132,126 @@ def test_json_into_a_missing_folder_is_refused_before_the_run(tmp_path, monkeypa
     assert _check.main(["--quick", "--no-torch", "--json", str(path)]) == 2
     assert f"--json: no such folder: {tmp_path / 'missing'}" in capsys.readouterr().err
     assert ran == []
+
+
+def test_json_path_that_cannot_be_written_is_refused_before_the_run(tmp_path, monkeypatch, capsys):
+    # A folder ran the whole matrix, then ended in an IsADirectoryError traceback.
+    ran = []
+    monkeypatch.setattr(_check, "run_one", lambda *a, **k: ran.append(a) or {})
+    assert _check.main(["--quick", "--no-torch", "--json", str(tmp_path)]) == 2
+    assert f"--json: {tmp_path} is a folder; give a file name" in capsys.readouterr().err
+    monkeypatch.setattr(_check.os, "access", lambda path, mode: False)
+    assert _check.main(["--quick", "--no-torch", "--json", str(tmp_path / "r.json")]) == 2
+    assert f"--json: cannot write {tmp_path / 'r.json'} (no permission)" in (
+        capsys.readouterr().err
+    )
+    assert _check.main(["--quick", "--no-torch", "--json", ""]) == 2  # was passed over
+    assert "--json: give a file name; got an empty one" in capsys.readouterr().err
+    assert ran == []
+
+
+def test_json_that_fails_to_write_after_the_run_is_a_message(tmp_path, monkeypatch, capsys):
+    def full(path, report):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(_check, "write_json", full)
+    path = tmp_path / "r.json"
+    assert _check.main(["--quick", "--modes", "area", "--no-torch", "--json", str(path)]) == 2
+    captured = capsys.readouterr()
+    assert f"cresize check: --json: cannot write {path}: " in captured.err
+    assert "No space left" in captured.err and "0 failed" in captured.out  # the table too
+
+
+class ClosedPipe:
+    """A stdout whose reader has gone (``cresize check --json r.json | head -1``)."""
+
+    def write(self, text):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def flush(self):
+        pass
+
+
+def test_json_is_written_before_the_table(tmp_path, monkeypatch):
+    # The table came first: a reader that stopped early ended the command with
+    # BrokenPipeError as it printed (exit status 141), before the report was written.
+    path = tmp_path / "r.json"
+    monkeypatch.setattr(sys, "stdout", ClosedPipe())
+    with pytest.raises(BrokenPipeError):
+        _check.main(["--quick", "--modes", "area", "--no-torch", "--json", str(path)])
+    assert json.loads(path.read_text())["failed"] == 0
+
+
+def test_json_report_is_what_the_guide_says(tmp_path):
+    """Every key of the report and of its rows is named in docs/guide/gradients.md
+    (the report was not described there at all), and the same command writes the same
+    bytes."""
+    guide = (ROOT / "docs" / "guide" / "gradients.md").read_text()
+    section = guide[guide.index("a CI job reads the `--json` report") :]
+    section = section[: section.index("###")]
+    argv = ["--quick", "--modes", "nearest", "--no-torch", "--layouts", "nchw"]
+    reports = []
+    for name in ("a.json", "b.json"):
+        assert _check.main([*argv, "--json", str(tmp_path / name)]) == 0
+        reports.append((tmp_path / name).read_bytes())
+    assert reports[0] == reports[1]
+    report = json.loads(reports[0])
+    keys = set(report) | {k for row in report["results"] for k in row}
+    assert keys == set(re.findall(r'"(\w+)"', section.split("per row")[0]))
+
+
+def test_json_is_strict_without_nan_or_infinity(tmp_path, monkeypatch):
+    """A port whose values overflow measures inf: the report wrote ``Infinity``, which
+    JSON (RFC 8259) has not, and a strict reader (jq, serde_json) refuses the file."""
+    real = _check.run_one
+
+    def overflowing(*args, **kwargs):
+        row = real(*args, **kwargs)
+        return dict(row, adjoint=float("inf"), reference=float("nan"), passed=False)
+
+    monkeypatch.setattr(_check, "run_one", overflowing)
+    path = tmp_path / "r.json"
+    argv = ["--quick", "--modes", "area", "--no-torch", "--dtypes", "float64"]
+    assert _check.main([*argv, "--json", str(path)]) == 1
+
+    def refuse(constant):
+        raise ValueError(f"not JSON: {constant}")
+
+    report = json.loads(path.read_text(), parse_constant=refuse)
+    assert report["failed"] == len(report["results"]) > 0
+    assert all(r["adjoint"] is None and r["reference"] is None for r in report["results"])
+    assert all(r["gradient"] < 1e-8 for r in report["results"])  # finite values stay
+
+
+NAN_FORWARD = """
+import numpy as np
+import cresize
+
+
+def resize(x, size=None, **options):
+    y = cresize.resize(x, size, **options)
+    y.flat[0] = np.nan
+    return y
+"""
+
+
+def test_a_nan_result_is_reported_with_the_rows_tolerance(implementation_folder, capsys):
+    # Each check runs with rtol=inf to measure; a NaN fails even that, and the row said
+    # "relative nan > rtol inf" and "1 of 96 values off by more than inf".
+    (implementation_folder / "nan_forward.py").write_text(NAN_FORWARD)
+    sys.modules.pop("nan_forward", None)
+    try:
+        argv = ["--quick", "--modes", "area", "--dtypes", "float64", "--forward"]
+        assert _check.main([*argv, "nan_forward:resize", "--failures-only"]) == 1
+    finally:
+        sys.modules.pop("nan_forward", None)
+    fails = [line for line in capsys.readouterr().out.splitlines() if line.startswith("FAIL")]
+    assert len(fails) == sum(c[5] for c in _check.CASES)
+    for line in fails:
+        assert "rtol inf" not in line and "more than inf" not in line
+        assert "relative nan > rtol 1.0e-12" in line  # adjoint and reference
+        assert "relative nan > rtol 1.0e-08" in line  # finite differences
+        assert re.search(r"1 of \d+ values off by more than [\d.e-]+ or NaN \(1 NaN\)", line)
 
 
 def test_torch_column(capsys):
@@ -342,6 +466,13 @@ def test_forward_option_with_a_correct_implementation_passes(implementation_fold
         ("port_under_test:nope", "--backward: 'port_under_test' has no attribute 'nope'"),
         ("no_such_module_xyz:f", "--backward: cannot import 'no_such_module_xyz'"),
         ("port_under_test:cresize", "--backward: port_under_test:cresize is not callable"),
+        # a file name: "No module named 'port_under_test.py'; ... is not a package"
+        (
+            "port_under_test.py:backward",
+            "--backward: MODULE is a module's name, not its file: port_under_test:backward, "
+            "not port_under_test.py:backward",
+        ),
+        ("sub/port.py:f", "its file: sub.port:f, not sub/port.py:f"),
     ],
 )
 def test_bad_implementation_exits_2_naming_the_option(
@@ -349,6 +480,40 @@ def test_bad_implementation_exits_2_naming_the_option(
 ):
     assert _check.main(["--quick", "--backward", value]) == 2
     assert problem in capsys.readouterr().err
+
+
+def test_threads_with_both_implementations_given_is_a_usage_error(implementation_folder, capsys):
+    # --threads sets cresize's calls; with both replaced it was passed over without a word
+    argv = ["--quick", "--modes", "area", "--threads", "1"]
+    both = ["--forward", "port_under_test:resize", "--backward", "port_under_test:backward"]
+    assert _check.main([*argv, *both]) == 2
+    assert "--threads sets num_threads of cresize's calls; with --forward and --backward" in (
+        capsys.readouterr().err
+    )
+    assert _check.main([*argv, *both[:2]]) == 0  # cresize's backward takes it
+
+
+@pytest.mark.parametrize(
+    "source, said",
+    [
+        ("def resize(:\n", "SyntaxError: "),
+        ("import numpy\nraise RuntimeError('no GPU')\n", "RuntimeError: no GPU ("),
+    ],
+)
+def test_a_module_that_fails_as_it_runs_exits_2_naming_it(
+    implementation_folder, monkeypatch, capsys, source, said
+):
+    # It was a traceback with exit status 1 (only an ImportError was caught), where the
+    # docs promise exit status 2 and a message for "a module that does not import".
+    (implementation_folder / "broken_port.py").write_text(source)
+    monkeypatch.delitem(sys.modules, "broken_port", raising=False)
+    ran = []
+    monkeypatch.setattr(_check, "run_one", lambda *a, **k: ran.append(a) or {})
+    assert _check.main(["--quick", "--forward", "broken_port:resize"]) == 2
+    err = capsys.readouterr().err
+    assert f"--forward: cannot import 'broken_port': {said}" in err
+    assert "broken_port.py" in err and "line" in err and "Traceback" not in err
+    assert ran == []
 
 
 FLOAT32_INSIDE = """
@@ -390,7 +555,9 @@ def test_dtypes_and_rtol_options(implementation_folder, capsys):
             "--dtypes: unknown dtype 'float16'; choose from float64, float32",
         ),
         (["--rtol", "0"], "--rtol must be > 0; got 0.0"),
-        (["--rtol", "nan"], "--rtol must be > 0; got nan"),
+        (["--rtol", "nan"], "--rtol must be finite and > 0; got nan"),
+        # every check would pass, whatever it measured: exit status 0 for any port
+        (["--rtol", "inf"], "--rtol must be finite and > 0; got inf"),
     ]:
         assert _check.main(["--quick", *bad]) == 2
         assert said in capsys.readouterr().err

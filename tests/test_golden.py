@@ -3,6 +3,7 @@
 import functools
 import json
 import re
+import sys
 
 import numpy as np
 import pytest
@@ -357,6 +358,116 @@ def test_usage_errors(tmp_path, capsys):
     assert "--seed must be an int >= 0; got -1" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    "argv, said",
+    [
+        # each was passed over without a word (--json and --allow-missing were refused)
+        (["--out", "{g}", "--rtol", "1e-3"], "--rtol goes with --verify"),
+        (["--out", "{g}", "--expected", "{g}"], "--expected goes with --verify"),
+        (["--verify", "{g}", "--overwrite"], "--overwrite goes with --out"),
+        (
+            ["--verify", "{g}", "--expected", "{g}", "--seed", "3"],  # the cases carry theirs
+            "--seed goes with --out, or --verify without --expected",
+        ),
+        # every result would pass, whatever its error
+        (["--verify", "{g}", "--rtol", "inf"], "--rtol must be finite and > 0; got inf"),
+        (["--verify", "{g}", "--rtol", "nan"], "--rtol must be finite and > 0; got nan"),
+    ],
+)
+def test_options_that_would_be_passed_over_are_usage_errors(tmp_path, capsys, argv, said):
+    golden = tmp_path / "golden"
+    golden.mkdir()
+    assert _golden.main([a.format(g=golden) for a in argv]) == 2
+    assert f"cresize golden: {said}" in capsys.readouterr().err
+    assert list(golden.iterdir()) == []  # nothing written
+
+
+def test_paths_that_are_not_what_they_should_be_are_named(golden_dir, tmp_path, capsys):
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "latin1.json").write_bytes(b'{"name": "caf\xe9"}')
+    assert _golden.main(["--verify", str(results)]) == 2  # it named no file
+    assert "latin1.json: not UTF-8 text" in capsys.readouterr().err
+    a_file = tmp_path / "a-file"
+    a_file.write_text("")
+    assert _golden.main(["--out", str(a_file)]) == 2  # it said "[Errno 17] File exists"
+    assert f"--out: {a_file} is a file, not a folder" in capsys.readouterr().err
+    # a folder as --json ran the whole verification, then failed to write
+    assert _golden.main(["--verify", str(golden_dir), "--json", str(tmp_path)]) == 2
+    captured = capsys.readouterr()
+    assert f"--json: {tmp_path} is a folder; give a file name" in captured.err
+    assert captured.out == ""
+    assert _golden.main(["--verify", str(golden_dir), "--json", ""]) == 2  # a traceback
+    assert "--json: give a file name; got an empty one" in capsys.readouterr().err
+
+
+def test_expected_must_be_a_golden_folder(golden_dir, tmp_path, capsys):
+    # A results folder given as --expected (the two swapped) was a KeyError traceback.
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    case = json.loads((golden_dir / "area-ac0-aa0-up.json").read_text())
+    (bare / "a.json").write_text(json.dumps({k: case[k] for k in ("name", "output")}))
+    assert _golden.main(["--verify", str(golden_dir), "--expected", str(bare)]) == 2
+    err = capsys.readouterr().err
+    assert f"--expected: {bare / 'a.json'} is not a golden case of cresize-golden/1" in err
+    assert '(no "schema"): --expected takes a folder that' in err and "Traceback" not in err
+    del case["tolerance"]
+    (bare / "a.json").write_text(json.dumps(case))
+    assert _golden.main(["--verify", str(golden_dir), "--expected", str(bare)]) == 2
+    assert "(no tolerance)" in capsys.readouterr().err
+    assert _golden.main(["--verify", str(golden_dir), "--expected", str(tmp_path / "no")]) == 2
+    assert f"--expected: '{tmp_path / 'no'}' is not a directory" in capsys.readouterr().err
+
+
+def test_verify_json_is_written_before_the_table(golden_dir, tmp_path, monkeypatch, capsys):
+    # `cresize golden --verify DIR --json r.json | head -1`: the table came first, and a
+    # reader that stopped early ended the command before the report was written.
+    class ClosedPipe:
+        def write(self, text):
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def flush(self):
+            pass
+
+    path = tmp_path / "r.json"
+    monkeypatch.setattr(sys, "stdout", ClosedPipe())
+    with pytest.raises(BrokenPipeError):
+        _golden.main(["--verify", str(golden_dir), "--json", str(path)])
+    assert json.loads(path.read_text())["passed"] is True
+    monkeypatch.undo()
+
+    def full(path, report):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(_golden, "write_json", full)
+    assert _golden.main(["--verify", str(golden_dir), "--json", str(path)]) == 2
+    captured = capsys.readouterr()
+    assert f"cresize golden: --json: cannot write {path}: " in captured.err
+    assert "No space left" in captured.err and "90 results, 0 failed" in captured.out
+
+
+def test_verify_json_report_is_strict(golden_dir, tmp_path):
+    """An error that overflows (a result near the float64 limit over a scale below 1)
+    was written as ``Infinity``, which a strict JSON reader (jq, serde_json) refuses."""
+    case = json.loads((golden_dir / "bilinear-ac0-aa0-down.json").read_text())
+    expected, results = tmp_path / "expected", tmp_path / "results"
+    expected.mkdir()
+    results.mkdir()
+    case["scale"]["output"] = 0.5
+    (expected / "case.json").write_text(json.dumps(case))
+    (results / "r.json").write_text(json.dumps(dict(case, output=[1.7e308] * len(case["output"]))))
+    path = tmp_path / "report.json"
+    argv = ["--verify", str(results), "--expected", str(expected), "--json", str(path)]
+    assert _golden.main(argv) == 1
+
+    def refuse(constant):
+        raise ValueError(f"not JSON: {constant}")
+
+    (record,) = json.loads(path.read_text(), parse_constant=refuse)["results"]
+    assert record["output"] is None and record["grad_input"] == 0.0
+    assert not record["passed"] and "output error inf > 1.0e-12" in record["message"]
+
+
 def test_verify_names_the_seed_the_results_were_made_from(tmp_path, capsys):
     # Results of `--out DIR --seed 3` verified without --seed all failed with bare
     # "output error 1.1e+00 > 1.0e-12" lines, as if the implementation were wrong.
@@ -372,6 +483,18 @@ def test_verify_names_the_seed_the_results_were_made_from(tmp_path, capsys):
     assert len(failing) == len(cases)
     assert all("made from --seed 3, compared with --seed 0: pass --seed 3" in f for f in failing)
     assert _golden.main(["--verify", str(results), "--expected", str(golden)]) == 0
+
+
+@pytest.mark.parametrize("seed", ["0", None, True, 0.5])
+def test_verify_names_a_seed_that_is_not_an_integer(golden_dir, tmp_path, capsys, seed):
+    # "0" (a string) said "made from --seed 0, compared with --seed 0: pass --seed 0"
+    case = json.loads((golden_dir / "area-ac0-aa0-up.json").read_text())
+    (tmp_path / "r.json").write_text(json.dumps(dict(case, seed=seed)))
+    assert _golden.main(["--verify", str(tmp_path), "--allow-missing"]) == 1
+    line = capsys.readouterr().out.splitlines()[1]
+    assert line.endswith(f'FAIL: "seed" must be the integer seed of the case; got {seed!r}')
+    (tmp_path / "r.json").write_text(json.dumps(dict(case, seed=0)))
+    assert _golden.main(["--verify", str(tmp_path), "--allow-missing"]) == 0
 
 
 def test_verify_expected_refuses_results_of_another_seed(tmp_path, capsys):

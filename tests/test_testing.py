@@ -211,6 +211,14 @@ def test_checks_are_seeded_and_measure_float32():
         testing.check_adjoint((4, 7), (3, 11), mode="bicubic", dtype=np.float32, rtol=1e-15)
 
 
+@pytest.mark.parametrize("dtype", ["flt", np.int64, np.float16])
+def test_a_bad_dtype_is_named_with_the_check(dtype):
+    # "flt" said "dtype must be ..." and int64 "check_adjoint: dtype must be ...": one way
+    for check in (testing.check_adjoint, testing.check_reference):
+        with pytest.raises(TypeError, match=rf"^{check.__name__}: dtype must be float32 or"):
+            check((4, 5), (3, 3), dtype=dtype)
+
+
 def test_other_implementations_are_checked_for_shape_and_dtype():
     def bad_shape(x, size, **options):
         return cresize.resize(x, size, **options)[..., :-1]
@@ -403,15 +411,34 @@ def test_check_reference_names_the_convention_a_result_follows(options, wrong, s
         testing.check_reference((4, 7, 9), (7, 17), axes=(1, 2), forward=wrong_row)
 
 
+@pytest.mark.parametrize(
+    "check", [testing.check_adjoint, testing.check_gradient, testing.check_reference]
+)
+def test_a_nan_result_fails_even_a_check_that_only_measures(check):
+    def nan_forward(x, size, **options):
+        y = cresize.resize(x, size, **options)
+        y[1, 2] = np.nan
+        return y
+
+    with pytest.raises(AssertionError, match="relative nan > rtol inf") as info:
+        check((4, 6), (5, 3), forward=nan_forward, rtol=np.inf)
+    if check is testing.check_reference:  # says where, and that it is a NaN
+        assert "1 of 15 values off by more than inf or NaN (1 NaN), at [1, 2]" in str(info.value)
+
+
 def test_mismatch_describes_where_arrays_differ():
     expected = np.zeros((3, 12))
     actual = expected.copy()
     actual[1, [0, 1, 2, 5, 7, 8]] = [1, 1, 1, 3, 1, np.nan]
     assert testing._mismatch(actual, expected, 0.5) == (
-        "6 of 36 values off by more than 0.5, at [1, {0-2, 5, 7-8}]; "
+        "6 of 36 values off by more than 0.5 or NaN (1 NaN), at [1, {0-2, 5, 7-8}]; "
         "worst at (1, 8) (flat 20): nan instead of 0.0"  # NaN is the worst difference
     )
-    assert testing._mismatch(actual, expected, np.inf).startswith("1 of 36")  # only the NaN
+    # only the NaN: it was "1 of 36 values off by more than inf"
+    assert testing._mismatch(actual, expected, np.inf).startswith(
+        "1 of 36 values off by more than inf or NaN (1 NaN), at [1, 8]"
+    )
+    assert "NaN" not in testing._mismatch(np.ones((3, 12)), expected, 0.5)
     assert testing._mismatch(expected, expected, 0.0) == "no value changed"
     many = np.zeros(40)
     many[::3] = 1

@@ -29,9 +29,11 @@ import argparse
 import functools
 import importlib
 import json
+import math
 import os
 import sys
 import time
+import traceback
 
 import numpy as np
 
@@ -126,8 +128,13 @@ def main(argv=None):
         modes = _modes(args.modes)
         dtypes = _dtypes(args.dtypes)
         layouts = _layouts(args.layouts)
-        if args.rtol is not None and not args.rtol > 0:  # NaN too
-            raise ValueError(f"--rtol must be > 0; got {args.rtol}")
+        if args.rtol is not None:  # inf too: every check would pass, whatever it measured
+            testing._positive(args.rtol, "--rtol")
+        if args.threads is not None and args.forward and args.backward:  # was passed over
+            raise ValueError(
+                "--threads sets num_threads of cresize's calls; with --forward and "
+                "--backward both given, no call is cresize's"
+            )
         implementation = {
             which: _callable(getattr(args, which), f"--{which}")
             for which in ("forward", "backward")
@@ -135,9 +142,7 @@ def main(argv=None):
         }
         if args.threads is not None:
             _threads(args.threads)
-        folder = os.path.dirname(os.path.abspath(args.json)) if args.json else None
-        if folder is not None and not os.path.isdir(folder):  # before the run, not after
-            raise ValueError(f"--json: no such folder: {folder}")
+        json_target(args.json)  # before the run, not after
     except SystemExit as exc:
         return exc.code
     except (TypeError, ValueError) as exc:
@@ -194,6 +199,30 @@ def main(argv=None):
     )
     checked = {w: getattr(args, w) or f"cresize.{n}" for w, n in _CRESIZE.items()}
     failed = [r for r in rows if not r["passed"]]
+    # The report before the table: a reader of stdout that stops early (| head) ends the
+    # command as it prints, which lost the report.
+    unwritten = None
+    if args.json is not None:
+        try:
+            write_json(
+                args.json,
+                {
+                    "cresize": cresize.__version__,
+                    "torch": None if torch is None else torch.__version__,
+                    "tolerances": {str(k): v for k, v in testing.TOLERANCES.items()},
+                    "fd_tolerance": testing.FD_TOLERANCE,
+                    "rtol": args.rtol,
+                    "seed": args.seed,
+                    "layouts": layouts,  # null: each case's own shape
+                    "left_out": left_out,
+                    "forward": checked["forward"],
+                    "backward": checked["backward"],
+                    "failed": len(failed),
+                    "results": rows,
+                },
+            )
+        except OSError as exc:  # the folder went, the disk is full: no traceback
+            unwritten = exc
     _print_table([r for r in rows if not args.failures_only or not r["passed"]])
     for row in failed:
         print(f"FAIL {_label(row)}: {row['message']}")
@@ -209,27 +238,47 @@ def main(argv=None):
             else ""
         )
     )
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump(
-                {
-                    "cresize": cresize.__version__,
-                    "torch": None if torch is None else torch.__version__,
-                    "tolerances": {str(k): v for k, v in testing.TOLERANCES.items()},
-                    "fd_tolerance": testing.FD_TOLERANCE,
-                    "rtol": args.rtol,
-                    "seed": args.seed,
-                    "layouts": layouts,  # null: each case's own shape
-                    "left_out": left_out,
-                    "forward": checked["forward"],
-                    "backward": checked["backward"],
-                    "failed": len(failed),
-                    "results": rows,
-                },
-                fh,
-                indent=1,
-            )
+    if unwritten is not None:
+        print(f"cresize check: --json: cannot write {args.json}: {unwritten}", file=sys.stderr)
+        return 2
     return 1 if failed else 0
+
+
+def json_target(path, option="--json"):
+    """Refuse ``path`` (``None``: not given) before a run when the report could not be
+    written there after it: a folder, a missing folder, one (or a file) not writable."""
+    if path is None:
+        return
+    if not path:  # --json "": passed over without a word (check), a traceback (golden)
+        raise ValueError(f"{option}: give a file name; got an empty one")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise ValueError(f"{option}: no such folder: {folder}")
+    if os.path.isdir(path):
+        raise ValueError(
+            f"{option}: {path} is a folder; give a file name (e.g. {path}/report.json)"
+        )
+    if not os.access(path if os.path.exists(path) else folder, os.W_OK):
+        raise ValueError(f"{option}: cannot write {path} (no permission)")
+
+
+def write_json(path, report):
+    """Write ``report`` to ``path`` as strict JSON (RFC 8259, which has no NaN or
+    Infinity): a number that is not finite is written as null (the report's message
+    gives it)."""
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump(_finite(report), fh, indent=1, allow_nan=False)
+
+
+def _finite(value):
+    """``value`` with every float that is not finite (NaN, inf) replaced by None."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
 
 
 def in_layout(case, layout):
@@ -320,30 +369,37 @@ def run_one(
         checks.append(("gradient", testing.check_gradient, {}))
     tolerance = testing.TOLERANCES[dtype] if rtol is None else rtol
 
-    def _where(key, limit):
-        """What check_reference says about a failure: which values, where, what it looks
-        like (the inner-product checks cannot say; the reference check runs in both)."""
-        if key != "reference":
-            return ""
+    def _said(run, limit):
+        """The check's own failure at the row's tolerance ``limit`` (None if it passes or
+        crashes now: it ran once already, a second run says nothing new)."""
         try:
-            testing.check_reference(
-                shape, size, rtol=limit, seed=seed, dtype=dtype, **options, **threads
-            )
+            run(rtol=limit)
         except AssertionError as exc:
-            return f" ({exc})"
-        except Exception:  # it ran once already; a second run's crash says nothing new
+            return exc
+        except Exception:
             pass
-        return ""
+        return None
 
     for key, check, extra in checks:
+        limit = testing.FD_TOLERANCE if key == "gradient" and rtol is None else tolerance
+        run = functools.partial(check, shape, size, seed=seed, **options, **extra, **threads)
         try:
-            row[key] = check(shape, size, rtol=np.inf, seed=seed, **options, **extra, **threads)
+            row[key] = run(rtol=np.inf)  # measures: the error, whatever it is
         except Exception as exc:  # a crash is a failure of this row, not of the run
+            # A NaN error (or a wrong shape or dtype, an input written into) fails even a
+            # check that measures: the message is the one of the row's own tolerance (it
+            # said "> rtol inf" and "off by more than inf").
+            if isinstance(exc, AssertionError):
+                exc = _said(run, limit) or exc
             messages.append(f"{key}: {type(exc).__name__}: {exc}")
             continue
-        limit = testing.FD_TOLERANCE if key == "gradient" and rtol is None else tolerance
         if not row[key] <= limit:
-            messages.append(f"{key} error {row[key]:.3e} > {limit:.1e}" + _where(key, limit))
+            # what check_reference says about a failure: which values, where, what it
+            # looks like (the inner-product checks cannot say; the reference runs in both)
+            said = _said(run, limit) if key == "reference" else None
+            messages.append(
+                f"{key} error {row[key]:.3e} > {limit:.1e}" + (f" ({said})" if said else "")
+            )
     if torch is not None:
         try:
             row["torch"] = torch_deviation(
@@ -553,12 +609,27 @@ def _callable(text, option):
     module, _, name = text.partition(":")
     if not module or not name:
         raise ValueError(f"{option}: expected MODULE:NAME (e.g. mymodule:resize); got {text!r}")
+    dotted = module.removesuffix(".py").replace(os.sep, ".").replace("/", ".")
+    if "/" in module or os.sep in module or os.path.isfile(module):
+        # a file's name: "No module named 'port.py'; 'port' is not a package" (a module
+        # "mypackage.py", with no such file here, is a name)
+        raise ValueError(
+            f"{option}: MODULE is a module's name, not its file: {dotted}:{name}, "
+            f"not {text} (importable from the current folder)"
+        )
     if "" not in sys.path and os.getcwd() not in sys.path:  # the console script's path
         sys.path.insert(0, os.getcwd())
     try:
         value = importlib.import_module(module)
     except ImportError as exc:
         raise ValueError(f"{option}: cannot import {module!r}: {exc}") from None
+    except Exception as exc:  # the module itself fails (a SyntaxError, an error as it runs):
+        # it was a traceback, exit status 1; the line that raised, as a SyntaxError says it
+        frame = traceback.extract_tb(exc.__traceback__)[-1]
+        where = "" if isinstance(exc, SyntaxError) else f" ({frame.filename}, line {frame.lineno})"
+        raise ValueError(
+            f"{option}: cannot import {module!r}: {type(exc).__name__}: {exc}{where}"
+        ) from None
     for part in name.split("."):
         if not hasattr(value, part):
             raise ValueError(f"{option}: {module!r} has no attribute {name!r}")

@@ -21,7 +21,7 @@ import numpy as np
 
 import cresize
 from cresize import testing
-from cresize._check import option_combinations
+from cresize._check import json_target, option_combinations, write_json
 from cresize._tables import MODES
 
 SCHEMA = "cresize-golden/1"
@@ -53,7 +53,12 @@ def main(argv=None):
         help="with --verify: the golden directory to compare with "
         "(default: regenerate the cases in memory with --seed)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        help="random seed of the cases written (--out) or regenerated (--verify without "
+        "--expected, whose cases carry their own) (default 0)",
+    )
     parser.add_argument(
         "--overwrite",
         action="store_true",
@@ -81,13 +86,18 @@ def main(argv=None):
     except SystemExit as exc:
         return exc.code
     try:
-        testing._seed(args.seed, "--seed")
-        for given, option in (
-            (args.json is not None, "--json"),
-            (args.allow_missing, "--allow-missing"),
+        if args.seed is not None and args.expected is not None:  # passed over
+            raise ValueError("--seed goes with --out, or --verify without --expected")
+        args.seed = testing._seed(0 if args.seed is None else args.seed, "--seed")
+        for given, option, goes_with in (  # each was passed over without a word
+            (args.json is not None, "--json", "verify"),
+            (args.allow_missing, "--allow-missing", "verify"),
+            (args.expected is not None, "--expected", "verify"),
+            (args.rtol is not None, "--rtol", "verify"),
+            (args.overwrite, "--overwrite", "out"),
         ):
-            if given and args.verify is None:
-                raise ValueError(f"{option} goes with --verify")
+            if given and getattr(args, goes_with) is None:
+                raise ValueError(f"{option} goes with --{goes_with}")
         if args.out is not None:
             written = write(args.out, seed=args.seed, overwrite=args.overwrite)
             print(f"wrote {len(written)} golden cases ({SCHEMA}) to {args.out}")
@@ -180,6 +190,8 @@ def write(directory, seed=0, overwrite=False):
     """Write every case to ``DIRECTORY/NAME.json`` plus ``index.json``; the paths.
     Files of those names already in ``directory`` are a ``FileExistsError`` (nothing is
     written) unless ``overwrite``."""
+    if os.path.exists(directory) and not os.path.isdir(directory):  # was "[Errno 17] File exists"
+        raise ValueError(f"--out: {directory} is a file, not a folder")
     cases = golden_cases(seed)
     if not overwrite and os.path.isdir(directory):
         names = [c["name"] + ".json" for c in cases] + ["index.json"]
@@ -224,8 +236,9 @@ def verify(directory, expected=None, seed=0, rtol=None, json_path=None, allow_mi
         Also write the report there as JSON: ``{"schema", "seed", "expected", "rtol",
         "results": [{"name", "dtype", "tolerance", "output", "grad_input", "passed",
         "message"}], "failed", "missing", "allow_missing", "not_given", "passed"}``
-        (an error is ``max|result - expected| / scale``, null where not given or not
-        readable; ``missing`` the golden cases without a result).
+        (an error is ``max|result - expected| / scale``, null where not given, not
+        readable or not finite: strict JSON; ``missing`` the golden cases without a
+        result). A path that could not be written is a ``ValueError`` before the run.
     allow_missing : bool
         Pass when some golden cases have no result (a deliberately partial set);
         by default each one is a failure of the run.
@@ -237,18 +250,21 @@ def verify(directory, expected=None, seed=0, rtol=None, json_path=None, allow_mi
         ``allow_missing``); 1 when any fails, a golden case has no result, or no
         result was found.
     """
-    if rtol is not None and not rtol > 0:
-        raise ValueError(f"--rtol must be > 0; got {rtol}")
-    folder = os.path.dirname(os.path.abspath(json_path)) if json_path is not None else None
-    if folder is not None and not os.path.isdir(folder):  # before the run, not after
-        raise ValueError(f"--json: no such folder: {folder}")
+    if rtol is not None:  # inf too: every result would pass, whatever its error
+        rtol = testing._positive(rtol, "--rtol")
+    json_target(json_path)  # before the run, not after
     golden = (
-        _load_dir(expected) if expected is not None else {c["name"]: c for c in golden_cases(seed)}
+        _load_dir(expected, golden=True)
+        if expected is not None
+        else {c["name"]: c for c in golden_cases(seed)}
     )
     results = _load_dir(directory)
     failures = 0
     unchecked = {"output": 0, "grad_input": 0}  # fields a result does not give
     records = []  # what --json writes
+    # The table is printed after the report is written: a reader of stdout that stops
+    # early (| head) ends the command as it prints, which lost the report.
+    table = []
 
     def report(name, status, errors=(None, None), dtype=None, tol=None):
         records.append(
@@ -263,24 +279,32 @@ def verify(directory, expected=None, seed=0, rtol=None, json_path=None, allow_mi
             }
         )
 
-    print(f"{'case':34s}{'output':>11s}{'grad_input':>12s}  result")
+    table.append(f"{'case':34s}{'output':>11s}{'grad_input':>12s}  result")
     for name, result in sorted(results.items()):
         case = golden.get(name)
         if case is None:
             failures += 1
-            print(f"{name:34s}{'':23s}  FAIL: not a golden case")
+            table.append(f"{name:34s}{'':23s}  FAIL: not a golden case")
             report(name, "FAIL: not a golden case")
             continue
         dtype = result.get("dtype", "float64")
         if rtol is None and dtype not in case["tolerance"]:
             failures += 1
             problem = f"FAIL: dtype must be float32 or float64, not {dtype!r}"
-            print(f"{name:34s}{'':23s}  {problem}")
+            table.append(f"{name:34s}{'':23s}  {problem}")
             report(name, problem)
             continue
         tol = case["tolerance"][dtype] if rtol is None else rtol
         wanted = case.get("seed")  # --seed's, or the expected set's (if it says)
         made_from = result.get("seed", wanted)
+        if "seed" in result and (isinstance(made_from, bool) or not isinstance(made_from, int)):
+            # "0" (a string), null, true: it said "made from --seed 0, compared with
+            # --seed 0: pass --seed 0"
+            failures += 1
+            problem = f'FAIL: "seed" must be the integer seed of the case; got {made_from!r}'
+            table.append(f"{name:34s}{'':23s}  {problem}")
+            report(name, problem, dtype=dtype, tol=tol)
+            continue
         if made_from != wanted:  # the inputs were others
             failures += 1
             problem = f"FAIL: made from --seed {made_from}, " + (
@@ -289,7 +313,7 @@ def verify(directory, expected=None, seed=0, rtol=None, json_path=None, allow_mi
                 else f"but {expected} was written with --seed {wanted}: compare with a "
                 f"set of --seed {made_from}"
             )
-            print(f"{name:34s}{'':23s}  {problem}")
+            table.append(f"{name:34s}{'':23s}  {problem}")
             report(name, problem, dtype=dtype, tol=tol)
             continue
         cells, problems, float32_like, errors = [], [], [], []
@@ -319,7 +343,7 @@ def verify(directory, expected=None, seed=0, rtol=None, json_path=None, allow_mi
         # every problem an error within the float32 tolerance, and no dtype said
         if rtol is None and "dtype" not in result and float32_like == [True] * len(problems) != []:
             status += ' (float32 results? mark them "dtype": "float32")'  # they would pass
-        print(f"{name:34s}{cells[0]:>11s}{cells[1]:>12s}  {status}")
+        table.append(f"{name:34s}{cells[0]:>11s}{cells[1]:>12s}  {status}")
         report(name, status, errors, dtype, tol)
     missing = sorted(set(golden) - set(results))
     partial = "".join(
@@ -328,27 +352,18 @@ def verify(directory, expected=None, seed=0, rtol=None, json_path=None, allow_mi
         if n
     )
     named = ", ".join(missing[:5]) + (", ..." if len(missing) > 5 else "")
-    print(
+    table.append(
         f"{len(results)} result{'s' if len(results) != 1 else ''}, {failures} failed, "
         f"{len(missing)} golden case{'s' if len(missing) != 1 else ''} without "
         f"a result{': ' + named if missing else ''}"
         f"{' (allowed: --allow-missing)' if missing and allow_missing else ''}{partial}"
     )
-    if not results:
-        print(f"cresize golden: no result files in {directory}", file=sys.stderr)
-    elif missing and not allow_missing:
-        print(
-            f"cresize golden: {len(missing)} of the {len(golden)} golden cases "
-            f"{'has' if len(missing) == 1 else 'have'} no "
-            f"result in {directory} ({named}): write {'it' if len(missing) == 1 else 'them'}, "
-            f"or pass --allow-missing to "
-            f"verify a partial set",
-            file=sys.stderr,
-        )
     passed = not failures and bool(results) and (allow_missing or not missing)
+    unwritten = None
     if json_path is not None:
-        with open(json_path, "w", encoding="utf-8") as fh:
-            json.dump(
+        try:
+            write_json(
+                json_path,
                 {
                     "schema": SCHEMA,
                     "seed": seed,
@@ -361,9 +376,23 @@ def verify(directory, expected=None, seed=0, rtol=None, json_path=None, allow_mi
                     "not_given": unchecked,
                     "passed": passed,
                 },
-                fh,
-                indent=1,
             )
+        except OSError as exc:  # said after the table, which is still worth reading
+            unwritten = exc
+    print("\n".join(table))
+    if not results:
+        print(f"cresize golden: no result files in {directory}", file=sys.stderr)
+    elif missing and not allow_missing:
+        print(
+            f"cresize golden: {len(missing)} of the {len(golden)} golden cases "
+            f"{'has' if len(missing) == 1 else 'have'} no "
+            f"result in {directory} ({named}): write {'it' if len(missing) == 1 else 'them'}, "
+            f"or pass --allow-missing to "
+            f"verify a partial set",
+            file=sys.stderr,
+        )
+    if unwritten is not None:
+        raise ValueError(f"--json: cannot write {json_path}: {unwritten}")
     return 0 if passed else 1
 
 
@@ -402,9 +431,19 @@ def _error(values, expected, shape, scale):
     return (deviation / scale if scale else deviation), None
 
 
-def _load_dir(directory):
+#: What ``verify`` reads of an expected (golden) case.
+_CASE_KEYS = frozenset(
+    ("name", "mode", "align_corners", "antialias", "input_shape", "axes", "size")
+    + ("scale_factor", "output_shape", "input", "output", "grad_output", "grad_input")
+    + ("scale", "tolerance")
+)
+
+
+def _load_dir(directory, golden=False):
+    """The JSON objects of ``directory`` by ``name``: result files, or with ``golden``
+    the cases ``write`` wrote (``--expected``; anything else is a ``ValueError``)."""
     if not os.path.isdir(directory):
-        raise ValueError(f"{directory!r} is not a directory")
+        raise ValueError(f"{'--expected: ' if golden else ''}{directory!r} is not a directory")
     found = {}
     for entry in sorted(os.listdir(directory)):
         if not entry.endswith(".json") or entry == "index.json":
@@ -414,10 +453,27 @@ def _load_dir(directory):
                 data = json.load(fh)
             except json.JSONDecodeError as exc:
                 raise ValueError(f"{entry}: not valid JSON: {exc}") from None
+            except UnicodeDecodeError as exc:  # named no file
+                raise ValueError(f"{entry}: not UTF-8 text (JSON is UTF-8): {exc}") from None
         if isinstance(data, dict) and "name" not in data and _is_report(data):
             continue  # --json's report, written into the results folder
         if not isinstance(data, dict) or not isinstance(data.get("name"), str):
             raise ValueError(f'{entry}: expected a JSON object with a "name"')
+        missing = _CASE_KEYS - set(data)
+        if golden and (data.get("schema") != SCHEMA or missing):
+            # a results folder given as --expected (the two swapped) was a KeyError
+            # traceback after the table's first line
+            why = (
+                f"no {', '.join(sorted(missing))}"
+                if data.get("schema") == SCHEMA
+                else f"schema {data['schema']!r}"
+                if "schema" in data
+                else 'no "schema"'
+            )
+            raise ValueError(
+                f"--expected: {os.path.join(directory, entry)} is not a golden case of "
+                f"{SCHEMA} ({why}): --expected takes a folder that 'cresize golden --out' wrote"
+            )
         if data["name"] in found:
             raise ValueError(f"{entry}: a second result for case {data['name']!r}")
         found[data["name"]] = data

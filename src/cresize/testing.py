@@ -308,7 +308,8 @@ def check_adjoint(
         Seed of the random ``x`` and ``g`` (uniform in ``[-1, 1)``).
     rtol : float, optional
         Allowed relative error (a float > 0, or a 0-d array of one); default
-        ``TOLERANCES[dtype]``. ``np.inf`` only measures; NaN is a ``ValueError``.
+        ``TOLERANCES[dtype]``. ``np.inf`` only measures (a result that makes the
+        error NaN still fails); NaN is a ``ValueError``.
     forward, backward : callable, optional
         Implementations with the signatures of ``cresize.resize`` and
         ``cresize.resize_backward``; default cresize's own.
@@ -607,7 +608,8 @@ def _mismatch(actual, expected, atol):
         for every index, ranges as ``a-b``), and the worst one with its index (and
         its index in the flat C-order array) and both values, e.g. ``"42 of 630
         values off by more than 1e-12, at [:, :, :, 8]; worst at (1, 2, 6, 8) (flat
-        377): 0.25 instead of 0.5"``; ``"no value off by more than ..."`` when none is.
+        377): 0.25 instead of 0.5"``; ``"... off by more than 1e-12 or NaN (3 NaN), ..."``
+        when some are NaN in either array; ``"no value off by more than ..."`` when none is.
     """
     actual = np.asarray(actual, np.float64)
     expected = np.asarray(expected, np.float64)
@@ -619,6 +621,9 @@ def _mismatch(actual, expected, atol):
     off = f"off by more than {atol:.3g}" if atol else "changed"
     if not n:
         return f"no value {off}"
+    nan = int(np.count_nonzero(np.isnan(diff)))  # NaN is not off by any amount: say so
+    if nan:
+        off += f" or NaN ({nan} NaN)"
     worst = np.unravel_index(int(np.argmax(np.where(np.isnan(diff), np.inf, diff))), diff.shape)
     axes = []
     for axis, length in enumerate(bad.shape):
@@ -684,7 +689,7 @@ def _dtype_rtol(dtype, rtol, where):
     try:
         dtype = np.dtype(dtype)
     except TypeError:
-        raise TypeError(f"dtype must be float32 or float64; got {dtype!r}") from None
+        raise TypeError(f"{where}: dtype must be float32 or float64; got {dtype!r}") from None
     if dtype not in TOLERANCES:
         raise TypeError(f"{where}: dtype must be float32 or float64; got {dtype}")
     return dtype, TOLERANCES[dtype] if rtol is None else _positive(rtol, "rtol", measure=True)
