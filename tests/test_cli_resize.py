@@ -1649,7 +1649,8 @@ def test_a_tiff_only_tifffile_reads_without_it_gives_the_reason(tmp_path, monkey
     # "not an image, or a format Pillow cannot read", where open_image says what to install.
     tifffile = pytest.importorskip("tifffile")
     src = tmp_path / "in.tif"
-    tifffile.imwrite(src, np.random.default_rng(0).random((20, 30, 3)).astype(np.float32))
+    pixels = np.random.default_rng(0).random((20, 30, 3)).astype(np.float32)
+    tifffile.imwrite(src, pixels, photometric="rgb")  # tifffile's default is changing
     monkeypatch.setitem(sys.modules, "tifffile", None)
     assert main([str(src), "--scale", "0.5", "-o", str(tmp_path / "out.tif")]) == 1
     err = capsys.readouterr().err
