@@ -186,6 +186,27 @@ def test_distribution_carries_the_bundled_runtimes_licences():
     assert "vcomp140.dll" in texts["LICENSES/MSVC-runtime.txt"]
 
 
+def stand_ins(extension, build_ext, more=""):
+    """The lines of a child program that stand in for setuptools before the child runs
+    setup.py under another name: the README's test environment has no setuptools >= 77
+    and no Cython (pip builds in isolation). The build requirements count as met, and
+    setuptools' modules hold ``extension`` (setup.py's Extension), ``build_ext`` and
+    ``Command`` (the child defines those names first, and imports importlib.metadata,
+    sys and types); ``more`` adds modules (``'name': {attributes}`` entries)."""
+    return (
+        "importlib.metadata.version = lambda name: '999'\n"
+        f"for name, attrs in {{'setuptools': {{'Extension': {extension}, 'setup': None}},\n"
+        "    'setuptools.command': {},\n"
+        "    'setuptools.command.build': {'build': Command},\n"
+        f"    'setuptools.command.build_ext': {{'build_ext': {build_ext}}},\n"
+        "    'setuptools.command.build_py': {'build_py': Command},\n"
+        "    'setuptools.errors': {'CompileError': OSError, 'LinkError': OSError},\n"
+        f"    {more}}}.items():\n"
+        "    sys.modules[name] = types.ModuleType(name)\n"
+        "    vars(sys.modules[name]).update(attrs)\n"
+    )
+
+
 @pytest.mark.skipif(not SETUP.is_file(), reason="no setup.py beside tests/: tests copied alone")
 @pytest.mark.parametrize(
     "name, bad, allowed",
@@ -275,21 +296,13 @@ def test_each_extension_depends_on_the_files_it_reads(tmp_path):
     # own EXTENSIONS and reads.
     child = (
         "import importlib.metadata, json, runpy, sys, types\n"
-        "importlib.metadata.version = lambda name: '999'\n"
         "class Extension:\n"
         "    def __init__(self, name, sources, depends=()):\n"
         "        self.name, self.sources, self.depends = name, sources, list(depends)\n"
         "class Command:\n"
         "    pass\n"
-        "for name, attrs in {'setuptools': {'Extension': Extension, 'setup': None},\n"
-        "                    'setuptools.command': {},\n"
-        "                    'setuptools.command.build': {'build': Command},\n"
-        "                    'setuptools.command.build_ext': {'build_ext': Command},\n"
-        "                    'setuptools.command.build_py': {'build_py': Command},\n"
-        "                    'setuptools.errors': {'CompileError': OSError, 'LinkError': OSError}}.items():\n"
-        "    sys.modules[name] = types.ModuleType(name)\n"
-        "    vars(sys.modules[name]).update(attrs)\n"
-        "setup = runpy.run_path(sys.argv[1], run_name='cresize_setup')\n"
+        + stand_ins("Extension", "Command")
+        + "setup = runpy.run_path(sys.argv[1], run_name='cresize_setup')\n"
         "depends = {e.name: e.depends for e in setup['EXTENSIONS']}\n"
         "print(json.dumps([depends, setup['reads'](sys.argv[2])]))\n"
     )
@@ -326,7 +339,6 @@ def test_an_interrupted_build_leaves_no_partial_module(tmp_path):
     # has none >= 77); BuildExt's own methods run.
     child = (
         "import importlib.metadata, os, runpy, sys, types\n"
-        "importlib.metadata.version = lambda name: '999'\n"
         "out, src = sys.argv[2], sys.argv[3]\n"
         "class Command:\n"
         "    force = dry_run = False\n"
@@ -344,15 +356,8 @@ def test_an_interrupted_build_leaves_no_partial_module(tmp_path):
         "                raise KeyboardInterrupt\n"
         "            g.write(f.read())\n"
         "        return outfile, True\n"
-        "for name, attrs in {'setuptools': {'Extension': lambda *a, **k: None, 'setup': None},\n"
-        "                    'setuptools.command': {},\n"
-        "                    'setuptools.command.build': {'build': Command},\n"
-        "                    'setuptools.command.build_ext': {'build_ext': BuildExt},\n"
-        "                    'setuptools.command.build_py': {'build_py': Command},\n"
-        "                    'setuptools.errors': {'CompileError': OSError, 'LinkError': OSError}}.items():\n"
-        "    sys.modules[name] = types.ModuleType(name)\n"
-        "    vars(sys.modules[name]).update(attrs)\n"
-        "command = runpy.run_path(sys.argv[1], run_name='cresize_setup')['BuildExt']()\n"
+        + stand_ins("lambda *a, **k: None", "BuildExt")
+        + "command = runpy.run_path(sys.argv[1], run_name='cresize_setup')['BuildExt']()\n"
         "if sys.argv[4] == 'link':\n"
         "    try:\n"
         "        command.build_extension(types.SimpleNamespace(name='cresize._fast'))\n"
@@ -388,6 +393,75 @@ def test_an_interrupted_build_leaves_no_partial_module(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["_fast.so", "built.so"]
     run("copy")  # copied whatever the times, as a new file (the loaded one's pages stay)
     assert out.read_bytes() == b"the module just built" and os.stat(out).st_ino != old.st_ino
+
+
+@pytest.mark.skipif(not SETUP.is_file(), reason="no setup.py beside tests/: tests copied alone")
+def test_the_compiler_reads_no_copy_of_a_source_in_build(tmp_path):
+    # Cython copies an extension's depends (its .pxd and headers) beside the C it writes
+    # into build/temp*/cython, and a C file's #include "x.h" looks beside that file first:
+    # the compiler read those copies, not src/cresize. A header deleted from src/ but
+    # still #included was found in an earlier build's copy, so an incremental build passed
+    # where a clean one fails. BuildExt now removes the copies (this build's and older
+    # ones) before compiling; what Cython generated itself stays. As in the tests above,
+    # the child stands in for setuptools and Cython (whose cythonize copies the depends,
+    # as Cython's does); BuildExt's own build_extensions runs, and the stand-in compiler
+    # lists what an #include would find beside the C.
+    child = (
+        "import importlib.metadata, json, os, runpy, shutil, sys, types\n"
+        "temp, lib = sys.argv[2], sys.argv[3]\n"
+        "found = {}\n"
+        "def cythonize(ext, build_dir, **options):\n"
+        "    for path in ext.depends:\n"
+        "        folder = os.path.join(build_dir, os.path.dirname(path))\n"
+        "        os.makedirs(folder, exist_ok=True)\n"
+        "        shutil.copy2(path, folder)\n"
+        "    c = os.path.join(build_dir, os.path.splitext(ext.sources[0])[0] + '.c')\n"
+        "    with open(c, 'w') as f:\n"
+        "        f.write('/* Generated by Cython 3.9.9 */\\n')\n"
+        "    return [types.SimpleNamespace(sources=[c])]\n"
+        "class Extension:\n"
+        "    def __init__(self, name, sources, depends=()):\n"
+        "        self.name, self.sources, self.depends = name, sources, list(depends)\n"
+        "        self.include_dirs, self.define_macros = [], []\n"
+        "        self.extra_compile_args, self.extra_link_args = [], []\n"
+        "class Command:\n"
+        "    force = dry_run = False\n"
+        "class BuildExt(Command):\n"
+        "    def build_extensions(self):\n"
+        "        for ext in self.extensions:\n"
+        "            found[ext.name] = sorted(os.listdir(os.path.dirname(ext.sources[0])))\n"
+        + stand_ins(
+            "Extension",
+            "BuildExt",
+            "'Cython': {'__version__': '3.9.9'}, 'Cython.Build': {'cythonize': cythonize}",
+        )
+        + "setup = runpy.run_path(sys.argv[1], run_name='cresize_setup')\n"
+        "command = setup['BuildExt']()\n"
+        "command.build_temp, command.build_lib = temp, lib\n"
+        "command.extensions = setup['EXTENSIONS']\n"
+        "command.compiler = types.SimpleNamespace(compiler_type='unix', compiler_so=[sys.executable])\n"
+        "command.get_finalized_command = lambda name: types.SimpleNamespace(\n"
+        "    get_package_dir=lambda package: os.path.join(lib, 'sources'))\n"
+        "command.build_extensions()\n"
+        "print(json.dumps(found))\n"
+    )
+    temp = tmp_path / "temp"
+    beside = temp / "cython" / "src" / "cresize"  # where Cython writes the C
+    beside.mkdir(parents=True)
+    (beside / "_gone.h").write_text("/* a copy of a header since deleted from src/ */\n")
+    (beside / "_kernels_api.h").write_text("/* Generated by Cython 3.9.9 */\n")
+    run = subprocess.run(
+        [sys.executable, "-c", child, str(SETUP), str(temp), str(tmp_path / "lib")],
+        cwd=SETUP.parent,
+        env=dict(os.environ, CRESIZE_OPENMP="0"),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    found = json.loads(run.stdout.splitlines()[-1])
+    wanted = ["_fast.c", "_kernels.c", "_kernels_api.h"]
+    assert found == {"cresize._kernels": wanted, "cresize._fast": wanted}, found
 
 
 def test_no_requirement_pulls_an_unpinned_torch():
