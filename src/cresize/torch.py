@@ -131,7 +131,8 @@ def interpolate(
     torch.Tensor
         ``(N, C, *resized)`` of ``input``'s dtype, contiguous; channels-last
         (``torch.channels_last`` / ``channels_last_3d``) when ``input``'s
-        strides are, as ``F.interpolate`` returns it.
+        strides are, as ``F.interpolate`` returns it (in ``area`` on a 5-D
+        input too, which ``F.interpolate`` returns contiguous).
 
     Examples
     --------
