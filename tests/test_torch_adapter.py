@@ -1162,6 +1162,55 @@ def test_size_takes_what_f_interpolate_takes(size):
         )
 
 
+FACTORS_TAKEN = [torch.tensor(1.7), torch.tensor(2), torch.tensor(1.7, dtype=torch.float64)]
+FACTORS_TAKEN += [(torch.tensor(1.5), 2.5), np.array(1.5), np.array(2), (np.array(1.5), 2)]
+FACTORS_REFUSED = [torch.tensor(True), np.array(True), torch.tensor(1 + 0j), torch.tensor([2.0])]
+FACTORS_REFUSED += [np.array([2.0, 2.0]), (torch.tensor([1.5]), 2.0)]
+
+
+@pytest.mark.parametrize("scale_factor", FACTORS_TAKEN + FACTORS_REFUSED, ids=repr)
+def test_scale_factor_takes_what_f_interpolate_takes(scale_factor):
+    # scale_factor=torch.tensor(1.7) (or np.array(1.5) alone) was refused, which
+    # F.interpolate takes where it recomputes the scale (recompute_scale_factor=True, and
+    # area, whatever it is given): read as float(t), as there. cresize takes it in every
+    # mode (F.interpolate's kernels' schema is float[]: it refuses it elsewhere), bools
+    # (refused as scale_factor=True is) and 1-d tensors (as sizes) not at all
+    x = torch.rand(1, 2, 5, 6, dtype=torch.float64)
+    taken = any(scale_factor is f for f in FACTORS_TAKEN)
+    for kw in (
+        dict(mode="bilinear", recompute_scale_factor=True),
+        dict(mode="area"),
+        dict(mode="bicubic", align_corners=True, recompute_scale_factor=True),
+    ):
+        kw = dict(kw, scale_factor=scale_factor)
+        if taken:  # F.interpolate's refusals of the others are not all TypeErrors
+            assert _outcome(F.interpolate, x, **kw) is None
+        for _ in range(2):  # the second call of a key is the remembered plan's
+            assert _outcome(ct.interpolate, x, **kw) is (None if taken else TypeError)
+        assert _outcome(lambda kw=kw: ct.Resize(**kw)(x)) is (None if taken else TypeError)
+        assert _outcome(_recorded, x, kw) is (None if taken else TypeError)
+        if taken:
+            expected = F.interpolate(x, **kw)
+            torch.testing.assert_close(ct.interpolate(x, **kw), expected, rtol=0, atol=1e-10)
+            torch.testing.assert_close(ct.Resize(**kw)(x), expected, rtol=0, atol=1e-10)
+    if not taken:
+        with pytest.raises(TypeError, match=r"^scale_factor must be a number"):
+            ct.interpolate(x, scale_factor=scale_factor, mode="bilinear")
+        return
+    # where F.interpolate does not recompute: the scale as a float gives, as
+    # F.interpolate's own float[] does
+    kw = dict(scale_factor=scale_factor, mode="bilinear")
+    plain = (
+        [float(f) for f in scale_factor] if isinstance(scale_factor, tuple) else float(scale_factor)
+    )
+    torch.testing.assert_close(
+        ct.interpolate(x, **kw),
+        F.interpolate(x, scale_factor=plain, mode="bilinear"),
+        rtol=0,
+        atol=1e-10,
+    )
+
+
 def test_a_0d_array_size_keeps_its_refusal_messages_and_is_read_by_value():
     x = torch.rand(1, 1, 5, 5)
     for size in (np.array(3.0), np.array(True), np.array(3, dtype=object)):
