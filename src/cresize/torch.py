@@ -244,6 +244,18 @@ _UNSCRIPTABLE = (
 )
 
 
+def _unscriptable():
+    """``__prepare_scriptable__`` of ``interpolate`` and ``Resize``: ``torch.jit.script``
+    calls it first, on a function given to it or called by one it compiles and on every
+    submodule; a clear refusal rather than TorchScript's error from inside cresize's
+    code (it was "Compiled functions can't take ... keyword-only arguments" for
+    ``interpolate``)."""
+    raise RuntimeError(_UNSCRIPTABLE)
+
+
+interpolate.__prepare_scriptable__ = _unscriptable  # type: ignore[attr-defined]
+
+
 def _check_input(input):
     """Refuse what cresize.torch cannot take; whether ``input`` is float16 or bfloat16,
     or None for a tensor on the ``meta`` device (PyTorch 2.4 and later: its call goes to
@@ -440,8 +452,9 @@ class Resize(torch.nn.Module):
     def __prepare_scriptable__(self) -> Resize:
         """``torch.jit.script`` calls this first (on every submodule): a clear refusal
         rather than TorchScript's error from inside the plan's code (``torch.jit.trace``
-        records the operator)."""
-        raise RuntimeError(_UNSCRIPTABLE)
+        records the operator); see ``_unscriptable``."""
+        _unscriptable()
+        return self  # not reached
 
     def extra_repr(self) -> str:
         given = (
