@@ -469,6 +469,21 @@ def test_resize_module_takes_num_threads(monkeypatch):
     assert ct.Resize(size=4).num_threads is None
 
 
+def test_resize_repr_tells_apart_modules_that_resize_differently():
+    # recompute_scale_factor changes the result but was not in the repr: these two
+    # modules printed the same
+    x = torch.rand(1, 1, 5, 5, dtype=torch.float64)
+    plain = ct.Resize(scale_factor=1.7, mode="bilinear")
+    recomputed = ct.Resize(scale_factor=1.7, mode="bilinear", recompute_scale_factor=True)
+    assert not torch.equal(plain(x), recomputed(x))
+    assert repr(plain) != repr(recomputed)
+    assert repr(recomputed) == (
+        "Resize(scale_factor=1.7, mode='bilinear', align_corners=None, antialias=False, "
+        "recompute_scale_factor=True)"
+    )
+    assert "recompute_scale_factor" not in repr(plain)
+
+
 def test_resize_module_trains():
     torch.manual_seed(0)
 

@@ -460,9 +460,12 @@ class Resize(torch.nn.Module):
         given = (
             f"size={self.size}" if self.size is not None else f"scale_factor={self.scale_factor}"
         )
+        # the options that change the result, and the thread count where given
+        recompute = self.recompute_scale_factor
         return (
             f"{given}, mode={self.mode!r}, align_corners={self.align_corners}, "
             f"antialias={self.antialias}"
+            + (f", recompute_scale_factor={recompute}" if recompute is not None else "")
             + (f", num_threads={self.num_threads}" if self.num_threads is not None else "")
         )
 
