@@ -1,6 +1,7 @@
 """cresize.torch: gradcheck, gradgradcheck, agreement with F.interpolate, errors, training."""
 
 import functools
+import typing
 
 import numpy as np
 import pytest
@@ -467,6 +468,51 @@ def test_resize_module_takes_num_threads(monkeypatch):
     with pytest.raises(ValueError, match="num_threads"):
         ct.Resize(size=4, num_threads=0)
     assert ct.Resize(size=4).num_threads is None
+
+
+class _Kept(torch.Tensor):
+    """A tensor subclass with PyTorch's default __torch_function__."""
+
+
+class _Logged(torch.Tensor):
+    """A tensor subclass whose __torch_function__ notes each function it is given."""
+
+    seen: typing.ClassVar[list] = []
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        cls.seen.append(func)
+        return super().__torch_function__(func, types, args, kwargs or {})
+
+
+@pytest.mark.parametrize("subclass", [_Kept, _Logged])
+def test_a_tensor_subclass_sees_the_call_and_is_kept_as_f_interpolate_does(subclass):
+    # F.interpolate gives the call to a subclass's __torch_function__ (the default one
+    # returns the subclass); cresize.torch returned a plain Tensor and no subclass saw it
+    base = torch.randn(2, 3, 5, 4, dtype=torch.float64)
+    kw = dict(size=(3, 7), mode="bicubic", antialias=True)
+    expected = ct.interpolate(base, **kw)
+    plain = base.clone().requires_grad_()
+    ct.interpolate(plain, **kw).sum().backward()
+    for call, func in (
+        (F.interpolate, F.interpolate),
+        (ct.interpolate, ct.interpolate),
+        (lambda t, **k: ct.Resize(**k)(t), ct.interpolate),
+    ):
+        x = base.clone().as_subclass(subclass).requires_grad_()
+        _Logged.seen.clear()
+        y = call(x, **kw)
+        if subclass is _Logged:  # (before y.requires_grad, a function it sees too)
+            assert _Logged.seen == [func]
+        assert type(y) is subclass and y.requires_grad
+        if func is ct.interpolate:
+            assert torch.equal(y.as_subclass(torch.Tensor), expected)
+        y.sum().backward()
+        assert type(x.grad) is torch.Tensor
+        if func is ct.interpolate:
+            assert torch.equal(x.grad, plain.grad)
+    # nn.Parameter (its __torch_function__ is disabled) stays a plain result
+    assert type(ct.interpolate(torch.nn.Parameter(base), **kw)) is torch.Tensor
 
 
 def test_resize_repr_tells_apart_modules_that_resize_differently():

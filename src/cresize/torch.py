@@ -149,7 +149,24 @@ def interpolate(
     options = (size, scale_factor, mode, align_corners, recompute_scale_factor, antialias)
     if _capturing(input):
         return _captured(input, options, num_threads)
+    if type(input) is not torch.Tensor and _has_torch_function(input):
+        return _subclass_call(input, options, num_threads)
     return _eager(input, options, num_threads)
+
+
+# A tensor subclass with its own __torch_function__ (not nn.Parameter, whose is disabled)
+# sees the call as F.interpolate's subclasses do: its __torch_function__ gets
+# ``interpolate`` and the arguments, and the default one runs it on the tensor and
+# returns the result as the subclass (F.interpolate keeps a subclass; it was a Tensor)
+_has_torch_function = torch.overrides.has_torch_function_unary
+
+
+def _subclass_call(input, options, num_threads):
+    """``interpolate`` given to ``input``'s ``__torch_function__`` (``input`` a tensor
+    subclass that has one), as ``F.interpolate`` gives itself."""
+    return torch.overrides.handle_torch_function(
+        interpolate, (input,), input, *options, num_threads=num_threads
+    )
 
 
 # A call's route is decided once, where it is made (interpolate, Resize.forward): recorded
@@ -431,6 +448,8 @@ class Resize(torch.nn.Module):
         )
         if _capturing(input):
             return _captured(input, options, self.num_threads)
+        if type(input) is not torch.Tensor and _has_torch_function(input):
+            return _subclass_call(input, options, self.num_threads)
         return _eager(input, options, self.num_threads, self)
 
     def _planned(self, input, options):
