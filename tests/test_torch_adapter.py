@@ -1129,6 +1129,13 @@ def test_legacy_batched_gradients_are_refused_clearly():
     (batched,) = torch.func.vmap(vjp)(g)
     for i in range(3):
         assert torch.equal(batched[i], torch.autograd.grad(f(x), x, g[i])[0])
+    # torch.autograd.functional's vectorize=True is that batching too: the message names
+    # it (it named only the two above) and the ways that work
+    jacobian = torch.autograd.functional.jacobian
+    with pytest.raises(RuntimeError, match=r"jacobian and hessian with vectorize=True"):
+        jacobian(f, x.detach(), vectorize=True)
+    expected = torch.func.jacrev(f)(x.detach())
+    assert torch.equal(jacobian(f, x.detach()), expected)
 
 
 def test_negative_views_are_resized_as_their_values():

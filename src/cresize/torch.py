@@ -625,8 +625,10 @@ def _numpy(tensor):
         raise RuntimeError(
             "cresize.torch cannot run under PyTorch's legacy batching "
             "(torch.autograd.grad(..., is_grads_batched=True), gradcheck's "
-            "check_batched_grad=True): it has no batching rule there. torch.func.vmap "
-            "works (of torch.func.vjp for batched gradients)"
+            "check_batched_grad=True, torch.autograd.functional.jacobian and hessian "
+            "with vectorize=True): it has no batching rule there. torch.func.vmap "
+            "works (of torch.func.vjp for batched gradients; torch.func.jacrev, "
+            "jacfwd and hessian), and so does vectorize=False"
         ) from exc
 
 
