@@ -1,6 +1,7 @@
 """cresize.torch: gradcheck, gradgradcheck, agreement with F.interpolate, errors, training."""
 
 import functools
+import typing
 
 import numpy as np
 import pytest
@@ -10,7 +11,7 @@ F = torch.nn.functional
 
 import cresize  # noqa: E402
 import cresize.torch as ct  # noqa: E402
-from cresize import testing  # noqa: E402
+from cresize import _spec, testing  # noqa: E402
 from helpers.cases import COMBOS as CRESIZE_COMBOS  # noqa: E402
 from helpers.oracle import NO_ALIGN_CORNERS  # noqa: E402
 
@@ -275,27 +276,64 @@ def _layouts(shape):
                 yield buffer.as_strided(shape, given)
 
 
-@pytest.mark.parametrize("rank", [4, 5])
-def test_results_are_laid_out_as_f_interpolate_lays_them_out(rank):
+# F.interpolate's mode names on each rank (and options that take other kernels there):
+# the layout of the result may depend on the mode (5-D area is contiguous in PyTorch)
+LAYOUT_MODES = {
+    4: [
+        ("nearest", {}),
+        ("nearest-exact", {}),
+        ("bilinear", {}),
+        ("bilinear", {"align_corners": True}),
+        ("bilinear", {"antialias": True}),
+        ("bicubic", {}),
+        ("bicubic", {"antialias": True}),
+        ("lanczos", {"antialias": True}),
+        ("area", {}),
+    ],
+    5: [("nearest", {}), ("nearest-exact", {}), ("trilinear", {}), ("area", {})],
+}
+
+
+@pytest.mark.parametrize(
+    "rank, mode, kwargs", [(r, m, k) for r, modes in LAYOUT_MODES.items() for m, k in modes]
+)
+def test_results_are_laid_out_as_f_interpolate_lays_them_out(rank, mode, kwargs):
     # _channels_last reads PyTorch's contiguity flags first (two C++ queries, the tiny
     # call's cost) and the stride rule only where they leave it open, and a repeated
     # call (and Resize's) reads the layout from its plan: every dense layout of small
-    # shapes, with the ambiguous size-1 strides, against F.interpolate's result
+    # shapes, with the ambiguous size-1 strides, against F.interpolate's result, in
+    # each of its modes. One departure, documented (docs/limits.md): PyTorch's 5-D area
+    # (adaptive_avg_pool3d, no channels-last kernel) returns a contiguous result, and
+    # cresize keeps channels-last there too (matching it cost 1.4-3.7x there)
     import itertools
 
     lengths = (1, 2, 3) if rank == 4 else (1, 2)
     size = (2, 3, 2)[: rank - 2]
-    layer = ct.Resize(size=size, mode="nearest")
+    layer = ct.Resize(size=size, mode=mode, **kwargs)
+    departs = (rank, mode) == (5, "area")
     seen = set()
     for shape in itertools.product(lengths, repeat=rank):
         for x in _layouts(shape):
-            theirs = F.interpolate(x, size=size, mode="nearest")
+            theirs = F.interpolate(x, size=size, mode=mode, **kwargs)
+            if departs:  # the layout F.interpolate gives every other mode
+                theirs = torch.empty_like(F.interpolate(x, size=size)).copy_(theirs)
             for _ in range(2):  # planned, then its plan found by its shape and strides
-                for ours in (ct.interpolate(x, size=size, mode="nearest"), layer(x)):
+                for ours in (ct.interpolate(x, size=size, mode=mode, **kwargs), layer(x)):
                     assert ours.stride() == theirs.stride(), (shape, x.stride())
-                    assert torch.equal(ours, theirs)
+                    torch.testing.assert_close(ours, theirs, rtol=1e-6, atol=1e-4)
             seen.add(ct._channels_last(x))
     assert seen == {False, True}
+    layouts = []  # the gradient's layout too
+    for resize in (F.interpolate, ct.interpolate):
+        x = torch.randn((2, 3) + (4,) * (rank - 2)).contiguous(memory_format=CHANNELS_LAST[rank])
+        x.requires_grad_()
+        y = resize(x, size=size, mode=mode, **kwargs)
+        y.backward(torch.ones_like(y))
+        layouts.append((y.is_contiguous(), x.grad.stride()))
+    assert layouts[0] == ((True, layouts[1][1]) if departs else layouts[1])
+
+
+CHANNELS_LAST = {4: torch.channels_last, 5: torch.channels_last_3d}
 
 
 KEEP_OR_DOUBLE = [
@@ -430,6 +468,66 @@ def test_resize_module_takes_num_threads(monkeypatch):
     with pytest.raises(ValueError, match="num_threads"):
         ct.Resize(size=4, num_threads=0)
     assert ct.Resize(size=4).num_threads is None
+
+
+class _Kept(torch.Tensor):
+    """A tensor subclass with PyTorch's default __torch_function__."""
+
+
+class _Logged(torch.Tensor):
+    """A tensor subclass whose __torch_function__ notes each function it is given."""
+
+    seen: typing.ClassVar[list] = []
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        cls.seen.append(func)
+        return super().__torch_function__(func, types, args, kwargs or {})
+
+
+@pytest.mark.parametrize("subclass", [_Kept, _Logged])
+def test_a_tensor_subclass_sees_the_call_and_is_kept_as_f_interpolate_does(subclass):
+    # F.interpolate gives the call to a subclass's __torch_function__ (the default one
+    # returns the subclass); cresize.torch returned a plain Tensor and no subclass saw it
+    base = torch.randn(2, 3, 5, 4, dtype=torch.float64)
+    kw = dict(size=(3, 7), mode="bicubic", antialias=True)
+    expected = ct.interpolate(base, **kw)
+    plain = base.clone().requires_grad_()
+    ct.interpolate(plain, **kw).sum().backward()
+    for call, func in (
+        (F.interpolate, F.interpolate),
+        (ct.interpolate, ct.interpolate),
+        (lambda t, **k: ct.Resize(**k)(t), ct.interpolate),
+    ):
+        x = base.clone().as_subclass(subclass).requires_grad_()
+        _Logged.seen.clear()
+        y = call(x, **kw)
+        if subclass is _Logged:  # (before y.requires_grad, a function it sees too)
+            assert _Logged.seen == [func]
+        assert type(y) is subclass and y.requires_grad
+        if func is ct.interpolate:
+            assert torch.equal(y.as_subclass(torch.Tensor), expected)
+        y.sum().backward()
+        assert type(x.grad) is torch.Tensor
+        if func is ct.interpolate:
+            assert torch.equal(x.grad, plain.grad)
+    # nn.Parameter (its __torch_function__ is disabled) stays a plain result
+    assert type(ct.interpolate(torch.nn.Parameter(base), **kw)) is torch.Tensor
+
+
+def test_resize_repr_tells_apart_modules_that_resize_differently():
+    # recompute_scale_factor changes the result but was not in the repr: these two
+    # modules printed the same
+    x = torch.rand(1, 1, 5, 5, dtype=torch.float64)
+    plain = ct.Resize(scale_factor=1.7, mode="bilinear")
+    recomputed = ct.Resize(scale_factor=1.7, mode="bilinear", recompute_scale_factor=True)
+    assert not torch.equal(plain(x), recomputed(x))
+    assert repr(plain) != repr(recomputed)
+    assert repr(recomputed) == (
+        "Resize(scale_factor=1.7, mode='bilinear', align_corners=None, antialias=False, "
+        "recompute_scale_factor=True)"
+    )
+    assert "recompute_scale_factor" not in repr(plain)
 
 
 def test_resize_module_trains():
@@ -669,6 +767,37 @@ def test_repeated_calls_find_their_plan_without_planning_again(monkeypatch):
         ct.interpolate(x, size=True, mode="nearest")
     with pytest.raises((TypeError, ValueError), match="size"):
         ct.interpolate(x, size=4.0, mode="nearest")
+
+
+def test_an_int_scale_factor_finds_its_plan_as_a_float_one_does(monkeypatch):
+    # scale_factor=2 (F.interpolate's and nn.Upsample's usual spelling) was not a plain
+    # argument to the key (floats only): each call was planned and checked again, 18 us
+    # against 6.5 us for 2.0 ((1, 3, 8, 8) bilinear). An int and the equal float are
+    # the same factor and the same key; a bool is never plain (refused as before)
+    x = torch.randn(1, 2, 6, 5)
+    first = {f: ct.interpolate(x, scale_factor=f, mode="bilinear") for f in (2, (3, 2))}
+    layer = ct.Resize(scale_factor=2, mode="bilinear")
+    layer(x)
+    array = np.random.default_rng(0).random((6, 5))
+    cresize.resize(array, scale_factor=2, mode="bilinear")
+    calls = []
+    real = ct._input_plan
+    monkeypatch.setattr(ct, "_input_plan", lambda *a, **k: calls.append(a) or real(*a, **k))
+    checks = []
+    factor = _spec.factor
+    monkeypatch.setattr(_spec, "factor", lambda *a: checks.append(a) or factor(*a))
+    for f in (2, 2.0, (3, 2), (3.0, 2), (3, 2.0)):
+        expected = first[2 if f in (2, 2.0) else (3, 2)]
+        assert torch.equal(ct.interpolate(x, scale_factor=f, mode="bilinear"), expected)
+    assert torch.equal(layer(x), first[2])
+    resized = cresize.resize(array, scale_factor=2, mode="bilinear")
+    assert calls == [] and checks == []
+    np.testing.assert_array_equal(resized, cresize.resize(array, scale_factor=2.0, mode="bilinear"))
+    for refused in (True, (True, 2)):
+        with pytest.raises(TypeError, match="scale_factor"):
+            ct.interpolate(x, scale_factor=refused, mode="bilinear")
+        with pytest.raises(TypeError, match="scale_factor"):
+            cresize.resize(array, scale_factor=refused, mode="bilinear")
 
 
 def test_a_repeated_call_checks_what_its_key_does_not_hold():
@@ -1000,6 +1129,13 @@ def test_legacy_batched_gradients_are_refused_clearly():
     (batched,) = torch.func.vmap(vjp)(g)
     for i in range(3):
         assert torch.equal(batched[i], torch.autograd.grad(f(x), x, g[i])[0])
+    # torch.autograd.functional's vectorize=True is that batching too: the message names
+    # it (it named only the two above) and the ways that work
+    jacobian = torch.autograd.functional.jacobian
+    with pytest.raises(RuntimeError, match=r"jacobian and hessian with vectorize=True"):
+        jacobian(f, x.detach(), vectorize=True)
+    expected = torch.func.jacrev(f)(x.detach())
+    assert torch.equal(jacobian(f, x.detach()), expected)
 
 
 def test_negative_views_are_resized_as_their_values():
@@ -1123,6 +1259,55 @@ def test_size_takes_what_f_interpolate_takes(size):
         torch.testing.assert_close(
             ct.interpolate(x, **kw), F.interpolate(x, **kw), rtol=0, atol=1e-10
         )
+
+
+FACTORS_TAKEN = [torch.tensor(1.7), torch.tensor(2), torch.tensor(1.7, dtype=torch.float64)]
+FACTORS_TAKEN += [(torch.tensor(1.5), 2.5), np.array(1.5), np.array(2), (np.array(1.5), 2)]
+FACTORS_REFUSED = [torch.tensor(True), np.array(True), torch.tensor(1 + 0j), torch.tensor([2.0])]
+FACTORS_REFUSED += [np.array([2.0, 2.0]), (torch.tensor([1.5]), 2.0)]
+
+
+@pytest.mark.parametrize("scale_factor", FACTORS_TAKEN + FACTORS_REFUSED, ids=repr)
+def test_scale_factor_takes_what_f_interpolate_takes(scale_factor):
+    # scale_factor=torch.tensor(1.7) (or np.array(1.5) alone) was refused, which
+    # F.interpolate takes where it recomputes the scale (recompute_scale_factor=True, and
+    # area, whatever it is given): read as float(t), as there. cresize takes it in every
+    # mode (F.interpolate's kernels' schema is float[]: it refuses it elsewhere), bools
+    # (refused as scale_factor=True is) and 1-d tensors (as sizes) not at all
+    x = torch.rand(1, 2, 5, 6, dtype=torch.float64)
+    taken = any(scale_factor is f for f in FACTORS_TAKEN)
+    for kw in (
+        dict(mode="bilinear", recompute_scale_factor=True),
+        dict(mode="area"),
+        dict(mode="bicubic", align_corners=True, recompute_scale_factor=True),
+    ):
+        kw = dict(kw, scale_factor=scale_factor)
+        if taken:  # F.interpolate's refusals of the others are not all TypeErrors
+            assert _outcome(F.interpolate, x, **kw) is None
+        for _ in range(2):  # the second call of a key is the remembered plan's
+            assert _outcome(ct.interpolate, x, **kw) is (None if taken else TypeError)
+        assert _outcome(lambda kw=kw: ct.Resize(**kw)(x)) is (None if taken else TypeError)
+        assert _outcome(_recorded, x, kw) is (None if taken else TypeError)
+        if taken:
+            expected = F.interpolate(x, **kw)
+            torch.testing.assert_close(ct.interpolate(x, **kw), expected, rtol=0, atol=1e-10)
+            torch.testing.assert_close(ct.Resize(**kw)(x), expected, rtol=0, atol=1e-10)
+    if not taken:
+        with pytest.raises(TypeError, match=r"^scale_factor must be a number"):
+            ct.interpolate(x, scale_factor=scale_factor, mode="bilinear")
+        return
+    # where F.interpolate does not recompute: the scale as a float gives, as
+    # F.interpolate's own float[] does
+    kw = dict(scale_factor=scale_factor, mode="bilinear")
+    plain = (
+        [float(f) for f in scale_factor] if isinstance(scale_factor, tuple) else float(scale_factor)
+    )
+    torch.testing.assert_close(
+        ct.interpolate(x, **kw),
+        F.interpolate(x, scale_factor=plain, mode="bilinear"),
+        rtol=0,
+        atol=1e-10,
+    )
 
 
 def test_a_0d_array_size_keeps_its_refusal_messages_and_is_read_by_value():

@@ -233,6 +233,15 @@ def test_make_fx_records_the_operator_not_a_constant():
 
 
 @pytest.mark.filterwarnings("ignore:`torch.jit.:DeprecationWarning")
+def _calls_interpolate(x):
+    return ct.interpolate(x, scale_factor=2.0, mode="bilinear")
+
+
+class _CallsInterpolate(torch.nn.Module):
+    def forward(self, x):
+        return ct.interpolate(x, size=3)
+
+
 def test_jit_trace_records_the_operator_and_script_is_refused_clearly():
     # torch.jit.trace kept the resize's result as a constant ("Graphs differed across
     # invocations"); torch.jit.script failed inside the plan's code ("Don't support
@@ -246,6 +255,11 @@ def test_jit_trace_records_the_operator_and_script_is_refused_clearly():
     with pytest.raises(RuntimeError, match=r"torch\.jit\.script cannot take cresize\.torch") as e:
         torch.jit.script(net)
     assert "torch.jit.trace, torch.compile and torch.export record it" in str(e.value)
+    # interpolate itself, and a function or module calling it: TorchScript's error was
+    # "Compiled functions can't take ... keyword-only arguments with defaults"
+    for scripted in (ct.interpolate, _calls_interpolate, _CallsInterpolate()):
+        with pytest.raises(RuntimeError, match=r"^torch\.jit\.script cannot take cresize\.torch"):
+            torch.jit.script(scripted)
     # the module and the function are unchanged outside them
     torch.testing.assert_close(net(x), F.interpolate(net[0](x), size=(5, 5), mode="bilinear"))
 

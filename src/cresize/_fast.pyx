@@ -507,13 +507,28 @@ cdef inline bint _plain(object value, type kind):
     return True
 
 
+cdef inline bint _plain_factor(object value):
+    """``value`` is exactly a float or an int, or a tuple of them: equal ones (``2`` and
+    ``2.0``) are the same scale factor (``_spec.factor`` reads each as its float), and
+    the same dict key."""
+    if type(value) is float or type(value) is int:
+        return True
+    if type(value) is not tuple:
+        return False
+    for v in <tuple>value:
+        if type(v) is not float and type(v) is not int:
+            return False
+    return True
+
+
 cdef inline bint _plain_args(object size, object scale_factor, object mode,
                              object align_corners, object antialias, object axes):
     """The arguments have plain types (exactly int, float, str, bool, None, tuples of
-    them; ``fast_key``'s condition), so that equal values are the same argument."""
+    them; ``fast_key``'s condition), so that equal values are the same argument (a
+    scale factor's int and float alike: ``_plain_factor``)."""
     if size is not None and not _plain(size, int):
         return False
-    if scale_factor is not None and not _plain(scale_factor, float):
+    if scale_factor is not None and not _plain_factor(scale_factor):
         return False
     if type(mode) is not str:
         return False

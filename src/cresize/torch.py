@@ -108,7 +108,10 @@ def interpolate(
         so is a 0-d integer NumPy array given alone (as ``F.interpolate`` takes them).
     scale_factor : float or sequence of float, optional
         Per spatial dimension; the output length is ``floor(I * f)`` and, unless
-        ``recompute_scale_factor`` is true, the sampling scale is ``1 / f``.
+        ``recompute_scale_factor`` is true, the sampling scale is ``1 / f``. 0-d
+        integer and floating tensors are floats (``float(t)``), alone or in a sequence,
+        in every mode (``F.interpolate`` takes them only where it recomputes the scale:
+        ``recompute_scale_factor=True``, and ``area``), and so is a 0-d NumPy array.
     mode : str
         Default ``"nearest"``, as in ``F.interpolate``.
         Any cresize mode (``nearest``, ``nearest-exact``, ``bilinear``,
@@ -142,7 +145,8 @@ def interpolate(
     torch.Tensor
         ``(N, C, *resized)`` of ``input``'s dtype, contiguous; channels-last
         (``torch.channels_last`` / ``channels_last_3d``) when ``input``'s
-        strides are, as ``F.interpolate`` returns it.
+        strides are, as ``F.interpolate`` returns it (in ``area`` on a 5-D
+        input too, which ``F.interpolate`` returns contiguous).
 
     Examples
     --------
@@ -156,7 +160,24 @@ def interpolate(
     options = (size, scale_factor, mode, align_corners, recompute_scale_factor, antialias)
     if _capturing(input):
         return _captured(input, options, num_threads)
+    if type(input) is not torch.Tensor and _has_torch_function(input):
+        return _subclass_call(input, options, num_threads)
     return _eager(input, options, num_threads)
+
+
+# A tensor subclass with its own __torch_function__ (not nn.Parameter, whose is disabled)
+# sees the call as F.interpolate's subclasses do: its __torch_function__ gets
+# ``interpolate`` and the arguments, and the default one runs it on the tensor and
+# returns the result as the subclass (F.interpolate keeps a subclass; it was a Tensor)
+_has_torch_function = torch.overrides.has_torch_function_unary
+
+
+def _subclass_call(input, options, num_threads):
+    """``interpolate`` given to ``input``'s ``__torch_function__`` (``input`` a tensor
+    subclass that has one), as ``F.interpolate`` gives itself."""
+    return torch.overrides.handle_torch_function(
+        interpolate, (input,), input, *options, num_threads=num_threads
+    )
 
 
 # A call's route is decided once, where it is made (interpolate, Resize.forward): recorded
@@ -251,6 +272,18 @@ _UNSCRIPTABLE = (
 )
 
 
+def _unscriptable():
+    """``__prepare_scriptable__`` of ``interpolate`` and ``Resize``: ``torch.jit.script``
+    calls it first, on a function given to it or called by one it compiles and on every
+    submodule; a clear refusal rather than TorchScript's error from inside cresize's
+    code (it was "Compiled functions can't take ... keyword-only arguments" for
+    ``interpolate``)."""
+    raise RuntimeError(_UNSCRIPTABLE)
+
+
+interpolate.__prepare_scriptable__ = _unscriptable  # type: ignore[attr-defined]
+
+
 def _check_input(input):
     """Refuse what cresize.torch cannot take; whether ``input`` is float16 or bfloat16,
     or None for a tensor on the ``meta`` device (PyTorch 2.4 and later: its call goes to
@@ -321,7 +354,7 @@ def _input_plan(shape, dtype, options, previous=None, *, channels_last=False):
         axes = tuple(range(2, ndim))
     _size_or_factor(size, scale_factor, recompute_scale_factor)
     if size is not None:
-        size = _per_axis(_tensor_sizes(size), spatial, "size")
+        size = _per_axis(size, spatial, "size")
     else:
         scale_factor = _per_axis(scale_factor, spatial, "scale_factor")
     if scale_factor is not None and recompute_scale_factor:  # as if the size had been given
@@ -426,6 +459,8 @@ class Resize(torch.nn.Module):
         )
         if _capturing(input):
             return _captured(input, options, self.num_threads)
+        if type(input) is not torch.Tensor and _has_torch_function(input):
+            return _subclass_call(input, options, self.num_threads)
         return _eager(input, options, self.num_threads, self)
 
     def _planned(self, input, options):
@@ -447,16 +482,20 @@ class Resize(torch.nn.Module):
     def __prepare_scriptable__(self) -> Resize:
         """``torch.jit.script`` calls this first (on every submodule): a clear refusal
         rather than TorchScript's error from inside the plan's code (``torch.jit.trace``
-        records the operator)."""
-        raise RuntimeError(_UNSCRIPTABLE)
+        records the operator); see ``_unscriptable``."""
+        _unscriptable()
+        return self  # not reached
 
     def extra_repr(self) -> str:
         given = (
             f"size={self.size}" if self.size is not None else f"scale_factor={self.scale_factor}"
         )
+        # the options that change the result, and the thread count where given
+        recompute = self.recompute_scale_factor
         return (
             f"{given}, mode={self.mode!r}, align_corners={self.align_corners}, "
             f"antialias={self.antialias}"
+            + (f", recompute_scale_factor={recompute}" if recompute is not None else "")
             + (f", num_threads={self.num_threads}" if self.num_threads is not None else "")
         )
 
@@ -597,8 +636,10 @@ def _numpy(tensor):
         raise RuntimeError(
             "cresize.torch cannot run under PyTorch's legacy batching "
             "(torch.autograd.grad(..., is_grads_batched=True), gradcheck's "
-            "check_batched_grad=True): it has no batching rule there. torch.func.vmap "
-            "works (of torch.func.vjp for batched gradients)"
+            "check_batched_grad=True, torch.autograd.functional.jacobian and hessian "
+            "with vectorize=True): it has no batching rule there. torch.func.vmap "
+            "works (of torch.func.vjp for batched gradients; torch.func.jacrev, "
+            "jacfwd and hessian), and so does vectorize=False"
         ) from exc
 
 
@@ -686,12 +727,10 @@ def _operator(input, options, num_threads):
     _spec.options(_spec.torch_mode(mode, antialias), align_corners, antialias)
     _size_or_factor(size, scale_factor, recompute_scale_factor)
     if size is not None:
-        size = [_spec.length(n, "size") for n in _per_axis(_tensor_sizes(size), spatial, "size")]
+        size = [_spec.length(n, "size") for n in _per_axis(size, spatial, "size")]
     if scale_factor is not None:
-        scale_factor = [
-            _spec.factor(f, "scale_factor")
-            for f in _per_axis(scale_factor, spatial, "scale_factor")
-        ]
+        scale_factor = _per_axis(scale_factor, spatial, "scale_factor")
+        scale_factor = [_spec.factor(f, "scale_factor") for f in scale_factor]
     return _interpolate_op(
         input,
         size,
@@ -800,6 +839,10 @@ _interpolate_op, _interpolate_backward_op = _define_operators()
 
 
 def _per_axis(value, n, name):
+    """``size`` or ``scale_factor`` (``name``) as one entry per spatial dimension (``n``),
+    its 0-d tensors and arrays read as numbers (``_tensor_numbers``); the entries are
+    checked by the planning (``_spec.length``, ``_spec.factor``)."""
+    value = _tensor_numbers(value, name)
     if isinstance(value, (list, tuple)):
         if len(value) != n:
             raise ValueError(
@@ -811,12 +854,19 @@ def _per_axis(value, n, name):
     raise TypeError(f"{name} must be a number or a sequence of {n}; got {value!r}")
 
 
-def _tensor_sizes(size):
-    """0-d integer tensors (alone or in a sequence) and a 0-d integer NumPy array (alone:
-    ``F.interpolate`` takes one as ``operator.index`` does, and no sequence of them) as
-    ints, as ``F.interpolate`` takes them; and symbolic ints (``torch.SymInt``, from a
-    shape while a graph is recorded) as their values: the plan's tables need them (a
-    guard specialises them, as the input's spatial lengths are)."""
+def _tensor_numbers(value, name):
+    """``size`` or ``scale_factor`` (``name``) with its 0-d tensors (alone or in a
+    sequence) as Python numbers, as ``F.interpolate`` takes them: integer ones in
+    ``size``, integer and floating ones in ``scale_factor`` (read as ``float(t)``, as
+    PyTorch's recomputed scale reads them; it takes them only where it recomputes the
+    scale, ``recompute_scale_factor=True`` and ``area``: its kernels' schema has
+    ``float[]``; cresize in every mode). A 0-d NumPy array alone is its value: an integer
+    one in ``size`` (as ``F.interpolate`` takes one, as ``operator.index`` does, and no
+    sequence of them), an integer or floating one in ``scale_factor`` (as every float
+    argument takes one, ``_spec.real``). Symbolic ints (``torch.SymInt``, from a shape
+    while a graph is recorded) are their values: the plan's tables need them (a guard
+    specialises them, as the input's spatial lengths are)."""
+    factor = name == "scale_factor"
 
     def plain(value):
         if isinstance(value, torch.SymInt):
@@ -825,20 +875,21 @@ def _tensor_sizes(size):
             return value
         if (
             value.dim() != 0
-            or value.dtype.is_floating_point
             or value.dtype.is_complex
             or value.dtype == torch.bool
+            or (value.dtype.is_floating_point and not factor)
         ):
-            raise TypeError(
-                f"size must be an int, a 0-d integer tensor or a sequence of them; got {value!r}"
-            )
-        return int(value)
+            what = "a number, a 0-d real" if factor else "an int, a 0-d integer"
+            raise TypeError(f"{name} must be {what} tensor or a sequence of them; got {value!r}")
+        return float(value) if factor else int(value)
 
-    # an integer dtype, as operator.index takes (not float, bool, object: refused below,
-    # as any other array); under torch.compile the dtype is a graph break, then eager
-    if isinstance(size, np.ndarray) and size.ndim == 0 and size.dtype.kind in "iu":
-        return _spec.integer(size, "size", "an int")
-    return [plain(s) for s in size] if isinstance(size, (list, tuple)) else plain(size)
+    # under torch.compile the array's dtype is a graph break, then eager
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        if value.dtype.kind in "iu":  # as operator.index takes (not float, bool, object)
+            return _spec.integer(value, name, "an int")
+        if factor and value.dtype.kind == "f":
+            return _spec.real(value, name, "a number")
+    return [plain(v) for v in value] if isinstance(value, (list, tuple)) else plain(value)
 
 
 _CHANNELS_LAST = {4: torch.channels_last, 5: torch.channels_last_3d}
