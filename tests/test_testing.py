@@ -323,6 +323,13 @@ def test_a_wrapper_without_the_keywords_is_told_what_is_passed(check):
         ),
         # NumPy's own words ("expected non-negative integer", "SeedSequence expects int")
         (lambda: testing.check_adjoint((4, 4), 2, seed=-1), ValueError, "seed must be an int >= 0"),
+        # above 2**53 a JSON reader (JavaScript's) may not read a written seed back exactly
+        (
+            lambda: testing.check_adjoint((4, 4), 2, seed=2**53),
+            ValueError,
+            r"seed must be an int >= 0 and < 2\*\*53 \(9007199254740992\); got 9007199254740992",
+        ),
+        (lambda: testing.check_reference((4, 4), 2, seed=10**23), ValueError, r"< 2\*\*53"),
         (lambda: testing.check_gradient((4, 4), 2, seed=1.5), TypeError, "seed must be an int"),
         (lambda: testing.check_reference((4, 4), 2, seed=True), TypeError, "seed must be an int"),
         (lambda: testing.check_reference((4, 4), 2, seed=np.True_), TypeError, "seed must be an"),

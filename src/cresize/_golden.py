@@ -123,13 +123,15 @@ def golden_cases(seed=0):
     Parameters
     ----------
     seed : int
-        Seed of the inputs and output gradients; each case draws from its own
-        stream ``(seed, crc32(name))``, so a case does not depend on the others.
+        Seed of the inputs and output gradients, ``0 <= seed < 2**53`` (written into
+        every file: exact in any JSON reader); each case draws from its own stream
+        ``(seed, crc32(name))``, so a case does not depend on the others.
 
     Returns
     -------
     list of dict
     """
+    seed = testing._seed(seed)
     cases = []
     for mode in MODES:
         for align_corners, antialias in option_combinations(mode):
@@ -192,6 +194,7 @@ def write(directory, seed=0, overwrite=False):
     written) unless ``overwrite``."""
     if os.path.exists(directory) and not os.path.isdir(directory):  # was "[Errno 17] File exists"
         raise ValueError(f"--out: {directory} is a file, not a folder")
+    seed = testing._seed(seed)
     cases = golden_cases(seed)
     if not overwrite and os.path.isdir(directory):
         names = [c["name"] + ".json" for c in cases] + ["index.json"]
@@ -229,7 +232,7 @@ def verify(directory, expected=None, seed=0, rtol=None, json_path=None, allow_mi
     expected : str, optional
         A directory written by ``write``; default: the cases regenerated with ``seed``.
     seed : int
-        Seed of the regenerated cases.
+        Seed of the regenerated cases (``0 <= seed < 2**53``).
     rtol : float, optional
         Tolerance relative to each case's ``scale``; default by the result's ``dtype``.
     json_path : str, optional
@@ -252,6 +255,7 @@ def verify(directory, expected=None, seed=0, rtol=None, json_path=None, allow_mi
     """
     if rtol is not None:  # inf too: every result would pass, whatever its error
         rtol = testing._positive(rtol, "--rtol")
+    seed = testing._seed(seed)
     json_target(json_path)  # before the run, not after
     golden = (
         _load_dir(expected, golden=True)

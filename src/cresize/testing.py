@@ -305,7 +305,7 @@ def check_adjoint(
     dtype : {float64, float32}
         Dtype of ``x`` and ``g``; the inner products are taken in float64.
     seed : int
-        Seed of the random ``x`` and ``g`` (uniform in ``[-1, 1)``).
+        Seed of the random ``x`` and ``g`` (uniform in ``[-1, 1)``), ``0 <= seed < 2**53``.
     rtol : float, optional
         Allowed relative error (a float > 0, or a 0-d array of one); default
         ``TOLERANCES[dtype]``. ``np.inf`` only measures (a result that makes the
@@ -389,7 +389,7 @@ def check_gradient(
     step : float
         Finite-difference step ``h`` (``x`` and ``v`` are uniform in ``[-1, 1)``).
     seed : int
-        Seed of ``x``, ``g`` and the directions.
+        Seed of ``x``, ``g`` and the directions, ``0 <= seed < 2**53``.
     rtol : float, optional
         Allowed error relative to ``adjoint_scale(v, g, W)``; default ``FD_TOLERANCE``
         (taken as for ``check_adjoint``).
@@ -708,11 +708,18 @@ def _positive(value, name, measure=False):
     return value
 
 
+#: Seeds are below this: a seed is written into JSON (golden files, ``cresize check
+#: --json``), where an integer above 2**53 is not read back exactly by every reader
+#: (JavaScript's numbers, RFC 8259 section 6) and one above 2**64 by none with 64-bit ints.
+_SEED_LIMIT = 2**53
+
+
 def _seed(value, name="seed"):
-    """A seed of ``np.random.default_rng``, checked here so that the error names it."""
-    value = _spec.integer(value, name, "an int >= 0")
-    if value < 0:
-        raise ValueError(f"{name} must be an int >= 0; got {value}")
+    """A seed of ``np.random.default_rng``, ``0 <= seed < _SEED_LIMIT``, checked here so
+    that the error names it."""
+    value = _spec.integer(value, name, f"an int >= 0 and < 2**53 ({_SEED_LIMIT})")
+    if not 0 <= value < _SEED_LIMIT:
+        raise ValueError(f"{name} must be an int >= 0 and < 2**53 ({_SEED_LIMIT}); got {value}")
     return value
 
 
