@@ -326,7 +326,33 @@ def test_verify_float32_results_and_partial_results(golden_dir, tmp_path, capsys
         ({"name": "no-such-case", "output": [1.0]}, "not a golden case"),
         ({"name": "area-ac0-aa0-up", "output": [1.0, 2.0]}, "FAIL: output has 2 values"),
         ({"name": "area-ac0-aa0-up"}, "neither output nor grad_input"),
-        ({"name": "area-ac0-aa0-up", "output": ["a"]}, "not a list of numbers"),
+        (
+            {"name": "area-ac0-aa0-up", "output": ["a"]},
+            'FAIL: output entry [0] in r.json (case area-ac0-aa0-up) is not a JSON number: "a"',
+        ),
+        # read as 1.0, 1.0 and NaN ("NaN or Inf"): each is not a JSON number
+        (
+            {"name": "area-ac0-aa0-up", "output": [True] + [1.0] * 125},
+            "FAIL: output entry [0] in r.json (case area-ac0-aa0-up) is not a JSON number: true",
+        ),
+        (
+            {"name": "area-ac0-aa0-up", "output": [1.0] * 7 + ["1.0", None] + [1.0] * 117},
+            'output entry [7] in r.json (case area-ac0-aa0-up) is not a JSON number: "1.0" '
+            "(the first of 2 such entries)",
+        ),
+        (
+            {"name": "area-ac0-aa0-up", "grad_input": [[[[0.0] * 4] * 6, [[0.0, None, 0, 0]]]]},
+            "FAIL: grad_input entry [0][1][0][1] in r.json (case area-ac0-aa0-up) is not a JSON "
+            "number: null",
+        ),
+        (
+            {"name": "area-ac0-aa0-up", "output": "1.0"},
+            'FAIL: output in r.json (case area-ac0-aa0-up) is not a list of numbers: "1.0"',
+        ),
+        (
+            {"name": "area-ac0-aa0-up", "output": [[1.0], [1.0, 2.0]]},
+            "FAIL: output is nested lists",
+        ),
         ({"name": "area-ac0-aa0-up", "output": [float("nan")] * 126}, "has 126 NaN or Inf values"),
         (
             {
