@@ -1,6 +1,7 @@
 """cresize.testing: passes on cresize, fails on wrong backwards; the reference is right."""
 
 import functools
+import inspect
 import re
 
 import numpy as np
@@ -131,8 +132,23 @@ def test_wrong_backwards_are_caught(name):
     where = r"\(an inner product: check_reference with the same arguments says which values"
     with pytest.raises(AssertionError, match=r"adjoint identity fails.*" + where):
         testing.check_adjoint((2, 5, 7), (9, 4), backward=wrong, **options)
-    with pytest.raises(AssertionError, match=r"finite differences disagree.*" + where):
-        testing.check_gradient((2, 5, 7), (9, 4), backward=wrong, **options)
+    # n_directions and step are not check_reference's arguments: "the same arguments"
+    # were a TypeError there; the hint names those to pass
+    with pytest.raises(AssertionError, match=r"finite differences disagree") as raised:
+        testing.check_gradient(
+            (2, 5, 7), (9, 4), backward=wrong, n_directions=2, step=1e-4, **options
+        )
+    hint = re.search(r"check_reference with the same (.*?) says", str(raised.value))[1]
+    assert hint == (
+        "shape, size or scale_factor, mode, align_corners, antialias, axes, seed, forward "
+        "and backward"
+    )
+    assert str(raised.value).endswith(
+        "(not n_directions or step, which it does not take, nor this rtol: its default "
+        "is TOLERANCES[float64]))"
+    )
+    named = re.findall(r"\w+", hint.replace("forward and backward", "forward backward"))
+    assert set(named) - {"or"} <= set(inspect.signature(testing.check_reference).parameters)
     with pytest.raises(AssertionError, match="backward deviates"):
         testing.check_reference((2, 5, 7), (9, 4), backward=wrong, **options)
 

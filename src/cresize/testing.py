@@ -51,6 +51,13 @@ _ARGS = {"forward": "x, size", "backward": "grad_output, input_shape"}
 
 # An inner product cannot say which values are off; check_reference can.
 _WHERE = "an inner product: check_reference with the same arguments says which values are off"
+#: ``_WHERE`` of ``check_gradient``, some of whose arguments ``check_reference`` does not take.
+_WHERE_GRADIENT = (
+    "an inner product: check_reference with the same shape, size or scale_factor, mode, "
+    "align_corners, antialias, axes, seed, forward and backward says which values are off "
+    "(not n_directions or step, which it does not take, nor this rtol: its default "
+    "is TOLERANCES[float64])"
+)
 
 __all__ = [
     "FD_TOLERANCE",
@@ -436,7 +443,7 @@ def check_gradient(
             raise AssertionError(
                 f"finite differences disagree with resize_backward for shape={tuple(shape)} "
                 f"{_describe(size, options)}: numeric {numeric!r}, analytic {analytic!r}, "
-                f"scale {scale:.3e}, relative {error:.3e} > rtol {rtol:.1e} ({_WHERE})"
+                f"scale {scale:.3e}, relative {error:.3e} > rtol {rtol:.1e} ({_WHERE_GRADIENT})"
             )
         worst = max(worst, error)
     return worst
