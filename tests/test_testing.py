@@ -125,6 +125,47 @@ def test_adjoint_scale_bounds_both_inner_products():
     assert abs(np.vdot(y, g)) + abs(np.vdot(x, dx)) <= testing.adjoint_scale(x, g, mats)
 
 
+def test_adjoint_scale_refuses_shapes_that_do_not_fit():
+    # a g of another shape gave a number (sums and maxima need no common shape), a 1-D
+    # matrix a NumPy AxisError
+    rng = np.random.default_rng(0)
+    x, g = rng.standard_normal((4, 9)), rng.standard_normal((4, 5))
+    mats = testing.reference_matrices(x.shape, 5, mode="lanczos3", axes=1)
+    expected = testing.adjoint_scale(x, g, mats)
+    assert testing.adjoint_scale(x.tolist(), g, {np.int64(1): mats[1]}) == expected
+    for call, match in [
+        (
+            lambda: testing.adjoint_scale(x, np.ones((4, 6)), mats),
+            r"^g must have the forward's output shape, \(4, 5\) for x of shape \(4, 9\) and "
+            r"matrices of shapes \{1: \(5, 9\)\}; got shape \(4, 6\)$",
+        ),
+        (lambda: testing.adjoint_scale(x, g.T, mats), r"^g must .* got shape \(5, 4\)$"),
+        (lambda: testing.adjoint_scale(x, g.ravel(), mats), r"^g must .* got shape \(20,\)$"),
+        (lambda: testing.adjoint_scale(x, g, {}), r"^g must .*\(4, 9\) .* got shape \(4, 5\)"),
+        (
+            lambda: testing.adjoint_scale(x[:, :8], g, mats),
+            r"^matrices\[1\] must be an \(out, 8\) matrix for x of shape \(4, 8\); got shape "
+            r"\(5, 9\)$",
+        ),
+        (
+            lambda: testing.adjoint_scale(x, g, {1: mats[1][0]}),
+            r"^matrices\[1\] must be .* got shape \(9,\)$",
+        ),
+        (
+            lambda: testing.adjoint_scale(x, g, {2: mats[1]}),
+            r"^matrices has axis 2, which x of shape \(4, 9\) does not have",
+        ),
+        (
+            lambda: testing.adjoint_scale(x, g, {-1: mats[1]}),
+            r"^matrices has axis -1, which x of shape \(4, 9\) does not have \(0 <= axis < 2\)",
+        ),
+    ]:
+        with pytest.raises(ValueError, match=match):
+            call()
+    with pytest.raises(TypeError, match=r"^matrices must be a mapping"):
+        testing.adjoint_scale(x, g, [mats[1]])
+
+
 @pytest.mark.parametrize("name", sorted(wrong_backwards()))
 def test_wrong_backwards_are_caught(name):
     wrong = wrong_backwards()[name]

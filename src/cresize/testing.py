@@ -250,15 +250,52 @@ def adjoint_scale(x: ArrayLike, g: ArrayLike, matrices: Mapping[int, np.ndarray]
     g : array_like
         The backward's input (of the forward's output shape).
     matrices : mapping of int to ndarray
-        The matrix ``W`` of each resized axis (``reference_matrices``).
+        The ``(out, in)`` matrix ``W`` of each resized axis ``0 <= axis < x.ndim``
+        (``reference_matrices``).
 
     Returns
     -------
     float
         The bound, computed in float64.
+
+    Raises
+    ------
+    ValueError
+        When the shapes do not fit: each ``matrices[axis]`` must be 2-D with
+        ``x.shape[axis]`` columns, and ``g`` of the forward's output shape (``x``'s
+        with each resized axis ``W.shape[0]`` long); the message names the argument
+        and both shapes.
     """
-    rows = np.prod([np.abs(w).sum(axis=1).max() for w in matrices.values()])
-    cols = np.prod([np.abs(w).sum(axis=0).max() for w in matrices.values()])
+    x, g = np.asarray(x), np.asarray(g)
+    if not isinstance(matrices, Mapping):
+        raise TypeError(
+            f"matrices must be a mapping of axis to (out, in) matrix (reference_matrices); "
+            f"got {type(matrices).__name__}"
+        )
+    output_shape = list(x.shape)
+    rows = cols = 1.0
+    for key, w in matrices.items():
+        axis = _spec.integer(key, "matrices' axes", "ints")
+        w = np.asarray(w)
+        if not 0 <= axis < x.ndim:
+            raise ValueError(
+                f"matrices has axis {axis}, which x of shape {x.shape} does not have "
+                f"(0 <= axis < {x.ndim})"
+            )
+        if w.ndim != 2 or w.shape[1] != x.shape[axis]:
+            raise ValueError(
+                f"matrices[{axis}] must be an (out, {x.shape[axis]}) matrix for x of shape "
+                f"{x.shape}; got shape {w.shape}"
+            )
+        output_shape[axis] = w.shape[0]
+        rows *= float(np.abs(w).sum(axis=1).max(initial=0))
+        cols *= float(np.abs(w).sum(axis=0).max(initial=0))
+    if g.shape != tuple(output_shape):
+        raise ValueError(
+            f"g must have the forward's output shape, {tuple(output_shape)} for x of shape "
+            f"{x.shape} and matrices of shapes "
+            f"{ {a: np.shape(w) for a, w in matrices.items()} }; got shape {g.shape}"
+        )
     return _adjoint_scale(x, g, (rows, cols))
 
 
