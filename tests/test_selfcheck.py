@@ -54,16 +54,7 @@ def test_a_closed_stdout_ends_quietly(argv, tmp_path):
     ]
     read, write = os.pipe()
     os.close(read)  # the reader is gone before anything is written
-    try:
-        done = subprocess.run(
-            [sys.executable, "-m", "cresize", *argv],
-            stdout=write,
-            stderr=subprocess.PIPE,
-            text=True,
-            timeout=300,
-        )
-    finally:
-        os.close(write)
+    done = _run_with_stdout(argv, write)
     assert done.returncode == 141, done.stderr
     assert done.stderr == "", done.stderr
 
@@ -92,8 +83,16 @@ def test_an_unwritable_stdout_is_one_line_and_status_2(argv, stdout, tmp_path):
         (tmp_path / "ro").write_text("")
         fd = os.open(tmp_path / "ro", os.O_RDONLY)  # a write to it is EBADF
         why = "[Errno 9] Bad file descriptor"
+    done = _run_with_stdout(argv, fd)
+    command = f"cresize {argv[0]}" if argv else "cresize"
+    assert done.stderr == f"{command}: cannot write the output (stdout): {why}\n"
+    assert done.returncode == 2
+
+
+def _run_with_stdout(argv, fd):
+    """``python -m cresize *argv`` with stdout on file descriptor ``fd`` (closed after)."""
     try:
-        done = subprocess.run(
+        return subprocess.run(
             [sys.executable, "-m", "cresize", *argv],
             stdout=fd,
             stderr=subprocess.PIPE,
@@ -102,6 +101,3 @@ def test_an_unwritable_stdout_is_one_line_and_status_2(argv, stdout, tmp_path):
         )
     finally:
         os.close(fd)
-    command = f"cresize {argv[0]}" if argv else "cresize"
-    assert done.stderr == f"{command}: cannot write the output (stdout): {why}\n"
-    assert done.returncode == 2
