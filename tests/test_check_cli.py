@@ -75,7 +75,14 @@ def test_seed_draws_other_inputs_and_is_recorded(tmp_path, capsys):
         _check.run_one(_check.CASES[8], "bicubic", False, False, np.float64, seed=0)
     )
     assert _check.main(["--seed", "-1"]) == 2
-    assert "--seed must be an int >= 0; got -1" in capsys.readouterr().err
+    assert (
+        "--seed must be an int >= 0 and < 2**53 (9007199254740992); got -1"
+        in capsys.readouterr().err
+    )
+    assert _check.main(["--seed", str(2**53)]) == 2  # recorded in the --json report
+    assert "--seed must be an int >= 0 and < 2**53 (9007199254740992); got 9007199254740992" in (
+        capsys.readouterr().err
+    )
 
 
 def test_off_by_one_backward_fails_the_check(monkeypatch, capsys):

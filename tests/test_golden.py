@@ -326,7 +326,33 @@ def test_verify_float32_results_and_partial_results(golden_dir, tmp_path, capsys
         ({"name": "no-such-case", "output": [1.0]}, "not a golden case"),
         ({"name": "area-ac0-aa0-up", "output": [1.0, 2.0]}, "FAIL: output has 2 values"),
         ({"name": "area-ac0-aa0-up"}, "neither output nor grad_input"),
-        ({"name": "area-ac0-aa0-up", "output": ["a"]}, "not a list of numbers"),
+        (
+            {"name": "area-ac0-aa0-up", "output": ["a"]},
+            'FAIL: output entry [0] in r.json (case area-ac0-aa0-up) is not a JSON number: "a"',
+        ),
+        # read as 1.0, 1.0 and NaN ("NaN or Inf"): each is not a JSON number
+        (
+            {"name": "area-ac0-aa0-up", "output": [True] + [1.0] * 125},
+            "FAIL: output entry [0] in r.json (case area-ac0-aa0-up) is not a JSON number: true",
+        ),
+        (
+            {"name": "area-ac0-aa0-up", "output": [1.0] * 7 + ["1.0", None] + [1.0] * 117},
+            'output entry [7] in r.json (case area-ac0-aa0-up) is not a JSON number: "1.0" '
+            "(the first of 2 such entries)",
+        ),
+        (
+            {"name": "area-ac0-aa0-up", "grad_input": [[[[0.0] * 4] * 6, [[0.0, None, 0, 0]]]]},
+            "FAIL: grad_input entry [0][1][0][1] in r.json (case area-ac0-aa0-up) is not a JSON "
+            "number: null",
+        ),
+        (
+            {"name": "area-ac0-aa0-up", "output": "1.0"},
+            'FAIL: output in r.json (case area-ac0-aa0-up) is not a list of numbers: "1.0"',
+        ),
+        (
+            {"name": "area-ac0-aa0-up", "output": [[1.0], [1.0, 2.0]]},
+            "FAIL: output is nested lists",
+        ),
         ({"name": "area-ac0-aa0-up", "output": [float("nan")] * 126}, "has 126 NaN or Inf values"),
         (
             {
@@ -355,7 +381,36 @@ def test_usage_errors(tmp_path, capsys):
     assert _golden.main(["--verify", str(tmp_path), "--rtol", "-1"]) == 2
     capsys.readouterr()
     assert _golden.main(["--out", str(tmp_path / "out"), "--seed", "-1"]) == 2
-    assert "--seed must be an int >= 0; got -1" in capsys.readouterr().err
+    assert (
+        "--seed must be an int >= 0 and < 2**53 (9007199254740992); got -1"
+        in capsys.readouterr().err
+    )
+
+
+@pytest.mark.parametrize("seed", [2**53, 99999999999999999999999])
+def test_seed_is_refused_above_what_every_json_reader_reads_exactly(tmp_path, capsys, seed):
+    # --seed 99999999999999999999999 was written into every file: above 2**64, which a
+    # Rust u64 or a JavaScript reader cannot read back (JavaScript: nothing above 2**53)
+    out = tmp_path / "out"
+    assert _golden.main(["--out", str(out), "--seed", str(seed)]) == 2
+    assert capsys.readouterr().err == (
+        f"cresize golden: --seed must be an int >= 0 and < 2**53 (9007199254740992); got {seed}\n"
+    )
+    assert not out.exists()
+    assert _golden.main(["--verify", str(tmp_path), "--seed", str(seed)]) == 2
+    assert "--seed must be an int >= 0 and < 2**53" in capsys.readouterr().err
+    # the Python API: the same rule (testing._seed), naming its argument
+    for call in (_golden.golden_cases, functools.partial(_golden.write, str(out))):
+        with pytest.raises(ValueError, match=r"^seed must be an int >= 0 and < 2\*\*53"):
+            call(seed=seed)
+    with pytest.raises(TypeError, match=r"^seed must be an int"):
+        _golden.golden_cases(seed=True)
+    with pytest.raises(ValueError, match=r"^seed must be an int >= 0 and < 2\*\*53"):
+        _golden.verify(str(tmp_path), seed=-1)
+    assert not out.exists()
+    # the largest seed taken is written, and read back, exactly
+    assert _golden.main(["--out", str(out), "--seed", str(2**53 - 1)]) == 0
+    assert json.loads((out / "index.json").read_text())["seed"] == 2**53 - 1
 
 
 @pytest.mark.parametrize(

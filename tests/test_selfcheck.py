@@ -54,15 +54,50 @@ def test_a_closed_stdout_ends_quietly(argv, tmp_path):
     ]
     read, write = os.pipe()
     os.close(read)  # the reader is gone before anything is written
+    done = _run_with_stdout(argv, write)
+    assert done.returncode == 141, done.stderr
+    assert done.stderr == "", done.stderr
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["check", "--quick", "--no-torch", "--modes", "area"],
+        ["golden", "--out", "OUT"],
+        [],
+    ],
+    ids=["check", "golden-out", "selfcheck"],
+)
+@pytest.mark.parametrize("stdout", ["full", "read-only"])
+def test_an_unwritable_stdout_is_one_line_and_status_2(argv, stdout, tmp_path):
+    """``cresize check > /dev/full`` ended in an ``OSError`` traceback (``golden`` said
+    it in one line): a stdout that cannot be written is one line on stderr naming it,
+    exit status 2, in every subcommand, also where only the exit's flush would fail."""
+    if stdout == "full" and not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    argv = [str(tmp_path / "out") if a == "OUT" else a for a in argv]
+    if stdout == "full":
+        fd = os.open("/dev/full", os.O_WRONLY)
+        why = "[Errno 28] No space left on device"
+    else:
+        (tmp_path / "ro").write_text("")
+        fd = os.open(tmp_path / "ro", os.O_RDONLY)  # a write to it is EBADF
+        why = "[Errno 9] Bad file descriptor"
+    done = _run_with_stdout(argv, fd)
+    command = f"cresize {argv[0]}" if argv else "cresize"
+    assert done.stderr == f"{command}: cannot write the output (stdout): {why}\n"
+    assert done.returncode == 2
+
+
+def _run_with_stdout(argv, fd):
+    """``python -m cresize *argv`` with stdout on file descriptor ``fd`` (closed after)."""
     try:
-        done = subprocess.run(
+        return subprocess.run(
             [sys.executable, "-m", "cresize", *argv],
-            stdout=write,
+            stdout=fd,
             stderr=subprocess.PIPE,
             text=True,
             timeout=300,
         )
     finally:
-        os.close(write)
-    assert done.returncode == 141, done.stderr
-    assert done.stderr == "", done.stderr
+        os.close(fd)

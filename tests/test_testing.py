@@ -1,6 +1,7 @@
 """cresize.testing: passes on cresize, fails on wrong backwards; the reference is right."""
 
 import functools
+import inspect
 import re
 
 import numpy as np
@@ -124,6 +125,47 @@ def test_adjoint_scale_bounds_both_inner_products():
     assert abs(np.vdot(y, g)) + abs(np.vdot(x, dx)) <= testing.adjoint_scale(x, g, mats)
 
 
+def test_adjoint_scale_refuses_shapes_that_do_not_fit():
+    # a g of another shape gave a number (sums and maxima need no common shape), a 1-D
+    # matrix a NumPy AxisError
+    rng = np.random.default_rng(0)
+    x, g = rng.standard_normal((4, 9)), rng.standard_normal((4, 5))
+    mats = testing.reference_matrices(x.shape, 5, mode="lanczos3", axes=1)
+    expected = testing.adjoint_scale(x, g, mats)
+    assert testing.adjoint_scale(x.tolist(), g, {np.int64(1): mats[1]}) == expected
+    for call, match in [
+        (
+            lambda: testing.adjoint_scale(x, np.ones((4, 6)), mats),
+            r"^g must have the forward's output shape, \(4, 5\) for x of shape \(4, 9\) and "
+            r"matrices of shapes \{1: \(5, 9\)\}; got shape \(4, 6\)$",
+        ),
+        (lambda: testing.adjoint_scale(x, g.T, mats), r"^g must .* got shape \(5, 4\)$"),
+        (lambda: testing.adjoint_scale(x, g.ravel(), mats), r"^g must .* got shape \(20,\)$"),
+        (lambda: testing.adjoint_scale(x, g, {}), r"^g must .*\(4, 9\) .* got shape \(4, 5\)"),
+        (
+            lambda: testing.adjoint_scale(x[:, :8], g, mats),
+            r"^matrices\[1\] must be an \(out, 8\) matrix for x of shape \(4, 8\); got shape "
+            r"\(5, 9\)$",
+        ),
+        (
+            lambda: testing.adjoint_scale(x, g, {1: mats[1][0]}),
+            r"^matrices\[1\] must be .* got shape \(9,\)$",
+        ),
+        (
+            lambda: testing.adjoint_scale(x, g, {2: mats[1]}),
+            r"^matrices has axis 2, which x of shape \(4, 9\) does not have",
+        ),
+        (
+            lambda: testing.adjoint_scale(x, g, {-1: mats[1]}),
+            r"^matrices has axis -1, which x of shape \(4, 9\) does not have \(0 <= axis < 2\)",
+        ),
+    ]:
+        with pytest.raises(ValueError, match=match):
+            call()
+    with pytest.raises(TypeError, match=r"^matrices must be a mapping"):
+        testing.adjoint_scale(x, g, [mats[1]])
+
+
 @pytest.mark.parametrize("name", sorted(wrong_backwards()))
 def test_wrong_backwards_are_caught(name):
     wrong = wrong_backwards()[name]
@@ -131,8 +173,23 @@ def test_wrong_backwards_are_caught(name):
     where = r"\(an inner product: check_reference with the same arguments says which values"
     with pytest.raises(AssertionError, match=r"adjoint identity fails.*" + where):
         testing.check_adjoint((2, 5, 7), (9, 4), backward=wrong, **options)
-    with pytest.raises(AssertionError, match=r"finite differences disagree.*" + where):
-        testing.check_gradient((2, 5, 7), (9, 4), backward=wrong, **options)
+    # n_directions and step are not check_reference's arguments: "the same arguments"
+    # were a TypeError there; the hint names those to pass
+    with pytest.raises(AssertionError, match=r"finite differences disagree") as raised:
+        testing.check_gradient(
+            (2, 5, 7), (9, 4), backward=wrong, n_directions=2, step=1e-4, **options
+        )
+    hint = re.search(r"check_reference with the same (.*?) says", str(raised.value))[1]
+    assert hint == (
+        "shape, size or scale_factor, mode, align_corners, antialias, axes, seed, forward "
+        "and backward"
+    )
+    assert str(raised.value).endswith(
+        "(not n_directions or step, which it does not take, nor this rtol: its default "
+        "is TOLERANCES[float64]))"
+    )
+    named = re.findall(r"\w+", hint.replace("forward and backward", "forward backward"))
+    assert set(named) - {"or"} <= set(inspect.signature(testing.check_reference).parameters)
     with pytest.raises(AssertionError, match="backward deviates"):
         testing.check_reference((2, 5, 7), (9, 4), backward=wrong, **options)
 
@@ -323,6 +380,13 @@ def test_a_wrapper_without_the_keywords_is_told_what_is_passed(check):
         ),
         # NumPy's own words ("expected non-negative integer", "SeedSequence expects int")
         (lambda: testing.check_adjoint((4, 4), 2, seed=-1), ValueError, "seed must be an int >= 0"),
+        # above 2**53 a JSON reader (JavaScript's) may not read a written seed back exactly
+        (
+            lambda: testing.check_adjoint((4, 4), 2, seed=2**53),
+            ValueError,
+            r"seed must be an int >= 0 and < 2\*\*53 \(9007199254740992\); got 9007199254740992",
+        ),
+        (lambda: testing.check_reference((4, 4), 2, seed=10**23), ValueError, r"< 2\*\*53"),
         (lambda: testing.check_gradient((4, 4), 2, seed=1.5), TypeError, "seed must be an int"),
         (lambda: testing.check_reference((4, 4), 2, seed=True), TypeError, "seed must be an int"),
         (lambda: testing.check_reference((4, 4), 2, seed=np.True_), TypeError, "seed must be an"),

@@ -44,8 +44,25 @@ def main(argv=None):
     """Run the command; ``argv=None`` (the process's own command line) also ends
     the process quickly, see ``_ending``."""
     if argv is None:
+        if sys.stdout is not None:
+            sys.stdout = _CheckedStdout(sys.stdout)
         try:
-            return _ending(main(sys.argv[1:]))
+            code = main(sys.argv[1:])
+            if sys.stdout is not None:
+                sys.stdout.flush()  # what is buffered fails here, not unreported at exit
+            return _ending(code)
+        except StdoutError as exc:
+            # stdout cannot be written (a full disk, /dev/full, a read-only descriptor):
+            # one line, as for the subcommands' other errors, not a traceback. What is
+            # still buffered goes to the null device, so the exit adds no second error.
+            _silence_stdout()
+            command = sys.argv[1] if sys.argv[1:2] and sys.argv[1] in SUBCOMMANDS else None
+            print(
+                f"cresize{' ' + command if command else ''}: cannot write the output "
+                f"(stdout): {exc}",
+                file=sys.stderr,
+            )
+            return 2
         except KeyboardInterrupt:
             # Ctrl-C outside a subcommand's own handling (while modules load, or as the
             # process ends): no traceback, the shell's status for an interrupt.
@@ -75,6 +92,38 @@ def main(argv=None):
         # A value the user set wins.
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     return importlib.import_module(SUBCOMMANDS[args.command][0]).main(rest)
+
+
+class StdoutError(Exception):
+    """Writing to stdout failed, other than a closed pipe (``BrokenPipeError``): not an
+    ``OSError``, so that a subcommand's handling of its files' errors lets it through."""
+
+
+class _CheckedStdout:
+    """``sys.stdout`` whose ``write`` and ``flush`` raise ``StdoutError`` for an
+    ``OSError`` (``BrokenPipeError`` stays itself); the rest is the stream's own."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text):
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise StdoutError(exc) from exc
+
+    def flush(self):
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise StdoutError(exc) from exc
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
 
 
 def _silence_stdout():

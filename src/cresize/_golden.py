@@ -123,13 +123,15 @@ def golden_cases(seed=0):
     Parameters
     ----------
     seed : int
-        Seed of the inputs and output gradients; each case draws from its own
-        stream ``(seed, crc32(name))``, so a case does not depend on the others.
+        Seed of the inputs and output gradients, ``0 <= seed < 2**53`` (written into
+        every file: exact in any JSON reader); each case draws from its own stream
+        ``(seed, crc32(name))``, so a case does not depend on the others.
 
     Returns
     -------
     list of dict
     """
+    seed = testing._seed(seed)
     cases = []
     for mode in MODES:
         for align_corners, antialias in option_combinations(mode):
@@ -192,6 +194,7 @@ def write(directory, seed=0, overwrite=False):
     written) unless ``overwrite``."""
     if os.path.exists(directory) and not os.path.isdir(directory):  # was "[Errno 17] File exists"
         raise ValueError(f"--out: {directory} is a file, not a folder")
+    seed = testing._seed(seed)
     cases = golden_cases(seed)
     if not overwrite and os.path.isdir(directory):
         names = [c["name"] + ".json" for c in cases] + ["index.json"]
@@ -229,7 +232,7 @@ def verify(directory, expected=None, seed=0, rtol=None, json_path=None, allow_mi
     expected : str, optional
         A directory written by ``write``; default: the cases regenerated with ``seed``.
     seed : int
-        Seed of the regenerated cases.
+        Seed of the regenerated cases (``0 <= seed < 2**53``).
     rtol : float, optional
         Tolerance relative to each case's ``scale``; default by the result's ``dtype``.
     json_path : str, optional
@@ -252,13 +255,15 @@ def verify(directory, expected=None, seed=0, rtol=None, json_path=None, allow_mi
     """
     if rtol is not None:  # inf too: every result would pass, whatever its error
         rtol = testing._positive(rtol, "--rtol")
+    seed = testing._seed(seed)
     json_target(json_path)  # before the run, not after
     golden = (
         _load_dir(expected, golden=True)
         if expected is not None
         else {c["name"]: c for c in golden_cases(seed)}
     )
-    results = _load_dir(directory)
+    files = {}  # case name -> its result file's name
+    results = _load_dir(directory, files=files)
     failures = 0
     unchecked = {"output": 0, "grad_input": 0}  # fields a result does not give
     records = []  # what --json writes
@@ -323,7 +328,9 @@ def verify(directory, expected=None, seed=0, rtol=None, json_path=None, allow_mi
                 errors.append(None)
                 unchecked[key] += 1
                 continue
-            error, problem = _error(result[key], case[key], shape, case["scale"][key])
+            error, problem = _error(
+                result[key], case[key], shape, case["scale"][key], f"{files[name]} (case {name})"
+            )
             errors.append(error)
             cells.append("bad" if error is None else f"{error:.1e}")
             problem = problem and f"{key} {problem}"  # which field
@@ -411,12 +418,23 @@ def _lookalike(case, key, values, atol):
     )
 
 
-def _error(values, expected, shape, scale):
-    """``max|values - expected| / scale`` or ``(None, problem)``."""
+def _error(values, expected, shape, scale, source):
+    """``max|values - expected| / scale`` or ``(None, problem)``; ``source`` names the
+    file and the case in a problem that the values are not a list of JSON numbers."""
+    if not isinstance(values, list):
+        return None, f"in {source} is not a list of numbers: {_quote(values)}"
+    bad = _not_numbers(values)
+    if bad:
+        place, value = bad[0]
+        return None, (
+            f"entry {''.join(f'[{i}]' for i in place)} in {source} is not a JSON number: "
+            f"{_quote(value)}"
+            + (f" (the first of {len(bad)} such entries)" if len(bad) > 1 else "")
+        )
     try:
         values = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError):
-        return None, "values are not a list of numbers"
+        return None, "is nested lists of different lengths"
     if values.size != int(np.prod(shape)) or (values.ndim > 1 and list(values.shape) != shape):
         return None, f"has {values.size} values of shape {list(values.shape)}; expected {shape}"
     bad = ~np.isfinite(values)
@@ -431,6 +449,25 @@ def _error(values, expected, shape, scale):
     return (deviation / scale if scale else deviation), None
 
 
+def _not_numbers(values, place=()):
+    """``(place, value)`` of each entry of the (nested) list ``values`` that is not a
+    JSON number, in file order (``true``, ``"1.0"`` and ``null`` were read as 1.0, 1.0
+    and NaN)."""
+    bad = []
+    for i, value in enumerate(values):
+        if isinstance(value, list):
+            bad += _not_numbers(value, (*place, i))
+        elif isinstance(value, bool) or not isinstance(value, (int, float)):
+            bad.append(((*place, i), value))
+    return bad
+
+
+def _quote(value):
+    """``value`` as JSON, cut at 40 characters."""
+    text = json.dumps(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 #: What ``verify`` reads of an expected (golden) case.
 _CASE_KEYS = frozenset(
     ("name", "mode", "align_corners", "antialias", "input_shape", "axes", "size")
@@ -439,9 +476,10 @@ _CASE_KEYS = frozenset(
 )
 
 
-def _load_dir(directory, golden=False):
+def _load_dir(directory, golden=False, files=None):
     """The JSON objects of ``directory`` by ``name``: result files, or with ``golden``
-    the cases ``write`` wrote (``--expected``; anything else is a ``ValueError``)."""
+    the cases ``write`` wrote (``--expected``; anything else is a ``ValueError``).
+    ``files``: a dict to fill with each name's file name."""
     if not os.path.isdir(directory):
         raise ValueError(f"{'--expected: ' if golden else ''}{directory!r} is not a directory")
     found = {}
@@ -477,6 +515,8 @@ def _load_dir(directory, golden=False):
         if data["name"] in found:
             raise ValueError(f"{entry}: a second result for case {data['name']!r}")
         found[data["name"]] = data
+        if files is not None:
+            files[data["name"]] = entry
     return found
 
 

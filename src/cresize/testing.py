@@ -51,6 +51,13 @@ _ARGS = {"forward": "x, size", "backward": "grad_output, input_shape"}
 
 # An inner product cannot say which values are off; check_reference can.
 _WHERE = "an inner product: check_reference with the same arguments says which values are off"
+#: ``_WHERE`` of ``check_gradient``, some of whose arguments ``check_reference`` does not take.
+_WHERE_GRADIENT = (
+    "an inner product: check_reference with the same shape, size or scale_factor, mode, "
+    "align_corners, antialias, axes, seed, forward and backward says which values are off "
+    "(not n_directions or step, which it does not take, nor this rtol: its default "
+    "is TOLERANCES[float64])"
+)
 
 __all__ = [
     "FD_TOLERANCE",
@@ -243,15 +250,52 @@ def adjoint_scale(x: ArrayLike, g: ArrayLike, matrices: Mapping[int, np.ndarray]
     g : array_like
         The backward's input (of the forward's output shape).
     matrices : mapping of int to ndarray
-        The matrix ``W`` of each resized axis (``reference_matrices``).
+        The ``(out, in)`` matrix ``W`` of each resized axis ``0 <= axis < x.ndim``
+        (``reference_matrices``).
 
     Returns
     -------
     float
         The bound, computed in float64.
+
+    Raises
+    ------
+    ValueError
+        When the shapes do not fit: each ``matrices[axis]`` must be 2-D with
+        ``x.shape[axis]`` columns, and ``g`` of the forward's output shape (``x``'s
+        with each resized axis ``W.shape[0]`` long); the message names the argument
+        and both shapes.
     """
-    rows = np.prod([np.abs(w).sum(axis=1).max() for w in matrices.values()])
-    cols = np.prod([np.abs(w).sum(axis=0).max() for w in matrices.values()])
+    x, g = np.asarray(x), np.asarray(g)
+    if not isinstance(matrices, Mapping):
+        raise TypeError(
+            f"matrices must be a mapping of axis to (out, in) matrix (reference_matrices); "
+            f"got {type(matrices).__name__}"
+        )
+    output_shape = list(x.shape)
+    rows = cols = 1.0
+    for key, w in matrices.items():
+        axis = _spec.integer(key, "matrices' axes", "ints")
+        w = np.asarray(w)
+        if not 0 <= axis < x.ndim:
+            raise ValueError(
+                f"matrices has axis {axis}, which x of shape {x.shape} does not have "
+                f"(0 <= axis < {x.ndim})"
+            )
+        if w.ndim != 2 or w.shape[1] != x.shape[axis]:
+            raise ValueError(
+                f"matrices[{axis}] must be an (out, {x.shape[axis]}) matrix for x of shape "
+                f"{x.shape}; got shape {w.shape}"
+            )
+        output_shape[axis] = w.shape[0]
+        rows *= float(np.abs(w).sum(axis=1).max(initial=0))
+        cols *= float(np.abs(w).sum(axis=0).max(initial=0))
+    if g.shape != tuple(output_shape):
+        raise ValueError(
+            f"g must have the forward's output shape, {tuple(output_shape)} for x of shape "
+            f"{x.shape} and matrices of shapes "
+            f"{ {a: np.shape(w) for a, w in matrices.items()} }; got shape {g.shape}"
+        )
     return _adjoint_scale(x, g, (rows, cols))
 
 
@@ -305,7 +349,7 @@ def check_adjoint(
     dtype : {float64, float32}
         Dtype of ``x`` and ``g``; the inner products are taken in float64.
     seed : int
-        Seed of the random ``x`` and ``g`` (uniform in ``[-1, 1)``).
+        Seed of the random ``x`` and ``g`` (uniform in ``[-1, 1)``), ``0 <= seed < 2**53``.
     rtol : float, optional
         Allowed relative error (a float > 0, or a 0-d array of one); default
         ``TOLERANCES[dtype]``. ``np.inf`` only measures (a result that makes the
@@ -389,7 +433,7 @@ def check_gradient(
     step : float
         Finite-difference step ``h`` (``x`` and ``v`` are uniform in ``[-1, 1)``).
     seed : int
-        Seed of ``x``, ``g`` and the directions.
+        Seed of ``x``, ``g`` and the directions, ``0 <= seed < 2**53``.
     rtol : float, optional
         Allowed error relative to ``adjoint_scale(v, g, W)``; default ``FD_TOLERANCE``
         (taken as for ``check_adjoint``).
@@ -436,7 +480,7 @@ def check_gradient(
             raise AssertionError(
                 f"finite differences disagree with resize_backward for shape={tuple(shape)} "
                 f"{_describe(size, options)}: numeric {numeric!r}, analytic {analytic!r}, "
-                f"scale {scale:.3e}, relative {error:.3e} > rtol {rtol:.1e} ({_WHERE})"
+                f"scale {scale:.3e}, relative {error:.3e} > rtol {rtol:.1e} ({_WHERE_GRADIENT})"
             )
         worst = max(worst, error)
     return worst
@@ -708,11 +752,18 @@ def _positive(value, name, measure=False):
     return value
 
 
+#: Seeds are below this: a seed is written into JSON (golden files, ``cresize check
+#: --json``), where an integer above 2**53 is not read back exactly by every reader
+#: (JavaScript's numbers, RFC 8259 section 6) and one above 2**64 by none with 64-bit ints.
+_SEED_LIMIT = 2**53
+
+
 def _seed(value, name="seed"):
-    """A seed of ``np.random.default_rng``, checked here so that the error names it."""
-    value = _spec.integer(value, name, "an int >= 0")
-    if value < 0:
-        raise ValueError(f"{name} must be an int >= 0; got {value}")
+    """A seed of ``np.random.default_rng``, ``0 <= seed < _SEED_LIMIT``, checked here so
+    that the error names it."""
+    value = _spec.integer(value, name, f"an int >= 0 and < 2**53 ({_SEED_LIMIT})")
+    if not 0 <= value < _SEED_LIMIT:
+        raise ValueError(f"{name} must be an int >= 0 and < 2**53 ({_SEED_LIMIT}); got {value}")
     return value
 
 
