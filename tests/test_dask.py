@@ -747,6 +747,39 @@ def test_masked_arrays_are_refused_when_the_graph_is_built():
         cd.resize_backward(x, (12, 20))
 
 
+def test_dask_arrays_are_refused_by_the_in_memory_calls():
+    # cresize.resize(x) of a Dask array went through np.asarray: it computed all of x
+    # without a word (f ran 101 times), where the caller likely meant cresize.dask.resize.
+    calls = []
+
+    def f(block):
+        calls.append(1)
+        return block
+
+    x = da.ones((100, 100), chunks=10, dtype="f4").map_blocks(f, dtype="f4")
+    calls.clear()  # map_blocks ran f once on an empty block (its meta)
+    fix = r"or pass np\.asarray\({0}\) \(or {0}\.compute\(\)\) to compute it first"
+    lazy = r"{0} is a lazy Dask collection \(dask\.array\.core\.Array\).*{1}.*" + fix
+    with pytest.raises(TypeError, match=lazy.format("x", r"cresize\.dask\.resize\(x")):
+        cresize.resize(x, (5, 5))
+    with pytest.raises(TypeError, match=lazy.format("grad_output", "dask.resize_backward")):
+        cresize.resize_backward(x, (200, 200))
+    p = cresize.plan((100, 100), (5, 5))
+    with pytest.raises(TypeError, match=lazy.format("x", r"dask\.resize with this plan")):
+        p(x)
+    with pytest.raises(TypeError, match=lazy.format("block", r"dask\.resize with this plan")):
+        p.run_region(x, (slice(0, 5), slice(0, 5)))
+    q = cresize.plan((200, 200), (100, 100))
+    with pytest.raises(TypeError, match=lazy.format("grad_output", "dask.resize_backward")):
+        q.backward(x)
+    with pytest.raises(TypeError, match=lazy.format("block", "dask.resize_backward")):
+        cresize.plan((5, 5), (100, 100)).run_region(x, (slice(0, 5),) * 2, backward=True)
+    with pytest.raises(TypeError, match="out must be a NumPy array; got Array"):
+        cresize.resize(np.ones((100, 100), "f4"), (5, 5), out=da.zeros((5, 5), dtype="f4"))
+    assert not calls  # nothing was computed
+    assert same_bits(cresize.resize(x.compute(), (5, 5)), cd.resize(x, (5, 5)).compute())
+
+
 @pytest.mark.parametrize("scale_factor", [np.array(0.5), np.array([0.5, 2.0]), np.float32(0.75)])
 def test_scale_factor_as_numpy_array_or_scalar(scale_factor):
     # A 0-d array scale_factor (cresize.resize takes it) failed while the graph was built
