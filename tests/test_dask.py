@@ -732,6 +732,27 @@ def test_bad_chunks_name_the_argument(chunks):
     assert "division" not in str(e.value)  # Dask's ZeroDivisionError, said in the user's words
 
 
+@pytest.mark.parametrize(
+    "chunks,why",
+    [
+        (2**70, "at most 2**63 - 1; got 1180591620717411303424"),
+        ((2**63, 5), "at most 2**63 - 1; got 9223372036854775808"),
+        ({0: 2**70}, "at most 2**63 - 1"),
+        (((2**70,), 5), "at most 2**63 - 1"),
+        (-(2**70), "must be >= 0"),
+    ],
+)
+def test_chunks_past_int64_get_our_message(chunks, why):
+    # chunks=2**70 was refused with NumPy's "ufunc 'isnan' not supported" (Dask made
+    # an object array of it); a dict was quoted as the tuple it was turned into
+    x = da.ones((40, 50), chunks=10, dtype=np.float32)
+    with pytest.raises(ValueError, match=r"chunks=.* is not a valid chunking") as e:
+        cd.resize(x, (20, 25), chunks=chunks)
+    assert why in str(e.value) and "isnan" not in str(e.value)
+    assert str(e.value).startswith(f"chunks={chunks!r} is not")
+    assert cd.resize(x, (20, 25), chunks=2**63 - 1).chunks == ((20,), (25,))
+
+
 def test_masked_arrays_are_refused_when_the_graph_is_built():
     # A masked NumPy array or a dask array of masked chunks was accepted, and every task
     # then failed at compute time with "block is a masked array" (a name the caller never
