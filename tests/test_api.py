@@ -129,6 +129,25 @@ def test_masked_arrays_are_refused():
     np.testing.assert_array_equal(cresize.resize(x.filled(0), (3, 3)), p(x.filled(0)))
 
 
+def test_dask_collections_are_told_apart_without_dask():
+    # cresize.resize refuses a Dask collection (its np.asarray would compute all of it),
+    # told by a graph as dask.is_dask_collection does, without importing Dask: an
+    # object with the method but no graph (a NumPy-backed xarray object) is taken.
+    class Lazy:
+        def __init__(self, graph):
+            self.graph = graph
+
+        def __dask_graph__(self):
+            return self.graph
+
+        def __array__(self, dtype=None, copy=None):
+            return np.ones((4, 4), np.float32)
+
+    with pytest.raises(TypeError, match=r"x is a lazy Dask collection .*Lazy.*dask\.resize"):
+        cresize.resize(Lazy({"a": 1}), (2, 2))
+    np.testing.assert_array_equal(cresize.resize(Lazy(None), (2, 2)), np.ones((2, 2)))
+
+
 def test_out():
     x = rand((2, 9, 10), np.float32)
     out = np.empty((2, 4, 20), np.float32)

@@ -732,6 +732,27 @@ def test_bad_chunks_name_the_argument(chunks):
     assert "division" not in str(e.value)  # Dask's ZeroDivisionError, said in the user's words
 
 
+@pytest.mark.parametrize(
+    "chunks,why",
+    [
+        (2**70, "at most 2**63 - 1; got 1180591620717411303424"),
+        ((2**63, 5), "at most 2**63 - 1; got 9223372036854775808"),
+        ({0: 2**70}, "at most 2**63 - 1"),
+        (((2**70,), 5), "at most 2**63 - 1"),
+        (-(2**70), "must be >= 0"),
+    ],
+)
+def test_chunks_past_int64_get_our_message(chunks, why):
+    # chunks=2**70 was refused with NumPy's "ufunc 'isnan' not supported" (Dask made
+    # an object array of it); a dict was quoted as the tuple it was turned into
+    x = da.ones((40, 50), chunks=10, dtype=np.float32)
+    with pytest.raises(ValueError, match=r"chunks=.* is not a valid chunking") as e:
+        cd.resize(x, (20, 25), chunks=chunks)
+    assert why in str(e.value) and "isnan" not in str(e.value)
+    assert str(e.value).startswith(f"chunks={chunks!r} is not")
+    assert cd.resize(x, (20, 25), chunks=2**63 - 1).chunks == ((20,), (25,))
+
+
 def test_masked_arrays_are_refused_when_the_graph_is_built():
     # A masked NumPy array or a dask array of masked chunks was accepted, and every task
     # then failed at compute time with "block is a masked array" (a name the caller never
@@ -745,6 +766,39 @@ def test_masked_arrays_are_refused_when_the_graph_is_built():
         cd.pyramid(x, 2)
     with pytest.raises(TypeError, match=r"grad_output is a masked array"):
         cd.resize_backward(x, (12, 20))
+
+
+def test_dask_arrays_are_refused_by_the_in_memory_calls():
+    # cresize.resize(x) of a Dask array went through np.asarray: it computed all of x
+    # without a word (f ran 101 times), where the caller likely meant cresize.dask.resize.
+    calls = []
+
+    def f(block):
+        calls.append(1)
+        return block
+
+    x = da.ones((100, 100), chunks=10, dtype="f4").map_blocks(f, dtype="f4")
+    calls.clear()  # map_blocks ran f once on an empty block (its meta)
+    fix = r"or pass np\.asarray\({0}\) \(or {0}\.compute\(\)\) to compute it first"
+    lazy = r"{0} is a lazy Dask collection \(dask\.array\.core\.Array\).*{1}.*" + fix
+    with pytest.raises(TypeError, match=lazy.format("x", r"cresize\.dask\.resize\(x")):
+        cresize.resize(x, (5, 5))
+    with pytest.raises(TypeError, match=lazy.format("grad_output", "dask.resize_backward")):
+        cresize.resize_backward(x, (200, 200))
+    p = cresize.plan((100, 100), (5, 5))
+    with pytest.raises(TypeError, match=lazy.format("x", r"dask\.resize with this plan")):
+        p(x)
+    with pytest.raises(TypeError, match=lazy.format("block", r"dask\.resize with this plan")):
+        p.run_region(x, (slice(0, 5), slice(0, 5)))
+    q = cresize.plan((200, 200), (100, 100))
+    with pytest.raises(TypeError, match=lazy.format("grad_output", "dask.resize_backward")):
+        q.backward(x)
+    with pytest.raises(TypeError, match=lazy.format("block", "dask.resize_backward")):
+        cresize.plan((5, 5), (100, 100)).run_region(x, (slice(0, 5),) * 2, backward=True)
+    with pytest.raises(TypeError, match="out must be a NumPy array; got Array"):
+        cresize.resize(np.ones((100, 100), "f4"), (5, 5), out=da.zeros((5, 5), dtype="f4"))
+    assert not calls  # nothing was computed
+    assert same_bits(cresize.resize(x.compute(), (5, 5)), cd.resize(x, (5, 5)).compute())
 
 
 @pytest.mark.parametrize("scale_factor", [np.array(0.5), np.array([0.5, 2.0]), np.float32(0.75)])

@@ -141,12 +141,56 @@ def test_the_core_functions_say_what_they_raise():
         assert {"TypeError", "ValueError", "MemoryError"} <= raised, (func.__name__, raised)
 
 
+def test_help_shows_the_plan_calls_by_their_public_name():
+    # Cython's embedded signatures gave p(x) and p.backward as PlanBase.__call__ /
+    # PlanBase.backward (the compiled base class) in help(p); the API docs take the
+    # same first line for the signature
+    import pydoc
+
+    text = pydoc.render_doc(cresize.plan((4, 4), (2, 2)), renderer=pydoc.plaintext)
+    assert "PlanBase.__call__" not in text and "PlanBase.backward" not in text
+    assert "Plan.__call__(self, x, out=None, *, num_threads=None)" in text
+    assert "Plan.backward(self, grad_output, out=None, *, num_threads=None)" in text
+
+
+def test_show_config_gives_the_quick_pairs_call_source_as_private():
+    # show_config's docstring listed "call" among the quick pair's sources as for
+    # thread steering, but only the private _kernels.set_quick_thread makes it
+    doc = cresize.show_config.__doc__
+    part = doc[doc.index('openmp["quick_thread"]') : doc.index('simd["avx512bw"]')]
+    shape, words = part.split("``:", 1)
+    assert '"default"' in shape and '"environment"' in shape and '"call"' not in shape
+    assert '"call"' in words and "private ``cresize._kernels.set_quick_thread``" in words
+
+
 ROOT = Path(__file__).resolve().parents[1]
 #: The sentence of README.md that says where float32 rows start being summed in float64.
 LONG_ROWS = re.compile(
     r"antialiased shrinking by about (\d+) or more \(lanczos3\), (\d+) \(bicubic\) or"
     r" (\d+) \(bilinear\), or from `area` shrinking by\s+about (\d+) or more"
 )
+
+
+#: How the code reads a variable: ``os.environ.get("X")``, ``os.environ["X"]``,
+#: ``getenv("X")`` (C), ``switch("X", ...)`` (setup.py's build switches).
+ENV_READ = re.compile(r"""(?:environ\.get\(|environ\[|getenv\(|switch\()\s*["'](CRESIZE_\w+)""")
+#: The page whose table lists the environment variables users can set.
+ENV_PAGE = ROOT / "docs" / "guide" / "threads.md"
+
+
+def test_every_variable_the_code_reads_is_in_the_table():
+    # CRESIZE_SIMD (an unknown value warns and falls back to auto) was described only
+    # in README and docs/kernels.md, with no list of the variables a user can set
+    sources = [ROOT / "setup.py"] + [
+        f for f in sorted((ROOT / "src" / "cresize").iterdir()) if f.suffix in (".py", ".pyx", ".h")
+    ]
+    read = {m for f in sources for m in ENV_READ.findall(f.read_text(encoding="utf-8"))}
+    assert {"CRESIZE_SIMD", "CRESIZE_QUICK_THREAD", "CRESIZE_THREAD_STEERING"} <= read
+    text = ENV_PAGE.read_text(encoding="utf-8")
+    table = text[text.index("## Environment variables") :]
+    rows = set(re.findall(r"^\| `(CRESIZE_\w+)` \|", table, re.M))
+    assert read <= rows, f"not in the table of {ENV_PAGE.name}: {sorted(read - rows)}"
+    assert "CRESIZE_SIMD` | `auto`, `none`, `sse2`, `avx2`, `avx512` |" in table
 
 
 def _taps_per_row(mode, antialias, factor):

@@ -240,7 +240,14 @@ def test_fill_is_centre_crop_of_cover():
         (dict(), ValueError, "exactly one of size, scale, fit, fill"),
         (dict(size=(4, 4), fit=(4, 4)), ValueError, "exactly one"),
         (dict(size=(0, 4)), ValueError, "size entries must be positive"),
-        (dict(size=4), TypeError, "size must be a (width, height) pair"),
+        (dict(size=4), TypeError, "size must be a (width, height) tuple or list; got 4"),
+        # annotated Sequence, taken only as a tuple or list: the message says so
+        (dict(size=range(4, 6)), TypeError, "size must be a (width, height) tuple or list"),
+        (dict(fit=range(4, 6)), TypeError, "fit must be a (width, height) tuple or list"),
+        (dict(scale=range(1, 3)), TypeError, "scale must be a positive finite number, or a"),
+        # a scale of 1 or 3 entries was Python's "not enough values to unpack"
+        (dict(scale=(1.0,)), ValueError, "or a (width, height) tuple or list of them; got"),
+        (dict(scale=[1, 2, 3]), ValueError, "scale must be a positive finite number, or a"),
         (dict(size=(None, None)), ValueError, "size must give a width"),
         (dict(fit=(4, None)), ValueError, "fit entries"),
         (dict(scale=-1.0), ValueError, "scale must be a positive"),

@@ -106,6 +106,8 @@ def resize(
     ------
     TypeError
         An argument of the wrong type: ``x`` of a bool, complex or object dtype,
+        ``x`` a Dask array (``np.asarray`` would compute all of it: call
+        ``cresize.dask.resize`` for a lazy result, or pass ``x.compute()``),
         ``size`` not an int or ints, ``scale_factor`` not a number or numbers, ...
     ValueError
         A value not allowed: both or neither of ``size`` and ``scale_factor``, an
@@ -164,7 +166,7 @@ def resize(
             return _plan._execute(
                 found._forward, found._forward.tables, x, out, _threads(num_threads)
             )
-    x = _spec.as_array(x, "x")
+    x = _spec.as_array(x, "x", "cresize.dask.resize(x, ...)")
     dtype = x.dtype.newbyteorder("=")
     _spec.compute_dtype(dtype)
     spec = _spec.forward(
@@ -242,8 +244,9 @@ def resize_backward(
     Raises
     ------
     TypeError
-        ``grad_output`` not float32 or float64, or another argument of the wrong
-        type (as for ``resize``).
+        ``grad_output`` not float32 or float64 or a Dask array
+        (``cresize.dask.resize_backward`` takes it), or another argument of the
+        wrong type (as for ``resize``).
     ValueError
         ``input_shape`` of another number of dimensions than ``grad_output``, a
         ``grad_output`` shape that ``resize`` cannot return from ``input_shape``,
@@ -277,7 +280,9 @@ def resize_backward(
             program = found._backward
             out = _plan._check_out(out, found.input_shape, found.dtype, (grad_output,))
             return _plan._execute(program, program.tables, grad_output, out, _threads(num_threads))
-    grad = _spec.as_array(grad_output, "grad_output")
+    grad = _spec.as_array(
+        grad_output, "grad_output", "cresize.dask.resize_backward(grad_output, ...)"
+    )
     _spec.gradient_dtype(grad.dtype)
     spec = _spec.backward(
         grad.shape, input_shape, scale_factor, mode, align_corners, antialias, axes

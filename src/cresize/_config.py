@@ -61,9 +61,11 @@ def show_config(mode: str = "stdout") -> dict[str, Any] | None:
         default, ``CRESIZE_THREAD_STEERING`` when the kernels loaded, or a call);
         None for a serial build.
         ``openmp["quick_thread"]`` is ``{"on": bool, "source": "default" |
-        "environment" | "call", "linux": bool}``: whether calls of at most two threads
+        "environment", "linux": bool}``: whether calls of at most two threads
         run on the quick pair (the calling thread and one helper thread, not an OpenMP
-        team; ``CRESIZE_QUICK_THREAD``, docs/limits.md) and where that came from.
+        team; ``CRESIZE_QUICK_THREAD``, docs/limits.md) and where that came from
+        (``"call"`` only after the private ``cresize._kernels.set_quick_thread``,
+        which cresize's tests use: there is no public setter).
         ``simd["avx512bw"]``: the 16-bit halves' 512-bit loop is in use.
 
     Examples

@@ -438,8 +438,11 @@ cdef class PlanBase:
             return _threads_of(self._threads_value)
         return _threads_of(num_threads)
 
+    @cython.embedsignature(False)  # it would say PlanBase.__call__ (help, the docs)
     def __call__(self, x, out=None, *, num_threads=None):
-        """``cresize.resize(x, ...)`` with this plan's arguments, bit for bit.
+        """Plan.__call__(self, x, out=None, *, num_threads=None)
+
+        ``cresize.resize(x, ...)`` with this plan's arguments, bit for bit.
 
         Parameters
         ----------
@@ -454,6 +457,13 @@ cdef class PlanBase:
         -------
         ndarray
             Of shape ``p.output_shape`` (or ``out``).
+
+        Raises
+        ------
+        TypeError
+            ``x`` of another dtype, or a Dask array (``cresize.dask.resize`` takes it).
+        ValueError
+            ``x`` or ``out`` of another shape, an ``out`` ``cresize.resize`` refuses.
         """
         cdef Direct d = self._fwd
         cdef object src
@@ -466,8 +476,11 @@ cdef class PlanBase:
         return self._run(self._forward, x, out, self.input_shape, self.output_shape, "x",
                          num_threads)
 
+    @cython.embedsignature(False)
     def backward(self, grad_output, out=None, *, num_threads=None):
-        """``cresize.resize_backward(grad_output, input_shape, ...)``, bit for bit.
+        """Plan.backward(self, grad_output, out=None, *, num_threads=None)
+
+        ``cresize.resize_backward(grad_output, input_shape, ...)``, bit for bit.
 
         Parameters
         ----------

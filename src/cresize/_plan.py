@@ -986,7 +986,7 @@ class Plan(_fast.PlanBase):
         program, region = self._region(out_region, backward)
         box = tuple(self._box(program, a, r) for a, r in enumerate(region))
         shape = tuple(b.stop - b.start for b in box)
-        x = self._check_input(block, shape, "block")
+        x = self._check_input(block, shape, "block", backward)
         out_shape = tuple(r.stop - r.start for r in region)
         out = _check_out(out, out_shape, self.dtype, (x,))
         if 0 in out_shape:
@@ -1054,9 +1054,10 @@ class Plan(_fast.PlanBase):
     _forward = _OnFirstUse(_make_forward)
     _backward = _OnFirstUse(_make_backward)
 
-    def _check_input(self, x, shape, name):
+    def _check_input(self, x, shape, name, backward=False):
         if type(x) is not np.ndarray:  # lists, subclasses (a masked array is refused)
-            x = _spec.as_array(x, name)
+            call = "resize_backward" if backward or name == "grad_output" else "resize"
+            x = _spec.as_array(x, name, f"cresize.dask.{call} with this plan's arguments")
         if x.shape != shape:
             raise ValueError(f"{name} has shape {x.shape}; this plan takes {shape}")
         if x.dtype.newbyteorder("=") != self.dtype:

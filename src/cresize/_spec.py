@@ -611,7 +611,10 @@ def axis_geometry(spec):
 # Dtypes
 
 
-def as_array(x, name: str) -> np.ndarray:
+def as_array(x, name: str, dask_call: str | None = None) -> np.ndarray:
+    """``x`` as an ndarray (``np.asarray``), refusing what it would get wrong: a
+    masked array (its mask) and, where ``dask_call`` names the lazy call to use
+    instead, a Dask collection (``np.asarray`` would compute all of it, in memory)."""
     if isinstance(x, np.ma.MaskedArray):  # its mask would be dropped without a word
         raise TypeError(
             f"{name} is a masked array: resizing would ignore its mask; pass "
@@ -619,10 +622,30 @@ def as_array(x, name: str) -> np.ndarray:
         )
     if isinstance(x, np.ndarray):
         return x
+    if dask_call is not None and _is_dask_collection(x):
+        kind = f"{type(x).__module__}.{type(x).__qualname__}"
+        raise TypeError(
+            f"{name} is a lazy Dask collection ({kind}): this call would compute all "
+            f"of it in memory; for a lazy result call {dask_call}, or pass "
+            f"np.asarray({name}) (or {name}.compute()) to compute it first"
+        )
     try:
         return np.asarray(x)
     except Exception as exc:  # ragged lists and the like
         raise TypeError(f"{name} must be a NumPy array or array_like: {exc}") from None
+
+
+def _is_dask_collection(x) -> bool:
+    """Whether ``x`` is a Dask collection with a graph (``dask.is_dask_collection``,
+    without importing Dask): a ``dask.array.Array``, or an xarray object holding one
+    (a NumPy-backed one has the method but no graph)."""
+    graph = getattr(type(x), "__dask_graph__", None)
+    if graph is None:
+        return False
+    try:
+        return graph(x) is not None
+    except Exception:
+        return False
 
 
 def compute_dtype(dtype, name="x"):

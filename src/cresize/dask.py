@@ -452,12 +452,27 @@ def _default_chunks(src, out_shape, axes):
     )
 
 
+#: The longest chunk ``chunks=`` may name (int64's largest, what Dask's chunks hold).
+MAX_CHUNK = 2**63 - 1
+NEGATIVE = "chunk lengths must be >= 0 (-1 or None: the whole axis)"
+
+
+def _ints(chunks):
+    """The Python ints in ``chunks`` (an entry, or tuples and lists of them, nested)."""
+    if isinstance(chunks, (tuple, list)):
+        for c in chunks:
+            yield from _ints(c)
+    elif isinstance(chunks, int) and not isinstance(chunks, bool):
+        yield chunks
+
+
 def _output_chunks(src, out_shape, axes, chunks):
     """The result's chunks: ``chunks`` normalised, its unnamed axes defaulted."""
     default = _default_chunks(src, out_shape, axes)
     if chunks is None:
         return tuple(default)
     limit = max(src.dtype.itemsize * math.prod(max(c, default=0) for c in src.chunks), 1)
+    given = chunks
     if isinstance(chunks, dict):
         spec, named = list(default), set()
         for a, c in chunks.items():
@@ -481,16 +496,22 @@ def _output_chunks(src, out_shape, axes, chunks):
     if any(isinstance(c, str) and c != "auto" for c in entries):
         limit = None  # a byte size ("64MiB") is the limit: normalize_chunks refuses two
     try:
+        # a Python int past int64 reached NumPy as an object: "ufunc 'isnan' not supported"
+        for c in _ints(chunks):
+            if c > MAX_CHUNK:
+                raise ValueError(f"chunk lengths must be at most 2**63 - 1; got {c}")
+            if c < 0 and c != -1:
+                raise ValueError(NEGATIVE)
         result = normalize_chunks(
             chunks, tuple(out_shape), limit=limit, dtype=src.dtype, previous_chunks=tuple(default)
         )
         # normalize_chunks lets negative lengths through (-2 becomes -1, (-1, 26) stays)
         if any(c < 0 for axis in result for c in axis):
-            raise ValueError("chunk lengths must be >= 0 (-1 or None: the whole axis)")
+            raise ValueError(NEGATIVE)
         return result
     except (ValueError, TypeError, AssertionError, ZeroDivisionError) as exc:  # 0: Dask divides
         why = "a chunk length of 0 along an axis" if isinstance(exc, ZeroDivisionError) else exc
         raise ValueError(
-            f"chunks={chunks!r} is not a valid chunking of the result, shape "
+            f"chunks={given!r} is not a valid chunking of the result, shape "
             f"{tuple(out_shape)}: {why}"
         ) from None

@@ -19,7 +19,7 @@ import numbers
 import os
 import stat
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeGuard, cast
 
 import numpy as np
@@ -1415,14 +1415,21 @@ def narrows(image: PIL.Image.Image | np.ndarray, format: str) -> bool:
     return image.mode.startswith("I;16")
 
 
+#: The ``(width, height)`` pairs ``target_size`` and ``resize_image`` take: a tuple or
+#: a list (a ``range`` or an array is refused), entries None where ``size`` allows it.
+_SizePair = tuple[_spec.Int | None, _spec.Int | None] | list[_spec.Int | None]
+_BoxPair = tuple[_spec.Int, _spec.Int] | list[_spec.Int]
+_ScalePair = tuple[_spec.Real, _spec.Real] | list[_spec.Real]
+
+
 def target_size(
     width: int,
     height: int,
-    size: Sequence[_spec.Int | None] | None = None,
+    size: _SizePair | None = None,
     *,
-    scale: _spec.Real | Sequence[_spec.Real] | None = None,
-    fit: Sequence[_spec.Int] | None = None,
-    fill: Sequence[_spec.Int] | None = None,
+    scale: _spec.Real | _ScalePair | None = None,
+    fit: _BoxPair | None = None,
+    fill: _BoxPair | None = None,
     allow_upscale: bool = False,
 ) -> tuple[tuple[int, int], tuple[int, int, int, int] | None]:
     """The resized size and the centre crop for a ``width x height`` image.
@@ -1435,7 +1442,8 @@ def target_size(
     width, height : int
         The image's size before resizing.
     size : (int or None, int or None)
-        Exact size; one entry None keeps the aspect ratio.
+        Exact size; one entry None keeps the aspect ratio. Each pair here is a
+        tuple or a list.
     scale : float or (float, float)
         Factor per axis: ``round(width * f)``.
     fit : (int, int)
@@ -1464,7 +1472,9 @@ def target_size(
     allow_upscale = _spec.flag(allow_upscale, "allow_upscale")
     if name == "scale":
         pair = value if isinstance(value, (tuple, list)) else (value, value)
-        wanted = "a positive finite number or a pair of them"
+        wanted = "a positive finite number, or a (width, height) tuple or list of them"
+        if len(pair) != 2:
+            raise ValueError(f"scale must be {wanted}; got {value!r}")
         factors = []
         for f in pair:
             f = _spec.real(f, "scale", wanted, value)
@@ -1474,7 +1484,7 @@ def target_size(
         fx, fy = factors
         return (max(1, math.floor(width * fx + 0.5)), max(1, math.floor(height * fy + 0.5))), None
     if not (isinstance(value, (tuple, list)) and len(value) == 2):
-        raise TypeError(f"{name} must be a (width, height) pair; got {value!r}")
+        raise TypeError(f"{name} must be a (width, height) tuple or list; got {value!r}")
     allowed = "positive ints or None" if name == "size" else "positive ints"
     entries = [
         None if v is None else _spec.integer(v, f"{name} entries", allowed, value) for v in value
@@ -1507,11 +1517,11 @@ def _ratio(length, new_other, other):
 
 def resize_image(
     image: str | os.PathLike[str] | PIL.Image.Image | np.ndarray,
-    size: Sequence[_spec.Int | None] | None = None,
+    size: _SizePair | None = None,
     *,
-    scale: _spec.Real | Sequence[_spec.Real] | None = None,
-    fit: Sequence[_spec.Int] | None = None,
-    fill: Sequence[_spec.Int] | None = None,
+    scale: _spec.Real | _ScalePair | None = None,
+    fit: _BoxPair | None = None,
+    fill: _BoxPair | None = None,
     mode: str = "lanczos3",
     antialias: bool = True,
     align_corners: bool | None = False,

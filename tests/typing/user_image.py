@@ -37,9 +37,15 @@ cresize.image.resize_image(a, (i0, None), num_threads=i0)
 cresize.image.resize_image(a, scale=(f0, 0.5))
 cresize.image.target_size(10, 10, scale=f0)
 cresize.image.target_size(10, 10, fill=(i0, 5), allow_upscale=True)
+cresize.image.target_size(10, 10, [5, None])
+cresize.image.resize_image(a, fit=[5, 5])
+cresize.image.resize_image(a, scale=[f0, 2])
 
 # refused
 cresize.image.save_image(a, "out.jpg", quality=f0)  # type: ignore[arg-type]
 cresize.image.target_size(10, 10, scale=np.zeros(2, np.float64))  # type: ignore[arg-type]
 cresize.image.save_image(a, "out.png", quality="high")  # type: ignore[arg-type]
 cresize.image.resize_image(a, 100)  # type: ignore[arg-type]
+cresize.image.target_size(10, 10, range(5, 7))  # type: ignore[arg-type]
+cresize.image.resize_image(a, fit=range(5, 7))  # type: ignore[arg-type]
+cresize.image.resize_image(a, scale=range(1, 3))  # type: ignore[arg-type]
