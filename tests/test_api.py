@@ -457,9 +457,17 @@ def test_values_out_of_range_are_quoted_as_passed():
         (dict(scale_factor=(1, 0)), r"scale_factor must be finite and > 0; got \(1, 0\)$"),
         (dict(scale_factor=np.array(-1.5)), r"> 0; got array\(-1\.5\)$"),
         (dict(scale_factor=(1.0, float("nan"))), r"> 0; got \(1\.0, nan\)$"),
+        # an int beyond the floats: float() raised OverflowError, in every call
+        (dict(scale_factor=10**400), r"finite and > 0; got 10{400}$"),
+        (dict(scale_factor=(2, -(10**400))), r"> 0; got \(2, -10{400}\)$"),
     ]:
         with pytest.raises(ValueError, match=quoted):
             cresize.resize(x, **kwargs)
+        if "scale_factor" in kwargs:
+            with pytest.raises(ValueError, match=quoted):
+                cresize.resize_backward(x, x.shape, **kwargs)
+            with pytest.raises(ValueError, match=quoted):
+                cresize.plan(x.shape, **kwargs)
 
 
 @pytest.mark.parametrize(

@@ -169,6 +169,42 @@ def test_json_that_fails_to_write_after_the_run_is_a_message(tmp_path, monkeypat
     assert "No space left" in captured.err and "0 failed" in captured.out  # the table too
 
 
+def test_a_report_that_fails_to_write_leaves_the_earlier_one_whole(tmp_path, monkeypatch):
+    # write_json opened the path for writing (emptying it), then wrote: a failure on
+    # the way (a full disk, a value JSON has no form for) lost the earlier report and
+    # left part of the new one. Now the text is written beside it and renamed over it.
+    path = tmp_path / "r.json"
+    path.write_text('{"failed": 0}')
+    with pytest.raises(TypeError):
+        _check.write_json(path, {"failed": 1, "results": [{"error": object()}]})
+    assert path.read_text() == '{"failed": 0}'
+
+    def full(src, dst):
+        raise OSError(28, "No space left on device")
+
+    with monkeypatch.context() as m:
+        m.setattr(_check.os, "replace", full)
+        with pytest.raises(OSError, match="No space left"):
+            _check.write_json(path, {"failed": 1})
+    assert path.read_text() == '{"failed": 0}'
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"]  # no partial file
+    # replaced: its mode kept, a symbolic link written through, exact numbers
+    path.chmod(0o640)
+    link = tmp_path / "link.json"
+    link.symlink_to(path)
+    report = {"seed": 2**64 + 1, "error": float(np.float32(0.1)), "nan": float("nan")}
+    _check.write_json(link, report)
+    assert link.is_symlink() and (path.stat().st_mode & 0o777) == 0o640
+    assert json.loads(path.read_text()) == {**report, "nan": None}
+    assert np.float32(json.loads(path.read_text())["error"]) == np.float32(0.1)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.json", "r.json"]
+    # a writable report in a folder where no file can be made: refused before the run
+    access = os.access
+    monkeypatch.setattr(_check.os, "access", lambda p, m: p != str(tmp_path) and access(p, m))
+    with pytest.raises(ValueError, match=r"cannot write .* \(no permission to make a file beside"):
+        _check.json_target(str(link))
+
+
 class ClosedPipe:
     """A stdout whose reader has gone (``cresize check --json r.json | head -1``)."""
 

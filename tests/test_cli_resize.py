@@ -651,6 +651,30 @@ def test_a_png_s_chunk_list_after_its_pixels_is_read_as_pillow_reads_it(tmp_path
     assert _header(both).upright == (40, 60)
 
 
+def test_a_png_s_chunks_after_its_pixels_are_read_within_one_bound_in_all(tmp_path, monkeypatch):
+    # Each text or EXIF chunk after the pixels was read if it alone was within
+    # _PNG_TEXT_MAX (64 MiB, Pillow's bound on a PNG's text in all): a file of many
+    # such chunks was held in memory whole (twice: the list, then joined), for a header.
+    # Now the bound is on all of them together; the chunks beyond it are skipped.
+    import cresize.image
+
+    read = []
+    chunk = cresize.image._png_chunk
+
+    def counted(kind, body):
+        if kind in cresize.image._PNG_EXIF_CHUNKS:
+            read.append(len(body))
+        return chunk(kind, body)
+
+    monkeypatch.setattr(cresize.image, "_png_chunk", counted)
+    monkeypatch.setattr(cresize.image, "_PNG_TEXT_MAX", 1000)
+    text = _png_chunk(b"tEXt", b"Comment\0" + b"x" * 392)  # 400 bytes of data
+    exif = _png_chunk(b"eXIf", _exif_orientation(6))
+    src = _png_with(tmp_path / "in.png", [text] * 10 + [exif])
+    assert cresize.image._header(src).upright == (40, 60)  # the orientation still found
+    assert read == [400, 400, len(exif) - 12] and sum(read) <= 1000
+
+
 def test_runs_in_threads_keep_pillows_limit_lifted_and_give_it_back(tmp_path, monkeypatch):
     # Each run saved Pillow's global MAX_IMAGE_PIXELS, set None and restored what it had
     # saved: of two runs in threads, where the first ended while the second ran, the

@@ -980,6 +980,29 @@ def test_opencv_says_nothing_of_a_jpeg2000_codestream_s_colour_space(tmp_path, c
         logging.setLogLevel(before)
 
 
+def test_opencv_log_level_set_while_a_jpeg2000_decodes_is_kept():
+    # _opencv_quiet lowers OpenCV's one log level while a JPEG 2000 decodes (the CLI's
+    # threads decode at once); a level the user (another thread) set meanwhile was
+    # undone by the last decode out, which restored the level from before.
+    cv2 = pytest.importorskip("cv2")
+    from cresize.image import _opencv_quiet
+
+    logging = cv2.utils.logging
+    before = logging.getLogLevel()
+    try:
+        logging.setLogLevel(logging.LOG_LEVEL_WARNING)
+        with _opencv_quiet(cv2):
+            assert logging.getLogLevel() == logging.LOG_LEVEL_ERROR
+            logging.setLogLevel(logging.LOG_LEVEL_DEBUG)  # the user's, meanwhile
+        assert logging.getLogLevel() == logging.LOG_LEVEL_DEBUG
+        logging.setLogLevel(logging.LOG_LEVEL_INFO)
+        with pytest.raises(KeyError), _opencv_quiet(cv2), _opencv_quiet(cv2):
+            raise KeyError("the decode failed")  # restored after an exception too
+        assert logging.getLogLevel() == logging.LOG_LEVEL_INFO
+    finally:
+        logging.setLogLevel(before)
+
+
 @pytest.mark.parametrize("kind", ["rgb8", "grey16", "rgb16", "palette"])
 def test_png_gamma_chromaticity_and_srgb_are_kept(tmp_path, kind):
     # A PNG's gAMA chunk (and cHRM, sRGB) was dropped: a gamma-1.0 (linear) PNG came out

@@ -1267,6 +1267,26 @@ FACTORS_REFUSED = [torch.tensor(True), np.array(True), torch.tensor(1 + 0j), tor
 FACTORS_REFUSED += [np.array([2.0, 2.0]), (torch.tensor([1.5]), 2.0)]
 
 
+def test_a_scale_factor_tensor_that_requires_grad_is_read_without_a_warning():
+    # float(t) of a tensor that requires grad warned "Converting a tensor with
+    # requires_grad=True to a scalar may lead to unexpected behavior" at each call (an
+    # error where warnings are), which F.interpolate does not; no gradient reaches it
+    import warnings
+
+    x = torch.rand(1, 2, 5, 6, dtype=torch.float64)
+    t = torch.tensor(1.7, requires_grad=True)
+    kw = dict(mode="bilinear", recompute_scale_factor=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        expected = F.interpolate(x, scale_factor=t, **kw)
+        for _ in range(2):  # the second call of a key is the remembered plan's
+            got = ct.interpolate(x, scale_factor=(t, t), **kw)
+            torch.testing.assert_close(got, expected, rtol=0, atol=1e-10)
+        got = ct.Resize(scale_factor=t, **kw)(x)
+        torch.testing.assert_close(got, expected, rtol=0, atol=1e-10)
+    assert not got.requires_grad and t.grad is None
+
+
 @pytest.mark.parametrize("scale_factor", FACTORS_TAKEN + FACTORS_REFUSED, ids=repr)
 def test_scale_factor_takes_what_f_interpolate_takes(scale_factor):
     # scale_factor=torch.tensor(1.7) (or np.array(1.5) alone) was refused, which

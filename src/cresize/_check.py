@@ -260,14 +260,22 @@ def json_target(path, option="--json"):
         )
     if not os.access(path if os.path.exists(path) else folder, os.W_OK):
         raise ValueError(f"{option}: cannot write {path} (no permission)")
+    if not os.access(os.path.dirname(os.path.realpath(path)), os.W_OK):  # see write_json
+        raise ValueError(f"{option}: cannot write {path} (no permission to make a file beside it)")
 
 
 def write_json(path, report):
     """Write ``report`` to ``path`` as strict JSON (RFC 8259, which has no NaN or
     Infinity): a number that is not finite is written as null (the report's message
-    gives it)."""
-    with open(path, "w", encoding="utf-8") as fh:
-        json.dump(_finite(report), fh, indent=1, allow_nan=False)
+    gives it). The text is made first and written as ``cresize resize`` writes an image
+    (``image._write_atomic``: a file beside ``path``, synced, renamed over it, the mode
+    of the report it replaces kept, a link written through): a write that fails (a
+    full disk, a value JSON has no form for) leaves an earlier report whole and no
+    partial one (``path`` opened for writing was emptied first)."""
+    from cresize.image import _write_atomic
+
+    text = json.dumps(_finite(report), indent=1, allow_nan=False).encode("utf-8")
+    _write_atomic(path, lambda f: f.write(text), overwrite=True)
 
 
 def _finite(value):

@@ -316,7 +316,9 @@ def length(value, name, given=None):
 def real(value, name, what, given=None):
     """``value`` as a float: the one rule of what a float argument takes (a real number,
     a NumPy integer or float, a 0-d array of one; not a bool), else a TypeError that
-    ``name`` must be ``what`` (``given``: as for ``integer``)."""
+    ``name`` must be ``what`` (``given``: as for ``integer``). An int beyond the floats
+    (``10**400``) is an infinity of its sign, as ``float("1e400")`` is (``float`` raised
+    OverflowError, which no caller said), so that the caller's range check refuses it."""
     quoted = value if given is None else given
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value[()]
@@ -324,7 +326,10 @@ def real(value, name, what, given=None):
         value, (numbers.Real, np.floating, np.integer)
     ):
         raise TypeError(f"{name} must be {what}; got {quoted!r}")
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
 
 
 def factor(value, name, given=None):

@@ -311,7 +311,8 @@ def _header(path):
 #: The PNG chunks after the pixel data that can hold an EXIF orientation for Pillow's
 #: ``getexif``: EXIF, text (a "Raw profile type exif", XMP in an iTXt)
 _PNG_EXIF_CHUNKS = (b"eXIf", b"tEXt", b"zTXt", b"iTXt")
-#: The longest of them read (Pillow's bound on a PNG's text, ``MAX_TEXT_MEMORY``)
+#: The bytes of them read, all together (Pillow's bound on a PNG's text,
+#: ``MAX_TEXT_MEMORY``): a longer chunk, or one beyond it, is skipped
 _PNG_TEXT_MAX = 64 << 20
 #: The first 8 bytes of a PNG file
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -322,8 +323,8 @@ def _png_orientation(im, path):
     if any, is not before its pixels), as ``im.getexif()`` gives it without decoding the
     pixels: Pillow decodes them to read the chunks after them (an EXIF chunk, text with
     a raw EXIF profile or XMP). Those chunks are found by the chunk list's headers, 8
-    bytes a chunk read unbuffered, the pixel data skipped (and chunks of more than
-    ``_PNG_TEXT_MAX`` bytes); up to the end, or the next
+    bytes a chunk read unbuffered, the pixel data skipped (and the chunks beyond
+    ``_PNG_TEXT_MAX`` bytes in all); up to the end, or the next
     frame of an animated PNG, as Pillow reads them. Read as the chunks of a 1x1 PNG
     after ``im.info`` (the chunks before the pixels, where a raw profile or XMP may be
     too; a later value replaces an earlier one, as in Pillow's ``info``), with Pillow's
@@ -332,7 +333,7 @@ def _png_orientation(im, path):
     import struct
 
     Image = _pil()
-    late, pixels = [], False
+    late, pixels, budget = [], False, _PNG_TEXT_MAX
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))  # reads unbuffered
         try:
@@ -342,10 +343,11 @@ def _png_orientation(im, path):
                 if kind == b"IEND" or (kind == b"fcTL" and pixels and im.n_frames > 1):
                     break
                 pixels = pixels or kind in (b"IDAT", b"fdAT")
-                if pixels and kind in _PNG_EXIF_CHUNKS and length <= _PNG_TEXT_MAX:
+                if pixels and kind in _PNG_EXIF_CHUNKS and length <= budget:
                     body = os.read(fd, length)
                     if len(body) != length:
                         break
+                    budget -= length  # in all (each alone: the file size bounded the memory)
                     late.append(_png_chunk(kind, body))  # its CRC, as Pillow's decoder skips it
                     length = 0
                 os.lseek(fd, length + 4, os.SEEK_CUR)  # the rest, and the CRC
@@ -592,9 +594,11 @@ def _opencv(needed=None):
     return _optional.load("cv2", OPENCV, hint=needed)
 
 
-#: ``_opencv_quiet``: the calls inside it, and OpenCV's log level before the first (one
-#: level a process, and the CLI's threads decode at once: the last one out restores it).
-_QUIET = {"inside": 0, "level": 0}
+#: ``_opencv_quiet``: the calls inside it, OpenCV's log level before the first (one
+#: level a process, and the CLI's threads decode at once: the last one out restores it)
+#: and the level the first set (restored only if still set: a level the user set while
+#: inside is kept).
+_QUIET = {"inside": 0, "level": 0, "set": 0}
 _QUIET_LOCK = threading.Lock()
 
 
@@ -604,19 +608,22 @@ def _opencv_quiet(cv2):
     returned as None): its JPEG 2000 decoder writes "Image has unknown or unspecified
     color space, SRGB is assumed" to stderr for a colour codestream without a JP2
     colour box (a bare J2K file holds none), assuming sRGB, as Pillow does silently for
-    8-bit ones. A level the user set lower (errors only, or none) is kept."""
+    8-bit ones. A level the user set lower (errors only, or none) is kept, and so is
+    one set while inside (by another thread: the last one out restored the level from
+    before, undoing it)."""
     logging = cv2.utils.logging
     with _QUIET_LOCK:
         if _QUIET["inside"] == 0:
             _QUIET["level"] = logging.getLogLevel()
-            logging.setLogLevel(min(_QUIET["level"], logging.LOG_LEVEL_ERROR))
+            _QUIET["set"] = min(_QUIET["level"], logging.LOG_LEVEL_ERROR)
+            logging.setLogLevel(_QUIET["set"])
         _QUIET["inside"] += 1
     try:
         yield
     finally:
         with _QUIET_LOCK:
             _QUIET["inside"] -= 1
-            if _QUIET["inside"] == 0:
+            if _QUIET["inside"] == 0 and logging.getLogLevel() == _QUIET["set"]:
                 logging.setLogLevel(_QUIET["level"])
 
 

@@ -881,6 +881,8 @@ def _tensor_numbers(value, name):
         ):
             what = "a number, a 0-d real" if factor else "an int, a 0-d integer"
             raise TypeError(f"{name} must be {what} tensor or a sequence of them; got {value!r}")
+        if value.requires_grad:  # float() warned (F.interpolate does not)
+            value = value.detach()
         return float(value) if factor else int(value)
 
     # under torch.compile the array's dtype is a graph break, then eager
