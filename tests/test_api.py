@@ -460,6 +460,19 @@ def test_values_out_of_range_are_quoted_as_passed():
         # an int beyond the floats: float() raised OverflowError, in every call
         (dict(scale_factor=10**400), r"finite and > 0; got 10{400}$"),
         (dict(scale_factor=(2, -(10**400))), r"> 0; got \(2, -10{400}\)$"),
+        # a factor whose output length is refused: the converted float was quoted
+        # ("scale_factor=1.1805916207174113e+21 gives ..."), the entry alone
+        (
+            dict(scale_factor=2**70),
+            r"^scale_factor=1180591620717411303424 gives 6 \* 1\.18\d*e\+21 = 7\.08\d*e\+21 "
+            r"output samples on an axis; at most \d+ are possible$",
+        ),
+        (dict(scale_factor=(1, 2**70)), r"^scale_factor=\(1, 1180591620717411303424\) gives 8 "),
+        (
+            dict(scale_factor=(2, 0.1)),
+            r"^scale_factor=\(2, 0\.1\) gives floor\(8 \* 0\.1\) = 0 output samples",
+        ),
+        (dict(scale_factor=np.array(0.1)), r"^scale_factor=array\(0\.1\) gives floor\(6 \* 0\.1"),
     ]:
         with pytest.raises(ValueError, match=quoted):
             cresize.resize(x, **kwargs)
@@ -468,6 +481,8 @@ def test_values_out_of_range_are_quoted_as_passed():
                 cresize.resize_backward(x, x.shape, **kwargs)
             with pytest.raises(ValueError, match=quoted):
                 cresize.plan(x.shape, **kwargs)
+    with pytest.raises(ValueError, match=r"^scale_factor=array\(0\.1\) gives floor\(6 \* 0\.1"):
+        cresize.weights(6, scale_factor=np.array(0.1))
 
 
 @pytest.mark.parametrize(

@@ -675,6 +675,88 @@ def test_a_png_s_chunks_after_its_pixels_are_read_within_one_bound_in_all(tmp_pa
     assert read == [400, 400, len(exif) - 12] and sum(read) <= 1000
 
 
+def _counting_reads(monkeypatch):
+    """A list that grows by one for each ``os.read`` of the process while ``monkeypatch``
+    is in force."""
+    reads, read = [], os.read
+
+    def counted(fd, n):
+        reads.append(n)
+        return read(fd, n)
+
+    monkeypatch.setattr(os, "read", counted)
+    return reads
+
+
+@pytest.mark.parametrize("exif", [False, True])
+def test_a_png_of_many_chunks_after_its_pixels_is_judged_either_way_after_a_bound(
+    tmp_path, capsys, monkeypatch, exif
+):
+    # A crafted PNG of a million empty chunks after its pixels (11 MiB) took 1.6 s of
+    # CPU in the header, read for --max-pixels before anything else: every chunk header
+    # was read for an orientation. Now at most _PNG_CHUNKS_MAX headers (besides one per
+    # _PNG_BYTES_A_CHUNK bytes of the file) are read; beyond them the orientation is
+    # unknown and the resized size judged both ways (600x900 of a stored 60x40 turned
+    # upright is refused, with or without the EXIF quarter turn at the end).
+    import cresize.image
+
+    tail = [_png_chunk(b"eXIf", _exif_orientation(6))] if exif else []
+    src = _png_with(tmp_path / "in.png", [_png_chunk(b"zzZz", b"")] * 20_000 + tail)
+    bound = cresize.image._PNG_CHUNKS_MAX + src.stat().st_size // 4096
+    assert bound < 20_000
+    with monkeypatch.context() as counting:
+        reads = _counting_reads(counting)
+        header = cresize.image._header(src)
+    assert len(reads) <= bound + 2  # 20,000 before
+    assert header.unsure and header.uprights == ((60, 40), (40, 60))
+    argv = ["--width", "600", "-o", str(tmp_path / "out.png")]
+    assert main([str(src), *argv, "--max-pixels", "500000"]) == 1
+    assert (
+        "it could be 600x900 (its EXIF orientation, after more chunks than are read before "
+        "decoding, is not known), 540,000 pixels, more than --max-pixels 500,000"
+    ) in capsys.readouterr().err
+    assert main([str(src), *argv, "--max-pixels", "540000"]) == 0  # within it either way
+    with Image.open(tmp_path / "out.png") as out:  # as the file says, found by decoding
+        assert out.size == ((600, 900) if exif else (600, 400))
+
+
+def test_a_png_s_chunk_headers_are_read_within_a_bound_that_grows_with_the_file(
+    tmp_path, monkeypatch
+):
+    # Pixel data in many chunks (libpng writes 8 KiB ones: 4096 of them in a 32 MiB
+    # file) is read to its end and the orientation after it found: the bound grows by
+    # one chunk per _PNG_BYTES_A_CHUNK bytes of the file. Chunks before the pixels
+    # (read by Pillow's open) are not read again.
+    import cresize.image
+
+    exif = _png_chunk(b"eXIf", _exif_orientation(6))
+    data = _png_with(tmp_path / "a.png", [exif]).read_bytes()
+    at = data.index(b"IDAT") - 4
+    end = at + 12 + int.from_bytes(data[at : at + 4], "big")
+    pixels = data[at + 8 : end - 4]
+    chunks = [_png_chunk(b"IDAT", pixels[i : i + 64]) for i in range(0, len(pixels), 64)]
+    small = data[:at] + b"".join(chunks) + data[end:]  # then eXIf, IEND
+    (tmp_path / "b.png").write_bytes(small)
+    needed, spare = len(chunks) + 1, len(small) // 4096  # the pixels' chunks, eXIf
+    assert needed > 2 * spare
+    monkeypatch.setattr(cresize.image, "_PNG_CHUNKS_MAX", needed - spare - 1)
+    assert cresize.image._header(tmp_path / "b.png").unsure
+    monkeypatch.setattr(cresize.image, "_PNG_CHUNKS_MAX", needed - spare)
+    header = cresize.image._header(tmp_path / "b.png")
+    assert not header.unsure and header.upright == (40, 60)
+    large = data[:at] + _png_chunk(b"zzZz", bytes(4096)) + small[at:]  # one chunk's more
+    (tmp_path / "c.png").write_bytes(large)  # (before the pixels, and not read)
+    monkeypatch.setattr(cresize.image, "_PNG_CHUNKS_MAX", needed - spare - 1)
+    header = cresize.image._header(tmp_path / "c.png")
+    assert not header.unsure and header.upright == (40, 60)
+    many = data[:at] + _png_chunk(b"zzZz", b"") * 2000 + small[at:]  # before the pixels
+    (tmp_path / "d.png").write_bytes(many)
+    with monkeypatch.context() as counting:
+        reads = _counting_reads(counting)
+        assert cresize.image._header(tmp_path / "d.png").upright == (40, 60)
+    assert len(reads) <= len(chunks) + 4  # 2000 more before
+
+
 def test_runs_in_threads_keep_pillows_limit_lifted_and_give_it_back(tmp_path, monkeypatch):
     # Each run saved Pillow's global MAX_IMAGE_PIXELS, set None and restored what it had
     # saved: of two runs in threads, where the first ended while the second ran, the

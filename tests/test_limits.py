@@ -9,7 +9,8 @@
 4. Shapes, axes and sizes are strictly validated (bool is not an int, huge
    values are ValueErrors naming the argument).
 7. ``out=`` interleaved with a strided input without overlap is accepted; the
-   torch adapter takes sizes as tensors and keeps channels-last.
+   torch adapter takes sizes as tensors, keeps channels-last, and takes its flags
+   as bools only (a departure from ``F.interpolate``, listed).
 
 Items 1, 2 and 4 live in the spec/plan layer (``cresize.plan``, the plan cache).
 Items 5 and 6 and the CLI parts of 7 are tested in test_image.py and
@@ -551,6 +552,35 @@ def test_7_torch_sizes_given_as_tensors():
     for bad in (torch.tensor(4.0), torch.tensor([4, 7]), torch.tensor(True)):
         with pytest.raises(TypeError, match="size"):
             ct.interpolate(x, size=bad, mode="bilinear")
+
+
+@pytest.mark.parametrize(
+    "name, value",
+    [("antialias", None), ("antialias", 0), ("antialias", 1)]
+    + [("recompute_scale_factor", 0), ("recompute_scale_factor", 1)],
+)
+def test_7_torch_flags_take_bools_where_f_interpolate_takes_any_truth_value(name, value):
+    """``F.interpolate`` reads ``antialias`` and ``recompute_scale_factor`` by their truth
+    value; the adapter's flags are cresize's (True, False; None for the latter): each
+    such value is a TypeError naming the flag, cold or after the bool's call (whose plan
+    ``1`` must not find), and docs/limits.md lists it as a departure."""
+    torch = pytest.importorskip("torch")
+    import cresize.torch as ct
+
+    x = torch.rand(1, 1, 4, 4)
+    given = dict(size=2) if name == "antialias" else dict(scale_factor=1.5)
+    kwargs = dict(given, mode="bilinear", **{name: value})
+    torch.nn.functional.interpolate(x, **kwargs)  # taken there
+    what = "True or False" if name == "antialias" else "True, False or None"
+    for _ in range(2):
+        with pytest.raises(TypeError, match=f"^{name} must be {what}; got {value}$"):
+            ct.interpolate(x, **kwargs)
+        with pytest.raises(TypeError, match=f"^{name} must be {what}; got {value}$"):
+            ct.Resize(**kwargs)
+        ct.interpolate(x, **dict(kwargs, **{name: bool(value)}))
+    limits = os.path.join(os.path.dirname(__file__), "..", "docs", "limits.md")
+    with open(limits, encoding="utf-8") as fh:
+        assert f"`{name}={value}`" in fh.read()
 
 
 @pytest.mark.parametrize("dims, fmt", [(4, "channels_last"), (5, "channels_last_3d")])

@@ -766,13 +766,21 @@ def _one(task, cancel=None, later=None):
                 None,
             )
         # The resized image too (a typo, --scale 10 for 0.1, took minutes and gigabytes
-        # a file); of the upright image, as resize_image computes it.
-        (ow, oh), _ = target_size(*header.upright, **o["geometry"])
+        # a file); of the upright image, as resize_image computes it: the larger of
+        # either way where its orientation is not known before its pixels are decoded.
+        sizes = [target_size(*upright, **o["geometry"])[0] for upright in header.uprights]
+        ow, oh = max(sizes, key=lambda size: size[0] * size[1])
         if limit and ow * oh > limit:
+            unknown = (
+                " (its EXIF orientation, after more chunks than are read before decoding, "
+                "is not known)"
+                if header.unsure
+                else ""
+            )
             return (
                 src,
-                f"resized, it would be {ow}x{oh}, {ow * oh:,} pixels, more than --max-pixels "
-                f"{limit:,} (raise it if you mean it)",
+                f"resized, it {'could' if header.unsure else 'would'} be {ow}x{oh}{unknown}, "
+                f"{ow * oh:,} pixels, more than --max-pixels {limit:,} (raise it if you mean it)",
                 None,
             )
         result = resize_image(

@@ -341,18 +341,21 @@ def factor(value, name, given=None):
     return value
 
 
-def checked_length(n_in, f, name="scale_factor"):
-    """``floor(n_in * f)``, refused when it is < 1 or too large."""
+def checked_length(n_in, f, name="scale_factor", given=None):
+    """``floor(n_in * f)``, refused when it is < 1 or too large; ``f`` is the factor as
+    ``factor`` converted it, quoted as ``given`` (the argument as passed, the whole
+    sequence where ``f`` is one entry of it; None: ``f`` was passed)."""
+    quoted = f if given is None else given
     if not n_in * f < MAX_LENGTH:
         raise ValueError(
-            f"{name}={f} gives {n_in} * {f} output samples on an "
+            f"{name}={quoted!r} gives {n_in} * {f} = {n_in * f} output samples on an "
             f"axis; at most {MAX_LENGTH - 1} are possible"
         )
     n_out = output_length(n_in, f)
     if n_out < 1:
         raise ValueError(
-            f"{name}={f} gives floor({n_in} * {f}) = {n_out} "
-            f"output samples; it must give at least 1"
+            f"{name}={quoted!r} gives floor({n_in} * {f}) = {n_out} "
+            f"output samples on an axis; it must give at least 1"
         )
     return n_out
 
@@ -496,7 +499,7 @@ def lengths(in_shape, axes, size, scale_factor, name="x"):
         )
         for a in axes:
             _resizable(in_shape, a, name)
-        out = tuple(checked_length(in_shape[a], f) for a, f in zip(axes, factors))
+        out = tuple(checked_length(in_shape[a], f, given=given) for a, f in zip(axes, factors))
     for a in axes:
         _resizable(in_shape, a, name)
     return out, factors
@@ -802,7 +805,7 @@ def weights_spec(in_size, out_size, mode, align_corners, antialias, scale_factor
     in_size = length(in_size, "in_size")
     if scale_factor is not None:
         f = factor(scale_factor, "scale_factor")
-        n_out = checked_length(in_size, f)
+        n_out = checked_length(in_size, f, given=scale_factor)
         if out_size is not None and length(out_size, "out_size") != n_out:
             raise ValueError(
                 f"out_size={out_size} does not match scale_factor={scale_factor}: "

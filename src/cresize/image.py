@@ -277,6 +277,15 @@ class _Header(NamedTuple):
     #: one, those after the first unreadable (a damaged or truncated file)
     frames: int | None
     unit: str  #: "frames" (animated GIF, PNG, WebP) or "pages" (TIFF)
+    #: True: the orientation is not known before the pixels are decoded (a PNG of more
+    #: chunks after its pixels than ``_png_orientation`` reads); ``upright`` is then
+    #: the stored size, and the upright image may be either way: ``uprights``
+    unsure: bool = False
+
+    @property
+    def uprights(self) -> tuple[tuple[int, int], ...]:
+        """The upright sizes the image may have: ``upright``, and turned where ``unsure``."""
+        return (self.upright, self.upright[::-1]) if self.unsure else (self.upright,)
 
 
 def _header(path):
@@ -305,7 +314,8 @@ def _header(path):
             orientation = im.getexif().get(0x0112, 1)
         turned = orientation in _QUARTER_TURNS
         upright = stored[::-1] if turned else stored
-        return _Header(stored, upright, frames, "pages" if im.format == "TIFF" else "frames")
+        unit = "pages" if im.format == "TIFF" else "frames"
+        return _Header(stored, upright, frames, unit, unsure=orientation is None)
 
 
 #: The PNG chunks after the pixel data that can hold an EXIF orientation for Pillow's
@@ -314,6 +324,12 @@ _PNG_EXIF_CHUNKS = (b"eXIf", b"tEXt", b"zTXt", b"iTXt")
 #: The bytes of them read, all together (Pillow's bound on a PNG's text,
 #: ``MAX_TEXT_MEMORY``): a longer chunk, or one beyond it, is skipped
 _PNG_TEXT_MAX = 64 << 20
+#: The chunk headers read after the first of the pixel data, at most (besides one per
+#: ``_PNG_BYTES_A_CHUNK`` bytes of the file): beyond them, the orientation is unknown.
+#: Real files have a handful of chunks there besides the pixel data's (libpng's 8 KiB
+#: ones, Pillow's 64 KiB ones); reading a crafted million of them took 1.6 s.
+_PNG_CHUNKS_MAX = 4096
+_PNG_BYTES_A_CHUNK = 4096
 #: The first 8 bytes of a PNG file
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -323,12 +339,15 @@ def _png_orientation(im, path):
     if any, is not before its pixels), as ``im.getexif()`` gives it without decoding the
     pixels: Pillow decodes them to read the chunks after them (an EXIF chunk, text with
     a raw EXIF profile or XMP). Those chunks are found by the chunk list's headers, 8
-    bytes a chunk read unbuffered, the pixel data skipped (and the chunks beyond
-    ``_PNG_TEXT_MAX`` bytes in all); up to the end, or the next
-    frame of an animated PNG, as Pillow reads them. Read as the chunks of a 1x1 PNG
-    after ``im.info`` (the chunks before the pixels, where a raw profile or XMP may be
-    too; a later value replaces an earlier one, as in Pillow's ``info``), with Pillow's
-    own rules (``Image.getexif``). A damaged chunk list ends the search."""
+    bytes a chunk read unbuffered from the first of the pixel data on (where Pillow's
+    ``open`` stopped), the pixel data skipped (and the chunks beyond ``_PNG_TEXT_MAX``
+    bytes in all); up to the end, or the next frame of an animated PNG, as Pillow reads
+    them. Read as the chunks of a 1x1 PNG after ``im.info`` (the chunks before the
+    pixels, where a raw profile or XMP may be too; a later value replaces an earlier
+    one, as in Pillow's ``info``), with Pillow's own rules (``Image.getexif``). A
+    damaged chunk list ends the search. None: more than ``_PNG_CHUNKS_MAX`` chunk
+    headers (besides one per ``_PNG_BYTES_A_CHUNK`` bytes of the file) would have to be
+    read, and the orientation is unknown: Pillow would read them all, in Python."""
     import io
     import struct
 
@@ -337,12 +356,21 @@ def _png_orientation(im, path):
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))  # reads unbuffered
         try:
-            os.lseek(fd, 8, os.SEEK_SET)
+            chunks = _PNG_CHUNKS_MAX + os.fstat(fd).st_size // _PNG_BYTES_A_CHUNK
+            first = im.tile[0][2] - 8 if im.tile else 8  # the first pixel chunk's header
+            os.lseek(fd, first, os.SEEK_SET)
+            if os.read(fd, 8)[4:] not in (b"IDAT", b"fdAT"):  # not where Pillow stopped
+                first = 8
+            os.lseek(fd, first, os.SEEK_SET)
             while len(head := os.read(fd, 8)) == 8:
                 length, kind = struct.unpack(">I4s", head)
                 if kind == b"IEND" or (kind == b"fcTL" and pixels and im.n_frames > 1):
                     break
                 pixels = pixels or kind in (b"IDAT", b"fdAT")
+                if pixels:
+                    if chunks == 0:
+                        return None
+                    chunks -= 1
                 if pixels and kind in _PNG_EXIF_CHUNKS and length <= budget:
                     body = os.read(fd, length)
                     if len(body) != length:

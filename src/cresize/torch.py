@@ -128,11 +128,14 @@ def interpolate(
         None (``ValueError``, as in ``F.interpolate``; ``nearest_exact``: not True).
     recompute_scale_factor : bool, optional
         With ``scale_factor``: sample as if the computed output size had been given
-        (True with ``size`` is an error, as in ``F.interpolate``).
+        (True with ``size`` is an error, as in ``F.interpolate``). True, False or None
+        (``F.interpolate`` takes any value by its truth: 0 and 1 are TypeErrors here).
     antialias : bool
         Widen the kernel when shrinking (bilinear, bicubic, lanczos3). With
         ``F.interpolate``'s names only on a 4-D input, in bilinear, bicubic and lanczos
         (``ValueError``, as there); ``cubic`` and ``lanczos3`` take it on any rank.
+        True or False (``F.interpolate`` takes any value by its truth: None, 0 and 1
+        are TypeErrors here, docs/limits.md "PyTorch adapter").
     num_threads : int, optional
         OpenMP threads of the forward and backward; None: OpenMP's default at
         call time, as for ``cresize.resize`` (1 in a forked child, such as a
