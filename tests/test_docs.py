@@ -181,9 +181,13 @@ ENV_PAGE = ROOT / "docs" / "guide" / "threads.md"
 def test_every_variable_the_code_reads_is_in_the_table():
     # CRESIZE_SIMD (an unknown value warns and falls back to auto) was described only
     # in README and docs/kernels.md, with no list of the variables a user can set
-    sources = [ROOT / "setup.py"] + [
-        f for f in sorted((ROOT / "src" / "cresize").iterdir()) if f.suffix in (".py", ".pyx", ".h")
-    ]
+    # The package's sources where it is imported from (src/ or an installed wheel, which
+    # carries its .pyx and .h too), and setup.py's build switches where the tree has it.
+    package = Path(cresize.__file__).parent
+    sources = [f for f in sorted(package.iterdir()) if f.suffix in (".py", ".pyx", ".h")]
+    assert any(f.suffix == ".pyx" for f in sources) and any(f.suffix == ".h" for f in sources)
+    if (ROOT / "setup.py").is_file():
+        sources.append(ROOT / "setup.py")
     read = {m for f in sources for m in ENV_READ.findall(f.read_text(encoding="utf-8"))}
     assert {"CRESIZE_SIMD", "CRESIZE_QUICK_THREAD", "CRESIZE_THREAD_STEERING"} <= read
     text = ENV_PAGE.read_text(encoding="utf-8")

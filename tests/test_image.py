@@ -956,10 +956,10 @@ def test_opencv_says_nothing_of_a_jpeg2000_codestream_s_colour_space(tmp_path, c
     j2k.write_bytes(data[data.index(b"jp2c") + 4 :])
     cut = tmp_path / "cut.j2k"
     cut.write_bytes(j2k.read_bytes()[: len(data) // 2])
-    logging = cv2.utils.logging
+    logging = _cv_log(cv2)
     before = logging.getLogLevel()
     try:
-        for level in (logging.LOG_LEVEL_WARNING, logging.LOG_LEVEL_INFO):
+        for level in (CV_WARNING, CV_INFO):
             logging.setLogLevel(level)
             capfd.readouterr()
             assert open_image(j2k).dtype == np.uint16
@@ -971,13 +971,23 @@ def test_opencv_says_nothing_of_a_jpeg2000_codestream_s_colour_space(tmp_path, c
                 assert all(a.dtype == np.uint16 for a in pool.map(open_image, [j2k] * 40))
             assert "color space" not in capfd.readouterr().err
             assert logging.getLogLevel() == level
-        logging.setLogLevel(logging.LOG_LEVEL_SILENT)
+        logging.setLogLevel(CV_SILENT)
         with pytest.raises(OSError, match="OpenCV could not read"):
             open_image(cut)
         assert capfd.readouterr().err == ""
-        assert logging.getLogLevel() == logging.LOG_LEVEL_SILENT
+        assert logging.getLogLevel() == CV_SILENT
     finally:
         logging.setLogLevel(before)
+
+
+#: OpenCV's log levels (the same numbers in OpenCV 5's ``cv2.utils.logging`` and 4.x's
+#: ``cv2.setLogLevel``)
+CV_SILENT, CV_ERROR, CV_WARNING, CV_INFO, CV_DEBUG = 0, 2, 3, 4, 5
+
+
+def _cv_log(cv2):
+    """OpenCV's ``getLogLevel``/``setLogLevel``: ``cv2.utils.logging`` (5.x) or ``cv2`` (4.x)."""
+    return getattr(getattr(cv2, "utils", None), "logging", None) or cv2
 
 
 def test_opencv_log_level_set_while_a_jpeg2000_decodes_is_kept():
@@ -987,20 +997,41 @@ def test_opencv_log_level_set_while_a_jpeg2000_decodes_is_kept():
     cv2 = pytest.importorskip("cv2")
     from cresize.image import _opencv_quiet
 
-    logging = cv2.utils.logging
+    logging = _cv_log(cv2)
     before = logging.getLogLevel()
     try:
-        logging.setLogLevel(logging.LOG_LEVEL_WARNING)
+        logging.setLogLevel(CV_WARNING)
         with _opencv_quiet(cv2):
-            assert logging.getLogLevel() == logging.LOG_LEVEL_ERROR
-            logging.setLogLevel(logging.LOG_LEVEL_DEBUG)  # the user's, meanwhile
-        assert logging.getLogLevel() == logging.LOG_LEVEL_DEBUG
-        logging.setLogLevel(logging.LOG_LEVEL_INFO)
+            assert logging.getLogLevel() == CV_ERROR
+            logging.setLogLevel(CV_DEBUG)  # the user's, meanwhile
+        assert logging.getLogLevel() == CV_DEBUG
+        logging.setLogLevel(CV_INFO)
         with pytest.raises(KeyError), _opencv_quiet(cv2), _opencv_quiet(cv2):
             raise KeyError("the decode failed")  # restored after an exception too
-        assert logging.getLogLevel() == logging.LOG_LEVEL_INFO
+        assert logging.getLogLevel() == CV_INFO
     finally:
         logging.setLogLevel(before)
+
+
+def test_opencv_quiet_takes_either_opencv_log_api_or_none():
+    # cv2.utils.logging is OpenCV 5's; 4.x (the image extra's floor, 4.11) has the same
+    # level as cv2.getLogLevel/setLogLevel, and _opencv_quiet failed there with
+    # "module 'cv2.utils' has no attribute 'logging'" on every 16-bit JPEG 2000
+    import types
+
+    from cresize.image import _opencv_quiet
+
+    levels = []
+    four = types.SimpleNamespace(
+        utils=types.SimpleNamespace(),  # no logging in it, as in 4.11
+        getLogLevel=lambda: levels[-1] if levels else CV_WARNING,
+        setLogLevel=levels.append,
+    )
+    with _opencv_quiet(four):
+        assert four.getLogLevel() == CV_ERROR
+    assert levels == [CV_ERROR, CV_WARNING]
+    with _opencv_quiet(types.SimpleNamespace()):  # neither: the warning is printed
+        pass
 
 
 @pytest.mark.parametrize("kind", ["rgb8", "grey16", "rgb16", "palette"])

@@ -630,6 +630,11 @@ _QUIET = {"inside": 0, "level": 0, "set": 0}
 _QUIET_LOCK = threading.Lock()
 
 
+#: OpenCV's log level of errors only (``LOG_LEVEL_ERROR`` in OpenCV 5's ``cv2.utils.logging``;
+#: OpenCV 4.x's ``cv2.setLogLevel`` takes the same numbers)
+_OPENCV_LOG_ERROR = 2
+
+
 @contextlib.contextmanager
 def _opencv_quiet(cv2):
     """OpenCV's warnings off while inside (its errors are still printed, and raised or
@@ -638,12 +643,17 @@ def _opencv_quiet(cv2):
     colour box (a bare J2K file holds none), assuming sRGB, as Pillow does silently for
     8-bit ones. A level the user set lower (errors only, or none) is kept, and so is
     one set while inside (by another thread: the last one out restored the level from
-    before, undoing it)."""
-    logging = cv2.utils.logging
+    before, undoing it). OpenCV 5 has the level in ``cv2.utils.logging``, 4.x as
+    ``cv2.getLogLevel``/``setLogLevel`` (the same numbers: 2 errors, 3 warnings); with
+    neither the warning is printed."""
+    logging = getattr(getattr(cv2, "utils", None), "logging", None) or cv2
+    if not (hasattr(logging, "getLogLevel") and hasattr(logging, "setLogLevel")):
+        yield
+        return
     with _QUIET_LOCK:
         if _QUIET["inside"] == 0:
             _QUIET["level"] = logging.getLogLevel()
-            _QUIET["set"] = min(_QUIET["level"], logging.LOG_LEVEL_ERROR)
+            _QUIET["set"] = min(_QUIET["level"], _OPENCV_LOG_ERROR)
             logging.setLogLevel(_QUIET["set"])
         _QUIET["inside"] += 1
     try:
