@@ -148,6 +148,35 @@ def test_dask_collections_are_told_apart_without_dask():
     np.testing.assert_array_equal(cresize.resize(Lazy(None), (2, 2)), np.ones((2, 2)))
 
 
+def test_an_attribute_that_raises_is_not_a_dask_collection():
+    # Only a graph tells a Dask collection: an array-like whose class has a
+    # __dask_graph__ that raises as it is looked up (a descriptor, as a proxy's may be)
+    # or called, or a mock, is converted as before (the lookup's RuntimeError escaped
+    # from resize and a plan's call).
+    class Raising:
+        def __get__(self, obj, owner=None):
+            raise RuntimeError("no graph here")
+
+    class Proxy:
+        __dask_graph__ = Raising()
+
+        def __array__(self, dtype=None, copy=None):
+            return np.ones((4, 4), np.float32)
+
+    class Failing(Proxy):
+        def __dask_graph__(self):
+            raise RuntimeError("no graph here")
+
+    p = cresize.plan((4, 4), (2, 2), dtype=np.float32)
+    for x in (Proxy(), Failing()):
+        np.testing.assert_array_equal(cresize.resize(x, (2, 2)), np.ones((2, 2)))
+        np.testing.assert_array_equal(p(x), np.ones((2, 2)))
+        np.testing.assert_array_equal(
+            cresize.resize_backward(x, (8, 8)),
+            cresize.resize_backward(np.ones((4, 4), np.float32), (8, 8)),
+        )
+
+
 def test_out():
     x = rand((2, 9, 10), np.float32)
     out = np.empty((2, 4, 20), np.float32)

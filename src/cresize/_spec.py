@@ -646,12 +646,11 @@ def as_array(x, name: str, dask_call: str | None = None) -> np.ndarray:
 def _is_dask_collection(x) -> bool:
     """Whether ``x`` is a Dask collection with a graph (``dask.is_dask_collection``,
     without importing Dask): a ``dask.array.Array``, or an xarray object holding one
-    (a NumPy-backed one has the method but no graph)."""
-    graph = getattr(type(x), "__dask_graph__", None)
-    if graph is None:
-        return False
+    (a NumPy-backed one has the method but no graph). An attribute that raises, as
+    it is looked up (a descriptor) or called, is no graph."""
     try:
-        return graph(x) is not None
+        graph = getattr(type(x), "__dask_graph__", None)
+        return graph is not None and graph(x) is not None
     except Exception:
         return False
 
