@@ -129,6 +129,23 @@ def test_masked_arrays_are_refused():
     np.testing.assert_array_equal(cresize.resize(x.filled(0), (3, 3)), p(x.filled(0)))
 
 
+def test_the_masked_array_check_imports_no_numpy_ma():
+    # the check imported numpy.ma (about 7 ms) in every process that resized anything,
+    # the CLI's runs included; no masked array exists before numpy.ma is imported
+    child = (
+        "import sys, numpy as np, cresize\n"
+        "assert 'numpy.ma' not in sys.modules\n"
+        "cresize.resize(np.zeros((4, 4), np.float32), (2, 2))\n"
+        "cresize.resize([[1.0, 2.0], [3.0, 4.0]], (3, 3))\n"
+        "cresize.plan((4, 4), (2, 2), dtype='float64')([[0.0] * 4] * 4)\n"
+        "print('numpy.ma' in sys.modules)\n"
+    )
+    got = subprocess.run(
+        [sys.executable, "-c", child], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert (got.returncode, got.stdout.strip()) == (0, "False"), got.stderr
+
+
 def test_dask_collections_are_told_apart_without_dask():
     # cresize.resize refuses a Dask collection (its np.asarray would compute all of it),
     # told by a graph as dask.is_dask_collection does, without importing Dask: an

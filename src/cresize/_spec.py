@@ -15,6 +15,7 @@ import math
 import numbers
 import operator
 import os
+import sys
 from collections.abc import Sequence
 from typing import Any, NamedTuple, TypeVar
 
@@ -623,7 +624,10 @@ def as_array(x, name: str, dask_call: str | None = None) -> np.ndarray:
     """``x`` as an ndarray (``np.asarray``), refusing what it would get wrong: a
     masked array (its mask) and, where ``dask_call`` names the lazy call to use
     instead, a Dask collection (``np.asarray`` would compute all of it, in memory)."""
-    if isinstance(x, np.ma.MaskedArray):  # its mask would be dropped without a word
+    # its mask would be dropped without a word (no masked array exists before numpy.ma
+    # is imported, and importing it, about 7 ms, is left to whoever makes one)
+    ma = sys.modules.get("numpy.ma")
+    if ma is not None and isinstance(x, ma.MaskedArray):
         raise TypeError(
             f"{name} is a masked array: resizing would ignore its mask; pass "
             f"{name}.filled(value) (or {name}.data) to say which values to resize"
