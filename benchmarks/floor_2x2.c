@@ -26,7 +26,9 @@
  * 1, 8, 56 or 448 rows in turn instead of halves), aligned (each row's first outputs
  * one by one, so that the rest loads from 64-byte boundaries), reg7 (AVX-512 register
  * loop over the two-row period: 112 outputs, 7 stores of 16, no row end), reg7nt (the
- * same, its stores streamed; only where the result is 64-byte aligned). What they gave:
+ * same, its stores streamed; only where the result is 64-byte aligned), rw4cz (rw4 with
+ * each output line cleared by AMD's CLZERO first; only when named, on an aligned result).
+ * What they gave:
  * docs/kernels.md, "Tried and left out". */
 #include <immintrin.h>
 #include <omp.h>
@@ -206,6 +208,26 @@ A2 static void v_rw4(float *out, const float *g, I j0, I j1)
         o[i] = ((a[4 * i] + a[4 * i + 1]) + a[4 * i + 2]) + a[4 * i + 3];
 }
 
+/* rw4 with each whole output line first cleared by CLZERO (AMD: a line written without
+ * being read first); only where the result is 64-byte aligned, and only when named (a CPU
+ * without CLZERO faults on it). */
+__attribute__((target("avx2,clzero"))) static void v_rw4cz(float *out, const float *g, I j0,
+                                                           I j1)
+{
+    const float *a = g + j0 * 2 * IR;
+    float *o = out + j0 * NO;
+    I n = (j1 - j0) * NO, i = 0;
+    for (; i < n && ((size_t)(o + i) & 63); i++)
+        o[i] = ((a[4 * i] + a[4 * i + 1]) + a[4 * i + 2]) + a[4 * i + 3];
+    for (; i + 16 <= n; i += 16) {
+        _mm_clzero(o + i);
+        for (I k = i; k < i + 16; k++)
+            o[k] = ((a[4 * k] + a[4 * k + 1]) + a[4 * k + 2]) + a[4 * k + 3];
+    }
+    for (; i < n; i++)
+        o[i] = ((a[4 * i] + a[4 * i + 1]) + a[4 * i + 2]) + a[4 * i + 3];
+}
+
 typedef void (*F)(float *, const float *, I, I);
 static int gran; /* 0: halves; else blocks of gran rows, in turn */
 
@@ -263,12 +285,13 @@ int main(int argc, char **argv)
              {"flat", v_flat, 0, 1},      {"group4", v_group4, 0, 1},   {"group8", v_group8, 0, 1},
              {"group4s", v_group4s, 0, 1}, {"group4r", v_group4r, 0, 1}, {"il1", v_flat, 1, 1},
              {"il8", v_flat, 8, 1},       {"il56", v_flat, 56, 1},      {"il448", v_flat, 448, 1},
-             {"aligned", v_aligned, 0, 1}, {"reg7", v_reg7, 0, 1},       {"reg7nt", v_reg7nt, 0, 1}};
+             {"aligned", v_aligned, 0, 1}, {"reg7", v_reg7, 0, 1},       {"reg7nt", v_reg7nt, 0, 1}, {"rw4cz", v_rw4cz, 0, 0}};
     int nv = sizeof V / sizeof V[0], v, r, k;
-    static double ts[16][31], med[16][16];
+    static double ts[20][31], med[20][16];
     for (v = 0; v < nv; v++) {
         int skip = (only && !strstr(only, V[v].name)) ||
                    (V[v].f == v_reg7nt && ((size_t)out & 63)) ||
+                   (V[v].f == v_rw4cz && (((size_t)out & 63) || !only)) ||
                    (V[v].f == v_aligned && ((size_t)g & 7));
         if (skip) {
             V[v].check = -1;
