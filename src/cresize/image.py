@@ -220,6 +220,9 @@ def _read(path, geometry=None, opencv=False):
         turned = orientation in _QUARTER_TURNS
         stored = _stored_size(im)
         full = stored[::-1] if turned else stored
+        # a TIFF's EXIF is tags of its own directory: as a JPEG's, set once the pixels
+        # are upright (``exif_transpose`` would write every tag of the directory there)
+        tiff_exif = _exif_of_tiff(im) if im.format == "TIFF" else None
         if sixteen:
             planar = _planar_16bit_tiff(im)
             # OpenCV's TIFF decoder turns the pixels upright itself (with any flags)
@@ -228,7 +231,10 @@ def _read(path, geometry=None, opencv=False):
             if maxval is not None and maxval != 65535:  # OpenCV gives 0-maxval: scaled
                 wide = pixels.astype(np.uint32) * 65535  # as Pillow scales 16-bit grey
                 pixels = ((wide + maxval // 2) // maxval).astype(np.uint16)
-            return ImageArray(pixels, _upright_info(im.info, orientation)), full
+            if im.format == "TIFF" and _tiff_tag(im, _EXTRA_SAMPLES, 0)[0] == 1:
+                pixels = _straight_alpha(pixels)  # OpenCV and tifffile give them as stored
+            info = dict(im.info, exif=tiff_exif) if tiff_exif else im.info
+            return ImageArray(pixels, _upright_info(info, orientation)), full
         scale = 1
         if geometry is not None and im.format in ("JPEG", "MPO"):
             (w, h), _ = target_size(*full, **geometry)
@@ -253,8 +259,17 @@ def _read(path, geometry=None, opencv=False):
                 f"Pillow reads as negative numbers; convert it to float32 or 16 bits first"
             )
         ImageOps.exif_transpose(im, in_place=True)
+        if tiff_exif:
+            im.info["exif"] = tiff_exif
         if turned:
             im.info = _turned_info(im.info)
+        if im.format == "PPM" and im.mode == "I":
+            # a PGM of more than 8 bits: Pillow gives it its 32-bit mode I, scaled to
+            # 0-65535 (white is maxval), which no 8-bit format takes and TIFF would write
+            # at 32 bits: it is 16-bit grey, as a 16-bit PNG's I;16
+            sixteen_grey = Image.fromarray(np.asarray(im).astype(np.uint16))
+            sixteen_grey.info = im.info
+            return sixteen_grey, full
     return im, full
 
 
@@ -475,6 +490,27 @@ def _turned_info(info):
     return info
 
 
+def _exif_of_tiff(im):
+    """The EXIF of the TIFF open in Pillow as ``im``, as the bytes of a JPEG's (Pillow's
+    ``info["exif"]`` of other formats), or None: the text tags of its directory
+    (``_TIFF_EXIF_TEXT``: Make, Model, Copyright, ...) and its Exif and GPS IFDs, which
+    Pillow keeps only in the TIFF's tags, where no writer looks (they were lost). The
+    layout and resolution tags are not EXIF (the DPI is ``info["dpi"]``), and the
+    orientation is applied to the pixels."""
+    stored = im.getexif()
+    exif = _pil().Exif()
+    for tag in _TIFF_EXIF_TEXT:
+        if isinstance(stored.get(tag), str):
+            exif[tag] = stored[tag]
+    for pointer in (_EXIF_IFD, _GPS_IFD):
+        fields = dict(stored.get_ifd(pointer))
+        if pointer == _EXIF_IFD and _INTEROP_IFD in fields:
+            fields[_INTEROP_IFD] = dict(stored.get_ifd(_INTEROP_IFD))
+        if fields:
+            exif[pointer] = fields
+    return exif.tobytes() if len(exif) else None
+
+
 def _16bit_colour_mode(im, maxval):
     """The mode of ``im``'s (not loaded) samples (``"RGB"``, ``"RGBA"``, ``"LA"``,
     ``"CMYK"``) where Pillow would read them as 8-bit from 16-bit samples, else None.
@@ -577,6 +613,29 @@ _SOC_SIZ = b"\xff\x4f\xff\x51"
 #: TIFF tags: BitsPerSample, PlanarConfiguration (1 interleaved, the default; 2 plane
 #: by plane), SampleFormat (1 unsigned integers, the default; 2 signed; 3 float)
 _BITS_PER_SAMPLE, _PLANAR_CONFIGURATION, _SAMPLE_FORMAT = 258, 284, 339
+
+
+#: TIFF tag ExtraSamples: 1 is alpha premultiplied into the colour (associated), 2 is
+#: straight (unassociated) alpha
+_EXTRA_SAMPLES = 338
+
+
+def _straight_alpha(pixels):
+    """The ``(H, W, C)`` ``pixels``, whose colour is premultiplied by their last channel
+    (alpha: a TIFF's associated alpha), with straight colour, as Pillow turns an 8-bit
+    one (``RGBa``, ``La``) into RGBA and LA: OpenCV and tifffile give the samples as
+    stored, and every writer takes straight alpha. Integers are rounded to the nearest
+    (and clipped: a colour above its alpha is not premultiplied), float divided; colour
+    under alpha 0 is 0."""
+    colour, alpha = pixels[..., :-1].astype(np.float64), pixels[..., -1:].astype(np.float64)
+    top = float(np.iinfo(pixels.dtype).max) if pixels.dtype.kind in "iu" else 1.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        straight = np.where(alpha > 0, colour * top / alpha, 0.0)
+    out = pixels.copy()
+    if pixels.dtype.kind in "iu":
+        straight = np.minimum(np.floor(straight + 0.5), top)
+    out[..., :-1] = straight
+    return out
 
 
 def _tiff_tag(im, tag, default=None):
@@ -766,6 +825,7 @@ def _read_tiff_pillow_cannot(path):
         axes = page.axes
         icc = page.tags.valueof(34675)
         orientation = page.tags.valueof(274) or 1
+        associated = tuple(page.extrasamples)[:1] == (1,)
     if axes.startswith("S"):  # stored plane by plane
         pixels = np.moveaxis(pixels, 0, -1)
         axes = axes[1:] + "S"
@@ -781,6 +841,8 @@ def _read_tiff_pillow_cannot(path):
     if kind == np.float16:
         pixels = pixels.astype(np.float32)
     pixels = pixels.astype(pixels.dtype.newbyteorder("="), copy=False)
+    if associated and samples in (2, 4):
+        pixels = _straight_alpha(pixels)
     info = {"icc_profile": bytes(icc)} if isinstance(icc, bytes) and icc else {}
     return ImageArray(np.ascontiguousarray(_orient(pixels, int(orientation))), info)
 
