@@ -1960,6 +1960,7 @@ def test_the_exif_of_a_tiff_is_kept(tmp_path):
     exif = Image.Exif()
     exif[0x010F] = "MakerCo"  # Make
     exif[0x8298] = "(c) Someone"  # Copyright
+    exif[0x010E] = "a caption"  # ImageDescription
     exif[0x0112] = 6  # orientation: applied to the pixels, not kept
     exif[0x8769] = {0x829A: 0.004, 0x9003: "2024:01:02 03:04:05"}  # ExposureTime, date
     stored = photo(30, 20)  # upright 20x30 -> 30x20
@@ -1989,3 +1990,8 @@ def test_the_exif_of_a_tiff_is_kept(tmp_path):
                 assert fmt == "tif" or 0x0100 not in got  # no layout tags (ImageWidth) as EXIF
                 if src == eight:
                     assert got.get_ifd(0x8769).get(0x9003) == "2024:01:02 03:04:05"
+                    assert got.get(0x010E) == "a caption"
+                else:  # tifffile's description of its layout ('{"shape": [30, 20, 3]}')
+                    assert "shape" not in got.get(0x010E, "")
+        with tifffile.TiffFile(tmp_path / f"out-{src.stem}.tif") as tif:  # no warning
+            assert tif.series[0].shape == (10, 15, 3)

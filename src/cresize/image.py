@@ -490,17 +490,26 @@ def _turned_info(info):
     return info
 
 
+#: TIFF tag ImageDescription, and the beginnings of the descriptions that are not a
+#: caption but the layout of the file's pixels (tifffile's shaped JSON, ImageJ's
+#: hyperstack), which would misdescribe the resized ones
+_IMAGE_DESCRIPTION, _LAYOUT_DESCRIPTIONS = 270, ('{"shape":', "ImageJ=")
+
+
 def _exif_of_tiff(im):
     """The EXIF of the TIFF open in Pillow as ``im``, as the bytes of a JPEG's (Pillow's
     ``info["exif"]`` of other formats), or None: the text tags of its directory
     (``_TIFF_EXIF_TEXT``: Make, Model, Copyright, ...) and its Exif and GPS IFDs, which
     Pillow keeps only in the TIFF's tags, where no writer looks (they were lost). The
-    layout and resolution tags are not EXIF (the DPI is ``info["dpi"]``), and the
-    orientation is applied to the pixels."""
+    layout and resolution tags are not EXIF (the DPI is ``info["dpi"]``), nor is a
+    description of the layout (``_LAYOUT_DESCRIPTIONS``), and the orientation is
+    applied to the pixels."""
     stored = im.getexif()
     exif = _pil().Exif()
     for tag in _TIFF_EXIF_TEXT:
-        if isinstance(stored.get(tag), str):
+        if isinstance(stored.get(tag), str) and not (
+            tag == _IMAGE_DESCRIPTION and stored[tag].startswith(_LAYOUT_DESCRIPTIONS)
+        ):
             exif[tag] = stored[tag]
     for pointer in (_EXIF_IFD, _GPS_IFD):
         fields = dict(stored.get_ifd(pointer))
