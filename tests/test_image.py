@@ -1995,3 +1995,71 @@ def test_the_exif_of_a_tiff_is_kept(tmp_path):
                     assert "shape" not in got.get(0x010E, "")
         with tifffile.TiffFile(tmp_path / f"out-{src.stem}.tif") as tif:  # no warning
             assert tif.series[0].shape == (10, 15, 3)
+
+
+XMP = (
+    b'<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/'
+    b'22-rdf-syntax-ns#"><rdf:Description xmlns:dc="http://purl.org/dc/elements/1.1/" '
+    b'xmlns:tiff="http://ns.adobe.com/tiff/1.0/" tiff:Orientation="6"><dc:rights>(c) '
+    b"Someone</dc:rights></rdf:Description></rdf:RDF></x:xmpmeta>"
+)
+
+
+def _xmp_of(path):
+    with Image.open(path) as im:
+        xmp = im.info.get("xmp")
+    return xmp.encode() if isinstance(xmp, str) else xmp
+
+
+@pytest.mark.parametrize("kind", ["jpg", "png", "webp", "tif", "tif16"])
+def test_xmp_is_kept_and_its_orientation_applied_once(tmp_path, kind):
+    # XMP (rights, captions, keywords) was left out of every output. Its orientation
+    # (tiff:Orientation, where there is no EXIF one) is applied to the pixels, as the
+    # EXIF one is, and taken out of it; a 16-bit TIFF's, which OpenCV does not apply
+    # (it applies the TIFF tag), was not applied: the pixels came out on their side.
+    tifffile = pytest.importorskip("tifffile")
+    pytest.importorskip("cv2")
+    from PIL import PngImagePlugin
+
+    upright = photo(20, 30)
+    upright[:, :, 0] = np.linspace(40, 220, 30).astype(np.uint8)  # red grows along x
+    stored = np.ascontiguousarray(np.rot90(upright))  # orientation 6: turned back
+    src = tmp_path / ("in." + kind.removesuffix("16"))
+    if kind == "tif16":
+        tag = [(700, "B", len(XMP), XMP, True)]
+        tifffile.imwrite(src, stored.astype(np.uint16) * 257, photometric="rgb", extratags=tag)
+    elif kind == "png":
+        text = PngImagePlugin.PngInfo()
+        text.add_itxt("XML:com.adobe.xmp", XMP.decode())
+        Image.fromarray(stored).save(src, pnginfo=text)
+    elif kind == "tif":
+        Image.fromarray(stored).save(src, tiffinfo={700: XMP})
+    else:
+        Image.fromarray(stored).save(src, xmp=XMP, lossless=True, quality=95)
+    image = resize_image(src, scale=0.5)
+    red = np.asarray(image)[..., 0].astype(np.int64)
+    assert red.shape == (10, 15) and (np.diff(red[5]) > 0).all()  # upright, once
+    for fmt in ("jpg", "png", "webp", "tif"):
+        out = tmp_path / f"out.{fmt}"
+        save_image(image, out)
+        xmp = _xmp_of(out)
+        assert xmp is not None and b"<dc:rights>(c) Someone</dc:rights>" in xmp, fmt
+        assert b"Orientation" not in xmp, fmt  # the pixels are upright
+        with Image.open(out) as written:
+            assert written.size == (15, 10) and written.getexif().get(0x0112, 1) == 1
+
+
+def test_xmp_of_16bit_grey_and_alpha_and_too_long_for_jpeg(tmp_path):
+    from cresize.image import JPEG_XMP_MAX, ImageArray
+
+    pytest.importorskip("cv2")
+    grey_alpha = ImageArray(np.full((4, 6, 2), 40000, np.uint16), {"xmp": XMP})
+    save_image(grey_alpha, tmp_path / "ga.png")  # cresize's own PNG writer
+    assert b"(c) Someone" in _xmp_of(tmp_path / "ga.png")
+    long = b"<x:xmpmeta>" + b" " * JPEG_XMP_MAX + b"</x:xmpmeta>"
+    rgb = Image.fromarray(photo(4, 6))
+    rgb.info["xmp"] = long
+    save_image(rgb, tmp_path / "long.jpg")  # Pillow: "XMP data is too long"; left out
+    assert _xmp_of(tmp_path / "long.jpg") is None
+    save_image(rgb, tmp_path / "long.webp")  # WebP holds it
+    assert _xmp_of(tmp_path / "long.webp") == long

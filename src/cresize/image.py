@@ -60,6 +60,9 @@ JPEG_MAX_SIDE = 65500
 #: Most bytes of EXIF a JPEG holds (one APP1 segment, "Exif\0\0" included: Pillow's
 #: ``MAX_BYTES_IN_MARKER``); a longer one is left out rather than fail the write.
 JPEG_EXIF_MAX = 65533
+#: Most bytes of XMP a JPEG holds (one APP1 segment less its 29-byte namespace header:
+#: Pillow's limit); a longer one (Extended XMP, which Pillow does not write) is left out.
+JPEG_XMP_MAX = 65504
 #: Formats that hold 16 bits per colour channel (written with OpenCV).
 SIXTEEN_BIT_FORMATS = ("PNG", "TIFF")
 
@@ -225,8 +228,10 @@ def _read(path, geometry=None, opencv=False):
         tiff_exif = _exif_of_tiff(im) if im.format == "TIFF" else None
         if sixteen:
             planar = _planar_16bit_tiff(im)
-            # OpenCV's TIFF decoder turns the pixels upright itself (with any flags)
-            turn = 1 if im.format == "TIFF" and not planar else orientation
+            # OpenCV's TIFF decoder turns the pixels upright itself (with any flags) by
+            # the TIFF's orientation tag; one found in its XMP only is turned here
+            by_opencv = im.format == "TIFF" and not planar and _tiff_tag(im, 0x0112, 1)[0] != 1
+            turn = 1 if by_opencv else orientation
             pixels = _read_16bit(path, sixteen, turn, im.size, planar, im.format)
             if maxval is not None and maxval != 65535:  # OpenCV gives 0-maxval: scaled
                 wide = pixels.astype(np.uint32) * 65535  # as Pillow scales 16-bit grey
@@ -888,7 +893,7 @@ def save_image(
     Parameters
     ----------
     image : PIL.Image.Image or ndarray
-        ICC profile, EXIF and DPI in ``image.info`` are written where the format
+        ICC profile, EXIF, DPI and XMP in ``image.info`` are written where the format
         allows (the ICC profile only where the written pixels keep its colour
         space: not on a CMYK image converted to RGB). Modes the format cannot
         hold are converted: alpha is flattened on white for JPEG and BMP,
@@ -1027,11 +1032,23 @@ def _save(
         data = _opencv_encode(fmt, pixels, params)
         return _Saved(_write_atomic(path, lambda f: f.write(data), overwrite, later), lost)
     colour = {key: params.pop(key) for key in _PNG_COLOUR if key in params}
-    if fmt == "PNG" and colour:
+    xmp = params.pop("xmp", None)
+    if xmp and fmt in ("JPEG", "MPO", "WEBP", "AVIF"):  # Pillow's xmp=
+        if fmt in ("WEBP", "AVIF") or len(xmp) <= JPEG_XMP_MAX:
+            params["xmp"] = xmp
+    elif xmp and fmt == "TIFF":  # tag 700, beside the EXIF's tags in the image's IFD
+        exif = _pil().Exif()
+        if params.get("exif"):
+            exif.load(params["exif"])
+        exif[_XMP_TAG] = xmp
+        params["exif"] = exif
+    chunks = _png_colour_chunks(dict(colour, icc_profile=params.get("icc_profile")))
+    chunks += _png_xmp_chunk(xmp)
+    if fmt == "PNG" and chunks:
         from PIL import PngImagePlugin
 
         params["pnginfo"] = PngImagePlugin.PngInfo()
-        for kind, body in _png_colour_chunks(dict(colour, icc_profile=params.get("icc_profile"))):
+        for kind, body in chunks:
             params["pnginfo"].add(kind, body)
     pending = _write_atomic(path, lambda f: image.save(f, format=fmt, **params), overwrite, later)
     return _Saved(pending, lost, exif_lost)
@@ -1043,13 +1060,16 @@ _ICC_WRITERS = ("AVIF", "JPEG", "MPO", "PNG", "TIFF", "WEBP")
 
 
 def _metadata(info, mode=None):
-    """The ICC profile, EXIF and DPI of ``info`` to write (``icc_profile``, ``exif``,
-    ``dpi``: Pillow's ``save`` keywords). With ``mode``, the mode of the pixels
+    """The ICC profile, EXIF, DPI and XMP of ``info`` to write (``icc_profile``, ``exif``,
+    ``dpi``, ``xmp``: Pillow's ``save`` keywords; XMP as bytes). With ``mode``, the mode of the pixels
     written, a profile of another colour space (see ``_ICC_SPACES``) is left out:
     it would be invalid in the file."""
     params = {key: info[key] for key in ("icc_profile", "exif", "dpi") if info.get(key)}
     if "icc_profile" in params and not _profile_fits(params["icc_profile"], mode):
         del params["icc_profile"]
+    xmp = info.get("xmp")  # bytes (str from some of Pillow's readers)
+    if xmp:
+        params["xmp"] = xmp.encode() if isinstance(xmp, str) else bytes(xmp)
     # PNG's gAMA, cHRM and sRGB as Pillow reads them; only PNG writers take them
     params.update((key, info[key]) for key in _PNG_COLOUR if info.get(key) is not None)
     return params
@@ -1058,6 +1078,17 @@ def _metadata(info, mode=None):
 #: ``info`` keys of a PNG's colour chunks (Pillow reads them, and writes them only
 #: when given as chunks): gAMA, cHRM and sRGB; see ``_png_colour_chunks``.
 _PNG_COLOUR = ("gamma", "chromaticity", "srgb")
+
+
+#: TIFF tag XMP (XML packet, bytes)
+_XMP_TAG = 700
+
+
+def _png_xmp_chunk(xmp):
+    """``[(kind, body)]``: the iTXt chunk of the XMP packet ``xmp`` (bytes), as Adobe's
+    XMP specification puts it in a PNG (keyword ``XML:com.adobe.xmp``, uncompressed, no
+    language); none without one."""
+    return [(b"iTXt", b"XML:com.adobe.xmp\0\0\0\0\0" + xmp)] if xmp else []
 
 
 def _png_colour_chunks(params):
@@ -1129,7 +1160,7 @@ PNG_ZLIB = {"level": 1, "strategy": "rle", "filter": "sub"}
 
 
 def _opencv_encode(fmt, pixels, params):
-    """The file's bytes, from OpenCV; a PNG gets ``params``' ICC profile, EXIF and DPI."""
+    """The file's bytes, from OpenCV; a PNG gets ``params``' ICC profile, EXIF, DPI and XMP."""
     cv2 = _opencv()
     settings = []
     if fmt == "PNG":
@@ -1158,12 +1189,12 @@ def _png_chunk(kind, body):
 
 
 def _png_with_metadata(data, params):
-    """The PNG file ``data`` with ``params``' colour (gAMA, cHRM, sRGB), ICC profile,
-    EXIF and DPI chunks."""
+    """The PNG file ``data`` with ``params``' colour (gAMA, cHRM, sRGB), XMP, ICC
+    profile, EXIF and DPI chunks."""
     import struct
     import zlib
 
-    chunks = _png_colour_chunks(params)
+    chunks = _png_colour_chunks(params) + _png_xmp_chunk(params.get("xmp"))
     if params.get("icc_profile"):
         chunks.append((b"iCCP", b"ICC Profile\0\0" + zlib.compress(params["icc_profile"])))
     if params.get("exif"):  # as Pillow writes it: without the JPEG "Exif\0\0" header
@@ -1237,7 +1268,7 @@ def _tiff_bytes(pixels, params):
     Pixels just under ``TIFF_BIG`` with a large EXIF or profile made a classic TIFF
     whose IFDs were past 4 GiB (``struct.error``, no file written)."""
     icc, exif = params.get("icc_profile") or b"", params.get("exif") or b""
-    return pixels.nbytes + len(icc) + 2 * len(exif)
+    return pixels.nbytes + len(icc) + 2 * len(exif) + len(params.get("xmp") or b"")
 
 
 def _tiff_encode(pixels, params, file):
@@ -1257,6 +1288,8 @@ def _tiff_encode(pixels, params, file):
         tags["software"] = text.pop(305)
     pointer = "Q" if big else "I"  # patched by _append_ifds once the IFDs are written
     extratags = [(tag, "s", 0, value, True) for tag, value in text.items()]
+    if params.get("xmp"):
+        extratags.append((_XMP_TAG, "B", len(params["xmp"]), params["xmp"], True))
     extratags += [(tag - 1, pointer, 1, 0, True) for tag in ifds]  # see _append_ifds
     _tifffile().imwrite(
         file,
