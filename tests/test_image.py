@@ -2063,3 +2063,23 @@ def test_xmp_of_16bit_grey_and_alpha_and_too_long_for_jpeg(tmp_path):
     assert _xmp_of(tmp_path / "long.jpg") is None
     save_image(rgb, tmp_path / "long.webp")  # WebP holds it
     assert _xmp_of(tmp_path / "long.webp") == long
+
+
+def test_a_grey_profile_is_not_written_into_an_rgb_webp(tmp_path, capsys):
+    # Pillow writes a grey (L) image to WebP as RGB: its grey ICC profile went with it,
+    # a GRAY profile in an RGB file (invalid), where LA (written RGBA) lost it with a
+    # note. Grey goes to WebP as RGB, without the profile, and the command says so.
+    from cresize._cli_resize import main
+
+    grey_icc = srgb_icc()[:16] + b"GRAY" + srgb_icc()[20:]  # its colour space field
+    src = tmp_path / "grey.jpg"
+    Image.fromarray(photo(20, 30, 1)).save(src, icc_profile=grey_icc)
+    for image in (resize_image(src, scale=0.5), np.asarray(Image.open(src))):
+        save_image(image, tmp_path / "out.webp", overwrite=True)
+        with Image.open(tmp_path / "out.webp") as written:
+            assert written.mode == "RGB" and not written.info.get("icc_profile")
+    assert main([str(src), "--scale", "0.5", "-o", str(tmp_path / "cli.webp"), "-q"]) == 0
+    assert "it describes GRAY pixels, and RGB pixels are written" in capsys.readouterr().err
+    save_image(resize_image(src, scale=0.5), tmp_path / "out.jpg")  # JPEG holds grey: kept
+    with Image.open(tmp_path / "out.jpg") as written:
+        assert written.mode == "L" and written.info["icc_profile"] == grey_icc

@@ -99,7 +99,8 @@ _KEEP = {
 # Modes each writer takes; others are converted (see _for_format). TIFF: Pillow's list.
 _WRITES = {
     "JPEG": ("L", "RGB", "CMYK"),
-    "WEBP": ("L", "RGB", "RGBA"),
+    # Pillow writes L as RGB: converted here, so that a grey ICC profile is left out
+    "WEBP": ("RGB", "RGBA"),
     "BMP": ("L", "RGB"),
     "PNG": ("L", "LA", "RGB", "RGBA", "I;16"),
     # Pillow keeps an RGBA image's transparent pixels (alpha 0) as the transparent index,
