@@ -517,12 +517,7 @@ def _exif_of_tiff(im):
             tag == _IMAGE_DESCRIPTION and stored[tag].startswith(_LAYOUT_DESCRIPTIONS)
         ):
             exif[tag] = stored[tag]
-    for pointer in (_EXIF_IFD, _GPS_IFD):
-        fields = dict(stored.get_ifd(pointer))
-        if pointer == _EXIF_IFD and _INTEROP_IFD in fields:
-            fields[_INTEROP_IFD] = dict(stored.get_ifd(_INTEROP_IFD))
-        if fields:
-            exif[pointer] = fields
+    exif.update(_exif_ifds(stored))
     return exif.tobytes() if len(exif) else None
 
 
@@ -1333,6 +1328,13 @@ def _tiff_exif(exif_bytes):
         for tag in _TIFF_EXIF_TEXT
         if isinstance(exif.get(tag), str)
     }
+    return text, _exif_ifds(exif)
+
+
+def _exif_ifds(exif):
+    """``{pointer tag: {tag: value}}`` of the Exif and GPS IFDs of ``exif`` (a Pillow
+    ``Exif``) that hold anything, the Exif IFD with its Interoperability IFD nested (a
+    dict), as Pillow's ``Exif.tobytes`` nests it."""
     ifds = {}
     for pointer in (_EXIF_IFD, _GPS_IFD):
         fields = dict(exif.get_ifd(pointer))
@@ -1340,7 +1342,7 @@ def _tiff_exif(exif_bytes):
             fields[_INTEROP_IFD] = dict(exif.get_ifd(_INTEROP_IFD))
         if fields:
             ifds[pointer] = fields
-    return text, ifds
+    return ifds
 
 
 def _append_ifds(file, ifds, big):
