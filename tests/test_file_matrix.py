@@ -135,6 +135,18 @@ def bmp_indexed(path, index, bits, rle):
     )
 
 
+def bmp_bgra(path, bgra):
+    """A 32-bit BMP with an alpha mask (BITMAPV4 header, BI_BITFIELDS) of the ``(H, W, 4)``
+    uint8 ``bgra``, written here: OpenCV 5 writes one, OpenCV 4.11 (the floor) one whose
+    fourth byte the format marks unused."""
+    data = np.ascontiguousarray(bgra[::-1]).tobytes()  # bottom-up; rows of 4 W bytes
+    masks = struct.pack("<IIII", 0x00FF0000, 0x0000FF00, 0x000000FF, 0xFF000000)
+    header = struct.pack("<IiiHHIIiiII", 108, W, H, 1, 32, 3, len(data), 2835, 2835, 0, 0)
+    header += masks + b"BGRs" + b"\0" * 36 + b"\0" * 12  # sRGB: no endpoints, no gamma
+    offset = 14 + len(header)
+    path.write_bytes(b"BM" + struct.pack("<IHHI", offset + len(data), 0, 0, offset) + header + data)
+
+
 def _make(name, path):
     """Write the input ``name`` to ``path``; return what the check expects of it:
     ``colour`` (upright, [0, 1], (H, W, 3) or (H, W, 1)), ``alpha`` (or None), ``depth``
@@ -269,8 +281,8 @@ def _make(name, path):
     if name == "b24.bmp":
         rgb8.save(path)
         return want
-    if name == "b32.bmp":  # OpenCV writes alpha as BITMAPV5 with an alpha mask
-        cv2.imwrite(str(path), np.dstack([u8(RGB)[..., ::-1], u8(ALPHA)]))
+    if name == "b32.bmp":  # alpha under an alpha mask
+        bmp_bgra(path, np.dstack([u8(RGB)[..., ::-1], u8(ALPHA)]))
         return dict(want, alpha=ALPHA)
     if name == "p16.ppm":
         cv2.imwrite(str(path), u16(RGB)[..., ::-1])
