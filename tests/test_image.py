@@ -1884,3 +1884,202 @@ def test_16bit_tiff_whose_exif_passes_the_threshold_is_bigtiff(tmp_path, monkeyp
     save_image(pixels, tmp_path / "plain.tif")  # no metadata: pixels not over the limit
     with tifffile.TiffFile(tmp_path / "plain.tif") as tif:
         assert not tif.is_bigtiff
+
+
+@pytest.mark.parametrize("maxval", [65535, 4095])
+def test_a_16bit_pgm_is_16bit_grey(tmp_path, maxval):
+    # Pillow reads a PGM of more than 8 bits into its 32-bit mode I: no 8-bit format took
+    # the result (JPEG, WebP, BMP, GIF: "cannot write a I (32-bit integer) image") and a
+    # TIFF was written at 32 bits. It is 16-bit grey, as a 16-bit PNG's I;16.
+    pytest.importorskip("cv2")
+    tifffile = pytest.importorskip("tifffile")
+    grey = np.linspace(0, maxval, 20 * 30).round().astype(np.uint16).reshape(20, 30)
+    src = tmp_path / "in.pgm"
+    src.write_bytes(b"P5\n30 20\n%d\n" % maxval + grey.astype(">u2").tobytes())
+    want = (grey.astype(np.uint32) * 65535 + maxval // 2) // maxval
+    image = open_image(src)
+    assert image.mode == "I;16"
+    np.testing.assert_array_equal(np.asarray(image), want)
+    half = resize_image(src, scale=0.5)
+    assert half.mode == "I;16" and half.size == (15, 10)
+    for fmt in ("jpg", "webp", "bmp", "gif"):  # rounded to 8 bits, as 16-bit PNG grey
+        save_image(half, tmp_path / f"out.{fmt}")
+        eight = np.asarray(Image.open(tmp_path / f"out.{fmt}").convert("L"), np.int64)
+        assert diff(eight, np.asarray(half) / 257) <= (3 if fmt in ("jpg", "webp") else 1)
+    save_image(half, tmp_path / "out.tif")
+    np.testing.assert_array_equal(tifffile.imread(tmp_path / "out.tif"), np.asarray(half))
+    assert tifffile.imread(tmp_path / "out.tif").dtype == np.uint16
+
+
+@pytest.mark.parametrize("kind", ["rgba16", "planar16", "la16", "rgba_float", "rgba8"])
+def test_associated_alpha_of_a_tiff_is_made_straight(tmp_path, kind):
+    # A TIFF's alpha may be premultiplied into the colour (ExtraSamples 1, associated).
+    # Pillow makes an 8-bit one straight (RGBa -> RGBA); OpenCV (16-bit colour) and
+    # tifffile (16-bit grey and alpha, float) gave the samples as stored, and they were
+    # taken as straight: colour darkened by alpha (up to 70% here) in every output.
+    tifffile = pytest.importorskip("tifffile")
+    pytest.importorskip("cv2")
+    h, w = 12, 16
+    y, x = np.mgrid[0:h, 0:w]
+    colour = np.dstack([x / (w - 1), y / (h - 1), 0.5 + 0 * x])[..., : 1 if kind == "la16" else 3]
+    alpha = (0.3 + 0.7 * x / (w - 1))[..., None]
+    alpha[0, 0] = 0  # colour under alpha 0: 0
+    if kind == "rgba_float":
+        top, dtype = 1.0, np.float32
+    else:
+        top, dtype = (255, np.uint8) if kind == "rgba8" else (65535, np.uint16)
+    stored = np.dstack([colour * alpha, alpha]) * top
+    stored = stored.astype(dtype) if kind == "rgba_float" else np.rint(stored).astype(dtype)
+    src = tmp_path / "in.tif"
+    kw = dict(photometric="minisblack" if kind == "la16" else "rgb", extrasamples=[1])
+    if kind == "planar16":
+        tifffile.imwrite(src, np.moveaxis(stored, 2, 0), planarconfig="separate", **kw)
+    else:
+        tifffile.imwrite(src, stored, **kw)
+    got = np.asarray(open_image(src), np.float64) / top
+    want = np.dstack([colour, alpha])
+    want[0, 0, :-1] = 0
+    tolerance = 1e-6 if kind == "rgba_float" else 2 / (alpha[1:, 1:].min() * top)
+    np.testing.assert_allclose(
+        got[1:, 1:], want[1:, 1:], atol=3 / 255 if kind == "rgba8" else tolerance
+    )
+    assert got[0, 0, 0] == 0
+    if kind == "rgba16":  # resized and written, as the straight file is
+        straight = tmp_path / "straight.tif"
+        tifffile.imwrite(straight, np.rint(want * top).astype(dtype), photometric="rgb")
+        for name in ("in", "straight"):
+            save_image(resize_image(tmp_path / f"{name}.tif", scale=0.5), tmp_path / f"{name}.png")
+        assert diff(open_image(tmp_path / "in.png"), open_image(tmp_path / "straight.png")) <= 257
+
+
+def test_the_exif_of_a_tiff_is_kept(tmp_path):
+    # A TIFF's EXIF is tags of its own directory (Make, Copyright, the Exif IFD), which
+    # Pillow keeps in the TIFF's tags, not in info["exif"]: no output got them.
+    tifffile = pytest.importorskip("tifffile")
+    pytest.importorskip("cv2")
+    exif = Image.Exif()
+    exif[0x010F] = "MakerCo"  # Make
+    exif[0x8298] = "(c) Someone"  # Copyright
+    exif[0x010E] = "a caption"  # ImageDescription
+    exif[0x0112] = 6  # orientation: applied to the pixels, not kept
+    exif[0x8769] = {0x829A: 0.004, 0x9003: "2024:01:02 03:04:05"}  # ExposureTime, date
+    stored = photo(30, 20)  # upright 20x30 -> 30x20
+    eight = tmp_path / "in8.tif"
+    Image.fromarray(stored).save(eight, exif=exif.tobytes())
+    sixteen = tmp_path / "in16.tif"
+    tifffile.imwrite(
+        sixteen,
+        stored.astype(np.uint16) * 257,
+        photometric="rgb",
+        extratags=[
+            (0x010F, "s", 0, "MakerCo", True),
+            (0x8298, "s", 0, "(c) Someone", True),
+            (0x0112, "H", 1, 6, True),
+        ],
+    )
+    for src in (eight, sixteen):
+        image = resize_image(src, scale=0.5)
+        for fmt in ("jpg", "png", "webp", "tif"):
+            out = tmp_path / f"out-{src.stem}.{fmt}"
+            save_image(image, out)
+            with Image.open(out) as written:
+                assert written.size == (15, 10)
+                got = written.getexif()
+                assert got.get(0x010F) == "MakerCo" and got.get(0x8298) == "(c) Someone"
+                assert got.get(0x0112, 1) == 1
+                assert fmt == "tif" or 0x0100 not in got  # no layout tags (ImageWidth) as EXIF
+                if src == eight:
+                    assert got.get_ifd(0x8769).get(0x9003) == "2024:01:02 03:04:05"
+                    assert got.get(0x010E) == "a caption"
+                else:  # tifffile's description of its layout ('{"shape": [30, 20, 3]}')
+                    assert "shape" not in got.get(0x010E, "")
+        with tifffile.TiffFile(tmp_path / f"out-{src.stem}.tif") as tif:  # no warning
+            assert tif.series[0].shape == (10, 15, 3)
+
+
+XMP = (
+    b'<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/'
+    b'22-rdf-syntax-ns#"><rdf:Description xmlns:dc="http://purl.org/dc/elements/1.1/" '
+    b'xmlns:tiff="http://ns.adobe.com/tiff/1.0/" tiff:Orientation="6"><dc:rights>(c) '
+    b"Someone</dc:rights></rdf:Description></rdf:RDF></x:xmpmeta>"
+)
+
+
+def _xmp_of(path):
+    with Image.open(path) as im:
+        xmp = im.info.get("xmp")
+    return xmp.encode() if isinstance(xmp, str) else xmp
+
+
+@pytest.mark.parametrize("kind", ["jpg", "png", "webp", "tif", "tif16"])
+def test_xmp_is_kept_and_its_orientation_applied_once(tmp_path, kind):
+    # XMP (rights, captions, keywords) was left out of every output. Its orientation
+    # (tiff:Orientation, where there is no EXIF one) is applied to the pixels, as the
+    # EXIF one is, and taken out of it; a 16-bit TIFF's, which OpenCV does not apply
+    # (it applies the TIFF tag), was not applied: the pixels came out on their side.
+    tifffile = pytest.importorskip("tifffile")
+    pytest.importorskip("cv2")
+    from PIL import PngImagePlugin
+
+    upright = photo(20, 30)
+    upright[:, :, 0] = np.linspace(40, 220, 30).astype(np.uint8)  # red grows along x
+    stored = np.ascontiguousarray(np.rot90(upright))  # orientation 6: turned back
+    src = tmp_path / ("in." + kind.removesuffix("16"))
+    if kind == "tif16":
+        tag = [(700, "B", len(XMP), XMP, True)]
+        tifffile.imwrite(src, stored.astype(np.uint16) * 257, photometric="rgb", extratags=tag)
+    elif kind == "png":
+        text = PngImagePlugin.PngInfo()
+        text.add_itxt("XML:com.adobe.xmp", XMP.decode())
+        Image.fromarray(stored).save(src, pnginfo=text)
+    elif kind == "tif":
+        Image.fromarray(stored).save(src, tiffinfo={700: XMP})
+    else:
+        Image.fromarray(stored).save(src, xmp=XMP, lossless=True, quality=95)
+    image = resize_image(src, scale=0.5)
+    red = np.asarray(image)[..., 0].astype(np.int64)
+    assert red.shape == (10, 15) and (np.diff(red[5]) > 0).all()  # upright, once
+    for fmt in ("jpg", "png", "webp", "tif"):
+        out = tmp_path / f"out.{fmt}"
+        save_image(image, out)
+        xmp = _xmp_of(out)
+        assert xmp is not None and b"<dc:rights>(c) Someone</dc:rights>" in xmp, fmt
+        assert b"Orientation" not in xmp, fmt  # the pixels are upright
+        with Image.open(out) as written:
+            assert written.size == (15, 10) and written.getexif().get(0x0112, 1) == 1
+
+
+def test_xmp_of_16bit_grey_and_alpha_and_too_long_for_jpeg(tmp_path):
+    from cresize.image import JPEG_XMP_MAX, ImageArray
+
+    pytest.importorskip("cv2")
+    grey_alpha = ImageArray(np.full((4, 6, 2), 40000, np.uint16), {"xmp": XMP})
+    save_image(grey_alpha, tmp_path / "ga.png")  # cresize's own PNG writer
+    assert b"(c) Someone" in _xmp_of(tmp_path / "ga.png")
+    long = b"<x:xmpmeta>" + b" " * JPEG_XMP_MAX + b"</x:xmpmeta>"
+    rgb = Image.fromarray(photo(4, 6))
+    rgb.info["xmp"] = long
+    save_image(rgb, tmp_path / "long.jpg")  # Pillow: "XMP data is too long"; left out
+    assert _xmp_of(tmp_path / "long.jpg") is None
+    save_image(rgb, tmp_path / "long.webp")  # WebP holds it
+    assert _xmp_of(tmp_path / "long.webp") == long
+
+
+def test_a_grey_profile_is_not_written_into_an_rgb_webp(tmp_path, capsys):
+    # Pillow writes a grey (L) image to WebP as RGB: its grey ICC profile went with it,
+    # a GRAY profile in an RGB file (invalid), where LA (written RGBA) lost it with a
+    # note. Grey goes to WebP as RGB, without the profile, and the command says so.
+    from cresize._cli_resize import main
+
+    grey_icc = srgb_icc()[:16] + b"GRAY" + srgb_icc()[20:]  # its colour space field
+    src = tmp_path / "grey.jpg"
+    Image.fromarray(photo(20, 30, 1)).save(src, icc_profile=grey_icc)
+    for image in (resize_image(src, scale=0.5), np.asarray(Image.open(src))):
+        save_image(image, tmp_path / "out.webp", overwrite=True)
+        with Image.open(tmp_path / "out.webp") as written:
+            assert written.mode == "RGB" and not written.info.get("icc_profile")
+    assert main([str(src), "--scale", "0.5", "-o", str(tmp_path / "cli.webp"), "-q"]) == 0
+    assert "it describes GRAY pixels, and RGB pixels are written" in capsys.readouterr().err
+    save_image(resize_image(src, scale=0.5), tmp_path / "out.jpg")  # JPEG holds grey: kept
+    with Image.open(tmp_path / "out.jpg") as written:
+        assert written.mode == "L" and written.info["icc_profile"] == grey_icc

@@ -60,6 +60,9 @@ JPEG_MAX_SIDE = 65500
 #: Most bytes of EXIF a JPEG holds (one APP1 segment, "Exif\0\0" included: Pillow's
 #: ``MAX_BYTES_IN_MARKER``); a longer one is left out rather than fail the write.
 JPEG_EXIF_MAX = 65533
+#: Most bytes of XMP a JPEG holds (one APP1 segment less its 29-byte namespace header:
+#: Pillow's limit); a longer one (Extended XMP, which Pillow does not write) is left out.
+JPEG_XMP_MAX = 65504
 #: Formats that hold 16 bits per colour channel (written with OpenCV).
 SIXTEEN_BIT_FORMATS = ("PNG", "TIFF")
 
@@ -96,7 +99,8 @@ _KEEP = {
 # Modes each writer takes; others are converted (see _for_format). TIFF: Pillow's list.
 _WRITES = {
     "JPEG": ("L", "RGB", "CMYK"),
-    "WEBP": ("L", "RGB", "RGBA"),
+    # Pillow writes L as RGB: converted here, so that a grey ICC profile is left out
+    "WEBP": ("RGB", "RGBA"),
     "BMP": ("L", "RGB"),
     "PNG": ("L", "LA", "RGB", "RGBA", "I;16"),
     # Pillow keeps an RGBA image's transparent pixels (alpha 0) as the transparent index,
@@ -220,15 +224,23 @@ def _read(path, geometry=None, opencv=False):
         turned = orientation in _QUARTER_TURNS
         stored = _stored_size(im)
         full = stored[::-1] if turned else stored
+        # a TIFF's EXIF is tags of its own directory: as a JPEG's, set once the pixels
+        # are upright (``exif_transpose`` would write every tag of the directory there)
+        tiff_exif = _exif_of_tiff(im) if im.format == "TIFF" else None
         if sixteen:
             planar = _planar_16bit_tiff(im)
-            # OpenCV's TIFF decoder turns the pixels upright itself (with any flags)
-            turn = 1 if im.format == "TIFF" and not planar else orientation
+            # OpenCV's TIFF decoder turns the pixels upright itself (with any flags) by
+            # the TIFF's orientation tag; one found in its XMP only is turned here
+            by_opencv = im.format == "TIFF" and not planar and _tiff_tag(im, 0x0112, 1)[0] != 1
+            turn = 1 if by_opencv else orientation
             pixels = _read_16bit(path, sixteen, turn, im.size, planar, im.format)
             if maxval is not None and maxval != 65535:  # OpenCV gives 0-maxval: scaled
                 wide = pixels.astype(np.uint32) * 65535  # as Pillow scales 16-bit grey
                 pixels = ((wide + maxval // 2) // maxval).astype(np.uint16)
-            return ImageArray(pixels, _upright_info(im.info, orientation)), full
+            if im.format == "TIFF" and _tiff_tag(im, _EXTRA_SAMPLES, 0)[0] == 1:
+                pixels = _straight_alpha(pixels)  # OpenCV and tifffile give them as stored
+            info = dict(im.info, exif=tiff_exif) if tiff_exif else im.info
+            return ImageArray(pixels, _upright_info(info, orientation)), full
         scale = 1
         if geometry is not None and im.format in ("JPEG", "MPO"):
             (w, h), _ = target_size(*full, **geometry)
@@ -253,8 +265,17 @@ def _read(path, geometry=None, opencv=False):
                 f"Pillow reads as negative numbers; convert it to float32 or 16 bits first"
             )
         ImageOps.exif_transpose(im, in_place=True)
+        if tiff_exif:
+            im.info["exif"] = tiff_exif
         if turned:
             im.info = _turned_info(im.info)
+        if im.format == "PPM" and im.mode == "I":
+            # a PGM of more than 8 bits: Pillow gives it its 32-bit mode I, scaled to
+            # 0-65535 (white is maxval), which no 8-bit format takes and TIFF would write
+            # at 32 bits: it is 16-bit grey, as a 16-bit PNG's I;16
+            sixteen_grey = Image.fromarray(np.asarray(im).astype(np.uint16))
+            sixteen_grey.info = im.info
+            return sixteen_grey, full
     return im, full
 
 
@@ -475,6 +496,31 @@ def _turned_info(info):
     return info
 
 
+#: TIFF tag ImageDescription, and the beginnings of the descriptions that are not a
+#: caption but the layout of the file's pixels (tifffile's shaped JSON, ImageJ's
+#: hyperstack), which would misdescribe the resized ones
+_IMAGE_DESCRIPTION, _LAYOUT_DESCRIPTIONS = 270, ('{"shape":', "ImageJ=")
+
+
+def _exif_of_tiff(im):
+    """The EXIF of the TIFF open in Pillow as ``im``, as the bytes of a JPEG's (Pillow's
+    ``info["exif"]`` of other formats), or None: the text tags of its directory
+    (``_TIFF_EXIF_TEXT``: Make, Model, Copyright, ...) and its Exif and GPS IFDs, which
+    Pillow keeps only in the TIFF's tags, where no writer looks (they were lost). The
+    layout and resolution tags are not EXIF (the DPI is ``info["dpi"]``), nor is a
+    description of the layout (``_LAYOUT_DESCRIPTIONS``), and the orientation is
+    applied to the pixels."""
+    stored = im.getexif()
+    exif = _pil().Exif()
+    for tag in _TIFF_EXIF_TEXT:
+        if isinstance(stored.get(tag), str) and not (
+            tag == _IMAGE_DESCRIPTION and stored[tag].startswith(_LAYOUT_DESCRIPTIONS)
+        ):
+            exif[tag] = stored[tag]
+    exif.update(_exif_ifds(stored))
+    return exif.tobytes() if len(exif) else None
+
+
 def _16bit_colour_mode(im, maxval):
     """The mode of ``im``'s (not loaded) samples (``"RGB"``, ``"RGBA"``, ``"LA"``,
     ``"CMYK"``) where Pillow would read them as 8-bit from 16-bit samples, else None.
@@ -577,6 +623,29 @@ _SOC_SIZ = b"\xff\x4f\xff\x51"
 #: TIFF tags: BitsPerSample, PlanarConfiguration (1 interleaved, the default; 2 plane
 #: by plane), SampleFormat (1 unsigned integers, the default; 2 signed; 3 float)
 _BITS_PER_SAMPLE, _PLANAR_CONFIGURATION, _SAMPLE_FORMAT = 258, 284, 339
+
+
+#: TIFF tag ExtraSamples: 1 is alpha premultiplied into the colour (associated), 2 is
+#: straight (unassociated) alpha
+_EXTRA_SAMPLES = 338
+
+
+def _straight_alpha(pixels):
+    """The ``(H, W, C)`` ``pixels``, whose colour is premultiplied by their last channel
+    (alpha: a TIFF's associated alpha), with straight colour, as Pillow turns an 8-bit
+    one (``RGBa``, ``La``) into RGBA and LA: OpenCV and tifffile give the samples as
+    stored, and every writer takes straight alpha. Integers are rounded to the nearest
+    (and clipped: a colour above its alpha is not premultiplied), float divided; colour
+    under alpha 0 is 0."""
+    colour, alpha = pixels[..., :-1].astype(np.float64), pixels[..., -1:].astype(np.float64)
+    top = float(np.iinfo(pixels.dtype).max) if pixels.dtype.kind in "iu" else 1.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        straight = np.where(alpha > 0, colour * top / alpha, 0.0)
+    out = pixels.copy()
+    if pixels.dtype.kind in "iu":
+        straight = np.minimum(np.floor(straight + 0.5), top)
+    out[..., :-1] = straight
+    return out
 
 
 def _tiff_tag(im, tag, default=None):
@@ -766,6 +835,7 @@ def _read_tiff_pillow_cannot(path):
         axes = page.axes
         icc = page.tags.valueof(34675)
         orientation = page.tags.valueof(274) or 1
+        associated = tuple(page.extrasamples)[:1] == (1,)
     if axes.startswith("S"):  # stored plane by plane
         pixels = np.moveaxis(pixels, 0, -1)
         axes = axes[1:] + "S"
@@ -781,6 +851,8 @@ def _read_tiff_pillow_cannot(path):
     if kind == np.float16:
         pixels = pixels.astype(np.float32)
     pixels = pixels.astype(pixels.dtype.newbyteorder("="), copy=False)
+    if associated and samples in (2, 4):
+        pixels = _straight_alpha(pixels)
     info = {"icc_profile": bytes(icc)} if isinstance(icc, bytes) and icc else {}
     return ImageArray(np.ascontiguousarray(_orient(pixels, int(orientation))), info)
 
@@ -817,7 +889,7 @@ def save_image(
     Parameters
     ----------
     image : PIL.Image.Image or ndarray
-        ICC profile, EXIF and DPI in ``image.info`` are written where the format
+        ICC profile, EXIF, DPI and XMP in ``image.info`` are written where the format
         allows (the ICC profile only where the written pixels keep its colour
         space: not on a CMYK image converted to RGB). Modes the format cannot
         hold are converted: alpha is flattened on white for JPEG and BMP,
@@ -956,11 +1028,23 @@ def _save(
         data = _opencv_encode(fmt, pixels, params)
         return _Saved(_write_atomic(path, lambda f: f.write(data), overwrite, later), lost)
     colour = {key: params.pop(key) for key in _PNG_COLOUR if key in params}
-    if fmt == "PNG" and colour:
+    xmp = params.pop("xmp", None)
+    if xmp and fmt in ("JPEG", "MPO", "WEBP", "AVIF"):  # Pillow's xmp=
+        if fmt in ("WEBP", "AVIF") or len(xmp) <= JPEG_XMP_MAX:
+            params["xmp"] = xmp
+    elif xmp and fmt == "TIFF":  # tag 700, beside the EXIF's tags in the image's IFD
+        exif = _pil().Exif()
+        if params.get("exif"):
+            exif.load(params["exif"])
+        exif[_XMP_TAG] = xmp
+        params["exif"] = exif
+    chunks = _png_colour_chunks(dict(colour, icc_profile=params.get("icc_profile")))
+    chunks += _png_xmp_chunk(xmp)
+    if fmt == "PNG" and chunks:
         from PIL import PngImagePlugin
 
         params["pnginfo"] = PngImagePlugin.PngInfo()
-        for kind, body in _png_colour_chunks(dict(colour, icc_profile=params.get("icc_profile"))):
+        for kind, body in chunks:
             params["pnginfo"].add(kind, body)
     pending = _write_atomic(path, lambda f: image.save(f, format=fmt, **params), overwrite, later)
     return _Saved(pending, lost, exif_lost)
@@ -972,13 +1056,16 @@ _ICC_WRITERS = ("AVIF", "JPEG", "MPO", "PNG", "TIFF", "WEBP")
 
 
 def _metadata(info, mode=None):
-    """The ICC profile, EXIF and DPI of ``info`` to write (``icc_profile``, ``exif``,
-    ``dpi``: Pillow's ``save`` keywords). With ``mode``, the mode of the pixels
+    """The ICC profile, EXIF, DPI and XMP of ``info`` to write (``icc_profile``, ``exif``,
+    ``dpi``, ``xmp``: Pillow's ``save`` keywords; XMP as bytes). With ``mode``, the mode of the pixels
     written, a profile of another colour space (see ``_ICC_SPACES``) is left out:
     it would be invalid in the file."""
     params = {key: info[key] for key in ("icc_profile", "exif", "dpi") if info.get(key)}
     if "icc_profile" in params and not _profile_fits(params["icc_profile"], mode):
         del params["icc_profile"]
+    xmp = info.get("xmp")  # bytes (str from some of Pillow's readers)
+    if xmp:
+        params["xmp"] = xmp.encode() if isinstance(xmp, str) else bytes(xmp)
     # PNG's gAMA, cHRM and sRGB as Pillow reads them; only PNG writers take them
     params.update((key, info[key]) for key in _PNG_COLOUR if info.get(key) is not None)
     return params
@@ -987,6 +1074,17 @@ def _metadata(info, mode=None):
 #: ``info`` keys of a PNG's colour chunks (Pillow reads them, and writes them only
 #: when given as chunks): gAMA, cHRM and sRGB; see ``_png_colour_chunks``.
 _PNG_COLOUR = ("gamma", "chromaticity", "srgb")
+
+
+#: TIFF tag XMP (XML packet, bytes)
+_XMP_TAG = 700
+
+
+def _png_xmp_chunk(xmp):
+    """``[(kind, body)]``: the iTXt chunk of the XMP packet ``xmp`` (bytes), as Adobe's
+    XMP specification puts it in a PNG (keyword ``XML:com.adobe.xmp``, uncompressed, no
+    language); none without one."""
+    return [(b"iTXt", b"XML:com.adobe.xmp\0\0\0\0\0" + xmp)] if xmp else []
 
 
 def _png_colour_chunks(params):
@@ -1058,7 +1156,7 @@ PNG_ZLIB = {"level": 1, "strategy": "rle", "filter": "sub"}
 
 
 def _opencv_encode(fmt, pixels, params):
-    """The file's bytes, from OpenCV; a PNG gets ``params``' ICC profile, EXIF and DPI."""
+    """The file's bytes, from OpenCV; a PNG gets ``params``' ICC profile, EXIF, DPI and XMP."""
     cv2 = _opencv()
     settings = []
     if fmt == "PNG":
@@ -1087,12 +1185,12 @@ def _png_chunk(kind, body):
 
 
 def _png_with_metadata(data, params):
-    """The PNG file ``data`` with ``params``' colour (gAMA, cHRM, sRGB), ICC profile,
-    EXIF and DPI chunks."""
+    """The PNG file ``data`` with ``params``' colour (gAMA, cHRM, sRGB), XMP, ICC
+    profile, EXIF and DPI chunks."""
     import struct
     import zlib
 
-    chunks = _png_colour_chunks(params)
+    chunks = _png_colour_chunks(params) + _png_xmp_chunk(params.get("xmp"))
     if params.get("icc_profile"):
         chunks.append((b"iCCP", b"ICC Profile\0\0" + zlib.compress(params["icc_profile"])))
     if params.get("exif"):  # as Pillow writes it: without the JPEG "Exif\0\0" header
@@ -1166,7 +1264,7 @@ def _tiff_bytes(pixels, params):
     Pixels just under ``TIFF_BIG`` with a large EXIF or profile made a classic TIFF
     whose IFDs were past 4 GiB (``struct.error``, no file written)."""
     icc, exif = params.get("icc_profile") or b"", params.get("exif") or b""
-    return pixels.nbytes + len(icc) + 2 * len(exif)
+    return pixels.nbytes + len(icc) + 2 * len(exif) + len(params.get("xmp") or b"")
 
 
 def _tiff_encode(pixels, params, file):
@@ -1186,6 +1284,8 @@ def _tiff_encode(pixels, params, file):
         tags["software"] = text.pop(305)
     pointer = "Q" if big else "I"  # patched by _append_ifds once the IFDs are written
     extratags = [(tag, "s", 0, value, True) for tag, value in text.items()]
+    if params.get("xmp"):
+        extratags.append((_XMP_TAG, "B", len(params["xmp"]), params["xmp"], True))
     extratags += [(tag - 1, pointer, 1, 0, True) for tag in ifds]  # see _append_ifds
     _tifffile().imwrite(
         file,
@@ -1228,6 +1328,13 @@ def _tiff_exif(exif_bytes):
         for tag in _TIFF_EXIF_TEXT
         if isinstance(exif.get(tag), str)
     }
+    return text, _exif_ifds(exif)
+
+
+def _exif_ifds(exif):
+    """``{pointer tag: {tag: value}}`` of the Exif and GPS IFDs of ``exif`` (a Pillow
+    ``Exif``) that hold anything, the Exif IFD with its Interoperability IFD nested (a
+    dict), as Pillow's ``Exif.tobytes`` nests it."""
     ifds = {}
     for pointer in (_EXIF_IFD, _GPS_IFD):
         fields = dict(exif.get_ifd(pointer))
@@ -1235,7 +1342,7 @@ def _tiff_exif(exif_bytes):
             fields[_INTEROP_IFD] = dict(exif.get_ifd(_INTEROP_IFD))
         if fields:
             ifds[pointer] = fields
-    return text, ifds
+    return ifds
 
 
 def _append_ifds(file, ifds, big):
