@@ -413,39 +413,144 @@ import os, signal, threading, time
 import numpy as np
 import cresize
 from cresize import _kernels
+# Python leaves SIGINT ignored in a process that started with it ignored: a shell's
+# background job (`pytest ... &`, `nohup pytest ... &` in a script) and its children.
+# The loop below then ran on, never interrupted, until the test killed it (120 s).
+signal.signal(signal.SIGINT, signal.default_int_handler)
 x = np.random.default_rng(0).random((2000, 2000, 3), dtype=np.float32)
 p = cresize.plan(x.shape, (1500, 1700), mode="bicubic", axes=(0, 1), num_threads=2)
 assert p._forward.compiled(np.dtype(np.float32))[0][4].quick  # long calls on the pair
 want = p(x, num_threads=1)
-calls = 0
+calls, interrupted, end = 0, 0, time.monotonic() + 60
 try:
-    while True:
+    while time.monotonic() < end:  # (bounded: a signal that never comes fails, not hangs)
         p(x)
         calls += 1
         if calls == 1:  # after a first whole call (however loaded the machine): the
             # signal then lands in one of the calls that follow, or between two
             threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT)).start()
 except KeyboardInterrupt:
-    pass
+    interrupted = 1
 small = np.random.default_rng(1).random((224, 224, 3), dtype=np.float32)
 q = cresize.plan(small.shape, (112, 112), axes=(0, 1), num_threads=2)
 helped, ok, end = _kernels.quick_counts()[1], True, time.monotonic() + 10
 while time.monotonic() < end and _kernels.quick_counts()[1] == helped:
     ok = ok and q(small).tobytes() == q(small, num_threads=1).tobytes()
 # (a call that waited long for the helper leaves it asleep a while: the loop outlasts that)
-print(calls, int(ok and np.array_equal(p(x), want)), _kernels.quick_counts()[1] - helped)
+ok = ok and np.array_equal(p(x), want)
+print(interrupted, calls, int(ok), _kernels.quick_counts()[1] - helped)
+"""
+
+#: Starts ``sys.argv[1]`` (a program) with SIGINT ignored, as a shell starts a background
+#: job: the disposition survives the exec, and Python then installs no handler of its own.
+IGNORING_SIGINT = """
+import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+os.execv(sys.executable, [sys.executable, "-c", sys.argv[1]])
 """
 
 
 @TWO_CPUS
 @pytest.mark.skipif(not LINUX, reason="the pair has a helper on Linux only")
-def test_an_interrupt_during_long_calls():
+@pytest.mark.parametrize("started", ["plainly", "ignoring SIGINT"])
+def test_an_interrupt_during_long_calls(started):
     """SIGINT while long calls run on the pair (the helper blocks every signal): the
-    interpreter raises KeyboardInterrupt after the call; the pair then works on."""
-    code, out, err = run_python(["-c", SIGNAL_CHILD], dict(os.environ), 120, " (SIGINT)")
+    interpreter raises KeyboardInterrupt after the call; the pair then works on. Also
+    where the test runs with SIGINT ignored (pytest started in the background by a
+    script), which the child inherits: it hung there, killed after 120 s."""
+    args = ["-c", SIGNAL_CHILD] if started == "plainly" else ["-c", IGNORING_SIGINT, SIGNAL_CHILD]
+    code, out, err = run_python(args, dict(os.environ), 120, " (SIGINT)")
     assert code == 0, err
-    calls, ok, helped = map(int, out.split())
+    interrupted, calls, ok, helped = map(int, out.split())
+    assert interrupted == 1, f"no KeyboardInterrupt in 60 s of calls ({calls} calls)"
     assert ok == 1 and calls >= 1 and helped > 0
+
+
+STORM_CHILD = """
+import os, random, signal, threading, time
+import numpy as np
+import cresize
+from cresize import _kernels
+armed = False
+
+
+def interrupt(signum, frame):  # Ctrl-C's KeyboardInterrupt, inside the `try` below only
+    global armed
+    if armed:
+        armed = False  # (none while one is handled: it would escape the `except`)
+        raise KeyboardInterrupt
+
+
+signal.signal(signal.SIGINT, interrupt)
+rng = random.Random(0)
+x = np.random.default_rng(0).random((600, 700, 3), dtype=np.float32)
+small = np.random.default_rng(1).random((224, 224, 3), dtype=np.float32)
+calls = []  # (call, its bits on one thread)
+for a, size in [(x, (450, 520)), (small, (112, 112))]:
+    p = cresize.plan(a.shape, size, mode="bicubic", axes=(0, 1))
+    g = np.random.default_rng(2).random(p.output_shape, dtype=np.float32)
+    for n in (2, 3):  # the pair, an OpenMP team
+        calls.append((lambda a=a, p=p, n=n: p(a, num_threads=n), p(a, num_threads=1).tobytes()))
+        calls.append((lambda g=g, p=p, n=n: p.backward(g, num_threads=n),
+                      p.backward(g, num_threads=1).tobytes()))
+    calls.append((lambda a=a, size=size: cresize.resize(a, size, mode="bicubic", axes=(0, 1),
+                                                       num_threads=2), p(a, num_threads=1).tobytes()))
+wrong, stop, go = [], threading.Event(), threading.Event()
+
+
+def other():  # another Python thread calling meanwhile
+    r = random.Random(1)
+    while not stop.is_set():
+        f, want = r.choice(calls)
+        wrong.extend([1] if f().tobytes() != want else [])
+
+
+def storm():  # SIGINTs at random times, 0-20 ms apart
+    go.wait()
+    while not stop.is_set():
+        time.sleep(rng.random() * 0.02)
+        os.kill(os.getpid(), signal.SIGINT)
+
+
+threads = [threading.Thread(target=other), threading.Thread(target=storm)]
+for t in threads:
+    t.start()
+interrupts, end = 0, time.monotonic() + 3
+go.set()
+while time.monotonic() < end:
+    try:
+        armed = True
+        while time.monotonic() < end:
+            if rng.random() < 0.1:  # a new plan: its first use interrupted too
+                cresize.resize(small, (rng.randrange(60, 200), 77), axes=(0, 1), num_threads=2)
+            f, want = rng.choice(calls)
+            wrong.extend([1] if f().tobytes() != want else [])
+        armed = False
+    except KeyboardInterrupt:
+        interrupts += 1
+stop.set()
+for t in threads:
+    t.join()
+for f, want in calls:
+    wrong.extend([1] if f().tobytes() != want else [])
+q = cresize.plan(small.shape, (112, 112), axes=(0, 1), num_threads=2)
+helped, end = _kernels.quick_counts()[1], time.monotonic() + 10
+while time.monotonic() < end and _kernels.quick_counts()[1] == helped:
+    q(small)
+print(interrupts, len(wrong), _kernels.quick_counts()[1] - helped)
+"""
+
+
+@TWO_CPUS
+@pytest.mark.skipif(not LINUX, reason="the pair has a helper on Linux only")
+def test_a_storm_of_interrupts():
+    """SIGINTs at random times for 3 s into calls on the pair and on OpenMP teams, forward
+    and backward, plans and ``resize`` (new plans among them), while another Python
+    thread calls too: no hang, every call right after, and the pair still helps."""
+    code, out, err = run_python(["-c", STORM_CHILD], dict(os.environ), 120, " (SIGINTs)")
+    assert code == 0, err
+    interrupts, wrong, helped = map(int, out.split())
+    assert interrupts > 0 and wrong == 0 and helped > 0
 
 
 EXIT_CHILD = """
