@@ -1152,6 +1152,33 @@ def test_ctrl_c_with_syncs_pending_leaves_no_temporaries(tmp_path, monkeypatch, 
     assert f"interrupted after {len(written)} file(s)" in capsys.readouterr().err
 
 
+@pytest.mark.skipif(not hasattr(signal, "SIGINT") or os.name == "nt", reason="POSIX signals")
+def test_an_ignored_sigint_stays_ignored(tmp_path, monkeypatch, capsys):
+    # A batch started with SIGINT ignored (a script's `cresize resize ... &`, where the
+    # shell ignores it; Python leaves it so too) runs to its end through a SIGINT, and
+    # leaves the signal ignored; SIGTERM still stops it as before.
+    for i in range(4):
+        write(tmp_path / "in" / f"{i}.png", seed=i)
+    seen = []
+
+    def interrupt(n, fd, real):
+        if n == 1:
+            seen.append(signal.getsignal(signal.SIGINT))
+            signal.raise_signal(signal.SIGINT)
+        return real(fd)
+
+    _fsync_spy(monkeypatch, interrupt)
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        argv = [str(tmp_path / "in"), "--width", "9", "--out-dir", str(tmp_path / "out")]
+        assert main(argv) == 0, capsys.readouterr().err
+        assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert seen == [signal.SIG_IGN]
+    assert sorted(os.listdir(tmp_path / "out")) == [f"{i}.png" for i in range(4)]
+
+
 def test_missing_pillow_says_how_to_install(monkeypatch, capsys):
     for name in [m for m in sys.modules if m == "PIL" or m.startswith("PIL.")]:
         monkeypatch.setitem(sys.modules, name, None)

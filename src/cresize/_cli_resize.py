@@ -860,12 +860,17 @@ def _stop_on_signals(stop):
     The handlers raise nothing: an exception raised by a signal inside library
     code (say, while ``concurrent.futures`` holds a future's lock) can leave a
     lock held and hang the pool. ``_run`` sees ``stop`` and ends at a known point.
+
+    A signal the process was started ignoring (a script's background job ignores
+    SIGINT; ``nohup``) stays ignored, as Python itself leaves an ignored SIGINT; one
+    whose handler was installed from C (``getsignal`` gives None) is left alone too.
     """
     if threading.current_thread() is not threading.main_thread():
         yield  # signals are delivered to the main thread only
         return
     names = [name for name in ("SIGINT", "SIGTERM") if hasattr(signal, name)]
     previous = {name: signal.getsignal(getattr(signal, name)) for name in names}
+    names = [name for name in names if previous[name] not in (None, signal.SIG_IGN)]
 
     def handler(signum, frame):
         if not stop.is_set():
@@ -874,14 +879,12 @@ def _stop_on_signals(stop):
         _stop_at_once()
 
     for name in names:
-        if previous[name] is not None:  # None: installed from C, leave it alone
-            signal.signal(getattr(signal, name), handler)
+        signal.signal(getattr(signal, name), handler)
     try:
         yield
     finally:
         for name in names:
-            if previous[name] is not None:
-                signal.signal(getattr(signal, name), previous[name])
+            signal.signal(getattr(signal, name), previous[name])
 
 
 def _stop_at_once():
