@@ -14,6 +14,7 @@ import pytest
 import cresize
 from cresize._cli_resize import main, split_cores
 from cresize.image import FORMATS, _png_chunk, resize_image, save_image
+from helpers.proc import POSIX, default_sigint
 
 Image = pytest.importorskip("PIL.Image")
 
@@ -1129,6 +1130,17 @@ def test_a_failed_sync_or_rename_is_reported_and_leaves_no_temporary(
     Image.open(tmp_path / "out" / "c.png").load()
 
 
+@pytest.fixture
+def sigint_handled():
+    """SIGINT with Python's KeyboardInterrupt handler during the test, as in a terminal,
+    also where the tests run with it ignored (pytest started in the background by a
+    script), which the CLI leaves ignored."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+@pytest.mark.usefixtures("sigint_handled")
 def test_ctrl_c_with_syncs_pending_leaves_no_temporaries(tmp_path, monkeypatch, capsys):
     # Ctrl-C while the first file's fsync is still under way (slow disk) and the
     # workers have written more temporaries: each pending file is renamed whole
@@ -1232,6 +1244,7 @@ def _start(tmp_path, n, jobs):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=default_sigint if POSIX else None,  # also where tests ignore SIGINT
     )
 
 
@@ -1404,6 +1417,7 @@ def test_a_second_ctrl_c_stops_at_once(tmp_path, in_place):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=default_sigint if POSIX else None,  # also where tests ignore SIGINT
     )
     try:
         deadline = time.monotonic() + 60
@@ -1487,6 +1501,7 @@ def test_early_ctrl_c_prints_no_traceback(tmp_path, delay):
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        preexec_fn=default_sigint if POSIX else None,  # also where tests ignore SIGINT
     )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and proc.poll() is None:
@@ -1508,6 +1523,7 @@ def test_early_ctrl_c_prints_no_traceback(tmp_path, delay):
         assert names == finals
 
 
+@pytest.mark.usefixtures("sigint_handled")
 def test_interrupted_count_includes_the_file_just_written(tmp_path, monkeypatch, capsys):
     # Ctrl-C right after the second output is renamed into place: at least 2 files
     # are done (a worker may finish another before the main thread reacts), all counted.

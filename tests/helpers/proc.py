@@ -19,6 +19,14 @@ def _no_core_file():
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
+def default_sigint():
+    """(In a child, before the exec.) SIGINT's default action, which Python then replaces
+    by its KeyboardInterrupt handler: a test's child is interrupted as from a terminal even
+    where the tests run with SIGINT ignored (started in the background by a script), which
+    a child inherits and Python leaves (POSIX)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def run_python(args, env, timeout, hang="", cwd=None) -> tuple[int, str, str]:
     """``python *args`` with ``env`` (in ``cwd``); its return code, stdout and stderr.
 
