@@ -1871,7 +1871,14 @@ def _avif_inputs(folder, names):
 
 def test_a_10_or_12bit_avif_is_resized_at_full_depth(tmp_path, capsys):
     # Pillow alone read them as 8-bit: the PNG outputs were 8-bit, and nothing said so
-    names = ["rgb10.avif", "rgba12.avif", "grey10.avif", "turned10.avif", "rgb8.avif"]
+    names = [
+        "rgb10.avif",
+        "rgba12.avif",
+        "grey10.avif",
+        "turned10.avif",
+        "late10.avif",
+        "rgb8.avif",
+    ]
     avif = _avif_inputs(tmp_path / "in", names)
     cv2 = pytest.importorskip("cv2")
     if not cv2.haveImageReader(avif.path("rgb10.avif")):

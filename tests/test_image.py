@@ -2105,6 +2105,35 @@ def test_a_10bit_avif_s_irot_and_imir_turn_it_upright(orientation):
     np.testing.assert_array_equal(got, _to_16(avif.upright(orientation), 10))
 
 
+def test_a_10bit_avif_with_its_exif_after_the_pixels_is_read():
+    # late10.avif (libheif's layout: the EXIF item after the pixels): OpenCV 5.1
+    # returned None for it, and the read failed; its Exif item is hidden from OpenCV
+    _opencv_avif()
+    got = open_image(avif.path("late10.avif"))
+    np.testing.assert_array_equal(got, _to_16(avif.scrambled(), 10))
+    assert got.info["exif"]  # Pillow's, from the file
+
+
+def test_an_avif_s_exif_and_xmp_items_are_hidden_and_nothing_else():
+    from cresize import image
+
+    data = np.fromfile(avif.path("late10.avif"), np.uint8)
+    before = data.copy()
+    image._hide_avif_metadata(data)
+    changed = np.flatnonzero(data != before)
+    at = bytes(before).index(b"Exif")  # in its infe box
+    assert set(changed.tolist()) <= set(range(at, at + 4)) and changed.size  # "Exif": 3 bytes
+    assert bytes(data[at : at + 4]) == b"xxxx"
+    assert bytes(before).count(b"infe") == 2  # the image's (av01) is kept
+    for name in ("rgb10.avif", "rgba12.avif"):  # no metadata items: untouched
+        data = np.fromfile(avif.path(name), np.uint8)
+        before = data.copy()
+        image._hide_avif_metadata(data)
+        assert np.array_equal(data, before)
+    for n in range(0, len(before), 7):  # cut short anywhere: no error
+        image._hide_avif_metadata(np.fromfile(avif.path("late10.avif"), np.uint8)[:n].copy())
+
+
 def test_a_deep_avif_without_an_opencv_that_reads_it_is_refused(monkeypatch, tmp_path):
     # Pillow would keep 8 bits of 10 or 12, and say nothing: refused with the reason
     _pillow_avif()

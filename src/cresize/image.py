@@ -695,6 +695,37 @@ def _isobmff_boxes(read, start, end, limit=_AVIF_BOXES_MAX):
         count += 1
 
 
+def _hide_avif_metadata(data):
+    """Rename, in ``data`` (a whole AVIF file's bytes: a writable uint8 array), the item
+    type of its ``Exif`` and ``mime`` (XMP) items to ``xxxx``: one OpenCV (5.1) fails
+    to read (``None``) when such an item lies beyond the first bytes it looks at to
+    recognise the format (libavif's parse reads the item; libheif writes it after the
+    pixels). libavif skips an item of an unknown type; the pixels are the same, and
+    the metadata is Pillow's, from the file. The ``infe`` boxes of ``meta`` ->
+    ``iinf`` (read as ``_avif_depth`` reads its boxes; an ``iinf`` of at most
+    ``_AVIF_IPRP_MAX`` bytes); a file this does not find them in is left as it is."""
+
+    def read(offset, n):
+        return data[offset : offset + n].tobytes()
+
+    top = _isobmff_boxes(read, 0, len(data))
+    meta = next((box for box in top if box[0] == b"meta"), None)
+    if meta is None:
+        return
+    for kind, start, end in _isobmff_boxes(read, meta[1] + 4, meta[2]):
+        if kind != b"iinf" or end - start > _AVIF_IPRP_MAX:
+            continue
+        head = read(start, 4)  # FullBox: version, flags; then the entry count
+        first = start + 4 + (2 if head[:1] == b"\0" else 4)
+        for entry, at, stop in _isobmff_boxes(read, first, end, None):
+            version = read(at, 1)
+            if entry != b"infe" or version not in (b"\2", b"\3"):
+                continue  # versions 0 and 1 have no item type
+            where = at + 4 + (2 if version == b"\2" else 4) + 2  # item_ID, protection
+            if where + 4 <= stop and read(where, 4) in (b"Exif", b"mime"):
+                data[where : where + 4] = np.frombuffer(b"xxxx", np.uint8)
+
+
 def _ipma_of(body, item):
     """The 1-based indices of the ``ipco`` properties that the ``ipma`` box ``body``
     associates with ``item`` (None: no primary item given: every item's)."""
@@ -836,9 +867,9 @@ def _refuse_avif(path, mode, bits):
     keep 8 bits of them. OpenCV reads AVIF only where built with libavif (opencv-python's
     wheels were not, up to 4.10 at least): ``cv2.haveImageWriter(".avif")`` says (its
     AVIF reader and writer come together). Not ``haveImageReader`` of the file: that is
-    libavif's (strict) parse of the file, false for some that OpenCV has the reader for
-    but fails on (``_read_16bit`` says so). Installed but broken:
-    ``BrokenDependencyError``."""
+    libavif's parse of the file's first bytes, false for some that OpenCV has the reader
+    for (see ``_hide_avif_metadata``; ``_read_16bit`` says what it still fails on).
+    Installed but broken: ``BrokenDependencyError``."""
     name = f"{os.fspath(path)} is a {bits}-bit {_AVIF_KINDS.get(mode, mode)} AVIF"
     cv2 = _opencv(f"{name}, which only OpenCV reads at {bits} bits")
     if cv2 is None:
@@ -879,6 +910,8 @@ def _read_16bit(path, mode, orientation, size, planar=False, fmt=None):
     if cv2 is None:
         raise ValueError(f"{os.fspath(path)} has 16-bit {mode} pixels; {OPENCV_HINT}")
     data = np.fromfile(path, np.uint8)  # imdecode: any path, any platform
+    if fmt == "AVIF":
+        _hide_avif_metadata(data)
     try:
         if fmt == "JPEG2000":
             with _opencv_quiet(cv2):
@@ -906,7 +939,7 @@ def _read_16bit(path, mode, orientation, size, planar=False, fmt=None):
         grey = bgr if bgr.ndim == 2 else bgr[..., 0]  # (OpenCV 5.1 gives it as it is)
         return np.ascontiguousarray(_orient(grey, orientation))
     if bgr is None or bgr.dtype != np.uint16 or bgr.ndim != 3:
-        if fmt == "AVIF":  # OpenCV 5.1 reads none of some files that libheif (pyvips) wrote
+        if fmt == "AVIF":  # a file OpenCV's libavif refuses: Pillow's may read it
             raise OSError(
                 f"OpenCV could not read {os.fspath(path)}, an AVIF of more than 8 bits "
                 f"(which Pillow reads as 8); {_AVIF_CONVERT}"

@@ -14,6 +14,9 @@ decode here when it is made).
   lossless=True``) of ``pattern(10, 3)`` as stored, with the EXIF orientation 2 to 8,
   which libheif writes as ``irot`` and ``imir`` boxes (Pillow reads them back as the
   orientation); ``upright(o)`` is the image shown.
+- ``late10.avif``: pyvips' ``heifsave`` (``bitdepth=10, lossless=True``) of
+  ``scrambled()``, whose EXIF item libheif puts after the pixels, beyond the first
+  bytes OpenCV 5.1 looks at to recognise the format: it returned None for the file.
 - ``turned10.avif``: pyvips' ``heifsave`` (``bitdepth=10, lossless=True``) of the 6 x 8
   (upright) pattern rotated to 8 x 6 as stored, with an ``irot`` box (a quarter turn:
   EXIF orientation 6, which Pillow reports) and an sRGB ICC profile (``colr``).
@@ -74,6 +77,11 @@ def upright(orientation):
     return np.ascontiguousarray(_UPRIGHT[orientation](pattern(10, 3)))
 
 
+def scrambled():
+    """The (6, 8, 3) 10-bit pixels of late10.avif: no ramp (they compress less)."""
+    return (np.arange(H * W * 3).reshape(H, W, 3) * 37 % 1024).astype(np.uint16)
+
+
 def turned():
     """The upright 8 x 6 (h, w) pixels of turned10.avif: stored turned a quarter turn."""
     return pattern(10, 3, W, H)
@@ -106,6 +114,10 @@ def _make():  # pragma: no cover - run by hand
         image.heifsave(path(name), bitdepth=10, compression="av1", lossless=True)
         got = pyvips.Image.new_from_file(path(name)).numpy() >> 6
         assert np.array_equal(got, upright(orientation)), name
+    image = pyvips.Image.new_from_array(scrambled() << 6).copy(interpretation="rgb16")
+    image.heifsave(path("late10.avif"), bitdepth=10, compression="av1", lossless=True)
+    assert np.array_equal(pyvips.Image.new_from_file(path("late10.avif")).numpy() >> 6, scrambled())
+    assert cv2.imread(path("late10.avif"), cv2.IMREAD_UNCHANGED) is None  # as it was made
     # check: libheif's decode (upright, 16 bits: the samples shifted up)
     for name, (bits, channels) in OPENCV_FILES.items():
         got = pyvips.Image.new_from_file(path(name)).numpy()
