@@ -1896,3 +1896,61 @@ def test_a_tiff_only_tifffile_reads_without_it_gives_the_reason(tmp_path, monkey
     (tmp_path / "in.txt").write_bytes(b"not an image at all")  # still Pillow's reason
     assert main([str(tmp_path / "in.txt"), "-o", str(tmp_path / "o.png"), "--scale", "2"]) == 1
     assert "not an image, or a format Pillow cannot read" in capsys.readouterr().err
+
+
+def _avif_inputs(folder, names):
+    """Copies of tests/data/avif/ files (made by tests/helpers/avif.py) in ``folder``."""
+    import shutil
+
+    from helpers import avif
+
+    if not _features().check("avif"):
+        pytest.skip("Pillow without AVIF (its plugin came in Pillow 11.2)")
+    os.makedirs(folder, exist_ok=True)
+    for name in names:
+        shutil.copy(avif.path(name), folder / name)
+    return avif
+
+
+def test_a_10_or_12bit_avif_is_resized_at_full_depth(tmp_path, capsys):
+    # Pillow alone read them as 8-bit: the PNG outputs were 8-bit, and nothing said so
+    names = [
+        "rgb10.avif",
+        "rgba12.avif",
+        "grey10.avif",
+        "turned10.avif",
+        "late10.avif",
+        "rgb8.avif",
+    ]
+    avif = _avif_inputs(tmp_path / "in", names)
+    cv2 = pytest.importorskip("cv2")
+    if not cv2.haveImageReader(avif.path("rgb10.avif")):
+        pytest.skip(f"OpenCV {cv2.__version__} reads no AVIF")
+    args = [str(tmp_path / "in"), "--width", "4", "--format", "png", "--out-dir"]
+    assert main([*args, str(tmp_path / "o")]) == 0
+    assert tree(tmp_path / "o") == sorted(name.replace(".avif", ".png") for name in names)
+    for name in names:
+        got = cv2.imread(str(tmp_path / "o" / name.replace(".avif", ".png")), cv2.IMREAD_UNCHANGED)
+        want = np.asarray(resize_image(tmp_path / "in" / name, (4, None)))
+        assert got.dtype == (np.uint8 if name == "rgb8.avif" else np.uint16), name
+        if got.ndim == 3:
+            got = got[..., [2, 1, 0, 3][: got.shape[2]]]
+        np.testing.assert_array_equal(got, want)
+    assert cv2.imread(str(tmp_path / "o" / "turned10.png")).shape[:2] == (5, 4)  # upright
+    assert "rounded" not in capsys.readouterr().err
+    assert main([*args, str(tmp_path / "a"), "--format", "avif"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("16-bit samples are rounded to 8 bits for AVIF output") == 1
+
+
+def test_a_10bit_avif_without_opencv_is_refused(tmp_path, capsys, monkeypatch):
+    _avif_inputs(tmp_path / "in", ["rgb10.avif", "rgb8.avif"])
+    monkeypatch.setitem(sys.modules, "cv2", None)
+    assert main([str(tmp_path / "in"), "--width", "4", "--out-dir", str(tmp_path / "o")]) == 1
+    err = capsys.readouterr().err
+    deep = tmp_path / "in" / "rgb10.avif"
+    assert (
+        f"{deep}: ValueError: {deep} is a 10-bit RGB AVIF, which Pillow reads as 8 bits; "
+        f"OpenCV reads it at 10 bits" in err
+    )
+    assert tree(tmp_path / "o") == ["rgb8.avif"]

@@ -18,6 +18,7 @@ from cresize.image import open_image, resize_image, save_image, target_size
 Image = pytest.importorskip("PIL.Image")
 from PIL import ImageOps  # noqa: E402
 
+from helpers import avif  # noqa: E402
 from helpers.png16 import srgb_icc  # noqa: E402
 
 FILTERS = {"lanczos3": Image.LANCZOS, "bicubic": Image.BICUBIC, "bilinear": Image.BILINEAR}
@@ -2083,3 +2084,313 @@ def test_a_grey_profile_is_not_written_into_an_rgb_webp(tmp_path, capsys):
     save_image(resize_image(src, scale=0.5), tmp_path / "out.jpg")  # JPEG holds grey: kept
     with Image.open(tmp_path / "out.jpg") as written:
         assert written.mode == "L" and written.info["icc_profile"] == grey_icc
+
+
+# AVIF of 10 and 12 bits: Pillow's AVIF plugin decodes them to 8 bits and does not say
+# so. The depth is read from the header (tests/data/avif/, made by tests/helpers/avif.py;
+# lossless, so the pixels are known without a decoder), and OpenCV reads the pixels.
+
+
+def _pillow_avif():
+    from PIL import features
+
+    if not features.check("avif"):
+        pytest.skip("Pillow without AVIF (its plugin came in Pillow 11.2)")
+
+
+def _opencv_avif():
+    """cv2, where it reads AVIF (one built without libavif reads none: older wheels)."""
+    _pillow_avif()
+    cv2 = pytest.importorskip("cv2")
+    if not cv2.haveImageReader(avif.path("rgb10.avif")):
+        pytest.skip(f"OpenCV {cv2.__version__} reads no AVIF")
+    return cv2
+
+
+def _to_16(pixels, bits):
+    """``bits``-bit samples as cresize reads them: scaled so that white is 65535."""
+    top = (1 << bits) - 1
+    return ((pixels.astype(np.uint32) * 65535 + top // 2) // top).astype(np.uint16)
+
+
+def _depth_of(data):
+    """``_avif_depth`` of the AVIF file bytes ``data`` (as open in Pillow: its file)."""
+    import io
+
+    from cresize import image
+
+    return image._avif_file_depth(io.BytesIO(bytes(data)))
+
+
+@pytest.mark.parametrize(
+    "name, bits",
+    [("rgb8.avif", 8), ("rgb10.avif", 10), ("rgba12.avif", 12), ("grey10.avif", 10),
+     ("turned10.avif", 10)],
+)  # fmt: skip
+def test_an_avif_s_depth_is_read_from_its_header(name, bits):
+    from cresize import image
+
+    _pillow_avif()
+    with Image.open(avif.path(name)) as im:
+        assert im.format == "AVIF" and image._avif_depth(im) == bits
+        assert im.fp.tell() == 0 or im.fp.tell() == os.path.getsize(avif.path(name))
+    assert _depth_of(open(avif.path(name), "rb").read()) == bits
+
+
+def test_an_8bit_avif_from_pillow_is_8_bits(tmp_path):
+    from cresize import image
+
+    _pillow_avif()
+    src = tmp_path / "pillow.avif"
+    exif = Image.Exif()
+    exif[0x0112] = 6  # Pillow writes irot and imir for it
+    Image.fromarray(photo(16, 20, 4), "RGBA").save(src, exif=exif)
+    with Image.open(src) as im:
+        assert image._avif_depth(im) == 8 and im.getexif().get(0x0112) == 6
+    assert isinstance(open_image(src), Image.Image)  # Pillow's, as before
+
+
+def _boxes(data, start=0, end=None):
+    """{type: (start, end)} of the ISOBMFF boxes of ``data`` from ``start``."""
+    end, found = len(data) if end is None else end, {}
+    while start + 8 <= end:
+        size = int.from_bytes(data[start : start + 4], "big")
+        found[bytes(data[start + 4 : start + 8])] = (start, start + size)
+        start += size
+    return found
+
+
+def test_an_avif_s_av1c_flags_and_pixi_say_its_depth():
+    # rgb10.avif's primary item has av1C (10 bits) and pixi (10, 10, 10)
+    data = bytearray(open(avif.path("rgb10.avif"), "rb").read())
+    av1c = data.index(b"av1C") + 4  # its content: marker/version, profile/level, flags
+    assert data[av1c + 2] & 0x60 == 0x40  # high_bitdepth, not twelve_bit
+    data[av1c + 2] |= 0x20
+    assert _depth_of(data) == 12
+    data[av1c + 2] &= ~0x60 & 0xFF
+    assert _depth_of(data) == 8  # av1C before pixi: the codec's own header
+    data[av1c - 4 : av1c] = b"xxxx"  # no av1C: the pixi box's bits
+    assert _depth_of(data) == 10
+    pixi = data.index(b"pixi") + 4
+    data[pixi + 5 : pixi + 8] = bytes([8, 12, 8])  # the deepest channel
+    assert _depth_of(data) == 12
+    data[pixi + 5 : pixi + 8] = bytes([8, 16, 8])  # no AV1 depth: unknown
+    assert _depth_of(data) is None
+    data[pixi - 4 : pixi] = b"yyyy"
+    assert _depth_of(data) is None  # nothing says
+
+
+def test_an_avif_s_depth_is_its_primary_item_s():
+    # rgba12.avif: the colour (item 1) and the alpha (item 2, monochrome) both 12-bit;
+    # with the alpha's av1C at 10 bits and the colour's at 8, the colour's counts
+    data = bytearray(open(avif.path("rgba12.avif"), "rb").read())
+    first = data.index(b"av1C") + 4
+    second = data.index(b"av1C", first) + 4
+    data[first + 2] &= ~0x60 & 0xFF
+    data[second + 2] = (data[second + 2] & ~0x60 & 0xFF) | 0x40
+    assert _depth_of(data) == 8
+    pitm = data.index(b"pitm") + 8  # version, flags, item_ID (2 bytes)
+    data[pitm : pitm + 2] = (2).to_bytes(2, "big")  # the alpha is primary now
+    assert _depth_of(data) == 10
+    data[pitm : pitm + 2] = (9).to_bytes(2, "big")  # no such item (a grid's tiles): deepest
+    assert _depth_of(data) == 10
+
+
+def test_a_truncated_or_crafted_avif_header_gives_no_depth():
+    data = open(avif.path("rgb10.avif"), "rb").read()
+    meta = _boxes(data)[b"meta"]
+    for n in range(len(data)):
+        got = _depth_of(data[:n])  # never an error; the depth once the meta box is whole
+        assert got is None if n < meta[1] else got == 10, n
+    other = bytearray(data)
+    other[8:12] = b"heic"  # major brand
+    other[other.index(b"avif", 12) : other.index(b"avif", 12) + 4] = b"mif1"
+    assert b"avif" not in other[:32] and _depth_of(other) is None
+    assert _depth_of(b"") is None and _depth_of(b"\0\0\0\x01ftyp" + bytes(8)) is None
+
+
+class _Counted:
+    """A file in memory that counts the bytes read and the reads."""
+
+    def __init__(self, data):
+        import io
+
+        self.file, self.reads, self.read_bytes = io.BytesIO(data), 0, 0
+
+    def seek(self, *args):
+        return self.file.seek(*args)
+
+    def read(self, n=-1):
+        out = self.file.read(n)
+        self.reads, self.read_bytes = self.reads + 1, self.read_bytes + len(out)
+        return out
+
+
+def test_a_crafted_avif_header_is_read_boundedly():
+    # A million empty boxes before the meta box, or inside it, or an iprp box of
+    # megabytes: a few dozen reads of a few bytes each, then "unknown"
+    from cresize import image
+
+    data = open(avif.path("rgb10.avif"), "rb").read()
+    ftyp_end = _boxes(data)[b"ftyp"][1]
+    free = b"\0\0\0\x08free" * 1_000_000
+    for crafted in (
+        data[:ftyp_end] + free + data[ftyp_end:],
+        data[:ftyp_end] + struct.pack(">I4s", 12 + len(free), b"meta") + bytes(4) + free,
+        data[:ftyp_end] + struct.pack(">I4s", 12 + 16 + (1 << 22), b"meta") + bytes(4)
+        + struct.pack(">I4s", 16 + (1 << 22), b"iprp") + struct.pack(">I4s", 8 + (1 << 22), b"ipco")
+        + b"\0\0\0\x0cav1C\x81\x20\x40\0" * ((1 << 22) // 12) + bytes((1 << 22) % 12),
+    ):  # fmt: skip
+        f = _Counted(crafted)
+        assert image._avif_file_depth(f) is None
+        assert f.reads <= 2 * image._AVIF_BOXES_MAX + 2 and f.read_bytes < 4096
+    bigger = data[:ftyp_end] + free[: 8 * (image._AVIF_BOXES_MAX - 3)] + data[ftyp_end:]
+    assert _depth_of(bigger) == 10  # below the bound: found
+
+
+def test_a_10_or_12bit_avif_keeps_its_bits():
+    # OpenCV reads the pixels (libavif, at the file's depth: 0 to 1023 or 4095), scaled
+    # as a PPM's, white to 65535; Pillow's own decode (8 bits) agrees within 1
+    _opencv_avif()
+    for name, (bits, channels) in avif.OPENCV_FILES.items():
+        got = open_image(avif.path(name))
+        want = avif.pattern(bits, channels)
+        with Image.open(avif.path(name)) as im:
+            eight = np.asarray(im.convert(im.mode))
+        if bits == 8:
+            assert isinstance(got, Image.Image) and got.mode == "RGB"
+            np.testing.assert_array_equal(np.asarray(got), want)
+            continue
+        want = _to_16(want, bits)
+        if channels == 1:  # grey: Pillow's 16-bit grey mode, as a 16-bit grey PNG's
+            assert isinstance(got, Image.Image) and got.mode == "I;16"
+        else:
+            assert isinstance(got, cresize.image.ImageArray) and got.dtype == np.uint16
+        np.testing.assert_array_equal(np.asarray(got), want)
+        assert diff(eight, (want.astype(np.uint32) * 255 + 32767) // 65535) <= 1
+        out = resize_image(avif.path(name), (5, 4))
+        np.testing.assert_array_equal(np.asarray(out), np.asarray(resize_image(got, (5, 4))))
+
+
+def test_a_turned_10bit_avif_is_upright_with_its_icc_profile():
+    # turned10.avif: stored 8x6 with irot (Pillow: EXIF orientation 6; OpenCV 5.1 leaves
+    # it), an sRGB ICC profile and an EXIF (from pyvips). Upright as libheif decodes it.
+    _opencv_avif()
+    src = avif.path("turned10.avif")
+    with Image.open(src) as im:
+        icc = im.info["icc_profile"]
+        assert im.size == (8, 6) and im.getexif().get(0x0112) == 6
+        eight = np.asarray(ImageOps.exif_transpose(im))
+    got = open_image(src)
+    assert got.shape == (8, 6, 3) and got.dtype == np.uint16
+    np.testing.assert_array_equal(got, _to_16(avif.turned(), 10))
+    assert got.info["icc_profile"] == icc
+    exif = Image.Exif()
+    exif.load(got.info["exif"])
+    assert 0x0112 not in exif  # the pixels are upright
+    assert diff(eight, got >> 8) <= 1
+    assert resize_image(src, scale=0.5).shape == (4, 3, 3)
+
+
+@pytest.mark.parametrize("orientation", sorted(avif.ORIENTED))
+def test_a_10bit_avif_s_irot_and_imir_turn_it_upright(orientation):
+    # libheif wrote orientations 2-8 as irot and imir boxes; Pillow reads them back as
+    # the EXIF orientation, OpenCV leaves them: upright as libheif shows the file
+    _opencv_avif()
+    src = avif.path(avif.ORIENTED[orientation])
+    with Image.open(src) as im:
+        assert im.getexif().get(0x0112) == orientation and im.size == (8, 6)
+    got = open_image(src)
+    np.testing.assert_array_equal(got, _to_16(avif.upright(orientation), 10))
+
+
+def test_a_10bit_avif_with_its_exif_after_the_pixels_is_read():
+    # late10.avif (libheif's layout: the EXIF item after the pixels): OpenCV 5.1
+    # returned None for it, and the read failed; its Exif item is hidden from OpenCV
+    _opencv_avif()
+    got = open_image(avif.path("late10.avif"))
+    np.testing.assert_array_equal(got, _to_16(avif.scrambled(), 10))
+    assert got.info["exif"]  # Pillow's, from the file
+
+
+def test_an_avif_s_exif_and_xmp_items_are_hidden_and_nothing_else():
+    from cresize import image
+
+    data = np.fromfile(avif.path("late10.avif"), np.uint8)
+    before = data.copy()
+    image._hide_avif_metadata(data)
+    changed = np.flatnonzero(data != before)
+    at = bytes(before).index(b"Exif")  # in its infe box
+    assert set(changed.tolist()) <= set(range(at, at + 4)) and changed.size  # "Exif": 3 bytes
+    assert bytes(data[at : at + 4]) == b"xxxx"
+    assert bytes(before).count(b"infe") == 2  # the image's (av01) is kept
+    for name in ("rgb10.avif", "rgba12.avif"):  # no metadata items: untouched
+        data = np.fromfile(avif.path(name), np.uint8)
+        before = data.copy()
+        image._hide_avif_metadata(data)
+        assert np.array_equal(data, before)
+    for n in range(0, len(before), 7):  # cut short anywhere: no error
+        image._hide_avif_metadata(np.fromfile(avif.path("late10.avif"), np.uint8)[:n].copy())
+
+
+def test_a_deep_avif_without_an_opencv_that_reads_it_is_refused(monkeypatch, tmp_path):
+    # Pillow would keep 8 bits of 10 or 12, and say nothing: refused with the reason
+    _pillow_avif()
+    for name, bits, kind in (("rgb10.avif", 10, "RGB"), ("rgba12.avif", 12, "RGBA"),
+                             ("grey10.avif", 10, "grey")):  # fmt: skip
+        src = avif.path(name)
+        with monkeypatch.context() as m:
+            m.setitem(sys.modules, "cv2", None)
+            want = rf"^{re.escape(src)} is a {bits}-bit {kind} AVIF, which Pillow reads as 8 bits; OpenCV reads it at {bits} bits .*avifdec --depth 16"
+            with pytest.raises(ValueError, match=want):
+                open_image(src)
+            with pytest.raises(ValueError, match=want):
+                resize_image(src, scale=0.5)
+    cv2 = pytest.importorskip("cv2")
+    monkeypatch.setattr(cv2, "haveImageWriter", lambda path: path != ".avif")  # no libavif
+    want = rf"^{re.escape(avif.path('rgb10.avif'))} is a 10-bit RGB AVIF, which Pillow reads as 8 bits, and OpenCV \S* here reads no AVIF"
+    with pytest.raises(ValueError, match=want):
+        open_image(avif.path("rgb10.avif"))
+    assert isinstance(open_image(avif.path("rgb8.avif")), Image.Image)  # 8 bits: Pillow's
+
+
+def test_a_deep_avif_that_opencv_fails_on_says_what_to_do(monkeypatch):
+    # OpenCV 5.1 gives None for some valid files (a 10-bit RGBA that libheif wrote)
+    cv2 = _opencv_avif()
+    monkeypatch.setattr(cv2, "imdecode", lambda data, flags: None)
+    src = avif.path("rgba12.avif")
+    want = (
+        rf"^OpenCV could not read {re.escape(src)}, an AVIF of more than 8 bits \(which "
+        r"Pillow reads as 8\); convert the file to 16-bit PNG or TIFF first"
+    )
+    with pytest.raises(OSError, match=want):
+        open_image(src)
+
+
+def test_a_deep_avif_whose_header_says_fewer_bits_than_its_pixels_is_an_error(monkeypatch):
+    # Samples above the header's depth (rgba12.avif's, to 4095, taken for 10 bits) would
+    # wrap around 65535 when scaled. libavif checks av1C against the AV1 stream as Pillow
+    # opens a file, so a header that lies is read as one here.
+    from cresize import image
+
+    _opencv_avif()
+    monkeypatch.setattr(image, "_avif_depth", lambda im: 10)
+    with pytest.raises(OSError, match="holds samples above the 10 bits its header says"):
+        open_image(avif.path("rgba12.avif"))
+
+
+def test_16bit_images_written_as_avif_are_rounded_to_8_bits(tmp_path):
+    # Pillow's AVIF writer is 8-bit. A 16-bit colour array was rounded (as for WebP);
+    # 16-bit grey (I;16) went to Pillow, which clipped it: 40000 became 255, not 156
+    _pillow_avif()
+    grey = Image.fromarray(np.array([[0, 257 * 100, 40000, 65535]] * 4, np.uint16))
+    assert cresize.image.narrows(grey, "avif")
+    save_image(grey, tmp_path / "grey.avif", quality=100)
+    with Image.open(tmp_path / "grey.avif") as im:
+        assert im.mode == "L"
+        assert diff(np.asarray(im), [[0, 100, 156, 255]] * 4) <= 1
+    deep = cresize.image.ImageArray(np.full((4, 4, 3), 40000, np.uint16))
+    assert cresize.image.narrows(deep, "AVIF")
+    save_image(deep, tmp_path / "rgb.avif", quality=100)
+    with Image.open(tmp_path / "rgb.avif") as im:
+        assert im.mode == "RGB" and diff(np.asarray(im), np.full((4, 4, 3), 156)) <= 1

@@ -101,6 +101,8 @@ _WRITES = {
     "JPEG": ("L", "RGB", "CMYK"),
     # Pillow writes L as RGB: converted here, so that a grey ICC profile is left out
     "WEBP": ("RGB", "RGBA"),
+    # Pillow's AVIF writer converts the others itself, clipping I;16 to 8 bits (and I, F)
+    "AVIF": ("L", "RGB", "RGBA"),
     "BMP": ("L", "RGB"),
     "PNG": ("L", "LA", "RGB", "RGBA", "I;16"),
     # Pillow keeps an RGBA image's transparent pixels (alpha 0) as the transparent index,
@@ -178,13 +180,14 @@ def open_image(path: str | os.PathLike[str]) -> PIL.Image.Image | np.ndarray:
         The first frame of an animated GIF, PNG or WebP, the first page of a
         multi-page TIFF. Fully decoded (a corrupt or truncated file raises here,
         not later), upright, with ``info`` (ICC profile, EXIF without the orientation tag)
-        kept. A 16-bit RGB(A) PNG or TIFF (or an RGB PPM or JPEG 2000 of more than 8 bits),
-        which Pillow would read as 8-bit, is returned as an ``(H, W, 3 or 4)``
+        kept. A 16-bit RGB(A) PNG or TIFF (or an RGB PPM, JPEG 2000 or AVIF of more than
+        8 bits), which Pillow would read as 8-bit, is returned as an ``(H, W, 3 or 4)``
         uint16 ``ImageArray`` read with OpenCV (a TIFF stored plane by plane: with
         tifffile), with the same ``info``, read by Pillow from the header; without OpenCV it
         is a ``ValueError`` rather than lost bits, and so is a 16-bit CMYK TIFF
-        or grey-and-alpha JPEG 2000 (OpenCV cannot read them). A 16-bit grey image with a transparent value (PNG
-        ``tRNS``) is an ``(H, W, 2)`` uint16 ``ImageArray`` of grey and alpha, and
+        or grey-and-alpha JPEG 2000 (OpenCV cannot read them), and so is an AVIF of
+        10 or 12 bits where OpenCV reads no AVIF (its grey is read as mode ``I;16``).
+        A 16-bit grey image with a transparent value (PNG ``tRNS``) is an ``(H, W, 2)`` uint16 ``ImageArray`` of grey and alpha, and
         so is a 16-bit grey-and-alpha PNG. A TIFF that Pillow cannot open (float
         RGB(A), float16, float64, 16-bit grey and alpha) is read by tifffile as an
         ``ImageArray`` (float16 as float32); without tifffile, a ``ValueError``
@@ -220,6 +223,8 @@ def _read(path, geometry=None, opencv=False):
         sixteen = _16bit_colour_mode(im, maxval)  # before getexif, which may load a PNG
         if sixteen and im.format == "JPEG2000":
             _refuse_jpeg2000(path, sixteen, maxval.bit_length(), signed)
+        if sixteen and im.format == "AVIF":
+            _refuse_avif(path, sixteen, maxval.bit_length())
         orientation = im.getexif().get(0x0112, 1)
         turned = orientation in _QUARTER_TURNS
         stored = _stored_size(im)
@@ -234,13 +239,23 @@ def _read(path, geometry=None, opencv=False):
             by_opencv = im.format == "TIFF" and not planar and _tiff_tag(im, 0x0112, 1)[0] != 1
             turn = 1 if by_opencv else orientation
             pixels = _read_16bit(path, sixteen, turn, im.size, planar, im.format)
+            if im.format == "AVIF" and pixels.max(initial=0) > maxval:  # a header that lies
+                raise OSError(
+                    f"{os.fspath(path)} holds samples above the {maxval.bit_length()} bits "
+                    f"its header says (a damaged file?)"
+                )
             if maxval is not None and maxval != 65535:  # OpenCV gives 0-maxval: scaled
                 wide = pixels.astype(np.uint32) * 65535  # as Pillow scales 16-bit grey
                 pixels = ((wide + maxval // 2) // maxval).astype(np.uint16)
             if im.format == "TIFF" and _tiff_tag(im, _EXTRA_SAMPLES, 0)[0] == 1:
                 pixels = _straight_alpha(pixels)  # OpenCV and tifffile give them as stored
             info = dict(im.info, exif=tiff_exif) if tiff_exif else im.info
-            return ImageArray(pixels, _upright_info(info, orientation)), full
+            info = _upright_info(info, orientation)
+            if sixteen == "L":  # an AVIF's grey: Pillow's 16-bit grey, as a PNG's is read
+                grey = Image.fromarray(pixels)
+                grey.info = info
+                return grey, full
+            return ImageArray(pixels, info), full
         scale = 1
         if geometry is not None and im.format in ("JPEG", "MPO"):
             (w, h), _ = target_size(*full, **geometry)
@@ -523,9 +538,12 @@ def _exif_of_tiff(im):
 
 def _16bit_colour_mode(im, maxval):
     """The mode of ``im``'s (not loaded) samples (``"RGB"``, ``"RGBA"``, ``"LA"``,
-    ``"CMYK"``) where Pillow would read them as 8-bit from 16-bit samples, else None.
+    ``"CMYK"``; ``"L"``: an AVIF's grey) where Pillow would read them as 8-bit from
+    samples of more bits, else None.
     The raw mode says it: Pillow 13 opens a 16-bit grey-and-alpha PNG as RGBA.
     ``maxval``: ``_sample_maxval(im)``."""
+    if im.mode == "L" and im.format == "AVIF" and (maxval or 0) > 255:
+        return "L"  # monochrome: Pillow's AVIF plugin reads it as 8-bit grey
     if im.mode not in ("RGB", "RGBA", "LA", "CMYK") or not im.tile:
         return None
     raw = im.tile[0][3]  # (codec, extents, offset, args): a plain tuple before Pillow 11
@@ -542,13 +560,16 @@ def _16bit_colour_mode(im, maxval):
 
 
 def _sample_maxval(im):
-    """``(maxval, signed)``: the largest sample value a PPM or JPEG 2000 file open in
-    Pillow as ``im`` holds (``_ppm_maxval``, ``_jpeg2000_depth``: the latter reads the
-    file's header), or None (other formats), and whether its samples are signed (only a
-    JPEG 2000's may be): read once a file, by ``_read``."""
+    """``(maxval, signed)``: the largest sample value a PPM, AVIF or JPEG 2000 file open
+    in Pillow as ``im`` holds (``_ppm_maxval``, ``_avif_depth``, ``_jpeg2000_depth``: the
+    latter two read the file's header), or None (other formats), and whether its samples
+    are signed (only a JPEG 2000's may be): read once a file, by ``_read``."""
     maxval = _ppm_maxval(im)
     if maxval:
         return maxval, False
+    bits = _avif_depth(im)
+    if bits is not None:
+        return (1 << bits) - 1, False
     depth = _jpeg2000_depth(im)
     if depth is None:
         return None, False
@@ -615,6 +636,177 @@ def _refuse_jpeg2000(path, mode, bits, signed):
         f"8-bit samples or of grey (Pillow), or of unsigned RGB or RGBA samples of up to "
         f"16 bits (OpenCV); convert it to unsigned 16-bit PNG or TIFF first"
     )
+
+
+#: ``ftyp`` brands (major or compatible) of AVIF: a still image, an image sequence
+_AVIF_BRANDS = (b"avif", b"avis")
+#: ``_avif_depth`` reads at most this many box headers a level (the file's top-level
+#: boxes, the ``meta`` box's): real files have a handful (ftyp, meta, mdat; hdlr, pitm,
+#: iloc, iinf, iref, iprp, idat). Each is one 16-byte read.
+_AVIF_BOXES_MAX = 64
+#: ... and reads the ``iprp`` box (the item properties and their associations: some
+#: hundred bytes, some kilobytes for a grid of many tiles) only if at most this long:
+#: a longer one is not looked into (the depth is unknown).
+_AVIF_IPRP_MAX = 256 << 10
+
+
+def _avif_depth(im):
+    """Bits a sample (8, 10 or 12) of the AVIF file open in Pillow as ``im``, from its
+    header, or None: not AVIF, or a header this does not find. Pillow's AVIF plugin
+    reads 10 and 12 bits as 8 and does not say so (the mode is RGB(A) or L either way).
+
+    The primary item's (``pitm``) properties, by ``meta`` -> ``iprp``: its ``av1C``
+    (the AV1 sequence header's high_bitdepth and twelve_bit flags), else its ``pixi``
+    (bits a channel, the deepest); an item with neither (a ``grid`` of tiles) takes the
+    deepest ``av1C`` of all. Boxes are found by their headers and skipped by seeking
+    (``_AVIF_BOXES_MAX`` a level); only ``ftyp``, ``pitm`` and ``iprp`` (at most
+    ``_AVIF_IPRP_MAX`` bytes) are read."""
+    if im.format != "AVIF" or im.fp is None:
+        return None
+    where = im.fp.tell()
+    try:
+        return _avif_file_depth(im.fp)
+    except (OSError, ValueError):
+        return None
+    finally:
+        im.fp.seek(where)
+
+
+def _avif_file_depth(f):
+    """``_avif_depth`` of the file ``f`` (binary, seekable)."""
+
+    def read(offset, n):
+        f.seek(offset)
+        return f.read(n)
+
+    top = _isobmff_boxes(read, 0, f.seek(0, os.SEEK_END))
+    first = next(top, None)
+    if first is None or first[0] != b"ftyp":
+        return None
+    ftyp = read(first[1], min(first[2] - first[1], 4 * _AVIF_BOXES_MAX))
+    brands = {ftyp[i : i + 4] for i in range(0, len(ftyp) - 3, 4) if i != 4}  # 4: version
+    meta = next((box for box in top if box[0] == b"meta"), None)
+    if not brands & set(_AVIF_BRANDS) or meta is None:
+        return None
+    primary, iprp = None, None
+    for kind, start, end in _isobmff_boxes(read, meta[1] + 4, meta[2]):  # FullBox: + 4
+        if kind == b"pitm":
+            body = read(start, 8)
+            primary = int.from_bytes(body[4:6] if body[:1] == b"\0" else body[4:8], "big")
+        elif kind == b"iprp" and iprp is None and end - start <= _AVIF_IPRP_MAX:
+            iprp = read(start, end - start)
+    if iprp is None:
+        return None
+    properties, associated = [], set()
+    for kind, start, end in _isobmff_boxes(lambda o, n: iprp[o : o + n], 0, len(iprp)):
+        if kind == b"ipco":
+            properties = [
+                (k, iprp[s:e])
+                for k, s, e in _isobmff_boxes(lambda o, n: iprp[o : o + n], start, end, None)
+            ]
+        elif kind == b"ipma":
+            associated |= _ipma_of(iprp[start:end], primary)
+    depths = {}
+    for index, (kind, body) in enumerate(properties, 1):
+        bits = (
+            _av1c_bits(body) if kind == b"av1C" else _pixi_bits(body) if kind == b"pixi" else None
+        )
+        if bits is not None:
+            depths.setdefault(kind, {})[index] = bits
+    for kind in (b"av1C", b"pixi"):
+        mine = [bits for index, bits in depths.get(kind, {}).items() if index in associated]
+        if mine:
+            return max(mine)
+    return max(depths.get(b"av1C", {}).values(), default=None)
+
+
+def _isobmff_boxes(read, start, end, limit=_AVIF_BOXES_MAX):
+    """``(type, content start, content end)`` of the ISOBMFF boxes from ``start`` to
+    ``end`` (``read(offset, n)``: the bytes there), at most ``limit`` of them (None: as
+    many as fit, for bytes in memory); a box that does not fit ends the list."""
+    count = 0
+    while start + 8 <= end and (limit is None or count < limit):
+        head = read(start, 16)
+        if len(head) < 8:
+            return
+        size, kind, header = int.from_bytes(head[:4], "big"), head[4:8], 8
+        if size == 1:  # the 64-bit size follows the type
+            size, header = int.from_bytes(head[8:16], "big"), 16
+        elif size == 0:  # to the end
+            size = end - start
+        if size < header or start + size > end or len(head) < header:
+            return
+        yield kind, start + header, start + size
+        start += size
+        count += 1
+
+
+def _hide_avif_metadata(data):
+    """Rename, in ``data`` (a whole AVIF file's bytes: a writable uint8 array), the item
+    type of its ``Exif`` and ``mime`` (XMP) items to ``xxxx``: one OpenCV (5.1) fails
+    to read (``None``) when such an item lies beyond the first bytes it looks at to
+    recognise the format (libavif's parse reads the item; libheif writes it after the
+    pixels). libavif skips an item of an unknown type; the pixels are the same, and
+    the metadata is Pillow's, from the file. The ``infe`` boxes of ``meta`` ->
+    ``iinf`` (read as ``_avif_depth`` reads its boxes; an ``iinf`` of at most
+    ``_AVIF_IPRP_MAX`` bytes); a file this does not find them in is left as it is."""
+
+    def read(offset, n):
+        return data[offset : offset + n].tobytes()
+
+    top = _isobmff_boxes(read, 0, len(data))
+    meta = next((box for box in top if box[0] == b"meta"), None)
+    if meta is None:
+        return
+    for kind, start, end in _isobmff_boxes(read, meta[1] + 4, meta[2]):
+        if kind != b"iinf" or end - start > _AVIF_IPRP_MAX:
+            continue
+        head = read(start, 4)  # FullBox: version, flags; then the entry count
+        first = start + 4 + (2 if head[:1] == b"\0" else 4)
+        for entry, at, stop in _isobmff_boxes(read, first, end, None):
+            version = read(at, 1)
+            if entry != b"infe" or version not in (b"\2", b"\3"):
+                continue  # versions 0 and 1 have no item type
+            where = at + 4 + (2 if version == b"\2" else 4) + 2  # item_ID, protection
+            if where + 4 <= stop and read(where, 4) in (b"Exif", b"mime"):
+                data[where : where + 4] = np.frombuffer(b"xxxx", np.uint8)
+
+
+def _ipma_of(body, item):
+    """The 1-based indices of the ``ipco`` properties that the ``ipma`` box ``body``
+    associates with ``item`` (None: no primary item given: every item's)."""
+    version, flags = body[0] if body else 0, int.from_bytes(body[1:4], "big")
+    id_bytes, index_bytes = (2 if version < 1 else 4), (2 if flags & 1 else 1)
+    at, found = 8, set()  # version and flags, entry count
+    while at + id_bytes + 1 <= len(body):
+        item_id = int.from_bytes(body[at : at + id_bytes], "big")
+        count = body[at + id_bytes]
+        at += id_bytes + 1
+        indices = body[at : at + count * index_bytes]
+        at += count * index_bytes
+        if item is None or item_id == item:
+            mask = 0x7FFF if index_bytes == 2 else 0x7F  # the top bit: "essential"
+            found.update(
+                int.from_bytes(indices[i : i + index_bytes], "big") & mask
+                for i in range(0, len(indices) - index_bytes + 1, index_bytes)
+            )
+    return found
+
+
+def _av1c_bits(body):
+    """Bits a sample of an ``av1C`` box's content: its third byte's high_bitdepth
+    (0x40: 10 bits) and twelve_bit (0x20: 12) flags; None: too short."""
+    if len(body) < 3:
+        return None
+    return 12 if body[2] & 0x60 == 0x60 else 10 if body[2] & 0x40 else 8
+
+
+def _pixi_bits(body):
+    """The most bits a channel of a ``pixi`` box's content (a FullBox: version and
+    flags, a count, bits a channel), or None: none, or not a depth AV1 has (8, 10, 12)."""
+    channels = body[5 : 5 + body[4]] if len(body) > 4 else b""
+    bits = max(channels) if channels else None
+    return bits if bits in (8, 10, 12) else None
 
 
 #: The start of a JPEG 2000 codestream: the markers SOC and SIZ
@@ -734,6 +926,47 @@ def _opencv_quiet(cv2):
                 logging.setLogLevel(_QUIET["level"])
 
 
+#: What ``_refuse_avif`` calls each mode's samples
+_AVIF_KINDS = {"L": "grey", "LA": "grey-and-alpha", "RGB": "RGB", "RGBA": "RGBA"}
+
+
+def _refuse_avif(path, mode, bits):
+    """A ``ValueError`` for an AVIF of ``bits``-bit (10, 12) ``mode`` samples
+    (``_16bit_colour_mode``) where no OpenCV that reads AVIF is installed: Pillow would
+    keep 8 bits of them. OpenCV reads AVIF only where built with libavif (opencv-python's
+    wheels were not, up to 4.10 at least): ``cv2.haveImageWriter(".avif")`` says (its
+    AVIF reader and writer come together). Not ``haveImageReader`` of the file: that is
+    libavif's parse of the file's first bytes, false for some that OpenCV has the reader
+    for (see ``_hide_avif_metadata``; ``_read_16bit`` says what it still fails on).
+    Installed but broken: ``BrokenDependencyError``."""
+    name = f"{os.fspath(path)} is a {bits}-bit {_AVIF_KINDS.get(mode, mode)} AVIF"
+    cv2 = _opencv(f"{name}, which only OpenCV reads at {bits} bits")
+    if cv2 is None:
+        raise ValueError(
+            f"{name}, which Pillow reads as 8 bits; OpenCV reads it at {bits} bits (one "
+            f"built with AVIF, as opencv-python-headless 5.1 for Linux is): pip install "
+            f'"cresize[image]" (or opencv-python-headless), or {_AVIF_CONVERT}'
+        )
+    have = getattr(cv2, "haveImageWriter", None)
+    try:
+        built = have is None or bool(have(".avif"))
+    except Exception:  # cv2.error: the decode will tell
+        built = True
+    if not built:
+        version = getattr(cv2, "__version__", "")
+        raise ValueError(
+            f"{name}, which Pillow reads as 8 bits, and OpenCV {version} here reads no "
+            f"AVIF (built without libavif); install one that does, or {_AVIF_CONVERT}"
+        )
+
+
+#: What to do with a deep AVIF that cresize does not read (``_refuse_avif``)
+_AVIF_CONVERT = (
+    "convert the file to 16-bit PNG or TIFF first (avifdec --depth 16 in.avif "
+    "out.png), or to 8 bits if 8 are enough"
+)
+
+
 def _read_16bit(path, mode, orientation, size, planar=False, fmt=None):
     if mode == "CMYK":  # OpenCV reads no CMYK TIFF; Pillow would keep the high bytes
         raise ValueError(
@@ -746,6 +979,8 @@ def _read_16bit(path, mode, orientation, size, planar=False, fmt=None):
     if cv2 is None:
         raise ValueError(f"{os.fspath(path)} has 16-bit {mode} pixels; {OPENCV_HINT}")
     data = np.fromfile(path, np.uint8)  # imdecode: any path, any platform
+    if fmt == "AVIF":
+        _hide_avif_metadata(data)
     try:
         if fmt == "JPEG2000":
             with _opencv_quiet(cv2):
@@ -762,7 +997,22 @@ def _read_16bit(path, mode, orientation, size, planar=False, fmt=None):
             f"{limit or '1,073,741,824 (2**30) by default'}, read from the environment when "
             f"OpenCV is loaded; for a file you trust, set it higher before Python starts"
         ) from None
+    if fmt == "AVIF" and bgr is not None and bgr.shape[:2] != size[::-1]:
+        # OpenCV 5.1 leaves irot and imir to the caller (Pillow reads them as an EXIF
+        # orientation); one that applied them would be turned twice
+        raise OSError(
+            f"OpenCV read {os.fspath(path)} as {bgr.shape[1]}x{bgr.shape[0]}, not the "
+            f"{size[0]}x{size[1]} stored"
+        )
+    if mode == "L" and bgr is not None and bgr.dtype == np.uint16:  # an AVIF's grey
+        grey = bgr if bgr.ndim == 2 else bgr[..., 0]  # (OpenCV 5.1 gives it as it is)
+        return np.ascontiguousarray(_orient(grey, orientation))
     if bgr is None or bgr.dtype != np.uint16 or bgr.ndim != 3:
+        if fmt == "AVIF":  # a file OpenCV's libavif refuses: Pillow's may read it
+            raise OSError(
+                f"OpenCV could not read {os.fspath(path)}, an AVIF of more than 8 bits "
+                f"(which Pillow reads as 8); {_AVIF_CONVERT}"
+            )
         raise OSError(f"OpenCV could not read {os.fspath(path)} as 16-bit colour")
     order = {3: [2, 1, 0], 4: [2, 1, 0, 3]}[bgr.shape[2]]
     if mode == "LA":
@@ -893,7 +1143,7 @@ def save_image(
         allows (the ICC profile only where the written pixels keep its colour
         space: not on a CMYK image converted to RGB). Modes the format cannot
         hold are converted: alpha is flattened on white for JPEG and BMP,
-        16-bit becomes 8-bit for JPEG, WebP and BMP (``narrows`` tells). An
+        16-bit becomes 8-bit for JPEG, WebP, BMP and AVIF (``narrows`` tells). An
         ``(H, W, 3 or 4)`` uint16 array (16-bit colour) is written at 16 bits as
         PNG (OpenCV) or TIFF (tifffile; OpenCV, without the ICC profile, when
         tifffile is not installed); an ``(H, W, 2)`` one (grey and alpha) as a
