@@ -542,8 +542,8 @@ def _16bit_colour_mode(im, maxval):
     samples of more bits, else None.
     The raw mode says it: Pillow 13 opens a 16-bit grey-and-alpha PNG as RGBA.
     ``maxval``: ``_sample_maxval(im)``."""
-    if im.mode == "L" and im.format == "AVIF" and (maxval or 0) > 255:
-        return "L"  # monochrome: Pillow's AVIF plugin reads it as 8-bit grey
+    if im.format == "AVIF" and (maxval or 0) > 255 and (im.mode == "L" or _avif_grey(im)):
+        return "L"  # monochrome: Pillow's AVIF plugin reads it as 8-bit grey (11: RGB)
     if im.mode not in ("RGB", "RGBA", "LA", "CMYK") or not im.tile:
         return None
     raw = im.tile[0][3]  # (codec, extents, offset, args): a plain tuple before Pillow 11
@@ -661,11 +661,26 @@ def _avif_depth(im):
     deepest ``av1C`` of all. Boxes are found by their headers and skipped by seeking
     (``_AVIF_BOXES_MAX`` a level); only ``ftyp``, ``pitm`` and ``iprp`` (at most
     ``_AVIF_IPRP_MAX`` bytes) are read."""
+    header = _avif_header(im)
+    return header and header[0]
+
+
+def _avif_grey(im):
+    """Whether the AVIF file open in Pillow as ``im`` is monochrome by its header (the
+    primary item's ``av1C`` mono_chrome flag, else a ``pixi`` of one channel): Pillow 13
+    opens one as ``L``, Pillow 11 as ``RGB``."""
+    header = _avif_header(im)
+    return bool(header and header[1])
+
+
+def _avif_header(im):
+    """``(bits, grey)`` of the AVIF file open in Pillow as ``im`` (``_avif_file_header``),
+    or None; the file's position is kept."""
     if im.format != "AVIF" or im.fp is None:
         return None
     where = im.fp.tell()
     try:
-        return _avif_file_depth(im.fp)
+        return _avif_file_header(im.fp)
     except (OSError, ValueError):
         return None
     finally:
@@ -674,6 +689,13 @@ def _avif_depth(im):
 
 def _avif_file_depth(f):
     """``_avif_depth`` of the file ``f`` (binary, seekable)."""
+    header = _avif_file_header(f)
+    return header and header[0]
+
+
+def _avif_file_header(f):
+    """``(bits, grey)`` of the AVIF file ``f`` (binary, seekable; see ``_avif_depth``),
+    or None."""
 
     def read(offset, n):
         f.seek(offset)
@@ -711,13 +733,15 @@ def _avif_file_depth(f):
         bits = (
             _av1c_bits(body) if kind == b"av1C" else _pixi_bits(body) if kind == b"pixi" else None
         )
-        if bits is not None:
-            depths.setdefault(kind, {})[index] = bits
+        if bits is not None:  # grey: av1C's mono_chrome flag, a pixi of one channel
+            grey = bool(body[2] & 0x10) if kind == b"av1C" else body[4] == 1
+            depths.setdefault(kind, {})[index] = (bits, grey)
     for kind in (b"av1C", b"pixi"):
-        mine = [bits for index, bits in depths.get(kind, {}).items() if index in associated]
+        mine = [found for index, found in depths.get(kind, {}).items() if index in associated]
         if mine:
-            return max(mine)
-    return max(depths.get(b"av1C", {}).values(), default=None)
+            return max(bits for bits, _ in mine), all(grey for _, grey in mine)
+    tiles = depths.get(b"av1C", {}).values()
+    return (max(bits for bits, _ in tiles), all(grey for _, grey in tiles)) if tiles else None
 
 
 def _isobmff_boxes(read, start, end, limit=_AVIF_BOXES_MAX):
