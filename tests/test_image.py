@@ -2356,6 +2356,37 @@ def test_a_deep_avif_without_an_opencv_that_reads_it_is_refused(monkeypatch, tmp
     assert isinstance(open_image(avif.path("rgb8.avif")), Image.Image)  # 8 bits: Pillow's
 
 
+def test_a_deep_grey_and_alpha_avif_is_refused_as_such(monkeypatch):
+    # greya10.avif: monochrome AV1 with an alpha item. Pillow reads it as 8-bit RGBA;
+    # cresize took it as grey (the header's mono_chrome), OpenCV 5.1 failed on its two
+    # channels (logged), and the error said only "OpenCV could not read"; without
+    # OpenCV the refusal called it grey. Refused as grey-and-alpha, OpenCV or not.
+    from cresize import image
+
+    _pillow_avif()
+    src = avif.path("greya10.avif")
+    with Image.open(src) as im:
+        assert im.mode in ("RGBA", "LA") and image._avif_header(im) == (10, True)
+        eight = np.asarray(im.convert("RGBA"))
+    want = avif.grey_alpha()
+    np.testing.assert_array_equal(
+        eight[..., 3], (want[..., 1].astype(np.uint32) * 255 + 511) // 1023
+    )
+    assert diff(eight[..., 0], (want[..., 0].astype(np.uint32) * 255 + 511) // 1023) <= 1
+    message = (
+        rf"^{re.escape(src)} is a 10-bit grey-and-alpha AVIF, which neither Pillow \(8 bits\) "
+        r"nor OpenCV .* reads; convert the file to 16-bit PNG or TIFF first"
+    )
+    for cv2 in ("installed", None):
+        with monkeypatch.context() as m:
+            if cv2 is None:
+                m.setitem(sys.modules, "cv2", None)
+            with pytest.raises(ValueError, match=message):
+                open_image(src)
+            with pytest.raises(ValueError, match=message):
+                resize_image(src, scale=0.5)
+
+
 def test_a_deep_avif_that_opencv_fails_on_says_what_to_do(monkeypatch):
     # OpenCV 5.1 gives None for some valid files (a 10-bit RGBA that libheif wrote)
     cv2 = _opencv_avif()

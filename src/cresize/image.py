@@ -186,7 +186,8 @@ def open_image(path: str | os.PathLike[str]) -> PIL.Image.Image | np.ndarray:
         tifffile), with the same ``info``, read by Pillow from the header; without OpenCV it
         is a ``ValueError`` rather than lost bits, and so is a 16-bit CMYK TIFF
         or grey-and-alpha JPEG 2000 (OpenCV cannot read them), and so is an AVIF of
-        10 or 12 bits where OpenCV reads no AVIF (its grey is read as mode ``I;16``).
+        10 or 12 bits where OpenCV reads no AVIF, or of grey and alpha (its grey is read
+        as mode ``I;16``).
         A 16-bit grey image with a transparent value (PNG ``tRNS``) is an ``(H, W, 2)`` uint16 ``ImageArray`` of grey and alpha, and
         so is a 16-bit grey-and-alpha PNG. A TIFF that Pillow cannot open (float
         RGB(A), float16, float64, 16-bit grey and alpha) is read by tifffile as an
@@ -542,8 +543,10 @@ def _16bit_colour_mode(im, maxval):
     samples of more bits, else None.
     The raw mode says it: Pillow 13 opens a 16-bit grey-and-alpha PNG as RGBA.
     ``maxval``: ``_sample_maxval(im)``."""
-    if im.format == "AVIF" and (maxval or 0) > 255 and (im.mode == "L" or _avif_grey(im)):
-        return "L"  # monochrome: Pillow's AVIF plugin reads it as 8-bit grey (11: RGB)
+    if im.format == "AVIF" and (maxval or 0) > 255 and (im.mode in ("L", "LA") or _avif_grey(im)):
+        # monochrome: Pillow's AVIF plugin reads it as 8-bit grey (11: RGB), and with an
+        # alpha item as RGBA (13 too): grey and alpha, which ``_refuse_avif`` refuses
+        return "LA" if im.mode in ("LA", "RGBA") else "L"
     if im.mode not in ("RGB", "RGBA", "LA", "CMYK") or not im.tile:
         return None
     raw = im.tile[0][3]  # (codec, extents, offset, args): a plain tuple before Pillow 11
@@ -962,8 +965,16 @@ def _refuse_avif(path, mode, bits):
     AVIF reader and writer come together). Not ``haveImageReader`` of the file: that is
     libavif's parse of the file's first bytes, false for some that OpenCV has the reader
     for (see ``_hide_avif_metadata``; ``_read_16bit`` says what it still fails on).
-    Installed but broken: ``BrokenDependencyError``."""
+    Installed but broken: ``BrokenDependencyError``. Grey and alpha (``"LA"``) is
+    refused whatever is installed: OpenCV (5.1) reads a monochrome AVIF with an alpha
+    item as two channels, then fails ("AVIF only supports 1, 3, 4 channels"), after
+    logging the error; Pillow (11, 13) reads it as 8-bit RGBA."""
     name = f"{os.fspath(path)} is a {bits}-bit {_AVIF_KINDS.get(mode, mode)} AVIF"
+    if mode == "LA":
+        raise ValueError(
+            f"{name}, which neither Pillow (8 bits) nor OpenCV (grey without alpha, RGB, "
+            f"RGBA) reads; {_AVIF_CONVERT}"
+        )
     cv2 = _opencv(f"{name}, which only OpenCV reads at {bits} bits")
     if cv2 is None:
         raise ValueError(

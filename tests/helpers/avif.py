@@ -17,6 +17,12 @@ decode here when it is made).
 - ``late10.avif``: pyvips' ``heifsave`` (``bitdepth=10, lossless=True``) of
   ``scrambled()``, whose EXIF item libheif puts after the pixels, beyond the first
   bytes OpenCV 5.1 looks at to recognise the format: it returned None for the file.
+- ``greya10.avif``: grey (monochrome AV1) and alpha, 10 bits, 8 x 6: neither OpenCV nor
+  libheif writes one (libheif makes grey RGB), so it is ``rgba10`` (OpenCV's 10-bit
+  RGBA of ``pattern(10, 4)``, not vendored) with its colour item replaced by
+  ``grey10.avif``'s: that item's AV1 data (appended to ``mdat``), its ``av1C`` and
+  ``pixi`` (the alpha's, the same bytes) and a ``colr`` of unspecified matrix (not the
+  identity, which needs 4:4:4). ``grey_alpha()`` is what libheif decodes.
 - ``turned10.avif``: pyvips' ``heifsave`` (``bitdepth=10, lossless=True``) of the 6 x 8
   (upright) pattern rotated to 8 x 6 as stored, with an ``irot`` box (a quarter turn:
   EXIF orientation 6, which Pillow reports) and an sRGB ICC profile (``colr``).
@@ -87,6 +93,36 @@ def turned():
     return pattern(10, 3, W, H)
 
 
+def grey_alpha():
+    """The (6, 8, 2) 10-bit grey and alpha of greya10.avif."""
+    return np.stack([pattern(10, 1), pattern(10, 4)[..., 3]], -1)
+
+
+def _grey_alpha(rgba, grey):  # pragma: no cover - run by hand
+    """greya10.avif's bytes from OpenCV's 10-bit RGBA file ``rgba`` and grey10.avif's
+    bytes ``grey`` (both libavif's layout: iloc of 4-byte offsets and lengths, one
+    extent an item, mdat last; ipco: ispe, pixi, av1C, colr, then the alpha's pixi,
+    av1C and auxC)."""
+    out = bytearray(rgba)
+    at = grey.index(b"iloc") + 4 + 4 + 2 + 2 + 6  # FullBox, sizes, count; id, ref, count
+    start, length = (int.from_bytes(grey[at + i : at + i + 4], "big") for i in (0, 4))
+    pixels = grey[start : start + length]
+    at = out.index(b"iloc") + 4 + 4 + 2 + 2 + 6
+    assert out[at - 6 : at - 4] == b"\0\1"  # item 1, the colour
+    out[at : at + 8] = len(out).to_bytes(4, "big") + length.to_bytes(4, "big")
+    colr = out.index(b"colrnclx") + 8 + 4  # primaries, transfer; then the matrix
+    assert out[colr : colr + 2] == b"\0\0"  # identity
+    out[colr : colr + 2] = b"\0\2"  # unspecified
+    ipma = out.index(b"ipma") + 4
+    item = out.index(bytes.fromhex("0001040102830400"), ipma)  # ispe, pixi, av1C, colr
+    out[item : item + 8] = bytes.fromhex("0001040105860400")  # the alpha's pixi, av1C
+    mdat = out.index(b"mdat") - 4
+    size = int.from_bytes(out[mdat : mdat + 4], "big")
+    assert mdat + size == len(out)
+    out[mdat : mdat + 4] = (size + length).to_bytes(4, "big")
+    return bytes(out + pixels)
+
+
 def _make():  # pragma: no cover - run by hand
     import cv2
     import pyvips
@@ -118,6 +154,16 @@ def _make():  # pragma: no cover - run by hand
     image.heifsave(path("late10.avif"), bitdepth=10, compression="av1", lossless=True)
     assert np.array_equal(pyvips.Image.new_from_file(path("late10.avif")).numpy() >> 6, scrambled())
     assert cv2.imread(path("late10.avif"), cv2.IMREAD_UNCHANGED) is None  # as it was made
+    rgba = os.path.join(HERE, "rgba10.tmp.avif")
+    settings = [cv2.IMWRITE_AVIF_DEPTH, 10, cv2.IMWRITE_AVIF_QUALITY, 100]
+    assert cv2.imwrite(rgba, np.ascontiguousarray(pattern(10, 4)[..., [2, 1, 0, 3]]), settings)
+    with open(rgba, "rb") as f, open(path("grey10.avif"), "rb") as g:
+        made = _grey_alpha(f.read(), g.read())
+    os.remove(rgba)
+    with open(path("greya10.avif"), "wb") as f:
+        f.write(made)
+    got = pyvips.Image.new_from_file(path("greya10.avif")).numpy() >> 6  # as RGBA
+    assert np.array_equal(got[..., [0, 3]], grey_alpha()), "greya10.avif"
     # check: libheif's decode (upright, 16 bits: the samples shifted up)
     for name, (bits, channels) in OPENCV_FILES.items():
         got = pyvips.Image.new_from_file(path(name)).numpy()
