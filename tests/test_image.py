@@ -1953,6 +1953,29 @@ def test_associated_alpha_of_a_tiff_is_made_straight(tmp_path, kind):
         assert diff(open_image(tmp_path / "in.png"), open_image(tmp_path / "straight.png")) <= 257
 
 
+@pytest.mark.parametrize("photometric", ["rgb", "minisblack"])
+@pytest.mark.parametrize("extra", [1, 2])
+def test_8bit_alpha_stored_plane_by_plane(tmp_path, photometric, extra):
+    # Pillow opens an 8-bit TIFF of RGB and associated alpha, or of grey and alpha,
+    # stored plane by plane, and fails to decode it: "unknown raw mode for given image
+    # mode", no file named. tifffile reads it (associated alpha made straight).
+    tifffile = pytest.importorskip("tifffile")
+    samples = 4 if photometric == "rgb" else 2
+    planes = np.zeros((samples, 6, 8), np.uint8)
+    planes[0], planes[-1] = 64, 128
+    src = tmp_path / "in.tif"
+    tifffile.imwrite(
+        src, planes, photometric=photometric, planarconfig="separate", extrasamples=[extra]
+    )
+    got = np.asarray(open_image(src))
+    assert got.shape == (6, 8, samples) and got.dtype == np.uint8
+    assert got[0, 0, 0] == (128 if extra == 1 else 64) and got[0, 0, -1] == 128  # 64/0.5
+    save_image(resize_image(src, (4, 3)), tmp_path / "out.png")
+    with Image.open(tmp_path / "out.png") as written:
+        assert written.mode == ("RGBA" if samples == 4 else "LA")
+        assert np.asarray(written)[1, 1, 0] == got[0, 0, 0]
+
+
 def test_the_exif_of_a_tiff_is_kept(tmp_path):
     # A TIFF's EXIF is tags of its own directory (Make, Copyright, the Exif IFD), which
     # Pillow keeps in the TIFF's tags, not in info["exif"]: no output got them.
@@ -2048,6 +2071,56 @@ def test_xmp_is_kept_and_its_orientation_applied_once(tmp_path, kind):
         assert b"Orientation" not in xmp, fmt  # the pixels are upright
         with Image.open(out) as written:
             assert written.size == (15, 10) and written.getexif().get(0x0112, 1) == 1
+
+
+def test_xmp_of_a_tiff_written_as_read_has_no_orientation(tmp_path):
+    # save_image(open_image(tiff)) wrote the TIFF's XMP as read, orientation and all
+    # (Pillow's TIFF writer copies tag 700 from the file the image was read from, over
+    # the one given): the upright pixels were turned again by whatever reads the XMP
+    tifffile = pytest.importorskip("tifffile")
+    upright = photo(20, 30)
+    upright[:, :, 0] = np.linspace(40, 220, 30).astype(np.uint8)  # red grows along x
+    blocks = [(33723, "B", 4, b"IPTC", True), (34377, "B", 3, b"PSD", True)]
+    src = tmp_path / "in.tif"
+    tifffile.imwrite(
+        src,
+        np.ascontiguousarray(np.rot90(upright)),  # orientation 6: turned back
+        photometric="rgb",
+        extratags=[(700, "B", len(XMP), XMP, True), *blocks],
+    )
+    image = open_image(src)
+    save_image(image, tmp_path / "out.tif")
+    xmp = _xmp_of(tmp_path / "out.tif")
+    assert b"(c) Someone" in xmp and b"Orientation" not in xmp
+    with Image.open(tmp_path / "out.tif") as written:
+        assert written.getexif().get(0x0112, 1) == 1
+        assert written.tag_v2.get(33723) == b"IPTC" and written.tag_v2.get(34377) == b"PSD"
+        red = np.asarray(ImageOps.exif_transpose(written))[..., 0].astype(np.int64)
+    assert red.shape == (20, 30) and (np.diff(red[10]) > 0).all()  # upright, once
+    assert b"Orientation" in image.tag_v2[700]  # the image read is not changed
+    image.info.pop("xmp")  # none given: none written
+    save_image(image, tmp_path / "none.tif")
+    assert _xmp_of(tmp_path / "none.tif") is None
+
+
+@pytest.mark.parametrize("bits", [8, 16])
+def test_an_xmp_orientation_that_the_tiff_tag_overrides_is_not_written(tmp_path, bits):
+    # a TIFF's orientation tag 1 overrides its XMP's 6 (it is read upright); the tag is
+    # not written (applied), so its XMP's 6 went into the 8-bit TIFF's outputs, whose
+    # readers then turned the upright pixels
+    tifffile = pytest.importorskip("tifffile")
+    pytest.importorskip("cv2")
+    src = tmp_path / "in.tif"
+    pixels = photo(20, 30).astype(np.uint16 if bits == 16 else np.uint8)
+    tags = [(700, "B", len(XMP), XMP, True), (274, "H", 1, 1, True)]
+    tifffile.imwrite(src, pixels, photometric="rgb", extratags=tags)
+    image = resize_image(src, scale=0.5)
+    assert b"Orientation" not in image.info["xmp"]
+    for fmt in ("jpg", "png", "webp", "tif"):
+        save_image(image, tmp_path / f"out.{fmt}")
+        assert b"(c) Someone" in _xmp_of(tmp_path / f"out.{fmt}"), fmt
+        with Image.open(tmp_path / f"out.{fmt}") as written:
+            assert written.size == (15, 10) and written.getexif().get(0x0112, 1) == 1, fmt
 
 
 def test_xmp_of_16bit_grey_and_alpha_and_too_long_for_jpeg(tmp_path):

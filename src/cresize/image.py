@@ -190,7 +190,8 @@ def open_image(path: str | os.PathLike[str]) -> PIL.Image.Image | np.ndarray:
         as mode ``I;16``).
         A 16-bit grey image with a transparent value (PNG ``tRNS``) is an ``(H, W, 2)`` uint16 ``ImageArray`` of grey and alpha, and
         so is a 16-bit grey-and-alpha PNG. A TIFF that Pillow cannot open (float
-        RGB(A), float16, float64, 16-bit grey and alpha) is read by tifffile as an
+        RGB(A), float16, float64, 16-bit grey and alpha) or decode (8-bit alpha
+        stored plane by plane but straight RGBA) is read by tifffile as an
         ``ImageArray`` (float16 as float32); without tifffile, a ``ValueError``
         says so. A quarter turn (EXIF orientation 5-8)
         swaps the x and y resolution in ``info`` too (see docs/files.md).
@@ -274,7 +275,13 @@ def _read(path, geometry=None, opencv=False):
             decoded = _decode_jpeg(path, im, scale, orientation)
             if decoded is not None:
                 return decoded, full
-        im.load()
+        try:
+            im.load()
+        except ValueError:  # "unknown raw mode": 8-bit alpha stored plane by plane
+            if im.format != "TIFF" or _tiff_tag(im, _PLANAR_CONFIGURATION, 1)[0] != 2:
+                raise
+            pixels = _read_tiff_pillow_cannot(path)
+            return pixels, (pixels.shape[1], pixels.shape[0])
         if im.mode == "I" and _unsigned_32bit_tiff(im) and np.asarray(im).min() < 0:
             raise ValueError(
                 f"{os.fspath(path)} holds unsigned 32-bit samples from 2**31 up, which "
@@ -283,6 +290,10 @@ def _read(path, geometry=None, opencv=False):
         ImageOps.exif_transpose(im, in_place=True)
         if tiff_exif:
             im.info["exif"] = tiff_exif
+        if im.format == "TIFF" and im.info.get("xmp"):
+            # its EXIF has no orientation tag (applied): an XMP orientation that the tag
+            # overrode (tag 1, XMP 6) is taken out too, or the output's reader turned it
+            im.info = _upright_info(im.info, 1)
         if turned:
             im.info = _turned_info(im.info)
         if im.format == "PPM" and im.mode == "I":
@@ -855,7 +866,8 @@ def _straight_alpha(pixels):
     one (``RGBa``, ``La``) into RGBA and LA: OpenCV and tifffile give the samples as
     stored, and every writer takes straight alpha. Integers are rounded to the nearest
     (and clipped: a colour above its alpha is not premultiplied), float divided; colour
-    under alpha 0 is 0."""
+    under alpha 0 (or below: float) is 0. Pillow's 8-bit division truncates instead
+    (64 under alpha 128 is 127, here 128) and keeps the colour under alpha 0."""
     colour, alpha = pixels[..., :-1].astype(np.float64), pixels[..., -1:].astype(np.float64)
     top = float(np.iinfo(pixels.dtype).max) if pixels.dtype.kind in "iu" else 1.0
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -1107,10 +1119,11 @@ def _tiff_reader(path):
 
 def _read_tiff_pillow_cannot(path):
     """The first page of the TIFF at ``path``, which Pillow cannot open (float RGB,
-    float16 and float64 samples, 16-bit grey and alpha), read by tifffile: an
+    float16 and float64 samples, 16-bit grey and alpha) or decode (8-bit grey or colour
+    and alpha stored plane by plane, but for straight RGBA), read by tifffile: an
     ``ImageArray`` (H, W) or (H, W, 2-4), upright, with the ICC profile. Float16 becomes
-    float32 (exact), float32 and float64 stay; grey and alpha is uint16 (H, W, 2), as a
-    16-bit grey-and-alpha PNG is read. Re-raises Pillow's error for a file that is not a
+    float32 (exact), float32 and float64 stay; grey and alpha is uint8 or uint16
+    (H, W, 2), as a grey-and-alpha PNG is read. Re-raises Pillow's error for a file that is not a
     TIFF; a ValueError says why another TIFF is not read."""
     if not _is_tiff(path):
         raise  # Pillow's UnidentifiedImageError, being handled by the caller
@@ -1121,12 +1134,17 @@ def _read_tiff_pillow_cannot(path):
         icc = page.tags.valueof(34675)
         orientation = page.tags.valueof(274) or 1
         associated = tuple(page.extrasamples)[:1] == (1,)
+        photometric = int(page.photometric)
     if axes.startswith("S"):  # stored plane by plane
         pixels = np.moveaxis(pixels, 0, -1)
         axes = axes[1:] + "S"
     samples = pixels.shape[2] if pixels.ndim == 3 else 1
     kind = pixels.dtype
-    known = (kind.kind == "f" and samples in (1, 3, 4)) or (kind == np.uint16 and samples == 2)
+    known = (
+        (kind.kind == "f" and samples in (1, 3, 4))
+        or (kind == np.uint16 and samples == 2)
+        or (kind == np.uint8 and (samples, photometric) in ((2, 1), (4, 2)))  # grey, RGB
+    )
     if axes not in ("YX", "YXS") or not known:
         raise ValueError(
             f"{os.fspath(path)} is a TIFF of {samples} {kind} sample(s) a pixel ({axes}), "
@@ -1323,6 +1341,8 @@ def _save(
             exif.load(params["exif"])
         exif[_XMP_TAG] = xmp
         params["exif"] = exif
+    if fmt == "TIFF":
+        image = _without_source_xmp(image, xmp, params)
     chunks = _png_colour_chunks(dict(colour, icc_profile=params.get("icc_profile")))
     chunks += _png_xmp_chunk(xmp)
     if fmt == "PNG" and chunks:
@@ -1363,6 +1383,37 @@ _PNG_COLOUR = ("gamma", "chromaticity", "srgb")
 
 #: TIFF tag XMP (XML packet, bytes)
 _XMP_TAG = 700
+
+
+#: TIFF tags IPTC-NAA and Photoshop: blocks that Pillow's TIFF writer copies, as it
+#: copies the XMP, from the TIFF an image was read from
+_TIFF_BLOCKS = (33723, 34377)
+
+
+def _without_source_xmp(
+    image: PIL.Image.Image, xmp: bytes | None, params: dict[str, Any]
+) -> PIL.Image.Image:
+    """``image`` (Pillow) to write as TIFF with the XMP ``xmp`` (bytes or None) of
+    ``params``' EXIF. Pillow's TIFF writer writes the XMP of the TIFF that ``image`` was
+    read from (its ``tag_v2``, as read: with an orientation since applied to the
+    pixels) over the one given: then a copy, which has no ``tag_v2``, with its IPTC and
+    Photoshop blocks (``_TIFF_BLOCKS``, copied from ``tag_v2`` too) put in ``params``'
+    EXIF. The image itself is not changed."""
+    source = getattr(image, "tag_v2", None)
+    if source is None or source.get(_XMP_TAG) in (None, xmp):
+        return image
+    exif = params.get("exif")
+    if not isinstance(exif, _pil().Exif):
+        loaded = _pil().Exif()
+        if exif:
+            loaded.load(exif)
+        exif = loaded
+    for tag in _TIFF_BLOCKS:
+        if isinstance(source.get(tag), bytes):
+            exif[tag] = source[tag]
+    if len(exif):
+        params["exif"] = exif
+    return image.copy()
 
 
 def _png_xmp_chunk(xmp):
