@@ -1168,7 +1168,7 @@ def test_ctrl_c_with_syncs_pending_leaves_no_temporaries(tmp_path, monkeypatch, 
 def test_an_ignored_sigint_stays_ignored(tmp_path, monkeypatch, capsys):
     # A batch started with SIGINT ignored (a script's `cresize resize ... &`, where the
     # shell ignores it; Python leaves it so too) runs to its end through a SIGINT, and
-    # leaves the signal ignored; SIGTERM still stops it as before.
+    # leaves the signal ignored.
     for i in range(4):
         write(tmp_path / "in" / f"{i}.png", seed=i)
     seen = []

@@ -10,12 +10,12 @@ import sys
 import pytest
 
 POSIX = os.name == "posix"
+if POSIX:  # imported here: a forked child must not import (another thread may hold the lock)
+    import resource
 
 
 def _no_core_file():
     """(In the child, before the exec.) The abort of a hung child writes no core file."""
-    import resource  # POSIX only
-
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
