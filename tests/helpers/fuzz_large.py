@@ -263,7 +263,7 @@ def _simd(case, x, y, g, gx):
     """The same bits at every other SIMD level (forward and backward, 1-3 threads)."""
     rng = np.random.default_rng([case["index"], 3])
     xv = fast._view(x, case["view"])
-    here = _kernels.simd_level()
+    here, setting = _kernels.simd_level(), os.environ.get("CRESIZE_SIMD")
     backward = dict(axes=case["axes"], **_options(case))
     if case["factors"] is not None:
         backward["scale_factor"] = case["geometry"]["scale_factor"]
@@ -278,6 +278,10 @@ def _simd(case, x, y, g, gx):
                 fast.assert_same_bits(again, gx, f"SIMD {level} backward, {threads} threads")
     finally:
         _set_level(here)
+        if setting is None:  # the process's setting as it was (the level is the same)
+            del os.environ["CRESIZE_SIMD"]
+        else:
+            os.environ["CRESIZE_SIMD"] = setting
 
 
 def paths(case) -> set[str]:
