@@ -856,6 +856,57 @@ def test_a_16bit_jpeg2000_keeps_16_bits(tmp_path, channels):
     assert isinstance(open_image(eight), Image.Image)
 
 
+def test_a_jpeg2000_codestream_box_of_64bit_length_keeps_16_bits(tmp_path):
+    # A jp2c box with a 64-bit length (length 1, then 8 bytes) was entered 8 bytes in,
+    # at the length: no SIZ found, and the 16-bit file read as 8-bit, silently. Its
+    # boxes are read by _isobmff_boxes (the AVIF one). Damaged files (mutated headers,
+    # cut short) are read or refused with an OSError or ValueError, as before, and
+    # never as 8-bit where their header says more.
+    cv2 = pytest.importorskip("cv2")
+    from PIL import features
+
+    from cresize.image import _jpeg2000_depth, _read
+
+    if not features.check("jpg_2000"):
+        pytest.skip("Pillow without OpenJPEG")
+    pixels = rgb16(48, 64, 3)
+    jp2 = tmp_path / "in.jp2"
+    assert cv2.imwrite(str(jp2), pixels[..., [2, 1, 0]])
+    data = jp2.read_bytes()
+    box = data.index(b"jp2c") - 4
+    long_box = (
+        data[:box]
+        + (1).to_bytes(4, "big")
+        + b"jp2c"
+        + (len(data) - box + 8).to_bytes(8, "big")
+        + data[box + 8 :]
+    )
+    src = tmp_path / "xl.jp2"
+    src.write_bytes(long_box)
+    got = open_image(src)
+    assert isinstance(got, np.ndarray) and got.dtype == np.uint16
+    np.testing.assert_array_equal(got, read16(jp2))
+    rng = np.random.default_rng(0)
+    for k in range(120):
+        mutated = bytearray((data, long_box)[k % 2])
+        at = int(rng.integers(0, 120))  # the boxes before the codestream, its SIZ
+        if k % 3 == 0:
+            mutated[at] = int(rng.integers(0, 256))
+        elif k % 3 == 1:
+            del mutated[at : at + int(rng.integers(1, 9))]
+        else:
+            mutated = mutated[: int(rng.integers(8, len(mutated)))]
+        bad = tmp_path / f"bad{k}.jp2"
+        bad.write_bytes(bytes(mutated))
+        try:
+            image, _ = _read(bad)
+        except (OSError, ValueError, Image.DecompressionBombError):
+            continue
+        with Image.open(bad) as im:  # what the header says: then the pixels have it
+            deep = _jpeg2000_depth(im) not in (None, (8, False))
+        assert np.asarray(image).dtype == (np.uint16 if deep else np.uint8), k
+
+
 def test_a_16bit_grey_and_alpha_jpeg2000_is_refused_with_the_reason(tmp_path):
     # Taken for 16-bit colour, it went to OpenCV, which reads no 2-component JPEG 2000:
     # "OSError: OpenCV could not read ... as 16-bit colour". Refused with the reason,

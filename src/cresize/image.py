@@ -601,6 +601,11 @@ def _ppm_maxval(im):
     return args[-1] if isinstance(args, tuple) and isinstance(args[-1], int) else None
 
 
+#: the end given to ``_isobmff_boxes`` for a JPEG 2000's boxes: past any box (see
+#: ``_jpeg2000_depth``); those past the first 64 KiB read are not found
+_JP2_END = 1 << 64
+
+
 def _jpeg2000_depth(im):
     """``(bits, signed)`` of a JPEG 2000 file open in Pillow as ``im``: its deepest
     component's bits a sample and whether any component's samples are signed, from the
@@ -615,19 +620,14 @@ def _jpeg2000_depth(im):
         head = im.fp.read(1 << 16)  # the boxes before the codestream: a few hundred bytes
     finally:
         im.fp.seek(where)
-    start = 0
-    while not head.startswith(_SOC_SIZ, start):  # JP2 boxes: (length, type, content)
-        if start + 8 > len(head):
+    start = 0  # a codestream (J2K), or JP2 boxes (``_isobmff_boxes``) to the codestream's
+    if not head.startswith(_SOC_SIZ):
+        # boxes of any length: Pillow reads the codestream by its markers, whatever its
+        # box's length says (one longer than the file: a 16-bit image read as 8-bit, else)
+        boxes = _isobmff_boxes(lambda at, n: head[at : at + n], 0, _JP2_END, None)
+        start = next((first for kind, first, _ in boxes if kind == b"jp2c"), -1)
+        if start < 0 or not head.startswith(_SOC_SIZ, start):
             return None
-        length, kind = int.from_bytes(head[start : start + 4], "big"), head[start + 4 : start + 8]
-        if kind == b"jp2c":
-            start += 8
-            continue
-        if length == 1:  # the 64-bit length follows the type
-            length = int.from_bytes(head[start + 8 : start + 16], "big")
-        if length < 8:  # 0: the last box, to the end of the file; else not JP2
-            return None
-        start += length
     # SOC, SIZ, Lsiz, Rsiz, 8 sizes of 4 bytes, Csiz, then 3 bytes a component (Ssiz first)
     count = int.from_bytes(head[start + 40 : start + 42], "big")
     depths = head[start + 42 : start + 42 + 3 * count : 3]
