@@ -1308,6 +1308,30 @@ def test_exif_too_long_for_jpeg_is_left_out_with_a_note(tmp_path, capsys):
     assert "exif" not in Image.open(tmp_path / "api.jpg").info
 
 
+def test_xmp_too_long_for_jpeg_is_left_out_with_a_note(tmp_path, capsys):
+    # An XMP packet of more than one JPEG segment (Extended XMP, which Pillow does not
+    # write) was left out of JPEG output without a note, where EXIF got one.
+    from PIL import PngImagePlugin
+
+    from cresize.image import JPEG_XMP_MAX
+
+    long = '<x:xmpmeta xmlns:x="adobe:ns:meta/">' + " " * JPEG_XMP_MAX + "</x:xmpmeta>"
+    text = PngImagePlugin.PngInfo()
+    text.add_itxt("XML:com.adobe.xmp", long)
+    exif = Image.Exif()
+    exif[0x010E] = "x" * 70000  # ImageDescription: both left out, a note each
+    src = tmp_path / "big.png"
+    Image.fromarray(photo(40, 60)).save(src, pnginfo=text, exif=exif)
+    out = tmp_path / "out"
+    assert main([str(src), "--width", "30", "--out-dir", str(out), "--format", "jpeg"]) == 0
+    notes = [line for line in capsys.readouterr().err.splitlines() if "note" in line]
+    assert len(notes) == 2, notes
+    assert "big.png: note: its EXIF is left out: 70,0" in notes[0], notes
+    assert f"big.png: note: its XMP is left out: {len(long):,} bytes" in notes[1], notes
+    with Image.open(out / "big.jpg") as im:
+        assert im.size == (30, 20) and "xmp" not in im.info and "exif" not in im.info
+
+
 @pytest.mark.parametrize(
     "option,value,words",
     [

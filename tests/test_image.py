@@ -856,6 +856,57 @@ def test_a_16bit_jpeg2000_keeps_16_bits(tmp_path, channels):
     assert isinstance(open_image(eight), Image.Image)
 
 
+def test_a_jpeg2000_codestream_box_of_64bit_length_keeps_16_bits(tmp_path):
+    # A jp2c box with a 64-bit length (length 1, then 8 bytes) was entered 8 bytes in,
+    # at the length: no SIZ found, and the 16-bit file read as 8-bit, silently. Its
+    # boxes are read by _isobmff_boxes (the AVIF one). Damaged files (mutated headers,
+    # cut short) are read or refused with an OSError or ValueError, as before, and
+    # never as 8-bit where their header says more.
+    cv2 = pytest.importorskip("cv2")
+    from PIL import features
+
+    from cresize.image import _jpeg2000_depth, _read
+
+    if not features.check("jpg_2000"):
+        pytest.skip("Pillow without OpenJPEG")
+    pixels = rgb16(48, 64, 3)
+    jp2 = tmp_path / "in.jp2"
+    assert cv2.imwrite(str(jp2), pixels[..., [2, 1, 0]])
+    data = jp2.read_bytes()
+    box = data.index(b"jp2c") - 4
+    long_box = (
+        data[:box]
+        + (1).to_bytes(4, "big")
+        + b"jp2c"
+        + (len(data) - box + 8).to_bytes(8, "big")
+        + data[box + 8 :]
+    )
+    src = tmp_path / "xl.jp2"
+    src.write_bytes(long_box)
+    got = open_image(src)
+    assert isinstance(got, np.ndarray) and got.dtype == np.uint16
+    np.testing.assert_array_equal(got, read16(jp2))
+    rng = np.random.default_rng(0)
+    for k in range(120):
+        mutated = bytearray((data, long_box)[k % 2])
+        at = int(rng.integers(0, 120))  # the boxes before the codestream, its SIZ
+        if k % 3 == 0:
+            mutated[at] = int(rng.integers(0, 256))
+        elif k % 3 == 1:
+            del mutated[at : at + int(rng.integers(1, 9))]
+        else:
+            mutated = mutated[: int(rng.integers(8, len(mutated)))]
+        bad = tmp_path / f"bad{k}.jp2"
+        bad.write_bytes(bytes(mutated))
+        try:
+            image, _ = _read(bad)
+        except (OSError, ValueError, Image.DecompressionBombError):
+            continue
+        with Image.open(bad) as im:  # what the header says: then the pixels have it
+            deep = _jpeg2000_depth(im) not in (None, (8, False))
+        assert np.asarray(image).dtype == (np.uint16 if deep else np.uint8), k
+
+
 def test_a_16bit_grey_and_alpha_jpeg2000_is_refused_with_the_reason(tmp_path):
     # Taken for 16-bit colour, it went to OpenCV, which reads no 2-component JPEG 2000:
     # "OSError: OpenCV could not read ... as 16-bit colour". Refused with the reason,
@@ -2504,3 +2555,157 @@ def test_16bit_images_written_as_avif_are_rounded_to_8_bits(tmp_path):
     save_image(deep, tmp_path / "rgb.avif", quality=100)
     with Image.open(tmp_path / "rgb.avif") as im:
         assert im.mode == "RGB" and diff(np.asarray(im), np.full((4, 4, 3), 156)) <= 1
+
+
+@pytest.mark.parametrize(
+    "photometric,samples,name",
+    [
+        ("separated", 4, "CMYK"),  # was read as RGBA: wrong colours, silently
+        ("separated", 5, "CMYK"),
+        ("miniswhite", 1, "min-is-white"),  # (float16, which Pillow does not open)
+        ("cielab", 3, "CIELab"),
+        ("ycbcr", 3, "YCbCr"),
+    ],
+)
+def test_a_float_tiff_that_is_not_grey_or_rgb_is_refused(tmp_path, photometric, samples, name):
+    # tifffile reads the float TIFFs that Pillow cannot open; cresize took 4 float
+    # samples as RGBA, 1 as grey, 3 as RGB, whatever the photometric interpretation.
+    tifffile = pytest.importorskip("tifffile")
+    src = tmp_path / "in.tif"
+    dtype = np.float16 if samples == 1 else np.float32
+    pixels = np.linspace(0, 1, 6 * 8 * samples, dtype=dtype).reshape(6, 8, samples)
+    options = dict(photometric=photometric)
+    if samples == 5:
+        options["extrasamples"] = [0]
+    elif photometric == "ycbcr":
+        options["subsampling"] = (1, 1)
+    try:
+        tifffile.imwrite(src, pixels.squeeze(), **options)
+    except (ValueError, NotImplementedError) as exc:  # this tifffile writes no such file
+        pytest.skip(f"tifffile: {exc}")
+    with pytest.raises(ValueError, match=rf"in\.tif is a TIFF of .*{name}"):
+        open_image(src)
+    with pytest.raises(ValueError, match=r"in\.tif is a TIFF of"):
+        resize_image(src, scale=0.5)
+
+
+@pytest.mark.parametrize("kind", ["float", "float_big", "la16", "planar8"])
+def test_the_exif_and_xmp_of_a_tiff_read_by_tifffile_are_kept(tmp_path, kind):
+    # A TIFF that Pillow cannot open or decode (float, 16-bit grey and alpha, 8-bit
+    # alpha plane by plane) is read by tifffile: it kept its ICC profile only, its
+    # EXIF (text tags, Exif IFD) and XMP were lost. Kept as a Pillow-read TIFF's are,
+    # less the orientation (tag and XMP: applied to the pixels).
+    tifffile = pytest.importorskip("tifffile")
+    from cresize.image import ImageArray
+
+    exif = Image.Exif()
+    exif[0x010F] = "MakerCo"  # Make
+    exif[0x8298] = "(c) Someone"  # Copyright
+    exif[0x8769] = {0x9003: "2024:01:02 03:04:05"}  # DateTimeOriginal
+    stored = photo(30, 20, 4)  # stored on its side (orientation 6): upright 20x30 -> 30x20
+    if kind.startswith("float"):
+        pixels = stored.astype(np.float32) / 255
+    elif kind == "la16":
+        pixels = stored[..., [0, 3]].astype(np.uint16) * 257
+    else:
+        pixels = stored
+    src = tmp_path / "in.tif"
+    extratags = [
+        (0x010F, "s", 0, "MakerCo", True),
+        (0x8298, "s", 0, "(c) Someone", True),
+        (0x0112, "H", 1, 6, True),
+        (700, "B", len(XMP), XMP, True),
+    ]
+    if kind == "planar8":
+        planes = np.moveaxis(pixels, 2, 0)
+        tifffile.imwrite(
+            src,
+            planes,
+            photometric="rgb",
+            planarconfig="separate",
+            extrasamples=[1],
+            extratags=extratags,
+        )
+    else:
+        tifffile.imwrite(
+            src,
+            pixels,
+            photometric="minisblack" if kind == "la16" else "rgb",
+            extrasamples=[2],
+            extratags=extratags,
+            bigtiff=kind == "float_big",  # Pillow reads its tags from a 16-byte header
+        )
+    image = open_image(src)
+    assert np.asarray(image).shape[:2] == (20, 30)  # turned upright
+    got = Image.Exif()
+    got.load(image.info["exif"])
+    assert got.get(0x010F) == "MakerCo" and got.get(0x8298) == "(c) Someone"
+    assert 0x0112 not in got and 0x0100 not in got  # no orientation, no layout tags
+    assert b"(c) Someone" in image.info["xmp"] and b"Orientation" not in image.info["xmp"]
+    out = tmp_path / ("out.tif" if kind.startswith("float") else "out.png")
+    save_image(resize_image(src, scale=0.5), out)
+    written = open_image(out)
+    assert np.asarray(written).shape[:2] == (10, 15)
+    got = Image.Exif()
+    got.load(written.info["exif"])
+    assert got.get(0x010F) == "MakerCo" and got.get(0x0112, 1) == 1
+    assert b"(c) Someone" in written.info["xmp"]
+    if kind == "float":  # cresize's float TIFF writer writes the Exif IFD: read again
+        save_image(ImageArray(pixels, {"exif": exif.tobytes()}), tmp_path / "ifd.tif")
+        got = Image.Exif()
+        got.load(open_image(tmp_path / "ifd.tif").info["exif"])
+        assert got.get_ifd(0x8769).get(0x9003) == "2024:01:02 03:04:05"
+
+
+@pytest.mark.parametrize("fmt", ["jpg", "png", "webp", "tif", "tif16"])
+def test_the_exif_pixel_dimensions_are_the_written_size(tmp_path, fmt):
+    # A resized image's EXIF PixelXDimension/PixelYDimension gave the input's size
+    # (libvips writes the new one; Pillow's exif_transpose keeps the old). They are
+    # the size written, upright (orientation 6: 60x40 stored is 40x60).
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    exif[0x8769] = {0xA002: 60, 0xA003: 40, 0x9003: "2024:01:02 03:04:05"}
+    src = tmp_path / "in.jpg"
+    Image.fromarray(photo(40, 60)).save(src, exif=exif)
+    image = resize_image(src, (20, 30))
+    if fmt == "tif16":
+        pytest.importorskip("cv2")
+        pytest.importorskip("tifffile")
+        from cresize.image import ImageArray
+
+        image = ImageArray(np.asarray(image).astype(np.uint16) * 257, image.info)
+    out = tmp_path / f"out.{fmt.removesuffix('16')}"
+    save_image(image, out)
+    with Image.open(out) as written:
+        fields = written.getexif().get_ifd(0x8769)
+        assert (fields.get(0xA002), fields.get(0xA003)) == (20, 30), fmt
+        assert fields.get(0x9003) == "2024:01:02 03:04:05"
+    plain = Image.Exif()  # an EXIF without them gets none
+    plain[0x010F] = "Cam"
+    small = Image.fromarray(photo(4, 6))
+    small.info["exif"] = plain.tobytes()
+    save_image(small, tmp_path / "plain.jpg")
+    assert 0x8769 not in Image.open(tmp_path / "plain.jpg").getexif()
+
+
+@pytest.mark.filterwarnings("ignore:Truncated File Read")  # Pillow's, of the damaged ones
+@pytest.mark.parametrize("endian", ["<", ">"])
+def test_exif_pixel_dimensions_patched_or_parsed(endian):
+    # the values are patched in the bytes (a SHORT or LONG entry); a size that a SHORT
+    # does not hold, or a damaged EXIF, goes through Pillow (or as it is)
+    from cresize.image import _exif_sized
+
+    exif = Image.Exif()
+    exif.endian = endian
+    exif[0x010F] = "Cam"
+    exif[0x8769] = {0xA002: 6000, 0xA003: 4000, 0x9003: "2024:01:02 03:04:05"}
+    data = exif.tobytes()
+    for size in ((600, 400), (70000, 5)):
+        got = Image.Exif()
+        got.load(_exif_sized(data, size))
+        fields = got.get_ifd(0x8769)
+        assert (fields[0xA002], fields[0xA003]) == size
+        assert fields[0x9003] == "2024:01:02 03:04:05" and got[0x010F] == "Cam"
+    assert len(_exif_sized(data, (600, 400))) == len(data)  # patched, not rewritten
+    for cut in range(0, len(data), 7):  # damaged: no error, nothing new
+        _exif_sized(data[:cut], (1, 2))

@@ -35,13 +35,13 @@ MAX_PIXELS = 2**30
 class _Notes(NamedTuple):
     """What the run says about a file it wrote: the format its 16-bit samples were
     rounded for (once a run), that only its first frame or page was resized, and
-    why its ICC profile was not kept (once a run for each reason), why its EXIF was
-    not (each file)."""
+    why its ICC profile was not kept (once a run for each reason), what metadata was
+    left out and why (each file: ``_Saved.left_out``)."""
 
     narrowed: str | None
     several: str | None
     icc_lost: str | None = None
-    exif_lost: str | None = None
+    left_out: tuple[str, ...] = ()
 
 
 EPILOG = """examples:
@@ -256,7 +256,7 @@ def main(argv=None):
     def report(src, reason, notes):
         if reason is _CANCELLED:
             return
-        narrowed, several, icc_lost, exif_lost = notes or _Notes(None, None)
+        narrowed, several, icc_lost, left_out = notes or _Notes(None, None)
         if reason is None:
             counts["done"] += 1
         else:
@@ -282,11 +282,9 @@ def main(argv=None):
                 f"(said once a run)",
                 file=sys.stderr,
             )
-        if exif_lost:
+        for what in left_out:
             bar.clear()
-            print(
-                f"cresize resize: {src}: note: its EXIF is left out: {exif_lost}", file=sys.stderr
-            )
+            print(f"cresize resize: {src}: note: {what}", file=sys.stderr)
         bar.step()
 
     _reuse_freed_memory()
@@ -809,7 +807,7 @@ def _one(task, cancel=None, later=None):
         saved = _save(result, dst, o["format"], o["quality"], o["overwrite"], later)
     except Exception as exc:
         return src, _reason(exc), None
-    return src, saved.pending, notes._replace(icc_lost=saved.icc_lost, exif_lost=saved.exif_lost)
+    return src, saved.pending, notes._replace(icc_lost=saved.icc_lost, left_out=saved.left_out)
 
 
 def _synced(src, notes, pending):

@@ -18,6 +18,7 @@ import math
 import numbers
 import os
 import stat
+import struct
 import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeGuard, cast
@@ -233,7 +234,7 @@ def _read(path, geometry=None, opencv=False):
         full = stored[::-1] if turned else stored
         # a TIFF's EXIF is tags of its own directory: as a JPEG's, set once the pixels
         # are upright (``exif_transpose`` would write every tag of the directory there)
-        tiff_exif = _exif_of_tiff(im) if im.format == "TIFF" else None
+        tiff_exif = _exif_of_tiff(im.getexif()) if im.format == "TIFF" else None
         if sixteen:
             planar = _planar_16bit_tiff(im)
             # OpenCV's TIFF decoder turns the pixels upright itself (with any flags) by
@@ -280,7 +281,7 @@ def _read(path, geometry=None, opencv=False):
         except ValueError:  # "unknown raw mode": 8-bit alpha stored plane by plane
             if im.format != "TIFF" or _tiff_tag(im, _PLANAR_CONFIGURATION, 1)[0] != 2:
                 raise
-            pixels = _read_tiff_pillow_cannot(path)
+            pixels = _read_tiff_pillow_cannot(path, im)
             return pixels, (pixels.shape[1], pixels.shape[0])
         if im.mode == "I" and _unsigned_32bit_tiff(im) and np.asarray(im).min() < 0:
             raise ValueError(
@@ -529,15 +530,15 @@ def _turned_info(info):
 _IMAGE_DESCRIPTION, _LAYOUT_DESCRIPTIONS = 270, ('{"shape":', "ImageJ=")
 
 
-def _exif_of_tiff(im):
-    """The EXIF of the TIFF open in Pillow as ``im``, as the bytes of a JPEG's (Pillow's
+def _exif_of_tiff(stored):
+    """The EXIF of a TIFF whose tags are ``stored`` (Pillow's ``Exif``: ``getexif()`` of
+    the TIFF open in Pillow, or ``_tiff_directory``), as the bytes of a JPEG's (Pillow's
     ``info["exif"]`` of other formats), or None: the text tags of its directory
     (``_TIFF_EXIF_TEXT``: Make, Model, Copyright, ...) and its Exif and GPS IFDs, which
     Pillow keeps only in the TIFF's tags, where no writer looks (they were lost). The
     layout and resolution tags are not EXIF (the DPI is ``info["dpi"]``), nor is a
     description of the layout (``_LAYOUT_DESCRIPTIONS``), and the orientation is
     applied to the pixels."""
-    stored = im.getexif()
     exif = _pil().Exif()
     for tag in _TIFF_EXIF_TEXT:
         if isinstance(stored.get(tag), str) and not (
@@ -600,6 +601,11 @@ def _ppm_maxval(im):
     return args[-1] if isinstance(args, tuple) and isinstance(args[-1], int) else None
 
 
+#: the end given to ``_isobmff_boxes`` for a JPEG 2000's boxes: past any box (see
+#: ``_jpeg2000_depth``); those past the first 64 KiB read are not found
+_JP2_END = 1 << 64
+
+
 def _jpeg2000_depth(im):
     """``(bits, signed)`` of a JPEG 2000 file open in Pillow as ``im``: its deepest
     component's bits a sample and whether any component's samples are signed, from the
@@ -614,19 +620,14 @@ def _jpeg2000_depth(im):
         head = im.fp.read(1 << 16)  # the boxes before the codestream: a few hundred bytes
     finally:
         im.fp.seek(where)
-    start = 0
-    while not head.startswith(_SOC_SIZ, start):  # JP2 boxes: (length, type, content)
-        if start + 8 > len(head):
+    start = 0  # a codestream (J2K), or JP2 boxes (``_isobmff_boxes``) to the codestream's
+    if not head.startswith(_SOC_SIZ):
+        # boxes of any length: Pillow reads the codestream by its markers, whatever its
+        # box's length says (one longer than the file: a 16-bit image read as 8-bit, else)
+        boxes = _isobmff_boxes(lambda at, n: head[at : at + n], 0, _JP2_END, None)
+        start = next((first for kind, first, _ in boxes if kind == b"jp2c"), -1)
+        if start < 0 or not head.startswith(_SOC_SIZ, start):
             return None
-        length, kind = int.from_bytes(head[start : start + 4], "big"), head[start + 4 : start + 8]
-        if kind == b"jp2c":
-            start += 8
-            continue
-        if length == 1:  # the 64-bit length follows the type
-            length = int.from_bytes(head[start + 8 : start + 16], "big")
-        if length < 8:  # 0: the last box, to the end of the file; else not JP2
-            return None
-        start += length
     # SOC, SIZ, Lsiz, Rsiz, 8 sizes of 4 bytes, Csiz, then 3 bytes a component (Ssiz first)
     count = int.from_bytes(head[start + 40 : start + 42], "big")
     depths = head[start + 42 : start + 42 + 3 * count : 3]
@@ -1117,14 +1118,39 @@ def _tiff_reader(path):
     return tifffile
 
 
-def _read_tiff_pillow_cannot(path):
+#: TIFF photometric interpretations (tag 262) by name, for ``_read_tiff_pillow_cannot``'s
+#: refusal: it reads grey and RGB only; others read as such would be wrong colours
+_PHOTOMETRICS = {
+    1: "grey",
+    2: "RGB",
+    0: "grey, white is zero (min-is-white)",
+    3: "palette colour",
+    4: "a transparency mask",
+    5: "separated colour (CMYK, or other inks)",
+    6: "YCbCr",
+    8: "CIELab",
+    9: "ICCLab",
+    10: "ITULab",
+    32844: "LogL",
+    32845: "LogLuv",
+}
+#: The photometric interpretations of what it reads, by samples a pixel: grey
+#: (min-is-black, 1) and grey and alpha, RGB (2) and RGBA
+_PHOTOMETRIC_OF = {1: 1, 2: 1, 3: 2, 4: 2}
+
+
+def _read_tiff_pillow_cannot(path, im=None):
     """The first page of the TIFF at ``path``, which Pillow cannot open (float RGB,
     float16 and float64 samples, 16-bit grey and alpha) or decode (8-bit grey or colour
-    and alpha stored plane by plane, but for straight RGBA), read by tifffile: an
-    ``ImageArray`` (H, W) or (H, W, 2-4), upright, with the ICC profile. Float16 becomes
-    float32 (exact), float32 and float64 stay; grey and alpha is uint8 or uint16
-    (H, W, 2), as a grey-and-alpha PNG is read. Re-raises Pillow's error for a file that is not a
-    TIFF; a ValueError says why another TIFF is not read."""
+    and alpha stored plane by plane, but for straight RGBA; open in Pillow as ``im``),
+    read by tifffile: an ``ImageArray`` (H, W) or (H, W, 2-4), upright, with the ICC
+    profile, the EXIF (``_exif_of_tiff``) and the XMP (tag 700), the orientation taken
+    out of both. Float16 becomes float32 (exact), float32 and float64 stay; grey and
+    alpha is uint8 or uint16 (H, W, 2), as a grey-and-alpha PNG is read. Only grey
+    (min-is-black) and RGB samples are read: CMYK, palette, YCbCr, Lab and the like
+    are refused (a ValueError naming them), not taken as grey or RGB(A). Re-raises
+    Pillow's error for a file that is not a TIFF; a ValueError says why another TIFF
+    is not read."""
     if not _is_tiff(path):
         raise  # Pillow's UnidentifiedImageError, being handled by the caller
     with _tiff_reader(path).TiffFile(path) as tif:
@@ -1132,7 +1158,8 @@ def _read_tiff_pillow_cannot(path):
         pixels = page.asarray(maxworkers=1)
         axes = page.axes
         icc = page.tags.valueof(34675)
-        orientation = page.tags.valueof(274) or 1
+        xmp = page.tags.valueof(_XMP_TAG)
+        orientation = page.tags.valueof(274)
         associated = tuple(page.extrasamples)[:1] == (1,)
         photometric = int(page.photometric)
     if axes.startswith("S"):  # stored plane by plane
@@ -1140,10 +1167,18 @@ def _read_tiff_pillow_cannot(path):
         axes = axes[1:] + "S"
     samples = pixels.shape[2] if pixels.ndim == 3 else 1
     kind = pixels.dtype
+    if axes in ("YX", "YXS") and photometric != _PHOTOMETRIC_OF.get(samples):
+        what = _PHOTOMETRICS.get(photometric, f"photometric interpretation {photometric}")
+        raise ValueError(
+            f"{os.fspath(path)} is a TIFF of {what}, {samples} {kind} sample(s) a pixel, "
+            f"which neither Pillow nor cresize reads at this depth (read as grey or RGB(A), "
+            f"its colours would be wrong); convert it to 8/16-bit or float32 grey or "
+            f"RGB(A) first"
+        )
     known = (
         (kind.kind == "f" and samples in (1, 3, 4))
         or (kind == np.uint16 and samples == 2)
-        or (kind == np.uint8 and (samples, photometric) in ((2, 1), (4, 2)))  # grey, RGB
+        or (kind == np.uint8 and samples in (2, 4))
     )
     if axes not in ("YX", "YXS") or not known:
         raise ValueError(
@@ -1157,7 +1192,43 @@ def _read_tiff_pillow_cannot(path):
     if associated and samples in (2, 4):
         pixels = _straight_alpha(pixels)
     info = {"icc_profile": bytes(icc)} if isinstance(icc, bytes) and icc else {}
+    if isinstance(xmp, bytes) and xmp:
+        info["xmp"] = xmp
+    exif = _exif_of_tiff(im.getexif()) if im is not None else _exif_of_tiff_file(path)
+    if exif:
+        info["exif"] = exif
+    if orientation is None:  # none in the tag: the XMP's, as Pillow's getexif finds it
+        stand_in = _pil().new("L", (1, 1))
+        stand_in.info = dict(info, exif=None)
+        orientation = stand_in.getexif().get(0x0112, 1)
+    info = _upright_info(info, int(orientation))  # out of the XMP too (and the tag's)
     return ImageArray(np.ascontiguousarray(_orient(pixels, int(orientation))), info)
+
+
+def _exif_of_tiff_file(path):
+    """``_exif_of_tiff`` of the first directory of the TIFF at ``path``, read by Pillow
+    (the tags of ``Image.getexif`` of a TIFF that Pillow opens, its Exif and GPS IFDs
+    read as the file is open), for a TIFF that Pillow cannot open; None where Pillow
+    cannot parse its tags (a damaged file)."""
+    from PIL import TiffImagePlugin
+
+    stored = _pil().Exif()
+    with open(path, "rb") as f:
+        try:
+            if f.read(4) not in _TIFF_SIGNATURES[2:]:
+                f.seek(0)
+                stored.load_from_fp(f)
+            else:  # BigTIFF: Pillow's directory reads it from its 16-byte header, which
+                # load_from_fp (8 bytes) does not read: its steps, with that header
+                f.seek(0)
+                stored.head = f.read(16)
+                stored._info = TiffImagePlugin.ImageFileDirectory_v2(stored.head)
+                stored.endian, stored.fp = stored._info._endian, f
+                f.seek(stored._info.next)
+                stored._info.load(f)
+            return _exif_of_tiff(stored)
+        except (OSError, ValueError, SyntaxError, struct.error, KeyError, AttributeError):
+            return None
 
 
 def _orient(array, orientation):
@@ -1232,8 +1303,9 @@ class _Saved(NamedTuple):
     pending: Future[None] | None  #: the ``fsync`` and rename, when run ``later``, else None
     #: why the image's ICC profile is not in the file (for the CLI's note), or None
     icc_lost: str | None
-    #: why the image's EXIF is not in the file (for the CLI's note), or None
-    exif_lost: str | None = None
+    #: the metadata left out of the file, and why (for the CLI's notes, one a line):
+    #: "its EXIF is left out: ...", "its XMP is left out: ..."
+    left_out: tuple[str, ...] = ()
 
 
 def _save(
@@ -1255,8 +1327,9 @@ def _save(
         if not 1 <= quality <= 100:
             raise ValueError(f"quality must be an int from 1 to 100; got {quality!r}")
     info = getattr(image, "info", None) or {}  # a PIL.Image's or an ImageArray's
+    size = image.shape[1::-1] if isinstance(image, np.ndarray) else image.size
     if _is_16bit_array(image) and fmt == "PNG" and image.shape[2] == 2:  # grey and alpha
-        params = _metadata(info, "LA")  # a grey profile fits: kept
+        params = _metadata(info, "LA", size)  # a grey profile fits: kept
         data = _png_grey_alpha(np.asarray(image), params)
         lost = _icc_lost(info, params, fmt, "LA")
         return _Saved(_write_atomic(path, lambda f: f.write(data), overwrite, later), lost)
@@ -1265,7 +1338,7 @@ def _save(
         if cv2 is None:
             raise ValueError(f"writing 16-bit colour to {path} needs OpenCV; {OPENCV_HINT}")
         mode = "RGB" if image.shape[2] == 3 else "RGBA"  # grey and alpha: grey in R, G and B
-        params = _metadata(info, mode)
+        params = _metadata(info, mode, size)
         pixels = np.asarray(image)
         if fmt == "TIFF" and _tifffile() is not None:
             rgb = np.ascontiguousarray(
@@ -1293,7 +1366,7 @@ def _save(
                 "np.clip(a * 255 + 0.5, 0, 255).astype(np.uint8)"
             )
         mode = "RGB" if image.shape[2] == 3 else "RGBA"
-        params = _metadata(info, mode)
+        params = _metadata(info, mode, size)
         floats = np.ascontiguousarray(image, image.dtype.newbyteorder("="))
         lost = _icc_lost(info, params, fmt, mode)
         write = _write_atomic(path, lambda f: _tiff_encode(floats, params, f), overwrite, later)
@@ -1312,15 +1385,19 @@ def _save(
             f"{w}x{h}: write PNG, TIFF or BMP"
         )
     image = _for_format(pil_image, fmt)
-    params = _metadata(image.info)
+    params = _metadata(image.info, size=size)
     lost = _icc_lost(info, params, fmt, image.mode)
     if fmt in ("JPEG", "WEBP"):
         params["quality"] = 90 if quality is None else int(quality)
     elif fmt == "AVIF" and quality is not None:  # else Pillow's default, 75
         params["quality"] = int(quality)
-    exif_lost = None
-    if fmt in ("JPEG", "MPO") and len(params.get("exif", b"")) > JPEG_EXIF_MAX:
-        exif_lost = f"{len(params.pop('exif')):,} bytes, more than a JPEG holds ({JPEG_EXIF_MAX:,})"
+    left_out = []
+    for key, most in (("exif", JPEG_EXIF_MAX), ("xmp", JPEG_XMP_MAX)):
+        if fmt in ("JPEG", "MPO") and len(params.get(key, b"")) > most:
+            left_out.append(
+                f"its {key.upper()} is left out: {len(params.pop(key)):,} bytes, more than a "
+                f"JPEG holds ({most:,})"
+            )
     cv2 = _opencv() if fmt == "PNG" and image.mode in _OPENCV_PNG else None
     if cv2 is not None:
         to_bgr = _OPENCV_PNG[image.mode]
@@ -1333,8 +1410,7 @@ def _save(
     colour = {key: params.pop(key) for key in _PNG_COLOUR if key in params}
     xmp = params.pop("xmp", None)
     if xmp and fmt in ("JPEG", "MPO", "WEBP", "AVIF"):  # Pillow's xmp=
-        if fmt in ("WEBP", "AVIF") or len(xmp) <= JPEG_XMP_MAX:
-            params["xmp"] = xmp
+        params["xmp"] = xmp  # (one too long for a JPEG is in left_out)
     elif xmp and fmt == "TIFF":  # tag 700, beside the EXIF's tags in the image's IFD
         exif = _pil().Exif()
         if params.get("exif"):
@@ -1352,7 +1428,7 @@ def _save(
         for kind, body in chunks:
             params["pnginfo"].add(kind, body)
     pending = _write_atomic(path, lambda f: image.save(f, format=fmt, **params), overwrite, later)
-    return _Saved(pending, lost, exif_lost)
+    return _Saved(pending, lost, tuple(left_out))
 
 
 #: Pillow's writers that store an ICC profile (``icc_profile=``); cresize's own
@@ -1360,12 +1436,15 @@ def _save(
 _ICC_WRITERS = ("AVIF", "JPEG", "MPO", "PNG", "TIFF", "WEBP")
 
 
-def _metadata(info, mode=None):
+def _metadata(info, mode=None, size=None):
     """The ICC profile, EXIF, DPI and XMP of ``info`` to write (``icc_profile``, ``exif``,
     ``dpi``, ``xmp``: Pillow's ``save`` keywords; XMP as bytes). With ``mode``, the mode of the pixels
     written, a profile of another colour space (see ``_ICC_SPACES``) is left out:
-    it would be invalid in the file."""
+    it would be invalid in the file. With ``size``, the (width, height) written, the
+    EXIF's pixel dimensions are made that size: see ``_exif_sized``."""
     params = {key: info[key] for key in ("icc_profile", "exif", "dpi") if info.get(key)}
+    if "exif" in params and size is not None:
+        params["exif"] = _exif_sized(params["exif"], size)
     if "icc_profile" in params and not _profile_fits(params["icc_profile"], mode):
         del params["icc_profile"]
     xmp = info.get("xmp")  # bytes (str from some of Pillow's readers)
@@ -1374,6 +1453,76 @@ def _metadata(info, mode=None):
     # PNG's gAMA, cHRM and sRGB as Pillow reads them; only PNG writers take them
     params.update((key, info[key]) for key in _PNG_COLOUR if info.get(key) is not None)
     return params
+
+
+#: EXIF tags PixelXDimension and PixelYDimension, in the Exif IFD
+_PIXEL_DIMENSIONS = (0xA002, 0xA003)
+
+
+def _exif_sized(exif, size):
+    """The EXIF ``exif`` (bytes, or Pillow's ``Exif``) of an image of ``size`` (width,
+    height): its PixelXDimension and PixelYDimension, where it has them, are that size
+    (a resized image's said the old one), as libvips writes them (Pillow's
+    ``exif_transpose`` leaves them as they were). Tags it lacks are not added; an EXIF
+    without them (checked by their bytes first), or that Pillow cannot parse, is
+    returned as it is. Bytes are patched in place where the values fit their fields
+    (``_exif_patched``: a parse by Pillow costs about 0.2 ms a file)."""
+    if isinstance(exif, bytes):
+        if b"\xa0\x02" not in exif and b"\x02\xa0" not in exif:
+            return exif
+        patched = _exif_patched(exif, size)
+        if patched is not None:
+            return patched
+    parsed = exif
+    try:
+        if isinstance(exif, bytes):
+            parsed = _pil().Exif()
+            parsed.load(exif)
+        fields = parsed.get_ifd(_EXIF_IFD)
+    except (OSError, ValueError, SyntaxError, struct.error, KeyError):
+        return exif  # one Pillow cannot parse goes as it is, as before
+    changed = False
+    for tag, length in zip(_PIXEL_DIMENSIONS, size):
+        if tag in fields and fields[tag] != length:
+            fields[tag], changed = int(length), True
+    if not changed:
+        return exif
+    return parsed.tobytes() if isinstance(exif, bytes) else parsed
+
+
+def _exif_patched(exif, size):
+    """``_exif_sized`` of the EXIF bytes ``exif`` (a TIFF structure, after "Exif\\0\\0"
+    or not) by patching the values of its Exif IFD's PixelXDimension and
+    PixelYDimension entries, one SHORT or LONG each (the value in the entry itself), or
+    None: entries of another kind, a value too large for a SHORT, a structure that does
+    not fit in the bytes (then Pillow parses it)."""
+    start = 6 if exif.startswith(b"Exif\0\0") else 0
+    order = {b"II": "<", b"MM": ">"}.get(exif[start : start + 2])
+    if order is None:
+        return None
+    out = bytearray(exif)
+    try:
+
+        def entries(ifd):  # (offset of the entry, tag, type, count, value offset)
+            (count,) = struct.unpack_from(order + "H", exif, start + ifd)
+            for i in range(count):
+                at = start + ifd + 2 + 12 * i
+                yield (at, *struct.unpack_from(order + "HHI", exif, at))
+
+        (ifd0,) = struct.unpack_from(order + "I", exif, start + 4)
+        pointers = [at for at, tag, kind, n in entries(ifd0) if tag == _EXIF_IFD]
+        if len(pointers) != 1:
+            return None
+        (exif_ifd,) = struct.unpack_from(order + "I", exif, pointers[0] + 8)
+        for at, tag, kind, n in entries(exif_ifd):
+            if tag in _PIXEL_DIMENSIONS:
+                length = size[_PIXEL_DIMENSIONS.index(tag)]
+                if n != 1 or kind not in (3, 4) or (kind == 3 and length > 0xFFFF):
+                    return None
+                struct.pack_into(order + ("H" if kind == 3 else "I"), out, at + 8, length)
+    except struct.error:  # an offset past the end
+        return None
+    return bytes(out)
 
 
 #: ``info`` keys of a PNG's colour chunks (Pillow reads them, and writes them only
