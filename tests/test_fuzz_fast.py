@@ -44,7 +44,7 @@ import pytest
 import cresize
 from cresize import _kernels
 from cresize._dtypes import round_to
-from helpers.cases import COMBOS
+from helpers.cases import COMBOS, by_factors
 from helpers.oracle import (
     assert_close,
     backward_matrices,
@@ -93,12 +93,7 @@ def make_case(index):
     f = float(rng.choice([2.0, 0.5, 2.0, 0.5, 3.0, 1 / 3, 1.5, 0.75]))
     if rng.random() < 0.5 and not align_corners:
         factors = [f] * len(axes) if rng.random() < 0.7 else [f, 1.0][: len(axes)]
-        lengths = [math.floor(shape[a] * g) for a, g in zip(axes, factors)]
-        if min(lengths) >= 1:
-            geometry = dict(scale_factor=tuple(factors))
-        else:
-            lengths = [max(1, n) for n in lengths]
-            geometry, factors = dict(size=tuple(lengths)), None
+        lengths, factors, geometry = by_factors(shape, axes, factors)
     else:
         lengths = [max(1, round(shape[a] * f)) for a in axes]
         if len(axes) == 2 and rng.random() < 0.3:

@@ -1,5 +1,7 @@
 """Case lists and deliberately wrong variants shared by several test modules."""
 
+import math
+
 import numpy as np
 
 from cresize import _tables
@@ -13,6 +15,17 @@ COMBOS = [
     for ac in ((False,) if m in NO_ALIGN_CORNERS else (False, True))
     for aa in ((False, True) if m in ANTIALIAS_MODES else (False,))
 ]
+
+
+def by_factors(shape, axes, factors):
+    """``(lengths, factors, geometry)`` of resizing ``axes`` of ``shape`` by ``factors``:
+    the lengths ``floor(I * f)``, asked for as ``scale_factor``; where one of them comes
+    to 0, the lengths at least 1, asked for as ``size`` (``factors`` None)."""
+    lengths = [math.floor(shape[a] * f) for a, f in zip(axes, factors)]
+    if min(lengths) >= 1:
+        return lengths, factors, dict(scale_factor=tuple(factors))
+    lengths = [max(1, n) for n in lengths]
+    return lengths, None, dict(size=tuple(lengths))
 
 
 def shifted_transpose(original):

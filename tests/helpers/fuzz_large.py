@@ -45,7 +45,7 @@ import cresize
 import test_fuzz as nd
 import test_fuzz_fast as fast
 from cresize import _kernels, _plan
-from helpers.cases import COMBOS
+from helpers.cases import COMBOS, by_factors
 from helpers.oracle import tolerance
 
 __all__ = ["check_large", "make_large_case", "paths"]
@@ -136,12 +136,7 @@ def make_large_case(seed: int, index: int, focus: str = "all") -> dict:
     shape = tuple(max(1, int(n)) for n in shape)
     if rng.random() < 0.55 and not align_corners:
         factors = [f] * len(axes) if rng.random() < 0.7 else [f, 1.0][: len(axes)]
-        lengths = [math.floor(shape[a] * g) for a, g in zip(axes, factors)]
-        if min(lengths) >= 1:
-            geometry = dict(scale_factor=tuple(factors))
-        else:
-            lengths = [max(1, n) for n in lengths]
-            geometry, factors = dict(size=tuple(lengths)), None
+        lengths, factors, geometry = by_factors(shape, axes, factors)
     else:
         lengths = [max(1, round(shape[a] * f)) for a in axes]
         if len(axes) == 2 and rng.random() < 0.3:
@@ -188,12 +183,7 @@ def _nd_case(rng, seed, index):
         geometry, factors = dict(size=tuple(lengths)), None
     else:
         factors = [f if rng.random() < 0.8 else 1.0 for _ in resized]
-        lengths = [math.floor(shape[a] * g) for a, g in zip(resized, factors)]
-        if min(lengths) < 1:
-            lengths = [max(1, n) for n in lengths]
-            geometry, factors = dict(size=tuple(lengths)), None
-        else:
-            geometry = dict(scale_factor=tuple(factors))
+        lengths, factors, geometry = by_factors(shape, resized, factors)
     axes = tuple(a - ndim if rng.random() < 0.2 else a for a in resized)
     return dict(
         kind="nd",
