@@ -2709,3 +2709,85 @@ def test_exif_pixel_dimensions_patched_or_parsed(endian):
     assert len(_exif_sized(data, (600, 400))) == len(data)  # patched, not rewritten
     for cut in range(0, len(data), 7):  # damaged: no error, nothing new
         _exif_sized(data[:cut], (1, 2))
+
+
+def test_exif_pixel_dimensions_left_where_pillow_cannot_write_the_exif_back():
+    # a size a SHORT does not hold goes through Pillow's parse and rewrite; an EXIF that
+    # Pillow reads but cannot write back (GPSLatitude, a RATIONAL, stored as text)
+    # raised TypeError from save_image: it is written as it was
+    from cresize.image import _exif_sized
+
+    exif = Image.Exif()
+    exif.endian = ">"
+    exif[0x8825] = {1: "N"}  # GPSLatitudeRef, text
+    exif[0x8769] = {0xA002: 6000, 0xA003: 4000}  # SHORTs
+    data = exif.tobytes()
+    entry = b"\x00\x01\x00\x02\x00\x00\x00\x02N\x00"
+    assert data.count(entry) == 1
+    damaged = data.replace(entry, b"\x00\x02" + entry[2:])  # tag 1 -> 2 (GPSLatitude)
+    assert _exif_sized(damaged, (70000, 400)) == damaged
+    got = Image.Exif()
+    got.load(_exif_sized(damaged, (600, 400)))  # patched in the bytes, as ever
+    assert (got.get_ifd(0x8769)[0xA002], got.get_ifd(0x8769)[0xA003]) == (600, 400)
+
+
+@pytest.mark.parametrize("endian", ["<", ">"])
+def test_exif_pixel_y_dimension_alone_is_the_written_height(endian):
+    # the bytes were checked for PixelXDimension's tag id only: an EXIF with
+    # PixelYDimension and no PixelXDimension kept the old height
+    from cresize.image import _exif_sized
+
+    exif = Image.Exif()
+    exif.endian = endian
+    exif[0x8769] = {0xA003: 4000, 0x9003: "2024:01:02 03:04:05"}
+    got = Image.Exif()
+    got.load(_exif_sized(exif.tobytes(), (600, 400)))
+    assert got.get_ifd(0x8769).get(0xA003) == 400 and 0xA002 not in got.get_ifd(0x8769)
+
+
+@pytest.mark.parametrize("fmt", ["jpg", "png", "tif"])
+def test_an_exif_object_in_info_is_written_sized_and_left_as_it_was(tmp_path, fmt):
+    # a Pillow Exif in the image's info (as Pillow's save takes it): its Exif IFD was
+    # changed in place to the size written (the caller's object); PNG (OpenCV's
+    # pixels) and TIFF with XMP failed on it (AttributeError, TypeError)
+    from cresize.image import ImageArray
+
+    source = Image.Exif()
+    source[0x010F] = "Cam"
+    source[0x8769] = {0xA002: 60, 0xA003: 40}
+    exif = Image.Exif()  # as ``Image.getexif()`` of a file gives it
+    exif.load(source.tobytes())
+    before = exif.tobytes()
+    image = ImageArray(photo(4, 6), {"exif": exif, "xmp": XMP})
+    for n in range(2):  # the same info written twice
+        save_image(image, tmp_path / f"{n}.{fmt}")
+        with Image.open(tmp_path / f"{n}.{fmt}") as written:
+            fields = written.getexif().get_ifd(0x8769)
+            assert (fields.get(0xA002), fields.get(0xA003)) == (6, 4)
+            assert written.getexif().get(0x010F) == "Cam"
+    assert image.info["exif"] is exif and exif.tobytes() == before
+    assert dict(exif.get_ifd(0x8769)) == {0xA002: 60, 0xA003: 40}
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")  # Pillow's, of the damaged tag
+@pytest.mark.parametrize("kind", ["uint8", "float32", "float32_big"])
+def test_a_tiff_whose_exif_pillow_cannot_write_back_is_read_without_it(tmp_path, monkeypatch, kind):
+    # A GPS IFD whose GPSLatitude (a RATIONAL) is stored as text: Pillow reads it,
+    # and its EXIF writer raised TypeError ("bad operand type for abs(): 'str'"):
+    # the TIFF was not read at all (8-bit, read by Pillow; float, read by tifffile,
+    # which read it before its EXIF was kept)
+    pytest.importorskip("tifffile")
+    from cresize import image
+
+    exif = Image.Exif()
+    exif[0x010F] = "Cam"
+    exif[0x8825] = {1: "N"}  # GPSLatitudeRef, text
+    pixels = photo(4, 6) if kind == "uint8" else photo(4, 6).astype(np.float32) / 255
+    monkeypatch.setattr(image, "TIFF_BIG", 0 if kind.endswith("big") else image.TIFF_BIG)
+    save_image(image.ImageArray(pixels, {"exif": exif.tobytes()}), tmp_path / "in.tif")
+    data = (tmp_path / "in.tif").read_bytes()
+    entry = b"\x01\x00\x02\x00\x02\x00\x00\x00" + bytes(4 * kind.endswith("big")) + b"N\x00"
+    assert data.count(entry) == 1
+    (tmp_path / "bad.tif").write_bytes(data.replace(entry, b"\x02" + entry[1:]))
+    got = open_image(tmp_path / "bad.tif")
+    assert np.asarray(got).shape[:2] == (4, 6)

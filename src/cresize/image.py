@@ -538,15 +538,19 @@ def _exif_of_tiff(stored):
     Pillow keeps only in the TIFF's tags, where no writer looks (they were lost). The
     layout and resolution tags are not EXIF (the DPI is ``info["dpi"]``), nor is a
     description of the layout (``_LAYOUT_DESCRIPTIONS``), and the orientation is
-    applied to the pixels."""
+    applied to the pixels. None too where Pillow cannot write the tags it read back
+    (a damaged file's: a GPSLatitude stored as text raised TypeError, the pixels unread)."""
     exif = _pil().Exif()
     for tag in _TIFF_EXIF_TEXT:
         if isinstance(stored.get(tag), str) and not (
             tag == _IMAGE_DESCRIPTION and stored[tag].startswith(_LAYOUT_DESCRIPTIONS)
         ):
             exif[tag] = stored[tag]
-    exif.update(_exif_ifds(stored))
-    return exif.tobytes() if len(exif) else None
+    try:
+        exif.update(_exif_ifds(stored))
+        return exif.tobytes() if len(exif) else None
+    except (TypeError, ValueError, OverflowError, struct.error):
+        return None
 
 
 def _16bit_colour_mode(im, maxval):
@@ -1457,6 +1461,10 @@ def _metadata(info, mode=None, size=None):
 
 #: EXIF tags PixelXDimension and PixelYDimension, in the Exif IFD
 _PIXEL_DIMENSIONS = (0xA002, 0xA003)
+#: their tag ids as bytes, in either byte order: an EXIF with none of them is not parsed
+_PIXEL_DIMENSION_BYTES = tuple(
+    tag.to_bytes(2, order) for tag in _PIXEL_DIMENSIONS for order in ("big", "little")
+)
 
 
 def _exif_sized(exif, size):
@@ -1467,27 +1475,26 @@ def _exif_sized(exif, size):
     without them (checked by their bytes first), or that Pillow cannot parse, is
     returned as it is. Bytes are patched in place where the values fit their fields
     (``_exif_patched``: a parse by Pillow costs about 0.2 ms a file)."""
-    if isinstance(exif, bytes):
-        if b"\xa0\x02" not in exif and b"\x02\xa0" not in exif:
-            return exif
-        patched = _exif_patched(exif, size)
-        if patched is not None:
-            return patched
-    parsed = exif
+    if isinstance(exif, _pil().Exif):  # the caller's: its bytes (as Pillow's save
+        exif = exif.tobytes()  # writes it), never the caller's object changed
+    if not isinstance(exif, bytes) or not any(tag in exif for tag in _PIXEL_DIMENSION_BYTES):
+        return exif  # (another kind of value goes to the writer as before)
+    patched = _exif_patched(exif, size)
+    if patched is not None:
+        return patched
     try:
-        if isinstance(exif, bytes):
-            parsed = _pil().Exif()
-            parsed.load(exif)
+        parsed = _pil().Exif()
+        parsed.load(exif)
         fields = parsed.get_ifd(_EXIF_IFD)
-    except (OSError, ValueError, SyntaxError, struct.error, KeyError):
-        return exif  # one Pillow cannot parse goes as it is, as before
-    changed = False
-    for tag, length in zip(_PIXEL_DIMENSIONS, size):
-        if tag in fields and fields[tag] != length:
-            fields[tag], changed = int(length), True
-    if not changed:
+        changed = False
+        for tag, length in zip(_PIXEL_DIMENSIONS, size):
+            if tag in fields and fields[tag] != length:
+                fields[tag], changed = int(length), True
+        return parsed.tobytes() if changed else exif
+    except (OSError, ValueError, SyntaxError, struct.error, KeyError, TypeError):
+        # one Pillow cannot parse, or write back (a GPSLatitude stored as text:
+        # TypeError), goes as it is, as before
         return exif
-    return parsed.tobytes() if isinstance(exif, bytes) else parsed
 
 
 def _exif_patched(exif, size):
