@@ -669,18 +669,20 @@ def _antialiased(n_in, n_out, scale, mode):
     del x  # (peak memory)
     # the taps outside fill the last columns of the rows that have fewer than
     # ``width``: column by column from the first with any where those are few (rather
-    # than whole-table masks), else one mask over those columns (huge ratios)
-    first = max(int(taps.min()), 0)
-    if width - first <= OUTSIDE_COLUMNS:
+    # than whole-table masks), else one mask over the table (huge ratios; small
+    # tables: the fewest numpy calls)
+    first = max(int(taps.min()), 0) if n_out * width >= FAST_PATH_TAPS else 0
+    if width - first <= OUTSIDE_COLUMNS and first:
         outside = [(j, taps <= j) for j in range(first, width)]
     else:
-        outside = [(slice(first, width), np.arange(first, width) >= taps[:, None])]
+        outside = [(slice(None), np.arange(width) >= taps[:, None])]
     for j, out in outside:
         np.copyto(weight[:, j], 0.0, where=out)
     total = weight.sum(axis=1, keepdims=True)
     nonzero = total != 0
     np.divide(weight, total, out=weight, where=nonzero)
-    weight[~nonzero[:, 0]] = 0.0  # (rows that add up to zero: none of them read)
+    if not nonzero.all():  # rows that add up to zero: none of them read
+        weight[~nonzero[:, 0]] = 0.0
     for j, out in outside:
         np.copyto(index[:, j], -1, where=out)
     return index, weight
