@@ -34,6 +34,10 @@ CASES = {
         "resize_backward(ones(362_812), (N,), mode='bicubic', antialias=True)"
     ),
     "2-d": "resize(ones((4, 250_000)), (8, 437_500), mode='bicubic')",
+    # shrinking with antialias (issue h40): periodic (365:122), and rows of two lengths
+    "lanczos3-aa-365k": "resize(ones(365_000), 122_000, mode='lanczos3', antialias=True)",
+    "lanczos3-aa-third": "resize(x, 333_331, mode='lanczos3', antialias=True)",
+    "bicubic-aa-sixth": "resize(x, 166_667, mode='bicubic', antialias=True)",
     # rows on an input sample (every third, fifth) read it alone: windows that go back
     "bicubic-x3-backward": "resize_backward(ones(3 * N), (N,), mode='bicubic')",
     "lanczos3-x3-backward": "resize_backward(ones(3 * N), (N,), mode='lanczos3')",

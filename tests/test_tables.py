@@ -393,3 +393,88 @@ def test_rows_with_zero_taps_inside_are_sorted(monkeypatch):
     expected = {n: getattr(table, n) for n in ("index", "weight", "count")}
     expected["n_in"] = 3000
     _assert_same(table.transpose(), taps_reference.transposed(expected))
+
+
+def _draw_geometries(seed, count):
+    """``(n_in, n_out, scale_factor)``: small and long axes, shrinking and enlarging,
+    factors near 1, integer and huge ratios, 1 on either side."""
+    rng = np.random.default_rng(seed)
+    cases = [(1, 1, None), (1, 9, None), (9, 1, None), (7, 7, None), (20000, 1, None)]
+    cases += [(365000, 122000, None), (30001, 10000, None), (1000, 1001, None)]
+    cases += [(999, 1000, None), (100, 300, 3.0), (5000, 2, None), (40, 40000, None)]
+    cases += [(200000, 3, None), (100000, 1, None)]
+    for _ in range(count):
+        n_in = int(rng.choice([rng.integers(1, 300), rng.integers(300, 60000)]))
+        factor = float(rng.choice([1 / 8, 1 / 3, 1 / 2, 0.999999, 1.000001, 1.75, 2, 3]))
+        factor *= float(rng.uniform(0.9, 1.1)) if rng.random() < 0.5 else 1.0
+        n_out = max(1, int(n_in * factor))
+        cases.append((n_in, n_out, factor if rng.random() < 0.3 else None))
+    return cases
+
+
+@pytest.mark.parametrize("mode", sorted(_tables.ANTIALIAS_SUPPORT))
+@pytest.mark.parametrize("columns", [0, 8, 10**9])
+def test_antialiased_rows_keep_the_whole_table_expressions(monkeypatch, mode, columns):
+    """``_antialiased`` (weights written over their arguments, the taps outside marked
+    column by column or in one mask, normalised in place) gives the raw rows of the
+    whole-table expressions and masks, bit for bit (``helpers.taps_reference``)."""
+    monkeypatch.setattr(_tables, "OUTSIDE_COLUMNS", columns)
+    for n_in, n_out, factor in _draw_geometries(11, 40):
+        scale = _tables.axis_scale(n_in, n_out, factor, False)
+        index, weight = _tables._antialiased(n_in, n_out, scale, mode)
+        want_index, want_weight = taps_reference.antialiased_rows(n_in, n_out, scale, mode)
+        assert index.dtype == want_index.dtype and index.shape == want_index.shape
+        assert index.tobytes() == want_index.tobytes(), (n_in, n_out, factor)
+        assert weight.tobytes() == want_weight.tobytes(), (n_in, n_out, factor)
+
+
+def test_lanczos3_keeps_the_whole_array_expressions():
+    """``lanczos3`` in place: the bits of the whole-array expression, at the
+    integers, 0, -0, the support's ends, non-finite values and 0-d input too."""
+    rng = np.random.default_rng(12)
+    special = [0.0, -0.0, 3.0, -3.0, np.nextafter(3.0, 0), 1.0, -2.0, 0.5, 2.5, 5e-324]
+    special += [1e-200, np.inf, -np.inf, np.nan, 1e300, 7.0]
+    for x in (
+        rng.uniform(-4, 4, 50000),
+        np.round(rng.uniform(-4, 4, (300, 7)) * 16) / 16,
+        np.array(special),
+        2.0,
+        np.float64(0.25),
+    ):
+        with np.errstate(over="ignore"):
+            got, want = _tables.lanczos3(x), taps_reference.lanczos3(x)
+        assert type(got) is type(want) and got.shape == want.shape
+        assert got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("short_rows", [0, 10**9])
+def test_rows_padded_by_rows_or_by_columns(monkeypatch, short_rows):
+    """``from_dense_rows`` pads rows with unused taps row by row (few) or column by
+    column (many: antialiased rows of two lengths): the same tables either way."""
+    monkeypatch.setattr(_tables, "FAST_PATH_TAPS", 0)
+    monkeypatch.setattr(_tables, "SHORT_ROWS", short_rows)
+    for n_in, n_out, factor in _draw_geometries(13, 12):
+        for mode, antialias in [("lanczos3", True), ("bicubic", True), ("area", False)]:
+            if factor is not None and antialias is False:
+                continue
+            table, (index, weight) = _dense_rows(
+                monkeypatch, n_in, n_out, mode, False, antialias, factor
+            )
+            expected = taps_reference.from_dense_rows(n_in, index, weight)
+            _assert_same(table, expected)
+
+
+def test_antialiased_rows_that_add_up_to_zero_read_nothing(monkeypatch):
+    """A row whose weights add up to exactly 0 keeps zeros, as the whole-table
+    expressions give it (an odd kernel over windows symmetric about their centres:
+    shrinking by 2, every row but the borders')."""
+
+    def odd(x):
+        return np.where(x < 0, -1.0, 1.0)
+
+    monkeypatch.setattr(_tables, "triangle", odd)
+    index, weight = _tables._antialiased(40, 20, 2.0, "bilinear")
+    want_index, want_weight = taps_reference.antialiased_rows(40, 20, 2.0, "bilinear", odd)
+    assert index.tobytes() == want_index.tobytes()
+    assert weight.tobytes() == want_weight.tobytes()
+    assert not weight[1:-1].any() and weight[0].any()

@@ -88,3 +88,48 @@ def period(start, weight, is_selection, max_period=8):
         if periods >= 2 and s * periods > best[0] * best[2]:
             best = (s, first, periods)
     return best
+
+
+def lanczos3(x):
+    """``_tables.lanczos3`` as whole-array expressions (before it was evaluated in
+    place): the bits the tables keep."""
+    x = np.asarray(x, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        value = 3 * np.sin(np.pi * x) * np.sin(np.pi * x / 3) / (np.pi**2 * x * x)
+    integer = x == np.round(x)
+    value = np.where(integer, 0.0, value)
+    value = np.where(x == 0, 1.0, value)
+    return np.where(np.abs(x) < 3, value, 0.0)
+
+
+def antialiased_rows(n_in, n_out, scale, mode, kernel=None):
+    """``_tables._antialiased``'s raw ``(index, weight)`` rows as whole-table
+    expressions and masks, every row's weights computed (docs/spec.md section 4;
+    ``kernel``: another than the mode's)."""
+    base = {"bilinear": 1.0, "bicubic": 2.0, "lanczos3": 3.0}[mode]
+    kernel = (
+        kernel
+        or {
+            "bilinear": lambda x: np.maximum(0.0, 1.0 - np.abs(x)),
+            "bicubic": lambda x: _keys_cubic(x, -0.5),
+            "lanczos3": lanczos3,
+        }[mode]
+    )
+    support, inv = (base * scale, 1.0 / scale) if scale >= 1 else (base, 1.0)
+    center = scale * (np.arange(n_out) + 0.5)
+    lo = np.maximum(np.trunc(center - support + 0.5), 0).astype(np.int64)
+    hi = np.minimum(np.trunc(center + support + 0.5), n_in).astype(np.int64)
+    width = max(int((hi - lo).max()), 1)
+    index = lo[:, None] + np.arange(width)
+    inside = index < hi[:, None]
+    weight = np.where(inside, kernel((index - center[:, None] + 0.5) * inv), 0.0)
+    total = weight.sum(axis=1, keepdims=True)
+    weight = np.divide(weight, total, out=np.zeros_like(weight), where=total != 0)
+    return np.where(inside, index, -1), weight
+
+
+def _keys_cubic(x, a):
+    x = np.abs(x)
+    near = ((a + 2) * x - (a + 3)) * x * x + 1
+    far = a * x**3 - 5 * a * x**2 + 8 * a * x - 4 * a
+    return np.where(x <= 1, near, np.where(x < 2, far, 0.0))
