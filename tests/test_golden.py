@@ -2,7 +2,9 @@
 
 import functools
 import json
+import os
 import re
+import subprocess
 import sys
 
 import numpy as np
@@ -495,10 +497,11 @@ def test_verify_json_is_written_before_the_table(golden_dir, tmp_path, monkeypat
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(_golden, "write_json", full)
-    assert _golden.main(["--verify", str(golden_dir), "--json", str(path)]) == 2
+    # a failure of the run (1), not of its usage (2); the OS's reason, as cresize demo says it
+    assert _golden.main(["--verify", str(golden_dir), "--json", str(path)]) == 1
     captured = capsys.readouterr()
-    assert f"cresize golden: --json: cannot write {path}: " in captured.err
-    assert "No space left" in captured.err and "90 results, 0 failed" in captured.out
+    assert captured.err == f"cresize golden: --json: cannot write {path}: No space left on device\n"
+    assert "90 results, 0 failed" in captured.out
 
 
 def test_verify_json_report_is_strict(golden_dir, tmp_path):
@@ -712,3 +715,49 @@ def test_verify_fails_when_golden_cases_have_no_result(golden_dir, tmp_path, cap
     # --allow-missing goes with --verify
     assert _golden.main(["--out", str(tmp_path / "g"), "--allow-missing"]) == 2
     assert "--allow-missing goes with --verify" in capsys.readouterr().err
+
+
+#: Runs ``cresize golden`` with files limited to ``sys.argv[1]`` bytes: a write past it
+#: fails with EFBIG (SIGXFSZ ignored), as one to a full disk fails with ENOSPC.
+FILE_SIZE_LIMITED = """
+import resource, signal, sys
+from cresize import _golden
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+limit = int(sys.argv[1])
+resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+sys.exit(_golden.main(sys.argv[2:]))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_FSIZE and SIGXFSZ")
+def test_out_to_a_full_disk_leaves_no_partial_file(tmp_path):
+    # It wrote each file in place: the one the disk filled on was left cut short (or
+    # empty) under its final name, and the message named no file ("cresize golden:
+    # [Errno 28] No space left on device", exit status 2, a usage error's).
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(cresize.__path__[0]))
+    out = tmp_path / "g"
+
+    def run(*options):
+        command = [sys.executable, "-c", FILE_SIZE_LIMITED, "5000", "--out", str(out), *options]
+        return subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
+
+    done = run()
+    first = out / "nearest-ac0-aa0-up.json"  # the first case larger than 5000 bytes
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == f"cresize golden: cannot write {first}: File too large\n"
+    names = sorted(p.name for p in out.iterdir())
+    assert "index.json" not in names and first.name not in names  # no index: not a whole set
+    assert not [n for n in names if not n.endswith(".json")]  # no temporary file left
+    for name in names:  # each file there is whole
+        assert json.loads((out / name).read_text())["schema"] == _golden.SCHEMA
+    # over a whole set: the index, which would list cases this run did not write, goes first
+    assert _golden.main(["--out", str(out), "--overwrite"]) == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    done = run("--overwrite", "--seed", "1")
+    assert done.returncode == 1 and done.stderr.startswith("cresize golden: cannot write ")
+    after = {p.name: p.read_bytes() for p in out.iterdir()}
+    assert sorted(after) == sorted(set(before) - {"index.json"})
+    for name, data in after.items():  # each one whole, the seed 1 file or the seed 0 one
+        assert json.loads(data)["seed"] in (0, 1) and (json.loads(data)["seed"] == 1) == (
+            data != before[name]
+        )

@@ -8,7 +8,9 @@ reference, and PyTorch's ``F.interpolate`` (values and gradient) when torch is
 installed and has the mode (nearest indices that PyTorch picks with its float32
 scale, docs/spec.md section 3, are tolerated when they are within one of cresize's
 and PyTorch's values and gradient are exactly the gather at its own indices and
-that gather's adjoint). Exit status 1 when anything fails, and before the run when
+that gather's adjoint). Exit status 1 when anything fails (a ``--json`` report that
+could not be written too: ``cresize check: --json: cannot write r.json: No space left on
+device``), and before the run when
 torch is installed but fails to import (its error is printed; ``--no-torch`` runs
 without it).
 
@@ -238,9 +240,9 @@ def main(argv=None):
             else ""
         )
     )
-    if unwritten is not None:
-        print(f"cresize check: --json: cannot write {args.json}: {unwritten}", file=sys.stderr)
-        return 2
+    if unwritten is not None:  # a failure of the run (1), not of its usage (2)
+        print(f"cresize check: --json: {cannot_write(args.json, unwritten)}", file=sys.stderr)
+        return 1
     return 1 if failed else 0
 
 
@@ -262,6 +264,13 @@ def json_target(path, option="--json"):
         raise ValueError(f"{option}: cannot write {path} (no permission)")
     if not os.access(os.path.dirname(os.path.realpath(path)), os.W_OK):  # see write_json
         raise ValueError(f"{option}: cannot write {path} (no permission to make a file beside it)")
+
+
+def cannot_write(path, exc):
+    """What a command says when the file ``path`` could not be written: the OS's reason
+    of the ``OSError`` ``exc``, as ``cresize demo`` says it (``cannot write r.json: No
+    space left on device``)."""
+    return f"cannot write {path}: {exc.strerror or exc}"
 
 
 def write_json(path, report):

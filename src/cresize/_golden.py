@@ -21,7 +21,7 @@ import numpy as np
 
 import cresize
 from cresize import testing
-from cresize._check import json_target, option_combinations, write_json
+from cresize._check import cannot_write, json_target, option_combinations, write_json
 from cresize._tables import MODES
 
 SCHEMA = "cresize-golden/1"
@@ -99,7 +99,16 @@ def main(argv=None):
             if given and getattr(args, goes_with) is None:
                 raise ValueError(f"{option} goes with --{goes_with}")
         if args.out is not None:
-            written = write(args.out, seed=args.seed, overwrite=args.overwrite)
+            try:
+                written = write(args.out, seed=args.seed, overwrite=args.overwrite)
+            except FileExistsError:
+                raise  # refused: a usage error, below
+            except OSError as exc:  # a full disk, no permission: the file and the reason
+                print(
+                    f"cresize golden: {cannot_write(exc.filename or args.out, exc)}",
+                    file=sys.stderr,
+                )
+                return 1
             print(f"wrote {len(written)} golden cases ({SCHEMA}) to {args.out}")
             return 0
         return verify(
@@ -191,11 +200,17 @@ def golden_cases(seed=0):
 def write(directory, seed=0, overwrite=False):
     """Write every case to ``DIRECTORY/NAME.json`` plus ``index.json``; the paths.
     Files of those names already in ``directory`` are a ``FileExistsError`` (nothing is
-    written) unless ``overwrite``."""
+    written) unless ``overwrite``.
+
+    Each file is written whole or not at all (``image._write_atomic``: beside its name,
+    synced, renamed into place), ``index.json`` last (with ``overwrite``, an earlier one
+    is removed first): a write that fails (a full disk) leaves the files before it, no
+    partial one and no index, and raises its ``OSError`` with ``filename`` the file."""
     if os.path.exists(directory) and not os.path.isdir(directory):  # was "[Errno 17] File exists"
         raise ValueError(f"--out: {directory} is a file, not a folder")
     seed = testing._seed(seed)
     cases = golden_cases(seed)
+    index = os.path.join(directory, "index.json")
     if not overwrite and os.path.isdir(directory):
         names = [c["name"] + ".json" for c in cases] + ["index.json"]
         there = [n for n in names if os.path.lexists(os.path.join(directory, n))]
@@ -206,19 +221,30 @@ def write(directory, seed=0, overwrite=False):
                 f"--overwrite (overwrite=True) to replace them, or another directory"
             )
     os.makedirs(directory, exist_ok=True)
+    if overwrite and os.path.lexists(index):  # it would list a set this run did not finish
+        os.remove(index)
     paths = []
     for case in cases:
         path = os.path.join(directory, case["name"] + ".json")
-        with open(path, "w", encoding="utf-8") as fh:
-            json.dump(_jsonable(case), fh)
-            fh.write("\n")
+        _write_text(path, json.dumps(_jsonable(case)) + "\n", overwrite)
         paths.append(path)
-    with open(os.path.join(directory, "index.json"), "w", encoding="utf-8") as fh:
-        json.dump(
-            {"schema": SCHEMA, "seed": seed, "cases": [c["name"] for c in cases]}, fh, indent=1
-        )
-        fh.write("\n")
+    listed = {"schema": SCHEMA, "seed": seed, "cases": [c["name"] for c in cases]}
+    _write_text(index, json.dumps(listed, indent=1) + "\n", overwrite)
     return paths
+
+
+def _write_text(path, text, overwrite):
+    """Write ``text`` to ``path`` as ``image._write_atomic`` writes; an ``OSError`` names
+    ``path`` (one of the write itself, a full disk, named no file)."""
+    from cresize.image import _write_atomic
+
+    data = text.encode("utf-8")
+    try:
+        _write_atomic(path, lambda f: f.write(data), overwrite)
+    except OSError as exc:
+        if exc.filename is None:
+            exc.filename = path
+        raise
 
 
 def verify(directory, expected=None, seed=0, rtol=None, json_path=None, allow_missing=False):
@@ -241,7 +267,8 @@ def verify(directory, expected=None, seed=0, rtol=None, json_path=None, allow_mi
         "message"}], "failed", "missing", "allow_missing", "not_given", "passed"}``
         (an error is ``max|result - expected| / scale``, null where not given, not
         readable or not finite: strict JSON; ``missing`` the golden cases without a
-        result). A path that could not be written is a ``ValueError`` before the run.
+        result). A path that could not be written is a ``ValueError`` before the run;
+        a write that fails after it (a full disk) is said on stderr and returns 1.
     allow_missing : bool
         Pass when some golden cases have no result (a deliberately partial set);
         by default each one is a failure of the run.
@@ -250,8 +277,8 @@ def verify(directory, expected=None, seed=0, rtol=None, json_path=None, allow_mi
     -------
     int
         0 when every result passes and every golden case has one (or
-        ``allow_missing``); 1 when any fails, a golden case has no result, or no
-        result was found.
+        ``allow_missing``); 1 when any fails, a golden case has no result, no
+        result was found, or the ``json_path`` report could not be written.
     """
     if rtol is not None:  # inf too: every result would pass, whatever its error
         rtol = testing._positive(rtol, "--rtol")
@@ -399,7 +426,8 @@ def verify(directory, expected=None, seed=0, rtol=None, json_path=None, allow_mi
             file=sys.stderr,
         )
     if unwritten is not None:
-        raise ValueError(f"--json: cannot write {json_path}: {unwritten}")
+        print(f"cresize golden: --json: {cannot_write(json_path, unwritten)}", file=sys.stderr)
+        return 1
     return 0 if passed else 1
 
 
