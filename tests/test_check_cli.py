@@ -5,6 +5,7 @@ import os
 import re
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import numpy as np
@@ -735,3 +736,21 @@ def test_torch_comparison_takes_mode_aliases():
         expected = _check.torch_deviation(torch, shape, size, mode=canonical, num_threads=1)
         got = _check.torch_deviation(torch, shape, size, mode=alias, num_threads=1)
         assert got == expected, (alias, shape)
+
+
+def test_two_runs_print_the_same_and_the_time_only_with_time(monkeypatch, capsys):
+    # The summary line held the run's wall time ("12 configurations, 0 failed, 0.4 s;
+    # ..."): the only thing in stdout that differed between two runs of one command,
+    # whose --json report is the same bytes.
+    def run(*options, seconds):
+        clock = iter([100.0, 100.0 + seconds])
+        monkeypatch.setattr(_check, "time", types.SimpleNamespace(perf_counter=lambda: next(clock)))
+        argv = ["--quick", "--modes", "nearest", "--no-torch", "--threads", "1", *options]
+        assert _check.main(argv) == 0
+        return capsys.readouterr()
+
+    first, second = run(seconds=3.4), run(seconds=71.25)
+    assert first.out == second.out and first.err == second.err == ""
+    assert "12 configurations, 0 failed; cresize " in first.out
+    summary = run("--time", seconds=3.4).out.splitlines()[-1]
+    assert summary.startswith("12 configurations, 0 failed, 3.4 s; cresize ")

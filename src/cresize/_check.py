@@ -87,6 +87,12 @@ def main(argv=None):
     parser.add_argument("--no-torch", action="store_true", help="skip the PyTorch comparison")
     parser.add_argument("--failures-only", action="store_true", help="print failing rows only")
     parser.add_argument(
+        "--time",
+        action="store_true",
+        help="say the run's wall time in the summary line (default: left out, so that two "
+        "runs of one command print the same)",
+    )
+    parser.add_argument(
         "--threads",
         type=int,
         metavar="N",
@@ -229,8 +235,9 @@ def main(argv=None):
     for row in failed:
         print(f"FAIL {_label(row)}: {row['message']}")
     print(
-        f"{len(rows)} configurations, {len(failed)} failed, {seconds:.1f} s; "
-        f"cresize {cresize.__version__}, torch {compared}, seed {args.seed}"
+        f"{len(rows)} configurations, {len(failed)} failed"
+        + (f", {seconds:.1f} s" if args.time else "")  # the one thing that differs run to run
+        + f"; cresize {cresize.__version__}, torch {compared}, seed {args.seed}"
         + (f"; checked {checked['forward']} and {checked['backward']}" if implementation else "")
         + (f"; rtol {args.rtol:g} for every check" if args.rtol is not None else "")
         + (
