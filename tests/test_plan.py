@@ -1,5 +1,6 @@
 """Plans (docs/spec.md section 7): the same bits as the functions, whole and by block."""
 
+import sys
 import threading
 
 import numpy as np
@@ -1275,3 +1276,82 @@ def test_2x2_block_rows_split_inside_a_plane(monkeypatch, level):
     finally:
         monkeypatch.delenv("CRESIZE_SIMD")
         _kernels._init_simd()
+
+
+class _SizedPlan:
+    """What ``_Cache`` reads of a plan: its ``nbytes`` and ``_key``."""
+
+    def __init__(self, nbytes):
+        self.nbytes = nbytes
+        self._key = None
+
+
+def _cache_of(*sizes, limit=100):
+    cache = cresize._plan._Cache(limit)
+    plans = [_SizedPlan(n) for n in sizes]
+    for i, plan in enumerate(plans):
+        cache.put(("held", i), plan)
+    return cache, plans
+
+
+def _grow(cache, plans):
+    plans[1].nbytes = 60  # a program it made grew its tables: the oldest is dropped
+    cache.remeasure(plans[1])
+
+
+def _lower_limit(cache, plans):
+    with cache.lock:  # as set_cache_limit does
+        cache.limit = 40
+        cache._shrink()
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda cache, plans: cache.put("new", _SizedPlan(50)),  # two older ones dropped
+        lambda cache, plans: cache.put("new", _SizedPlan(5)),  # nothing dropped
+        _grow,
+        _lower_limit,
+        lambda cache, plans: cache.clear(),
+    ],
+    ids=["put-dropping", "put", "remeasure", "shrink", "clear"],
+)
+def test_cache_count_survives_an_interrupt_at_every_line(change):
+    # A KeyboardInterrupt (or a MemoryError) between the entries' update and the byte
+    # count's (put, remeasure, _shrink, clear) left cache_info()["nbytes"] wrong for
+    # good: too low, the cache held more than its bound; too high, less. Here an
+    # interrupt lands before each line of _Cache's code in turn, as Ctrl-C can.
+    if sys.gettrace() is not None:
+        pytest.skip("a tracer (coverage, a debugger) is running")
+
+    def traced(code):  # every method of _Cache (and its properties)
+        return code.co_filename == cresize._plan.__file__ and code.co_qualname.startswith("_Cache.")
+
+    points = 0
+    while True:
+        cache, plans = _cache_of(30, 30, 30)
+        lines = 0
+
+        def local(frame, event, arg, at=points + 1):
+            nonlocal lines
+            if event == "line":
+                lines += 1
+                if lines == at:
+                    raise KeyboardInterrupt
+            return local
+
+        sys.settrace(lambda frame, event, arg: local if traced(frame.f_code) else None)
+        try:
+            change(cache, plans)
+        except KeyboardInterrupt:
+            pass
+        else:
+            break  # it ran through: every line was tried
+        finally:
+            sys.settrace(None)
+        points += 1
+        sizes = [size for _, size in cache.entries.values()]
+        assert cache.nbytes == sum(sizes), f"interrupted before line {points} of the change"
+        cache.put("after", _SizedPlan(20))  # the cache goes on as it should
+        assert cache.nbytes == sum(size for _, size in cache.entries.values()) <= cache.limit
+    assert points >= 4 and cache.nbytes == sum(size for _, size in cache.entries.values())

@@ -1135,14 +1135,29 @@ def _check_out(out, shape, dtype, inputs):
 
 
 class _Cache:
-    """Plans by their normalised arguments, least recently used first, bounded in bytes."""
+    """Plans by their normalised arguments, least recently used first, bounded in bytes.
+
+    ``nbytes``, the sum of the entries' sizes, is a running count that can not drift:
+    a change marks it stale (``_stale``) before it touches ``entries`` and unmarks it
+    once it has set the count, so an exception landing in between (Ctrl-C, a
+    ``MemoryError``) leaves it marked, and the next read counts it anew from
+    ``entries`` (only then: a put costs no walk over the plans)."""
 
     def __init__(self, limit):
         self.limit = limit
         self.entries: OrderedDict = OrderedDict()  # key -> (plan, nbytes)
-        self.nbytes = 0
+        self._nbytes = 0
+        self._stale = False  # set while entries and _nbytes may disagree
         self.hits = self.misses = 0
         self.lock = threading.RLock()
+
+    @property
+    def nbytes(self):
+        """Bytes held: the sum of the entries' sizes (under ``lock``)."""
+        if self._stale:  # a change was interrupted: count anew
+            self._nbytes = sum(size for _, size in self.entries.values())
+            self._stale = False
+        return self._nbytes
 
     def get(self, key):
         with self.lock:
@@ -1161,8 +1176,11 @@ class _Cache:
                 return self.entries[key][0]
             if size <= self.limit:
                 plan._key = key
+                total = self.nbytes + size  # the new state, before anything changes
+                self._stale = True
                 self.entries[key] = (plan, size)
-                self.nbytes += size
+                self._nbytes = total
+                self._stale = False
                 self._shrink()
         return plan
 
@@ -1178,21 +1196,31 @@ class _Cache:
             entry = self.entries.get(plan._key) if plan._key is not None else None
             if entry is not None and entry[0] is plan:
                 size = plan.nbytes
-                self.nbytes += size - entry[1]
+                total = self.nbytes + size - entry[1]
+                self._stale = True
                 self.entries[plan._key] = (plan, size)
+                self._nbytes = total
+                self._stale = False
                 self._shrink()
 
     def _shrink(self):
-        while self.nbytes > self.limit and self.entries:
-            _, (_, size) = self.entries.popitem(last=False)
-            self.nbytes -= size
+        total = self.nbytes
+        if total > self.limit:
+            self._stale = True
+            while total > self.limit and self.entries:
+                _, (_, size) = self.entries.popitem(last=False)
+                total -= size
+            self._nbytes = total
+            self._stale = False
         if not self.entries:
             _forget_fast()
 
     def clear(self):
         with self.lock:
+            self._stale = True
             self.entries.clear()
-            self.nbytes = 0
+            self._nbytes = 0
+            self._stale = False
             self.hits = self.misses = 0
             _fast.fast_hits(reset=True)
             _forget_fast()
