@@ -738,6 +738,26 @@ def test_torch_comparison_takes_mode_aliases():
         assert got == expected, (alias, shape)
 
 
+def test_torch_comparison_takes_the_options_as_spec_normalises_them(monkeypatch):
+    """``_torch_run`` normalised the options with ``_spec.forward`` and again in
+    ``reference_matrices``, but gave PyTorch the values as passed: ``align_corners=
+    np.True_``, which ``resize`` takes, was a TypeError of ``upsample_bilinear2d``."""
+    torch = pytest.importorskip("torch")
+
+    def again(*args, **kwargs):
+        raise AssertionError("the dense matrices are the spec's: no second normalisation")
+
+    monkeypatch.setattr(_check.testing, "reference_matrices", again)
+    for options in (dict(align_corners=np.True_), dict(antialias=np.True_), {}):
+        expected = _check.torch_deviation(
+            torch, (1, 2, 9, 8), (4, 3), num_threads=1, **{k: bool(v) for k, v in options.items()}
+        )
+        got = _check.torch_deviation(torch, (1, 2, 9, 8), (4, 3), num_threads=1, **options)
+        assert got == expected < 1e-12, options
+    run = _check.run_one(_check.CASES[0], "bilinear", True, False, np.float32, torch, 1)
+    assert run["passed"] and run["torch"] is not None, run  # float32: the slack's lengths
+
+
 def test_two_runs_print_the_same_and_the_time_only_with_time(monkeypatch, capsys):
     # The summary line held the run's wall time ("12 configurations, 0 failed, 0.4 s;
     # ..."): the only thing in stdout that differed between two runs of one command,

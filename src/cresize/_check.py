@@ -433,8 +433,8 @@ def run_one(
             messages.append(f"torch: {type(exc).__name__}: {exc}")
         limit = tolerance
         if dtype == np.float32 and rtol is None:  # PyTorch: float32 coordinates in float32
-            matrices = testing.reference_matrices(shape, size, **options)
-            limit += TORCH_FLOAT32_SLACK * max(max(w.shape) for w in matrices.values())
+            geometry = _spec.axis_geometry(_spec.forward(shape, size, **options))
+            limit += TORCH_FLOAT32_SLACK * max(max(n_in, n_out) for _, n_in, n_out, _ in geometry)
         if row["torch"] is not None and not row["torch"] <= limit:
             problem = f"torch deviation {row['torch']:.3e} > {limit:.1e}"
             if mode in ("nearest", "nearest-exact"):
@@ -527,53 +527,24 @@ def torch_nearest_deviation(torch, shape, size=None, **options):
     return (offset, *_deviations(torch, run, tuple(torch.from_numpy(a) for a in ours)))
 
 
-def _torch_run(
-    torch,
-    shape,
-    size=None,
-    *,
-    scale_factor=None,
-    mode="bilinear",
-    align_corners=False,
-    antialias=False,
-    axes=None,
-    dtype=np.float64,
-    seed=1,
-    num_threads=None,
-):
+def _torch_run(torch, shape, size=None, *, dtype=np.float64, seed=1, num_threads=None, **options):
     """cresize's and ``F.interpolate``'s results and gradients of one seeded
-    configuration (None when PyTorch has no equivalent)."""
-    spec = _spec.forward(shape, size, scale_factor, mode, align_corners, antialias, axes)
-    mode = spec.mode  # canonical: an alias ("cubic") is decided as its name
-    matrices = testing.reference_matrices(
-        shape,
-        size,
-        scale_factor=scale_factor,
-        mode=mode,
-        align_corners=align_corners,
-        antialias=antialias,
-        axes=axes,
-    )
-    axes = tuple(matrices)
+    configuration (None when PyTorch has no equivalent); ``options``: those of
+    ``cresize.resize`` (its defaults, normalised once by ``_spec.forward``)."""
+    spec = _spec.forward(shape, size, **options)  # canonical: an alias ("cubic") as its name
+    matrices = testing._matrices(spec)
+    axes = tuple(matrices)  # sorted; spec.axes as given (a size tuple pairs with them)
     n = len(axes)
-    kwargs = dict(mode=_spec.torch_name(mode, n), antialias=antialias)
-    if _spec.takes_align_corners(mode):  # F.interpolate: None with the others
-        kwargs["align_corners"] = align_corners
-    if not _spec.torch_takes(kwargs["mode"], n, kwargs.get("align_corners"), antialias):
+    kwargs = dict(mode=_spec.torch_name(spec.mode, n), antialias=spec.antialias)
+    if _spec.takes_align_corners(spec.mode):  # F.interpolate: None with the others
+        kwargs["align_corners"] = spec.align_corners
+    if not _spec.torch_takes(kwargs["mode"], n, kwargs.get("align_corners"), spec.antialias):
         return None
     rng = np.random.default_rng(seed)
     x = rng.uniform(-1, 1, shape).astype(dtype)
-    options = dict(
-        scale_factor=scale_factor,
-        mode=mode,
-        align_corners=align_corners,
-        antialias=antialias,
-        axes=spec.axes,  # as given: a size tuple pairs with them (``axes`` is sorted)
-        num_threads=num_threads,
-    )
-    y = cresize.resize(x, size, **options)
+    y = cresize.resize(x, size, **options, num_threads=num_threads)
     g = rng.uniform(-1, 1, y.shape).astype(dtype)
-    dx = cresize.resize_backward(g, x.shape, **options)
+    dx = cresize.resize_backward(g, x.shape, **options, num_threads=num_threads)
     last = tuple(range(len(shape) - n, len(shape)))
 
     def to_torch(a):
