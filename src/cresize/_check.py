@@ -283,15 +283,27 @@ def cannot_write(path, exc):
 def write_json(path, report):
     """Write ``report`` to ``path`` as strict JSON (RFC 8259, which has no NaN or
     Infinity): a number that is not finite is written as null (the report's message
-    gives it). The text is made first and written as ``cresize resize`` writes an image
+    gives it). The text is made first and written with ``write_text``: a write that
+    fails (a full disk, a value JSON has no form for) leaves an earlier report whole
+    and no partial one (``path`` opened for writing was emptied first)."""
+    write_text(path, json.dumps(_finite(report), indent=1, allow_nan=False))
+
+
+def write_text(path, text, overwrite=True):
+    """Write ``text`` (UTF-8) to ``path`` as ``cresize resize`` writes an image
     (``image._write_atomic``: a file beside ``path``, synced, renamed over it, the mode
-    of the report it replaces kept, a link written through): a write that fails (a
-    full disk, a value JSON has no form for) leaves an earlier report whole and no
-    partial one (``path`` opened for writing was emptied first)."""
+    of a file it replaces kept, a link written through; without ``overwrite`` a file
+    there is a ``FileExistsError``), for every file the commands write. An ``OSError``
+    names ``path`` (one of the write itself, a full disk, named no file)."""
     from cresize.image import _write_atomic
 
-    text = json.dumps(_finite(report), indent=1, allow_nan=False).encode("utf-8")
-    _write_atomic(path, lambda f: f.write(text), overwrite=True)
+    data = text.encode("utf-8")
+    try:
+        _write_atomic(path, lambda f: f.write(data), overwrite)
+    except OSError as exc:
+        if exc.filename is None:
+            exc.filename = path
+        raise
 
 
 def _finite(value):

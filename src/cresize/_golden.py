@@ -21,7 +21,13 @@ import numpy as np
 
 import cresize
 from cresize import testing
-from cresize._check import cannot_write, json_target, option_combinations, write_json
+from cresize._check import (
+    cannot_write,
+    json_target,
+    option_combinations,
+    write_json,
+    write_text,
+)
 from cresize._tables import MODES
 
 SCHEMA = "cresize-golden/1"
@@ -202,7 +208,7 @@ def write(directory, seed=0, overwrite=False):
     Files of those names already in ``directory`` are a ``FileExistsError`` (nothing is
     written) unless ``overwrite``.
 
-    Each file is written whole or not at all (``image._write_atomic``: beside its name,
+    Each file is written whole or not at all (``_check.write_text``: beside its name,
     synced, renamed into place), ``index.json`` last (with ``overwrite``, an earlier one
     is removed first): a write that fails (a full disk) leaves the files before it, no
     partial one and no index, and raises its ``OSError`` with ``filename`` the file."""
@@ -226,25 +232,11 @@ def write(directory, seed=0, overwrite=False):
     paths = []
     for case in cases:
         path = os.path.join(directory, case["name"] + ".json")
-        _write_text(path, json.dumps(_jsonable(case)) + "\n", overwrite)
+        write_text(path, json.dumps(_jsonable(case)) + "\n", overwrite)
         paths.append(path)
     listed = {"schema": SCHEMA, "seed": seed, "cases": [c["name"] for c in cases]}
-    _write_text(index, json.dumps(listed, indent=1) + "\n", overwrite)
+    write_text(index, json.dumps(listed, indent=1) + "\n", overwrite)
     return paths
-
-
-def _write_text(path, text, overwrite):
-    """Write ``text`` to ``path`` as ``image._write_atomic`` writes; an ``OSError`` names
-    ``path`` (one of the write itself, a full disk, named no file)."""
-    from cresize.image import _write_atomic
-
-    data = text.encode("utf-8")
-    try:
-        _write_atomic(path, lambda f: f.write(data), overwrite)
-    except OSError as exc:
-        if exc.filename is None:
-            exc.filename = path
-        raise
 
 
 def verify(directory, expected=None, seed=0, rtol=None, json_path=None, allow_missing=False):
