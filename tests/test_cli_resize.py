@@ -1219,7 +1219,9 @@ def test_progress_bar_only_on_a_terminal(tmp_path, capsys, monkeypatch):
     assert err == "" and out.startswith("cresize resize: 3 resized, 0 failed in ")
 
 
-def _start(tmp_path, n, jobs):
+def _start(tmp_path, n, jobs, **popen):
+    """``cresize resize --scale 3 --mode bicubic --jobs <jobs>`` started on ``n`` PNGs of
+    ``tmp_path / "in"``, writing to ``tmp_path / "out"`` (``popen``: more of Popen's keywords)."""
     for i in range(n):
         # Big enough that 40 files take seconds: the signal lands mid-batch even on a busy machine.
         write(tmp_path / "in" / f"{i:03d}.png", 192, 256, seed=i)
@@ -1245,6 +1247,7 @@ def _start(tmp_path, n, jobs):
         stderr=subprocess.PIPE,
         text=True,
         preexec_fn=default_sigint if POSIX else None,  # also where tests ignore SIGINT
+        **popen,
     )
 
 
@@ -1501,32 +1504,7 @@ def test_early_ctrl_c_prints_no_traceback(tmp_path, delay):
     # A terminal's Ctrl-C goes to the whole process group, workers included, as
     # soon as the batch starts: nobody may print a KeyboardInterrupt traceback
     # (spawned workers did, while importing, before they ignored SIGINT).
-    for i in range(40):
-        write(tmp_path / "in" / f"{i:03d}.png", 192, 256, seed=i)
-    env = dict(os.environ, PYTHONPATH=CRESIZE_ROOT)
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "cresize",
-            "resize",
-            str(tmp_path / "in"),
-            "--scale",
-            "3",
-            "--mode",
-            "bicubic",
-            "--out-dir",
-            str(tmp_path / "out"),
-            "--jobs",
-            "2",
-        ],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-        preexec_fn=default_sigint if POSIX else None,  # also where tests ignore SIGINT
-    )
+    proc = _start(tmp_path, 40, 2, start_new_session=True)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and proc.poll() is None:
         if _children(proc.pid) or os.path.isdir(tmp_path / "out"):
