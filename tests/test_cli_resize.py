@@ -14,6 +14,7 @@ import pytest
 import cresize
 from cresize._cli_resize import main, split_cores
 from cresize.image import FORMATS, _png_chunk, resize_image, save_image
+from helpers.faults import FailingWrites
 from helpers.proc import POSIX, default_sigint
 
 Image = pytest.importorskip("PIL.Image")
@@ -1035,27 +1036,17 @@ def test_writer_failing_mid_write_leaves_no_partial_output(tmp_path, monkeypatch
     else:  # whichever library encodes, the second file's write fails half-way
         import cresize.image
 
-        class Flaky:
-            def __init__(self, f):
-                self.f = f
+        def second_write():
+            calls.append(None)
+            return len(calls) == 2
 
-            def write(self, data):
-                calls.append(self)
-                if len(calls) == 2:
-                    self.f.write(bytes(data)[: len(data) // 3])
-                    raise OSError("No space left on device")
-                return self.f.write(data)
-
-            def __getattr__(self, name):
-                return getattr(self.f, name)
-
-            def __enter__(self):
-                return self
-
-            def __exit__(self, *exc):
-                self.f.close()
-
-        monkeypatch.setattr(cresize.image, "open", lambda *a: Flaky(open(*a)), raising=False)
+        full = OSError("No space left on device")
+        monkeypatch.setattr(
+            cresize.image,
+            "open",
+            lambda *a: FailingWrites(open(*a), full, second_write, part=3),
+            raising=False,
+        )
     assert main([str(tmp_path / "in"), "--width", "30", "--out-dir", str(tmp_path / "out")]) == 1
     assert "b.png: OSError: No space left on device" in capsys.readouterr().err
     assert sorted(os.listdir(tmp_path / "out")) == ["a.png", "c.png"]  # no temporary file either
