@@ -553,6 +553,39 @@ def test_show_config_reports_the_simd_level_asked_for_when_the_kernels_loaded():
     assert simd["level"] in ("none", "sse2")  # capped at sse2 (a CPU without it: none)
 
 
+@pytest.mark.parametrize(
+    ("value", "level", "warned"),
+    [(" AVX2 ", "avx2", False), ("Auto", None, False), ("", None, False), ("avx", None, True)],
+)
+def test_simd_variable_is_read_like_the_other_variables(value, level, warned):
+    """``CRESIZE_SIMD`` is taken stripped and in any case, as ``CRESIZE_QUICK_THREAD`` and
+    ``CRESIZE_THREAD_STEERING`` are; an unknown value warns naming the variable, the value
+    and the allowed ones, and the best level stays (None: the best the CPU has)."""
+    child = (
+        "import json, os, warnings\n"
+        "warnings.simplefilter('always')\n"
+        "from cresize import _kernels\n"
+        "level = _kernels.simd_level()\n"
+        "os.environ['CRESIZE_SIMD'] = 'auto'\n"  # then the best the CPU has
+        "_kernels._init_simd()\n"
+        "print(json.dumps([level, _kernels.simd_level()]))\n"
+    )
+    env = dict(os.environ, CRESIZE_SIMD=value)
+    got = subprocess.run(
+        [sys.executable, "-c", child], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert got.returncode == 0, got.stderr
+    in_effect, best = json.loads(got.stdout.splitlines()[-1])
+    levels = ("none", "sse2", "avx2", "avx512")
+    want = best if level is None else levels[min(levels.index(level), levels.index(best))]
+    assert in_effect == want
+    message = (
+        f"RuntimeWarning: CRESIZE_SIMD={value.strip().lower()!r} is not one of auto, none, "
+        "sse2, avx2, avx512: using auto"
+    )
+    assert (message in got.stderr) == warned, got.stderr
+
+
 def test_sdist_carries_the_benchmarks(tmp_path, monkeypatch):
     """The README links to benchmarks/*.md and tests/test_benchmarks.py reads
     benchmarks/run.py: MANIFEST.in, applied as setuptools applies it to an sdist, takes

@@ -14,6 +14,7 @@ import pytest
 import cresize
 from cresize._cli_resize import main, split_cores
 from cresize.image import FORMATS, _png_chunk, resize_image, save_image
+from helpers.faults import FailingWrites
 from helpers.proc import POSIX, default_sigint
 
 Image = pytest.importorskip("PIL.Image")
@@ -1035,27 +1036,17 @@ def test_writer_failing_mid_write_leaves_no_partial_output(tmp_path, monkeypatch
     else:  # whichever library encodes, the second file's write fails half-way
         import cresize.image
 
-        class Flaky:
-            def __init__(self, f):
-                self.f = f
+        def second_write():
+            calls.append(None)
+            return len(calls) == 2
 
-            def write(self, data):
-                calls.append(self)
-                if len(calls) == 2:
-                    self.f.write(bytes(data)[: len(data) // 3])
-                    raise OSError("No space left on device")
-                return self.f.write(data)
-
-            def __getattr__(self, name):
-                return getattr(self.f, name)
-
-            def __enter__(self):
-                return self
-
-            def __exit__(self, *exc):
-                self.f.close()
-
-        monkeypatch.setattr(cresize.image, "open", lambda *a: Flaky(open(*a)), raising=False)
+        full = OSError("No space left on device")
+        monkeypatch.setattr(
+            cresize.image,
+            "open",
+            lambda *a: FailingWrites(open(*a), full, second_write, part=3),
+            raising=False,
+        )
     assert main([str(tmp_path / "in"), "--width", "30", "--out-dir", str(tmp_path / "out")]) == 1
     assert "b.png: OSError: No space left on device" in capsys.readouterr().err
     assert sorted(os.listdir(tmp_path / "out")) == ["a.png", "c.png"]  # no temporary file either
@@ -1219,7 +1210,9 @@ def test_progress_bar_only_on_a_terminal(tmp_path, capsys, monkeypatch):
     assert err == "" and out.startswith("cresize resize: 3 resized, 0 failed in ")
 
 
-def _start(tmp_path, n, jobs):
+def _start(tmp_path, n, jobs, **popen):
+    """``cresize resize --scale 3 --mode bicubic --jobs <jobs>`` started on ``n`` PNGs of
+    ``tmp_path / "in"``, writing to ``tmp_path / "out"`` (``popen``: more of Popen's keywords)."""
     for i in range(n):
         # Big enough that 40 files take seconds: the signal lands mid-batch even on a busy machine.
         write(tmp_path / "in" / f"{i:03d}.png", 192, 256, seed=i)
@@ -1245,6 +1238,7 @@ def _start(tmp_path, n, jobs):
         stderr=subprocess.PIPE,
         text=True,
         preexec_fn=default_sigint if POSIX else None,  # also where tests ignore SIGINT
+        **popen,
     )
 
 
@@ -1501,32 +1495,7 @@ def test_early_ctrl_c_prints_no_traceback(tmp_path, delay):
     # A terminal's Ctrl-C goes to the whole process group, workers included, as
     # soon as the batch starts: nobody may print a KeyboardInterrupt traceback
     # (spawned workers did, while importing, before they ignored SIGINT).
-    for i in range(40):
-        write(tmp_path / "in" / f"{i:03d}.png", 192, 256, seed=i)
-    env = dict(os.environ, PYTHONPATH=CRESIZE_ROOT)
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "cresize",
-            "resize",
-            str(tmp_path / "in"),
-            "--scale",
-            "3",
-            "--mode",
-            "bicubic",
-            "--out-dir",
-            str(tmp_path / "out"),
-            "--jobs",
-            "2",
-        ],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-        preexec_fn=default_sigint if POSIX else None,  # also where tests ignore SIGINT
-    )
+    proc = _start(tmp_path, 40, 2, start_new_session=True)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and proc.poll() is None:
         if _children(proc.pid) or os.path.isdir(tmp_path / "out"):

@@ -172,8 +172,11 @@ LONG_ROWS = re.compile(
 
 
 #: How the code reads a variable: ``os.environ.get("X")``, ``os.environ["X"]``,
-#: ``getenv("X")`` (C), ``switch("X", ...)`` (setup.py's build switches).
-ENV_READ = re.compile(r"""(?:environ\.get\(|environ\[|getenv\(|switch\()\s*["'](CRESIZE_\w+)""")
+#: ``getenv("X")`` (C), ``switch("X", ...)`` (setup.py's build switches),
+#: ``_variable("X", ...)`` (the kernels' choices).
+ENV_READ = re.compile(
+    r"""(?:environ\.get\(|environ\[|getenv\(|switch\(|_variable\()\s*["'](CRESIZE_\w+)"""
+)
 #: The page whose table lists the environment variables users can set.
 ENV_PAGE = ROOT / "docs" / "guide" / "threads.md"
 

@@ -19,6 +19,7 @@ Image = pytest.importorskip("PIL.Image")
 from PIL import ImageOps  # noqa: E402
 
 from helpers import avif  # noqa: E402
+from helpers.faults import FailingWrites  # noqa: E402
 from helpers.png16 import srgb_icc  # noqa: E402
 
 FILTERS = {"lanczos3": Image.LANCZOS, "bicubic": Image.BICUBIC, "bilinear": Image.BILINEAR}
@@ -316,26 +317,6 @@ def test_save_refuses_to_overwrite(tmp_path):
     assert Image.open(path).size == (8, 8)
 
 
-class HalfWrites:
-    """A file whose writes stop half-way with ``exc`` (a full disk, a Ctrl-C)."""
-
-    def __init__(self, f, exc):
-        self.f, self.exc = f, exc
-
-    def write(self, data):
-        self.f.write(bytes(data)[: len(data) // 2])
-        raise self.exc
-
-    def __getattr__(self, name):
-        return getattr(self.f, name)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.f.close()
-
-
 @pytest.mark.parametrize("writer", ["pillow", "any"])
 @pytest.mark.parametrize("exc", [OSError("disk full"), KeyboardInterrupt()])
 def test_failed_write_leaves_nothing(tmp_path, monkeypatch, exc, writer):
@@ -352,7 +333,7 @@ def test_failed_write_leaves_nothing(tmp_path, monkeypatch, exc, writer):
         import cresize.image
 
         monkeypatch.setattr(
-            cresize.image, "open", lambda *a: HalfWrites(open(*a), exc), raising=False
+            cresize.image, "open", lambda *a: FailingWrites(open(*a), exc), raising=False
         )
     for name, overwrite in [("new.png", False), ("old.png", True)]:
         with pytest.raises(type(exc)):

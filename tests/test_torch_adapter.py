@@ -19,13 +19,8 @@ from helpers.oracle import NO_ALIGN_CORNERS  # noqa: E402
 COMBOS = [(m, None if m in NO_ALIGN_CORNERS else ac, aa) for m, ac, aa in CRESIZE_COMBOS]
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """Tiny tensors: one thread (torch.set_num_threads sets the shared OpenMP default)."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+# Tiny tensors: one thread (torch.set_num_threads sets the shared OpenMP default).
+pytestmark = pytest.mark.usefixtures("torch_one_thread")
 
 
 @pytest.mark.parametrize("mode, align_corners, antialias", COMBOS)

@@ -22,12 +22,7 @@ OP = torch.ops.cresize.interpolate.default
 BACKWARD_OP = torch.ops.cresize.interpolate_backward.default
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("torch_one_thread")
 
 
 class Net(torch.nn.Module):

@@ -254,25 +254,32 @@ SIMD_LEVELS = ("none", "sse2", "avx2", "avx512")
 simd_requested = None
 
 
+def _variable(name, choices, using):
+    """The environment variable ``name``, stripped and in lower case, where it is one of
+    ``choices``; None where it is unset or empty, or (with a RuntimeWarning that names
+    it, its value, ``choices`` and ``using``, what is done instead) any other value."""
+    import os
+    import warnings
+    asked = os.environ.get(name, "").strip().lower()
+    if asked and asked not in choices:
+        # stacklevel as each reader had it: calls between Cython functions add no frame
+        warnings.warn(f"{name}={asked!r} is not one of {', '.join(choices)}: using {using}",
+                      RuntimeWarning, stacklevel=2)
+        return None
+    return asked or None
+
+
 def _init_simd():
     """Read ``CRESIZE_SIMD`` once, at import: ``none`` forces the portable loops,
     ``sse2`` / ``avx2`` / ``avx512`` cap the level, unset or ``auto`` takes the best the
     CPU has. Also puts the ``avx512`` level's 2x2 sums of weight 1 back on the buffered
     loop (``_unit_rows_unrolled``)."""
     import os
-    import warnings
     global simd_requested
     best = cresize_simd_best_rows()
     simd_requested = os.environ.get("CRESIZE_SIMD")
-    asked = (simd_requested or "auto").strip().lower() or "auto"
-    if asked == "auto":
-        level = best
-    elif asked in SIMD_LEVELS:
-        level = min(SIMD_LEVELS.index(asked), best)
-    else:
-        warnings.warn(f"CRESIZE_SIMD={asked!r} is not one of auto, {', '.join(SIMD_LEVELS)}: "
-                      f"using auto", RuntimeWarning, stacklevel=2)
-        level = best
+    asked = _variable("CRESIZE_SIMD", ("auto",) + SIMD_LEVELS, "auto")
+    level = best if asked in (None, "auto") else min(SIMD_LEVELS.index(asked), best)
     cresize_simd_set(level)
     cresize_unit_rows_unrolled_set(0)
 
@@ -303,17 +310,9 @@ def _set_steering(level, source):
 def _init_steering():
     """Read ``CRESIZE_THREAD_STEERING`` once, as the kernels load: ``off``, ``auto`` or
     ``always`` (any case); unset or empty leaves the default."""
-    import os
-    import warnings
-    asked = os.environ.get("CRESIZE_THREAD_STEERING", "").strip().lower()
-    if not asked:
-        return
-    if asked not in STEERING_MODES:
-        warnings.warn(f"CRESIZE_THREAD_STEERING={asked!r} is not one of "
-                      f"{', '.join(STEERING_MODES)}: using the default", RuntimeWarning,
-                      stacklevel=2)
-        return
-    _set_steering(STEERING_MODES.index(asked), "environment")
+    asked = _variable("CRESIZE_THREAD_STEERING", STEERING_MODES, "the default")
+    if asked is not None:
+        _set_steering(STEERING_MODES.index(asked), "environment")
 
 
 #: Where the quick pair's setting came from: "default", "environment" (the
@@ -352,17 +351,10 @@ def _read_quick_variable():
     """Read ``CRESIZE_QUICK_THREAD`` once, as the kernels load: ``on`` or ``off`` (any
     case); unset or empty leaves it on."""
     global cresize_quick_on, quick_source
-    import os
-    import warnings
-    asked = os.environ.get("CRESIZE_QUICK_THREAD", "").strip().lower()
-    if not asked:
-        return
-    if asked not in ("on", "off"):
-        warnings.warn(f"CRESIZE_QUICK_THREAD={asked!r} is not one of on, off: using on",
-                      RuntimeWarning, stacklevel=2)
-        return
-    cresize_quick_on = asked == "on"
-    quick_source = "environment"
+    asked = _variable("CRESIZE_QUICK_THREAD", ("on", "off"), "on")
+    if asked is not None:
+        cresize_quick_on = asked == "on"
+        quick_source = "environment"
 
 
 _read_quick_variable()

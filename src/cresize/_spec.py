@@ -513,11 +513,14 @@ def _resizable(in_shape, axis, name):
         )
 
 
-def _output_shape(in_shape, axes, out_lengths):
-    result = list(in_shape)
+def _new_spec(input_shape, axes, out_lengths, factors, mode, align_corners, antialias):
+    """The ``Spec`` of these resized axes, its output shape filled in."""
+    output_shape = list(input_shape)
     for a, n in zip(axes, out_lengths):
-        result[a] = n
-    return tuple(result)
+        output_shape[a] = n
+    return Spec(
+        input_shape, axes, out_lengths, factors, tuple(output_shape), mode, align_corners, antialias
+    )
 
 
 def forward(
@@ -542,16 +545,7 @@ def forward(
         input_shape = shape(input_shape, name)
     axes = resize_axes(len(input_shape), size, scale_factor, axes, name)
     out_lengths, factors = lengths(input_shape, axes, size, scale_factor, name)
-    return Spec(
-        input_shape,
-        axes,
-        out_lengths,
-        factors,
-        _output_shape(input_shape, axes, out_lengths),
-        mode,
-        align_corners,
-        antialias,
-    )
+    return _new_spec(input_shape, axes, out_lengths, factors, mode, align_corners, antialias)
 
 
 def backward(
@@ -591,16 +585,7 @@ def backward(
         out_lengths, factors = tuple(grad_shape[a] for a in axes), (None,) * len(axes)
     else:
         out_lengths, factors = lengths(input_shape, axes, None, scale_factor, "input_shape")
-    spec = Spec(
-        input_shape,
-        axes,
-        out_lengths,
-        factors,
-        _output_shape(input_shape, axes, out_lengths),
-        mode,
-        align_corners,
-        antialias,
-    )
+    spec = _new_spec(input_shape, axes, out_lengths, factors, mode, align_corners, antialias)
     if spec.output_shape != grad_shape:
         raise ValueError(
             f"grad_output has shape {grad_shape}, but resize would return "

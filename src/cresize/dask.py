@@ -89,18 +89,7 @@ def resize(
     spec = _spec.forward(
         x.shape, size, scale_factor, mode, align_corners, antialias, axes, name="x"
     )
-    plan = _plan.block_plan(spec, x.dtype, num_threads)  # x need not fit in memory
-    ref = _PlanRef(plan)
-    out_chunks = _output_chunks(x, plan.output_shape, plan.axes, chunks)
-    return _region_array(
-        "cresize-resize",
-        x,
-        ref,
-        out_chunks,
-        x.dtype.newbyteorder("="),
-        backward=False,
-        num_threads=num_threads,
-    )
+    return _planned_array(x, spec, chunks, backward=False, num_threads=num_threads)
 
 
 def resize_backward(
@@ -143,18 +132,7 @@ def resize_backward(
     if not spec.axes:  # every axis keeps its length: the identity, as in memory
         _spec.threads_value(num_threads)  # refused as resize_backward refuses it
         return _identity(grad, chunks)
-    plan = _plan.block_plan(spec, grad.dtype, num_threads)
-    ref = _PlanRef(plan)
-    out_chunks = _output_chunks(grad, spec.input_shape, plan.axes, chunks)
-    return _region_array(
-        "cresize-resize-backward",
-        grad,
-        ref,
-        out_chunks,
-        grad.dtype.newbyteorder("="),
-        backward=True,
-        num_threads=num_threads,
-    )
+    return _planned_array(grad, spec, chunks, backward=True, num_threads=num_threads)
 
 
 def pyramid(
@@ -239,6 +217,22 @@ def pyramid(
 
 # ----------------------------------------------------------------------------
 # The graph
+
+
+def _planned_array(src, spec, chunks, *, backward, num_threads):
+    """``resize`` (``backward``: ``resize_backward``) of the Dask array ``src`` by ``spec``:
+    planned once for the whole array, ``chunks`` as those functions take them."""
+    plan = _plan.block_plan(spec, src.dtype, num_threads)  # src need not fit in memory
+    out_shape = spec.input_shape if backward else spec.output_shape
+    return _region_array(
+        "cresize-resize-backward" if backward else "cresize-resize",
+        src,
+        _PlanRef(plan),
+        _output_chunks(src, out_shape, plan.axes, chunks),
+        src.dtype.newbyteorder("="),
+        backward=backward,
+        num_threads=num_threads,
+    )
 
 
 def _region_array(prefix, src, ref, out_chunks, dtype, *, backward, num_threads):
