@@ -1765,6 +1765,9 @@ def test_large_buffers_are_reused_from_the_heap(tmp_path, monkeypatch):
             return 1
 
     monkeypatch.setattr(ctypes, "CDLL", lambda name: Libc())
+    # (dask.distributed's LocalCluster leaves MALLOC_TRIM_THRESHOLD_ in os.environ)
+    for name in ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_"):
+        monkeypatch.delenv(name, raising=False)
     write(tmp_path / "in" / "a.png")
     for env in ({}, {"MALLOC_TRIM_THRESHOLD_": "131072"}):
         calls.clear()

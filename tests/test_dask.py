@@ -522,8 +522,19 @@ def test_streams_6gb_under_2gib():
 # A cluster of worker processes
 
 
-def test_local_cluster_with_worker_processes(tmp_path):
+def test_local_cluster_with_worker_processes(tmp_path, request):
     distributed = pytest.importorskip("distributed")
+    # distributed sets MALLOC_TRIM_THRESHOLD_ in this process's environment for the
+    # workers it spawns, and leaves it there: put it back for the tests after this one
+    before = os.environ.get("MALLOC_TRIM_THRESHOLD_")
+
+    def restore():
+        if before is None:
+            os.environ.pop("MALLOC_TRIM_THRESHOLD_", None)
+        else:
+            os.environ["MALLOC_TRIM_THRESHOLD_"] = before
+
+    request.addfinalizer(restore)
     # distributed's own default (libgomp is not fork-safe), which docs/dask.md relies on
     assert dask.config.get("distributed.worker.multiprocessing-method") == "spawn"
     rng = np.random.default_rng(5)
