@@ -2238,12 +2238,13 @@ def _to_16(pixels, bits):
 
 
 def _depth_of(data):
-    """``_avif_depth`` of the AVIF file bytes ``data`` (as open in Pillow: its file)."""
+    """The depth (``_avif_file_header``) of the AVIF file bytes ``data``, or None."""
     import io
 
     from cresize import image
 
-    return image._avif_file_depth(io.BytesIO(bytes(data)))
+    header = image._avif_file_header(io.BytesIO(bytes(data)))
+    return header and header[0]
 
 
 @pytest.mark.parametrize(
@@ -2256,7 +2257,7 @@ def test_an_avif_s_depth_is_read_from_its_header(name, bits):
 
     _pillow_avif()
     with Image.open(avif.path(name)) as im:
-        assert im.format == "AVIF" and image._avif_depth(im) == bits
+        assert im.format == "AVIF" and image._avif_header(im)[0] == bits
         assert im.fp.tell() == 0 or im.fp.tell() == os.path.getsize(avif.path(name))
     assert _depth_of(open(avif.path(name), "rb").read()) == bits
     with open(avif.path(name), "rb") as f:  # grey by the header: Pillow 11 says RGB
@@ -2272,7 +2273,7 @@ def test_an_8bit_avif_from_pillow_is_8_bits(tmp_path):
     exif[0x0112] = 6  # Pillow writes irot and imir for it
     Image.fromarray(photo(16, 20, 4), "RGBA").save(src, exif=exif)
     with Image.open(src) as im:
-        assert image._avif_depth(im) == 8 and im.getexif().get(0x0112) == 6
+        assert image._avif_header(im)[0] == 8 and im.getexif().get(0x0112) == 6
     assert isinstance(open_image(src), Image.Image)  # Pillow's, as before
 
 
@@ -2368,7 +2369,7 @@ def test_a_crafted_avif_header_is_read_boundedly():
         + b"\0\0\0\x0cav1C\x81\x20\x40\0" * ((1 << 22) // 12) + bytes((1 << 22) % 12),
     ):  # fmt: skip
         f = _Counted(crafted)
-        assert image._avif_file_depth(f) is None
+        assert image._avif_file_header(f) is None
         assert f.reads <= 2 * image._AVIF_BOXES_MAX + 2 and f.read_bytes < 4096
     bigger = data[:ftyp_end] + free[: 8 * (image._AVIF_BOXES_MAX - 3)] + data[ftyp_end:]
     assert _depth_of(bigger) == 10  # below the bound: found
@@ -2524,6 +2525,27 @@ def test_a_deep_avif_that_opencv_fails_on_says_what_to_do(monkeypatch):
         open_image(src)
 
 
+@pytest.mark.parametrize("name", ["rgb10.avif", "grey10.avif", "greya10.avif", "rgb8.avif"])
+def test_an_avif_s_header_is_parsed_once_a_read(monkeypatch, name):
+    # The depth (for the scale) and the grey (for the mode) of a deep AVIF came from
+    # two parses of its header; one now, passed to where each is needed
+    from cresize import image
+
+    _pillow_avif()
+    parse, calls = image._avif_file_header, []
+
+    def counted(f):
+        calls.append(1)
+        return parse(f)
+
+    monkeypatch.setattr(image, "_avif_file_header", counted)
+    try:
+        open_image(avif.path(name))
+    except (ValueError, OSError):  # refused where OpenCV reads no AVIF (or no alpha)
+        pass
+    assert len(calls) == 1
+
+
 def test_a_deep_avif_whose_header_says_fewer_bits_than_its_pixels_is_an_error(monkeypatch):
     # Samples above the header's depth (rgba12.avif's, to 4095, taken for 10 bits) would
     # wrap around 65535 when scaled. libavif checks av1C against the AV1 stream as Pillow
@@ -2531,7 +2553,7 @@ def test_a_deep_avif_whose_header_says_fewer_bits_than_its_pixels_is_an_error(mo
     from cresize import image
 
     _opencv_avif()
-    monkeypatch.setattr(image, "_avif_depth", lambda im: 10)
+    monkeypatch.setattr(image, "_avif_file_header", lambda f: (10, False))
     with pytest.raises(OSError, match="holds samples above the 10 bits its header says"):
         open_image(avif.path("rgba12.avif"))
 

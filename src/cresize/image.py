@@ -222,8 +222,9 @@ def _read(path, geometry=None, opencv=False):
             # tag's default), which the output would have claimed: it has none
             for key in ("dpi", "resolution"):
                 im.info.pop(key, None)
-        maxval, signed = _sample_maxval(im)
-        sixteen = _16bit_colour_mode(im, maxval)  # before getexif, which may load a PNG
+        avif = _avif_header(im)  # (bits, grey) of an AVIF: its header parsed once a read
+        maxval, signed = _sample_maxval(im, avif)
+        sixteen = _16bit_colour_mode(im, maxval, avif)  # before getexif, which may load a PNG
         if sixteen and im.format == "JPEG2000":
             _refuse_jpeg2000(path, sixteen, maxval.bit_length(), signed)
         if sixteen and im.format == "AVIF":
@@ -553,13 +554,15 @@ def _exif_of_tiff(stored):
         return None
 
 
-def _16bit_colour_mode(im, maxval):
+def _16bit_colour_mode(im, maxval, avif=None):
     """The mode of ``im``'s (not loaded) samples (``"RGB"``, ``"RGBA"``, ``"LA"``,
     ``"CMYK"``; ``"L"``: an AVIF's grey) where Pillow would read them as 8-bit from
     samples of more bits, else None.
     The raw mode says it: Pillow 13 opens a 16-bit grey-and-alpha PNG as RGBA.
-    ``maxval``: ``_sample_maxval(im)``."""
-    if im.format == "AVIF" and (maxval or 0) > 255 and (im.mode in ("L", "LA") or _avif_grey(im)):
+    ``maxval``: ``_sample_maxval(im, avif)``; ``avif``: ``_avif_header(im)``, whose
+    grey (Pillow 13 opens a monochrome AVIF as ``L``, Pillow 11 as ``RGB``) says it."""
+    grey = im.mode in ("L", "LA") or (avif is not None and avif[1])
+    if im.format == "AVIF" and (maxval or 0) > 255 and grey:
         # monochrome: Pillow's AVIF plugin reads it as 8-bit grey (11: RGB), and with an
         # alpha item as RGBA (13 too): grey and alpha, which ``_refuse_avif`` refuses
         return "LA" if im.mode in ("LA", "RGBA") else "L"
@@ -578,17 +581,17 @@ def _16bit_colour_mode(im, maxval):
     return None
 
 
-def _sample_maxval(im):
+def _sample_maxval(im, avif=None):
     """``(maxval, signed)``: the largest sample value a PPM, AVIF or JPEG 2000 file open
-    in Pillow as ``im`` holds (``_ppm_maxval``, ``_avif_depth``, ``_jpeg2000_depth``: the
-    latter two read the file's header), or None (other formats), and whether its samples
-    are signed (only a JPEG 2000's may be): read once a file, by ``_read``."""
+    in Pillow as ``im`` holds (``_ppm_maxval``; an AVIF's from ``avif``, its
+    ``_avif_header(im)``; ``_jpeg2000_depth``: the latter two read the file's header),
+    or None (other formats), and whether its samples are signed (only a JPEG 2000's
+    may be): read once a file, by ``_read``."""
     maxval = _ppm_maxval(im)
     if maxval:
         return maxval, False
-    bits = _avif_depth(im)
-    if bits is not None:
-        return (1 << bits) - 1, False
+    if avif is not None:
+        return (1 << avif[0]) - 1, False
     depth = _jpeg2000_depth(im)
     if depth is None:
         return None, False
@@ -659,7 +662,7 @@ def _refuse_jpeg2000(path, mode, bits, signed):
 
 #: ``ftyp`` brands (major or compatible) of AVIF: a still image, an image sequence
 _AVIF_BRANDS = (b"avif", b"avis")
-#: ``_avif_depth`` reads at most this many box headers a level (the file's top-level
+#: ``_avif_file_header`` reads at most this many box headers a level (the file's top-level
 #: boxes, the ``meta`` box's): real files have a handful (ftyp, meta, mdat; hdlr, pitm,
 #: iloc, iinf, iref, iprp, idat). Each is one 16-byte read.
 _AVIF_BOXES_MAX = 64
@@ -669,32 +672,10 @@ _AVIF_BOXES_MAX = 64
 _AVIF_IPRP_MAX = 256 << 10
 
 
-def _avif_depth(im):
-    """Bits a sample (8, 10 or 12) of the AVIF file open in Pillow as ``im``, from its
-    header, or None: not AVIF, or a header this does not find. Pillow's AVIF plugin
-    reads 10 and 12 bits as 8 and does not say so (the mode is RGB(A) or L either way).
-
-    The primary item's (``pitm``) properties, by ``meta`` -> ``iprp``: its ``av1C``
-    (the AV1 sequence header's high_bitdepth and twelve_bit flags), else its ``pixi``
-    (bits a channel, the deepest); an item with neither (a ``grid`` of tiles) takes the
-    deepest ``av1C`` of all. Boxes are found by their headers and skipped by seeking
-    (``_AVIF_BOXES_MAX`` a level); only ``ftyp``, ``pitm`` and ``iprp`` (at most
-    ``_AVIF_IPRP_MAX`` bytes) are read."""
-    header = _avif_header(im)
-    return header and header[0]
-
-
-def _avif_grey(im):
-    """Whether the AVIF file open in Pillow as ``im`` is monochrome by its header (the
-    primary item's ``av1C`` mono_chrome flag, else a ``pixi`` of one channel): Pillow 13
-    opens one as ``L``, Pillow 11 as ``RGB``."""
-    header = _avif_header(im)
-    return bool(header and header[1])
-
-
 def _avif_header(im):
     """``(bits, grey)`` of the AVIF file open in Pillow as ``im`` (``_avif_file_header``),
-    or None; the file's position is kept."""
+    or None: not AVIF, or a header this does not find; the file's position is kept.
+    Parsed once a read, by ``_read``, which passes it on."""
     if im.format != "AVIF" or im.fp is None:
         return None
     where = im.fp.tell()
@@ -706,15 +687,19 @@ def _avif_header(im):
         im.fp.seek(where)
 
 
-def _avif_file_depth(f):
-    """``_avif_depth`` of the file ``f`` (binary, seekable)."""
-    header = _avif_file_header(f)
-    return header and header[0]
-
-
 def _avif_file_header(f):
-    """``(bits, grey)`` of the AVIF file ``f`` (binary, seekable; see ``_avif_depth``),
-    or None."""
+    """``(bits, grey)`` of the AVIF file ``f`` (binary, seekable), or None: not AVIF,
+    or a header this does not find. ``bits``: bits a sample (8, 10 or 12); Pillow's AVIF
+    plugin reads 10 and 12 bits as 8 and does not say so (the mode is RGB(A) or L either
+    way). ``grey``: monochrome by the header (an ``av1C`` mono_chrome flag, else a
+    ``pixi`` of one channel): Pillow 13 opens one as ``L``, Pillow 11 as ``RGB``.
+
+    The primary item's (``pitm``) properties, by ``meta`` -> ``iprp``: its ``av1C``
+    (the AV1 sequence header's high_bitdepth and twelve_bit flags), else its ``pixi``
+    (bits a channel, the deepest); an item with neither (a ``grid`` of tiles) takes the
+    deepest ``av1C`` of all. Boxes are found by their headers and skipped by seeking
+    (``_AVIF_BOXES_MAX`` a level); only ``ftyp``, ``pitm`` and ``iprp`` (at most
+    ``_AVIF_IPRP_MAX`` bytes) are read."""
 
     def read(offset, n):
         f.seek(offset)
@@ -791,7 +776,7 @@ def _hide_avif_metadata(data):
     recognise the format (libavif's parse reads the item; libheif writes it after the
     pixels). libavif skips an item of an unknown type; the pixels are the same, and
     the metadata is Pillow's, from the file. The ``infe`` boxes of ``meta`` ->
-    ``iinf`` (read as ``_avif_depth`` reads its boxes; an ``iinf`` of at most
+    ``iinf`` (read as ``_avif_file_header`` reads its boxes; an ``iinf`` of at most
     ``_AVIF_IPRP_MAX`` bytes); a file this does not find them in is left as it is."""
 
     def read(offset, n):
