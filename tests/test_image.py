@@ -1558,6 +1558,62 @@ def test_tiffs_pillow_cannot_open_are_read_with_tifffile(tmp_path, monkeypatch, 
         open_image(src)
 
 
+@pytest.mark.parametrize("unit", ["INCH", "CENTIMETER", "NONE"])
+@pytest.mark.parametrize("kind", ["la16", "float32 rgb", "la8 planar"])
+def test_tiffs_read_by_tifffile_keep_their_dpi(tmp_path, kind, unit):
+    # A TIFF read by tifffile (16-bit grey and alpha, float colour, 8-bit grey and alpha
+    # stored plane by plane) lost its XResolution/YResolution/ResolutionUnit, where
+    # one read by Pillow keeps them as info["dpi"]: kept as Pillow keeps them (a
+    # centimetre's converted, no unit: "resolution"), and written again
+    tifffile = pytest.importorskip("tifffile")
+    pixels, extra = {
+        "la16": (rgb16(20, 30, 2), {"photometric": "minisblack", "extrasamples": [2]}),
+        "float32 rgb": (photo(20, 30).astype(np.float32) / 255, {"photometric": "rgb"}),
+        "la8 planar": (
+            np.moveaxis(photo(20, 30, 2), -1, 0),
+            {"photometric": "minisblack", "planarconfig": "separate", "extrasamples": [2]},
+        ),
+    }[kind]
+    src, eight = tmp_path / "in.tif", tmp_path / "eight.tif"
+    resolution = {"resolution": (300, 150), "resolutionunit": unit}
+    tifffile.imwrite(src, pixels, **extra, **resolution)
+    tifffile.imwrite(eight, photo(20, 30), photometric="rgb", **resolution)
+    by_pillow = open_image(eight)  # the same tags, read by Pillow
+    assert isinstance(by_pillow, Image.Image)
+    want = {k: by_pillow.info[k] for k in ("dpi", "resolution") if k in by_pillow.info}
+    assert (
+        want
+        == {
+            "INCH": {"dpi": (300, 150)},
+            "CENTIMETER": {"dpi": (762, 381)},
+            "NONE": {"resolution": (300, 150)},
+        }[unit]
+    )
+    got = open_image(src)
+    assert isinstance(got, cresize.image.ImageArray)
+    assert {k: got.info[k] for k in ("dpi", "resolution") if k in got.info} == want
+    resized = resize_image(src, scale=0.5)
+    assert {k: resized.info[k] for k in ("dpi", "resolution") if k in resized.info} == want
+    dpi = want.get("dpi")
+    for ext in ("tif", "png", "jpg") if kind != "float32 rgb" else ("tif",):
+        out = tmp_path / f"out.{ext}"
+        save_image(resized, out, overwrite=True)
+        if ext == "tif":  # float RGB: tifffile's tags (Pillow opens no such file)
+            with tifffile.TiffFile(out) as tif:
+                tags = tif.pages.first.tags
+                x, y = (tags.valueof(tag) for tag in (282, 283))
+                written = None if x is None else (x[0] / x[1], y[0] / y[1])
+                if written is not None and int(tags.valueof(296)) != 2:  # not inches
+                    written = None
+            assert written == (None if dpi is None else pytest.approx(dpi)), ext
+            continue
+        with Image.open(out) as back:
+            if dpi is None:  # no unit: none written, as for a Pillow-read file
+                assert "dpi" not in back.info if ext == "png" else back.info["jfif_unit"] == 0
+            else:  # PNG: pixels a metre, JPEG: whole dots an inch
+                assert back.info["dpi"] == pytest.approx(dpi, abs=0.05), ext
+
+
 def test_16bit_tiff_without_tifffile_says_the_profile_is_dropped(tmp_path, monkeypatch):
     from cresize.image import ImageArray, _save
 

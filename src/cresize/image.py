@@ -495,7 +495,7 @@ _QUARTER_TURNS = (5, 6, 7, 8)
 #: ``info`` entries that are (x, y) pairs of the stored pixels' axes (PNG's ``aspect``,
 #: TIFF's unitless ``resolution``, JPEG's ``jfif_density``): see ``_turned_info``.
 _XY_INFO = ("dpi", "resolution", "aspect", "jfif_density")
-_X_RESOLUTION, _Y_RESOLUTION = 0x011A, 0x011B  # EXIF (TIFF) tags
+_X_RESOLUTION, _Y_RESOLUTION, _RESOLUTION_UNIT = 0x011A, 0x011B, 0x0128  # EXIF (TIFF) tags
 
 
 def _turned_info(info):
@@ -1183,9 +1183,7 @@ def _read_tiff_pillow_cannot(path, im=None):
     info = {"icc_profile": bytes(icc)} if isinstance(icc, bytes) and icc else {}
     if isinstance(xmp, bytes) and xmp:
         info["xmp"] = xmp
-    exif = _exif_of_tiff(im.getexif()) if im is not None else _exif_of_tiff_file(path)
-    if exif:
-        info["exif"] = exif
+    info.update(_tiff_metadata(im.getexif()) if im is not None else _tiff_file_metadata(path))
     if orientation is None:  # none in the tag: the XMP's, as Pillow's getexif finds it
         stand_in = _pil().new("L", (1, 1))
         stand_in.info = dict(info, exif=None)
@@ -1194,10 +1192,37 @@ def _read_tiff_pillow_cannot(path, im=None):
     return ImageArray(np.ascontiguousarray(_orient(pixels, int(orientation))), info)
 
 
-def _exif_of_tiff_file(path):
-    """``_exif_of_tiff`` of the first directory of the TIFF at ``path``, read by Pillow
+def _tiff_resolution(tags):
+    """``info``'s ``dpi`` and ``resolution`` of a TIFF whose first directory's tags are
+    ``tags`` (Pillow's ``Exif``), as Pillow's TIFF reader sets them for a file it opens:
+    XResolution and YResolution by ResolutionUnit, 2 (inch) or none: ``dpi`` (none:
+    ``resolution`` too), 3 (centimetre): ``dpi``, times 2.54; another (1, no absolute
+    unit): ``resolution`` only. Empty without both tags (``_read`` drops the 1x1 dpi
+    Pillow makes up for a TIFF without them), or with a zero one, as Pillow."""
+    x, y = tags.get(_X_RESOLUTION), tags.get(_Y_RESOLUTION)
+    if x is None or y is None or not (x and y):
+        return {}
+    unit = tags.get(_RESOLUTION_UNIT)
+    if unit == 2:
+        return {"dpi": (x, y)}
+    if unit == 3:
+        return {"dpi": (x * 2.54, y * 2.54)}
+    if unit is None:
+        return {"dpi": (x, y), "resolution": (x, y)}
+    return {"resolution": (x, y)}
+
+
+def _tiff_metadata(stored):
+    """``info``'s ``exif`` (``_exif_of_tiff``), ``dpi`` and ``resolution``
+    (``_tiff_resolution``) of a TIFF whose first directory's tags are ``stored``."""
+    exif = _exif_of_tiff(stored)
+    return dict(_tiff_resolution(stored), **({"exif": exif} if exif else {}))
+
+
+def _tiff_file_metadata(path):
+    """``_tiff_metadata`` of the first directory of the TIFF at ``path``, read by Pillow
     (the tags of ``Image.getexif`` of a TIFF that Pillow opens, its Exif and GPS IFDs
-    read as the file is open), for a TIFF that Pillow cannot open; None where Pillow
+    read as the file is open), for a TIFF that Pillow cannot open; empty where Pillow
     cannot parse its tags (a damaged file)."""
     from PIL import TiffImagePlugin
 
@@ -1215,9 +1240,9 @@ def _exif_of_tiff_file(path):
                 stored.endian, stored.fp = stored._info._endian, f
                 f.seek(stored._info.next)
                 stored._info.load(f)
-            return _exif_of_tiff(stored)
+            return _tiff_metadata(stored)
         except (OSError, ValueError, SyntaxError, struct.error, KeyError, AttributeError):
-            return None
+            return {}
 
 
 def _orient(array, orientation):
