@@ -1332,6 +1332,25 @@ def test_xmp_too_long_for_jpeg_is_left_out_with_a_note(tmp_path, capsys):
         assert im.size == (30, 20) and "xmp" not in im.info and "exif" not in im.info
 
 
+def test_xmp_for_gif_or_bmp_output_is_left_out_with_a_note(tmp_path, capsys):
+    # BMP and GIF hold no XMP: it was dropped without a note; one without XMP gets none
+    from PIL import PngImagePlugin
+
+    text = PngImagePlugin.PngInfo()
+    text.add_itxt("XML:com.adobe.xmp", '<x:xmpmeta xmlns:x="adobe:ns:meta/"></x:xmpmeta>')
+    src, plain = tmp_path / "tagged.png", tmp_path / "plain.png"
+    Image.fromarray(photo(40, 60)).save(src, pnginfo=text)
+    Image.fromarray(photo(40, 60)).save(plain)
+    for fmt in ("gif", "bmp"):
+        out = tmp_path / fmt
+        args = [str(src), str(plain), "--width", "30", "--out-dir", str(out), "--format", fmt]
+        assert main(args) == 0
+        notes = [line for line in capsys.readouterr().err.splitlines() if "note" in line]
+        assert notes == [
+            f"cresize resize: {src}: note: its XMP is left out: {fmt.upper()} files hold none"
+        ]
+
+
 @pytest.mark.parametrize(
     "option,value,words",
     [

@@ -1626,6 +1626,51 @@ def test_16bit_tiff_without_tifffile_says_the_profile_is_dropped(tmp_path, monke
     assert _save(ImageArray(pixels, {"icc_profile": icc}), tmp_path / "out.png").icc_lost is None
 
 
+def test_16bit_tiff_without_tifffile_says_its_exif_xmp_and_dpi_are_left_out(tmp_path, monkeypatch):
+    # OpenCV writes a 16-bit TIFF with no EXIF, XMP or DPI: they were dropped without a
+    # word (the ICC profile's loss was said); each is said now, and nothing where the
+    # image has none, or where tifffile writes them
+    from cresize.image import TIFFFILE_HINT, ImageArray, _save
+
+    xmp = b'<x:xmpmeta xmlns:x="adobe:ns:meta/"></x:xmpmeta>'
+    pixels = rgb16(20, 30, 3)
+    tagged = ImageArray(pixels, {"exif": _exif(1), "xmp": xmp, "dpi": (300, 300)})
+    with monkeypatch.context() as m:
+        m.setitem(sys.modules, "tifffile", None)
+        saved = _save(tagged, tmp_path / "out.tif")
+        assert saved.left_out == tuple(
+            f"its {name} is left out: OpenCV writes 16-bit TIFF without one; {TIFFFILE_HINT}"
+            for name in ("EXIF", "XMP", "DPI")
+        )
+        np.testing.assert_array_equal(read16(tmp_path / "out.tif"), pixels)  # OpenCV's
+        assert _save(ImageArray(pixels, {"xmp": xmp}), tmp_path / "x.tif").left_out == (
+            f"its XMP is left out: OpenCV writes 16-bit TIFF without one; {TIFFFILE_HINT}",
+        )
+        assert _save(ImageArray(pixels), tmp_path / "plain.tif").left_out == ()
+        assert _save(tagged, tmp_path / "out.png").left_out == ()  # PNG keeps them
+    if cresize.image._tifffile() is not None:
+        assert _save(tagged, tmp_path / "tifffile.tif").left_out == ()
+
+
+@pytest.mark.parametrize("fmt", ["bmp", "gif"])
+def test_xmp_given_to_bmp_or_gif_is_said_to_be_left_out(tmp_path, fmt):
+    # BMP and GIF hold no XMP: it was dropped without a word
+    from cresize.image import _save
+
+    xmp = b'<x:xmpmeta xmlns:x="adobe:ns:meta/"></x:xmpmeta>'
+    tagged = Image.fromarray(photo(8, 8))
+    tagged.info["xmp"] = xmp
+    saved = _save(tagged, tmp_path / f"out.{fmt}")
+    assert saved.left_out == (f"its XMP is left out: {fmt.upper()} files hold none",)
+    assert _save(Image.fromarray(photo(8, 8)), tmp_path / f"plain.{fmt}").left_out == ()
+    deep = cresize.image.ImageArray(rgb16(8, 8, 3), {"xmp": xmp})  # rounded to 8 bits
+    assert _save(deep, tmp_path / f"deep.{fmt}").left_out == saved.left_out
+    for other in ("png", "jpg", "webp", "tif"):  # those hold it: no note
+        assert _save(tagged, tmp_path / f"out.{other}").left_out == ()
+        with Image.open(tmp_path / f"out.{other}") as back:
+            assert back.info.get("xmp") or back.getexif().get(700), other
+
+
 def test_16bit_tiff_over_4_gib_is_bigtiff(tmp_path, monkeypatch):
     # A 16-bit TIFF of more than 4 GiB of pixels (a 40000x18500 RGB scan of noise-like
     # samples, which deflate leaves as large) failed with tifffile's

@@ -1363,13 +1363,21 @@ def _save(
             write = _write_atomic(path, lambda f: _tiff_encode(rgb, params, f), overwrite, later)
             return _Saved(write, lost)
         else:
+            dropped: tuple[str, ...] = ()
             if fmt == "TIFF" and params.pop("icc_profile", None):  # OpenCV writes none
                 lost = f"OpenCV writes 16-bit TIFF without one; {TIFFFILE_HINT}"
             else:
                 lost = _icc_lost(info, params, fmt, mode)
+            if fmt == "TIFF":  # nor any other metadata: said, as the profile is
+                dropped = tuple(
+                    f"its {name} is left out: OpenCV writes 16-bit TIFF without one; "
+                    f"{TIFFFILE_HINT}"
+                    for key, name in (("exif", "EXIF"), ("xmp", "XMP"), ("dpi", "DPI"))
+                    if params.get(key)
+                )
             bgr = {2: [0, 0, 0, 1], 3: [2, 1, 0], 4: [2, 1, 0, 3]}[pixels.shape[2]]
             data = _opencv_encode(fmt, np.ascontiguousarray(pixels[..., bgr], np.uint16), params)
-        return _Saved(_write_atomic(path, lambda f: f.write(data), overwrite, later), lost)
+        return _Saved(_write_atomic(path, lambda f: f.write(data), overwrite, later), lost, dropped)
     if isinstance(image, np.ndarray) and _is_float_colour(image):
         if fmt != "TIFF" or _tifffile() is None:
             raise TypeError(
@@ -1431,6 +1439,8 @@ def _save(
             exif.load(params["exif"])
         exif[_XMP_TAG] = xmp
         params["exif"] = exif
+    elif xmp and fmt != "PNG":  # BMP, GIF (and Pillow's other writers) hold none
+        left_out.append(f"its XMP is left out: {fmt} files hold none")
     if fmt == "TIFF":
         image = _without_source_xmp(image, xmp, params)
     chunks = _png_colour_chunks(dict(colour, icc_profile=params.get("icc_profile")))
