@@ -1332,6 +1332,19 @@ def test_xmp_too_long_for_jpeg_is_left_out_with_a_note(tmp_path, capsys):
         assert im.size == (30, 20) and "xmp" not in im.info and "exif" not in im.info
 
 
+def test_a_4_4_4_jpeg_stays_4_4_4(tmp_path):
+    # Resized to JPEG it came out 4:2:0 (Pillow's default); the input's sampling is kept
+    from PIL import JpegImagePlugin
+
+    src = tmp_path / "in.jpg"
+    Image.fromarray(photo(40, 60)).save(src, quality=95, subsampling="4:4:4")
+    for args in ([], ["--quality", "60"], ["--exact"]):
+        out = tmp_path / "out.jpg"
+        assert main([str(src), "--width", "30", "-o", str(out), "--overwrite", *args]) == 0
+        with Image.open(out) as im:
+            assert im.size == (30, 20) and JpegImagePlugin.get_sampling(im) == 0, args
+
+
 def test_xmp_for_gif_or_bmp_output_is_left_out_with_a_note(tmp_path, capsys):
     # BMP and GIF hold no XMP: it was dropped without a note; one without XMP gets none
     from PIL import PngImagePlugin

@@ -544,6 +544,42 @@ def test_jpeg_quality(tmp_path):
     assert (tmp_path / "q20.jpg").stat().st_size < (tmp_path / "q95.jpg").stat().st_size
 
 
+@pytest.mark.parametrize("decoder", ["opencv", "pillow"])
+def test_a_jpeg_s_chroma_subsampling_is_kept_in_jpeg_output(tmp_path, monkeypatch, decoder):
+    # A 4:4:4 JPEG resized to JPEG came out 4:2:0 (Pillow's default): the input JPEG's
+    # sampling is kept (as Pillow's subsampling="keep" for an unchanged JPEG), at any
+    # quality; other inputs, and JPEGs of another sampling, get Pillow's 4:2:0 as before
+    from PIL import JpegImagePlugin
+
+    if decoder == "pillow":
+        monkeypatch.setitem(sys.modules, "cv2", None)
+    else:
+        pytest.importorskip("cv2")
+
+    def sampling(path):
+        with Image.open(path) as im:
+            return JpegImagePlugin.get_sampling(im)  # 0: 4:4:4, 1: 4:2:2, 2: 4:2:0
+
+    for kept, name in ((0, "4:4:4"), (1, "4:2:2"), (2, "4:2:0")):
+        src = tmp_path / f"{kept}.jpg"
+        Image.fromarray(photo(120, 160)).save(src, quality=95, subsampling=kept)
+        assert sampling(src) == kept
+        resized = resize_image(src, scale=0.5)
+        assert resized.info["subsampling"] == name
+        for quality in (None, 50):
+            save_image(resized, tmp_path / "out.jpg", quality=quality, overwrite=True)
+            assert sampling(tmp_path / "out.jpg") == kept, (name, quality)
+        save_image(open_image(src), tmp_path / "same.jpg", overwrite=True)  # not resized
+        assert sampling(tmp_path / "same.jpg") == kept
+    Image.fromarray(photo(120, 160)).save(tmp_path / "in.png")
+    resized = resize_image(tmp_path / "in.png", scale=0.5)
+    assert "subsampling" not in resized.info
+    save_image(resized, tmp_path / "png.jpg")
+    assert sampling(tmp_path / "png.jpg") == 2  # Pillow's default, as before
+    Image.fromarray(photo(120, 160)).convert("L").save(tmp_path / "grey.jpg")
+    assert "subsampling" not in open_image(tmp_path / "grey.jpg").info  # one channel
+
+
 def test_a_jpeg_wider_than_libjpeg_writes_is_refused_with_the_limit(tmp_path):
     # libjpeg printed "Maximum supported image dimension is 65500 pixels" and the save
     # failed with "OSError: broken data stream when writing image file".

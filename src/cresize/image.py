@@ -181,7 +181,7 @@ def open_image(path: str | os.PathLike[str]) -> PIL.Image.Image | np.ndarray:
         The first frame of an animated GIF, PNG or WebP, the first page of a
         multi-page TIFF. Fully decoded (a corrupt or truncated file raises here,
         not later), upright, with ``info`` (ICC profile, EXIF without the orientation tag)
-        kept. A 16-bit RGB(A) PNG or TIFF (or an RGB PPM, JPEG 2000 or AVIF of more than
+        kept; a JPEG's chroma subsampling is ``info["subsampling"]``, kept in JPEG output. A 16-bit RGB(A) PNG or TIFF (or an RGB PPM, JPEG 2000 or AVIF of more than
         8 bits), which Pillow would read as 8-bit, is returned as an ``(H, W, 3 or 4)``
         uint16 ``ImageArray`` read with OpenCV (a TIFF stored plane by plane: with
         tifffile), with the same ``info``, read by Pillow from the header; without OpenCV it
@@ -260,6 +260,9 @@ def _read(path, geometry=None, opencv=False):
                 grey.info = info
                 return grey, full
             return ImageArray(pixels, info), full
+        sampling = _jpeg_subsampling(im)  # kept in JPEG output (_save)
+        if sampling:
+            im.info["subsampling"] = sampling
         scale = 1
         if geometry is not None and im.format in ("JPEG", "MPO"):
             (w, h), _ = target_size(*full, **geometry)
@@ -306,6 +309,21 @@ def _read(path, geometry=None, opencv=False):
             sixteen_grey.info = im.info
             return sixteen_grey, full
     return im, full
+
+
+#: Pillow's ``JpegImagePlugin.get_sampling`` -> its JPEG writer's ``subsampling=``
+_JPEG_SAMPLINGS = {0: "4:4:4", 1: "4:2:2", 2: "4:2:0"}
+
+
+def _jpeg_subsampling(im):
+    """The chroma subsampling of the JPEG open in Pillow as ``im`` (``"4:4:4"``,
+    ``"4:2:2"``, ``"4:2:0"``; from its frame header, read as Pillow opened it), or None:
+    not a JPEG, one of grey or CMYK, or another sampling."""
+    if im.format not in ("JPEG", "MPO"):
+        return None
+    from PIL import JpegImagePlugin
+
+    return _JPEG_SAMPLINGS.get(JpegImagePlugin.get_sampling(im))
 
 
 def _stored_size(im):
@@ -1279,7 +1297,9 @@ def save_image(
     image : PIL.Image.Image or ndarray
         ICC profile, EXIF, DPI and XMP in ``image.info`` are written where the format
         allows (the ICC profile only where the written pixels keep its colour
-        space: not on a CMYK image converted to RGB). Modes the format cannot
+        space: not on a CMYK image converted to RGB); a JPEG's chroma subsampling,
+        ``info["subsampling"]`` (``"4:4:4"``, ``"4:2:2"``, ``"4:2:0"``: what
+        ``open_image`` reads), is kept in JPEG output (else Pillow's 4:2:0). Modes the format cannot
         hold are converted: alpha is flattened on white for JPEG and BMP,
         16-bit becomes 8-bit for JPEG, WebP, BMP and AVIF (``narrows`` tells). An
         ``(H, W, 3 or 4)`` uint16 array (16-bit colour) is written at 16 bits as
@@ -1411,6 +1431,9 @@ def _save(
     lost = _icc_lost(info, params, fmt, image.mode)
     if fmt in ("JPEG", "WEBP"):
         params["quality"] = 90 if quality is None else int(quality)
+    sampling = image.info.get("subsampling")  # a JPEG's (_read): kept, at any quality
+    if fmt in ("JPEG", "MPO") and image.mode == "RGB" and sampling in _JPEG_SAMPLINGS.values():
+        params["subsampling"] = sampling
     elif fmt == "AVIF" and quality is not None:  # else Pillow's default, 75
         params["quality"] = int(quality)
     left_out = []
