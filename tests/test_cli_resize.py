@@ -1345,6 +1345,16 @@ def test_a_4_4_4_jpeg_stays_4_4_4(tmp_path):
             assert im.size == (30, 20) and JpegImagePlugin.get_sampling(im) == 0, args
 
 
+def test_a_lossless_webp_stays_lossless_unless_a_quality_is_given(tmp_path):
+    # Resized to WebP it came out lossy at quality 90; --quality still makes it lossy
+    src = tmp_path / "in.webp"
+    Image.fromarray(photo(40, 60)).save(src, lossless=True)
+    for args, chunk in (([], b"VP8L"), (["--quality", "90"], b"VP8 ")):
+        out = tmp_path / "out.webp"
+        assert main([str(src), "--width", "30", "-o", str(out), "--overwrite", *args]) == 0
+        assert open(out, "rb").read()[12:16] == chunk, args
+
+
 def test_xmp_for_gif_or_bmp_output_is_left_out_with_a_note(tmp_path, capsys):
     # BMP and GIF hold no XMP: it was dropped without a note; one without XMP gets none
     from PIL import PngImagePlugin

@@ -580,6 +580,69 @@ def test_a_jpeg_s_chroma_subsampling_is_kept_in_jpeg_output(tmp_path, monkeypatc
     assert "subsampling" not in open_image(tmp_path / "grey.jpg").info  # one channel
 
 
+def _webp_image_chunk(path):
+    """The fourcc of the first image chunk of the WebP at ``path``: ``VP8L`` (lossless),
+    ``VP8 `` (lossy); an animation's first frame's."""
+    data = open(path, "rb").read()
+    at = 12
+    while at + 8 <= len(data):
+        kind, size = data[at : at + 4], int.from_bytes(data[at + 4 : at + 8], "little")
+        if kind in (b"VP8L", b"VP8 "):
+            return kind
+        at += 8 + (16 if kind == b"ANMF" else size + (size & 1))
+    return None
+
+
+@pytest.mark.parametrize("extras", ["plain", "icc", "alpha", "animated"])
+def test_a_lossless_webp_stays_lossless_in_webp_output(tmp_path, extras):
+    # A lossless WebP (VP8L) resized to WebP came out lossy at quality 90: it stays
+    # lossless where no quality is given; with one, lossy at it, as any image
+    from cresize import image
+
+    channels = 4 if extras == "alpha" else 3
+    frames = [Image.fromarray(photo(60, 80, channels, seed)) for seed in range(2)]
+    src = tmp_path / "in.webp"
+    options = {"icc_profile": srgb_icc()} if extras == "icc" else {}
+    if extras == "animated":
+        options.update(save_all=True, append_images=frames[1:], duration=100)
+    frames[0].save(src, lossless=True, **options)
+    assert _webp_image_chunk(src) == b"VP8L"
+    resized = resize_image(src, scale=0.5)
+    assert resized.info["lossless"] is True
+    save_image(resized, tmp_path / "out.webp")
+    assert _webp_image_chunk(tmp_path / "out.webp") == b"VP8L"
+    with Image.open(tmp_path / "out.webp") as back:  # exactly the resized pixels
+        np.testing.assert_array_equal(np.asarray(back), np.asarray(resized))
+    save_image(resized, tmp_path / "q.webp", quality=90)
+    assert _webp_image_chunk(tmp_path / "q.webp") == b"VP8 "
+    frames[0].save(tmp_path / "lossy.webp", quality=90, **options)
+    assert _webp_image_chunk(tmp_path / "lossy.webp") == b"VP8 "
+    lossy = resize_image(tmp_path / "lossy.webp", scale=0.5)
+    assert "lossless" not in lossy.info
+    save_image(lossy, tmp_path / "lossy-out.webp")
+    assert _webp_image_chunk(tmp_path / "lossy-out.webp") == b"VP8 "
+    frames[0].save(tmp_path / "in.png")  # other inputs: lossy at 90, as before
+    save_image(resize_image(tmp_path / "in.png", scale=0.5), tmp_path / "png.webp")
+    assert _webp_image_chunk(tmp_path / "png.webp") == b"VP8 "
+    with open(src, "rb") as f:
+        assert image._webp_lossless(f) is True
+
+
+def test_a_webp_header_cut_short_or_crafted_is_not_lossless():
+    import io
+
+    from cresize import image
+
+    buffer = io.BytesIO()
+    Image.fromarray(photo(8, 8)).save(buffer, "WEBP", lossless=True)
+    data = buffer.getvalue()
+    for n in range(len(data)):  # never an error; lossless once the VP8L header is in
+        assert image._webp_lossless(io.BytesIO(data[:n])) is (n >= 20), n
+    many = b"".join([data[:12], b"XXXX\0\0\0\0" * 100_000, data[12:]])
+    assert image._webp_lossless(io.BytesIO(many)) is False  # bounded: not found
+    assert image._webp_lossless(io.BytesIO(b"RIFF\0\0\0\0WAVEfmt ")) is False
+
+
 def test_a_jpeg_wider_than_libjpeg_writes_is_refused_with_the_limit(tmp_path):
     # libjpeg printed "Maximum supported image dimension is 65500 pixels" and the save
     # failed with "OSError: broken data stream when writing image file".

@@ -181,7 +181,8 @@ def open_image(path: str | os.PathLike[str]) -> PIL.Image.Image | np.ndarray:
         The first frame of an animated GIF, PNG or WebP, the first page of a
         multi-page TIFF. Fully decoded (a corrupt or truncated file raises here,
         not later), upright, with ``info`` (ICC profile, EXIF without the orientation tag)
-        kept; a JPEG's chroma subsampling is ``info["subsampling"]``, kept in JPEG output. A 16-bit RGB(A) PNG or TIFF (or an RGB PPM, JPEG 2000 or AVIF of more than
+        kept; a JPEG's chroma subsampling is ``info["subsampling"]``, kept in JPEG output,
+        and a lossless WebP has ``info["lossless"]``: kept lossless in WebP output. A 16-bit RGB(A) PNG or TIFF (or an RGB PPM, JPEG 2000 or AVIF of more than
         8 bits), which Pillow would read as 8-bit, is returned as an ``(H, W, 3 or 4)``
         uint16 ``ImageArray`` read with OpenCV (a TIFF stored plane by plane: with
         tifffile), with the same ``info``, read by Pillow from the header; without OpenCV it
@@ -263,6 +264,8 @@ def _read(path, geometry=None, opencv=False):
         sampling = _jpeg_subsampling(im)  # kept in JPEG output (_save)
         if sampling:
             im.info["subsampling"] = sampling
+        if im.format == "WEBP" and _file_header(im, _webp_lossless):  # kept lossless
+            im.info["lossless"] = True
         scale = 1
         if geometry is not None and im.format in ("JPEG", "MPO"):
             (w, h), _ = target_size(*full, **geometry)
@@ -692,17 +695,53 @@ _AVIF_IPRP_MAX = 256 << 10
 
 def _avif_header(im):
     """``(bits, grey)`` of the AVIF file open in Pillow as ``im`` (``_avif_file_header``),
-    or None: not AVIF, or a header this does not find; the file's position is kept.
-    Parsed once a read, by ``_read``, which passes it on."""
-    if im.format != "AVIF" or im.fp is None:
+    or None: not AVIF, or a header this does not find. Parsed once a read, by
+    ``_read``, which passes it on."""
+    return _file_header(im, _avif_file_header) if im.format == "AVIF" else None
+
+
+def _file_header(im, parse):
+    """``parse(f)`` of the file ``f`` that Pillow has open as ``im`` (binary, seekable:
+    a parser of its header), the file's position kept; None where ``im`` has no file
+    or the parse fails (``OSError``, ``ValueError``)."""
+    if im.fp is None:
         return None
     where = im.fp.tell()
     try:
-        return _avif_file_header(im.fp)
+        return parse(im.fp)
     except (OSError, ValueError):
         return None
     finally:
         im.fp.seek(where)
+
+
+#: ``_webp_lossless`` reads at most this many chunk headers (VP8X, ICCP, ANIM, ANMF,
+#: ALPH, ...: a handful before the first image's) before it gives up: 8 bytes each
+_WEBP_CHUNKS_MAX = 64
+
+
+def _webp_lossless(f):
+    """Whether the WebP file ``f`` (binary, seekable) holds its first image losslessly:
+    its first image chunk is ``VP8L`` (lossless), not ``VP8 `` (lossy; its alpha, if
+    any, in an ``ALPH`` chunk), an animation's in its first frame (``ANMF``). Found by
+    the chunk headers, read one by one (at most ``_WEBP_CHUNKS_MAX``) and the chunks
+    skipped; False for anything else (not a WebP, cut short, not found)."""
+    f.seek(0)
+    head = f.read(12)
+    if head[:4] != b"RIFF" or head[8:12] != b"WEBP":
+        return False
+    at = 12
+    for _ in range(_WEBP_CHUNKS_MAX):
+        f.seek(at)
+        chunk = f.read(8)
+        if len(chunk) < 8:
+            return False
+        kind, size = chunk[:4], int.from_bytes(chunk[4:], "little")
+        if kind in (b"VP8L", b"VP8 "):
+            return kind == b"VP8L"
+        # a frame: its 16-byte header (place, size, duration), then its image's chunks
+        at += 8 + (16 if kind == b"ANMF" else size + (size & 1))  # chunks: even lengths
+    return False
 
 
 def _avif_file_header(f):
@@ -1299,7 +1338,9 @@ def save_image(
         allows (the ICC profile only where the written pixels keep its colour
         space: not on a CMYK image converted to RGB); a JPEG's chroma subsampling,
         ``info["subsampling"]`` (``"4:4:4"``, ``"4:2:2"``, ``"4:2:0"``: what
-        ``open_image`` reads), is kept in JPEG output (else Pillow's 4:2:0). Modes the format cannot
+        ``open_image`` reads), is kept in JPEG output (else Pillow's 4:2:0); an image with
+        ``info["lossless"]`` (a lossless WebP's) is written as lossless WebP where no
+        ``quality`` is given. Modes the format cannot
         hold are converted: alpha is flattened on white for JPEG and BMP,
         16-bit becomes 8-bit for JPEG, WebP, BMP and AVIF (``narrows`` tells). An
         ``(H, W, 3 or 4)`` uint16 array (16-bit colour) is written at 16 bits as
@@ -1323,7 +1364,8 @@ def save_image(
         One of ``png, jpeg, webp, tiff, bmp, gif, avif`` (or a Pillow format name); by
         default taken from the extension of ``path``.
     quality : int, optional
-        JPEG/WebP quality 1-100 (default 90); AVIF's (default Pillow's, 75).
+        JPEG/WebP quality 1-100 (default 90; WebP: lossless for an image with
+        ``info["lossless"]``); AVIF's (default Pillow's, 75).
     overwrite : bool
         Replace an existing ``path`` (the new file takes its permission bits);
         otherwise ``FileExistsError``.
@@ -1429,7 +1471,9 @@ def _save(
     image = _for_format(pil_image, fmt)
     params = _metadata(image.info, size=size)
     lost = _icc_lost(info, params, fmt, image.mode)
-    if fmt in ("JPEG", "WEBP"):
+    if fmt == "WEBP" and quality is None and image.info.get("lossless") is True:
+        params["lossless"] = True  # a lossless WebP's (_read); quality: Pillow's effort
+    elif fmt in ("JPEG", "WEBP"):
         params["quality"] = 90 if quality is None else int(quality)
     sampling = image.info.get("subsampling")  # a JPEG's (_read): kept, at any quality
     if fmt in ("JPEG", "MPO") and image.mode == "RGB" and sampling in _JPEG_SAMPLINGS.values():
