@@ -181,8 +181,9 @@ def open_image(path: str | os.PathLike[str]) -> PIL.Image.Image | np.ndarray:
         The first frame of an animated GIF, PNG or WebP, the first page of a
         multi-page TIFF. Fully decoded (a corrupt or truncated file raises here,
         not later), upright, with ``info`` (ICC profile, EXIF without the orientation tag)
-        kept; a JPEG's chroma subsampling is ``info["subsampling"]``, kept in JPEG output,
-        and a lossless WebP has ``info["lossless"]``: kept lossless in WebP output. A 16-bit RGB(A) PNG or TIFF (or an RGB PPM, JPEG 2000 or AVIF of more than
+        kept; a JPEG's chroma subsampling is ``info["subsampling"]``, kept in JPEG
+        output, and a lossless WebP has ``info["lossless"]``: kept lossless in WebP
+        output. A 16-bit RGB(A) PNG or TIFF (or an RGB PPM, JPEG 2000 or AVIF of more than
         8 bits), which Pillow would read as 8-bit, is returned as an ``(H, W, 3 or 4)``
         uint16 ``ImageArray`` read with OpenCV (a TIFF stored plane by plane: with
         tifffile), with the same ``info``, read by Pillow from the header; without OpenCV it
@@ -1475,11 +1476,11 @@ def _save(
         params["lossless"] = True  # a lossless WebP's (_read); quality: Pillow's effort
     elif fmt in ("JPEG", "WEBP"):
         params["quality"] = 90 if quality is None else int(quality)
+    elif fmt == "AVIF" and quality is not None:  # else Pillow's default, 75
+        params["quality"] = int(quality)
     sampling = image.info.get("subsampling")  # a JPEG's (_read): kept, at any quality
     if fmt in ("JPEG", "MPO") and image.mode == "RGB" and sampling in _JPEG_SAMPLINGS.values():
         params["subsampling"] = sampling
-    elif fmt == "AVIF" and quality is not None:  # else Pillow's default, 75
-        params["quality"] = int(quality)
     left_out = []
     for key, most in (("exif", JPEG_EXIF_MAX), ("xmp", JPEG_XMP_MAX)):
         if fmt in ("JPEG", "MPO") and len(params.get(key, b"")) > most:
