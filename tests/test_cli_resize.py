@@ -1326,6 +1326,48 @@ def test_xmp_too_long_for_jpeg_is_left_out_with_a_note(tmp_path, capsys):
         assert im.size == (30, 20) and "xmp" not in im.info and "exif" not in im.info
 
 
+def test_a_4_4_4_jpeg_stays_4_4_4(tmp_path):
+    # Resized to JPEG it came out 4:2:0 (Pillow's default); the input's sampling is kept
+    from PIL import JpegImagePlugin
+
+    src = tmp_path / "in.jpg"
+    Image.fromarray(photo(40, 60)).save(src, quality=95, subsampling="4:4:4")
+    for args in ([], ["--quality", "60"], ["--exact"]):
+        out = tmp_path / "out.jpg"
+        assert main([str(src), "--width", "30", "-o", str(out), "--overwrite", *args]) == 0
+        with Image.open(out) as im:
+            assert im.size == (30, 20) and JpegImagePlugin.get_sampling(im) == 0, args
+
+
+def test_a_lossless_webp_stays_lossless_unless_a_quality_is_given(tmp_path):
+    # Resized to WebP it came out lossy at quality 90; --quality still makes it lossy
+    src = tmp_path / "in.webp"
+    Image.fromarray(photo(40, 60)).save(src, lossless=True)
+    for args, chunk in (([], b"VP8L"), (["--quality", "90"], b"VP8 ")):
+        out = tmp_path / "out.webp"
+        assert main([str(src), "--width", "30", "-o", str(out), "--overwrite", *args]) == 0
+        assert open(out, "rb").read()[12:16] == chunk, args
+
+
+def test_xmp_for_gif_or_bmp_output_is_left_out_with_a_note(tmp_path, capsys):
+    # BMP and GIF hold no XMP: it was dropped without a note; one without XMP gets none
+    from PIL import PngImagePlugin
+
+    text = PngImagePlugin.PngInfo()
+    text.add_itxt("XML:com.adobe.xmp", '<x:xmpmeta xmlns:x="adobe:ns:meta/"></x:xmpmeta>')
+    src, plain = tmp_path / "tagged.png", tmp_path / "plain.png"
+    Image.fromarray(photo(40, 60)).save(src, pnginfo=text)
+    Image.fromarray(photo(40, 60)).save(plain)
+    for fmt in ("gif", "bmp"):
+        out = tmp_path / fmt
+        args = [str(src), str(plain), "--width", "30", "--out-dir", str(out), "--format", fmt]
+        assert main(args) == 0
+        notes = [line for line in capsys.readouterr().err.splitlines() if "note" in line]
+        assert notes == [
+            f"cresize resize: {src}: note: its XMP is left out: {fmt.upper()} files hold none"
+        ]
+
+
 @pytest.mark.parametrize(
     "option,value,words",
     [

@@ -525,6 +525,105 @@ def test_jpeg_quality(tmp_path):
     assert (tmp_path / "q20.jpg").stat().st_size < (tmp_path / "q95.jpg").stat().st_size
 
 
+@pytest.mark.parametrize("decoder", ["opencv", "pillow"])
+def test_a_jpeg_s_chroma_subsampling_is_kept_in_jpeg_output(tmp_path, monkeypatch, decoder):
+    # A 4:4:4 JPEG resized to JPEG came out 4:2:0 (Pillow's default): the input JPEG's
+    # sampling is kept (as Pillow's subsampling="keep" for an unchanged JPEG), at any
+    # quality; other inputs, and JPEGs of another sampling, get Pillow's 4:2:0 as before
+    from PIL import JpegImagePlugin
+
+    if decoder == "pillow":
+        monkeypatch.setitem(sys.modules, "cv2", None)
+    else:
+        pytest.importorskip("cv2")
+
+    def sampling(path):
+        with Image.open(path) as im:
+            return JpegImagePlugin.get_sampling(im)  # 0: 4:4:4, 1: 4:2:2, 2: 4:2:0
+
+    for kept, name in ((0, "4:4:4"), (1, "4:2:2"), (2, "4:2:0")):
+        src = tmp_path / f"{kept}.jpg"
+        Image.fromarray(photo(120, 160)).save(src, quality=95, subsampling=kept)
+        assert sampling(src) == kept
+        resized = resize_image(src, scale=0.5)
+        assert resized.info["subsampling"] == name
+        for quality in (None, 50):
+            save_image(resized, tmp_path / "out.jpg", quality=quality, overwrite=True)
+            assert sampling(tmp_path / "out.jpg") == kept, (name, quality)
+        save_image(open_image(src), tmp_path / "same.jpg", overwrite=True)  # not resized
+        assert sampling(tmp_path / "same.jpg") == kept
+    Image.fromarray(photo(120, 160)).save(tmp_path / "in.png")
+    resized = resize_image(tmp_path / "in.png", scale=0.5)
+    assert "subsampling" not in resized.info
+    save_image(resized, tmp_path / "png.jpg")
+    assert sampling(tmp_path / "png.jpg") == 2  # Pillow's default, as before
+    Image.fromarray(photo(120, 160)).convert("L").save(tmp_path / "grey.jpg")
+    assert "subsampling" not in open_image(tmp_path / "grey.jpg").info  # one channel
+
+
+def _webp_image_chunk(path):
+    """The fourcc of the first image chunk of the WebP at ``path``: ``VP8L`` (lossless),
+    ``VP8 `` (lossy); an animation's first frame's."""
+    data = open(path, "rb").read()
+    at = 12
+    while at + 8 <= len(data):
+        kind, size = data[at : at + 4], int.from_bytes(data[at + 4 : at + 8], "little")
+        if kind in (b"VP8L", b"VP8 "):
+            return kind
+        at += 8 + (16 if kind == b"ANMF" else size + (size & 1))
+    return None
+
+
+@pytest.mark.parametrize("extras", ["plain", "icc", "alpha", "animated"])
+def test_a_lossless_webp_stays_lossless_in_webp_output(tmp_path, extras):
+    # A lossless WebP (VP8L) resized to WebP came out lossy at quality 90: it stays
+    # lossless where no quality is given; with one, lossy at it, as any image
+    from cresize import image
+
+    channels = 4 if extras == "alpha" else 3
+    frames = [Image.fromarray(photo(60, 80, channels, seed)) for seed in range(2)]
+    src = tmp_path / "in.webp"
+    options = {"icc_profile": srgb_icc()} if extras == "icc" else {}
+    if extras == "animated":
+        options.update(save_all=True, append_images=frames[1:], duration=100)
+    frames[0].save(src, lossless=True, **options)
+    assert _webp_image_chunk(src) == b"VP8L"
+    resized = resize_image(src, scale=0.5)
+    assert resized.info["lossless"] is True
+    save_image(resized, tmp_path / "out.webp")
+    assert _webp_image_chunk(tmp_path / "out.webp") == b"VP8L"
+    with Image.open(tmp_path / "out.webp") as back:  # exactly the resized pixels
+        np.testing.assert_array_equal(np.asarray(back), np.asarray(resized))
+    save_image(resized, tmp_path / "q.webp", quality=90)
+    assert _webp_image_chunk(tmp_path / "q.webp") == b"VP8 "
+    frames[0].save(tmp_path / "lossy.webp", quality=90, **options)
+    assert _webp_image_chunk(tmp_path / "lossy.webp") == b"VP8 "
+    lossy = resize_image(tmp_path / "lossy.webp", scale=0.5)
+    assert "lossless" not in lossy.info
+    save_image(lossy, tmp_path / "lossy-out.webp")
+    assert _webp_image_chunk(tmp_path / "lossy-out.webp") == b"VP8 "
+    frames[0].save(tmp_path / "in.png")  # other inputs: lossy at 90, as before
+    save_image(resize_image(tmp_path / "in.png", scale=0.5), tmp_path / "png.webp")
+    assert _webp_image_chunk(tmp_path / "png.webp") == b"VP8 "
+    with open(src, "rb") as f:
+        assert image._webp_lossless(f) is True
+
+
+def test_a_webp_header_cut_short_or_crafted_is_not_lossless():
+    import io
+
+    from cresize import image
+
+    buffer = io.BytesIO()
+    Image.fromarray(photo(8, 8)).save(buffer, "WEBP", lossless=True)
+    data = buffer.getvalue()
+    for n in range(len(data)):  # never an error; lossless once the VP8L header is in
+        assert image._webp_lossless(io.BytesIO(data[:n])) is (n >= 20), n
+    many = b"".join([data[:12], b"XXXX\0\0\0\0" * 100_000, data[12:]])
+    assert image._webp_lossless(io.BytesIO(many)) is False  # bounded: not found
+    assert image._webp_lossless(io.BytesIO(b"RIFF\0\0\0\0WAVEfmt ")) is False
+
+
 def test_a_jpeg_wider_than_libjpeg_writes_is_refused_with_the_limit(tmp_path):
     # libjpeg printed "Maximum supported image dimension is 65500 pixels" and the save
     # failed with "OSError: broken data stream when writing image file".
@@ -1539,6 +1638,62 @@ def test_tiffs_pillow_cannot_open_are_read_with_tifffile(tmp_path, monkeypatch, 
         open_image(src)
 
 
+@pytest.mark.parametrize("unit", ["INCH", "CENTIMETER", "NONE"])
+@pytest.mark.parametrize("kind", ["la16", "float32 rgb", "la8 planar"])
+def test_tiffs_read_by_tifffile_keep_their_dpi(tmp_path, kind, unit):
+    # A TIFF read by tifffile (16-bit grey and alpha, float colour, 8-bit grey and alpha
+    # stored plane by plane) lost its XResolution/YResolution/ResolutionUnit, where
+    # one read by Pillow keeps them as info["dpi"]: kept as Pillow keeps them (a
+    # centimetre's converted, no unit: "resolution"), and written again
+    tifffile = pytest.importorskip("tifffile")
+    pixels, extra = {
+        "la16": (rgb16(20, 30, 2), {"photometric": "minisblack", "extrasamples": [2]}),
+        "float32 rgb": (photo(20, 30).astype(np.float32) / 255, {"photometric": "rgb"}),
+        "la8 planar": (
+            np.moveaxis(photo(20, 30, 2), -1, 0),
+            {"photometric": "minisblack", "planarconfig": "separate", "extrasamples": [2]},
+        ),
+    }[kind]
+    src, eight = tmp_path / "in.tif", tmp_path / "eight.tif"
+    resolution = {"resolution": (300, 150), "resolutionunit": unit}
+    tifffile.imwrite(src, pixels, **extra, **resolution)
+    tifffile.imwrite(eight, photo(20, 30), photometric="rgb", **resolution)
+    by_pillow = open_image(eight)  # the same tags, read by Pillow
+    assert isinstance(by_pillow, Image.Image)
+    want = {k: by_pillow.info[k] for k in ("dpi", "resolution") if k in by_pillow.info}
+    assert (
+        want
+        == {
+            "INCH": {"dpi": (300, 150)},
+            "CENTIMETER": {"dpi": (762, 381)},
+            "NONE": {"resolution": (300, 150)},
+        }[unit]
+    )
+    got = open_image(src)
+    assert isinstance(got, cresize.image.ImageArray)
+    assert {k: got.info[k] for k in ("dpi", "resolution") if k in got.info} == want
+    resized = resize_image(src, scale=0.5)
+    assert {k: resized.info[k] for k in ("dpi", "resolution") if k in resized.info} == want
+    dpi = want.get("dpi")
+    for ext in ("tif", "png", "jpg") if kind != "float32 rgb" else ("tif",):
+        out = tmp_path / f"out.{ext}"
+        save_image(resized, out, overwrite=True)
+        if ext == "tif":  # float RGB: tifffile's tags (Pillow opens no such file)
+            with tifffile.TiffFile(out) as tif:
+                tags = tif.pages.first.tags
+                x, y = (tags.valueof(tag) for tag in (282, 283))
+                written = None if x is None else (x[0] / x[1], y[0] / y[1])
+                if written is not None and int(tags.valueof(296)) != 2:  # not inches
+                    written = None
+            assert written == (None if dpi is None else pytest.approx(dpi)), ext
+            continue
+        with Image.open(out) as back:
+            if dpi is None:  # no unit: none written, as for a Pillow-read file
+                assert "dpi" not in back.info if ext == "png" else back.info["jfif_unit"] == 0
+            else:  # PNG: pixels a metre, JPEG: whole dots an inch
+                assert back.info["dpi"] == pytest.approx(dpi, abs=0.05), ext
+
+
 def test_16bit_tiff_without_tifffile_says_the_profile_is_dropped(tmp_path, monkeypatch):
     from cresize.image import ImageArray, _save
 
@@ -1549,6 +1704,51 @@ def test_16bit_tiff_without_tifffile_says_the_profile_is_dropped(tmp_path, monke
     np.testing.assert_array_equal(read16(tmp_path / "out.tif"), pixels)  # OpenCV wrote it
     assert "icc_profile" not in Image.open(tmp_path / "out.tif").info
     assert _save(ImageArray(pixels, {"icc_profile": icc}), tmp_path / "out.png").icc_lost is None
+
+
+def test_16bit_tiff_without_tifffile_says_its_exif_xmp_and_dpi_are_left_out(tmp_path, monkeypatch):
+    # OpenCV writes a 16-bit TIFF with no EXIF, XMP or DPI: they were dropped without a
+    # word (the ICC profile's loss was said); each is said now, and nothing where the
+    # image has none, or where tifffile writes them
+    from cresize.image import TIFFFILE_HINT, ImageArray, _save
+
+    xmp = b'<x:xmpmeta xmlns:x="adobe:ns:meta/"></x:xmpmeta>'
+    pixels = rgb16(20, 30, 3)
+    tagged = ImageArray(pixels, {"exif": _exif(1), "xmp": xmp, "dpi": (300, 300)})
+    with monkeypatch.context() as m:
+        m.setitem(sys.modules, "tifffile", None)
+        saved = _save(tagged, tmp_path / "out.tif")
+        assert saved.left_out == tuple(
+            f"its {name} is left out: OpenCV writes 16-bit TIFF without one; {TIFFFILE_HINT}"
+            for name in ("EXIF", "XMP", "DPI")
+        )
+        np.testing.assert_array_equal(read16(tmp_path / "out.tif"), pixels)  # OpenCV's
+        assert _save(ImageArray(pixels, {"xmp": xmp}), tmp_path / "x.tif").left_out == (
+            f"its XMP is left out: OpenCV writes 16-bit TIFF without one; {TIFFFILE_HINT}",
+        )
+        assert _save(ImageArray(pixels), tmp_path / "plain.tif").left_out == ()
+        assert _save(tagged, tmp_path / "out.png").left_out == ()  # PNG keeps them
+    if cresize.image._tifffile() is not None:
+        assert _save(tagged, tmp_path / "tifffile.tif").left_out == ()
+
+
+@pytest.mark.parametrize("fmt", ["bmp", "gif"])
+def test_xmp_given_to_bmp_or_gif_is_said_to_be_left_out(tmp_path, fmt):
+    # BMP and GIF hold no XMP: it was dropped without a word
+    from cresize.image import _save
+
+    xmp = b'<x:xmpmeta xmlns:x="adobe:ns:meta/"></x:xmpmeta>'
+    tagged = Image.fromarray(photo(8, 8))
+    tagged.info["xmp"] = xmp
+    saved = _save(tagged, tmp_path / f"out.{fmt}")
+    assert saved.left_out == (f"its XMP is left out: {fmt.upper()} files hold none",)
+    assert _save(Image.fromarray(photo(8, 8)), tmp_path / f"plain.{fmt}").left_out == ()
+    deep = cresize.image.ImageArray(rgb16(8, 8, 3), {"xmp": xmp})  # rounded to 8 bits
+    assert _save(deep, tmp_path / f"deep.{fmt}").left_out == saved.left_out
+    for other in ("png", "jpg", "webp", "tif"):  # those hold it: no note
+        assert _save(tagged, tmp_path / f"out.{other}").left_out == ()
+        with Image.open(tmp_path / f"out.{other}") as back:
+            assert back.info.get("xmp") or back.getexif().get(700), other
 
 
 def test_16bit_tiff_over_4_gib_is_bigtiff(tmp_path, monkeypatch):
@@ -2219,12 +2419,13 @@ def _to_16(pixels, bits):
 
 
 def _depth_of(data):
-    """``_avif_depth`` of the AVIF file bytes ``data`` (as open in Pillow: its file)."""
+    """The depth (``_avif_file_header``) of the AVIF file bytes ``data``, or None."""
     import io
 
     from cresize import image
 
-    return image._avif_file_depth(io.BytesIO(bytes(data)))
+    header = image._avif_file_header(io.BytesIO(bytes(data)))
+    return header and header[0]
 
 
 @pytest.mark.parametrize(
@@ -2237,7 +2438,7 @@ def test_an_avif_s_depth_is_read_from_its_header(name, bits):
 
     _pillow_avif()
     with Image.open(avif.path(name)) as im:
-        assert im.format == "AVIF" and image._avif_depth(im) == bits
+        assert im.format == "AVIF" and image._avif_header(im)[0] == bits
         assert im.fp.tell() == 0 or im.fp.tell() == os.path.getsize(avif.path(name))
     assert _depth_of(open(avif.path(name), "rb").read()) == bits
     with open(avif.path(name), "rb") as f:  # grey by the header: Pillow 11 says RGB
@@ -2253,7 +2454,7 @@ def test_an_8bit_avif_from_pillow_is_8_bits(tmp_path):
     exif[0x0112] = 6  # Pillow writes irot and imir for it
     Image.fromarray(photo(16, 20, 4), "RGBA").save(src, exif=exif)
     with Image.open(src) as im:
-        assert image._avif_depth(im) == 8 and im.getexif().get(0x0112) == 6
+        assert image._avif_header(im)[0] == 8 and im.getexif().get(0x0112) == 6
     assert isinstance(open_image(src), Image.Image)  # Pillow's, as before
 
 
@@ -2349,7 +2550,7 @@ def test_a_crafted_avif_header_is_read_boundedly():
         + b"\0\0\0\x0cav1C\x81\x20\x40\0" * ((1 << 22) // 12) + bytes((1 << 22) % 12),
     ):  # fmt: skip
         f = _Counted(crafted)
-        assert image._avif_file_depth(f) is None
+        assert image._avif_file_header(f) is None
         assert f.reads <= 2 * image._AVIF_BOXES_MAX + 2 and f.read_bytes < 4096
     bigger = data[:ftyp_end] + free[: 8 * (image._AVIF_BOXES_MAX - 3)] + data[ftyp_end:]
     assert _depth_of(bigger) == 10  # below the bound: found
@@ -2505,6 +2706,27 @@ def test_a_deep_avif_that_opencv_fails_on_says_what_to_do(monkeypatch):
         open_image(src)
 
 
+@pytest.mark.parametrize("name", ["rgb10.avif", "grey10.avif", "greya10.avif", "rgb8.avif"])
+def test_an_avif_s_header_is_parsed_once_a_read(monkeypatch, name):
+    # The depth (for the scale) and the grey (for the mode) of a deep AVIF came from
+    # two parses of its header; one now, passed to where each is needed
+    from cresize import image
+
+    _pillow_avif()
+    parse, calls = image._avif_file_header, []
+
+    def counted(f):
+        calls.append(1)
+        return parse(f)
+
+    monkeypatch.setattr(image, "_avif_file_header", counted)
+    try:
+        open_image(avif.path(name))
+    except (ValueError, OSError):  # refused where OpenCV reads no AVIF (or no alpha)
+        pass
+    assert len(calls) == 1
+
+
 def test_a_deep_avif_whose_header_says_fewer_bits_than_its_pixels_is_an_error(monkeypatch):
     # Samples above the header's depth (rgba12.avif's, to 4095, taken for 10 bits) would
     # wrap around 65535 when scaled. libavif checks av1C against the AV1 stream as Pillow
@@ -2512,7 +2734,7 @@ def test_a_deep_avif_whose_header_says_fewer_bits_than_its_pixels_is_an_error(mo
     from cresize import image
 
     _opencv_avif()
-    monkeypatch.setattr(image, "_avif_depth", lambda im: 10)
+    monkeypatch.setattr(image, "_avif_file_header", lambda f: (10, False))
     with pytest.raises(OSError, match="holds samples above the 10 bits its header says"):
         open_image(avif.path("rgba12.avif"))
 

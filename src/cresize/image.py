@@ -181,7 +181,9 @@ def open_image(path: str | os.PathLike[str]) -> PIL.Image.Image | np.ndarray:
         The first frame of an animated GIF, PNG or WebP, the first page of a
         multi-page TIFF. Fully decoded (a corrupt or truncated file raises here,
         not later), upright, with ``info`` (ICC profile, EXIF without the orientation tag)
-        kept. A 16-bit RGB(A) PNG or TIFF (or an RGB PPM, JPEG 2000 or AVIF of more than
+        kept; a JPEG's chroma subsampling is ``info["subsampling"]``, kept in JPEG
+        output, and a lossless WebP has ``info["lossless"]``: kept lossless in WebP
+        output. A 16-bit RGB(A) PNG or TIFF (or an RGB PPM, JPEG 2000 or AVIF of more than
         8 bits), which Pillow would read as 8-bit, is returned as an ``(H, W, 3 or 4)``
         uint16 ``ImageArray`` read with OpenCV (a TIFF stored plane by plane: with
         tifffile), with the same ``info``, read by Pillow from the header; without OpenCV it
@@ -222,8 +224,9 @@ def _read(path, geometry=None, opencv=False):
             # tag's default), which the output would have claimed: it has none
             for key in ("dpi", "resolution"):
                 im.info.pop(key, None)
-        maxval, signed = _sample_maxval(im)
-        sixteen = _16bit_colour_mode(im, maxval)  # before getexif, which may load a PNG
+        avif = _avif_header(im)  # (bits, grey) of an AVIF: its header parsed once a read
+        maxval, signed = _sample_maxval(im, avif)
+        sixteen = _16bit_colour_mode(im, maxval, avif)  # before getexif, which may load a PNG
         if sixteen and im.format == "JPEG2000":
             _refuse_jpeg2000(path, sixteen, maxval.bit_length(), signed)
         if sixteen and im.format == "AVIF":
@@ -259,6 +262,11 @@ def _read(path, geometry=None, opencv=False):
                 grey.info = info
                 return grey, full
             return ImageArray(pixels, info), full
+        sampling = _jpeg_subsampling(im)  # kept in JPEG output (_save)
+        if sampling:
+            im.info["subsampling"] = sampling
+        if im.format == "WEBP" and _file_header(im, _webp_lossless):  # kept lossless
+            im.info["lossless"] = True
         scale = 1
         if geometry is not None and im.format in ("JPEG", "MPO"):
             (w, h), _ = target_size(*full, **geometry)
@@ -305,6 +313,21 @@ def _read(path, geometry=None, opencv=False):
             sixteen_grey.info = im.info
             return sixteen_grey, full
     return im, full
+
+
+#: Pillow's ``JpegImagePlugin.get_sampling`` -> its JPEG writer's ``subsampling=``
+_JPEG_SAMPLINGS = {0: "4:4:4", 1: "4:2:2", 2: "4:2:0"}
+
+
+def _jpeg_subsampling(im):
+    """The chroma subsampling of the JPEG open in Pillow as ``im`` (``"4:4:4"``,
+    ``"4:2:2"``, ``"4:2:0"``; from its frame header, read as Pillow opened it), or None:
+    not a JPEG, one of grey or CMYK, or another sampling."""
+    if im.format not in ("JPEG", "MPO"):
+        return None
+    from PIL import JpegImagePlugin
+
+    return _JPEG_SAMPLINGS.get(JpegImagePlugin.get_sampling(im))
 
 
 def _stored_size(im):
@@ -494,7 +517,7 @@ _QUARTER_TURNS = (5, 6, 7, 8)
 #: ``info`` entries that are (x, y) pairs of the stored pixels' axes (PNG's ``aspect``,
 #: TIFF's unitless ``resolution``, JPEG's ``jfif_density``): see ``_turned_info``.
 _XY_INFO = ("dpi", "resolution", "aspect", "jfif_density")
-_X_RESOLUTION, _Y_RESOLUTION = 0x011A, 0x011B  # EXIF (TIFF) tags
+_X_RESOLUTION, _Y_RESOLUTION, _RESOLUTION_UNIT = 0x011A, 0x011B, 0x0128  # EXIF (TIFF) tags
 
 
 def _turned_info(info):
@@ -553,13 +576,15 @@ def _exif_of_tiff(stored):
         return None
 
 
-def _16bit_colour_mode(im, maxval):
+def _16bit_colour_mode(im, maxval, avif=None):
     """The mode of ``im``'s (not loaded) samples (``"RGB"``, ``"RGBA"``, ``"LA"``,
     ``"CMYK"``; ``"L"``: an AVIF's grey) where Pillow would read them as 8-bit from
     samples of more bits, else None.
     The raw mode says it: Pillow 13 opens a 16-bit grey-and-alpha PNG as RGBA.
-    ``maxval``: ``_sample_maxval(im)``."""
-    if im.format == "AVIF" and (maxval or 0) > 255 and (im.mode in ("L", "LA") or _avif_grey(im)):
+    ``maxval``: ``_sample_maxval(im, avif)``; ``avif``: ``_avif_header(im)``, whose
+    grey (Pillow 13 opens a monochrome AVIF as ``L``, Pillow 11 as ``RGB``) says it."""
+    grey = im.mode in ("L", "LA") or (avif is not None and avif[1])
+    if im.format == "AVIF" and (maxval or 0) > 255 and grey:
         # monochrome: Pillow's AVIF plugin reads it as 8-bit grey (11: RGB), and with an
         # alpha item as RGBA (13 too): grey and alpha, which ``_refuse_avif`` refuses
         return "LA" if im.mode in ("LA", "RGBA") else "L"
@@ -578,17 +603,17 @@ def _16bit_colour_mode(im, maxval):
     return None
 
 
-def _sample_maxval(im):
+def _sample_maxval(im, avif=None):
     """``(maxval, signed)``: the largest sample value a PPM, AVIF or JPEG 2000 file open
-    in Pillow as ``im`` holds (``_ppm_maxval``, ``_avif_depth``, ``_jpeg2000_depth``: the
-    latter two read the file's header), or None (other formats), and whether its samples
-    are signed (only a JPEG 2000's may be): read once a file, by ``_read``."""
+    in Pillow as ``im`` holds (``_ppm_maxval``; an AVIF's from ``avif``, its
+    ``_avif_header(im)``; ``_jpeg2000_depth``: the latter two read the file's header),
+    or None (other formats), and whether its samples are signed (only a JPEG 2000's
+    may be): read once a file, by ``_read``."""
     maxval = _ppm_maxval(im)
     if maxval:
         return maxval, False
-    bits = _avif_depth(im)
-    if bits is not None:
-        return (1 << bits) - 1, False
+    if avif is not None:
+        return (1 << avif[0]) - 1, False
     depth = _jpeg2000_depth(im)
     if depth is None:
         return None, False
@@ -659,7 +684,7 @@ def _refuse_jpeg2000(path, mode, bits, signed):
 
 #: ``ftyp`` brands (major or compatible) of AVIF: a still image, an image sequence
 _AVIF_BRANDS = (b"avif", b"avis")
-#: ``_avif_depth`` reads at most this many box headers a level (the file's top-level
+#: ``_avif_file_header`` reads at most this many box headers a level (the file's top-level
 #: boxes, the ``meta`` box's): real files have a handful (ftyp, meta, mdat; hdlr, pitm,
 #: iloc, iinf, iref, iprp, idat). Each is one 16-byte read.
 _AVIF_BOXES_MAX = 64
@@ -669,10 +694,63 @@ _AVIF_BOXES_MAX = 64
 _AVIF_IPRP_MAX = 256 << 10
 
 
-def _avif_depth(im):
-    """Bits a sample (8, 10 or 12) of the AVIF file open in Pillow as ``im``, from its
-    header, or None: not AVIF, or a header this does not find. Pillow's AVIF plugin
-    reads 10 and 12 bits as 8 and does not say so (the mode is RGB(A) or L either way).
+def _avif_header(im):
+    """``(bits, grey)`` of the AVIF file open in Pillow as ``im`` (``_avif_file_header``),
+    or None: not AVIF, or a header this does not find. Parsed once a read, by
+    ``_read``, which passes it on."""
+    return _file_header(im, _avif_file_header) if im.format == "AVIF" else None
+
+
+def _file_header(im, parse):
+    """``parse(f)`` of the file ``f`` that Pillow has open as ``im`` (binary, seekable:
+    a parser of its header), the file's position kept; None where ``im`` has no file
+    or the parse fails (``OSError``, ``ValueError``)."""
+    if im.fp is None:
+        return None
+    where = im.fp.tell()
+    try:
+        return parse(im.fp)
+    except (OSError, ValueError):
+        return None
+    finally:
+        im.fp.seek(where)
+
+
+#: ``_webp_lossless`` reads at most this many chunk headers (VP8X, ICCP, ANIM, ANMF,
+#: ALPH, ...: a handful before the first image's) before it gives up: 8 bytes each
+_WEBP_CHUNKS_MAX = 64
+
+
+def _webp_lossless(f):
+    """Whether the WebP file ``f`` (binary, seekable) holds its first image losslessly:
+    its first image chunk is ``VP8L`` (lossless), not ``VP8 `` (lossy; its alpha, if
+    any, in an ``ALPH`` chunk), an animation's in its first frame (``ANMF``). Found by
+    the chunk headers, read one by one (at most ``_WEBP_CHUNKS_MAX``) and the chunks
+    skipped; False for anything else (not a WebP, cut short, not found)."""
+    f.seek(0)
+    head = f.read(12)
+    if head[:4] != b"RIFF" or head[8:12] != b"WEBP":
+        return False
+    at = 12
+    for _ in range(_WEBP_CHUNKS_MAX):
+        f.seek(at)
+        chunk = f.read(8)
+        if len(chunk) < 8:
+            return False
+        kind, size = chunk[:4], int.from_bytes(chunk[4:], "little")
+        if kind in (b"VP8L", b"VP8 "):
+            return kind == b"VP8L"
+        # a frame: its 16-byte header (place, size, duration), then its image's chunks
+        at += 8 + (16 if kind == b"ANMF" else size + (size & 1))  # chunks: even lengths
+    return False
+
+
+def _avif_file_header(f):
+    """``(bits, grey)`` of the AVIF file ``f`` (binary, seekable), or None: not AVIF,
+    or a header this does not find. ``bits``: bits a sample (8, 10 or 12); Pillow's AVIF
+    plugin reads 10 and 12 bits as 8 and does not say so (the mode is RGB(A) or L either
+    way). ``grey``: monochrome by the header (an ``av1C`` mono_chrome flag, else a
+    ``pixi`` of one channel): Pillow 13 opens one as ``L``, Pillow 11 as ``RGB``.
 
     The primary item's (``pitm``) properties, by ``meta`` -> ``iprp``: its ``av1C``
     (the AV1 sequence header's high_bitdepth and twelve_bit flags), else its ``pixi``
@@ -680,41 +758,6 @@ def _avif_depth(im):
     deepest ``av1C`` of all. Boxes are found by their headers and skipped by seeking
     (``_AVIF_BOXES_MAX`` a level); only ``ftyp``, ``pitm`` and ``iprp`` (at most
     ``_AVIF_IPRP_MAX`` bytes) are read."""
-    header = _avif_header(im)
-    return header and header[0]
-
-
-def _avif_grey(im):
-    """Whether the AVIF file open in Pillow as ``im`` is monochrome by its header (the
-    primary item's ``av1C`` mono_chrome flag, else a ``pixi`` of one channel): Pillow 13
-    opens one as ``L``, Pillow 11 as ``RGB``."""
-    header = _avif_header(im)
-    return bool(header and header[1])
-
-
-def _avif_header(im):
-    """``(bits, grey)`` of the AVIF file open in Pillow as ``im`` (``_avif_file_header``),
-    or None; the file's position is kept."""
-    if im.format != "AVIF" or im.fp is None:
-        return None
-    where = im.fp.tell()
-    try:
-        return _avif_file_header(im.fp)
-    except (OSError, ValueError):
-        return None
-    finally:
-        im.fp.seek(where)
-
-
-def _avif_file_depth(f):
-    """``_avif_depth`` of the file ``f`` (binary, seekable)."""
-    header = _avif_file_header(f)
-    return header and header[0]
-
-
-def _avif_file_header(f):
-    """``(bits, grey)`` of the AVIF file ``f`` (binary, seekable; see ``_avif_depth``),
-    or None."""
 
     def read(offset, n):
         f.seek(offset)
@@ -791,7 +834,7 @@ def _hide_avif_metadata(data):
     recognise the format (libavif's parse reads the item; libheif writes it after the
     pixels). libavif skips an item of an unknown type; the pixels are the same, and
     the metadata is Pillow's, from the file. The ``infe`` boxes of ``meta`` ->
-    ``iinf`` (read as ``_avif_depth`` reads its boxes; an ``iinf`` of at most
+    ``iinf`` (read as ``_avif_file_header`` reads its boxes; an ``iinf`` of at most
     ``_AVIF_IPRP_MAX`` bytes); a file this does not find them in is left as it is."""
 
     def read(offset, n):
@@ -1198,9 +1241,7 @@ def _read_tiff_pillow_cannot(path, im=None):
     info = {"icc_profile": bytes(icc)} if isinstance(icc, bytes) and icc else {}
     if isinstance(xmp, bytes) and xmp:
         info["xmp"] = xmp
-    exif = _exif_of_tiff(im.getexif()) if im is not None else _exif_of_tiff_file(path)
-    if exif:
-        info["exif"] = exif
+    info.update(_tiff_metadata(im.getexif()) if im is not None else _tiff_file_metadata(path))
     if orientation is None:  # none in the tag: the XMP's, as Pillow's getexif finds it
         stand_in = _pil().new("L", (1, 1))
         stand_in.info = dict(info, exif=None)
@@ -1209,10 +1250,37 @@ def _read_tiff_pillow_cannot(path, im=None):
     return ImageArray(np.ascontiguousarray(_orient(pixels, int(orientation))), info)
 
 
-def _exif_of_tiff_file(path):
-    """``_exif_of_tiff`` of the first directory of the TIFF at ``path``, read by Pillow
+def _tiff_resolution(tags):
+    """``info``'s ``dpi`` and ``resolution`` of a TIFF whose first directory's tags are
+    ``tags`` (Pillow's ``Exif``), as Pillow's TIFF reader sets them for a file it opens:
+    XResolution and YResolution by ResolutionUnit, 2 (inch) or none: ``dpi`` (none:
+    ``resolution`` too), 3 (centimetre): ``dpi``, times 2.54; another (1, no absolute
+    unit): ``resolution`` only. Empty without both tags (``_read`` drops the 1x1 dpi
+    Pillow makes up for a TIFF without them), or with a zero one, as Pillow."""
+    x, y = tags.get(_X_RESOLUTION), tags.get(_Y_RESOLUTION)
+    if x is None or y is None or not (x and y):
+        return {}
+    unit = tags.get(_RESOLUTION_UNIT)
+    if unit == 2:
+        return {"dpi": (x, y)}
+    if unit == 3:
+        return {"dpi": (x * 2.54, y * 2.54)}
+    if unit is None:
+        return {"dpi": (x, y), "resolution": (x, y)}
+    return {"resolution": (x, y)}
+
+
+def _tiff_metadata(stored):
+    """``info``'s ``exif`` (``_exif_of_tiff``), ``dpi`` and ``resolution``
+    (``_tiff_resolution``) of a TIFF whose first directory's tags are ``stored``."""
+    exif = _exif_of_tiff(stored)
+    return dict(_tiff_resolution(stored), **({"exif": exif} if exif else {}))
+
+
+def _tiff_file_metadata(path):
+    """``_tiff_metadata`` of the first directory of the TIFF at ``path``, read by Pillow
     (the tags of ``Image.getexif`` of a TIFF that Pillow opens, its Exif and GPS IFDs
-    read as the file is open), for a TIFF that Pillow cannot open; None where Pillow
+    read as the file is open), for a TIFF that Pillow cannot open; empty where Pillow
     cannot parse its tags (a damaged file)."""
     from PIL import TiffImagePlugin
 
@@ -1230,9 +1298,9 @@ def _exif_of_tiff_file(path):
                 stored.endian, stored.fp = stored._info._endian, f
                 f.seek(stored._info.next)
                 stored._info.load(f)
-            return _exif_of_tiff(stored)
+            return _tiff_metadata(stored)
         except (OSError, ValueError, SyntaxError, struct.error, KeyError, AttributeError):
-            return None
+            return {}
 
 
 def _orient(array, orientation):
@@ -1269,7 +1337,11 @@ def save_image(
     image : PIL.Image.Image or ndarray
         ICC profile, EXIF, DPI and XMP in ``image.info`` are written where the format
         allows (the ICC profile only where the written pixels keep its colour
-        space: not on a CMYK image converted to RGB). Modes the format cannot
+        space: not on a CMYK image converted to RGB); a JPEG's chroma subsampling,
+        ``info["subsampling"]`` (``"4:4:4"``, ``"4:2:2"``, ``"4:2:0"``: what
+        ``open_image`` reads), is kept in JPEG output (else Pillow's 4:2:0); an image with
+        ``info["lossless"]`` (a lossless WebP's) is written as lossless WebP where no
+        ``quality`` is given. Modes the format cannot
         hold are converted: alpha is flattened on white for JPEG and BMP,
         16-bit becomes 8-bit for JPEG, WebP, BMP and AVIF (``narrows`` tells). An
         ``(H, W, 3 or 4)`` uint16 array (16-bit colour) is written at 16 bits as
@@ -1293,7 +1365,8 @@ def save_image(
         One of ``png, jpeg, webp, tiff, bmp, gif, avif`` (or a Pillow format name); by
         default taken from the extension of ``path``.
     quality : int, optional
-        JPEG/WebP quality 1-100 (default 90); AVIF's (default Pillow's, 75).
+        JPEG/WebP quality 1-100 (default 90; WebP: lossless for an image with
+        ``info["lossless"]``); AVIF's (default Pillow's, 75).
     overwrite : bool
         Replace an existing ``path`` (the new file takes its permission bits);
         otherwise ``FileExistsError``.
@@ -1353,13 +1426,21 @@ def _save(
             write = _write_atomic(path, lambda f: _tiff_encode(rgb, params, f), overwrite, later)
             return _Saved(write, lost)
         else:
+            dropped: tuple[str, ...] = ()
             if fmt == "TIFF" and params.pop("icc_profile", None):  # OpenCV writes none
                 lost = f"OpenCV writes 16-bit TIFF without one; {TIFFFILE_HINT}"
             else:
                 lost = _icc_lost(info, params, fmt, mode)
+            if fmt == "TIFF":  # nor any other metadata: said, as the profile is
+                dropped = tuple(
+                    f"its {name} is left out: OpenCV writes 16-bit TIFF without one; "
+                    f"{TIFFFILE_HINT}"
+                    for key, name in (("exif", "EXIF"), ("xmp", "XMP"), ("dpi", "DPI"))
+                    if params.get(key)
+                )
             bgr = {2: [0, 0, 0, 1], 3: [2, 1, 0], 4: [2, 1, 0, 3]}[pixels.shape[2]]
             data = _opencv_encode(fmt, np.ascontiguousarray(pixels[..., bgr], np.uint16), params)
-        return _Saved(_write_atomic(path, lambda f: f.write(data), overwrite, later), lost)
+        return _Saved(_write_atomic(path, lambda f: f.write(data), overwrite, later), lost, dropped)
     if isinstance(image, np.ndarray) and _is_float_colour(image):
         if fmt != "TIFF" or _tifffile() is None:
             raise TypeError(
@@ -1391,10 +1472,15 @@ def _save(
     image = _for_format(pil_image, fmt)
     params = _metadata(image.info, size=size)
     lost = _icc_lost(info, params, fmt, image.mode)
-    if fmt in ("JPEG", "WEBP"):
+    if fmt == "WEBP" and quality is None and image.info.get("lossless") is True:
+        params["lossless"] = True  # a lossless WebP's (_read); quality: Pillow's effort
+    elif fmt in ("JPEG", "WEBP"):
         params["quality"] = 90 if quality is None else int(quality)
     elif fmt == "AVIF" and quality is not None:  # else Pillow's default, 75
         params["quality"] = int(quality)
+    sampling = image.info.get("subsampling")  # a JPEG's (_read): kept, at any quality
+    if fmt in ("JPEG", "MPO") and image.mode == "RGB" and sampling in _JPEG_SAMPLINGS.values():
+        params["subsampling"] = sampling
     left_out = []
     for key, most in (("exif", JPEG_EXIF_MAX), ("xmp", JPEG_XMP_MAX)):
         if fmt in ("JPEG", "MPO") and len(params.get(key, b"")) > most:
@@ -1421,6 +1507,8 @@ def _save(
             exif.load(params["exif"])
         exif[_XMP_TAG] = xmp
         params["exif"] = exif
+    elif xmp and fmt != "PNG":  # BMP, GIF (and Pillow's other writers) hold none
+        left_out.append(f"its XMP is left out: {fmt} files hold none")
     if fmt == "TIFF":
         image = _without_source_xmp(image, xmp, params)
     chunks = _png_colour_chunks(dict(colour, icc_profile=params.get("icc_profile")))
