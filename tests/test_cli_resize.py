@@ -1349,6 +1349,14 @@ def test_a_lossless_webp_stays_lossless_unless_a_quality_is_given(tmp_path):
         assert open(out, "rb").read()[12:16] == chunk, args
 
 
+def test_the_quality_help_says_a_lossless_webp_stays_lossless(capsys):
+    # --help said "JPEG/WebP/AVIF quality (default 90 ...)": a lossless WebP input
+    # is written lossless without --quality, which the help did not say
+    assert main(["--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "lossless WebP written as WebP: lossless unless given" in text
+
+
 def test_xmp_for_gif_or_bmp_output_is_left_out_with_a_note(tmp_path, capsys):
     # BMP and GIF hold no XMP: it was dropped without a note; one without XMP gets none
     from PIL import PngImagePlugin

@@ -147,7 +147,8 @@ def _parser():
         "--quality",
         type=_quality,
         metavar="1-100",
-        help="JPEG/WebP/AVIF quality (default 90; AVIF: Pillow's 75)",
+        help="JPEG/WebP/AVIF quality (default 90; AVIF: Pillow's 75; a lossless WebP "
+        "written as WebP: lossless unless given)",
     )
     q.add_argument(
         "--exact", action="store_true", help="decode JPEGs at full size (no shrink-on-load; slower)"

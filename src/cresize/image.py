@@ -64,6 +64,9 @@ JPEG_EXIF_MAX = 65533
 #: Most bytes of XMP a JPEG holds (one APP1 segment less its 29-byte namespace header:
 #: Pillow's limit); a longer one (Extended XMP, which Pillow does not write) is left out.
 JPEG_XMP_MAX = 65504
+#: Most dots an inch a JPEG holds (JFIF density: 16 bits; Pillow's writer wraps a
+#: larger one, 70,000 dpi to 4,464); a larger DPI is left out.
+JPEG_DPI_MAX = 65535
 #: Formats that hold 16 bits per colour channel (written with OpenCV).
 SIXTEEN_BIT_FORMATS = ("PNG", "TIFF")
 
@@ -1488,6 +1491,11 @@ def _save(
                 f"its {key.upper()} is left out: {len(params.pop(key)):,} bytes, more than a "
                 f"JPEG holds ({most:,})"
             )
+    if fmt in ("JPEG", "MPO") and not _dpi_writable(params.get("dpi", (1, 1)), JPEG_DPI_MAX):
+        x, y = map(float, params.pop("dpi"))
+        left_out.append(
+            f"its DPI is left out: {x:,.0f}x{y:,.0f}, more than a JPEG holds ({JPEG_DPI_MAX:,})"
+        )
     cv2 = _opencv() if fmt == "PNG" and image.mode in _OPENCV_PNG else None
     if cv2 is not None:
         to_bgr = _OPENCV_PNG[image.mode]
@@ -1535,6 +1543,8 @@ def _metadata(info, mode=None, size=None):
     it would be invalid in the file. With ``size``, the (width, height) written, the
     EXIF's pixel dimensions are made that size: see ``_exif_sized``."""
     params = {key: info[key] for key in ("icc_profile", "exif", "dpi") if info.get(key)}
+    if "dpi" in params and not _dpi_writable(params["dpi"]):
+        del params["dpi"]  # a damaged resolution tag's: no file holds it
     if "exif" in params and size is not None:
         params["exif"] = _exif_sized(params["exif"], size)
     if "icc_profile" in params and not _profile_fits(params["icc_profile"], mode):
@@ -1545,6 +1555,24 @@ def _metadata(info, mode=None, size=None):
     # PNG's gAMA, cHRM and sRGB as Pillow reads them; only PNG writers take them
     params.update((key, info[key]) for key in _PNG_COLOUR if info.get(key) is not None)
     return params
+
+
+#: The largest DPI that every writer holds: PNG's ``pHYs``, pixels a metre in 32 bits
+#: (a TIFF's rational holds up to 2**32 - 1; a JPEG: ``JPEG_DPI_MAX``, said by ``_save``)
+_DPI_MAX = 0xFFFFFFFF * 0.0254
+
+
+def _dpi_writable(dpi, most=_DPI_MAX):
+    """Whether the ``info["dpi"]`` pair ``dpi`` can be written: both above 0 and at
+    most ``most``. Pillow's TIFF reader (and ``_tiff_resolution``) gives a zero
+    denominator as NaN and 2**32 - 1 dots a centimetre as 1.1e10 dpi, on which every
+    PNG and JPEG writer and tifffile's failed. Anything but a pair of numbers is left
+    to the writer to refuse."""
+    try:
+        x, y = (float(d) for d in dpi)
+    except (TypeError, ValueError):
+        return True
+    return 0 < x <= most and 0 < y <= most  # NaN: False
 
 
 #: EXIF tags PixelXDimension and PixelYDimension, in the Exif IFD
