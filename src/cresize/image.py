@@ -1566,10 +1566,13 @@ def _dpi_writable(dpi, most=_DPI_MAX):
     """Whether the ``info["dpi"]`` pair ``dpi`` can be written: both above 0 and at
     most ``most``. Pillow's TIFF reader (and ``_tiff_resolution``) gives a zero
     denominator as NaN and 2**32 - 1 dots a centimetre as 1.1e10 dpi, on which every
-    PNG and JPEG writer and tifffile's failed. Anything but a pair of numbers is left
-    to the writer to refuse."""
+    PNG and JPEG writer and tifffile's failed (Pillow 11's zero-denominator rational
+    raises ZeroDivisionError as a float). Anything but a pair of numbers is left to the
+    writer to refuse."""
     try:
         x, y = (float(d) for d in dpi)
+    except ZeroDivisionError:
+        return False
     except (TypeError, ValueError):
         return True
     return 0 < x <= most and 0 < y <= most  # NaN: False
