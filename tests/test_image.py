@@ -552,6 +552,9 @@ def test_a_jpeg_s_chroma_subsampling_is_kept_in_jpeg_output(tmp_path, monkeypatc
             assert sampling(tmp_path / "out.jpg") == kept, (name, quality)
         save_image(open_image(src), tmp_path / "same.jpg", overwrite=True)  # not resized
         assert sampling(tmp_path / "same.jpg") == kept
+        with Image.open(src) as im:  # opened by the caller in Pillow: no info key
+            save_image(im, tmp_path / "pil.jpg", overwrite=True)
+        assert sampling(tmp_path / "pil.jpg") == kept
     Image.fromarray(photo(120, 160)).save(tmp_path / "in.png")
     resized = resize_image(tmp_path / "in.png", scale=0.5)
     assert "subsampling" not in resized.info

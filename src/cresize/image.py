@@ -1342,7 +1342,8 @@ def save_image(
         allows (the ICC profile only where the written pixels keep its colour
         space: not on a CMYK image converted to RGB); a JPEG's chroma subsampling,
         ``info["subsampling"]`` (``"4:4:4"``, ``"4:2:2"``, ``"4:2:0"``: what
-        ``open_image`` reads), is kept in JPEG output (else Pillow's 4:2:0); an image with
+        ``open_image`` reads, or that of a JPEG opened in Pillow and given as it is), is
+        kept in JPEG output (else Pillow's 4:2:0); an image with
         ``info["lossless"]`` (a lossless WebP's) is written as lossless WebP where no
         ``quality`` is given. Modes the format cannot
         hold are converted: alpha is flattened on white for JPEG and BMP,
@@ -1481,7 +1482,8 @@ def _save(
         params["quality"] = 90 if quality is None else int(quality)
     elif fmt == "AVIF" and quality is not None:  # else Pillow's default, 75
         params["quality"] = int(quality)
-    sampling = image.info.get("subsampling")  # a JPEG's (_read): kept, at any quality
+    # a JPEG's (_read's, or read from a JPEG the caller opened in Pillow): kept, at any quality
+    sampling = image.info.get("subsampling") or _jpeg_subsampling(pil_image)
     if fmt in ("JPEG", "MPO") and image.mode == "RGB" and sampling in _JPEG_SAMPLINGS.values():
         params["subsampling"] = sampling
     left_out = []
