@@ -886,15 +886,22 @@ _caught: dict = {"runs": 0, "saved": None}
 
 class _ToTheFile(logging.Handler):
     """tifffile's log records (a damaged TIFF's "missing data offset tag") as warnings
-    of the file being read (``_FILE``); outside a file, as Python's last resort writes
-    them."""
+    of the file being read (``_FILE``); outside a file, to the handlers they went to
+    before (the parent loggers', where the logger propagated, else Python's last
+    resort)."""
+
+    def __init__(self, propagate):
+        super().__init__()
+        self.propagate = propagate
 
     def emit(self, record):
         warned = getattr(_FILE, "warned", None)
-        if warned is None:
-            logging.lastResort.handle(record)
-        else:
+        if warned is not None:
             warned.append(_one_line(record.getMessage()))
+        elif self.propagate and logging.getLogger().hasHandlers():
+            logging.getLogger().callHandlers(record)
+        elif logging.lastResort is not None and record.levelno >= logging.lastResort.level:
+            logging.lastResort.handle(record)
 
 
 def _one_line(text):
@@ -930,7 +937,7 @@ def _warnings_per_file():
             catcher.__enter__()
             if not sys.warnoptions:  # -W or PYTHONWARNINGS: the user's filters rule
                 warnings.filterwarnings("always", category=UserWarning)  # Pillow's
-            handler = _ToTheFile()
+            handler = _ToTheFile(tiff_log.propagate)
             _caught["saved"] = (warnings.showwarning, catcher, handler, tiff_log.propagate)
             warnings.showwarning = _show
             tiff_log.addHandler(handler)

@@ -723,7 +723,7 @@ def check_cli(folder, out_dir, jobs, timeout=300, memory=MEMORY, extra=()):
         path = os.path.join(folder, name)
         regular = os.path.isfile(path) and not os.path.islink(path)
         inputs[path] = _hash(path) if regular else None
-    env = dict(os.environ, OPENCV_LOG_LEVEL="OFF")
+    env = dict(os.environ)  # OpenCV's log as a user has it
     env["PYTHONPATH"] = os.path.join(HERE, "..", "..", "src")
     cmd = [
         sys.executable,
@@ -821,7 +821,10 @@ def check_cli(folder, out_dir, jobs, timeout=300, memory=MEMORY, extra=()):
 
 
 def _family(name):
-    return name.split("-")[0].rstrip("0123456789") if not name.startswith("avif") else "avif"
+    """The format of a seed: "tiff16" -> "tiff", "jp2" and "j2k" -> "jpeg2000"."""
+    if name in ("jp2", "j2k"):
+        return "jpeg2000"
+    return name.split("-")[0].rstrip("0123456789")
 
 
 def campaign(seed, minutes, keep, cli_every=60, log=None):
