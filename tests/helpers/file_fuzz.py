@@ -798,7 +798,8 @@ def check_cli(folder, out_dir, jobs, timeout=300, memory=MEMORY, extra=()):
         if path in failed and stem in written:
             problems.append(f"{path}: failed ({failed[path]}), but an output was left")
         if path not in failed and stem not in written and proc.returncode in (0, 1):
-            problems.append(f"{path}: neither resized nor reported")
+            lines = [line for line in err.splitlines() if path in line]  # broken up?
+            problems.append(f"{path}: neither resized nor reported; lines naming it: {lines}")
     summary = [line[len("cresize resize: ") :] for line in out.splitlines() if " resized, " in line]
     if proc.returncode in (0, 1) and not summary:
         problems.append(f"no summary line: {out!r}")
