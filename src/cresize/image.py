@@ -216,6 +216,7 @@ def _read(path, geometry=None, opencv=False):
     Image = _pil()
     from PIL import ImageOps
 
+    _refuse_png_chunk_flood(path)
     try:
         opened = Image.open(path)
     except Image.UnidentifiedImageError:
@@ -367,6 +368,7 @@ def _header(path):
     """The ``_Header`` of the file at ``path``. Only GIF, PNG, WebP and TIFF count their
     frames or pages; other formats count 1: an MPO's second image is a preview or a
     depth map, not content."""
+    _refuse_png_chunk_flood(path)
     try:
         opened = _pil().open(path)
     except _pil().UnidentifiedImageError:
@@ -463,6 +465,45 @@ def _png_orientation(im, path):
             return Image.Image.getexif(found).get(0x0112, 1)  # Image's: PNG's decodes
     except (OSError, ValueError, SyntaxError, struct.error):
         return 1
+
+
+#: The chunks before a PNG's first pixel data that ``_refuse_png_chunk_flood`` allows
+_PNG_CHUNKS_BEFORE_MAX = 4096
+
+
+def _refuse_png_chunk_flood(path):
+    """A ``ValueError`` for a PNG of more than ``_PNG_CHUNKS_BEFORE_MAX`` chunks before its first
+    pixel data: Pillow's ``open`` reads each of them in Python, about 3 us a chunk, so a
+    13 MB file of a million empty chunks took 3.4 s to open (twice a file in the
+    command: the header, then the pixels), long before ``--max-pixels`` could refuse it.
+    Real files have a handful there. The chunk headers are read unbuffered, 8 bytes a
+    chunk (a normal PNG: about five reads); a path that is not a regular file, or not a
+    PNG, is left to Pillow."""
+    import struct
+
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0))
+    except (OSError, TypeError, ValueError):  # Pillow gives the reason (or reads a file object)
+        return
+    try:
+        import stat
+
+        if not stat.S_ISREG(os.fstat(fd).st_mode) or os.read(fd, 8) != _PNG_SIGNATURE:
+            return
+        for _ in range(_PNG_CHUNKS_BEFORE_MAX):
+            head = os.read(fd, 8)
+            if len(head) != 8:
+                return
+            length, kind = struct.unpack(">I4s", head)
+            if kind in (b"IDAT", b"IEND"):
+                return
+            os.lseek(fd, length + 4, os.SEEK_CUR)  # the body and the CRC
+    finally:
+        os.close(fd)
+    raise ValueError(
+        f"{os.fspath(path)} is a PNG of more than {_PNG_CHUNKS_BEFORE_MAX:,} chunks before its "
+        f"pixels (real files have a handful; a damaged or hostile file?): not read"
+    )
 
 
 class _Decoded(NamedTuple):
