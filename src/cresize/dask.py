@@ -89,9 +89,10 @@ def resize(
     spec = _spec.forward(
         x.shape, size, scale_factor, mode, align_corners, antialias, axes, name="x"
     )
+    # chunks checked before the plan is made (and cached)
+    out_chunks = _output_chunks(x, spec.output_shape, spec.axes, chunks)
     plan = _plan.block_plan(spec, x.dtype, num_threads)  # x need not fit in memory
     ref = _PlanRef(plan)
-    out_chunks = _output_chunks(x, plan.output_shape, plan.axes, chunks)
     return _region_array(
         "cresize-resize",
         x,
@@ -143,9 +144,9 @@ def resize_backward(
     if not spec.axes:  # every axis keeps its length: the identity, as in memory
         _spec.threads_value(num_threads)  # refused as resize_backward refuses it
         return _identity(grad, chunks)
+    out_chunks = _output_chunks(grad, spec.input_shape, spec.axes, chunks)  # before the plan
     plan = _plan.block_plan(spec, grad.dtype, num_threads)
     ref = _PlanRef(plan)
-    out_chunks = _output_chunks(grad, spec.input_shape, plan.axes, chunks)
     return _region_array(
         "cresize-resize-backward",
         grad,
