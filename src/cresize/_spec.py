@@ -378,8 +378,6 @@ def _integer_dtype(value):
 
 def shape(value, name="input_shape", ndim=None, other="grad_output"):
     """A tuple of non-negative ints, each < ``MAX_LENGTH`` (bool is not an int)."""
-    if not _is_sequence_arg(value):
-        raise TypeError(f"{name} must be a tuple of ints; got {value!r}")
     found = getattr(value, "shape", None)
     if isinstance(found, tuple) and not (len(found) == 1 and _integer_dtype(value)):
         # An array given where its shape belongs (resize_backward(g, x), plan(x, ...)):
@@ -388,15 +386,12 @@ def shape(value, name="input_shape", ndim=None, other="grad_output"):
             f"{name} must be a tuple of ints; got an array of shape {found} and dtype "
             f"{getattr(value, 'dtype', None)} (for an array's shape, pass its .shape)"
         )
+    if not _is_sequence_arg(value):
+        raise TypeError(f"{name} must be a tuple of ints; got {value!r}")
     result = []
     for s in value:
-        if isinstance(s, np.ndarray) and s.ndim == 0:  # an entry as ``integer`` takes it
-            s = s[()]
-        if isinstance(s, (bool, np.bool_)):
-            raise TypeError(f"{name} must be a tuple of ints, not bools; got {value!r}")
-        if not _is_integer(s):  # a float, a string, a timedelta64, a nested tuple
-            raise TypeError(f"{name} must be a tuple of ints; got {value!r}")
-        s = operator.index(s)
+        if type(s) is not int:
+            s = _int_entry(s, name, "a tuple of ints", value)
         if s < 0:
             raise ValueError(f"{name} must not have negative lengths; got {tuple(value)}")
         if s >= MAX_LENGTH:
@@ -473,20 +468,29 @@ def _axes_list(axes):
         axes = axes[()]
     if isinstance(axes, (bool, np.bool_)):
         raise TypeError(f"axes must be an int or a tuple of ints, not a bool; got {axes!r}")
-    if _is_integer(axes):
+    if type(axes) is int or _is_integer(axes):
         return [int(axes)]
     if not _is_sequence_arg(axes):  # a set (no order), bytes, a dict, a float
         raise TypeError(f"axes must be an int or a tuple of ints; got {axes!r}")
     result = []
     for a in axes:
-        if isinstance(a, np.ndarray) and a.ndim == 0:  # an entry as ``integer`` takes it
-            a = a[()]
-        if isinstance(a, (bool, np.bool_)):
-            raise TypeError(f"axes must be ints, not bools; got {axes!r}")
-        if not _is_integer(a):
-            raise TypeError(f"axes must be an int or a tuple of ints; got {axes!r}")
-        result.append(operator.index(a))
+        result.append(
+            a if type(a) is int else _int_entry(a, "axes", "an int or a tuple of ints", axes)
+        )
     return result
+
+
+def _int_entry(value, name, what, whole):
+    """An entry of the sequence argument ``whole`` (a shape, ``axes``) as an int, as
+    ``integer`` takes one (a 0-d integer array too), else a TypeError that ``name``
+    must be ``what``: a bool, a float, a str, a ``np.timedelta64``, a nested sequence."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be {what}, not bools; got {whole!r}")
+    if not _is_integer(value):
+        raise TypeError(f"{name} must be {what}; got {whole!r}")
+    return operator.index(value)
 
 
 def _is_sequence_arg(value):
@@ -494,6 +498,8 @@ def _is_sequence_arg(value):
     tuple, a list, a range) or an array of at least one dimension, not a string or
     bytes (iterable, but no ints: b"\x00\x01" was axes (0, 1)), a set (no order: {1, 0}
     was axes whatever order it iterates in) or a mapping (its keys)."""
+    if type(value) is tuple or type(value) is list:  # the common calls, at once
+        return True
     if isinstance(value, np.ndarray):
         return value.ndim > 0
     return isinstance(value, Sequence) and not isinstance(value, (str, bytes, bytearray))

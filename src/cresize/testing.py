@@ -733,8 +733,8 @@ def _float64(a, name):
 
 
 def _dtype_rtol(dtype, rtol, where):
-    try:
-        dtype = np.dtype(dtype)
+    try:  # a byte-swapped dtype ('>f4') is its native type, as cresize.plan takes it
+        dtype = np.dtype(dtype).newbyteorder("=")
     except TypeError:
         raise TypeError(f"{where}: dtype must be float32 or float64; got {dtype!r}") from None
     if dtype not in TOLERANCES:

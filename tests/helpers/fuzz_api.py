@@ -882,8 +882,13 @@ def _testing_call(rng):
                 for bb in int_bads(a["n_directions"], rng, lambda n: n >= 1)
                 if not (bb.expect == "any" and isinstance(bb.normal, int) and bb.normal > 100)
             ]
-        if "step" in a:
-            b["step"] = real_bads(a["step"], rng)
+        if "step" in a:  # any finite step > 0, however large
+            b["step"] = [
+                bb._replace(expect="any", normal=float(bb.value))
+                if bb.label in ("int 2**63", "np.uint64 max", "1e308")
+                else bb
+                for bb in real_bads(a["step"], rng)
+            ]
         if which.startswith("check"):
             b["forward"] = [
                 Bad("int", 3, "refuse"),
@@ -1010,9 +1015,10 @@ def _dask_call(rng, backward):
         a = dict(a)
         first = a.pop(name)
         f = cdask.resize_backward if backward else cdask.resize
-        if backward:
-            return f(first, a.pop("input_shape"), **a).compute(scheduler="sync")
-        return f(first, **a).compute(scheduler="sync")
+        y = f(first, a.pop("input_shape"), **a) if backward else f(first, **a)
+        if y.nbytes > 2**26:  # a huge size asked for: its graph only (computing it
+            return (y.shape, str(y.dtype), y.chunks)  # is work, not a hang)
+        return y.compute(scheduler="sync")
 
     def bads(a, rng):
         b = {k: v for k, v in call.bads(dict(a, **{name: arr}), rng).items() if k != "out"}
@@ -1288,11 +1294,10 @@ def build(case):
     names = sorted(bads)
     chosen = list(rng.choice(names, 2 if case["two"] and len(names) > 1 else 1, replace=False))
     picked = [(str(n), bads[n][int(rng.integers(0, len(bads[n])))]) for n in chosen]
-    if (
-        len(picked) == 2
-        and {n for n, _ in picked} & {"out"}
-        and any(b.label.startswith(("overlap", "in-out")) for _, b in picked)
-    ):  # the other argument replaced: the two may no longer share memory
+    if {n for n, _ in picked} in ({"out", "x"}, {"out", "grad_output"}, {"size", "scale_factor"}):
+        # the input replaced as well: out may no longer share its memory, nor differ in
+        # shape or dtype from the new result; size and scale_factor: one may give what
+        # the other took away
         picked = [(n, b._replace(expect="any", normal=None)) for n, b in picked]
     return call, picked
 
@@ -1390,7 +1395,12 @@ def _message_names(exc, names):
         "path": ("path", "file", "image"),
         # a length too large for the factor given: the factor's message
         "in_size": ("in_size", "scale_factor="),
+        # a tuple factor has its own default axes: the shapes' conflict, in full
+        "scale_factor": ("scale_factor", "grad_output has shape"),
     }
+    for shaped in ("shape", "input_shape", "x", "input", "grad_output", "image"):
+        # a new shape the factor gives no sample on, or too many: the factor's message
+        aliases[shaped] = (*aliases.get(shaped, (shaped,)), "scale_factor=")
     return any(alias in text for n in names for alias in aliases.get(n, (n,)))
 
 
