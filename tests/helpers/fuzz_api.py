@@ -1041,6 +1041,9 @@ def _dask_call(rng, backward):
             *[bb._replace(expect="any") for bb in _junk(rng)[:5]],
         ]
         b["num_threads"] = int_bads(1, rng, lambda n: n != 0 and n <= 4096, none="any")
+        for k in ("size", "scale_factor"):  # 2**31 samples: tables of 32 GiB to build,
+            if k in b:  # work asked for (a minute and more), not a hang
+                b[k] = [bb for bb in b[k] if "2147483648" not in bb.label]
         return b
 
     return Call("dask.resize_backward" if backward else "dask.resize", args, run, bads)
@@ -1294,7 +1297,10 @@ def build(case):
     names = sorted(bads)
     chosen = list(rng.choice(names, 2 if case["two"] and len(names) > 1 else 1, replace=False))
     picked = [(str(n), bads[n][int(rng.integers(0, len(bads[n])))]) for n in chosen]
-    if {n for n, _ in picked} in ({"out", "x"}, {"out", "grad_output"}, {"size", "scale_factor"}):
+    names = {n for n, _ in picked}
+    if names in ({"out", "x"}, {"out", "grad_output"}, {"size", "scale_factor"}) or (
+        "axes" in names and names & {"x", "grad_output", "input_shape", "shape", "input"}
+    ):  # (a new shape may put an out-of-range axis in range)
         # the input replaced as well: out may no longer share its memory, nor differ in
         # shape or dtype from the new result; size and scale_factor: one may give what
         # the other took away
@@ -1397,6 +1403,8 @@ def _message_names(exc, names):
         "in_size": ("in_size", "scale_factor="),
         # a tuple factor has its own default axes: the shapes' conflict, in full
         "scale_factor": ("scale_factor", "grad_output has shape"),
+        # another axis, of a length the factor gives no sample on: the factor's message
+        "axes": ("axes", "scale_factor="),
     }
     for shaped in ("shape", "input_shape", "x", "input", "grad_output", "image"):
         # a new shape the factor gives no sample on, or too many: the factor's message
