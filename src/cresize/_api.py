@@ -173,9 +173,10 @@ def resize(
         x.shape, size, scale_factor, mode, align_corners, antialias, axes, checked_shape=True
     )
     out = _plan._check_out(out, spec.output_shape, dtype, (x,))
+    threads = _threads(num_threads)  # refused before a plan is made and cached
     found = _plan.cached_plan(spec, dtype)
     _plan.remember(key, found)
-    return _plan._execute(found._forward, found._forward.tables, x, out, _threads(num_threads))
+    return _plan._execute(found._forward, found._forward.tables, x, out, threads)
 
 
 @overload
@@ -289,10 +290,11 @@ def resize_backward(
     )
     dtype = grad.dtype.newbyteorder("=")
     out = _plan._check_out(out, spec.input_shape, dtype, (grad,))
+    threads = _threads(num_threads)  # refused before a plan is made and cached
     found = _plan.cached_plan(spec, dtype)
     program = found._backward
     _plan.remember(key, found)
-    return _plan._execute(program, program.tables, grad, out, _threads(num_threads))
+    return _plan._execute(program, program.tables, grad, out, threads)
 
 
 def weights(

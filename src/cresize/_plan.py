@@ -1111,7 +1111,8 @@ def _overlap(a, b):
 def _check_out(out, shape, dtype, inputs):
     if out is None:
         return None
-    if not isinstance(out, np.ndarray) or isinstance(out, np.matrix):
+    if not isinstance(out, np.ndarray) or isinstance(out, np.matrix) or _spec.is_masked(out):
+        # a masked array's mask would be left as it was, over the new values
         raise TypeError(f"out must be a NumPy array; got {type(out).__name__}")
     if out.shape != shape:
         raise ValueError(f"out has shape {out.shape}; expected {shape}")

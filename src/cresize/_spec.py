@@ -288,11 +288,18 @@ def integer(value, name, what, given=None):
     quoted = value if given is None else given
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value[()]
-    if type(value) is not int and (
-        isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, np.integer))
-    ):
+    if type(value) is not int and not _is_integer(value):
         raise TypeError(f"{name} must be {what}; got {quoted!r}")
     return int(value)
+
+
+def _is_integer(value):
+    """Whether ``value`` is an integer argument: an int or a NumPy integer, not a bool
+    and not a ``np.timedelta64`` (a NumPy integer subclass, a duration: ``int`` of one
+    in days or finer raised a TypeError that named no argument)."""
+    return isinstance(value, (numbers.Integral, np.integer)) and not isinstance(
+        value, (bool, np.bool_, np.timedelta64)
+    )
 
 
 def flag(value, name, what="True or False"):
@@ -323,7 +330,7 @@ def real(value, name, what, given=None):
     quoted = value if given is None else given
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value[()]
-    if isinstance(value, (bool, np.bool_)) or not isinstance(
+    if isinstance(value, (bool, np.bool_, np.timedelta64)) or not isinstance(
         value, (numbers.Real, np.floating, np.integer)
     ):
         raise TypeError(f"{name} must be {what}; got {quoted!r}")
@@ -371,8 +378,6 @@ def _integer_dtype(value):
 
 def shape(value, name="input_shape", ndim=None, other="grad_output"):
     """A tuple of non-negative ints, each < ``MAX_LENGTH`` (bool is not an int)."""
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
-        raise TypeError(f"{name} must be a tuple of ints; got {value!r}")
     found = getattr(value, "shape", None)
     if isinstance(found, tuple) and not (len(found) == 1 and _integer_dtype(value)):
         # An array given where its shape belongs (resize_backward(g, x), plan(x, ...)):
@@ -381,14 +386,12 @@ def shape(value, name="input_shape", ndim=None, other="grad_output"):
             f"{name} must be a tuple of ints; got an array of shape {found} and dtype "
             f"{getattr(value, 'dtype', None)} (for an array's shape, pass its .shape)"
         )
+    if not _is_sequence_arg(value):
+        raise TypeError(f"{name} must be a tuple of ints; got {value!r}")
     result = []
     for s in value:
-        if isinstance(s, (bool, np.bool_)):
-            raise TypeError(f"{name} must be a tuple of ints, not bools; got {value!r}")
-        try:
-            s = operator.index(s)
-        except TypeError:
-            raise TypeError(f"{name} must be a tuple of ints; got {value!r}") from None
+        if type(s) is not int:
+            s = _int_entry(s, name, "a tuple of ints", value)
         if s < 0:
             raise ValueError(f"{name} must not have negative lengths; got {tuple(value)}")
         if s >= MAX_LENGTH:
@@ -465,21 +468,41 @@ def _axes_list(axes):
         axes = axes[()]
     if isinstance(axes, (bool, np.bool_)):
         raise TypeError(f"axes must be an int or a tuple of ints, not a bool; got {axes!r}")
-    if isinstance(axes, (numbers.Integral, np.integer)):
+    if type(axes) is int or _is_integer(axes):
         return [int(axes)]
-    try:
-        items = list(axes)
-    except TypeError:
-        raise TypeError(f"axes must be an int or a tuple of ints; got {axes!r}") from None
+    if not _is_sequence_arg(axes):  # a set (no order), bytes, a dict, a float
+        raise TypeError(f"axes must be an int or a tuple of ints; got {axes!r}")
     result = []
-    for a in items:
-        if isinstance(a, (bool, np.bool_)):
-            raise TypeError(f"axes must be ints, not bools; got {axes!r}")
-        try:
-            result.append(operator.index(a))
-        except TypeError:
-            raise TypeError(f"axes must be an int or a tuple of ints; got {axes!r}") from None
+    for a in axes:
+        result.append(
+            a if type(a) is int else _int_entry(a, "axes", "an int or a tuple of ints", axes)
+        )
     return result
+
+
+def _int_entry(value, name, what, whole):
+    """An entry of the sequence argument ``whole`` (a shape, ``axes``) as an int, as
+    ``integer`` takes one (a 0-d integer array too), else a TypeError that ``name``
+    must be ``what``: a bool, a float, a str, a ``np.timedelta64``, a nested sequence."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be {what}, not bools; got {whole!r}")
+    if not _is_integer(value):
+        raise TypeError(f"{name} must be {what}; got {whole!r}")
+    return operator.index(value)
+
+
+def _is_sequence_arg(value):
+    """Whether ``value`` may be a sequence argument (``axes``, a shape): a sequence (a
+    tuple, a list, a range) or an array of at least one dimension, not a string or
+    bytes (iterable, but no ints: b"\x00\x01" was axes (0, 1)), a set (no order: {1, 0}
+    was axes whatever order it iterates in) or a mapping (its keys)."""
+    if type(value) is tuple or type(value) is list:  # the common calls, at once
+        return True
+    if isinstance(value, np.ndarray):
+        return value.ndim > 0
+    return isinstance(value, Sequence) and not isinstance(value, (str, bytes, bytearray))
 
 
 def lengths(in_shape, axes, size, scale_factor, name="x"):
@@ -609,10 +632,7 @@ def as_array(x, name: str, dask_call: str | None = None) -> np.ndarray:
     """``x`` as an ndarray (``np.asarray``), refusing what it would get wrong: a
     masked array (its mask) and, where ``dask_call`` names the lazy call to use
     instead, a Dask collection (``np.asarray`` would compute all of it, in memory)."""
-    # its mask would be dropped without a word (no masked array exists before numpy.ma
-    # is imported, and importing it, about 7 ms, is left to whoever makes one)
-    ma = sys.modules.get("numpy.ma")
-    if ma is not None and isinstance(x, ma.MaskedArray):
+    if is_masked(x):  # its mask would be dropped without a word
         raise TypeError(
             f"{name} is a masked array: resizing would ignore its mask; pass "
             f"{name}.filled(value) (or {name}.data) to say which values to resize"
@@ -630,6 +650,13 @@ def as_array(x, name: str, dask_call: str | None = None) -> np.ndarray:
         return np.asarray(x)
     except Exception as exc:  # ragged lists and the like
         raise TypeError(f"{name} must be a NumPy array or array_like: {exc}") from None
+
+
+def is_masked(x) -> bool:
+    """Whether ``x`` is a NumPy masked array (no masked array exists before numpy.ma is
+    imported, and importing it, about 7 ms, is left to whoever makes one)."""
+    ma = sys.modules.get("numpy.ma")
+    return ma is not None and isinstance(x, ma.MaskedArray)
 
 
 def _is_dask_collection(x) -> bool:
@@ -705,7 +732,8 @@ def check_sizes(spec, itemsize, *, dense=False, arrays=True):
         larger = max(spec.output_shape, spec.input_shape, key=math.prod)
         raise ValueError(
             f"resizing shape {spec.input_shape} to {spec.output_shape} needs an array "
-            f"of shape {larger} ({elements} elements): more than any array can hold"
+            f"of shape {larger} ({elements} elements): more than any array can hold "
+            f"(check size or scale_factor, and the input's shape)"
         )
     need = elements * itemsize if arrays else 0
     for _, n_in, n_out, f in axis_geometry(spec):

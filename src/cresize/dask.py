@@ -222,13 +222,15 @@ def pyramid(
 def _planned_array(src, spec, chunks, *, backward, num_threads):
     """``resize`` (``backward``: ``resize_backward``) of the Dask array ``src`` by ``spec``:
     planned once for the whole array, ``chunks`` as those functions take them."""
-    plan = _plan.block_plan(spec, src.dtype, num_threads)  # src need not fit in memory
     out_shape = spec.input_shape if backward else spec.output_shape
+    # chunks checked before the plan is made (and cached)
+    out_chunks = _output_chunks(src, out_shape, spec.axes, chunks)
+    plan = _plan.block_plan(spec, src.dtype, num_threads)  # src need not fit in memory
     return _region_array(
         "cresize-resize-backward" if backward else "cresize-resize",
         src,
         _PlanRef(plan),
-        _output_chunks(src, out_shape, plan.axes, chunks),
+        out_chunks,
         src.dtype.newbyteorder("="),
         backward=backward,
         num_threads=num_threads,

@@ -202,7 +202,25 @@ def open_image(path: str | os.PathLike[str]) -> PIL.Image.Image | np.ndarray:
         says so. A quarter turn (EXIF orientation 5-8)
         swaps the x and y resolution in ``info`` too (see docs/files.md).
     """
-    return _read(path)[0]
+    return _read(_path(path, file_object=True))[0]
+
+
+def _path(path, name="path", *, file_object=False):
+    """``path`` as ``os.fspath`` gives it (a str or bytes), else a TypeError naming
+    ``name`` (Pillow's own for an int or None was an AttributeError: 'int' object has no
+    attribute 'read'); a NUL byte in it is a ValueError naming it. ``file_object``: an
+    object with a ``read`` method (a file Pillow reads) passes unchanged."""
+    if file_object and not isinstance(path, (str, bytes, os.PathLike)) and hasattr(path, "read"):
+        return path
+    try:
+        path = os.fspath(path)
+    except TypeError:
+        raise TypeError(
+            f"{name} must be a str or os.PathLike (a file name); got {type(path).__name__}"
+        ) from None
+    if ("\0" if isinstance(path, str) else b"\0") in path:
+        raise ValueError(f"{name} must not contain a NUL character; got {path!r}")
+    return path
 
 
 def _read(path, geometry=None, opencv=False):
@@ -1441,8 +1459,12 @@ def _save(
     """``save_image``; with ``later`` (a ``concurrent.futures`` executor) the
     temporary file's ``fsync`` and rename run there (see ``_write_atomic``) and
     their future is returned in the ``_Saved``."""
-    _pil()  # Pillow is needed from here on: say so before anything else
-    path = os.fspath(path)
+    Image = _pil()  # Pillow is needed from here on: say so before anything else
+    path = _path(path)
+    if not isinstance(image, (np.ndarray, Image.Image)):
+        raise TypeError(
+            f"image must be a PIL.Image.Image or a NumPy array; got {type(image).__name__}"
+        )
     fmt = _format(path, format)
     if quality is not None:
         quality = _spec.integer(quality, "quality", "an int from 1 to 100")
@@ -1785,6 +1807,8 @@ def _icc_lost(info, params, fmt, mode):
 def _from_array(image: np.ndarray) -> PIL.Image.Image:
     """``Image.fromarray(image)``, or a ``TypeError`` saying which arrays can be written."""
     try:
+        if image.ndim not in (2, 3):  # Pillow's error for a 0-d one was an IndexError
+            raise TypeError
         return _pil().fromarray(image)
     except TypeError:
         raise TypeError(
@@ -2288,7 +2312,13 @@ def target_size(
                 raise ValueError(f"scale must be {wanted}; got {value!r}")
             factors.append(f)
         fx, fy = factors
-        return (max(1, math.floor(width * fx + 0.5)), max(1, math.floor(height * fy + 0.5))), None
+        new = (width * fx, height * fy)  # floats: 1e308 gave an OverflowError below
+        if not max(new) < _spec.MAX_LENGTH:
+            raise ValueError(
+                f"scale={value!r} gives {new[0]:g} x {new[1]:g} pixels; each side must be "
+                f"< {_spec.MAX_LENGTH}"
+            )
+        return (max(1, math.floor(new[0] + 0.5)), max(1, math.floor(new[1] + 0.5))), None
     if not (isinstance(value, (tuple, list)) and len(value) == 2):
         raise TypeError(f"{name} must be a (width, height) tuple or list; got {value!r}")
     allowed = "positive ints or None" if name == "size" else "positive ints"
@@ -2308,6 +2338,11 @@ def target_size(
     new = (w, _ratio(height, w, width)) if by_width else (_ratio(width, h, height), h)
     if not allow_upscale and (new[0] > width or new[1] > height):
         new = (width, height)
+    if max(new) >= _spec.MAX_LENGTH:  # named here: resize's error named its size
+        raise ValueError(
+            f"{name}={value!r} gives {new[0]} x {new[1]} pixels; each side must be "
+            f"< {_spec.MAX_LENGTH}"
+        )
     if name == "fit":
         return new, None
     crop_w, crop_h = min(w, new[0]), min(h, new[1])
@@ -2412,6 +2447,8 @@ def resize_image(
                 f"image array must be HW or HWC with an integer or float dtype; "
                 f"got shape {image.shape} and dtype {image.dtype}"
             )
+        if 0 in image.shape:
+            raise ValueError(f"image array has no pixels: shape {image.shape}")
         if alpha and not (image.ndim == 3 and image.shape[2] >= 2):
             raise ValueError(
                 f"alpha=True needs an (H, W, C) array with C >= 2 (colour channels, "

@@ -266,37 +266,40 @@ def adjoint_scale(x: ArrayLike, g: ArrayLike, matrices: Mapping[int, np.ndarray]
         with each resized axis ``W.shape[0]`` long); the message names the argument
         and both shapes.
     """
-    x, g = np.asarray(x), np.asarray(g)
+    # real arrays, refused as the references refuse them (a masked array's mask, a
+    # complex array's imaginary part were dropped), in C order: the sums' order, and
+    # so their last bits, do not depend on the caller's strides
+    xa, ga = _float64(x, "x"), _float64(g, "g")
     if not isinstance(matrices, Mapping):
         raise TypeError(
             f"matrices must be a mapping of axis to (out, in) matrix (reference_matrices); "
             f"got {type(matrices).__name__}"
         )
-    output_shape = list(x.shape)
+    output_shape = list(xa.shape)
     rows = cols = 1.0
     for key, w in matrices.items():
         axis = _spec.integer(key, "matrices' axes", "ints")
         w = np.asarray(w)
-        if not 0 <= axis < x.ndim:
+        if not 0 <= axis < xa.ndim:
             raise ValueError(
-                f"matrices has axis {axis}, which x of shape {x.shape} does not have "
-                f"(0 <= axis < {x.ndim})"
+                f"matrices has axis {axis}, which x of shape {xa.shape} does not have "
+                f"(0 <= axis < {xa.ndim})"
             )
-        if w.ndim != 2 or w.shape[1] != x.shape[axis]:
+        if w.ndim != 2 or w.shape[1] != xa.shape[axis]:
             raise ValueError(
-                f"matrices[{axis}] must be an (out, {x.shape[axis]}) matrix for x of shape "
-                f"{x.shape}; got shape {w.shape}"
+                f"matrices[{axis}] must be an (out, {xa.shape[axis]}) matrix for x of shape "
+                f"{xa.shape}; got shape {w.shape}"
             )
         output_shape[axis] = w.shape[0]
         rows *= float(np.abs(w).sum(axis=1).max(initial=0))
         cols *= float(np.abs(w).sum(axis=0).max(initial=0))
-    if g.shape != tuple(output_shape):
+    if ga.shape != tuple(output_shape):
         raise ValueError(
             f"g must have the forward's output shape, {tuple(output_shape)} for x of shape "
-            f"{x.shape} and matrices of shapes "
-            f"{ {a: np.shape(w) for a, w in matrices.items()} }; got shape {g.shape}"
+            f"{xa.shape} and matrices of shapes "
+            f"{ {a: np.shape(w) for a, w in matrices.items()} }; got shape {ga.shape}"
         )
-    return _adjoint_scale(x, g, (rows, cols))
+    return _adjoint_scale(xa, ga, (rows, cols))
 
 
 def _adjoint_scale(x, g, norms):
@@ -726,12 +729,12 @@ def _float64(a, name):
     a = _spec.as_array(a, name)
     if a.dtype.kind not in "fiu":
         raise TypeError(f"{name} must be a real (float or integer) array, not {a.dtype}")
-    return a.astype(np.float64)  # always a copy
+    return a.astype(np.float64, order="C")  # always a copy
 
 
 def _dtype_rtol(dtype, rtol, where):
-    try:
-        dtype = np.dtype(dtype)
+    try:  # a byte-swapped dtype ('>f4') is its native type, as cresize.plan takes it
+        dtype = np.dtype(dtype).newbyteorder("=")
     except TypeError:
         raise TypeError(f"{where}: dtype must be float32 or float64; got {dtype!r}") from None
     if dtype not in TOLERANCES:
