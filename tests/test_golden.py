@@ -781,7 +781,9 @@ def _stopped_at(monkeypatch, files):
 
 
 @pytest.mark.parametrize("overwrite", [False, True])
-def test_expected_refuses_a_golden_set_whose_out_was_stopped(tmp_path, monkeypatch, capsys, overwrite):
+def test_expected_refuses_a_golden_set_whose_out_was_stopped(
+    tmp_path, monkeypatch, capsys, overwrite
+):
     # `--out` stopped part-way (Ctrl-C; with --overwrite, after index.json was removed)
     # left some cases and no index.json; --verify --expected took the folder as the whole
     # set: results for only those cases passed (exit status 0), and after an --overwrite
@@ -790,8 +792,12 @@ def test_expected_refuses_a_golden_set_whose_out_was_stopped(tmp_path, monkeypat
     if overwrite:
         assert _golden.main(["--out", str(golden)]) == 0
     _stopped_at(monkeypatch, 30)
-    with pytest.raises(KeyboardInterrupt):
-        _golden.main(["--out", str(golden), "--seed", "1"] + ["--overwrite"] * overwrite)
+    capsys.readouterr()
+    assert _golden.main(["--out", str(golden), "--seed", "1"] + ["--overwrite"] * overwrite) == 130
+    assert capsys.readouterr().err == (  # the command line said nothing (exit status 130)
+        f"cresize golden: stopped; {golden} holds no index.json: not a whole golden set "
+        f"(write it again with --out {golden} --overwrite)\n"
+    )
     monkeypatch.undo()
     names = sorted(p.name for p in golden.iterdir())
     assert "index.json" not in names and len(names) == (90 if overwrite else 30)
@@ -804,7 +810,9 @@ def test_expected_refuses_a_golden_set_whose_out_was_stopped(tmp_path, monkeypat
     err = capsys.readouterr().err
     assert f"--expected: {golden} has no index.json" in err and "--overwrite" in err
     assert _golden.main(["--out", str(golden), "--seed", "1", "--overwrite"]) == 0  # written again
-    assert _golden.main(["--verify", str(results), "--expected", str(golden), "--allow-missing"]) == 0
+    assert (
+        _golden.main(["--verify", str(results), "--expected", str(golden), "--allow-missing"]) == 0
+    )
 
 
 def test_expected_refuses_a_golden_set_missing_a_listed_case(golden_dir, tmp_path, capsys):
@@ -818,3 +826,25 @@ def test_expected_refuses_a_golden_set_missing_a_listed_case(golden_dir, tmp_pat
     (folder / "index.json").write_text("[1, 2]")
     assert _golden.main(["--verify", str(golden_dir), "--expected", str(folder)]) == 2
     assert "index.json: not an index of cresize-golden/1" in capsys.readouterr().err
+
+
+def test_the_tools_write_without_the_image_layer(tmp_path):
+    # golden --out and check's --json wrote through image._write_atomic, importing the
+    # image layer (cresize.image, 2,000 lines) into commands that read no image.
+    code = (
+        "import sys; from cresize import _check, _golden\n"
+        "assert _golden.main(['--out', sys.argv[1]]) == 0\n"
+        "_check.write_json(sys.argv[1] + '/r.json', {'a': float('nan')})\n"
+        "print(sorted(m for m in sys.modules if m == 'cresize.image' or m.startswith('PIL')))\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(cresize.__path__[0]))
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "g")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.splitlines()[-1] == "[]"
+    assert json.loads((tmp_path / "g" / "r.json").read_text()) == {"a": None}

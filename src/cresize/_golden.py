@@ -115,6 +115,16 @@ def main(argv=None):
                     file=sys.stderr,
                 )
                 return 1
+            except KeyboardInterrupt:  # Ctrl-C: say what the folder holds (exit 130 as before)
+                if os.path.isdir(args.out) and not os.path.lexists(
+                    os.path.join(args.out, "index.json")
+                ):
+                    print(
+                        f"cresize golden: stopped; {args.out} holds no index.json: not a whole "
+                        f"golden set (write it again with --out {args.out} --overwrite)",
+                        file=sys.stderr,
+                    )
+                return 130
             print(f"wrote {len(written)} golden cases ({SCHEMA}) to {args.out}")
             return 0
         return verify(
