@@ -707,6 +707,8 @@ def test_a_png_of_many_chunks_after_its_pixels_is_judged_either_way_after_a_boun
     bound = cresize.image._PNG_CHUNKS_MAX + src.stat().st_size // 4096
     assert bound < 20_000
     with monkeypatch.context() as counting:
+        # the orientation search's reads (not the flood check's: tests/test_file_fuzz.py)
+        counting.setattr(cresize.image, "_refuse_png_chunk_flood", lambda path: None)
         reads = _counting_reads(counting)
         header = cresize.image._header(src)
     assert len(reads) <= bound + 2  # 20,000 before
@@ -754,6 +756,9 @@ def test_a_png_s_chunk_headers_are_read_within_a_bound_that_grows_with_the_file(
     many = data[:at] + _png_chunk(b"zzZz", b"") * 2000 + small[at:]  # before the pixels
     (tmp_path / "d.png").write_bytes(many)
     with monkeypatch.context() as counting:
+        # the orientation search's reads; the flood check reads those before the pixels
+        # once, at most image._PNG_CHUNKS_BEFORE_MAX of them (tests/test_file_fuzz.py)
+        counting.setattr(cresize.image, "_refuse_png_chunk_flood", lambda path: None)
         reads = _counting_reads(counting)
         assert cresize.image._header(tmp_path / "d.png").upright == (40, 60)
     assert len(reads) <= len(chunks) + 4  # 2000 more before
@@ -1347,6 +1352,14 @@ def test_a_lossless_webp_stays_lossless_unless_a_quality_is_given(tmp_path):
         out = tmp_path / "out.webp"
         assert main([str(src), "--width", "30", "-o", str(out), "--overwrite", *args]) == 0
         assert open(out, "rb").read()[12:16] == chunk, args
+
+
+def test_the_quality_help_says_a_lossless_webp_stays_lossless(capsys):
+    # --help said "JPEG/WebP/AVIF quality (default 90 ...)": a lossless WebP input
+    # is written lossless without --quality, which the help did not say
+    assert main(["--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "lossless WebP written as WebP: lossless unless given" in text
 
 
 def test_xmp_for_gif_or_bmp_output_is_left_out_with_a_note(tmp_path, capsys):

@@ -552,6 +552,9 @@ def test_a_jpeg_s_chroma_subsampling_is_kept_in_jpeg_output(tmp_path, monkeypatc
             assert sampling(tmp_path / "out.jpg") == kept, (name, quality)
         save_image(open_image(src), tmp_path / "same.jpg", overwrite=True)  # not resized
         assert sampling(tmp_path / "same.jpg") == kept
+        with Image.open(src) as im:  # opened by the caller in Pillow: no info key
+            save_image(im, tmp_path / "pil.jpg", overwrite=True)
+        assert sampling(tmp_path / "pil.jpg") == kept
     Image.fromarray(photo(120, 160)).save(tmp_path / "in.png")
     resized = resize_image(tmp_path / "in.png", scale=0.5)
     assert "subsampling" not in resized.info
@@ -1692,6 +1695,74 @@ def test_tiffs_read_by_tifffile_keep_their_dpi(tmp_path, kind, unit):
                 assert "dpi" not in back.info if ext == "png" else back.info["jfif_unit"] == 0
             else:  # PNG: pixels a metre, JPEG: whole dots an inch
                 assert back.info["dpi"] == pytest.approx(dpi, abs=0.05), ext
+
+
+def _tiff_with_resolution(path, pixels, x, y, unit, **extra):
+    """A TIFF of ``pixels`` whose XResolution and YResolution are the rationals ``x``
+    and ``y`` ((numerator, denominator): any, a zero denominator too) in ``unit``
+    (ResolutionUnit): tifffile's marker values patched in the file."""
+    import tifffile
+
+    tifffile.imwrite(path, pixels, resolution=(12345, 54321), resolutionunit=unit, **extra)
+    data = bytearray(path.read_bytes())
+    for marker, value in ((12345, x), (54321, y)):
+        at = data.find(struct.pack("<II", marker, 1))
+        assert at > 0
+        data[at : at + 8] = struct.pack("<II", *value)
+    path.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize(
+    "x, unit",
+    [((1, 0), "INCH"), ((0xFFFFFFFF, 1), "INCH"), ((0xFFFFFFFF, 1), "CENTIMETER")],
+    ids=["zero denominator", "beyond PNG's pHYs", "beyond a TIFF's rational"],
+)
+@pytest.mark.parametrize("kind", ["rgb8", "float32 rgb"])
+def test_a_tiff_resolution_no_file_holds_is_not_written(tmp_path, kind, x, unit):
+    # XResolution 1/0 is NaN dpi, 2**32-1 dots a centimetre 1.1e10 dpi, as Pillow's
+    # TIFF reader gives them (and _tiff_resolution for a TIFF tifffile reads): every
+    # PNG and JPEG writer failed on them ("cannot convert float NaN to integer",
+    # "'I' format requires 0 <= number <= 4294967295"), as did tifffile's TIFF writer
+    # (a float TIFF that was written before its resolution was read). No DPI is
+    # written: the tag holds none.
+    tifffile = pytest.importorskip("tifffile")
+    pixels = photo(20, 30) if kind == "rgb8" else photo(20, 30).astype(np.float32) / 255
+    src = tmp_path / "in.tif"
+    _tiff_with_resolution(src, pixels, x, x, unit, photometric="rgb")
+    got = resize_image(src, scale=0.5)
+    assert "dpi" in got.info  # as Pillow reads the tags
+    for ext in ("tif", "png", "jpg") if kind == "rgb8" else ("tif",):
+        out = tmp_path / f"out.{ext}"
+        save_image(got, out, overwrite=True)
+        if ext == "tif":
+            with tifffile.TiffFile(out) as tif:
+                tags = tif.pages.first.tags
+                assert 282 not in tags or int(tags.valueof(296)) == 1  # none, or no unit
+        else:
+            with Image.open(out) as back:
+                assert "dpi" not in back.info if ext == "png" else back.info["jfif_unit"] == 0
+    ok = cresize.image._metadata({"dpi": (300, 150.5)})
+    assert ok["dpi"] == (300, 150.5)  # any writable one is kept
+
+
+def test_a_dpi_beyond_a_jpegs_density_is_left_out_and_said(tmp_path):
+    # JFIF's density is 16 bits: Pillow's writer wrapped 70,000 dpi (a 0.36 um
+    # microscope pixel, 27,559 dots a centimetre in a TIFF) to 4,464 without a word
+    from cresize.image import JPEG_DPI_MAX, ImageArray, _save
+
+    pixels, out = photo(20, 30), tmp_path / "out.jpg"
+    saved = _save(ImageArray(pixels, {"dpi": (70000.0, 300.0)}), out)
+    assert saved.left_out == ("its DPI is left out: 70,000x300, more than a JPEG holds (65,535)",)
+    with Image.open(out) as back:
+        assert back.info["jfif_unit"] == 0 and "dpi" not in back.info
+    saved = _save(ImageArray(pixels, {"dpi": (JPEG_DPI_MAX, 300)}), out, overwrite=True)
+    assert saved.left_out == ()
+    with Image.open(out) as back:
+        assert back.info["dpi"] == (JPEG_DPI_MAX, 300)
+    saved = _save(ImageArray(pixels, {"dpi": (70000.0, 300.0)}), tmp_path / "out.png")
+    assert saved.left_out == ()  # PNG's pHYs holds it
+    with Image.open(tmp_path / "out.png") as back:
+        assert back.info["dpi"] == pytest.approx((70000, 300), abs=0.05)
 
 
 def test_16bit_tiff_without_tifffile_says_the_profile_is_dropped(tmp_path, monkeypatch):

@@ -12,12 +12,14 @@ touched.
 import argparse
 import concurrent.futures
 import contextlib
+import logging
 import os
 import signal
 import sys
 import threading
 import time
 import unicodedata
+import warnings
 from typing import NamedTuple
 
 from cresize import _optional, _spec
@@ -36,12 +38,14 @@ class _Notes(NamedTuple):
     """What the run says about a file it wrote: the format its 16-bit samples were
     rounded for (once a run), that only its first frame or page was resized, and
     why its ICC profile was not kept (once a run for each reason), what metadata was
-    left out and why (each file: ``_Saved.left_out``)."""
+    left out and why (each file: ``_Saved.left_out``), and what its readers warned of
+    (each file: ``_warnings_per_file``)."""
 
     narrowed: str | None
     several: str | None
     icc_lost: str | None = None
     left_out: tuple[str, ...] = ()
+    warned: tuple[str, ...] = ()
 
 
 EPILOG = """examples:
@@ -147,7 +151,8 @@ def _parser():
         "--quality",
         type=_quality,
         metavar="1-100",
-        help="JPEG/WebP/AVIF quality (default 90; AVIF: Pillow's 75)",
+        help="JPEG/WebP/AVIF quality (default 90; AVIF: Pillow's 75; a lossless WebP "
+        "written as WebP: lossless unless given)",
     )
     q.add_argument(
         "--exact", action="store_true", help="decode JPEGs at full size (no shrink-on-load; slower)"
@@ -256,7 +261,7 @@ def main(argv=None):
     def report(src, reason, notes):
         if reason is _CANCELLED:
             return
-        narrowed, several, icc_lost, left_out = notes or _Notes(None, None)
+        narrowed, several, icc_lost, left_out, warned = notes or _Notes(None, None)
         if reason is None:
             counts["done"] += 1
         else:
@@ -285,13 +290,21 @@ def main(argv=None):
         for what in left_out:
             bar.clear()
             print(f"cresize resize: {src}: note: {what}", file=sys.stderr)
+        if warned and reason is None:  # a failed file's one line says why
+            bar.clear()
+            more = f" (and {len(warned) - 3} more)" if len(warned) > 3 else ""
+            print(
+                f"cresize resize: {src}: note: written, but its reader warned: "
+                f"{'; '.join(warned[:3])}{more}",
+                file=sys.stderr,
+            )
         bar.step()
 
     _reuse_freed_memory()
     stop = threading.Event()
     todo = [(src, dst, dict(options, overwrite=args.overwrite or same)) for src, dst, same in tasks]
     try:
-        with _stop_on_signals(stop), _without_pillow_limit(image._pil()):
+        with _stop_on_signals(stop), _without_pillow_limit(image._pil()), _warnings_per_file():
             _run(todo, jobs, report, results, stop)
     except KeyboardInterrupt:
         bar.close()
@@ -742,13 +755,28 @@ def _one(task, cancel=None, later=None):
     """Resize one file; return ``(src, reason or None, _Notes or None)``.
 
     With ``later`` (an executor), the file is only written to its temporary
-    file here; ``reason`` is then the future of its ``fsync`` and rename.
+    file here; ``reason`` is then the future of its ``fsync`` and rename. What
+    its readers warned of (``_warnings_per_file``) is in the notes of a file
+    written.
     """
+    _FILE.warned = []
+    try:
+        src, reason, notes = _resize_one(task, cancel, later)
+        if notes is not None and _FILE.warned:
+            notes = notes._replace(warned=tuple(dict.fromkeys(_FILE.warned)))
+        return src, reason, notes
+    finally:
+        _FILE.warned = None
+
+
+def _resize_one(task, cancel, later):
+    """``_one`` of a file, but for its warnings."""
     src, dst, o = task
     from cresize.image import FORMATS, _format, _header, _save, narrows, resize_image, target_size
 
     if cancel is not None and cancel.is_set():
         return src, _CANCELLED, None
+    reading = True
     try:
         if not os.path.isfile(src):
             return src, "not a regular file", None
@@ -803,10 +831,11 @@ def _one(task, cancel=None, later=None):
         )
         if cancel is not None and cancel.is_set():
             return src, _CANCELLED, None
+        reading = False
         os.makedirs(os.path.dirname(dst) or ".", exist_ok=True)
         saved = _save(result, dst, o["format"], o["quality"], o["overwrite"], later)
     except Exception as exc:
-        return src, _reason(exc), None
+        return src, _reason(exc, reading), None
     return src, saved.pending, notes._replace(icc_lost=saved.icc_lost, left_out=saved.left_out)
 
 
@@ -816,13 +845,115 @@ def _synced(src, notes, pending):
     return (src, None, notes) if exc is None else (src, _reason(exc), None)
 
 
-def _reason(exc):
-    """What the CLI prints for a file that failed with ``exc``."""
+#: Exceptions that a reader's own parsing raises on a damaged file (fuzzed files gave
+#: "IndexError: 0", "ZeroDivisionError: integer division or modulo by zero" from
+#: Pillow's and tifffile's header code): ``_reason`` says so.
+_PARSING_ERRORS = (
+    ArithmeticError,
+    AttributeError,
+    EOFError,
+    IndexError,
+    KeyError,
+    SyntaxError,  # Pillow's "broken PNG file", "not a TIFF file"
+    TypeError,
+    UnicodeError,
+    RecursionError,
+)
+
+
+def _reason(exc, reading=False):
+    """What the CLI prints for a file that failed with ``exc`` (``reading``: while its
+    header or pixels were read, not written)."""
     if isinstance(exc, MemoryError):  # cresize's refusals name the sizes; a failed allocation not
+        if not str(exc) and reading:  # within --max-pixels: a length of the file said more
+            return (
+                "too large for memory while read (within --max-pixels: a damaged file, a "
+                "length in it larger than the file?)"
+            )
         return f"too large for memory: {exc}" if str(exc) else "too large for memory"
     if type(exc).__name__ == "UnidentifiedImageError":
         return "not an image, or a format Pillow cannot read"
-    return f"{type(exc).__name__}: {exc}"
+    said = _one_line(f"{type(exc).__name__}: {exc}")
+    if reading and (isinstance(exc, _PARSING_ERRORS) or type(exc).__name__ == "TiffFileError"):
+        return f"a damaged file? its reader failed: {said}"
+    return said
+
+
+#: The file a thread is doing: ``warned``, the warnings its readers gave (None: no file).
+_FILE = threading.local()
+#: Runs in progress and what ``_warnings_per_file`` replaced; under ``_LIFTED_LOCK``.
+_caught: dict = {"runs": 0, "saved": None}
+
+
+class _ToTheFile(logging.Handler):
+    """tifffile's log records (a damaged TIFF's "missing data offset tag") as warnings
+    of the file being read (``_FILE``); outside a file, to the handlers they went to
+    before (the parent loggers', where the logger propagated, else Python's last
+    resort)."""
+
+    def __init__(self, propagate):
+        super().__init__()
+        self.propagate = propagate
+
+    def emit(self, record):
+        warned = getattr(_FILE, "warned", None)
+        if warned is not None:
+            warned.append(_one_line(record.getMessage()))
+        elif self.propagate and logging.getLogger().hasHandlers():
+            logging.getLogger().callHandlers(record)
+        elif logging.lastResort is not None and record.levelno >= logging.lastResort.level:
+            logging.lastResort.handle(record)
+
+
+def _one_line(text):
+    return " ".join(str(text).split())
+
+
+def _show(message, category, filename, lineno, file=None, line=None):
+    """``warnings.showwarning`` while a run is in progress: a ``UserWarning`` given while
+    a file is read (Pillow's "Truncated File Read", "Corrupt EXIF data") is that
+    file's; others (cresize's own ``RuntimeWarning`` of a broken optional package, of
+    the whole run) are shown as they were."""
+    warned = getattr(_FILE, "warned", None)
+    if warned is None or not issubclass(category, UserWarning):
+        _caught["saved"][0](message, category, filename, lineno, file, line)
+    else:
+        warned.append(_one_line(message))
+
+
+@contextlib.contextmanager
+def _warnings_per_file():
+    """While a run is in progress, the warnings of Python (Pillow's) and the log
+    records of tifffile given while a file is read are that file's (``_FILE``), said
+    on one line naming it once it is written (``report``), each time (Pillow's
+    ``UserWarning`` not once a process only, as Python's default filter has it, but
+    where ``-W`` or ``PYTHONWARNINGS`` says): not a two-line warning naming Pillow's
+    source, or a bare log line, that names no file, between the command's lines. As
+    ``_without_pillow_limit``, the first run to start replaces and the last to end
+    restores."""
+    tiff_log = logging.getLogger("tifffile")
+    with _LIFTED_LOCK:
+        if not _caught["runs"]:
+            catcher = warnings.catch_warnings()
+            catcher.__enter__()
+            if not sys.warnoptions:  # -W or PYTHONWARNINGS: the user's filters rule
+                warnings.filterwarnings("always", category=UserWarning)  # Pillow's
+            handler = _ToTheFile(tiff_log.propagate)
+            _caught["saved"] = (warnings.showwarning, catcher, handler, tiff_log.propagate)
+            warnings.showwarning = _show
+            tiff_log.addHandler(handler)
+            tiff_log.propagate = False
+        _caught["runs"] += 1
+    try:
+        yield
+    finally:
+        with _LIFTED_LOCK:
+            _caught["runs"] -= 1
+            if not _caught["runs"]:
+                _, catcher, handler, propagate = _caught["saved"]
+                tiff_log.removeHandler(handler)
+                tiff_log.propagate = propagate
+                catcher.__exit__(None, None, None)  # the filters and showwarning before
 
 
 #: Runs in progress (``main`` may run in several threads at once) and the Pillow

@@ -63,6 +63,9 @@ JPEG_EXIF_MAX = 65533
 #: Most bytes of XMP a JPEG holds (one APP1 segment less its 29-byte namespace header:
 #: Pillow's limit); a longer one (Extended XMP, which Pillow does not write) is left out.
 JPEG_XMP_MAX = 65504
+#: Most dots an inch a JPEG holds (JFIF density: 16 bits; Pillow's writer wraps a
+#: larger one, 70,000 dpi to 4,464); a larger DPI is left out.
+JPEG_DPI_MAX = 65535
 #: Formats that hold 16 bits per colour channel (written with OpenCV).
 SIXTEEN_BIT_FORMATS = ("PNG", "TIFF")
 
@@ -212,6 +215,7 @@ def _read(path, geometry=None, opencv=False):
     Image = _pil()
     from PIL import ImageOps
 
+    _refuse_png_chunk_flood(path)
     try:
         opened = Image.open(path)
     except Image.UnidentifiedImageError:
@@ -363,6 +367,7 @@ def _header(path):
     """The ``_Header`` of the file at ``path``. Only GIF, PNG, WebP and TIFF count their
     frames or pages; other formats count 1: an MPO's second image is a preview or a
     depth map, not content."""
+    _refuse_png_chunk_flood(path)
     try:
         opened = _pil().open(path)
     except _pil().UnidentifiedImageError:
@@ -459,6 +464,45 @@ def _png_orientation(im, path):
             return Image.Image.getexif(found).get(0x0112, 1)  # Image's: PNG's decodes
     except (OSError, ValueError, SyntaxError, struct.error):
         return 1
+
+
+#: The chunks before a PNG's first pixel data that ``_refuse_png_chunk_flood`` allows
+_PNG_CHUNKS_BEFORE_MAX = 4096
+
+
+def _refuse_png_chunk_flood(path):
+    """A ``ValueError`` for a PNG of more than ``_PNG_CHUNKS_BEFORE_MAX`` chunks before its first
+    pixel data: Pillow's ``open`` reads each of them in Python, about 3 us a chunk, so a
+    13 MB file of a million empty chunks took 3.4 s to open (twice a file in the
+    command: the header, then the pixels), long before ``--max-pixels`` could refuse it.
+    Real files have a handful there. The chunk headers are read unbuffered, 8 bytes a
+    chunk (a normal PNG: about five reads); a path that is not a regular file, or not a
+    PNG, is left to Pillow."""
+    import struct
+
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0))
+    except (OSError, TypeError, ValueError):  # Pillow gives the reason (or reads a file object)
+        return
+    try:
+        import stat
+
+        if not stat.S_ISREG(os.fstat(fd).st_mode) or os.read(fd, 8) != _PNG_SIGNATURE:
+            return
+        for _ in range(_PNG_CHUNKS_BEFORE_MAX):
+            head = os.read(fd, 8)
+            if len(head) != 8:
+                return
+            length, kind = struct.unpack(">I4s", head)
+            if kind in (b"IDAT", b"IEND"):
+                return
+            os.lseek(fd, length + 4, os.SEEK_CUR)  # the body and the CRC
+    finally:
+        os.close(fd)
+    raise ValueError(
+        f"{os.fspath(path)} is a PNG of more than {_PNG_CHUNKS_BEFORE_MAX:,} chunks before its "
+        f"pixels (real files have a handful; a damaged or hostile file?): not read"
+    )
 
 
 class _Decoded(NamedTuple):
@@ -1338,7 +1382,8 @@ def save_image(
         allows (the ICC profile only where the written pixels keep its colour
         space: not on a CMYK image converted to RGB); a JPEG's chroma subsampling,
         ``info["subsampling"]`` (``"4:4:4"``, ``"4:2:2"``, ``"4:2:0"``: what
-        ``open_image`` reads), is kept in JPEG output (else Pillow's 4:2:0); an image with
+        ``open_image`` reads, or that of a JPEG opened in Pillow and given as it is), is
+        kept in JPEG output (else Pillow's 4:2:0); an image with
         ``info["lossless"]`` (a lossless WebP's) is written as lossless WebP where no
         ``quality`` is given. Modes the format cannot
         hold are converted: alpha is flattened on white for JPEG and BMP,
@@ -1477,7 +1522,8 @@ def _save(
         params["quality"] = 90 if quality is None else int(quality)
     elif fmt == "AVIF" and quality is not None:  # else Pillow's default, 75
         params["quality"] = int(quality)
-    sampling = image.info.get("subsampling")  # a JPEG's (_read): kept, at any quality
+    # a JPEG's (_read's, or read from a JPEG the caller opened in Pillow): kept, at any quality
+    sampling = image.info.get("subsampling") or _jpeg_subsampling(pil_image)
     if fmt in ("JPEG", "MPO") and image.mode == "RGB" and sampling in _JPEG_SAMPLINGS.values():
         params["subsampling"] = sampling
     left_out = []
@@ -1487,6 +1533,11 @@ def _save(
                 f"its {key.upper()} is left out: {len(params.pop(key)):,} bytes, more than a "
                 f"JPEG holds ({most:,})"
             )
+    if fmt in ("JPEG", "MPO") and not _dpi_writable(params.get("dpi", (1, 1)), JPEG_DPI_MAX):
+        x, y = map(float, params.pop("dpi"))
+        left_out.append(
+            f"its DPI is left out: {x:,.0f}x{y:,.0f}, more than a JPEG holds ({JPEG_DPI_MAX:,})"
+        )
     cv2 = _opencv() if fmt == "PNG" and image.mode in _OPENCV_PNG else None
     if cv2 is not None:
         to_bgr = _OPENCV_PNG[image.mode]
@@ -1534,6 +1585,8 @@ def _metadata(info, mode=None, size=None):
     it would be invalid in the file. With ``size``, the (width, height) written, the
     EXIF's pixel dimensions are made that size: see ``_exif_sized``."""
     params = {key: info[key] for key in ("icc_profile", "exif", "dpi") if info.get(key)}
+    if "dpi" in params and not _dpi_writable(params["dpi"]):
+        del params["dpi"]  # a damaged resolution tag's: no file holds it
     if "exif" in params and size is not None:
         params["exif"] = _exif_sized(params["exif"], size)
     if "icc_profile" in params and not _profile_fits(params["icc_profile"], mode):
@@ -1544,6 +1597,27 @@ def _metadata(info, mode=None, size=None):
     # PNG's gAMA, cHRM and sRGB as Pillow reads them; only PNG writers take them
     params.update((key, info[key]) for key in _PNG_COLOUR if info.get(key) is not None)
     return params
+
+
+#: The largest DPI that every writer holds: PNG's ``pHYs``, pixels a metre in 32 bits
+#: (a TIFF's rational holds up to 2**32 - 1; a JPEG: ``JPEG_DPI_MAX``, said by ``_save``)
+_DPI_MAX = 0xFFFFFFFF * 0.0254
+
+
+def _dpi_writable(dpi, most=_DPI_MAX):
+    """Whether the ``info["dpi"]`` pair ``dpi`` can be written: both above 0 and at
+    most ``most``. Pillow's TIFF reader (and ``_tiff_resolution``) gives a zero
+    denominator as NaN and 2**32 - 1 dots a centimetre as 1.1e10 dpi, on which every
+    PNG and JPEG writer and tifffile's failed (Pillow 11's zero-denominator rational
+    raises ZeroDivisionError as a float). Anything but a pair of numbers is left to the
+    writer to refuse."""
+    try:
+        x, y = (float(d) for d in dpi)
+    except ZeroDivisionError:
+        return False
+    except (TypeError, ValueError):
+        return True
+    return 0 < x <= most and 0 < y <= most  # NaN: False
 
 
 #: EXIF tags PixelXDimension and PixelYDimension, in the Exif IFD
