@@ -1039,7 +1039,7 @@ def test_writer_failing_mid_write_leaves_no_partial_output(tmp_path, monkeypatch
         monkeypatch.setitem(sys.modules, "cv2", None)
         monkeypatch.setattr(Image.Image, "save", flaky)
     else:  # whichever library encodes, the second file's write fails half-way
-        import cresize.image
+        import cresize._atomic  # the temporary file's writes
 
         def second_write():
             calls.append(None)
@@ -1047,7 +1047,7 @@ def test_writer_failing_mid_write_leaves_no_partial_output(tmp_path, monkeypatch
 
         full = OSError("No space left on device")
         monkeypatch.setattr(
-            cresize.image,
+            cresize._atomic,
             "open",
             lambda *a: FailingWrites(open(*a), full, second_write, part=3),
             raising=False,

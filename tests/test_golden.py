@@ -4,6 +4,7 @@ import functools
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -513,6 +514,8 @@ def test_verify_json_report_is_strict(golden_dir, tmp_path):
     results.mkdir()
     case["scale"]["output"] = 0.5
     (expected / "case.json").write_text(json.dumps(case))
+    index = {"schema": _golden.SCHEMA, "seed": 0, "cases": [case["name"]]}
+    (expected / "index.json").write_text(json.dumps(index))  # a whole set: the one case
     (results / "r.json").write_text(json.dumps(dict(case, output=[1.7e308] * len(case["output"]))))
     path = tmp_path / "report.json"
     argv = ["--verify", str(results), "--expected", str(expected), "--json", str(path)]
@@ -761,3 +764,87 @@ def test_out_to_a_full_disk_leaves_no_partial_file(tmp_path):
         assert json.loads(data)["seed"] in (0, 1) and (json.loads(data)["seed"] == 1) == (
             data != before[name]
         )
+
+
+def _stopped_at(monkeypatch, files):
+    """``_golden.write_text`` raising KeyboardInterrupt (Ctrl-C) after ``files`` files."""
+    written = []
+    write_text = _golden.write_text
+
+    def stopping(path, text, overwrite=True):
+        if len(written) == files:
+            raise KeyboardInterrupt
+        write_text(path, text, overwrite)
+        written.append(path)
+
+    monkeypatch.setattr(_golden, "write_text", stopping)
+
+
+@pytest.mark.parametrize("overwrite", [False, True])
+def test_expected_refuses_a_golden_set_whose_out_was_stopped(
+    tmp_path, monkeypatch, capsys, overwrite
+):
+    # `--out` stopped part-way (Ctrl-C; with --overwrite, after index.json was removed)
+    # left some cases and no index.json; --verify --expected took the folder as the whole
+    # set: results for only those cases passed (exit status 0), and after an --overwrite
+    # of another seed each old case failed as "written with --seed 0" instead.
+    golden = tmp_path / "golden"
+    if overwrite:
+        assert _golden.main(["--out", str(golden)]) == 0
+    _stopped_at(monkeypatch, 30)
+    capsys.readouterr()
+    assert _golden.main(["--out", str(golden), "--seed", "1"] + ["--overwrite"] * overwrite) == 130
+    assert capsys.readouterr().err == (  # the command line said nothing (exit status 130)
+        f"cresize golden: stopped; {golden} holds no index.json: not a whole golden set "
+        f"(write it again with --out {golden} --overwrite)\n"
+    )
+    monkeypatch.undo()
+    names = sorted(p.name for p in golden.iterdir())
+    assert "index.json" not in names and len(names) == (90 if overwrite else 30)
+    assert not [n for n in names if not n.endswith(".json")]  # no temporary file left
+    stopped = {n: c for n, c in load_cases(golden).items() if c["seed"] == 1}
+    assert len(stopped) == 30
+    results = results_from(stopped, cresize.resize, cresize.resize_backward, tmp_path / "r")
+    capsys.readouterr()
+    assert _golden.main(["--verify", str(results), "--expected", str(golden)]) == 2
+    err = capsys.readouterr().err
+    assert f"--expected: {golden} has no index.json" in err and "--overwrite" in err
+    assert _golden.main(["--out", str(golden), "--seed", "1", "--overwrite"]) == 0  # written again
+    assert (
+        _golden.main(["--verify", str(results), "--expected", str(golden), "--allow-missing"]) == 0
+    )
+
+
+def test_expected_refuses_a_golden_set_missing_a_listed_case(golden_dir, tmp_path, capsys):
+    folder = tmp_path / "golden"
+    shutil.copytree(golden_dir, folder)
+    (folder / "area-ac0-aa0-up.json").unlink()
+    capsys.readouterr()
+    assert _golden.main(["--verify", str(golden_dir), "--expected", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert f"--expected: {folder} is not a whole golden set: its index.json lists 1 case" in err
+    (folder / "index.json").write_text("[1, 2]")
+    assert _golden.main(["--verify", str(golden_dir), "--expected", str(folder)]) == 2
+    assert "index.json: not an index of cresize-golden/1" in capsys.readouterr().err
+
+
+def test_the_tools_write_without_the_image_layer(tmp_path):
+    # golden --out and check's --json wrote through image._write_atomic, importing the
+    # image layer (cresize.image, 2,000 lines) into commands that read no image.
+    code = (
+        "import sys; from cresize import _check, _golden\n"
+        "assert _golden.main(['--out', sys.argv[1]]) == 0\n"
+        "_check.write_json(sys.argv[1] + '/r.json', {'a': float('nan')})\n"
+        "print(sorted(m for m in sys.modules if m == 'cresize.image' or m.startswith('PIL')))\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(cresize.__path__[0]))
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "g")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.splitlines()[-1] == "[]"
+    assert json.loads((tmp_path / "g" / "r.json").read_text()) == {"a": None}

@@ -330,10 +330,10 @@ def test_failed_write_leaves_nothing(tmp_path, monkeypatch, exc, writer):
         monkeypatch.setitem(sys.modules, "cv2", None)
         monkeypatch.setattr(Image.Image, "save", broken)
     else:  # whichever library encodes, the file's writes fail
-        import cresize.image
+        import cresize._atomic  # the temporary file's writes (image's go through it)
 
         monkeypatch.setattr(
-            cresize.image, "open", lambda *a: FailingWrites(open(*a), exc), raising=False
+            cresize._atomic, "open", lambda *a: FailingWrites(open(*a), exc), raising=False
         )
     for name, overwrite in [("new.png", False), ("old.png", True)]:
         with pytest.raises(type(exc)):
@@ -345,13 +345,13 @@ def test_failed_write_leaves_nothing(tmp_path, monkeypatch, exc, writer):
 def test_signal_as_the_temporary_file_opens_leaves_nothing(tmp_path, monkeypatch):
     # A signal that arrives during open() raises as soon as open returns, before
     # the file object is bound to anything: the created file must still go.
-    import cresize.image
+    import cresize._atomic
 
     def interrupted(*args, **kwargs):
         open(*args, **kwargs).close()
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cresize.image, "open", interrupted, raising=False)
+    monkeypatch.setattr(cresize._atomic, "open", interrupted, raising=False)
     with pytest.raises(KeyboardInterrupt):
         save_image(photo(8, 8), tmp_path / "new.png")
     assert os.listdir(tmp_path) == []

@@ -1355,3 +1355,66 @@ def test_cache_count_survives_an_interrupt_at_every_line(change):
         cache.put("after", _SizedPlan(20))  # the cache goes on as it should
         assert cache.nbytes == sum(size for _, size in cache.entries.values()) <= cache.limit
     assert points >= 4 and cache.nbytes == sum(size for _, size in cache.entries.values())
+
+
+def test_cache_under_threads_and_a_clearing_thread_keeps_its_count_and_bound():
+    # Six threads resizing with plans of many sizes under a bound that holds a few, one
+    # more clearing the cache: at every look (under the lock) nbytes is the sum of the
+    # entries' sizes and within the bound, every result is right, nothing deadlocks.
+    cache = cresize._plan._CACHE
+    x = np.random.default_rng(0).random((1, 1, 7, 9))
+    sizes = [(h, w) for h in (3, 11, 30) for w in (4, 13, 41)]
+    expected = {(s, m): cresize.resize(x, s, mode=m) for s in sizes for m in ("bilinear", "area")}
+    plans = [cresize.plan(x.shape, s, mode=m, dtype=x.dtype) for s, m in expected]
+    for p in plans:  # their tables all made: the size each has in the cache
+        p.backward(p(x))
+    bound = 3 * max(p.nbytes for p in plans)  # a few plans of the 18
+    previous = cresize.set_cache_limit(bound)
+    stop = threading.Event()
+    problems = []
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)  # threads switch often: a race shows in the time given
+
+    def resizing(seed):
+        rng = np.random.default_rng(seed)
+        try:
+            while not stop.is_set():
+                key = list(expected)[rng.integers(len(expected))]
+                y = cresize.resize(x, key[0], mode=key[1])
+                if not np.array_equal(y, expected[key]):
+                    problems.append(f"wrong result of {key}")
+                cresize.resize_backward(y, x.shape, mode=key[1])
+        except Exception as exc:  # reported below
+            problems.append(repr(exc))
+
+    def clearing():
+        while not stop.wait(0.003):
+            cresize.clear_cache()
+
+    looks = 0
+
+    def looking():
+        nonlocal looks
+        while not stop.wait(0.0005):
+            with cache.lock:
+                held = sum(size for _, size in cache.entries.values())
+                if not cache.nbytes == held <= cache.limit:
+                    problems.append((cache.nbytes, held, cache.limit))
+            looks += 1
+
+    threads = [threading.Thread(target=resizing, args=(i,)) for i in range(6)]
+    threads += [threading.Thread(target=clearing), threading.Thread(target=looking)]
+    try:
+        for t in threads:
+            t.start()
+        stop.wait(1.5)
+    finally:
+        stop.set()
+        for t in threads:
+            t.join(60)
+        sys.setswitchinterval(interval)
+        cresize.set_cache_limit(previous)
+    assert not any(t.is_alive() for t in threads), "a thread did not end: a deadlock?"
+    assert problems == [] and looks > 10
+    with cache.lock:
+        assert cache.nbytes == sum(size for _, size in cache.entries.values()) <= cache.limit

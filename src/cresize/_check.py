@@ -42,6 +42,7 @@ import numpy as np
 import cresize
 from cresize import _optional, _spec, testing
 from cresize._api import _threads
+from cresize._atomic import _write_atomic
 from cresize._tables import MODES
 
 #: (name, input shape, size, scale_factor, axes, in the --quick set)
@@ -291,12 +292,10 @@ def write_json(path, report):
 
 def write_text(path, text, overwrite=True):
     """Write ``text`` (UTF-8) to ``path`` as ``cresize resize`` writes an image
-    (``image._write_atomic``: a file beside ``path``, synced, renamed over it, the mode
+    (``_atomic._write_atomic``: a file beside ``path``, synced, renamed over it, the mode
     of a file it replaces kept, a link written through; without ``overwrite`` a file
     there is a ``FileExistsError``), for every file the commands write. An ``OSError``
     names ``path`` (one of the write itself, a full disk, named no file)."""
-    from cresize.image import _write_atomic
-
     data = text.encode("utf-8")
     try:
         _write_atomic(path, lambda f: f.write(data), overwrite)

@@ -688,7 +688,7 @@ def _clashes(tasks, failures):
 def _run(tasks, jobs, report, results, stop=None):
     """Do ``tasks`` in a pool of ``jobs`` threads; ``report(src, reason, notes)`` each.
 
-    Each file's ``fsync`` and rename into place (``image._commit``) run in one
+    Each file's ``fsync`` and rename into place (``_atomic._commit``) run in one
     more thread, so the worker goes on with its next file while the disk
     catches up; a file is reported, in order, once it is renamed (or failed).
     Each file's final ``(src, reason, notes)`` is appended to ``results`` as
@@ -1020,16 +1020,16 @@ def _stop_at_once():
     """A second Ctrl-C (or SIGTERM): abandon the files in progress and exit 130 now.
 
     The worker threads cannot be stopped inside a decoder or a kernel, so the
-    process ends under them (``os._exit``), after ``image._abandon_temporaries``
+    process ends under them (``os._exit``), after ``_atomic._abandon_temporaries``
     has removed their temporary files and keeps any other from being made or
     renamed: outputs already in place stay, no partial one is left, and inputs are
     untouched (an ``--in-place`` input is replaced only by a rename). The message
     goes straight to the file descriptor: the interrupted main thread may be inside
     a write to ``sys.stderr``.
     """
-    from cresize import image
+    from cresize import _atomic
 
-    abandoned = image._abandon_temporaries()
+    abandoned = _atomic._abandon_temporaries()
     with contextlib.suppress(Exception):  # RuntimeError: a reentrant flush
         sys.stdout.flush()
     message = (

@@ -115,6 +115,16 @@ def main(argv=None):
                     file=sys.stderr,
                 )
                 return 1
+            except KeyboardInterrupt:  # Ctrl-C: say what the folder holds (exit 130 as before)
+                if os.path.isdir(args.out) and not os.path.lexists(
+                    os.path.join(args.out, "index.json")
+                ):
+                    print(
+                        f"cresize golden: stopped; {args.out} holds no index.json: not a whole "
+                        f"golden set (write it again with --out {args.out} --overwrite)",
+                        file=sys.stderr,
+                    )
+                return 130
             print(f"wrote {len(written)} golden cases ({SCHEMA}) to {args.out}")
             return 0
         return verify(
@@ -537,7 +547,36 @@ def _load_dir(directory, golden=False, files=None):
         found[data["name"]] = data
         if files is not None:
             files[data["name"]] = entry
+    # after the files: a results folder given as --expected is named as such
+    absent = [name for name in (_listed_cases(directory) if golden else ()) if name not in found]
+    if absent:
+        raise ValueError(
+            f"--expected: {directory} is not a whole golden set: its index.json lists "
+            f"{len(absent)} case(s) with no file there ({absent[0]}.json first)"
+        )
     return found
+
+
+def _listed_cases(directory):
+    """The case names ``index.json`` of the golden folder ``directory`` lists. Without
+    one (``write`` puts it last and, with ``overwrite``, removes the earlier one first)
+    the folder is not a whole set: a run stopped part-way (Ctrl-C, a full disk), whose
+    files may mix two runs' seeds. A ``ValueError`` says so."""
+    index = os.path.join(directory, "index.json")
+    if not os.path.lexists(index):
+        raise ValueError(
+            f"--expected: {directory} has no index.json, which 'cresize golden --out' "
+            f"writes last: not a whole golden set (a run stopped part-way?); write it "
+            f"again with 'cresize golden --out {directory} --overwrite'"
+        )
+    with open(index, encoding="utf-8") as fh:
+        try:
+            cases = json.load(fh)["cases"]
+        except (ValueError, KeyError, TypeError) as exc:  # JSON, UTF-8, the object
+            raise ValueError(f"--expected: {index}: not an index of {SCHEMA}: {exc!r}") from None
+    if not isinstance(cases, list) or not all(isinstance(c, str) for c in cases):
+        raise ValueError(f'--expected: {index}: "cases" must be a list of case names')
+    return cases
 
 
 def _is_report(data):
