@@ -1791,9 +1791,11 @@ def test_16bit_tiff_without_tifffile_says_its_exif_xmp_and_dpi_are_left_out(tmp_
         saved = _save(tagged, tmp_path / "out.tif")
         assert saved.left_out == tuple(
             f"its {name} is left out: OpenCV writes 16-bit TIFF without one; {TIFFFILE_HINT}"
-            for name in ("EXIF", "XMP", "DPI")
+            for name in ("EXIF", "XMP")
         )
         np.testing.assert_array_equal(read16(tmp_path / "out.tif"), pixels)  # OpenCV's
+        with Image.open(tmp_path / "out.tif") as back:  # the DPI: OpenCV writes it
+            assert back.info["dpi"] == (300, 300)
         assert _save(ImageArray(pixels, {"xmp": xmp}), tmp_path / "x.tif").left_out == (
             f"its XMP is left out: OpenCV writes 16-bit TIFF without one; {TIFFFILE_HINT}",
         )
@@ -1801,6 +1803,32 @@ def test_16bit_tiff_without_tifffile_says_its_exif_xmp_and_dpi_are_left_out(tmp_
         assert _save(tagged, tmp_path / "out.png").left_out == ()  # PNG keeps them
     if cresize.image._tifffile() is not None:
         assert _save(tagged, tmp_path / "tifffile.tif").left_out == ()
+
+
+def test_16bit_tiff_without_tifffile_keeps_its_dpi_rounded(tmp_path, monkeypatch):
+    # OpenCV writes a 16-bit TIFF's DPI (IMWRITE_TIFF_XDPI/YDPI, whole numbers): it was
+    # left out with a note. A DPI is rounded; one that rounds to 0 or is above what
+    # libtiff stores exactly through OpenCV is left out, and said.
+    from cresize.image import OPENCV_TIFF_DPI_MAX, TIFFFILE_HINT, ImageArray, _save
+
+    pixels = rgb16(12, 10, 3)
+    monkeypatch.setitem(sys.modules, "tifffile", None)
+    for dpi, want in [((300, 150), (300, 150)), ((299.9994, 72.4), (300, 72))]:
+        saved = _save(ImageArray(pixels, {"dpi": dpi}), tmp_path / "out.tif", overwrite=True)
+        assert saved.left_out == ()
+        with Image.open(tmp_path / "out.tif") as back:
+            assert back.info["dpi"] == want
+            assert back.tag_v2[296] == 2  # inch
+        np.testing.assert_array_equal(read16(tmp_path / "out.tif"), pixels)
+    for dpi in [(0.4, 300), (300, OPENCV_TIFF_DPI_MAX + 1)]:
+        saved = _save(ImageArray(pixels, {"dpi": dpi}), tmp_path / "out.tif", overwrite=True)
+        x, y = dpi
+        assert saved.left_out == (
+            f"its DPI is left out: {x:,.2f}x{y:,.2f}; OpenCV writes a 16-bit TIFF's in "
+            f"whole numbers from 1 to {OPENCV_TIFF_DPI_MAX:,}; {TIFFFILE_HINT}",
+        )
+        with Image.open(tmp_path / "out.tif") as back:
+            assert 282 not in back.tag_v2
 
 
 @pytest.mark.parametrize("fmt", ["bmp", "gif"])

@@ -1407,8 +1407,9 @@ def save_image(
         hold are converted: alpha is flattened on white for JPEG and BMP,
         16-bit becomes 8-bit for JPEG, WebP, BMP and AVIF (``narrows`` tells). An
         ``(H, W, 3 or 4)`` uint16 array (16-bit colour) is written at 16 bits as
-        PNG (OpenCV) or TIFF (tifffile; OpenCV, without the ICC profile, when
-        tifffile is not installed); an ``(H, W, 2)`` one (grey and alpha) as a
+        PNG (OpenCV) or TIFF (tifffile; OpenCV, without the ICC profile, EXIF and
+        XMP and with the DPI rounded to whole numbers, when tifffile is not
+        installed); an ``(H, W, 2)`` one (grey and alpha) as a
         16-bit grey-and-alpha PNG (with a grey ICC profile), or as a 16-bit RGBA
         TIFF, its grey in each colour channel (a grey profile is left out: Pillow
         reads no 16-bit grey-and-alpha TIFF). An ``ImageArray``'s ``info`` is
@@ -1497,13 +1498,14 @@ def _save(
                 lost = f"OpenCV writes 16-bit TIFF without one; {TIFFFILE_HINT}"
             else:
                 lost = _icc_lost(info, params, fmt, mode)
-            if fmt == "TIFF":  # nor any other metadata: said, as the profile is
+            if fmt == "TIFF":  # nor EXIF or XMP: said, as the profile is; the DPI, whole
                 dropped = tuple(
                     f"its {name} is left out: OpenCV writes 16-bit TIFF without one; "
                     f"{TIFFFILE_HINT}"
-                    for key, name in (("exif", "EXIF"), ("xmp", "XMP"), ("dpi", "DPI"))
+                    for key, name in (("exif", "EXIF"), ("xmp", "XMP"))
                     if params.get(key)
                 )
+                dropped += _opencv_tiff_dpi(params)
             bgr = {2: [0, 0, 0, 1], 3: [2, 1, 0], 4: [2, 1, 0, 3]}[pixels.shape[2]]
             data = _opencv_encode(fmt, np.ascontiguousarray(pixels[..., bgr], np.uint16), params)
         return _Saved(_write_atomic(path, lambda f: f.write(data), overwrite, later), lost, dropped)
@@ -1832,10 +1834,38 @@ _OPENCV_PNG = {"L": None, "I;16": None, "RGB": "COLOR_RGB2BGR", "RGBA": "COLOR_R
 PNG_ZLIB = {"level": 1, "strategy": "rle", "filter": "sub"}
 
 
+#: The largest DPI that OpenCV writes to a 16-bit TIFF exactly: it takes whole numbers,
+#: which libtiff stores through a float (2**24 + 1 is written as 2**24).
+OPENCV_TIFF_DPI_MAX = 2**24
+
+
+def _opencv_tiff_dpi(params):
+    """``params``' DPI made what OpenCV writes to a TIFF: both rounded to whole numbers
+    (``_opencv_encode`` writes them); one that rounds to 0 or is above
+    ``OPENCV_TIFF_DPI_MAX`` is taken out, and the note that says so returned."""
+    if not params.get("dpi"):
+        return ()
+    x, y = (float(d) for d in params["dpi"])
+    whole = (round(x), round(y))
+    if 1 <= min(whole) and max(whole) <= OPENCV_TIFF_DPI_MAX:
+        params["dpi"] = whole
+        return ()
+    del params["dpi"]
+    return (
+        f"its DPI is left out: {x:,.2f}x{y:,.2f}; OpenCV writes a 16-bit TIFF's in whole "
+        f"numbers from 1 to {OPENCV_TIFF_DPI_MAX:,}; {TIFFFILE_HINT}",
+    )
+
+
 def _opencv_encode(fmt, pixels, params):
-    """The file's bytes, from OpenCV; a PNG gets ``params``' ICC profile, EXIF, DPI and XMP."""
+    """The file's bytes, from OpenCV; a PNG gets ``params``' ICC profile, EXIF, DPI and
+    XMP, a TIFF its DPI (whole: ``_opencv_tiff_dpi``)."""
     cv2 = _opencv()
     settings = []
+    if fmt == "TIFF" and params.get("dpi"):
+        x, y = params["dpi"]
+        settings = [cv2.IMWRITE_TIFF_RESUNIT, 2, cv2.IMWRITE_TIFF_XDPI, x]
+        settings += [cv2.IMWRITE_TIFF_YDPI, y]  # resolution unit 2: inch
     if fmt == "PNG":
         strategy = getattr(cv2, f"IMWRITE_PNG_STRATEGY_{PNG_ZLIB['strategy'].upper()}")
         row_filter = getattr(cv2, f"IMWRITE_PNG_FILTER_{PNG_ZLIB['filter'].upper()}", None)
