@@ -564,6 +564,38 @@ def test_a_jpeg_s_chroma_subsampling_is_kept_in_jpeg_output(tmp_path, monkeypatc
     assert "subsampling" not in open_image(tmp_path / "grey.jpg").info  # one channel
 
 
+def _avif_sampling(path):
+    """The chroma subsampling of the AVIF at ``path`` by its first ``av1C`` box (its
+    third byte's chroma_subsampling_x 0x08 and _y 0x04): "4:4:4", "4:2:2" or "4:2:0"."""
+    data = open(path, "rb").read()
+    flags = data[data.index(b"av1C") + 4 + 2]
+    return {0x00: "4:4:4", 0x08: "4:2:2", 0x0C: "4:2:0"}[flags & 0x0C]
+
+
+def test_a_jpeg_s_chroma_subsampling_is_kept_in_avif_output(tmp_path):
+    # A 4:4:4 JPEG written as AVIF came out 4:2:0 (Pillow's AVIF default) though the
+    # AVIF writer takes subsampling= as the JPEG one does: kept, as in JPEG output,
+    # with alpha too; other inputs get Pillow's 4:2:0 as before
+    _pillow_avif()
+    for kept, name in ((0, "4:4:4"), (1, "4:2:2"), (2, "4:2:0")):
+        src = tmp_path / f"{kept}.jpg"
+        Image.fromarray(photo(120, 160)).save(src, quality=95, subsampling=kept)
+        resized = resize_image(src, scale=0.5)
+        for quality in (None, 50):
+            save_image(resized, tmp_path / "out.avif", quality=quality, overwrite=True)
+            assert _avif_sampling(tmp_path / "out.avif") == name, (name, quality)
+        with Image.open(src) as im:  # opened by the caller in Pillow: no info key
+            save_image(im, tmp_path / "pil.avif", overwrite=True)
+        assert _avif_sampling(tmp_path / "pil.avif") == name
+        rgba = Image.fromarray(np.asarray(resized)).convert("RGBA")
+        rgba.info["subsampling"] = name
+        save_image(rgba, tmp_path / "rgba.avif", overwrite=True)
+        assert _avif_sampling(tmp_path / "rgba.avif") == name
+    Image.fromarray(photo(120, 160)).save(tmp_path / "in.png")
+    save_image(resize_image(tmp_path / "in.png", scale=0.5), tmp_path / "png.avif")
+    assert _avif_sampling(tmp_path / "png.avif") == "4:2:0"  # Pillow's default, as before
+
+
 def _webp_image_chunk(path):
     """The fourcc of the first image chunk of the WebP at ``path``: ``VP8L`` (lossless),
     ``VP8 `` (lossy); an animation's first frame's."""

@@ -184,7 +184,7 @@ def open_image(path: str | os.PathLike[str]) -> PIL.Image.Image | np.ndarray:
         multi-page TIFF. Fully decoded (a corrupt or truncated file raises here,
         not later), upright, with ``info`` (ICC profile, EXIF without the orientation tag)
         kept; a JPEG's chroma subsampling is ``info["subsampling"]``, kept in JPEG
-        output, and a lossless WebP has ``info["lossless"]``: kept lossless in WebP
+        and AVIF output, and a lossless WebP has ``info["lossless"]``: kept lossless in WebP
         output. A 16-bit RGB(A) PNG or TIFF (or an RGB PPM, JPEG 2000 or AVIF of more than
         8 bits), which Pillow would read as 8-bit, is returned as an ``(H, W, 3 or 4)``
         uint16 ``ImageArray`` read with OpenCV (a TIFF stored plane by plane: with
@@ -283,7 +283,7 @@ def _read(path, geometry=None, opencv=False):
                 grey.info = info
                 return grey, full
             return ImageArray(pixels, info), full
-        sampling = _jpeg_subsampling(im)  # kept in JPEG output (_save)
+        sampling = _jpeg_subsampling(im)  # kept in JPEG and AVIF output (_save)
         if sampling:
             im.info["subsampling"] = sampling
         if im.format == "WEBP" and _file_header(im, _webp_lossless):  # kept lossless
@@ -1401,7 +1401,8 @@ def save_image(
         space: not on a CMYK image converted to RGB); a JPEG's chroma subsampling,
         ``info["subsampling"]`` (``"4:4:4"``, ``"4:2:2"``, ``"4:2:0"``: what
         ``open_image`` reads, or that of a JPEG opened in Pillow and given as it is), is
-        kept in JPEG output (else Pillow's 4:2:0); an image with
+        kept in JPEG and AVIF output (RGB, and RGBA for AVIF; else Pillow's
+        4:2:0); an image with
         ``info["lossless"]`` (a lossless WebP's) is written as lossless WebP where no
         ``quality`` is given. Modes the format cannot
         hold are converted: alpha is flattened on white for JPEG and BMP,
@@ -1546,9 +1547,13 @@ def _save(
         params["quality"] = 90 if quality is None else int(quality)
     elif fmt == "AVIF" and quality is not None:  # else Pillow's default, 75
         params["quality"] = int(quality)
-    # a JPEG's (_read's, or read from a JPEG the caller opened in Pillow): kept, at any quality
+    # a JPEG's (_read's, or read from a JPEG the caller opened in Pillow): kept, at any
+    # quality, in JPEG and AVIF (whose writer takes the same values, default 4:2:0)
     sampling = image.info.get("subsampling") or _jpeg_subsampling(pil_image)
-    if fmt in ("JPEG", "MPO") and image.mode == "RGB" and sampling in _JPEG_SAMPLINGS.values():
+    if sampling in _JPEG_SAMPLINGS.values() and (
+        (fmt in ("JPEG", "MPO") and image.mode == "RGB")
+        or (fmt == "AVIF" and image.mode in ("RGB", "RGBA"))
+    ):
         params["subsampling"] = sampling
     left_out = []
     for key, most in (("exif", JPEG_EXIF_MAX), ("xmp", JPEG_XMP_MAX)):
