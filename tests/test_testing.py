@@ -327,6 +327,17 @@ def test_a_wrapper_without_the_keywords_is_told_what_is_passed(check):
         (lambda: testing.check_adjoint((4, 4), 2, rtol="1"), TypeError, "rtol"),
         (lambda: testing.check_gradient((4, 4), 2, n_directions=0), ValueError, "n_directions"),
         (lambda: testing.check_gradient((4, 4), 2, n_directions=1.5), TypeError, "n_directions"),
+        # 2**63 directions ran for ever (two forward calls each): refused, with the range
+        (
+            lambda: testing.check_gradient((4, 4), 2, n_directions=2**63),
+            ValueError,
+            r"n_directions must be an int from 1 to 1,000,000; got 9223372036854775808",
+        ),
+        (
+            lambda: testing.check_gradient((4, 4), 2, n_directions=10**6 + 1),
+            ValueError,
+            r"n_directions must be an int from 1 to 1,000,000; got 1000001",
+        ),
         # refused before drawing the arrays, in resize's words (was NumPy's, or an attempt)
         (lambda: testing.check_adjoint((2**20, 2**20), 2), MemoryError, "would need at least"),
         (lambda: testing.check_reference((2**32, 2**32), 2), ValueError, "any array can hold"),
@@ -634,5 +645,5 @@ def test_integer_arguments_take_0d_arrays():
     # seed and n_directions follow _spec.integer, as size and num_threads do
     testing.check_adjoint((4, 4), 2, seed=np.array(3))
     testing.check_gradient((4, 4), 2, seed=np.uint8(3), n_directions=np.array(2))
-    with pytest.raises(TypeError, match="n_directions must be a positive int; got array"):
+    with pytest.raises(TypeError, match="n_directions must be an int from 1 to 1,000,000; got arr"):
         testing.check_gradient((4, 4), 2, n_directions=np.array(2.0))
