@@ -1304,6 +1304,66 @@ def test_16bit_colour_without_opencv_is_refused(tmp_path, monkeypatch):
     assert sorted(os.listdir(tmp_path)) == ["in.png"]
 
 
+def test_open_image_reads_a_file_object_from_its_start_and_keeps_its_position(tmp_path):
+    # open_image took a file object (Pillow does) but said nothing of it, and a 16-bit
+    # colour one failed with "expected str, bytes or os.PathLike object, not BytesIO"
+    # (and so did a TIFF test on one Pillow could not identify): read from the file's
+    # start, as Pillow's Image.open does, the caller's position put back, not closed
+    import io
+
+    pytest.importorskip("cv2")
+    photo_jpg = tmp_path / "in.jpg"
+    Image.fromarray(photo(30, 40)).save(photo_jpg, quality=95, subsampling="4:4:4")
+    files = {"in.jpg": photo_jpg, "in.png": tmp_path / "in.png"}
+    Image.fromarray(photo(30, 40, 4)).save(files["in.png"])
+    files["in16.png"] = write16(tmp_path / "in16.png", rgb16(30, 40, 3))
+    files["in16.tif"] = write16(tmp_path / "in16.tif", rgb16(30, 40, 4))
+    for name, path in files.items():
+        want = open_image(path)
+        for at in (0, 7):
+            given = io.BytesIO(path.read_bytes())
+            given.seek(at)
+            got = open_image(given)
+            assert type(got) is type(want), name
+            np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+            assert got.info.get("subsampling") == want.info.get("subsampling")
+            assert given.tell() == at, name  # put back
+        with open(path, "rb") as f:
+            f.seek(3)
+            np.testing.assert_array_equal(np.asarray(open_image(f)), np.asarray(want))
+            assert f.tell() == 3 and not f.closed, name
+    assert open_image(photo_jpg).info["subsampling"] == "4:4:4"
+
+
+def test_open_image_reads_an_unseekable_stream_on_and_refuses_what_needs_a_name(tmp_path):
+    import io
+
+    tifffile = pytest.importorskip("tifffile")
+
+    class Pipe(io.RawIOBase):  # a stream without seek: read on from where it is
+        def __init__(self, data):
+            self.data = io.BytesIO(data)
+
+        def readable(self):
+            return True
+
+        def readinto(self, buffer):
+            return self.data.readinto(buffer)
+
+    Image.fromarray(photo(30, 40)).save(tmp_path / "in.png")
+    data = (tmp_path / "in.png").read_bytes()
+    pipe = Pipe(b"skipped" + data)
+    assert pipe.read(7) == b"skipped"
+    np.testing.assert_array_equal(np.asarray(open_image(pipe)), photo(30, 40))
+    floats = np.linspace(0, 1, 30 * 40 * 3, dtype=np.float32).reshape(30, 40, 3)
+    tifffile.imwrite(tmp_path / "float.tif", floats, photometric="rgb")
+    np.testing.assert_array_equal(open_image(tmp_path / "float.tif"), floats)  # by name
+    with pytest.raises(ValueError, match=r"path: a TIFF that Pillow cannot open \(read by tif"):
+        open_image(io.BytesIO((tmp_path / "float.tif").read_bytes()))
+    with pytest.raises(Image.UnidentifiedImageError):  # not an image: Pillow's error
+        open_image(io.BytesIO(b"not an image" * 10))
+
+
 def write_tiff16(path, pixels, photometric):
     """A baseline, uncompressed, little-endian TIFF of (H, W, C) uint16 ``pixels``
     (Pillow and OpenCV write no 16-bit CMYK)."""

@@ -13,13 +13,14 @@ See docs/files.md.
 from __future__ import annotations
 
 import contextlib
+import io
 import math
 import numbers
 import os
 import struct
 import threading
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeGuard, cast
+from typing import IO, TYPE_CHECKING, Any, NamedTuple, TypeGuard, cast
 
 import numpy as np
 
@@ -169,13 +170,19 @@ def _pil():
     return _optional.load("PIL.Image", "Pillow", missing=INSTALL_HINT)
 
 
-def open_image(path: str | os.PathLike[str]) -> PIL.Image.Image | np.ndarray:
+def open_image(path: str | os.PathLike[str] | IO[bytes]) -> PIL.Image.Image | np.ndarray:
     """Read an image file completely and apply its EXIF orientation.
 
     Parameters
     ----------
-    path : str or os.PathLike
-        The file to read; its format is found from its content, not its name.
+    path : str, os.PathLike or binary file object
+        The file to read; its format is found from its content, not its name. A file
+        object (``io.BytesIO``, ``open(name, "rb")``: ``read``, ``seek`` and ``tell``) is
+        read from its start, whatever its position, as Pillow's ``Image.open`` reads
+        one, and its position is put back as it was; it is not closed. One that cannot
+        seek (a pipe) is read from where it is to its end. A 16-bit TIFF stored plane
+        by plane, and a TIFF that Pillow cannot open (read by tifffile), are read from
+        a file name only: from a file object, a ``ValueError`` says so.
 
     Returns
     -------
@@ -201,7 +208,16 @@ def open_image(path: str | os.PathLike[str]) -> PIL.Image.Image | np.ndarray:
         says so. A quarter turn (EXIF orientation 5-8)
         swaps the x and y resolution in ``info`` too (see docs/files.md).
     """
-    return _read(_path(path, file_object=True))[0]
+    given = _path(path, file_object=True)  # a name (str, bytes) or a file object
+    if isinstance(given, (str, bytes)):
+        return _read(given)[0]
+    if not getattr(given, "seekable", lambda: True)():  # a pipe: read on, as Pillow does
+        return _read(io.BytesIO(given.read()))[0]
+    where = given.tell()
+    try:
+        return _read(given)[0]
+    finally:
+        given.seek(where)  # as it was given
 
 
 def _path(path, name="path", *, file_object=False):
@@ -220,6 +236,23 @@ def _path(path, name="path", *, file_object=False):
     if ("\0" if isinstance(path, str) else b"\0") in path:
         raise ValueError(f"{name} must not contain a NUL character; got {path!r}")
     return path
+
+
+def _shown(path):
+    """``path`` in a message: its name, or what a file object given instead is."""
+    if isinstance(path, (str, bytes, os.PathLike)):
+        return os.fspath(path)
+    return f"the {type(path).__name__} given"
+
+
+def _by_name_only(path, what):
+    """A ``ValueError`` where ``path`` is a file object (``open_image`` takes one for
+    what Pillow reads itself): ``what`` is read from a file name only."""
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        raise ValueError(
+            f"path: {what} is read from a file name only, not from a file object "
+            f"({_shown(path)}); give open_image the file's name (or save the bytes to a file)"
+        )
 
 
 def _read(path, geometry=None, opencv=False):
@@ -268,7 +301,7 @@ def _read(path, geometry=None, opencv=False):
             pixels = _read_16bit(path, sixteen, turn, im.size, planar, im.format)
             if im.format == "AVIF" and pixels.max(initial=0) > maxval:  # a header that lies
                 raise OSError(
-                    f"{os.fspath(path)} holds samples above the {maxval.bit_length()} bits "
+                    f"{_shown(path)} holds samples above the {maxval.bit_length()} bits "
                     f"its header says (a damaged file?)"
                 )
             if maxval is not None and maxval != 65535:  # OpenCV gives 0-maxval: scaled
@@ -314,7 +347,7 @@ def _read(path, geometry=None, opencv=False):
             return pixels, (pixels.shape[1], pixels.shape[0])
         if im.mode == "I" and _unsigned_32bit_tiff(im) and np.asarray(im).min() < 0:
             raise ValueError(
-                f"{os.fspath(path)} holds unsigned 32-bit samples from 2**31 up, which "
+                f"{_shown(path)} holds unsigned 32-bit samples from 2**31 up, which "
                 f"Pillow reads as negative numbers; convert it to float32 or 16 bits first"
             )
         ImageOps.exif_transpose(im, in_place=True)
@@ -736,7 +769,7 @@ def _refuse_jpeg2000(path, mode, bits, signed):
         return
     kind = "grey-and-alpha" if mode == "LA" else mode
     raise ValueError(
-        f"{os.fspath(path)} is a {bits}-bit {'signed ' if signed else ''}{kind} JPEG 2000, "
+        f"{_shown(path)} is a {bits}-bit {'signed ' if signed else ''}{kind} JPEG 2000, "
         f"which neither Pillow (8 bits) nor OpenCV reads; cresize reads a JPEG 2000 of "
         f"8-bit samples or of grey (Pillow), or of unsigned RGB or RGBA samples of up to "
         f"16 bits (OpenCV); convert it to unsigned 16-bit PNG or TIFF first"
@@ -1090,7 +1123,7 @@ def _refuse_avif(path, mode, bits):
     refused whatever is installed: OpenCV (5.1) reads a monochrome AVIF with an alpha
     item as two channels, then fails ("AVIF only supports 1, 3, 4 channels"), after
     logging the error; Pillow (11, 13) reads it as 8-bit RGBA."""
-    name = f"{os.fspath(path)} is a {bits}-bit {_AVIF_KINDS.get(mode, mode)} AVIF"
+    name = f"{_shown(path)} is a {bits}-bit {_AVIF_KINDS.get(mode, mode)} AVIF"
     if mode == "LA":
         raise ValueError(
             f"{name}, which neither Pillow (8 bits) nor OpenCV (grey without alpha, RGB, "
@@ -1126,15 +1159,19 @@ _AVIF_CONVERT = (
 def _read_16bit(path, mode, orientation, size, planar=False, fmt=None):
     if mode == "CMYK":  # OpenCV reads no CMYK TIFF; Pillow would keep the high bytes
         raise ValueError(
-            f"{os.fspath(path)} has 16-bit CMYK pixels, which neither Pillow (8 bits) nor "
+            f"{_shown(path)} has 16-bit CMYK pixels, which neither Pillow (8 bits) nor "
             f"OpenCV reads; convert it to 16-bit RGB (or to 8-bit CMYK) first"
         )
     if planar:
         return _read_planar_tiff(path, mode, orientation)
-    cv2 = _opencv(f"{os.fspath(path)} has 16-bit {mode} pixels, which only OpenCV reads")
+    cv2 = _opencv(f"{_shown(path)} has 16-bit {mode} pixels, which only OpenCV reads")
     if cv2 is None:
-        raise ValueError(f"{os.fspath(path)} has 16-bit {mode} pixels; {OPENCV_HINT}")
-    data = np.fromfile(path, np.uint8)  # imdecode: any path, any platform
+        raise ValueError(f"{_shown(path)} has 16-bit {mode} pixels; {OPENCV_HINT}")
+    if isinstance(path, (str, bytes, os.PathLike)):
+        data = np.fromfile(path, np.uint8)  # imdecode: any path, any platform
+    else:  # a file object (open_image's): from its start, as Pillow reads it
+        path.seek(0)
+        data = np.frombuffer(bytearray(path.read()), np.uint8)  # writable: AVIF's hidden
     if fmt == "AVIF":
         _hide_avif_metadata(data)
     try:
@@ -1148,7 +1185,7 @@ def _read_16bit(path, mode, orientation, size, planar=False, fmt=None):
             raise
         (w, h), limit = size, os.environ.get("OPENCV_IO_MAX_IMAGE_PIXELS")
         raise ValueError(
-            f"{os.fspath(path)} is {w}x{h} ({w * h:,} pixels), more than OpenCV, which reads "
+            f"{_shown(path)} is {w}x{h} ({w * h:,} pixels), more than OpenCV, which reads "
             f"16-bit colour, decodes: its limit OPENCV_IO_MAX_IMAGE_PIXELS is "
             f"{limit or '1,073,741,824 (2**30) by default'}, read from the environment when "
             f"OpenCV is loaded; for a file you trust, set it higher before Python starts"
@@ -1157,7 +1194,7 @@ def _read_16bit(path, mode, orientation, size, planar=False, fmt=None):
         # OpenCV 5.1 leaves irot and imir to the caller (Pillow reads them as an EXIF
         # orientation); one that applied them would be turned twice
         raise OSError(
-            f"OpenCV read {os.fspath(path)} as {bgr.shape[1]}x{bgr.shape[0]}, not the "
+            f"OpenCV read {_shown(path)} as {bgr.shape[1]}x{bgr.shape[0]}, not the "
             f"{size[0]}x{size[1]} stored"
         )
     if mode == "L" and bgr is not None and bgr.dtype == np.uint16:  # an AVIF's grey
@@ -1166,10 +1203,10 @@ def _read_16bit(path, mode, orientation, size, planar=False, fmt=None):
     if bgr is None or bgr.dtype != np.uint16 or bgr.ndim != 3:
         if fmt == "AVIF":  # a file OpenCV's libavif refuses: Pillow's may read it
             raise OSError(
-                f"OpenCV could not read {os.fspath(path)}, an AVIF of more than 8 bits "
+                f"OpenCV could not read {_shown(path)}, an AVIF of more than 8 bits "
                 f"(which Pillow reads as 8); {_AVIF_CONVERT}"
             )
-        raise OSError(f"OpenCV could not read {os.fspath(path)} as 16-bit colour")
+        raise OSError(f"OpenCV could not read {_shown(path)} as 16-bit colour")
     order = {3: [2, 1, 0], 4: [2, 1, 0, 3]}[bgr.shape[2]]
     if mode == "LA":
         order = [0, 3] if bgr.shape[2] == 4 else [0]
@@ -1179,6 +1216,7 @@ def _read_16bit(path, mode, orientation, size, planar=False, fmt=None):
 def _read_planar_tiff(path, mode, orientation):
     """The 16-bit ``mode`` (RGB, RGBA) pixels of the planar TIFF at ``path``, upright,
     read by tifffile (see ``_planar_16bit_tiff``)."""
+    _by_name_only(path, "a 16-bit TIFF stored plane by plane (read by tifffile)")
     tifffile = _tifffile()
     if tifffile is None:
         raise ValueError(
@@ -1197,7 +1235,15 @@ _TIFF_SIGNATURES = (b"II*\0", b"MM\0*", b"II+\0", b"MM\0+")
 
 
 def _is_tiff(path):
-    """Whether the file at ``path`` begins as a TIFF or BigTIFF does."""
+    """Whether the file at ``path`` (or the binary file object ``path``, from its start,
+    its position kept) begins as a TIFF or BigTIFF does."""
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        where = path.tell()
+        try:
+            path.seek(0)
+            return path.read(4) in _TIFF_SIGNATURES
+        finally:
+            path.seek(where)
     with open(path, "rb") as f:
         return f.read(4) in _TIFF_SIGNATURES
 
@@ -1261,6 +1307,7 @@ def _read_tiff_pillow_cannot(path, im=None):
     is not read."""
     if not _is_tiff(path):
         raise  # Pillow's UnidentifiedImageError, being handled by the caller
+    _by_name_only(path, "a TIFF that Pillow cannot open (read by tifffile)")
     with _tiff_reader(path).TiffFile(path) as tif:
         page = tif.pages.first
         pixels = page.asarray(maxworkers=1)
