@@ -622,3 +622,20 @@ def test_sdist_carries_the_benchmarks(tmp_path, monkeypatch):
     assert sorted(n for n in names if n.startswith("benchmarks/")) == sorted(
         n for n in wanted if n.startswith("benchmarks/")
     )
+
+
+def test_no_test_runs_a_child_on_the_source_tree():
+    # A child Python given the source tree's src/ on its PYTHONPATH imports a cresize
+    # without its built modules wherever the package is installed rather than built in
+    # place (CI's README stage: "cannot import name '_fast'"). Children take the folder
+    # of the cresize this process imports (os.path.dirname(cresize.__path__[0])).
+    tests = Path(__file__).resolve().parent
+    pattern = re.compile(r""",\s*["']src["']\s*\)|/\s*["']src["']""")  # join(..., "src")
+    found = [
+        f"{path.relative_to(tests)}:{number}: {line.strip()}"
+        for path in sorted(tests.rglob("*.py"))
+        if path.name != "test_build.py"  # (this file reads the sources themselves)
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if pattern.search(line)
+    ]
+    assert not found, found

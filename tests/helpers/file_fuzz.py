@@ -54,6 +54,16 @@ import numpy as np
 __all__ = ["check_cli", "mutants", "seeds", "special_files"]
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _cresize_root():
+    """The folder holding the cresize this process imports (the source tree's src/, or
+    site-packages where it is installed, as in CI: src/ has no built modules there)."""
+    import cresize
+
+    return os.path.dirname(cresize.__path__[0])
+
+
 POSIX = os.name == "posix"
 AVIF_DIR = os.path.join(HERE, "..", "data", "avif")
 #: ``--max-pixels`` of the campaign: a file that passes it decodes in well under
@@ -654,9 +664,7 @@ class Workers:
 
     def _start(self):
         env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
-        env["PYTHONPATH"] = os.pathsep.join(
-            [os.path.join(HERE, "..", "..", "src"), os.path.join(HERE, "..")]
-        )
+        env["PYTHONPATH"] = os.pathsep.join([_cresize_root(), os.path.join(HERE, "..")])
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "helpers.file_fuzz", "--worker"],
             stdin=subprocess.PIPE,
@@ -724,7 +732,7 @@ def check_cli(folder, out_dir, jobs, timeout=300, memory=MEMORY, extra=()):
         regular = os.path.isfile(path) and not os.path.islink(path)
         inputs[path] = _hash(path) if regular else None
     env = dict(os.environ)  # OpenCV's log as a user has it
-    env["PYTHONPATH"] = os.path.join(HERE, "..", "..", "src")
+    env["PYTHONPATH"] = _cresize_root()
     cmd = [
         sys.executable,
         "-m",

@@ -1560,7 +1560,8 @@ def campaign(
     failed = []
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = dict(os.environ)
-    src = os.path.join(os.path.dirname(here), "src")
+    # the cresize this process imports (src/, or site-packages where it is installed)
+    src = os.path.dirname(cresize.__path__[0])
     env["PYTHONPATH"] = os.pathsep.join([src, here, env.get("PYTHONPATH", "")])
     next_index, end = start, None if count is None else start + count
     logfile = open(log, "a") if log else None
