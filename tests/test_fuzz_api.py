@@ -27,7 +27,9 @@ def test_the_fixed_slice():
     }
     assert summary["failures"] == [], summary["failures"][:5]
     # refused and accepted calls both: the slice checks results as well as errors
-    assert summary["outcomes"].get("ok", 0) >= 15
+    # (17 of the 120 are accepted with today's NumPy and Pillow, 11 at the test extra's
+    # floors, NumPy 1.25 and Pillow 11.3, which refuse a few of them by TypeError)
+    assert summary["outcomes"].get("ok", 0) >= 8
     assert summary["outcomes"].get("TypeError", 0) >= 50
 
 

@@ -279,7 +279,9 @@ def _init_simd():
     best = cresize_simd_best_rows()
     simd_requested = os.environ.get("CRESIZE_SIMD")
     asked = _variable("CRESIZE_SIMD", ("auto",) + SIMD_LEVELS, "auto")
-    level = best if asked in (None, "auto") else min(SIMD_LEVELS.index(asked), best)
+    # (not `asked in (None, "auto")`: Cython compares with None by value there, which gcc
+    # warns of, -Warray-bounds, in the wheel's build)
+    level = best if asked is None or asked == "auto" else min(SIMD_LEVELS.index(asked), best)
     cresize_simd_set(level)
     cresize_unit_rows_unrolled_set(0)
 
