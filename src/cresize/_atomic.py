@@ -143,3 +143,10 @@ def _abandon_temporaries():
         except OSError:
             pass
     return len(_TEMPORARIES)
+
+
+def cannot_write(path, exc):
+    """What a command says when the file ``path`` could not be written: the OS's reason
+    of the ``OSError`` ``exc`` (``cannot write r.json: No space left on device``), in
+    ``cresize check``, ``golden`` and ``demo`` alike."""
+    return f"cannot write {path}: {exc.strerror or exc}"

@@ -42,7 +42,7 @@ import numpy as np
 import cresize
 from cresize import _optional, _spec, testing
 from cresize._api import _threads
-from cresize._atomic import _write_atomic
+from cresize._atomic import _write_atomic, cannot_write
 from cresize._tables import MODES
 
 #: (name, input shape, size, scale_factor, axes, in the --quick set)
@@ -272,13 +272,6 @@ def json_target(path, option="--json"):
         raise ValueError(f"{option}: cannot write {path} (no permission)")
     if not os.access(os.path.dirname(os.path.realpath(path)), os.W_OK):  # see write_json
         raise ValueError(f"{option}: cannot write {path} (no permission to make a file beside it)")
-
-
-def cannot_write(path, exc):
-    """What a command says when the file ``path`` could not be written: the OS's reason
-    of the ``OSError`` ``exc``, as ``cresize demo`` says it (``cannot write r.json: No
-    space left on device``)."""
-    return f"cannot write {path}: {exc.strerror or exc}"
 
 
 def write_json(path, report):

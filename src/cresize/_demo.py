@@ -13,6 +13,7 @@ import sys
 import numpy as np
 
 from cresize import _spec
+from cresize._atomic import cannot_write
 from cresize._tables import MODES
 
 SIDE = 384  # pattern size
@@ -128,7 +129,7 @@ def main(argv=None):
         )
         return 1
     except OSError as exc:  # a missing folder, no permission, a full disk
-        print(f"cresize demo: cannot write {args.out}: {exc.strerror or exc}", file=sys.stderr)
+        print(f"cresize demo: {cannot_write(args.out, exc)}", file=sys.stderr)
         return 1
     print(
         f"cresize demo: wrote {os.path.abspath(args.out)} ({sheet.width}x{sheet.height}: "

@@ -21,13 +21,8 @@ import numpy as np
 
 import cresize
 from cresize import testing
-from cresize._check import (
-    cannot_write,
-    json_target,
-    option_combinations,
-    write_json,
-    write_text,
-)
+from cresize._atomic import cannot_write
+from cresize._check import json_target, option_combinations, write_json, write_text
 from cresize._tables import MODES
 
 SCHEMA = "cresize-golden/1"

@@ -529,8 +529,6 @@ def _refuse_png_chunk_flood(path):
     Real files have a handful there. The chunk headers are read unbuffered, 8 bytes a
     chunk (a normal PNG: about five reads); a path that is not a regular file, or not a
     PNG, is left to Pillow."""
-    import struct
-
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0))
     except (OSError, TypeError, ValueError):  # Pillow gives the reason (or reads a file object)
