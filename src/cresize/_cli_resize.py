@@ -930,30 +930,29 @@ def _warnings_per_file():
     where ``-W`` or ``PYTHONWARNINGS`` says): not a two-line warning naming Pillow's
     source, or a bare log line, that names no file, between the command's lines. As
     ``_without_pillow_limit``, the first run to start replaces and the last to end
-    restores."""
+    restores (``_while_runs``)."""
     tiff_log = logging.getLogger("tifffile")
-    with _LIFTED_LOCK:
-        if not _caught["runs"]:
-            catcher = warnings.catch_warnings()
-            catcher.__enter__()
-            if not sys.warnoptions:  # -W or PYTHONWARNINGS: the user's filters rule
-                warnings.filterwarnings("always", category=UserWarning)  # Pillow's
-            handler = _ToTheFile(tiff_log.propagate)
-            _caught["saved"] = (warnings.showwarning, catcher, handler, tiff_log.propagate)
-            warnings.showwarning = _show
-            tiff_log.addHandler(handler)
-            tiff_log.propagate = False
-        _caught["runs"] += 1
-    try:
+
+    def replace():
+        catcher = warnings.catch_warnings()
+        catcher.__enter__()
+        if not sys.warnoptions:  # -W or PYTHONWARNINGS: the user's filters rule
+            warnings.filterwarnings("always", category=UserWarning)  # Pillow's
+        handler = _ToTheFile(tiff_log.propagate)
+        saved = (warnings.showwarning, catcher, handler, tiff_log.propagate)
+        warnings.showwarning = _show
+        tiff_log.addHandler(handler)
+        tiff_log.propagate = False
+        return saved
+
+    def restore(saved):
+        _, catcher, handler, propagate = saved
+        tiff_log.removeHandler(handler)
+        tiff_log.propagate = propagate
+        catcher.__exit__(None, None, None)  # the filters and showwarning before
+
+    with _while_runs(_caught, replace, restore):
         yield
-    finally:
-        with _LIFTED_LOCK:
-            _caught["runs"] -= 1
-            if not _caught["runs"]:
-                _, catcher, handler, propagate = _caught["saved"]
-                tiff_log.removeHandler(handler)
-                tiff_log.propagate = propagate
-                catcher.__exit__(None, None, None)  # the filters and showwarning before
 
 
 #: Runs in progress (``main`` may run in several threads at once) and the Pillow
@@ -963,22 +962,40 @@ _LIFTED_LOCK = threading.Lock()
 
 
 @contextlib.contextmanager
-def _without_pillow_limit(pillow):
-    """Pillow's decompression-bomb limit (``MAX_IMAGE_PIXELS``, a global of the whole
-    process) off while a run is in progress, ``--max-pixels`` in its place: the first
-    run to start saves it and the last to end restores it, so that runs in several
-    threads neither end up under Pillow's limit nor leave it off."""
+def _while_runs(state, replace, restore):
+    """A process-wide setting changed while any run is in progress (``main`` may run in
+    several threads at once): the first run to start calls ``replace()`` and keeps what
+    it returns in ``state["saved"]``, the last to end calls ``restore`` with it;
+    ``state["runs"]`` counts the runs, under ``_LIFTED_LOCK``."""
     with _LIFTED_LOCK:
-        if not _lifted["runs"]:
-            _lifted["saved"], pillow.MAX_IMAGE_PIXELS = pillow.MAX_IMAGE_PIXELS, None
-        _lifted["runs"] += 1
+        if not state["runs"]:
+            state["saved"] = replace()
+        state["runs"] += 1
     try:
         yield
     finally:
         with _LIFTED_LOCK:
-            _lifted["runs"] -= 1
-            if not _lifted["runs"]:
-                pillow.MAX_IMAGE_PIXELS = _lifted["saved"]
+            state["runs"] -= 1
+            if not state["runs"]:
+                restore(state["saved"])
+
+
+@contextlib.contextmanager
+def _without_pillow_limit(pillow):
+    """Pillow's decompression-bomb limit (``MAX_IMAGE_PIXELS``, a global of the whole
+    process) off while a run is in progress, ``--max-pixels`` in its place: the first
+    run to start saves it and the last to end restores it (``_while_runs``), so that
+    runs in several threads neither end up under Pillow's limit nor leave it off."""
+
+    def lift():
+        saved, pillow.MAX_IMAGE_PIXELS = pillow.MAX_IMAGE_PIXELS, None
+        return saved
+
+    def restore(saved):
+        pillow.MAX_IMAGE_PIXELS = saved
+
+    with _while_runs(_lifted, lift, restore):
+        yield
 
 
 @contextlib.contextmanager
