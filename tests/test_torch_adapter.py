@@ -1431,3 +1431,29 @@ def test_training_tools_deterministic_checkpoint_saved_tensors(reentrant):
     with torch.autograd.graph.saved_tensors_hooks(lambda t: saved.append(t) or t, lambda t: t):
         y = ct.interpolate(x, size=(5, 11), mode="bicubic")
     assert saved == [] and y.requires_grad
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, quoted",
+    [
+        (dict(size=0), ValueError, "got 0$"),
+        (dict(size=4.0), TypeError, r"got 4\.0$"),
+        (dict(size=torch.tensor(0)), ValueError, "got 0$"),
+        (dict(size=(4, 0)), ValueError, r"got \(4, 0\)$"),
+        (dict(scale_factor=-1.0), ValueError, r"got -1\.0$"),
+        (dict(scale_factor=float("inf")), ValueError, "got inf$"),
+        (dict(scale_factor=(2.0, 0.0)), ValueError, r"got \(2\.0, 0\.0\)$"),
+        (dict(scale_factor=0.01), ValueError, r"^scale_factor=0\.01 gives floor"),
+        (dict(scale_factor=0.01, recompute_scale_factor=True), ValueError, r"^scale_factor=0\.01 "),
+    ],
+)
+def test_a_refused_size_or_scale_factor_is_quoted_as_passed(kwargs, error, quoted):
+    # docs/spec.md section 5: an error quotes the argument as passed. A number given for
+    # every spatial dimension was quoted as the tuple it had been spread into (size=0 as
+    # "got (0, 0)", scale_factor=0.01 as "scale_factor=(0.01, 0.01) gives ..."), as
+    # cresize.resize quotes it ("got 0")
+    x = torch.rand(1, 1, 7, 9)
+    with pytest.raises(error, match=quoted):
+        ct.interpolate(x, mode="bilinear", **kwargs)
+    with pytest.raises(error, match=quoted):
+        ct.Resize(mode="bilinear", **kwargs)(x)

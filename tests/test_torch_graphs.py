@@ -481,3 +481,27 @@ def test_import_leaves_dynamo_unloaded():
     run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     assert run.stdout.split() == ["False", "False"]
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, quoted",
+    [
+        (dict(size=0), ValueError, "got 0$"),
+        (dict(size=(4, 0)), ValueError, r"got \(4, 0\)$"),
+        (dict(size=[torch.tensor(4), 0]), ValueError, r"got \(4, 0\)$"),
+        (dict(size=(4, 5.0)), TypeError, r"got \(4, 5\.0\)$"),
+        (dict(scale_factor=-1.0), ValueError, r"got -1\.0$"),
+        (dict(scale_factor=(2.0, 0.0)), ValueError, r"got \(2\.0, 0\.0\)$"),
+    ],
+)
+def test_a_recorded_call_quotes_a_refused_size_or_scale_factor_as_passed(kwargs, error, quoted):
+    # The operator's arguments were checked entry by entry, quoting the entry alone
+    # (size=(4, 0) as "got 0"): docs/spec.md section 5 quotes the whole sequence, as
+    # an eager call does
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    x = torch.rand(1, 1, 7, 9)
+    with pytest.raises(error, match=quoted):
+        make_fx(lambda t: ct.interpolate(t, mode="bilinear", **kwargs))(x)
+    with pytest.raises(error, match=quoted):
+        ct.interpolate(x, mode="bilinear", **kwargs)

@@ -357,9 +357,9 @@ def _input_plan(shape, dtype, options, previous=None, *, channels_last=False):
         axes = tuple(range(2, ndim))
     _size_or_factor(size, scale_factor, recompute_scale_factor)
     if size is not None:
-        size = _per_axis(size, spatial, "size")
+        size = _numbers(size, spatial, "size")
     else:
-        scale_factor = _per_axis(scale_factor, spatial, "scale_factor")
+        scale_factor = _numbers(scale_factor, spatial, "scale_factor")
     if scale_factor is not None and recompute_scale_factor:  # as if the size had been given
         size = _spec.forward(
             shape, None, scale_factor, mode, align_corners, antialias, axes, name="input"
@@ -730,10 +730,9 @@ def _operator(input, options, num_threads):
     _spec.options(_spec.torch_mode(mode, antialias), align_corners, antialias)
     _size_or_factor(size, scale_factor, recompute_scale_factor)
     if size is not None:
-        size = [_spec.length(n, "size") for n in _per_axis(size, spatial, "size")]
+        size = _per_axis(size, spatial, "size")
     if scale_factor is not None:
         scale_factor = _per_axis(scale_factor, spatial, "scale_factor")
-        scale_factor = [_spec.factor(f, "scale_factor") for f in scale_factor]
     return _interpolate_op(
         input,
         size,
@@ -841,10 +840,12 @@ def _define_operators():
 _interpolate_op, _interpolate_backward_op = _define_operators()
 
 
-def _per_axis(value, n, name):
-    """``size`` or ``scale_factor`` (``name``) as one entry per spatial dimension (``n``),
-    its 0-d tensors and arrays read as numbers (``_tensor_numbers``); the entries are
-    checked by the planning (``_spec.length``, ``_spec.factor``)."""
+def _numbers(value, n, name):
+    """``size`` or ``scale_factor`` (``name``) with its 0-d tensors and arrays read as
+    numbers (``_tensor_numbers``): one number, or a tuple of one per spatial dimension
+    (``n``). The planning (``_spec.forward``) checks the entries and takes one number
+    for every resized axis, so that an error quotes the argument as passed (``size=0``
+    as ``0``, not ``(0, 0)``)."""
     value = _tensor_numbers(value, name)
     if isinstance(value, (list, tuple)):
         if len(value) != n:
@@ -853,8 +854,20 @@ def _per_axis(value, n, name):
             )
         return tuple(value)
     if isinstance(value, (numbers.Real, np.number)) and not isinstance(value, bool):
-        return (value,) * n
+        return value
     raise TypeError(f"{name} must be a number or a sequence of {n}; got {value!r}")
+
+
+def _per_axis(value, n, name):
+    """``size`` or ``scale_factor`` (``name``) as one checked entry per spatial dimension
+    (``n``), for the operator's schema: ``_numbers``'s entries checked by the one rule of
+    each (``_spec.length``, ``_spec.factor``), quoting the argument as passed (the whole
+    sequence, where one entry of it is refused)."""
+    value = _numbers(value, n, name)
+    check = _spec.length if name == "size" else _spec.factor
+    if isinstance(value, tuple):
+        return [check(v, name, value) for v in value]
+    return [check(value, name)] * n
 
 
 def _tensor_numbers(value, name):
