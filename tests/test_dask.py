@@ -764,6 +764,20 @@ def test_chunks_past_int64_get_our_message(chunks, why):
     assert cd.resize(x, (20, 25), chunks=2**63 - 1).chunks == ((20,), (25,))
 
 
+@pytest.mark.parametrize(
+    "chunks", [((np.nan,), (25,)), ((10, np.nan), 25), (np.nan, 5), {0: np.nan}]
+)
+def test_unknown_chunk_lengths_are_refused_in_our_words(chunks):
+    # A NaN (Dask's unknown length) in chunks given per block passed normalize_chunks and
+    # failed building the graph: "TypeError: slice indices must be integers or None"
+    # from inside the plan, naming no argument; (nan, 5) got Dask's advice to call
+    # x.compute_chunk_sizes(), which is about an input
+    x = da.ones((40, 50), chunks=10, dtype=np.float32)
+    with pytest.raises(ValueError, match=r"chunks=.* is not a valid chunking") as e:
+        cd.resize(x, (20, 25), chunks=chunks)
+    assert "not NaN" in str(e.value) and "compute_chunk_sizes" not in str(e.value)
+
+
 def test_masked_arrays_are_refused_when_the_graph_is_built():
     # A masked NumPy array or a dask array of masked chunks was accepted, and every task
     # then failed at compute time with "block is a masked array" (a name the caller never

@@ -453,12 +453,16 @@ MAX_CHUNK = 2**63 - 1
 NEGATIVE = "chunk lengths must be >= 0 (-1 or None: the whole axis)"
 
 
-def _ints(chunks):
-    """The Python ints in ``chunks`` (an entry, or tuples and lists of them, nested)."""
+UNKNOWN = "chunk lengths must be known, not NaN (Dask's unknown length)"
+
+
+def _numbers(chunks):
+    """The Python ints and floats in ``chunks`` (an entry, or tuples and lists of them,
+    nested; NumPy's numbers are both)."""
     if isinstance(chunks, (tuple, list)):
         for c in chunks:
-            yield from _ints(c)
-    elif isinstance(chunks, int) and not isinstance(chunks, bool):
+            yield from _numbers(c)
+    elif isinstance(chunks, (int, float)) and not isinstance(chunks, bool):
         yield chunks
 
 
@@ -493,8 +497,10 @@ def _output_chunks(src, out_shape, axes, chunks):
         limit = None  # a byte size ("64MiB") is the limit: normalize_chunks refuses two
     try:
         # a Python int past int64 reached NumPy as an object: "ufunc 'isnan' not supported"
-        for c in _ints(chunks):
-            if c > MAX_CHUNK:
+        for c in _numbers(chunks):
+            if isinstance(c, float) and math.isnan(c):  # normalize_chunks keeps ((nan,), ...)
+                raise ValueError(UNKNOWN)
+            if isinstance(c, int) and c > MAX_CHUNK:
                 raise ValueError(f"chunk lengths must be at most 2**63 - 1; got {c}")
             if c < 0 and c != -1:
                 raise ValueError(NEGATIVE)
