@@ -388,6 +388,18 @@ def test_default_chunks_stay_within_dask_chunk_size():
     )
 
 
+def test_the_documented_default_chunk_example_holds():
+    # docs/dask.md said Dask's default 128 MiB chunks of float32 are 5793x5793; Dask
+    # makes them 5792x5792 (its auto chunks round down to the budget)
+    found = re.search(r"default 128 MiB chunks \((\d+)x(\d+) float32\)", DOCS.read_text())
+    assert found, "docs/dask.md no longer gives the default chunk of its example"
+    with dask.config.set({"array.chunk-size": "128MiB"}):
+        x = da.ones((100000, 100000), dtype=np.float32)
+        y = cd.resize(x, scale_factor=2.0)
+    assert x.chunksize == (int(found[1]), int(found[2]))
+    assert y.chunksize == x.chunksize  # the image of a chunk (512 MiB) is over the budget
+
+
 def test_chunks_argument():
     x = da.ones((6, 100, 80), dtype=np.float64, chunks=(2, 30, 30))
     assert cd.resize(x, (50, 40), chunks=10).chunks == ((6,), (10,) * 5, (10,) * 4)
