@@ -1362,6 +1362,23 @@ def test_the_quality_help_says_a_lossless_webp_stays_lossless(capsys):
     assert "lossless WebP written as WebP: lossless unless given" in text
 
 
+def test_exif_for_gif_or_bmp_output_is_left_out_with_a_note(tmp_path, capsys):
+    # BMP and GIF hold no EXIF: it was dropped without a note; one without EXIF gets none
+    exif = Image.Exif()
+    exif[0x010F] = "Maker"
+    src, plain = tmp_path / "tagged.jpg", tmp_path / "plain.jpg"
+    Image.fromarray(photo(40, 60)).save(src, exif=exif.tobytes())
+    Image.fromarray(photo(40, 60)).save(plain)
+    for fmt in ("gif", "bmp"):
+        out = tmp_path / fmt
+        args = [str(src), str(plain), "--width", "30", "--out-dir", str(out), "--format", fmt]
+        assert main(args) == 0
+        notes = [line for line in capsys.readouterr().err.splitlines() if "note" in line]
+        assert notes == [
+            f"cresize resize: {src}: note: its EXIF is left out: {fmt.upper()} files hold none"
+        ]
+
+
 def test_xmp_for_gif_or_bmp_output_is_left_out_with_a_note(tmp_path, capsys):
     # BMP and GIF hold no XMP: it was dropped without a note; one without XMP gets none
     from PIL import PngImagePlugin

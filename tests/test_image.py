@@ -1924,6 +1924,32 @@ def test_16bit_tiff_without_tifffile_keeps_its_dpi_rounded(tmp_path, monkeypatch
 
 
 @pytest.mark.parametrize("fmt", ["bmp", "gif"])
+def test_exif_given_to_bmp_or_gif_is_said_to_be_left_out(tmp_path, fmt):
+    # Pillow's BMP and GIF writers drop exif= without a word, as they hold no XMP either
+    from cresize.image import _save
+
+    exif = Image.Exif()
+    exif[0x010F] = "Maker"
+    tagged = Image.fromarray(photo(8, 8))
+    tagged.info["exif"] = exif.tobytes()
+    saved = _save(tagged, tmp_path / f"out.{fmt}")
+    assert saved.left_out == (f"its EXIF is left out: {fmt.upper()} files hold none",)
+    with Image.open(tmp_path / f"out.{fmt}") as back:
+        assert dict(back.getexif()) == {}
+    deep = cresize.image.ImageArray(rgb16(8, 8, 3), {"exif": exif.tobytes()})  # to 8 bits
+    assert _save(deep, tmp_path / f"deep.{fmt}").left_out == saved.left_out
+    tagged.info["xmp"] = b'<x:xmpmeta xmlns:x="adobe:ns:meta/"></x:xmpmeta>'
+    assert _save(tagged, tmp_path / f"both.{fmt}").left_out == (
+        f"its EXIF is left out: {fmt.upper()} files hold none",
+        f"its XMP is left out: {fmt.upper()} files hold none",
+    )
+    for other in ("png", "jpg", "webp", "tif"):  # those hold it: no note
+        assert _save(tagged, tmp_path / f"out.{other}").left_out == ()
+        with Image.open(tmp_path / f"out.{other}") as back:
+            assert back.getexif()[0x010F] == "Maker"
+
+
+@pytest.mark.parametrize("fmt", ["bmp", "gif"])
 def test_xmp_given_to_bmp_or_gif_is_said_to_be_left_out(tmp_path, fmt):
     # BMP and GIF hold no XMP: it was dropped without a word
     from cresize.image import _save

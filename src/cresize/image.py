@@ -1622,6 +1622,9 @@ def _save(
         data = _opencv_encode(fmt, pixels, params)
         return _Saved(_write_atomic(path, lambda f: f.write(data), overwrite, later), lost)
     colour = {key: params.pop(key) for key in _PNG_COLOUR if key in params}
+    if params.get("exif") and fmt in ("BMP", "GIF"):  # Pillow's writers drop it
+        del params["exif"]
+        left_out.append(f"its EXIF is left out: {fmt} files hold none")
     xmp = params.pop("xmp", None)
     if xmp and fmt in ("JPEG", "MPO", "WEBP", "AVIF"):  # Pillow's xmp=
         params["xmp"] = xmp  # (one too long for a JPEG is in left_out)
