@@ -1857,6 +1857,49 @@ def test_a_dpi_beyond_a_jpegs_density_is_left_out_and_said(tmp_path):
         assert back.info["dpi"] == pytest.approx((70000, 300), abs=0.05)
 
 
+@pytest.mark.parametrize("png_writer", ["opencv", "pillow"])
+def test_a_dpi_that_rounds_to_0_is_left_out_and_said(tmp_path, monkeypatch, png_writer):
+    # JFIF's density is whole dots an inch, PNG's pHYs and BMP's header whole pixels a
+    # metre: Pillow's writers (and cresize's pHYs) wrote 0.4 dpi to a JPEG, 0.01 dpi to a
+    # PNG or BMP, as 0, without a word, where a DPI above a JPEG's 65,535 was left out
+    from cresize.image import ImageArray, _save
+
+    if png_writer == "opencv":
+        pytest.importorskip("cv2")
+    else:
+        monkeypatch.setitem(sys.modules, "cv2", None)
+    pixels = photo(20, 30)
+    cases = [
+        ("jpg", (0.4, 300.0), "0.4x300, which a JPEG holds as 0 dots an inch (whole numbers)"),
+        ("jpg", (300.0, 0.5), "300x0.5, which a JPEG holds as 0 dots an inch (whole numbers)"),
+        ("png", (0.01, 300.0), "0.01x300, which a PNG holds as 0 pixels a metre (whole numbers)"),
+        ("bmp", (300.0, 0.01), "300x0.01, which a BMP holds as 0 pixels a metre (whole numbers)"),
+    ]
+    for ext, dpi, why in cases:
+        out = tmp_path / f"out.{ext}"
+        saved = _save(ImageArray(pixels, {"dpi": dpi}), out, overwrite=True)
+        assert saved.left_out == (f"its DPI is left out: {why}",)
+        with Image.open(out) as back:
+            assert 0 not in back.info.get("dpi", (96, 96)), back.info  # BMP: Pillow's 96
+    if png_writer == "opencv":  # 16-bit colour, and grey and alpha: their own writers
+        for channels in (3, 2):
+            out = tmp_path / f"deep{channels}.png"
+            saved = _save(ImageArray(rgb16(20, 30, channels), {"dpi": (0.01, 300.0)}), out)
+            assert saved.left_out == (f"its DPI is left out: {cases[2][2]}",)
+            with Image.open(out) as back:
+                assert "dpi" not in back.info
+    for ext, dpi in [("jpg", (0.6, 300.0)), ("png", (0.0127, 300.0)), ("bmp", (0.0127, 1.0))]:
+        out = tmp_path / f"kept.{ext}"  # rounds to 1: kept
+        assert _save(ImageArray(pixels, {"dpi": dpi}), out).left_out == ()
+        with Image.open(out) as back:
+            assert min(back.info["dpi"]) > 0
+    for dpi in [(0.4, 300.0), (0.01, 0.01)]:  # a TIFF's rationals hold them
+        out = tmp_path / "kept.tif"
+        assert _save(ImageArray(pixels, {"dpi": dpi}), out, overwrite=True).left_out == ()
+        with Image.open(out) as back:
+            assert back.info["dpi"] == pytest.approx(dpi)
+
+
 def test_16bit_tiff_without_tifffile_says_the_profile_is_dropped(tmp_path, monkeypatch):
     from cresize.image import ImageArray, _save
 

@@ -1520,9 +1520,11 @@ def _save(
     size = image.shape[1::-1] if isinstance(image, np.ndarray) else image.size
     if _is_16bit_array(image) and fmt == "PNG" and image.shape[2] == 2:  # grey and alpha
         params = _metadata(info, "LA", size)  # a grey profile fits: kept
+        dropped = _dpi_left_out(params, fmt)
         data = _png_grey_alpha(np.asarray(image), params)
         lost = _icc_lost(info, params, fmt, "LA")
-        return _Saved(_write_atomic(path, lambda f: f.write(data), overwrite, later), lost)
+        write = _write_atomic(path, lambda f: f.write(data), overwrite, later)
+        return _Saved(write, lost, dropped)
     if _is_16bit_array(image) and fmt in SIXTEEN_BIT_FORMATS:
         cv2 = _opencv(f"writing 16-bit colour to {path} needs it")
         if cv2 is None:
@@ -1539,7 +1541,7 @@ def _save(
             write = _write_atomic(path, lambda f: _tiff_encode(rgb, params, f), overwrite, later)
             return _Saved(write, lost)
         else:
-            dropped: tuple[str, ...] = ()
+            dropped = _dpi_left_out(params, fmt)  # PNG's; a TIFF's: _opencv_tiff_dpi
             if fmt == "TIFF" and params.pop("icc_profile", None):  # OpenCV writes none
                 lost = f"OpenCV writes 16-bit TIFF without one; {TIFFFILE_HINT}"
             else:
@@ -1607,11 +1609,7 @@ def _save(
                 f"its {key.upper()} is left out: {len(params.pop(key)):,} bytes, more than a "
                 f"JPEG holds ({most:,})"
             )
-    if fmt in ("JPEG", "MPO") and not _dpi_writable(params.get("dpi", (1, 1)), JPEG_DPI_MAX):
-        x, y = map(float, params.pop("dpi"))
-        left_out.append(
-            f"its DPI is left out: {x:,.0f}x{y:,.0f}, more than a JPEG holds ({JPEG_DPI_MAX:,})"
-        )
+    left_out.extend(_dpi_left_out(params, fmt))
     cv2 = _opencv() if fmt == "PNG" and image.mode in _OPENCV_PNG else None
     if cv2 is not None:
         to_bgr = _OPENCV_PNG[image.mode]
@@ -1620,7 +1618,8 @@ def _save(
         if to_bgr is not None:
             pixels = cv2.cvtColor(pixels, getattr(cv2, to_bgr))
         data = _opencv_encode(fmt, pixels, params)
-        return _Saved(_write_atomic(path, lambda f: f.write(data), overwrite, later), lost)
+        write = _write_atomic(path, lambda f: f.write(data), overwrite, later)
+        return _Saved(write, lost, tuple(left_out))
     colour = {key: params.pop(key) for key in _PNG_COLOUR if key in params}
     if params.get("exif") and fmt in ("BMP", "GIF"):  # Pillow's writers drop it
         del params["exif"]
@@ -1677,13 +1676,13 @@ def _metadata(info, mode=None, size=None):
 
 
 #: The largest DPI that every writer holds: PNG's ``pHYs``, pixels a metre in 32 bits
-#: (a TIFF's rational holds up to 2**32 - 1; a JPEG: ``JPEG_DPI_MAX``, said by ``_save``)
+#: (a TIFF's rational holds up to 2**32 - 1; a JPEG or a small one: ``_dpi_left_out``)
 _DPI_MAX = 0xFFFFFFFF * 0.0254
 
 
-def _dpi_writable(dpi, most=_DPI_MAX):
+def _dpi_writable(dpi):
     """Whether the ``info["dpi"]`` pair ``dpi`` can be written: both above 0 and at
-    most ``most``. Pillow's TIFF reader (and ``_tiff_resolution``) gives a zero
+    most ``_DPI_MAX``. Pillow's TIFF reader (and ``_tiff_resolution``) gives a zero
     denominator as NaN and 2**32 - 1 dots a centimetre as 1.1e10 dpi, on which every
     PNG and JPEG writer and tifffile's failed (Pillow 11's zero-denominator rational
     raises ZeroDivisionError as a float). Anything but a pair of numbers is left to the
@@ -1694,7 +1693,31 @@ def _dpi_writable(dpi, most=_DPI_MAX):
         return False
     except (TypeError, ValueError):
         return True
-    return 0 < x <= most and 0 < y <= most  # NaN: False
+    return 0 < x <= _DPI_MAX and 0 < y <= _DPI_MAX  # NaN: False
+
+
+def _dpi_left_out(params, fmt):
+    """``params``' DPI taken out where a ``fmt`` file cannot hold it, and the note that
+    says so (empty where kept): a JPEG's JFIF density is whole dots an inch, 16 bits
+    (Pillow's writer wrapped one above ``JPEG_DPI_MAX``, 70,000 to 4,464, and wrote one
+    that rounds to 0 as 0), PNG's ``pHYs`` and BMP's header whole pixels a metre (0
+    under 0.0127 dpi). A TIFF's rationals hold any that ``_dpi_writable`` passes
+    (OpenCV's 16-bit TIFF: ``_opencv_tiff_dpi``); GIF, WebP and AVIF hold none."""
+    try:
+        x, y = (float(d) for d in params.get("dpi") or ())
+    except (TypeError, ValueError):  # none, or left to the writer to refuse
+        return ()
+    if fmt in ("JPEG", "MPO") and max(x, y) > JPEG_DPI_MAX:
+        why = f"more than a JPEG holds ({JPEG_DPI_MAX:,})"
+    elif fmt in ("JPEG", "MPO") and min(round(x), round(y)) < 1:
+        why = "which a JPEG holds as 0 dots an inch (whole numbers)"
+    elif fmt in ("PNG", "BMP") and min(int(d / 0.0254 + 0.5) for d in (x, y)) < 1:
+        why = f"which a {fmt} holds as 0 pixels a metre (whole numbers)"
+    else:
+        return ()
+    del params["dpi"]
+    shown = "x".join(f"{d:.2g}" if d < 1 else f"{d:,.2f}".rstrip("0").rstrip(".") for d in (x, y))
+    return (f"its DPI is left out: {shown}, {why}",)
 
 
 #: EXIF tags PixelXDimension and PixelYDimension, in the Exif IFD
