@@ -1739,7 +1739,8 @@ def test_tiffs_read_by_tifffile_keep_their_dpi(tmp_path, kind, unit):
     # A TIFF read by tifffile (16-bit grey and alpha, float colour, 8-bit grey and alpha
     # stored plane by plane) lost its XResolution/YResolution/ResolutionUnit, where
     # one read by Pillow keeps them as info["dpi"]: kept as Pillow keeps them (a
-    # centimetre's converted, no unit: "resolution"), and written again
+    # centimetre's converted, no unit: "resolution"), and written again (no unit: to
+    # TIFF only, with no unit, as it was read)
     tifffile = pytest.importorskip("tifffile")
     pixels, extra = {
         "la16": (rgb16(20, 30, 2), {"photometric": "minisblack", "extrasamples": [2]}),
@@ -1777,16 +1778,58 @@ def test_tiffs_read_by_tifffile_keep_their_dpi(tmp_path, kind, unit):
             with tifffile.TiffFile(out) as tif:
                 tags = tif.pages.first.tags
                 x, y = (tags.valueof(tag) for tag in (282, 283))
-                written = None if x is None else (x[0] / x[1], y[0] / y[1])
-                if written is not None and int(tags.valueof(296)) != 2:  # not inches
-                    written = None
-            assert written == (None if dpi is None else pytest.approx(dpi)), ext
+                written = (x[0] / x[1], y[0] / y[1], int(tags.valueof(296)))
+            assert written == pytest.approx((*dpi, 2) if dpi else (300, 150, 1)), ext
             continue
         with Image.open(out) as back:
             if dpi is None:  # no unit: none written, as for a Pillow-read file
                 assert "dpi" not in back.info if ext == "png" else back.info["jfif_unit"] == 0
             else:  # PNG: pixels a metre, JPEG: whole dots an inch
                 assert back.info["dpi"] == pytest.approx(dpi, abs=0.05), ext
+
+
+@pytest.mark.parametrize("kind", ["rgb8 pillow", "rgb16 tifffile", "rgb16 opencv"])
+def test_a_tiffs_resolution_of_no_unit_is_written_to_tiff(tmp_path, monkeypatch, kind):
+    # ResolutionUnit 1 (no absolute unit): Pillow reads it as info["resolution"], with no
+    # dpi, and it was written nowhere. TIFF output carries it back as it was, unit 1
+    # (Pillow's, tifffile's and OpenCV's TIFF writers); PNG and JPEG get none, as before
+    # (their unit-less forms are an aspect ratio, which Pillow reads as no resolution)
+    from cresize.image import ImageArray
+
+    tifffile = pytest.importorskip("tifffile")
+    pixels = photo(20, 30) if kind == "rgb8 pillow" else rgb16(20, 30, 3)
+    src = tmp_path / "in.tif"
+    tifffile.imwrite(
+        src, pixels, photometric="rgb", resolution=(300, 150), resolutionunit="NONE", software=False
+    )
+    got = resize_image(src, scale=0.5)
+    assert got.info["resolution"] == (300, 150) and "dpi" not in got.info
+    if kind == "rgb16 opencv":
+        pytest.importorskip("cv2")
+        monkeypatch.setitem(sys.modules, "tifffile", None)
+    out = tmp_path / "out.tif"
+    assert cresize.image._save(got, out).left_out == ()
+    with tifffile.TiffFile(out) as tif:
+        tags = tif.pages.first.tags
+        x, y = (tags.valueof(tag) for tag in (282, 283))
+        assert (x[0] / x[1], y[0] / y[1], int(tags.valueof(296))) == (300, 150, 1)
+    with Image.open(out) as back:
+        assert back.info.get("resolution") == (300, 150) and "dpi" not in back.info
+    for ext in ("png", "jpg"):
+        save_image(got, tmp_path / f"out.{ext}")
+        with Image.open(tmp_path / f"out.{ext}") as back:
+            assert "dpi" not in back.info and "aspect" not in back.info, back.info
+    # a DPI is written in inches as before, not its resolution too (no unit: both read)
+    both = ImageArray(rgb16(20, 30, 3), {"dpi": (72, 72), "resolution": (72, 72)})
+    save_image(both, tmp_path / "both.tif")
+    with tifffile.TiffFile(tmp_path / "both.tif") as tif:
+        assert int(tif.pages.first.tags.valueof(296)) == 2
+    if kind == "rgb16 opencv":  # whole numbers, as its DPI: else left out and said
+        unwritable = ImageArray(rgb16(20, 30, 3), {"resolution": (0.4, 150)})
+        assert cresize.image._save(unwritable, tmp_path / "small.tif").left_out == (
+            "its resolution is left out: 0.40x150.00; OpenCV writes a 16-bit TIFF's in whole "
+            f"numbers from 1 to 16,777,216; {cresize.image.TIFFFILE_HINT}",
+        )
 
 
 def _tiff_with_resolution(path, pixels, x, y, unit, **extra):

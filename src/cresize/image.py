@@ -1621,6 +1621,9 @@ def _save(
         write = _write_atomic(path, lambda f: f.write(data), overwrite, later)
         return _Saved(write, lost, tuple(left_out))
     colour = {key: params.pop(key) for key in _PNG_COLOUR if key in params}
+    unitless = params.pop("resolution", None)  # a TIFF's of no unit: to TIFF only
+    if unitless and fmt == "TIFF":
+        params.update(x_resolution=unitless[0], y_resolution=unitless[1], resolution_unit=1)
     if params.get("exif") and fmt in ("BMP", "GIF"):  # Pillow's writers drop it
         del params["exif"]
         left_out.append(f"its EXIF is left out: {fmt} files hold none")
@@ -1656,13 +1659,20 @@ _ICC_WRITERS = ("AVIF", "JPEG", "MPO", "PNG", "TIFF", "WEBP")
 
 def _metadata(info, mode=None, size=None):
     """The ICC profile, EXIF, DPI and XMP of ``info`` to write (``icc_profile``, ``exif``,
-    ``dpi``, ``xmp``: Pillow's ``save`` keywords; XMP as bytes). With ``mode``, the mode of the pixels
+    ``dpi``, ``xmp``: Pillow's ``save`` keywords; XMP as bytes), and a TIFF's resolution
+    of no unit where it has no DPI (``resolution``, floats: TIFF writers only). With ``mode``, the mode of the pixels
     written, a profile of another colour space (see ``_ICC_SPACES``) is left out:
     it would be invalid in the file. With ``size``, the (width, height) written, the
     EXIF's pixel dimensions are made that size: see ``_exif_sized``."""
     params = {key: info[key] for key in ("icc_profile", "exif", "dpi") if info.get(key)}
     if "dpi" in params and not _dpi_writable(params["dpi"]):
         del params["dpi"]  # a damaged resolution tag's: no file holds it
+    try:  # a TIFF's of no unit (ResolutionUnit 1, no dpi): written to TIFF only
+        unitless = tuple(float(d) for d in info.get("resolution") or ())
+    except (TypeError, ValueError, ZeroDivisionError):
+        unitless = ()
+    if "dpi" not in params and len(unitless) == 2 and _dpi_writable(unitless):
+        params["resolution"] = unitless
     if "exif" in params and size is not None:
         params["exif"] = _exif_sized(params["exif"], size)
     if "icc_profile" in params and not _profile_fits(params["icc_profile"], mode):
@@ -1916,32 +1926,36 @@ OPENCV_TIFF_DPI_MAX = 2**24
 
 
 def _opencv_tiff_dpi(params):
-    """``params``' DPI made what OpenCV writes to a TIFF: both rounded to whole numbers
-    (``_opencv_encode`` writes them); one that rounds to 0 or is above
-    ``OPENCV_TIFF_DPI_MAX`` is taken out, and the note that says so returned."""
-    if not params.get("dpi"):
+    """``params``' DPI (or, without one, its ``resolution`` of no unit) made what OpenCV
+    writes to a TIFF: both rounded to whole numbers (``_opencv_encode`` writes them);
+    one that rounds to 0 or is above ``OPENCV_TIFF_DPI_MAX`` is taken out, and the note
+    that says so returned."""
+    key = "dpi" if params.get("dpi") else "resolution"
+    if not params.get(key):
         return ()
-    x, y = (float(d) for d in params["dpi"])
+    x, y = (float(d) for d in params[key])
     whole = (round(x), round(y))
     if 1 <= min(whole) and max(whole) <= OPENCV_TIFF_DPI_MAX:
-        params["dpi"] = whole
+        params[key] = whole
         return ()
-    del params["dpi"]
+    del params[key]
     return (
-        f"its DPI is left out: {x:,.2f}x{y:,.2f}; OpenCV writes a 16-bit TIFF's in whole "
-        f"numbers from 1 to {OPENCV_TIFF_DPI_MAX:,}; {TIFFFILE_HINT}",
+        f"its {'DPI' if key == 'dpi' else key} is left out: {x:,.2f}x{y:,.2f}; OpenCV "
+        f"writes a 16-bit TIFF's in whole numbers from 1 to {OPENCV_TIFF_DPI_MAX:,}; "
+        f"{TIFFFILE_HINT}",
     )
 
 
 def _opencv_encode(fmt, pixels, params):
     """The file's bytes, from OpenCV; a PNG gets ``params``' ICC profile, EXIF, DPI and
-    XMP, a TIFF its DPI (whole: ``_opencv_tiff_dpi``)."""
+    XMP, a TIFF its DPI or resolution of no unit (whole: ``_opencv_tiff_dpi``)."""
     cv2 = _opencv()
     settings = []
-    if fmt == "TIFF" and params.get("dpi"):
-        x, y = params["dpi"]
-        settings = [cv2.IMWRITE_TIFF_RESUNIT, 2, cv2.IMWRITE_TIFF_XDPI, x]
-        settings += [cv2.IMWRITE_TIFF_YDPI, y]  # resolution unit 2: inch
+    if fmt == "TIFF" and (params.get("dpi") or params.get("resolution")):
+        x, y = params.get("dpi") or params["resolution"]
+        unit = 2 if params.get("dpi") else 1  # ResolutionUnit 2: inch; 1: none
+        settings = [cv2.IMWRITE_TIFF_RESUNIT, unit, cv2.IMWRITE_TIFF_XDPI, x]
+        settings += [cv2.IMWRITE_TIFF_YDPI, y]
     if fmt == "PNG":
         strategy = getattr(cv2, f"IMWRITE_PNG_STRATEGY_{PNG_ZLIB['strategy'].upper()}")
         row_filter = getattr(cv2, f"IMWRITE_PNG_FILTER_{PNG_ZLIB['filter'].upper()}", None)
@@ -2062,6 +2076,8 @@ def _tiff_encode(pixels, params, file):
     if params.get("dpi"):
         # floats: tifffile takes no IFDRational (Pillow's type for a TIFF's or EXIF's dpi)
         tags.update(resolution=tuple(map(float, params["dpi"])), resolutionunit="INCH")
+    elif params.get("resolution"):  # a TIFF's of no unit (_metadata)
+        tags.update(resolution=tuple(map(float, params["resolution"])), resolutionunit="NONE")
     text, ifds = _tiff_exif(params.get("exif"))
     if 305 in text:  # the camera's or editor's Software, in place of "tifffile.py"
         tags["software"] = text.pop(305)
