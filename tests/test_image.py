@@ -596,6 +596,45 @@ def test_a_jpeg_s_chroma_subsampling_is_kept_in_avif_output(tmp_path):
     assert _avif_sampling(tmp_path / "png.avif") == "4:2:0"  # Pillow's default, as before
 
 
+def test_an_avif_s_chroma_subsampling_is_kept_in_avif_and_jpeg_output(tmp_path):
+    # An AVIF's sampling was unknown (Pillow's AVIF reader gives none): a 4:4:4 AVIF
+    # resized to AVIF came out 4:2:0, the writer's default. Its av1C box's flags give
+    # it (info["subsampling"]), kept in AVIF and JPEG output as a JPEG's is
+    from PIL import JpegImagePlugin
+
+    _pillow_avif()
+    jpeg = {"4:4:4": 0, "4:2:2": 1, "4:2:0": 2}  # Pillow's get_sampling
+    for name in ("4:4:4", "4:2:2", "4:2:0"):
+        src = tmp_path / f"{name.replace(':', '')}.avif"
+        Image.fromarray(photo(120, 160)).save(src, quality=90, subsampling=name)
+        assert _avif_sampling(src) == name
+        assert open_image(src).info["subsampling"] == name
+        resized = resize_image(src, scale=0.5)
+        assert resized.info["subsampling"] == name
+        for quality in (None, 50):
+            save_image(resized, tmp_path / "out.avif", quality=quality, overwrite=True)
+            assert _avif_sampling(tmp_path / "out.avif") == name, (name, quality)
+        save_image(resized, tmp_path / "out.jpg", overwrite=True)
+        with Image.open(tmp_path / "out.jpg") as back:
+            assert JpegImagePlugin.get_sampling(back) == jpeg[name], name
+    rgba = tmp_path / "rgba.avif"  # with alpha too
+    Image.fromarray(photo(120, 160, 4), "RGBA").save(rgba, subsampling="4:4:4")
+    save_image(resize_image(rgba, scale=0.5), tmp_path / "rgba_out.avif")
+    assert _avif_sampling(tmp_path / "rgba_out.avif") == "4:4:4"
+    grey = tmp_path / "grey.avif"  # monochrome: no sampling
+    Image.fromarray(photo(120, 160)).convert("L").save(grey)
+    assert "subsampling" not in open_image(grey).info
+
+
+def test_a_deep_avif_s_chroma_subsampling_is_kept_in_avif_output(tmp_path):
+    # a 10-bit AVIF (read by OpenCV, its info by Pillow) keeps its 4:4:4 as an 8-bit one
+    _opencv_avif()
+    got = resize_image(avif.path("rgb10.avif"), scale=0.5)
+    assert got.dtype == np.uint16 and got.info["subsampling"] == "4:4:4"
+    save_image(got, tmp_path / "out.avif")
+    assert _avif_sampling(tmp_path / "out.avif") == "4:4:4"
+
+
 def _webp_image_chunk(path):
     """The fourcc of the first image chunk of the WebP at ``path``: ``VP8L`` (lossless),
     ``VP8 `` (lossy); an animation's first frame's."""
@@ -2745,7 +2784,8 @@ def test_an_avif_s_depth_is_read_from_its_header(name, bits):
         assert im.fp.tell() == 0 or im.fp.tell() == os.path.getsize(avif.path(name))
     assert _depth_of(open(avif.path(name), "rb").read()) == bits
     with open(avif.path(name), "rb") as f:  # grey by the header: Pillow 11 says RGB
-        assert image._avif_file_header(f) == (bits, name.startswith("grey"))
+        grey = name.startswith("grey")  # lossless colour: 4:4:4; grey: no sampling
+        assert image._avif_file_header(f) == (bits, grey, None if grey else "4:4:4")
 
 
 def test_an_8bit_avif_from_pillow_is_8_bits(tmp_path):
@@ -2975,7 +3015,7 @@ def test_a_deep_grey_and_alpha_avif_is_refused_as_such(monkeypatch):
     _pillow_avif()
     src = avif.path("greya10.avif")
     with Image.open(src) as im:
-        assert im.mode in ("RGBA", "LA") and image._avif_header(im) == (10, True)
+        assert im.mode in ("RGBA", "LA") and image._avif_header(im) == (10, True, None)
         eight = np.asarray(im.convert("RGBA"))
     want = avif.grey_alpha()
     np.testing.assert_array_equal(
@@ -3037,7 +3077,7 @@ def test_a_deep_avif_whose_header_says_fewer_bits_than_its_pixels_is_an_error(mo
     from cresize import image
 
     _opencv_avif()
-    monkeypatch.setattr(image, "_avif_file_header", lambda f: (10, False))
+    monkeypatch.setattr(image, "_avif_file_header", lambda f: (10, False, "4:4:4"))
     with pytest.raises(OSError, match="holds samples above the 10 bits its header says"):
         open_image(avif.path("rgba12.avif"))
 

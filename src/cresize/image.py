@@ -190,8 +190,8 @@ def open_image(path: str | os.PathLike[str] | IO[bytes]) -> PIL.Image.Image | np
         The first frame of an animated GIF, PNG or WebP, the first page of a
         multi-page TIFF. Fully decoded (a corrupt or truncated file raises here,
         not later), upright, with ``info`` (ICC profile, EXIF without the orientation tag)
-        kept; a JPEG's chroma subsampling is ``info["subsampling"]``, kept in JPEG
-        and AVIF output, and a lossless WebP has ``info["lossless"]``: kept lossless in WebP
+        kept; a JPEG's or AVIF's chroma subsampling is ``info["subsampling"]``, kept in
+        JPEG and AVIF output, and a lossless WebP has ``info["lossless"]``: kept lossless in WebP
         output. A 16-bit RGB(A) PNG or TIFF (or an RGB PPM, JPEG 2000 or AVIF of more than
         8 bits), which Pillow would read as 8-bit, is returned as an ``(H, W, 3 or 4)``
         uint16 ``ImageArray`` read with OpenCV (a TIFF stored plane by plane: with
@@ -278,7 +278,11 @@ def _read(path, geometry=None, opencv=False):
             # tag's default), which the output would have claimed: it has none
             for key in ("dpi", "resolution"):
                 im.info.pop(key, None)
-        avif = _avif_header(im)  # (bits, grey) of an AVIF: its header parsed once a read
+        avif = _avif_header(im)  # (bits, grey, sampling): its header parsed once a read
+        # a JPEG's or an AVIF's chroma subsampling: kept in JPEG and AVIF output (_save)
+        sampling = _jpeg_subsampling(im) or (avif[2] if avif else None)
+        if sampling:
+            im.info["subsampling"] = sampling
         maxval, signed = _sample_maxval(im, avif)
         sixteen = _16bit_colour_mode(im, maxval, avif)  # before getexif, which may load a PNG
         if sixteen and im.format == "JPEG2000":
@@ -316,9 +320,6 @@ def _read(path, geometry=None, opencv=False):
                 grey.info = info
                 return grey, full
             return ImageArray(pixels, info), full
-        sampling = _jpeg_subsampling(im)  # kept in JPEG and AVIF output (_save)
-        if sampling:
-            im.info["subsampling"] = sampling
         if im.format == "WEBP" and _file_header(im, _webp_lossless):  # kept lossless
             im.info["lossless"] = True
         scale = 1
@@ -787,7 +788,7 @@ _AVIF_IPRP_MAX = 256 << 10
 
 
 def _avif_header(im):
-    """``(bits, grey)`` of the AVIF file open in Pillow as ``im`` (``_avif_file_header``),
+    """``(bits, grey, sampling)`` of the AVIF file open in Pillow as ``im`` (``_avif_file_header``),
     or None: not AVIF, or a header this does not find. Parsed once a read, by
     ``_read``, which passes it on."""
     return _file_header(im, _avif_file_header) if im.format == "AVIF" else None
@@ -838,11 +839,13 @@ def _webp_lossless(f):
 
 
 def _avif_file_header(f):
-    """``(bits, grey)`` of the AVIF file ``f`` (binary, seekable), or None: not AVIF,
-    or a header this does not find. ``bits``: bits a sample (8, 10 or 12); Pillow's AVIF
-    plugin reads 10 and 12 bits as 8 and does not say so (the mode is RGB(A) or L either
-    way). ``grey``: monochrome by the header (an ``av1C`` mono_chrome flag, else a
+    """``(bits, grey, sampling)`` of the AVIF file ``f`` (binary, seekable), or None: not
+    AVIF, or a header this does not find. ``bits``: bits a sample (8, 10 or 12); Pillow's
+    AVIF plugin reads 10 and 12 bits as 8 and does not say so (the mode is RGB(A) or L
+    either way). ``grey``: monochrome by the header (an ``av1C`` mono_chrome flag, else a
     ``pixi`` of one channel): Pillow 13 opens one as ``L``, Pillow 11 as ``RGB``.
+    ``sampling``: the chroma subsampling (``_av1c_sampling``; None: grey, no ``av1C``,
+    or tiles of different ones), which Pillow's AVIF reader does not give.
 
     The primary item's (``pitm``) properties, by ``meta`` -> ``iprp``: its ``av1C``
     (the AV1 sequence header's high_bitdepth and twelve_bit flags), else its ``pixi``
@@ -889,13 +892,26 @@ def _avif_file_header(f):
         )
         if bits is not None:  # grey: av1C's mono_chrome flag, a pixi of one channel
             grey = bool(body[2] & 0x10) if kind == b"av1C" else body[4] == 1
-            depths.setdefault(kind, {})[index] = (bits, grey)
+            sampling = _av1c_sampling(body) if kind == b"av1C" else None
+            depths.setdefault(kind, {})[index] = (bits, grey, sampling)
     for kind in (b"av1C", b"pixi"):
         mine = [found for index, found in depths.get(kind, {}).items() if index in associated]
         if mine:
-            return max(bits for bits, _ in mine), all(grey for _, grey in mine)
-    tiles = depths.get(b"av1C", {}).values()
-    return (max(bits for bits, _ in tiles), all(grey for _, grey in tiles)) if tiles else None
+            return _avif_found(mine)
+    tiles = list(depths.get(b"av1C", {}).values())
+    return _avif_found(tiles) if tiles else None
+
+
+def _avif_found(found):
+    """``(bits, grey, sampling)`` of an image of the AV1 items (or ``pixi``) ``found``,
+    each ``(bits, grey, sampling)``: the most bits, grey where all are, their one
+    sampling (None where they differ)."""
+    samplings = {sampling for _, _, sampling in found}
+    return (
+        max(bits for bits, _, _ in found),
+        all(grey for _, grey, _ in found),
+        samplings.pop() if len(samplings) == 1 else None,
+    )
 
 
 def _isobmff_boxes(read, start, end, limit=_AVIF_BOXES_MAX):
@@ -977,6 +993,16 @@ def _av1c_bits(body):
     if len(body) < 3:
         return None
     return 12 if body[2] & 0x60 == 0x60 else 10 if body[2] & 0x40 else 8
+
+
+def _av1c_sampling(body):
+    """The chroma subsampling of an ``av1C`` box's content, as Pillow's JPEG and AVIF
+    writers name it (``"4:4:4"``, ``"4:2:2"``, ``"4:2:0"``): its third byte's
+    chroma_subsampling_x (0x08) and chroma_subsampling_y (0x04) flags; None: too short,
+    monochrome (0x10), or x whole and y halved (no AV1 profile has it)."""
+    if len(body) < 3 or body[2] & 0x10:
+        return None
+    return {0x00: "4:4:4", 0x08: "4:2:2", 0x0C: "4:2:0"}.get(body[2] & 0x0C)
 
 
 def _pixi_bits(body):
@@ -1445,7 +1471,8 @@ def save_image(
         allows (the ICC profile only where the written pixels keep its colour
         space: not on a CMYK image converted to RGB); a JPEG's chroma subsampling,
         ``info["subsampling"]`` (``"4:4:4"``, ``"4:2:2"``, ``"4:2:0"``: what
-        ``open_image`` reads, or that of a JPEG opened in Pillow and given as it is), is
+        ``open_image`` reads from a JPEG or AVIF, or that of a JPEG opened in Pillow and
+        given as it is), is
         kept in JPEG and AVIF output (RGB, and RGBA for AVIF; else Pillow's
         4:2:0); an image with
         ``info["lossless"]`` (a lossless WebP's) is written as lossless WebP where no
