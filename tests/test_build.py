@@ -586,6 +586,50 @@ def test_simd_variable_is_read_like_the_other_variables(value, level, warned):
     assert (message in got.stderr) == warned, got.stderr
 
 
+@pytest.mark.parametrize(
+    "trigger",
+    [
+        "import cresize._kernels",
+        "from cresize import resize",
+        "cresize.resize(numpy.zeros((4, 4), numpy.float32), (2, 2))",
+    ],
+)
+def test_a_variables_warning_points_at_the_users_line(tmp_path, trigger):
+    """The warnings of unknown ``CRESIZE_SIMD``, ``CRESIZE_THREAD_STEERING`` and
+    ``CRESIZE_QUICK_THREAD`` values, given as the kernels load, name the user's file and
+    the line that loaded them (the first frame outside importlib and cresize), not
+    importlib's bootstrap or cresize's own lazy loading."""
+    script = tmp_path / "user_script.py"
+    script.write_text(
+        "import json, warnings\n"
+        "import cresize, numpy\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    warnings.simplefilter('always')\n"
+        f"    {trigger}\n"
+        "print(json.dumps([[w.filename, w.lineno, str(w.message)] for w in caught\n"
+        "                  if issubclass(w.category, RuntimeWarning)]))\n"
+    )
+    env = dict(
+        os.environ,
+        PYTHONPATH=os.path.dirname(cresize.__path__[0]),
+        CRESIZE_SIMD="avx3",
+        CRESIZE_THREAD_STEERING="never",
+        CRESIZE_QUICK_THREAD="sometimes",
+    )
+    got = subprocess.run(
+        [sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert got.returncode == 0, got.stderr
+    caught = json.loads(got.stdout.splitlines()[-1])
+    assert sorted(message.split(" ")[0] for _, _, message in caught) == [
+        "CRESIZE_QUICK_THREAD='sometimes'",
+        "CRESIZE_SIMD='avx3'",
+        "CRESIZE_THREAD_STEERING='never'",
+    ], caught
+    for filename, lineno, _ in caught:
+        assert (filename, lineno) == (str(script), 5)
+
+
 def test_sdist_carries_the_benchmarks(tmp_path, monkeypatch):
     """The README links to benchmarks/*.md and tests/test_benchmarks.py reads
     benchmarks/run.py: MANIFEST.in, applied as setuptools applies it to an sdist, takes

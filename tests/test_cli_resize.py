@@ -1362,14 +1362,19 @@ def test_the_quality_help_says_a_lossless_webp_stays_lossless(capsys):
     assert "lossless WebP written as WebP: lossless unless given" in text
 
 
-def test_xmp_for_gif_or_bmp_output_is_left_out_with_a_note(tmp_path, capsys):
-    # BMP and GIF hold no XMP: it was dropped without a note; one without XMP gets none
+@pytest.mark.parametrize("kind", ["EXIF", "XMP"])
+def test_exif_or_xmp_for_gif_or_bmp_output_is_left_out_with_a_note(tmp_path, capsys, kind):
+    # BMP and GIF hold no EXIF or XMP: they were dropped without a note; a file without
+    # them gets none
     from PIL import PngImagePlugin
 
     text = PngImagePlugin.PngInfo()
     text.add_itxt("XML:com.adobe.xmp", '<x:xmpmeta xmlns:x="adobe:ns:meta/"></x:xmpmeta>')
+    exif = Image.Exif()
+    exif[0x010F] = "Maker"
+    tags = {"exif": exif.tobytes()} if kind == "EXIF" else {"pnginfo": text}
     src, plain = tmp_path / "tagged.png", tmp_path / "plain.png"
-    Image.fromarray(photo(40, 60)).save(src, pnginfo=text)
+    Image.fromarray(photo(40, 60)).save(src, **tags)
     Image.fromarray(photo(40, 60)).save(plain)
     for fmt in ("gif", "bmp"):
         out = tmp_path / fmt
@@ -1377,7 +1382,7 @@ def test_xmp_for_gif_or_bmp_output_is_left_out_with_a_note(tmp_path, capsys):
         assert main(args) == 0
         notes = [line for line in capsys.readouterr().err.splitlines() if "note" in line]
         assert notes == [
-            f"cresize resize: {src}: note: its XMP is left out: {fmt.upper()} files hold none"
+            f"cresize resize: {src}: note: its {kind} is left out: {fmt.upper()} files hold none"
         ]
 
 

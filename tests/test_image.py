@@ -596,6 +596,45 @@ def test_a_jpeg_s_chroma_subsampling_is_kept_in_avif_output(tmp_path):
     assert _avif_sampling(tmp_path / "png.avif") == "4:2:0"  # Pillow's default, as before
 
 
+def test_an_avif_s_chroma_subsampling_is_kept_in_avif_and_jpeg_output(tmp_path):
+    # An AVIF's sampling was unknown (Pillow's AVIF reader gives none): a 4:4:4 AVIF
+    # resized to AVIF came out 4:2:0, the writer's default. Its av1C box's flags give
+    # it (info["subsampling"]), kept in AVIF and JPEG output as a JPEG's is
+    from PIL import JpegImagePlugin
+
+    _pillow_avif()
+    jpeg = {"4:4:4": 0, "4:2:2": 1, "4:2:0": 2}  # Pillow's get_sampling
+    for name in ("4:4:4", "4:2:2", "4:2:0"):
+        src = tmp_path / f"{name.replace(':', '')}.avif"
+        Image.fromarray(photo(120, 160)).save(src, quality=90, subsampling=name)
+        assert _avif_sampling(src) == name
+        assert open_image(src).info["subsampling"] == name
+        resized = resize_image(src, scale=0.5)
+        assert resized.info["subsampling"] == name
+        for quality in (None, 50):
+            save_image(resized, tmp_path / "out.avif", quality=quality, overwrite=True)
+            assert _avif_sampling(tmp_path / "out.avif") == name, (name, quality)
+        save_image(resized, tmp_path / "out.jpg", overwrite=True)
+        with Image.open(tmp_path / "out.jpg") as back:
+            assert JpegImagePlugin.get_sampling(back) == jpeg[name], name
+    rgba = tmp_path / "rgba.avif"  # with alpha too
+    Image.fromarray(photo(120, 160, 4), "RGBA").save(rgba, subsampling="4:4:4")
+    save_image(resize_image(rgba, scale=0.5), tmp_path / "rgba_out.avif")
+    assert _avif_sampling(tmp_path / "rgba_out.avif") == "4:4:4"
+    grey = tmp_path / "grey.avif"  # monochrome: no sampling
+    Image.fromarray(photo(120, 160)).convert("L").save(grey)
+    assert "subsampling" not in open_image(grey).info
+
+
+def test_a_deep_avif_s_chroma_subsampling_is_kept_in_avif_output(tmp_path):
+    # a 10-bit AVIF (read by OpenCV, its info by Pillow) keeps its 4:4:4 as an 8-bit one
+    _opencv_avif()
+    got = resize_image(avif.path("rgb10.avif"), scale=0.5)
+    assert got.dtype == np.uint16 and got.info["subsampling"] == "4:4:4"
+    save_image(got, tmp_path / "out.avif")
+    assert _avif_sampling(tmp_path / "out.avif") == "4:4:4"
+
+
 def _webp_image_chunk(path):
     """The fourcc of the first image chunk of the WebP at ``path``: ``VP8L`` (lossless),
     ``VP8 `` (lossy); an animation's first frame's."""
@@ -1739,7 +1778,8 @@ def test_tiffs_read_by_tifffile_keep_their_dpi(tmp_path, kind, unit):
     # A TIFF read by tifffile (16-bit grey and alpha, float colour, 8-bit grey and alpha
     # stored plane by plane) lost its XResolution/YResolution/ResolutionUnit, where
     # one read by Pillow keeps them as info["dpi"]: kept as Pillow keeps them (a
-    # centimetre's converted, no unit: "resolution"), and written again
+    # centimetre's converted, no unit: "resolution"), and written again (no unit: to
+    # TIFF only, with no unit, as it was read)
     tifffile = pytest.importorskip("tifffile")
     pixels, extra = {
         "la16": (rgb16(20, 30, 2), {"photometric": "minisblack", "extrasamples": [2]}),
@@ -1777,16 +1817,58 @@ def test_tiffs_read_by_tifffile_keep_their_dpi(tmp_path, kind, unit):
             with tifffile.TiffFile(out) as tif:
                 tags = tif.pages.first.tags
                 x, y = (tags.valueof(tag) for tag in (282, 283))
-                written = None if x is None else (x[0] / x[1], y[0] / y[1])
-                if written is not None and int(tags.valueof(296)) != 2:  # not inches
-                    written = None
-            assert written == (None if dpi is None else pytest.approx(dpi)), ext
+                written = (x[0] / x[1], y[0] / y[1], int(tags.valueof(296)))
+            assert written == pytest.approx((*dpi, 2) if dpi else (300, 150, 1)), ext
             continue
         with Image.open(out) as back:
             if dpi is None:  # no unit: none written, as for a Pillow-read file
                 assert "dpi" not in back.info if ext == "png" else back.info["jfif_unit"] == 0
             else:  # PNG: pixels a metre, JPEG: whole dots an inch
                 assert back.info["dpi"] == pytest.approx(dpi, abs=0.05), ext
+
+
+@pytest.mark.parametrize("kind", ["rgb8 pillow", "rgb16 tifffile", "rgb16 opencv"])
+def test_a_tiffs_resolution_of_no_unit_is_written_to_tiff(tmp_path, monkeypatch, kind):
+    # ResolutionUnit 1 (no absolute unit): Pillow reads it as info["resolution"], with no
+    # dpi, and it was written nowhere. TIFF output carries it back as it was, unit 1
+    # (Pillow's, tifffile's and OpenCV's TIFF writers); PNG and JPEG get none, as before
+    # (their unit-less forms are an aspect ratio, which Pillow reads as no resolution)
+    from cresize.image import ImageArray
+
+    tifffile = pytest.importorskip("tifffile")
+    pixels = photo(20, 30) if kind == "rgb8 pillow" else rgb16(20, 30, 3)
+    src = tmp_path / "in.tif"
+    tifffile.imwrite(
+        src, pixels, photometric="rgb", resolution=(300, 150), resolutionunit="NONE", software=False
+    )
+    got = resize_image(src, scale=0.5)
+    assert got.info["resolution"] == (300, 150) and "dpi" not in got.info
+    if kind == "rgb16 opencv":
+        pytest.importorskip("cv2")
+        monkeypatch.setitem(sys.modules, "tifffile", None)
+    out = tmp_path / "out.tif"
+    assert cresize.image._save(got, out).left_out == ()
+    with tifffile.TiffFile(out) as tif:
+        tags = tif.pages.first.tags
+        x, y = (tags.valueof(tag) for tag in (282, 283))
+        assert (x[0] / x[1], y[0] / y[1], int(tags.valueof(296))) == (300, 150, 1)
+    with Image.open(out) as back:
+        assert back.info.get("resolution") == (300, 150) and "dpi" not in back.info
+    for ext in ("png", "jpg"):
+        save_image(got, tmp_path / f"out.{ext}")
+        with Image.open(tmp_path / f"out.{ext}") as back:
+            assert "dpi" not in back.info and "aspect" not in back.info, back.info
+    # a DPI is written in inches as before, not its resolution too (no unit: both read)
+    both = ImageArray(rgb16(20, 30, 3), {"dpi": (72, 72), "resolution": (72, 72)})
+    save_image(both, tmp_path / "both.tif")
+    with tifffile.TiffFile(tmp_path / "both.tif") as tif:
+        assert int(tif.pages.first.tags.valueof(296)) == 2
+    if kind == "rgb16 opencv":  # whole numbers, as its DPI: else left out and said
+        unwritable = ImageArray(rgb16(20, 30, 3), {"resolution": (0.4, 150)})
+        assert cresize.image._save(unwritable, tmp_path / "small.tif").left_out == (
+            "its resolution is left out: 0.40x150.00; OpenCV writes a 16-bit TIFF's in whole "
+            f"numbers from 1 to 16,777,216; {cresize.image.TIFFFILE_HINT}",
+        )
 
 
 def _tiff_with_resolution(path, pixels, x, y, unit, **extra):
@@ -1857,6 +1939,49 @@ def test_a_dpi_beyond_a_jpegs_density_is_left_out_and_said(tmp_path):
         assert back.info["dpi"] == pytest.approx((70000, 300), abs=0.05)
 
 
+@pytest.mark.parametrize("png_writer", ["opencv", "pillow"])
+def test_a_dpi_that_rounds_to_0_is_left_out_and_said(tmp_path, monkeypatch, png_writer):
+    # JFIF's density is whole dots an inch, PNG's pHYs and BMP's header whole pixels a
+    # metre: Pillow's writers (and cresize's pHYs) wrote 0.4 dpi to a JPEG, 0.01 dpi to a
+    # PNG or BMP, as 0, without a word, where a DPI above a JPEG's 65,535 was left out
+    from cresize.image import ImageArray, _save
+
+    if png_writer == "opencv":
+        pytest.importorskip("cv2")
+    else:
+        monkeypatch.setitem(sys.modules, "cv2", None)
+    pixels = photo(20, 30)
+    cases = [
+        ("jpg", (0.4, 300.0), "0.4x300, which a JPEG holds as 0 dots an inch (whole numbers)"),
+        ("jpg", (300.0, 0.5), "300x0.5, which a JPEG holds as 0 dots an inch (whole numbers)"),
+        ("png", (0.01, 300.0), "0.01x300, which a PNG holds as 0 pixels a metre (whole numbers)"),
+        ("bmp", (300.0, 0.01), "300x0.01, which a BMP holds as 0 pixels a metre (whole numbers)"),
+    ]
+    for ext, dpi, why in cases:
+        out = tmp_path / f"out.{ext}"
+        saved = _save(ImageArray(pixels, {"dpi": dpi}), out, overwrite=True)
+        assert saved.left_out == (f"its DPI is left out: {why}",)
+        with Image.open(out) as back:
+            assert 0 not in back.info.get("dpi", (96, 96)), back.info  # BMP: Pillow's 96
+    if png_writer == "opencv":  # 16-bit colour, and grey and alpha: their own writers
+        for channels in (3, 2):
+            out = tmp_path / f"deep{channels}.png"
+            saved = _save(ImageArray(rgb16(20, 30, channels), {"dpi": (0.01, 300.0)}), out)
+            assert saved.left_out == (f"its DPI is left out: {cases[2][2]}",)
+            with Image.open(out) as back:
+                assert "dpi" not in back.info
+    for ext, dpi in [("jpg", (0.6, 300.0)), ("png", (0.0127, 300.0)), ("bmp", (0.0127, 1.0))]:
+        out = tmp_path / f"kept.{ext}"  # rounds to 1: kept
+        assert _save(ImageArray(pixels, {"dpi": dpi}), out).left_out == ()
+        with Image.open(out) as back:
+            assert min(back.info["dpi"]) > 0
+    for dpi in [(0.4, 300.0), (0.01, 0.01)]:  # a TIFF's rationals hold them
+        out = tmp_path / "kept.tif"
+        assert _save(ImageArray(pixels, {"dpi": dpi}), out, overwrite=True).left_out == ()
+        with Image.open(out) as back:
+            assert back.info["dpi"] == pytest.approx(dpi)
+
+
 def test_16bit_tiff_without_tifffile_says_the_profile_is_dropped(tmp_path, monkeypatch):
     from cresize.image import ImageArray, _save
 
@@ -1921,6 +2046,32 @@ def test_16bit_tiff_without_tifffile_keeps_its_dpi_rounded(tmp_path, monkeypatch
         )
         with Image.open(tmp_path / "out.tif") as back:
             assert 282 not in back.tag_v2
+
+
+@pytest.mark.parametrize("fmt", ["bmp", "gif"])
+def test_exif_given_to_bmp_or_gif_is_said_to_be_left_out(tmp_path, fmt):
+    # Pillow's BMP and GIF writers drop exif= without a word, as they hold no XMP either
+    from cresize.image import _save
+
+    exif = Image.Exif()
+    exif[0x010F] = "Maker"
+    tagged = Image.fromarray(photo(8, 8))
+    tagged.info["exif"] = exif.tobytes()
+    saved = _save(tagged, tmp_path / f"out.{fmt}")
+    assert saved.left_out == (f"its EXIF is left out: {fmt.upper()} files hold none",)
+    with Image.open(tmp_path / f"out.{fmt}") as back:
+        assert dict(back.getexif()) == {}
+    deep = cresize.image.ImageArray(rgb16(8, 8, 3), {"exif": exif.tobytes()})  # to 8 bits
+    assert _save(deep, tmp_path / f"deep.{fmt}").left_out == saved.left_out
+    tagged.info["xmp"] = b'<x:xmpmeta xmlns:x="adobe:ns:meta/"></x:xmpmeta>'
+    assert _save(tagged, tmp_path / f"both.{fmt}").left_out == (
+        f"its EXIF is left out: {fmt.upper()} files hold none",
+        f"its XMP is left out: {fmt.upper()} files hold none",
+    )
+    for other in ("png", "jpg", "webp", "tif"):  # those hold it: no note
+        assert _save(tagged, tmp_path / f"out.{other}").left_out == ()
+        with Image.open(tmp_path / f"out.{other}") as back:
+            assert back.getexif()[0x010F] == "Maker"
 
 
 @pytest.mark.parametrize("fmt", ["bmp", "gif"])
@@ -2633,7 +2784,8 @@ def test_an_avif_s_depth_is_read_from_its_header(name, bits):
         assert im.fp.tell() == 0 or im.fp.tell() == os.path.getsize(avif.path(name))
     assert _depth_of(open(avif.path(name), "rb").read()) == bits
     with open(avif.path(name), "rb") as f:  # grey by the header: Pillow 11 says RGB
-        assert image._avif_file_header(f) == (bits, name.startswith("grey"))
+        grey = name.startswith("grey")  # lossless colour: 4:4:4; grey: no sampling
+        assert image._avif_file_header(f) == (bits, grey, None if grey else "4:4:4")
 
 
 def test_an_8bit_avif_from_pillow_is_8_bits(tmp_path):
@@ -2863,7 +3015,7 @@ def test_a_deep_grey_and_alpha_avif_is_refused_as_such(monkeypatch):
     _pillow_avif()
     src = avif.path("greya10.avif")
     with Image.open(src) as im:
-        assert im.mode in ("RGBA", "LA") and image._avif_header(im) == (10, True)
+        assert im.mode in ("RGBA", "LA") and image._avif_header(im) == (10, True, None)
         eight = np.asarray(im.convert("RGBA"))
     want = avif.grey_alpha()
     np.testing.assert_array_equal(
@@ -2925,7 +3077,7 @@ def test_a_deep_avif_whose_header_says_fewer_bits_than_its_pixels_is_an_error(mo
     from cresize import image
 
     _opencv_avif()
-    monkeypatch.setattr(image, "_avif_file_header", lambda f: (10, False))
+    monkeypatch.setattr(image, "_avif_file_header", lambda f: (10, False, "4:4:4"))
     with pytest.raises(OSError, match="holds samples above the 10 bits its header says"):
         open_image(avif.path("rgba12.avif"))
 

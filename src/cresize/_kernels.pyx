@@ -254,17 +254,37 @@ SIMD_LEVELS = ("none", "sse2", "avx2", "avx512")
 simd_requested = None
 
 
+def _caller_level():
+    """The ``stacklevel`` of the first frame outside importlib and cresize: the user's
+    line that loaded the kernels (``import``, a first ``cresize.resize``) as they load,
+    or that called a reader (``_init_simd``) later. Cython functions add no frame, so
+    level 1 is the innermost Python frame; where every frame is inside, the outermost."""
+    import importlib
+    import sys
+    inside = (os.path.dirname(importlib.__file__) + os.sep,
+              os.path.dirname(os.path.abspath(__file__)) + os.sep)
+    frame = sys._getframe(0)
+    level = 1
+    while frame.f_back is not None:
+        where = frame.f_code.co_filename  # "<frozen importlib._bootstrap>", "<string>"
+        if not (where.startswith("<frozen importlib")
+                or not where.startswith("<") and os.path.abspath(where).startswith(inside)):
+            break
+        frame = frame.f_back
+        level += 1
+    return level
+
+
 def _variable(name, choices, using):
     """The environment variable ``name``, stripped and in lower case, where it is one of
     ``choices``; None where it is unset or empty, or (with a RuntimeWarning that names
-    it, its value, ``choices`` and ``using``, what is done instead) any other value."""
-    import os
+    it, its value, ``choices`` and ``using``, what is done instead, at the user's line:
+    ``_caller_level``) any other value."""
     import warnings
     asked = os.environ.get(name, "").strip().lower()
     if asked and asked not in choices:
-        # stacklevel as each reader had it: calls between Cython functions add no frame
         warnings.warn(f"{name}={asked!r} is not one of {', '.join(choices)}: using {using}",
-                      RuntimeWarning, stacklevel=2)
+                      RuntimeWarning, stacklevel=_caller_level())
         return None
     return asked or None
 

@@ -190,8 +190,8 @@ def open_image(path: str | os.PathLike[str] | IO[bytes]) -> PIL.Image.Image | np
         The first frame of an animated GIF, PNG or WebP, the first page of a
         multi-page TIFF. Fully decoded (a corrupt or truncated file raises here,
         not later), upright, with ``info`` (ICC profile, EXIF without the orientation tag)
-        kept; a JPEG's chroma subsampling is ``info["subsampling"]``, kept in JPEG
-        and AVIF output, and a lossless WebP has ``info["lossless"]``: kept lossless in WebP
+        kept; a JPEG's or AVIF's chroma subsampling is ``info["subsampling"]``, kept in
+        JPEG and AVIF output, and a lossless WebP has ``info["lossless"]``: kept lossless in WebP
         output. A 16-bit RGB(A) PNG or TIFF (or an RGB PPM, JPEG 2000 or AVIF of more than
         8 bits), which Pillow would read as 8-bit, is returned as an ``(H, W, 3 or 4)``
         uint16 ``ImageArray`` read with OpenCV (a TIFF stored plane by plane: with
@@ -278,7 +278,11 @@ def _read(path, geometry=None, opencv=False):
             # tag's default), which the output would have claimed: it has none
             for key in ("dpi", "resolution"):
                 im.info.pop(key, None)
-        avif = _avif_header(im)  # (bits, grey) of an AVIF: its header parsed once a read
+        avif = _avif_header(im)  # (bits, grey, sampling): its header parsed once a read
+        # a JPEG's or an AVIF's chroma subsampling: kept in JPEG and AVIF output (_save)
+        sampling = _jpeg_subsampling(im) or (avif[2] if avif else None)
+        if sampling:
+            im.info["subsampling"] = sampling
         maxval, signed = _sample_maxval(im, avif)
         sixteen = _16bit_colour_mode(im, maxval, avif)  # before getexif, which may load a PNG
         if sixteen and im.format == "JPEG2000":
@@ -316,9 +320,6 @@ def _read(path, geometry=None, opencv=False):
                 grey.info = info
                 return grey, full
             return ImageArray(pixels, info), full
-        sampling = _jpeg_subsampling(im)  # kept in JPEG and AVIF output (_save)
-        if sampling:
-            im.info["subsampling"] = sampling
         if im.format == "WEBP" and _file_header(im, _webp_lossless):  # kept lossless
             im.info["lossless"] = True
         scale = 1
@@ -787,7 +788,7 @@ _AVIF_IPRP_MAX = 256 << 10
 
 
 def _avif_header(im):
-    """``(bits, grey)`` of the AVIF file open in Pillow as ``im`` (``_avif_file_header``),
+    """``(bits, grey, sampling)`` of the AVIF file open in Pillow as ``im`` (``_avif_file_header``),
     or None: not AVIF, or a header this does not find. Parsed once a read, by
     ``_read``, which passes it on."""
     return _file_header(im, _avif_file_header) if im.format == "AVIF" else None
@@ -838,11 +839,13 @@ def _webp_lossless(f):
 
 
 def _avif_file_header(f):
-    """``(bits, grey)`` of the AVIF file ``f`` (binary, seekable), or None: not AVIF,
-    or a header this does not find. ``bits``: bits a sample (8, 10 or 12); Pillow's AVIF
-    plugin reads 10 and 12 bits as 8 and does not say so (the mode is RGB(A) or L either
-    way). ``grey``: monochrome by the header (an ``av1C`` mono_chrome flag, else a
+    """``(bits, grey, sampling)`` of the AVIF file ``f`` (binary, seekable), or None: not
+    AVIF, or a header this does not find. ``bits``: bits a sample (8, 10 or 12); Pillow's
+    AVIF plugin reads 10 and 12 bits as 8 and does not say so (the mode is RGB(A) or L
+    either way). ``grey``: monochrome by the header (an ``av1C`` mono_chrome flag, else a
     ``pixi`` of one channel): Pillow 13 opens one as ``L``, Pillow 11 as ``RGB``.
+    ``sampling``: the chroma subsampling (``_av1c_sampling``; None: grey, no ``av1C``,
+    or tiles of different ones), which Pillow's AVIF reader does not give.
 
     The primary item's (``pitm``) properties, by ``meta`` -> ``iprp``: its ``av1C``
     (the AV1 sequence header's high_bitdepth and twelve_bit flags), else its ``pixi``
@@ -889,13 +892,26 @@ def _avif_file_header(f):
         )
         if bits is not None:  # grey: av1C's mono_chrome flag, a pixi of one channel
             grey = bool(body[2] & 0x10) if kind == b"av1C" else body[4] == 1
-            depths.setdefault(kind, {})[index] = (bits, grey)
+            sampling = _av1c_sampling(body) if kind == b"av1C" else None
+            depths.setdefault(kind, {})[index] = (bits, grey, sampling)
     for kind in (b"av1C", b"pixi"):
         mine = [found for index, found in depths.get(kind, {}).items() if index in associated]
         if mine:
-            return max(bits for bits, _ in mine), all(grey for _, grey in mine)
-    tiles = depths.get(b"av1C", {}).values()
-    return (max(bits for bits, _ in tiles), all(grey for _, grey in tiles)) if tiles else None
+            return _avif_found(mine)
+    tiles = list(depths.get(b"av1C", {}).values())
+    return _avif_found(tiles) if tiles else None
+
+
+def _avif_found(found):
+    """``(bits, grey, sampling)`` of an image of the AV1 items (or ``pixi``) ``found``,
+    each ``(bits, grey, sampling)``: the most bits, grey where all are, their one
+    sampling (None where they differ)."""
+    samplings = {sampling for _, _, sampling in found}
+    return (
+        max(bits for bits, _, _ in found),
+        all(grey for _, grey, _ in found),
+        samplings.pop() if len(samplings) == 1 else None,
+    )
 
 
 def _isobmff_boxes(read, start, end, limit=_AVIF_BOXES_MAX):
@@ -977,6 +993,16 @@ def _av1c_bits(body):
     if len(body) < 3:
         return None
     return 12 if body[2] & 0x60 == 0x60 else 10 if body[2] & 0x40 else 8
+
+
+def _av1c_sampling(body):
+    """The chroma subsampling of an ``av1C`` box's content, as Pillow's JPEG and AVIF
+    writers name it (``"4:4:4"``, ``"4:2:2"``, ``"4:2:0"``): its third byte's
+    chroma_subsampling_x (0x08) and chroma_subsampling_y (0x04) flags; None: too short,
+    monochrome (0x10), or x whole and y halved (no AV1 profile has it)."""
+    if len(body) < 3 or body[2] & 0x10:
+        return None
+    return {0x00: "4:4:4", 0x08: "4:2:2", 0x0C: "4:2:0"}.get(body[2] & 0x0C)
 
 
 def _pixi_bits(body):
@@ -1445,7 +1471,8 @@ def save_image(
         allows (the ICC profile only where the written pixels keep its colour
         space: not on a CMYK image converted to RGB); a JPEG's chroma subsampling,
         ``info["subsampling"]`` (``"4:4:4"``, ``"4:2:2"``, ``"4:2:0"``: what
-        ``open_image`` reads, or that of a JPEG opened in Pillow and given as it is), is
+        ``open_image`` reads from a JPEG or AVIF, or that of a JPEG opened in Pillow and
+        given as it is), is
         kept in JPEG and AVIF output (RGB, and RGBA for AVIF; else Pillow's
         4:2:0); an image with
         ``info["lossless"]`` (a lossless WebP's) is written as lossless WebP where no
@@ -1520,9 +1547,11 @@ def _save(
     size = image.shape[1::-1] if isinstance(image, np.ndarray) else image.size
     if _is_16bit_array(image) and fmt == "PNG" and image.shape[2] == 2:  # grey and alpha
         params = _metadata(info, "LA", size)  # a grey profile fits: kept
+        dropped = _dpi_left_out(params, fmt)
         data = _png_grey_alpha(np.asarray(image), params)
         lost = _icc_lost(info, params, fmt, "LA")
-        return _Saved(_write_atomic(path, lambda f: f.write(data), overwrite, later), lost)
+        write = _write_atomic(path, lambda f: f.write(data), overwrite, later)
+        return _Saved(write, lost, dropped)
     if _is_16bit_array(image) and fmt in SIXTEEN_BIT_FORMATS:
         cv2 = _opencv(f"writing 16-bit colour to {path} needs it")
         if cv2 is None:
@@ -1539,7 +1568,7 @@ def _save(
             write = _write_atomic(path, lambda f: _tiff_encode(rgb, params, f), overwrite, later)
             return _Saved(write, lost)
         else:
-            dropped: tuple[str, ...] = ()
+            dropped = _dpi_left_out(params, fmt)  # PNG's; a TIFF's: _opencv_tiff_dpi
             if fmt == "TIFF" and params.pop("icc_profile", None):  # OpenCV writes none
                 lost = f"OpenCV writes 16-bit TIFF without one; {TIFFFILE_HINT}"
             else:
@@ -1607,11 +1636,7 @@ def _save(
                 f"its {key.upper()} is left out: {len(params.pop(key)):,} bytes, more than a "
                 f"JPEG holds ({most:,})"
             )
-    if fmt in ("JPEG", "MPO") and not _dpi_writable(params.get("dpi", (1, 1)), JPEG_DPI_MAX):
-        x, y = map(float, params.pop("dpi"))
-        left_out.append(
-            f"its DPI is left out: {x:,.0f}x{y:,.0f}, more than a JPEG holds ({JPEG_DPI_MAX:,})"
-        )
+    left_out.extend(_dpi_left_out(params, fmt))
     cv2 = _opencv() if fmt == "PNG" and image.mode in _OPENCV_PNG else None
     if cv2 is not None:
         to_bgr = _OPENCV_PNG[image.mode]
@@ -1620,8 +1645,15 @@ def _save(
         if to_bgr is not None:
             pixels = cv2.cvtColor(pixels, getattr(cv2, to_bgr))
         data = _opencv_encode(fmt, pixels, params)
-        return _Saved(_write_atomic(path, lambda f: f.write(data), overwrite, later), lost)
+        write = _write_atomic(path, lambda f: f.write(data), overwrite, later)
+        return _Saved(write, lost, tuple(left_out))
     colour = {key: params.pop(key) for key in _PNG_COLOUR if key in params}
+    unitless = params.pop("resolution", None)  # a TIFF's of no unit: to TIFF only
+    if unitless and fmt == "TIFF":
+        params.update(x_resolution=unitless[0], y_resolution=unitless[1], resolution_unit=1)
+    if params.get("exif") and fmt in ("BMP", "GIF"):  # Pillow's writers drop it
+        del params["exif"]
+        left_out.append(f"its EXIF is left out: {fmt} files hold none")
     xmp = params.pop("xmp", None)
     if xmp and fmt in ("JPEG", "MPO", "WEBP", "AVIF"):  # Pillow's xmp=
         params["xmp"] = xmp  # (one too long for a JPEG is in left_out)
@@ -1654,13 +1686,20 @@ _ICC_WRITERS = ("AVIF", "JPEG", "MPO", "PNG", "TIFF", "WEBP")
 
 def _metadata(info, mode=None, size=None):
     """The ICC profile, EXIF, DPI and XMP of ``info`` to write (``icc_profile``, ``exif``,
-    ``dpi``, ``xmp``: Pillow's ``save`` keywords; XMP as bytes). With ``mode``, the mode of the pixels
+    ``dpi``, ``xmp``: Pillow's ``save`` keywords; XMP as bytes), and a TIFF's resolution
+    of no unit where it has no DPI (``resolution``, floats: TIFF writers only). With ``mode``, the mode of the pixels
     written, a profile of another colour space (see ``_ICC_SPACES``) is left out:
     it would be invalid in the file. With ``size``, the (width, height) written, the
     EXIF's pixel dimensions are made that size: see ``_exif_sized``."""
     params = {key: info[key] for key in ("icc_profile", "exif", "dpi") if info.get(key)}
     if "dpi" in params and not _dpi_writable(params["dpi"]):
         del params["dpi"]  # a damaged resolution tag's: no file holds it
+    try:  # a TIFF's of no unit (ResolutionUnit 1, no dpi): written to TIFF only
+        unitless = tuple(float(d) for d in info.get("resolution") or ())
+    except (TypeError, ValueError, ZeroDivisionError):
+        unitless = ()
+    if "dpi" not in params and len(unitless) == 2 and _dpi_writable(unitless):
+        params["resolution"] = unitless
     if "exif" in params and size is not None:
         params["exif"] = _exif_sized(params["exif"], size)
     if "icc_profile" in params and not _profile_fits(params["icc_profile"], mode):
@@ -1674,13 +1713,13 @@ def _metadata(info, mode=None, size=None):
 
 
 #: The largest DPI that every writer holds: PNG's ``pHYs``, pixels a metre in 32 bits
-#: (a TIFF's rational holds up to 2**32 - 1; a JPEG: ``JPEG_DPI_MAX``, said by ``_save``)
+#: (a TIFF's rational holds up to 2**32 - 1; a JPEG or a small one: ``_dpi_left_out``)
 _DPI_MAX = 0xFFFFFFFF * 0.0254
 
 
-def _dpi_writable(dpi, most=_DPI_MAX):
+def _dpi_writable(dpi):
     """Whether the ``info["dpi"]`` pair ``dpi`` can be written: both above 0 and at
-    most ``most``. Pillow's TIFF reader (and ``_tiff_resolution``) gives a zero
+    most ``_DPI_MAX``. Pillow's TIFF reader (and ``_tiff_resolution``) gives a zero
     denominator as NaN and 2**32 - 1 dots a centimetre as 1.1e10 dpi, on which every
     PNG and JPEG writer and tifffile's failed (Pillow 11's zero-denominator rational
     raises ZeroDivisionError as a float). Anything but a pair of numbers is left to the
@@ -1691,7 +1730,31 @@ def _dpi_writable(dpi, most=_DPI_MAX):
         return False
     except (TypeError, ValueError):
         return True
-    return 0 < x <= most and 0 < y <= most  # NaN: False
+    return 0 < x <= _DPI_MAX and 0 < y <= _DPI_MAX  # NaN: False
+
+
+def _dpi_left_out(params, fmt):
+    """``params``' DPI taken out where a ``fmt`` file cannot hold it, and the note that
+    says so (empty where kept): a JPEG's JFIF density is whole dots an inch, 16 bits
+    (Pillow's writer wrapped one above ``JPEG_DPI_MAX``, 70,000 to 4,464, and wrote one
+    that rounds to 0 as 0), PNG's ``pHYs`` and BMP's header whole pixels a metre (0
+    under 0.0127 dpi). A TIFF's rationals hold any that ``_dpi_writable`` passes
+    (OpenCV's 16-bit TIFF: ``_opencv_tiff_dpi``); GIF, WebP and AVIF hold none."""
+    try:
+        x, y = (float(d) for d in params.get("dpi") or ())
+    except (TypeError, ValueError):  # none, or left to the writer to refuse
+        return ()
+    if fmt in ("JPEG", "MPO") and max(x, y) > JPEG_DPI_MAX:
+        why = f"more than a JPEG holds ({JPEG_DPI_MAX:,})"
+    elif fmt in ("JPEG", "MPO") and min(round(x), round(y)) < 1:
+        why = "which a JPEG holds as 0 dots an inch (whole numbers)"
+    elif fmt in ("PNG", "BMP") and min(int(d / 0.0254 + 0.5) for d in (x, y)) < 1:
+        why = f"which a {fmt} holds as 0 pixels a metre (whole numbers)"
+    else:
+        return ()
+    del params["dpi"]
+    shown = "x".join(f"{d:.2g}" if d < 1 else f"{d:,.2f}".rstrip("0").rstrip(".") for d in (x, y))
+    return (f"its DPI is left out: {shown}, {why}",)
 
 
 #: EXIF tags PixelXDimension and PixelYDimension, in the Exif IFD
@@ -1890,32 +1953,36 @@ OPENCV_TIFF_DPI_MAX = 2**24
 
 
 def _opencv_tiff_dpi(params):
-    """``params``' DPI made what OpenCV writes to a TIFF: both rounded to whole numbers
-    (``_opencv_encode`` writes them); one that rounds to 0 or is above
-    ``OPENCV_TIFF_DPI_MAX`` is taken out, and the note that says so returned."""
-    if not params.get("dpi"):
+    """``params``' DPI (or, without one, its ``resolution`` of no unit) made what OpenCV
+    writes to a TIFF: both rounded to whole numbers (``_opencv_encode`` writes them);
+    one that rounds to 0 or is above ``OPENCV_TIFF_DPI_MAX`` is taken out, and the note
+    that says so returned."""
+    key = "dpi" if params.get("dpi") else "resolution"
+    if not params.get(key):
         return ()
-    x, y = (float(d) for d in params["dpi"])
+    x, y = (float(d) for d in params[key])
     whole = (round(x), round(y))
     if 1 <= min(whole) and max(whole) <= OPENCV_TIFF_DPI_MAX:
-        params["dpi"] = whole
+        params[key] = whole
         return ()
-    del params["dpi"]
+    del params[key]
     return (
-        f"its DPI is left out: {x:,.2f}x{y:,.2f}; OpenCV writes a 16-bit TIFF's in whole "
-        f"numbers from 1 to {OPENCV_TIFF_DPI_MAX:,}; {TIFFFILE_HINT}",
+        f"its {'DPI' if key == 'dpi' else key} is left out: {x:,.2f}x{y:,.2f}; OpenCV "
+        f"writes a 16-bit TIFF's in whole numbers from 1 to {OPENCV_TIFF_DPI_MAX:,}; "
+        f"{TIFFFILE_HINT}",
     )
 
 
 def _opencv_encode(fmt, pixels, params):
     """The file's bytes, from OpenCV; a PNG gets ``params``' ICC profile, EXIF, DPI and
-    XMP, a TIFF its DPI (whole: ``_opencv_tiff_dpi``)."""
+    XMP, a TIFF its DPI or resolution of no unit (whole: ``_opencv_tiff_dpi``)."""
     cv2 = _opencv()
     settings = []
-    if fmt == "TIFF" and params.get("dpi"):
-        x, y = params["dpi"]
-        settings = [cv2.IMWRITE_TIFF_RESUNIT, 2, cv2.IMWRITE_TIFF_XDPI, x]
-        settings += [cv2.IMWRITE_TIFF_YDPI, y]  # resolution unit 2: inch
+    if fmt == "TIFF" and (params.get("dpi") or params.get("resolution")):
+        x, y = params.get("dpi") or params["resolution"]
+        unit = 2 if params.get("dpi") else 1  # ResolutionUnit 2: inch; 1: none
+        settings = [cv2.IMWRITE_TIFF_RESUNIT, unit, cv2.IMWRITE_TIFF_XDPI, x]
+        settings += [cv2.IMWRITE_TIFF_YDPI, y]
     if fmt == "PNG":
         strategy = getattr(cv2, f"IMWRITE_PNG_STRATEGY_{PNG_ZLIB['strategy'].upper()}")
         row_filter = getattr(cv2, f"IMWRITE_PNG_FILTER_{PNG_ZLIB['filter'].upper()}", None)
@@ -2036,6 +2103,8 @@ def _tiff_encode(pixels, params, file):
     if params.get("dpi"):
         # floats: tifffile takes no IFDRational (Pillow's type for a TIFF's or EXIF's dpi)
         tags.update(resolution=tuple(map(float, params["dpi"])), resolutionunit="INCH")
+    elif params.get("resolution"):  # a TIFF's of no unit (_metadata)
+        tags.update(resolution=tuple(map(float, params["resolution"])), resolutionunit="NONE")
     text, ifds = _tiff_exif(params.get("exif"))
     if 305 in text:  # the camera's or editor's Software, in place of "tifffile.py"
         tags["software"] = text.pop(305)
