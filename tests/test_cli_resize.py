@@ -196,6 +196,10 @@ def test_geometry_flags(tmp_path, flags, size):
         (["x.png", "--size", "3x3", "--scale", "2"], "got size, scale"),
         (["x.png", "--size", "3by3"], "expected WIDTHxHEIGHT"),
         (["x.png", "--width", "0"], "must be > 0"),
+        # "expected a number; got '10.5'": a number, but not a whole one
+        (["x.png", "--width", "10.5"], "--width: expected a whole number; got '10.5'"),
+        (["x.png", "--height", "1e3"], "--height: expected a whole number; got '1e3'"),
+        (["x.png", "--scale", "half"], "--scale: expected a number; got 'half'"),
         (["x.png", "--size", "3x3", "--mode", "sinc"], "invalid choice"),
         (
             ["x.png", "--size", "3x3", "--mode", "lanczos"],

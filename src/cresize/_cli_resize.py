@@ -73,7 +73,8 @@ def _positive(kind):
         try:
             value = kind(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a number; got {text!r}") from None
+            number = "a whole number" if kind is int else "a number"
+            raise argparse.ArgumentTypeError(f"expected {number}; got {text!r}") from None
         if not value > 0 or value == float("inf"):
             raise argparse.ArgumentTypeError(f"must be > 0; got {text!r}")
         return value
