@@ -339,6 +339,18 @@ def test_output_that_is_a_directory_points_to_out_dir(tmp_path, capsys, overwrit
     assert os.listdir(tmp_path / "thumbs") == []
 
 
+@pytest.mark.parametrize("option", ["-o", "--output", "--out-dir"])
+def test_an_empty_output_or_out_dir_is_a_usage_error(tmp_path, capsys, option):
+    # A script's unset variable, --out-dir "$DEST", was taken as no --out-dir: the
+    # outputs were written beside the inputs (in/a.webp with --format webp), and -o ""
+    # likewise named the output after its input.
+    src = write(tmp_path / "in" / "a.png")
+    assert main([str(src), "--width", "10", "--format", "webp", option, ""]) == 2
+    name = "--out-dir" if option == "--out-dir" else "-o/--output"
+    assert f"{name} is empty" in capsys.readouterr().err
+    assert tree(tmp_path) == ["in/a.png"]
+
+
 def test_an_output_name_of_another_format_than_format_is_a_usage_error(tmp_path, capsys):
     # -o out.png --format jpeg wrote JPEG bytes into out.png.
     src = write(tmp_path / "in.png")

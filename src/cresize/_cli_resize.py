@@ -387,6 +387,14 @@ def _usage_error(args):
         )
     if args.output and args.out_dir:
         return "give -o/--output or --out-dir, not both"
+    # An unset variable in a script (--out-dir "$DEST") was taken as no option at all:
+    # the outputs went beside the inputs.
+    for name, value, what in (
+        ("-o/--output", args.output, "file"),
+        ("--out-dir", args.out_dir, "folder"),
+    ):
+        if value == "":
+            return f"{name} is empty; give a {what} name"
     if any(sep and sep in args.suffix for sep in (os.sep, os.altsep)):
         return (
             f"--suffix must not contain a path separator; got {args.suffix!r} (use "
