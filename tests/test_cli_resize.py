@@ -351,6 +351,18 @@ def test_an_empty_output_or_out_dir_is_a_usage_error(tmp_path, capsys, option):
     assert tree(tmp_path) == ["in/a.png"]
 
 
+def test_an_output_name_ending_with_a_separator_points_to_out_dir(tmp_path, capsys):
+    # -o thumbs/ (a folder not made yet) made the folder thumbs and then failed the
+    # file with "FileExistsError: thumbs/ exists (pass overwrite=True, or --overwrite)"
+    # given --format, or "cannot tell the output format from the extension ''" without.
+    src = write(tmp_path / "in.png")
+    folder = str(tmp_path / "thumbs") + os.sep
+    for fmt in ([], ["--format", "png"]):
+        assert main([str(src), "--width", "10", "-o", folder, *fmt]) == 2
+        assert f"-o/--output {folder} ends with a path separator" in capsys.readouterr().err
+        assert tree(tmp_path) == ["in.png"] and not (tmp_path / "thumbs").exists()
+
+
 def test_an_output_name_of_another_format_than_format_is_a_usage_error(tmp_path, capsys):
     # -o out.png --format jpeg wrote JPEG bytes into out.png.
     src = write(tmp_path / "in.png")

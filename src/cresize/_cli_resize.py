@@ -395,6 +395,11 @@ def _usage_error(args):
     ):
         if value == "":
             return f"{name} is empty; give a {what} name"
+    if args.output and args.output.endswith(tuple(sep for sep in (os.sep, os.altsep) if sep)):
+        return (
+            f"-o/--output {args.output} ends with a path separator: a folder's name; use "
+            f"--out-dir {args.output}"
+        )
     if any(sep and sep in args.suffix for sep in (os.sep, os.altsep)):
         return (
             f"--suffix must not contain a path separator; got {args.suffix!r} (use "
