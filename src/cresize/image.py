@@ -233,7 +233,13 @@ def _path(path, name="path", *, file_object=False):
         raise TypeError(
             f"{name} must be a str or os.PathLike (a file name); got {type(path).__name__}"
         ) from None
-    if ("\0" if isinstance(path, str) else b"\0") in path:
+    if isinstance(path, bytes) and b"\0" in path:  # an image's bytes, not a name
+        raise ValueError(
+            f"{name} must not contain a NUL character; got {len(path):,} bytes beginning "
+            f"{path[:16]!r}: a file's contents rather than its name?"
+            + (" open_image(io.BytesIO(data)) reads them" if file_object else "")
+        )
+    if isinstance(path, str) and "\0" in path:
         raise ValueError(f"{name} must not contain a NUL character; got {path!r}")
     return path
 
