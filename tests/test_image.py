@@ -672,6 +672,19 @@ def test_a_jpeg_wider_than_libjpeg_writes_is_refused_with_the_limit(tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["widest.jpg"]
 
 
+def test_a_gif_wider_than_the_format_holds_is_refused_with_the_limit(tmp_path):
+    # A GIF's width and height are 16-bit fields: Pillow's writer failed with a bare
+    # "OverflowError: int too big to convert" (cresize resize: a 100000x1 --format gif).
+    from cresize.image import GIF_MAX_SIDE
+
+    save_image(np.zeros((1, GIF_MAX_SIDE), np.uint8), tmp_path / "widest.gif")
+    assert Image.open(tmp_path / "widest.gif").size == (GIF_MAX_SIDE, 1)
+    for shape in [(1, GIF_MAX_SIDE + 1), (GIF_MAX_SIDE + 1, 1, 3), (1, 100_000, 4)]:
+        with pytest.raises(ValueError, match=r"a GIF is at most 65,535 pixels.*write PNG"):
+            save_image(np.zeros(shape, np.uint8), tmp_path / "wide.gif")
+    assert sorted(os.listdir(tmp_path)) == ["widest.gif"]
+
+
 def test_arrays_need_no_pillow(monkeypatch, tmp_path):
     for name in [m for m in sys.modules if m == "PIL" or m.startswith("PIL.")]:
         monkeypatch.setitem(sys.modules, name, None)

@@ -58,6 +58,8 @@ TIFFFILE_FALLBACK = "OpenCV writes 16-bit TIFF, without an ICC profile"
 SHRINK_ON_LOAD_MARGIN = 2.5
 #: The longest side libjpeg writes (its JPEG_MAX_DIMENSION; the format's own is 65,535).
 JPEG_MAX_SIDE = 65500
+#: The longest side a GIF holds (its width and height are 16-bit fields).
+GIF_MAX_SIDE = 65535
 #: Most bytes of EXIF a JPEG holds (one APP1 segment, "Exif\0\0" included: Pillow's
 #: ``MAX_BYTES_IN_MARKER``); a longer one is left out rather than fail the write.
 JPEG_EXIF_MAX = 65533
@@ -1471,8 +1473,8 @@ def save_image(
         as TIFF only, by tifffile.
         32-bit grey images (int32, float) need TIFF; as PNG, an integer one is
         written at 16 bits when every value fits (0 to 65535), else refused. A
-        JPEG is at most 65,500 pixels wide and high (libjpeg): a larger image is
-        refused (``ValueError``); an EXIF of more than 65,533 bytes (a large
+        JPEG is at most 65,500 pixels wide and high (libjpeg), a GIF 65,535: a larger
+        image is refused (``ValueError``); an EXIF of more than 65,533 bytes (a large
         thumbnail or maker note), more than a JPEG holds, is left out of it.
     path : str or os.PathLike
         The file to write.
@@ -1583,10 +1585,12 @@ def _save(
         pil_image.info = dict(info)
     else:
         pil_image = image
-    if fmt == "JPEG" and max(pil_image.size) > JPEG_MAX_SIDE:  # else "broken data stream"
+    # else "broken data stream" (JPEG), "OverflowError: int too big to convert" (GIF)
+    longest = {"JPEG": JPEG_MAX_SIDE, "GIF": GIF_MAX_SIDE}.get(fmt)
+    if longest is not None and max(pil_image.size) > longest:
         w, h = pil_image.size
         raise ValueError(
-            f"a JPEG is at most {JPEG_MAX_SIDE:,} pixels wide and high; this image is "
+            f"a {fmt} is at most {longest:,} pixels wide and high; this image is "
             f"{w}x{h}: write PNG, TIFF or BMP"
         )
     image = _for_format(pil_image, fmt)
