@@ -685,6 +685,28 @@ def test_a_gif_wider_than_the_format_holds_is_refused_with_the_limit(tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["widest.gif"]
 
 
+def test_a_png_longer_than_opencv_writes(tmp_path):
+    # OpenCV's libpng writes at most 1,000,000 pixels a side: a longer PNG failed with
+    # "OSError: OpenCV could not encode a (1, 1000001, 3) uint8 image as PNG" (and
+    # libpng's and OpenCV's lines on stderr); Pillow writes it.
+    pytest.importorskip("cv2")
+    from cresize.image import PNG_OPENCV_MAX_SIDE
+
+    longest = PNG_OPENCV_MAX_SIDE + 1
+    for shape, mode in [((1, longest, 3), "RGB"), ((longest, 1), "L"), ((1, longest, 4), "RGBA")]:
+        pixels = np.arange(np.prod(shape), dtype=np.uint64).reshape(shape).astype(np.uint8)
+        save_image(pixels, tmp_path / "long.png", overwrite=True)
+        with Image.open(tmp_path / "long.png") as back:
+            assert back.mode == mode and back.size == (shape[1], shape[0])
+            np.testing.assert_array_equal(np.asarray(back), pixels)
+    grey16 = np.arange(longest, dtype=np.uint16).reshape(1, longest)  # I;16: Pillow's
+    save_image(grey16, tmp_path / "grey16.png")
+    np.testing.assert_array_equal(np.asarray(Image.open(tmp_path / "grey16.png")), grey16)
+    with pytest.raises(ValueError, match=r"at most 1,000,000 pixels a side; this image is "):
+        save_image(np.zeros((1, longest, 3), np.uint16), tmp_path / "deep.png")
+    assert sorted(os.listdir(tmp_path)) == ["grey16.png", "long.png"]
+
+
 def test_arrays_need_no_pillow(monkeypatch, tmp_path):
     for name in [m for m in sys.modules if m == "PIL" or m.startswith("PIL.")]:
         monkeypatch.setitem(sys.modules, name, None)

@@ -1622,7 +1622,9 @@ def _save(
         left_out.append(
             f"its DPI is left out: {x:,.0f}x{y:,.0f}, more than a JPEG holds ({JPEG_DPI_MAX:,})"
         )
-    cv2 = _opencv() if fmt == "PNG" and image.mode in _OPENCV_PNG else None
+    cv2 = None
+    if fmt == "PNG" and image.mode in _OPENCV_PNG and max(image.size) <= PNG_OPENCV_MAX_SIDE:
+        cv2 = _opencv()  # else Pillow's writer, which has no such limit
     if cv2 is not None:
         to_bgr = _OPENCV_PNG[image.mode]
         pixels = np.asarray(image)
@@ -1886,6 +1888,10 @@ def _from_array(image: np.ndarray) -> PIL.Image.Image:
 #: Pillow modes written as PNG by OpenCV -> the conversion to OpenCV's BGR(A), or None.
 #: OpenCV's PNG encoder (zlib at its fast default, no adaptive filter search)
 #: makes files about as small as Pillow's default in about a tenth of the time.
+#: The longest side of a PNG that OpenCV writes (libpng's default limit,
+#: PNG_USER_WIDTH_MAX and PNG_USER_HEIGHT_MAX; the format's own is 2**31 - 1): a longer
+#: 8-bit image is written by Pillow, a 16-bit colour one refused.
+PNG_OPENCV_MAX_SIDE = 1_000_000
 _OPENCV_PNG = {"L": None, "I;16": None, "RGB": "COLOR_RGB2BGR", "RGBA": "COLOR_RGBA2BGRA"}
 #: How OpenCV writes PNG: zlib level (0-9), zlib strategy, row filter (these are
 #: OpenCV's defaults, spelled out). libvips' ``pngsave`` default is level 6, the
@@ -1935,6 +1941,12 @@ def _opencv_encode(fmt, pixels, params):
         ]
         if hasattr(cv2, "IMWRITE_PNG_FILTER"):  # OpenCV 4.11+; before, always "sub"
             settings += [cv2.IMWRITE_PNG_FILTER, row_filter]
+    if fmt == "PNG" and max(pixels.shape[:2]) > PNG_OPENCV_MAX_SIDE:  # 16-bit colour
+        h, w = pixels.shape[:2]
+        raise ValueError(
+            f"a 16-bit colour PNG is written by OpenCV, whose libpng writes at most "
+            f"{PNG_OPENCV_MAX_SIDE:,} pixels a side; this image is {w}x{h}: write TIFF"
+        )
     ext = ".png" if fmt == "PNG" else ".tif"
     ok, data = cv2.imencode(ext, np.ascontiguousarray(pixels), settings)
     if not ok:
