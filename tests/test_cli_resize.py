@@ -1390,6 +1390,16 @@ def test_the_quality_help_says_a_lossless_webp_stays_lossless(capsys):
     assert "lossless WebP written as WebP: lossless unless given" in text
 
 
+def test_the_help_gives_the_exit_statuses(capsys):
+    # A batch job branches on the exit status; the help (and docs/files.md's options)
+    # said none of them: 2 was written nowhere, the others only in "Safety".
+    assert main(["--help"]) == 0
+    out = capsys.readouterr().out
+    statuses = re.findall(r"^  (\d+) ", out.split("exit status:\n")[1], re.M)
+    assert statuses == ["0", "1", "2", "130", "141"]
+    assert main(["x.png"]) == 2  # a usage error: no geometry
+
+
 def test_xmp_for_gif_or_bmp_output_is_left_out_with_a_note(tmp_path, capsys):
     # BMP and GIF hold no XMP: it was dropped without a note; one without XMP gets none
     from PIL import PngImagePlugin

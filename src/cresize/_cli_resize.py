@@ -52,6 +52,14 @@ EPILOG = """examples:
   cresize resize photo.jpg --fit 1024x1024 -o small.jpg
   cresize resize photos/ -r --width 800 --out-dir thumbs --format webp --jobs 2
   cresize resize 'scans/*.tif' --scale 0.5 --suffix _half
+
+exit status:
+  0    every file done (or listed, with -n)
+  1    an input failed (each one said, the rest done), or the batch was refused
+       before it started (an output would replace another input)
+  2    a usage error, or the command's own output (stdout) cannot be written
+  130  interrupted (Ctrl-C, SIGTERM)
+  141  whatever read the command's output has gone (| head)
 """
 
 
