@@ -433,6 +433,32 @@ def test_in_place(tmp_path, capsys):
     assert (tmp_path / "in_s.png").read_bytes() == b"keep me"
 
 
+def test_in_place_refuses_a_file_of_several_images(tmp_path, capsys):
+    # --in-place replaced an animated GIF, PNG or WebP or a multi-page TIFF with its
+    # first frame or page, the others lost for good, with only a note: "3 frames; only
+    # the first was resized". It is refused now, the file untouched; written elsewhere
+    # (--out-dir, --suffix) it is done as before, with the note.
+    frames = [Image.fromarray(photo(40, 60, seed)) for seed in range(3)]
+    names = ["anim.gif", "anim.png", "anim.webp", "pages.tif"]
+    for name in names:
+        frames[0].save(tmp_path / name, save_all=True, append_images=frames[1:])
+    still = write(tmp_path / "still.png")
+    before = {name: (tmp_path / name).read_bytes() for name in names}
+    assert main([str(tmp_path), "--width", "10", "--in-place", "-q"]) == 1
+    err = capsys.readouterr().err
+    for name in names:
+        unit = "pages" if name.endswith(".tif") else "frames"
+        assert (
+            f"{tmp_path / name}: 3 {unit}: --in-place would replace it with the first only, "
+            f"the others lost; write it elsewhere (--out-dir or --suffix)"
+        ) in err, err
+        assert (tmp_path / name).read_bytes() == before[name]
+    assert Image.open(still).size == (10, 7)  # the rest done
+    assert main([str(tmp_path / "anim.gif"), "--width", "10", "--suffix", "_s", "-q"]) == 0
+    assert "3 frames; only the first was resized" in capsys.readouterr().err
+    assert Image.open(tmp_path / "anim_s.gif").size == (10, 7)
+
+
 @pytest.mark.skipif(os.name != "posix", reason="POSIX symbolic links")
 def test_in_place_and_overwrite_write_through_a_link(tmp_path):
     # --in-place on a link replaced the link with a new file and left the photo it

@@ -311,7 +311,10 @@ def main(argv=None):
 
     _reuse_freed_memory()
     stop = threading.Event()
-    todo = [(src, dst, dict(options, overwrite=args.overwrite or same)) for src, dst, same in tasks]
+    todo = [
+        (src, dst, dict(options, overwrite=args.overwrite or same, in_place=same))
+        for src, dst, same in tasks
+    ]
     try:
         with _stop_on_signals(stop), _without_pillow_limit(image._pil()), _warnings_per_file():
             _run(todo, jobs, report, results, stop)
@@ -811,6 +814,16 @@ def _resize_one(task, cancel, later):
                 src,
                 f"{w}x{h} is {w * h:,} pixels, more than --max-pixels {limit:,} (raise it "
                 f"for a file you trust; the limit guards against decompression bombs)",
+                None,
+            )
+        if o.get("in_place") and header.frames != 1:  # the others would be lost for good
+            several = (
+                f"{header.frames} {header.unit}" if header.frames else f"several {header.unit}"
+            )
+            return (
+                src,
+                f"{several}: --in-place would replace it with the first only, the others "
+                f"lost; write it elsewhere (--out-dir or --suffix)",
                 None,
             )
         # The resized image too (a typo, --scale 10 for 0.1, took minutes and gigabytes
