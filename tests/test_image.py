@@ -284,6 +284,23 @@ def test_geometry_takes_what_resize_takes():
         assert target_size(8, 6, scale=(f, 1)) == ((4, 6), None)
 
 
+@pytest.mark.parametrize(
+    "width,height,error",
+    [
+        ("400", 300, TypeError),  # "'<=' not supported between instances of 'int' and 'str'"
+        (400.0, 300, TypeError),  # gave ((100, 75.0), None): a float height
+        (None, 300, TypeError),  # "unsupported operand type(s) for *: 'int' and 'NoneType'"
+        (True, 300, TypeError),  # gave ((1, 100), None)
+        (0, 300, ValueError),  # gave ((0, 300), None)
+        (400, -5, ValueError),  # gave ((400, -5), None)
+    ],
+)
+def test_target_size_checks_the_image_size(width, height, error):
+    with pytest.raises(error, match=r"width and height must be positive ints; got \("):
+        target_size(width, height, fit=(100, 100))
+    assert target_size(np.int64(400), np.array(300), fit=(100, 100)) == ((100, 75), None)
+
+
 def test_bad_images():
     with pytest.raises(TypeError, match="image array must be HW or HWC"):
         resize_image(np.zeros((2, 3, 4, 5), np.uint8), (2, 2))

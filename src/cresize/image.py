@@ -2258,6 +2258,12 @@ def target_size(
         ``(new_width, new_height)`` and the crop box ``(left, top, right, bottom)``
         in the resized image, or None when nothing is cropped.
     """
+    image_size = (width, height)
+    width, height = (
+        _spec.integer(n, "width and height", "positive ints", image_size) for n in image_size
+    )
+    if width < 1 or height < 1:
+        raise ValueError(f"width and height must be positive ints; got {image_size!r}")
     given: dict[str, Any] = {  # one value, of the type of its keyword
         k: v for k, v in dict(size=size, scale=scale, fit=fit, fill=fill).items() if v is not None
     }
