@@ -399,6 +399,20 @@ def test_temporary_name_taken_by_another_file_is_left_alone(tmp_path, monkeypatc
     assert (tmp_path / ".new.png.cafe.tmp").read_bytes() == b"not ours"
 
 
+@pytest.mark.parametrize("stem", ["a" * 251, "\u00e9" * 125, "b" * 237])
+def test_a_long_name_gets_a_temporary_name_that_fits(tmp_path, stem):
+    # The temporary, ".NAME.XXXXXXXX.tmp", is 14 bytes longer than the name: a name of
+    # more than 241 bytes (at most 255 a name, NAME_MAX) failed with "[Errno 36] File
+    # name too long", naming the output, whose name is valid.
+    name = stem + ".png"
+    assert len(os.fsencode(name)) <= 255
+    save_image(photo(8, 8), tmp_path / name)
+    assert os.listdir(tmp_path) == [name]
+    assert Image.open(tmp_path / name).size == (8, 8)
+    save_image(photo(6, 6), tmp_path / name, overwrite=True)
+    assert os.listdir(tmp_path) == [name] and Image.open(tmp_path / name).size == (6, 6)
+
+
 def test_save_converts_for_the_format(tmp_path):
     rgba = np.zeros((8, 8, 4), np.uint8)
     rgba[:4] = (0, 0, 255, 255)  # top half blue, bottom half transparent

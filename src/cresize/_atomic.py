@@ -10,6 +10,10 @@ import os
 import stat
 import threading
 
+#: The longest name of a file, in bytes (NAME_MAX of Linux's and macOS's file systems,
+#: 255 UTF-16 units on Windows'): a temporary's name is cut to fit it.
+NAME_MAX = 255
+
 
 def _write_atomic(path, write, overwrite, later=None):
     """Call ``write(file)`` on a temporary file next to ``path``, then ``_commit`` it.
@@ -26,7 +30,10 @@ def _write_atomic(path, write, overwrite, later=None):
         path = os.path.realpath(path)  # written through, as open() does: the link stays
     folder, name = os.path.split(path)
     # os.urandom, as secrets.token_hex, without secrets' import of OpenSSL (~2 ms a run).
-    tmp = os.path.join(folder, f".{name}.{os.urandom(4).hex()}.tmp")
+    tag = f".{os.urandom(4).hex()}.tmp"
+    while len(os.fsencode(f".{name}{tag}")) > NAME_MAX:  # a valid name, too long for it
+        name = name[:-1]
+    tmp = os.path.join(folder, f".{name}{tag}")
     f = None
     try:
         # Opened inside the try: a signal handler that raises does so as soon as
