@@ -388,6 +388,20 @@ def test_an_output_folder_that_is_a_file_is_a_usage_error(tmp_path, capsys):
     assert tree(tmp_path) == ["in.png", "notes.txt"]
 
 
+@pytest.mark.parametrize("overwrite", [[], ["--overwrite"]])
+def test_an_output_name_taken_by_a_folder_is_refused_before_the_run(tmp_path, capsys, overwrite):
+    # It said "out/in.png exists (use --overwrite)", and with --overwrite failed after
+    # the resize: "IsADirectoryError: [Errno 21] Is a directory: 'out/.in.png.1234abcd.tmp'
+    # -> 'out/in.png'".
+    src = write(tmp_path / "in.png")
+    (tmp_path / "out" / "in.png").mkdir(parents=True)
+    assert main([str(src), "--width", "10", "--out-dir", str(tmp_path / "out"), *overwrite]) == 1
+    err = capsys.readouterr().err
+    assert f"the output {tmp_path / 'out' / 'in.png'} is a folder" in err, err
+    assert "--overwrite" not in err and ".tmp" not in err
+    assert tree(tmp_path) == ["in.png"] and (tmp_path / "out" / "in.png").is_dir()
+
+
 def test_refuses_to_overwrite(tmp_path, capsys):
     src = write(tmp_path / "in.png")
     dst = tmp_path / "out.png"

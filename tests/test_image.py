@@ -413,6 +413,18 @@ def test_a_long_name_gets_a_temporary_name_that_fits(tmp_path, stem):
     assert os.listdir(tmp_path) == [name] and Image.open(tmp_path / name).size == (6, 6)
 
 
+@pytest.mark.parametrize("overwrite", [False, True])
+def test_saving_to_a_folders_name_says_so(tmp_path, overwrite):
+    # It said "DIR exists (pass overwrite=True, or --overwrite)", and with overwrite=True
+    # "IsADirectoryError: [Errno 21] Is a directory: '.DIR.1234abcd.tmp' -> 'DIR'",
+    # naming a hidden temporary, after the image was encoded.
+    (tmp_path / "thumb.png").mkdir()
+    with pytest.raises(IsADirectoryError, match=r"a folder has this name, not a file") as caught:
+        save_image(photo(8, 8), tmp_path / "thumb.png", overwrite=overwrite)
+    assert caught.value.filename == str(tmp_path / "thumb.png")
+    assert os.listdir(tmp_path) == ["thumb.png"] and os.listdir(tmp_path / "thumb.png") == []
+
+
 def test_save_converts_for_the_format(tmp_path):
     rgba = np.zeros((8, 8, 4), np.uint8)
     rgba[:4] = (0, 0, 255, 255)  # top half blue, bottom half transparent

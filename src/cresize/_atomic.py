@@ -24,6 +24,8 @@ def _write_atomic(path, write, overwrite, later=None):
     was written. Whatever happens, the temporary file is renamed whole and
     synced, or removed.
     """
+    if os.path.isdir(path):  # "exists (pass overwrite=True)", then EISDIR of the temporary
+        raise IsADirectoryError(errno.EISDIR, "a folder has this name, not a file", path)
     if not overwrite and os.path.lexists(path):
         raise FileExistsError(f"{path} exists (pass overwrite=True, or --overwrite)")
     if overwrite and os.path.islink(path) and os.path.exists(path):

@@ -580,6 +580,8 @@ def _plan(args):
                     f"{dst}; give --format (one of {', '.join(FORMATS)})",
                 )
             )
+        elif os.path.isdir(dst):  # else "exists (use --overwrite)", then EISDIR with it
+            failures.append((src, f"the output {dst} is a folder"))
         elif same and not args.in_place:
             failures.append(
                 (
