@@ -270,6 +270,20 @@ def test_bad_files_are_reported_and_the_rest_done(tmp_path, capsys):
 
 
 @pytest.mark.skipif(not hasattr(os, "symlink") or os.name == "nt", reason="symbolic links")
+def test_a_broken_link_is_said_to_be_one(tmp_path, capsys):
+    # A link to a file moved away said "not a regular file", of a name like photo.png.
+    write(tmp_path / "in" / "a.png")
+    os.symlink(tmp_path / "moved" / "b.png", tmp_path / "in" / "b.png")
+    os.symlink("c.png", tmp_path / "in" / "c.png")  # a loop: still "not a regular file"
+    assert main([str(tmp_path / "in"), "--width", "10", "--out-dir", str(tmp_path / "out")]) == 1
+    err = capsys.readouterr().err
+    moved = tmp_path / "moved" / "b.png"
+    assert f"in/b.png: a symbolic link to a file that does not exist ({moved})\n" in err
+    assert f"{tmp_path / 'in' / 'c.png'}: not a regular file\n" in err
+    assert tree(tmp_path / "out") == ["a.png"]
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink") or os.name == "nt", reason="symbolic links")
 def test_links_to_folders_are_not_counted_as_subfolders_for_r(tmp_path, capsys):
     # The message counted a symbolic link to a folder as a subfolder that -r would
     # enter, and -r then said "no image file" all the same: -r follows no such link.

@@ -806,7 +806,7 @@ def _resize_one(task, cancel, later):
     reading = True
     try:
         if not os.path.isfile(src):
-            return src, "not a regular file", None
+            return src, _not_a_file(src), None
         if os.path.getsize(src) == 0:  # an interrupted copy or download, say
             return src, "an empty file (0 bytes)", None
         header = _header(src)
@@ -874,6 +874,22 @@ def _resize_one(task, cancel, later):
     except Exception as exc:
         return src, _reason(exc, reading), None
     return src, saved.pending, notes._replace(icc_lost=saved.icc_lost, left_out=saved.left_out)
+
+
+def _not_a_file(path):
+    """Why the input ``path``, which is no regular file, is not read: a folder, FIFO,
+    device or loop of links "not a regular file"; a broken link, or a file gone since
+    the batch was planned, as such."""
+    try:
+        os.stat(path)
+    except FileNotFoundError:
+        try:
+            return f"a symbolic link to a file that does not exist ({os.readlink(path)})"
+        except OSError:  # not a link
+            return "no such file (gone since the batch was planned)"
+    except OSError:  # a loop of links
+        pass
+    return "not a regular file"
 
 
 def _synced(src, notes, pending):
