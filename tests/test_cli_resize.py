@@ -196,6 +196,10 @@ def test_geometry_flags(tmp_path, flags, size):
         (["x.png", "--size", "3x3", "--scale", "2"], "got size, scale"),
         (["x.png", "--size", "3by3"], "expected WIDTHxHEIGHT"),
         (["x.png", "--width", "0"], "must be > 0"),
+        # "expected a number; got '10.5'": a number, but not a whole one
+        (["x.png", "--width", "10.5"], "--width: expected a whole number; got '10.5'"),
+        (["x.png", "--height", "1e3"], "--height: expected a whole number; got '1e3'"),
+        (["x.png", "--scale", "half"], "--scale: expected a number; got 'half'"),
         (["x.png", "--size", "3x3", "--mode", "sinc"], "invalid choice"),
         (
             ["x.png", "--size", "3x3", "--mode", "lanczos"],
@@ -263,6 +267,20 @@ def test_bad_files_are_reported_and_the_rest_done(tmp_path, capsys):
     assert f"{tmp_path / 'missing.png'}: no such file or directory" in err
     assert f"{tmp_path / 'in' / 'f.jpg'}: an empty file (0 bytes)" in err
     assert "3 resized, 4 failed" in out
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink") or os.name == "nt", reason="symbolic links")
+def test_a_broken_link_is_said_to_be_one(tmp_path, capsys):
+    # A link to a file moved away said "not a regular file", of a name like photo.png.
+    write(tmp_path / "in" / "a.png")
+    os.symlink(tmp_path / "moved" / "b.png", tmp_path / "in" / "b.png")
+    os.symlink("c.png", tmp_path / "in" / "c.png")  # a loop: still "not a regular file"
+    assert main([str(tmp_path / "in"), "--width", "10", "--out-dir", str(tmp_path / "out")]) == 1
+    err = capsys.readouterr().err
+    moved = tmp_path / "moved" / "b.png"
+    assert f"in/b.png: a symbolic link to a file that does not exist ({moved})\n" in err
+    assert f"{tmp_path / 'in' / 'c.png'}: not a regular file\n" in err
+    assert tree(tmp_path / "out") == ["a.png"]
 
 
 @pytest.mark.skipif(not hasattr(os, "symlink") or os.name == "nt", reason="symbolic links")
@@ -335,6 +353,30 @@ def test_output_that_is_a_directory_points_to_out_dir(tmp_path, capsys, overwrit
     assert os.listdir(tmp_path / "thumbs") == []
 
 
+@pytest.mark.parametrize("option", ["-o", "--output", "--out-dir"])
+def test_an_empty_output_or_out_dir_is_a_usage_error(tmp_path, capsys, option):
+    # A script's unset variable, --out-dir "$DEST", was taken as no --out-dir: the
+    # outputs were written beside the inputs (in/a.webp with --format webp), and -o ""
+    # likewise named the output after its input.
+    src = write(tmp_path / "in" / "a.png")
+    assert main([str(src), "--width", "10", "--format", "webp", option, ""]) == 2
+    name = "--out-dir" if option == "--out-dir" else "-o/--output"
+    assert f"{name} is empty" in capsys.readouterr().err
+    assert tree(tmp_path) == ["in/a.png"]
+
+
+def test_an_output_name_ending_with_a_separator_points_to_out_dir(tmp_path, capsys):
+    # -o thumbs/ (a folder not made yet) made the folder thumbs and then failed the
+    # file with "FileExistsError: thumbs/ exists (pass overwrite=True, or --overwrite)"
+    # given --format, or "cannot tell the output format from the extension ''" without.
+    src = write(tmp_path / "in.png")
+    folder = str(tmp_path / "thumbs") + os.sep
+    for fmt in ([], ["--format", "png"]):
+        assert main([str(src), "--width", "10", "-o", folder, *fmt]) == 2
+        assert f"-o/--output {folder} ends with a path separator" in capsys.readouterr().err
+        assert tree(tmp_path) == ["in.png"] and not (tmp_path / "thumbs").exists()
+
+
 def test_an_output_name_of_another_format_than_format_is_a_usage_error(tmp_path, capsys):
     # -o out.png --format jpeg wrote JPEG bytes into out.png.
     src = write(tmp_path / "in.png")
@@ -358,6 +400,20 @@ def test_an_output_folder_that_is_a_file_is_a_usage_error(tmp_path, capsys):
     assert main([str(src), "--width", "10", "-o", str(afile / "x.png")]) == 2
     assert f"its directory {afile} is a file" in capsys.readouterr().err
     assert tree(tmp_path) == ["in.png", "notes.txt"]
+
+
+@pytest.mark.parametrize("overwrite", [[], ["--overwrite"]])
+def test_an_output_name_taken_by_a_folder_is_refused_before_the_run(tmp_path, capsys, overwrite):
+    # It said "out/in.png exists (use --overwrite)", and with --overwrite failed after
+    # the resize: "IsADirectoryError: [Errno 21] Is a directory: 'out/.in.png.1234abcd.tmp'
+    # -> 'out/in.png'".
+    src = write(tmp_path / "in.png")
+    (tmp_path / "out" / "in.png").mkdir(parents=True)
+    assert main([str(src), "--width", "10", "--out-dir", str(tmp_path / "out"), *overwrite]) == 1
+    err = capsys.readouterr().err
+    assert f"the output {tmp_path / 'out' / 'in.png'} is a folder" in err, err
+    assert "--overwrite" not in err and ".tmp" not in err
+    assert tree(tmp_path) == ["in.png"] and (tmp_path / "out" / "in.png").is_dir()
 
 
 def test_refuses_to_overwrite(tmp_path, capsys):
@@ -403,6 +459,32 @@ def test_in_place(tmp_path, capsys):
     (tmp_path / "in_s.png").write_bytes(b"keep me")  # --in-place is not --overwrite
     assert main([str(src), "--width", "5", "--in-place", "--suffix", "_s"]) == 1
     assert (tmp_path / "in_s.png").read_bytes() == b"keep me"
+
+
+def test_in_place_refuses_a_file_of_several_images(tmp_path, capsys):
+    # --in-place replaced an animated GIF, PNG or WebP or a multi-page TIFF with its
+    # first frame or page, the others lost for good, with only a note: "3 frames; only
+    # the first was resized". It is refused now, the file untouched; written elsewhere
+    # (--out-dir, --suffix) it is done as before, with the note.
+    frames = [Image.fromarray(photo(40, 60, seed)) for seed in range(3)]
+    names = ["anim.gif", "anim.png", "anim.webp", "pages.tif"]
+    for name in names:
+        frames[0].save(tmp_path / name, save_all=True, append_images=frames[1:])
+    still = write(tmp_path / "still.png")
+    before = {name: (tmp_path / name).read_bytes() for name in names}
+    assert main([str(tmp_path), "--width", "10", "--in-place", "-q"]) == 1
+    err = capsys.readouterr().err
+    for name in names:
+        unit = "pages" if name.endswith(".tif") else "frames"
+        assert (
+            f"{tmp_path / name}: 3 {unit}: --in-place would replace it with the first only, "
+            f"the others lost; write it elsewhere (--out-dir or --suffix)"
+        ) in err, err
+        assert (tmp_path / name).read_bytes() == before[name]
+    assert Image.open(still).size == (10, 7)  # the rest done
+    assert main([str(tmp_path / "anim.gif"), "--width", "10", "--suffix", "_s", "-q"]) == 0
+    assert "3 frames; only the first was resized" in capsys.readouterr().err
+    assert Image.open(tmp_path / "anim_s.gif").size == (10, 7)
 
 
 @pytest.mark.skipif(os.name != "posix", reason="POSIX symbolic links")
@@ -1360,6 +1442,16 @@ def test_the_quality_help_says_a_lossless_webp_stays_lossless(capsys):
     assert main(["--help"]) == 0
     text = " ".join(capsys.readouterr().out.split())
     assert "lossless WebP written as WebP: lossless unless given" in text
+
+
+def test_the_help_gives_the_exit_statuses(capsys):
+    # A batch job branches on the exit status; the help (and docs/files.md's options)
+    # said none of them: 2 was written nowhere, the others only in "Safety".
+    assert main(["--help"]) == 0
+    out = capsys.readouterr().out
+    statuses = re.findall(r"^  (\d+) ", out.split("exit status:\n")[1], re.M)
+    assert statuses == ["0", "1", "2", "130", "141"]
+    assert main(["x.png"]) == 2  # a usage error: no geometry
 
 
 @pytest.mark.parametrize("kind", ["EXIF", "XMP"])

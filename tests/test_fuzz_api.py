@@ -197,6 +197,23 @@ def test_image_path_with_a_nul(image, tmp_path):
     assert os.listdir(tmp_path) == []
 
 
+def test_image_bytes_given_as_a_path_are_not_dumped_into_the_message(image, tmp_path):
+    # open_image(data) said "path must not contain a NUL character; got b'\\x89PNG...'"
+    # with the whole file's repr in it (30 MB for a 10 MB photo), and no word of what
+    # reads the bytes.
+    data = b"\x89PNG\r\n\x1a\n" + bytes(100_000)
+    with pytest.raises(ValueError) as caught:
+        image.open_image(data)
+    message = str(caught.value)
+    assert len(message) < 300, message[:300]
+    assert "100,008 bytes beginning b'\\x89PNG" in message
+    assert "open_image(io.BytesIO(data)) reads them" in message
+    with pytest.raises(ValueError, match="path must not contain a NUL") as caught:
+        image.save_image(np.zeros((2, 2, 3), np.uint8), data)
+    assert len(str(caught.value)) < 300 and "BytesIO" not in str(caught.value)
+    assert os.listdir(tmp_path) == []
+
+
 @pytest.mark.parametrize("bad", [None, b"png", [[1, 2], [3, 4]], "image.png", 3.0])
 def test_save_image_image_types(image, tmp_path, bad):
     # an AttributeError: 'list' object has no attribute 'size'

@@ -284,6 +284,23 @@ def test_geometry_takes_what_resize_takes():
         assert target_size(8, 6, scale=(f, 1)) == ((4, 6), None)
 
 
+@pytest.mark.parametrize(
+    "width,height,error",
+    [
+        ("400", 300, TypeError),  # "'<=' not supported between instances of 'int' and 'str'"
+        (400.0, 300, TypeError),  # gave ((100, 75.0), None): a float height
+        (None, 300, TypeError),  # "unsupported operand type(s) for *: 'int' and 'NoneType'"
+        (True, 300, TypeError),  # gave ((1, 100), None)
+        (0, 300, ValueError),  # gave ((0, 300), None)
+        (400, -5, ValueError),  # gave ((400, -5), None)
+    ],
+)
+def test_target_size_checks_the_image_size(width, height, error):
+    with pytest.raises(error, match=r"width and height must be positive ints; got \("):
+        target_size(width, height, fit=(100, 100))
+    assert target_size(np.int64(400), np.array(300), fit=(100, 100)) == ((100, 75), None)
+
+
 def test_bad_images():
     with pytest.raises(TypeError, match="image array must be HW or HWC"):
         resize_image(np.zeros((2, 3, 4, 5), np.uint8), (2, 2))
@@ -380,6 +397,32 @@ def test_temporary_name_taken_by_another_file_is_left_alone(tmp_path, monkeypatc
         save_image(photo(8, 8), tmp_path / "new.png")
     assert os.listdir(tmp_path) == [".new.png.cafe.tmp"]
     assert (tmp_path / ".new.png.cafe.tmp").read_bytes() == b"not ours"
+
+
+@pytest.mark.parametrize("stem", ["a" * 251, "\u00e9" * 125, "b" * 237])
+def test_a_long_name_gets_a_temporary_name_that_fits(tmp_path, stem):
+    # The temporary, ".NAME.XXXXXXXX.tmp", is 14 bytes longer than the name: a name of
+    # more than 241 bytes (at most 255 a name, NAME_MAX) failed with "[Errno 36] File
+    # name too long", naming the output, whose name is valid.
+    name = stem + ".png"
+    assert len(os.fsencode(name)) <= 255
+    save_image(photo(8, 8), tmp_path / name)
+    assert os.listdir(tmp_path) == [name]
+    assert Image.open(tmp_path / name).size == (8, 8)
+    save_image(photo(6, 6), tmp_path / name, overwrite=True)
+    assert os.listdir(tmp_path) == [name] and Image.open(tmp_path / name).size == (6, 6)
+
+
+@pytest.mark.parametrize("overwrite", [False, True])
+def test_saving_to_a_folders_name_says_so(tmp_path, overwrite):
+    # It said "DIR exists (pass overwrite=True, or --overwrite)", and with overwrite=True
+    # "IsADirectoryError: [Errno 21] Is a directory: '.DIR.1234abcd.tmp' -> 'DIR'",
+    # naming a hidden temporary, after the image was encoded.
+    (tmp_path / "thumb.png").mkdir()
+    with pytest.raises(IsADirectoryError, match=r"a folder has this name, not a file") as caught:
+        save_image(photo(8, 8), tmp_path / "thumb.png", overwrite=overwrite)
+    assert caught.value.filename == str(tmp_path / "thumb.png")
+    assert os.listdir(tmp_path) == ["thumb.png"] and os.listdir(tmp_path / "thumb.png") == []
 
 
 def test_save_converts_for_the_format(tmp_path):
@@ -709,6 +752,41 @@ def test_a_jpeg_wider_than_libjpeg_writes_is_refused_with_the_limit(tmp_path):
         with pytest.raises(ValueError, match=r"a JPEG is at most 65,500 pixels.*write PNG"):
             save_image(np.zeros(shape, np.uint8), tmp_path / "wide.jpg")
     assert sorted(os.listdir(tmp_path)) == ["widest.jpg"]
+
+
+def test_a_gif_wider_than_the_format_holds_is_refused_with_the_limit(tmp_path):
+    # A GIF's width and height are 16-bit fields: Pillow's writer failed with a bare
+    # "OverflowError: int too big to convert" (cresize resize: a 100000x1 --format gif).
+    from cresize.image import GIF_MAX_SIDE
+
+    save_image(np.zeros((1, GIF_MAX_SIDE), np.uint8), tmp_path / "widest.gif")
+    assert Image.open(tmp_path / "widest.gif").size == (GIF_MAX_SIDE, 1)
+    for shape in [(1, GIF_MAX_SIDE + 1), (GIF_MAX_SIDE + 1, 1, 3), (1, 100_000, 4)]:
+        with pytest.raises(ValueError, match=r"a GIF is at most 65,535 pixels.*write PNG"):
+            save_image(np.zeros(shape, np.uint8), tmp_path / "wide.gif")
+    assert sorted(os.listdir(tmp_path)) == ["widest.gif"]
+
+
+def test_a_png_longer_than_opencv_writes(tmp_path):
+    # OpenCV's libpng writes at most 1,000,000 pixels a side: a longer PNG failed with
+    # "OSError: OpenCV could not encode a (1, 1000001, 3) uint8 image as PNG" (and
+    # libpng's and OpenCV's lines on stderr); Pillow writes it.
+    pytest.importorskip("cv2")
+    from cresize.image import PNG_OPENCV_MAX_SIDE
+
+    longest = PNG_OPENCV_MAX_SIDE + 1
+    for shape, mode in [((1, longest, 3), "RGB"), ((longest, 1), "L"), ((1, longest, 4), "RGBA")]:
+        pixels = np.arange(np.prod(shape), dtype=np.uint64).reshape(shape).astype(np.uint8)
+        save_image(pixels, tmp_path / "long.png", overwrite=True)
+        with Image.open(tmp_path / "long.png") as back:
+            assert back.mode == mode and back.size == (shape[1], shape[0])
+            np.testing.assert_array_equal(np.asarray(back), pixels)
+    grey16 = np.arange(longest, dtype=np.uint16).reshape(1, longest)  # I;16: Pillow's
+    save_image(grey16, tmp_path / "grey16.png")
+    np.testing.assert_array_equal(np.asarray(Image.open(tmp_path / "grey16.png")), grey16)
+    with pytest.raises(ValueError, match=r"at most 1,000,000 pixels a side; this image is "):
+        save_image(np.zeros((1, longest, 3), np.uint16), tmp_path / "deep.png")
+    assert sorted(os.listdir(tmp_path)) == ["grey16.png", "long.png"]
 
 
 def test_arrays_need_no_pillow(monkeypatch, tmp_path):

@@ -10,6 +10,10 @@ import os
 import stat
 import threading
 
+#: The longest name of a file, in bytes (NAME_MAX of Linux's and macOS's file systems,
+#: 255 UTF-16 units on Windows'): a temporary's name is cut to fit it.
+NAME_MAX = 255
+
 
 def _write_atomic(path, write, overwrite, later=None):
     """Call ``write(file)`` on a temporary file next to ``path``, then ``_commit`` it.
@@ -20,13 +24,18 @@ def _write_atomic(path, write, overwrite, later=None):
     was written. Whatever happens, the temporary file is renamed whole and
     synced, or removed.
     """
+    if os.path.isdir(path):  # "exists (pass overwrite=True)", then EISDIR of the temporary
+        raise IsADirectoryError(errno.EISDIR, "a folder has this name, not a file", path)
     if not overwrite and os.path.lexists(path):
         raise FileExistsError(f"{path} exists (pass overwrite=True, or --overwrite)")
     if overwrite and os.path.islink(path) and os.path.exists(path):
         path = os.path.realpath(path)  # written through, as open() does: the link stays
     folder, name = os.path.split(path)
     # os.urandom, as secrets.token_hex, without secrets' import of OpenSSL (~2 ms a run).
-    tmp = os.path.join(folder, f".{name}.{os.urandom(4).hex()}.tmp")
+    tag = f".{os.urandom(4).hex()}.tmp"
+    while len(os.fsencode(f".{name}{tag}")) > NAME_MAX:  # a valid name, too long for it
+        name = name[:-1]
+    tmp = os.path.join(folder, f".{name}{tag}")
     f = None
     try:
         # Opened inside the try: a signal handler that raises does so as soon as

@@ -52,6 +52,14 @@ EPILOG = """examples:
   cresize resize photo.jpg --fit 1024x1024 -o small.jpg
   cresize resize photos/ -r --width 800 --out-dir thumbs --format webp --jobs 2
   cresize resize 'scans/*.tif' --scale 0.5 --suffix _half
+
+exit status:
+  0    every file done (or listed, with -n)
+  1    an input failed (each one said, the rest done), or the batch was refused
+       before it started (an output would replace another input)
+  2    a usage error, or the command's own output (stdout) cannot be written
+  130  interrupted (Ctrl-C, SIGTERM)
+  141  whatever read the command's output has gone (| head)
 """
 
 
@@ -73,7 +81,8 @@ def _positive(kind):
         try:
             value = kind(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a number; got {text!r}") from None
+            number = "a whole number" if kind is int else "a number"
+            raise argparse.ArgumentTypeError(f"expected {number}; got {text!r}") from None
         if not value > 0 or value == float("inf"):
             raise argparse.ArgumentTypeError(f"must be > 0; got {text!r}")
         return value
@@ -302,7 +311,10 @@ def main(argv=None):
 
     _reuse_freed_memory()
     stop = threading.Event()
-    todo = [(src, dst, dict(options, overwrite=args.overwrite or same)) for src, dst, same in tasks]
+    todo = [
+        (src, dst, dict(options, overwrite=args.overwrite or same, in_place=same))
+        for src, dst, same in tasks
+    ]
     try:
         with _stop_on_signals(stop), _without_pillow_limit(image._pil()), _warnings_per_file():
             _run(todo, jobs, report, results, stop)
@@ -386,6 +398,19 @@ def _usage_error(args):
         )
     if args.output and args.out_dir:
         return "give -o/--output or --out-dir, not both"
+    # An unset variable in a script (--out-dir "$DEST") was taken as no option at all:
+    # the outputs went beside the inputs.
+    for name, value, what in (
+        ("-o/--output", args.output, "file"),
+        ("--out-dir", args.out_dir, "folder"),
+    ):
+        if value == "":
+            return f"{name} is empty; give a {what} name"
+    if args.output and args.output.endswith(tuple(sep for sep in (os.sep, os.altsep) if sep)):
+        return (
+            f"-o/--output {args.output} ends with a path separator: a folder's name; use "
+            f"--out-dir {args.output}"
+        )
     if any(sep and sep in args.suffix for sep in (os.sep, os.altsep)):
         return (
             f"--suffix must not contain a path separator; got {args.suffix!r} (use "
@@ -555,6 +580,8 @@ def _plan(args):
                     f"{dst}; give --format (one of {', '.join(FORMATS)})",
                 )
             )
+        elif os.path.isdir(dst):  # else "exists (use --overwrite)", then EISDIR with it
+            failures.append((src, f"the output {dst} is a folder"))
         elif same and not args.in_place:
             failures.append(
                 (
@@ -779,7 +806,7 @@ def _resize_one(task, cancel, later):
     reading = True
     try:
         if not os.path.isfile(src):
-            return src, "not a regular file", None
+            return src, _not_a_file(src), None
         if os.path.getsize(src) == 0:  # an interrupted copy or download, say
             return src, "an empty file (0 bytes)", None
         header = _header(src)
@@ -789,6 +816,16 @@ def _resize_one(task, cancel, later):
                 src,
                 f"{w}x{h} is {w * h:,} pixels, more than --max-pixels {limit:,} (raise it "
                 f"for a file you trust; the limit guards against decompression bombs)",
+                None,
+            )
+        if o.get("in_place") and header.frames != 1:  # the others would be lost for good
+            several = (
+                f"{header.frames} {header.unit}" if header.frames else f"several {header.unit}"
+            )
+            return (
+                src,
+                f"{several}: --in-place would replace it with the first only, the others "
+                f"lost; write it elsewhere (--out-dir or --suffix)",
                 None,
             )
         # The resized image too (a typo, --scale 10 for 0.1, took minutes and gigabytes
@@ -837,6 +874,22 @@ def _resize_one(task, cancel, later):
     except Exception as exc:
         return src, _reason(exc, reading), None
     return src, saved.pending, notes._replace(icc_lost=saved.icc_lost, left_out=saved.left_out)
+
+
+def _not_a_file(path):
+    """Why the input ``path``, which is no regular file, is not read: a folder, FIFO,
+    device or loop of links "not a regular file"; a broken link, or a file gone since
+    the batch was planned, as such."""
+    try:
+        os.stat(path)
+    except FileNotFoundError:
+        try:
+            return f"a symbolic link to a file that does not exist ({os.readlink(path)})"
+        except OSError:  # not a link
+            return "no such file (gone since the batch was planned)"
+    except OSError:  # a loop of links
+        pass
+    return "not a regular file"
 
 
 def _synced(src, notes, pending):

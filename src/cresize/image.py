@@ -58,6 +58,8 @@ TIFFFILE_FALLBACK = "OpenCV writes 16-bit TIFF, without an ICC profile"
 SHRINK_ON_LOAD_MARGIN = 2.5
 #: The longest side libjpeg writes (its JPEG_MAX_DIMENSION; the format's own is 65,535).
 JPEG_MAX_SIDE = 65500
+#: The longest side a GIF holds (its width and height are 16-bit fields).
+GIF_MAX_SIDE = 65535
 #: Most bytes of EXIF a JPEG holds (one APP1 segment, "Exif\0\0" included: Pillow's
 #: ``MAX_BYTES_IN_MARKER``); a longer one is left out rather than fail the write.
 JPEG_EXIF_MAX = 65533
@@ -233,7 +235,13 @@ def _path(path, name="path", *, file_object=False):
         raise TypeError(
             f"{name} must be a str or os.PathLike (a file name); got {type(path).__name__}"
         ) from None
-    if ("\0" if isinstance(path, str) else b"\0") in path:
+    if isinstance(path, bytes) and b"\0" in path:  # an image's bytes, not a name
+        raise ValueError(
+            f"{name} must not contain a NUL character; got {len(path):,} bytes beginning "
+            f"{path[:16]!r}: a file's contents rather than its name?"
+            + (" open_image(io.BytesIO(data)) reads them" if file_object else "")
+        )
+    if isinstance(path, str) and "\0" in path:
         raise ValueError(f"{name} must not contain a NUL character; got {path!r}")
     return path
 
@@ -1492,8 +1500,8 @@ def save_image(
         as TIFF only, by tifffile.
         32-bit grey images (int32, float) need TIFF; as PNG, an integer one is
         written at 16 bits when every value fits (0 to 65535), else refused. A
-        JPEG is at most 65,500 pixels wide and high (libjpeg): a larger image is
-        refused (``ValueError``); an EXIF of more than 65,533 bytes (a large
+        JPEG is at most 65,500 pixels wide and high (libjpeg), a GIF 65,535: a larger
+        image is refused (``ValueError``); an EXIF of more than 65,533 bytes (a large
         thumbnail or maker note), more than a JPEG holds, is left out of it.
     path : str or os.PathLike
         The file to write.
@@ -1606,10 +1614,12 @@ def _save(
         pil_image.info = dict(info)
     else:
         pil_image = image
-    if fmt == "JPEG" and max(pil_image.size) > JPEG_MAX_SIDE:  # else "broken data stream"
+    # else "broken data stream" (JPEG), "OverflowError: int too big to convert" (GIF)
+    longest = {"JPEG": JPEG_MAX_SIDE, "GIF": GIF_MAX_SIDE}.get(fmt)
+    if longest is not None and max(pil_image.size) > longest:
         w, h = pil_image.size
         raise ValueError(
-            f"a JPEG is at most {JPEG_MAX_SIDE:,} pixels wide and high; this image is "
+            f"a {fmt} is at most {longest:,} pixels wide and high; this image is "
             f"{w}x{h}: write PNG, TIFF or BMP"
         )
     image = _for_format(pil_image, fmt)
@@ -1637,7 +1647,9 @@ def _save(
                 f"JPEG holds ({most:,})"
             )
     left_out.extend(_dpi_left_out(params, fmt))
-    cv2 = _opencv() if fmt == "PNG" and image.mode in _OPENCV_PNG else None
+    cv2 = None
+    if fmt == "PNG" and image.mode in _OPENCV_PNG and max(image.size) <= PNG_OPENCV_MAX_SIDE:
+        cv2 = _opencv()  # else Pillow's writer, which has no such limit
     if cv2 is not None:
         to_bgr = _OPENCV_PNG[image.mode]
         pixels = np.asarray(image)
@@ -1939,6 +1951,10 @@ def _from_array(image: np.ndarray) -> PIL.Image.Image:
 #: Pillow modes written as PNG by OpenCV -> the conversion to OpenCV's BGR(A), or None.
 #: OpenCV's PNG encoder (zlib at its fast default, no adaptive filter search)
 #: makes files about as small as Pillow's default in about a tenth of the time.
+#: The longest side of a PNG that OpenCV writes (libpng's default limit,
+#: PNG_USER_WIDTH_MAX and PNG_USER_HEIGHT_MAX; the format's own is 2**31 - 1): a longer
+#: 8-bit image is written by Pillow, a 16-bit colour one refused.
+PNG_OPENCV_MAX_SIDE = 1_000_000
 _OPENCV_PNG = {"L": None, "I;16": None, "RGB": "COLOR_RGB2BGR", "RGBA": "COLOR_RGBA2BGRA"}
 #: How OpenCV writes PNG: zlib level (0-9), zlib strategy, row filter (these are
 #: OpenCV's defaults, spelled out). libvips' ``pngsave`` default is level 6, the
@@ -1992,6 +2008,12 @@ def _opencv_encode(fmt, pixels, params):
         ]
         if hasattr(cv2, "IMWRITE_PNG_FILTER"):  # OpenCV 4.11+; before, always "sub"
             settings += [cv2.IMWRITE_PNG_FILTER, row_filter]
+    if fmt == "PNG" and max(pixels.shape[:2]) > PNG_OPENCV_MAX_SIDE:  # 16-bit colour
+        h, w = pixels.shape[:2]
+        raise ValueError(
+            f"a 16-bit colour PNG is written by OpenCV, whose libpng writes at most "
+            f"{PNG_OPENCV_MAX_SIDE:,} pixels a side; this image is {w}x{h}: write TIFF"
+        )
     ext = ".png" if fmt == "PNG" else ".tif"
     ok, data = cv2.imencode(ext, np.ascontiguousarray(pixels), settings)
     if not ok:
@@ -2305,6 +2327,12 @@ def target_size(
         ``(new_width, new_height)`` and the crop box ``(left, top, right, bottom)``
         in the resized image, or None when nothing is cropped.
     """
+    image_size = (width, height)
+    width, height = (
+        _spec.integer(n, "width and height", "positive ints", image_size) for n in image_size
+    )
+    if width < 1 or height < 1:
+        raise ValueError(f"width and height must be positive ints; got {image_size!r}")
     given: dict[str, Any] = {  # one value, of the type of its keyword
         k: v for k, v in dict(size=size, scale=scale, fit=fit, fill=fill).items() if v is not None
     }
