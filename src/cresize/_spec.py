@@ -310,10 +310,12 @@ def flag(value, name, what="True or False"):
     return bool(value)
 
 
-def length(value, name, given=None):
-    """A positive axis length below ``MAX_LENGTH`` (``given``: as for ``integer``)."""
+def length(value, name, given=None, what="a positive int (or tuple of them)"):
+    """A positive axis length below ``MAX_LENGTH`` (``given``: as for ``integer``);
+    ``what``: what the argument ``name`` takes, for the TypeError (a size takes a tuple
+    too, ``weights``' ``in_size`` and ``out_size`` one int)."""
     quoted = value if given is None else given
-    value = integer(value, name, "a positive int (or tuple of them)", given)
+    value = integer(value, name, what, given)
     if value < 1:
         raise ValueError(f"{name} must be >= 1; got {quoted!r}")
     if value >= MAX_LENGTH:
@@ -340,10 +342,10 @@ def real(value, name, what, given=None):
         return math.inf if value > 0 else -math.inf
 
 
-def factor(value, name, given=None):
-    """A finite positive scale factor as a float (``given``: as for ``integer``)."""
+def factor(value, name, given=None, what="a positive float (or tuple of them)"):
+    """A finite positive scale factor as a float (``given``, ``what``: as for ``length``)."""
     quoted = value if given is None else given
-    value = real(value, name, "a positive float (or tuple of them)", given)
+    value = real(value, name, what, given)
     if not (value > 0 and math.isfinite(value)):
         raise ValueError(f"{name} must be finite and > 0; got {quoted!r}")
     return value
@@ -818,11 +820,11 @@ def cgroup_memory_limit():
 def weights_spec(in_size, out_size, mode, align_corners, antialias, scale_factor):
     """The ``Spec`` of ``weights(in_size, out_size, ...)``: a 1-D resize of ``in_size``."""
     mode, align_corners, antialias = options(mode, align_corners, antialias)
-    in_size = length(in_size, "in_size")
+    in_size = length(in_size, "in_size", what="a positive int")
     if scale_factor is not None:
-        f = factor(scale_factor, "scale_factor")
+        f = factor(scale_factor, "scale_factor", what="a positive float")
         n_out = checked_length(in_size, f, given=scale_factor)
-        if out_size is not None and length(out_size, "out_size") != n_out:
+        if out_size is not None and length(out_size, "out_size", what="a positive int") != n_out:
             raise ValueError(
                 f"out_size={out_size} does not match scale_factor={scale_factor}: "
                 f"floor({in_size} * {scale_factor}) = {n_out}"
@@ -830,5 +832,5 @@ def weights_spec(in_size, out_size, mode, align_corners, antialias, scale_factor
     elif out_size is None:
         raise ValueError("weights needs out_size or scale_factor")
     else:
-        n_out, f = length(out_size, "out_size"), None
+        n_out, f = length(out_size, "out_size", what="a positive int"), None
     return Spec((in_size,), (0,), (n_out,), (f,), (n_out,), mode, align_corners, antialias)
