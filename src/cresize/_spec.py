@@ -673,8 +673,9 @@ def _is_dask_collection(x) -> bool:
         return False
 
 
-def compute_dtype(dtype, name="x"):
-    """The dtype the kernels compute ``dtype`` in (docs/spec.md section 5)."""
+def compute_dtype(dtype, name="x", what="array"):
+    """The dtype the kernels compute ``dtype`` in (docs/spec.md section 5); ``name``:
+    what a refusal names, an array or (``what="dtype"``) a dtype argument."""
     kind = dtype.kind
     if kind == "f" and dtype.itemsize in (4, 8):
         return np.dtype(dtype.type)  # native byte order
@@ -682,7 +683,7 @@ def compute_dtype(dtype, name="x"):
         return np.dtype(np.float32)
     if kind in "iu":  # 8-bit: float32 sums; 16-bit and wider: float64 (section 5's 99%)
         return np.dtype(np.float32 if dtype.itemsize == 1 else np.float64)
-    raise TypeError(f"{name} must be a float (float16/32/64) or integer array, not {dtype}")
+    raise TypeError(f"{name} must be a float (float16/32/64) or integer {what}, not {dtype}")
 
 
 def gradient_dtype(dtype, name="grad_output"):
@@ -697,8 +698,10 @@ def plan_dtype(dtype):
     try:
         dtype = np.dtype(dtype)
     except TypeError:
-        raise TypeError(f"dtype must be a float or integer NumPy dtype; got {dtype!r}") from None
-    compute_dtype(dtype, "dtype")
+        raise TypeError(
+            f"dtype must be a float (float16/32/64) or integer dtype; got {dtype!r}"
+        ) from None
+    compute_dtype(dtype, "dtype", "dtype")
     return dtype.newbyteorder("=")
 
 
