@@ -405,21 +405,24 @@ def shape(value, name="input_shape", ndim=None, other="grad_output"):
     return result
 
 
-def threads_value(num_threads):
+def threads_value(num_threads, name="num_threads"):
     """Check ``num_threads`` (None or a nonzero int up to ``MAX_THREADS``): the rule
     (a plain int, the common value, is known by its type at once). The calls take a
-    count from 1 to ``MAX_THREADS`` in C without coming here (``_fast._plain_count``)."""
+    count from 1 to ``MAX_THREADS`` in C without coming here (``_fast._plain_count``).
+    ``name``: what a refusal calls it, the argument ``num_threads`` or a command line's
+    option (``"--threads"``), which is never None (its default is to leave it out)."""
     if num_threads is None:
         return None
+    option = name.startswith("--")
     if type(num_threads) is not int:  # NumPy integers, 0-d arrays: ``integer``'s rule
-        num_threads = integer(num_threads, "num_threads", "None or a nonzero int")
+        num_threads = integer(num_threads, name, f"{'' if option else 'None or '}a nonzero int")
     if num_threads == 0:
         raise ValueError(
-            "num_threads must be None, a positive int, or a negative int "
-            "counted back from the maximum (-1 = all); got 0"
+            f"{name} must be {'' if option else 'None, '}a positive int, or a negative int "
+            f"counted back from the maximum (-1 = all); got 0"
         )
     if num_threads > MAX_THREADS:
-        raise ValueError(f"num_threads must be at most {MAX_THREADS}; got {num_threads}")
+        raise ValueError(f"{name} must be at most {MAX_THREADS}; got {num_threads}")
     return num_threads
 
 
