@@ -368,6 +368,29 @@ def test_bad_weights(kwargs, exc, message):
         cresize.weights(**kwargs)
 
 
+def test_weights_lengths_are_refused_as_one_int_each():
+    # weights takes one int per length and one scale factor, never a tuple; its messages
+    # said "(or tuple of them)", the wording of resize's size (the shared _spec.length)
+    for kwargs, name in (
+        (dict(in_size=5.0, out_size=3), "in_size"),
+        (dict(in_size=5, out_size=3.0), "out_size"),
+        (dict(in_size=5, out_size=(3,)), "out_size"),
+        (dict(in_size=5, out_size=3.0, scale_factor=0.6), "out_size"),
+    ):
+        with pytest.raises(TypeError) as info:
+            cresize.weights(**kwargs)
+        assert str(info.value).startswith(f"{name} must be a positive int; got "), info.value
+    with pytest.raises(TypeError, match=r"^scale_factor must be a positive float; got 'a'$"):
+        cresize.weights(5, scale_factor="a")
+    # resize's size and scale_factor take a tuple, and say so
+    with pytest.raises(TypeError, match=r"^size must be a positive int \(or tuple of them\)"):
+        cresize.resize(np.zeros((4, 4)), 3.0)
+    with pytest.raises(TypeError, match=r"^size must be a positive int \(or tuple of them\)"):
+        cresize.plan((4, 4), (3.0, 2))
+    with pytest.raises(TypeError, match=r"^scale_factor must be a positive float \(or tuple"):
+        cresize.resize(np.zeros((4, 4)), scale_factor="a")
+
+
 def test_weights_with_scale_factor():
     w = cresize.weights(10, scale_factor=0.55, mode="bilinear")
     assert w.shape == (5, 10)

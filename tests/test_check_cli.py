@@ -128,8 +128,15 @@ def test_bad_arguments_exit_2(capsys):
     assert "unknown mode 'lanczos'; choose from " in (err := capsys.readouterr().err)
     assert err.rstrip().endswith("(did you mean 'lanczos3'?)")
     assert _check.main(["--frobnicate"]) == 2
+    assert "unrecognized arguments: --frobnicate" in capsys.readouterr().err
+    # the option as the user gave it, and what it takes there (None is no value of it)
     assert _check.main(["--threads", "0"]) == 2
-    assert "num_threads" in capsys.readouterr().err
+    assert capsys.readouterr().err == (
+        "cresize check: --threads must be a positive int, or a negative int counted back "
+        "from the maximum (-1 = all); got 0\n"
+    )
+    assert _check.main(["--threads", "5000"]) == 2
+    assert capsys.readouterr().err == "cresize check: --threads must be at most 4096; got 5000\n"
 
 
 def test_json_into_a_missing_folder_is_refused_before_the_run(tmp_path, monkeypatch, capsys):

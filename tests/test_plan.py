@@ -1,5 +1,6 @@
 """Plans (docs/spec.md section 7): the same bits as the functions, whole and by block."""
 
+import re
 import sys
 import threading
 
@@ -1418,3 +1419,19 @@ def test_cache_under_threads_and_a_clearing_thread_keeps_its_count_and_bound():
     assert problems == [] and looks > 10
     with cache.lock:
         assert cache.nbytes == sum(size for _, size in cache.entries.values()) <= cache.limit
+
+
+def test_a_refused_dtype_argument_is_called_a_dtype_not_an_array():
+    # plan's dtype= is a dtype: its refusal said "float ... or integer array" (the words
+    # of resize's x); an array argument keeps them
+    allowed = "dtype must be a float (float16/32/64) or integer dtype"
+    for dtype in (object, bool, np.complex64, "U3"):
+        with pytest.raises(TypeError, match=rf"^{re.escape(allowed)}, not "):
+            cresize.plan((4, 4), 2, dtype=dtype)
+    with pytest.raises(TypeError, match=rf"^{re.escape(allowed)}; got 'foo'$"):
+        cresize.plan((4, 4), 2, dtype="foo")
+    spec = cresize.plan((4, 4), 2)._spec
+    with pytest.raises(TypeError, match=rf"^{re.escape(allowed)}, not object$"):
+        cresize.Plan(spec, np.dtype(object))
+    with pytest.raises(TypeError, match=r"^x must be a float \(float16/32/64\) or integer array"):
+        cresize.resize(np.zeros((4, 4), bool), 2)

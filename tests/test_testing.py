@@ -647,3 +647,32 @@ def test_integer_arguments_take_0d_arrays():
     testing.check_gradient((4, 4), 2, seed=np.uint8(3), n_directions=np.array(2))
     with pytest.raises(TypeError, match="n_directions must be an int from 1 to 1,000,000; got arr"):
         testing.check_gradient((4, 4), 2, n_directions=np.array(2.0))
+
+
+@pytest.mark.parametrize(
+    "call,message",
+    [
+        (lambda: testing.check_adjoint((4, 4), 2, rtol=0), "rtol must be > 0; got 0"),
+        (lambda: testing.check_reference((4, 4), 2, rtol=-1), "rtol must be > 0; got -1"),
+        (lambda: testing.check_gradient((4, 4), 2, rtol=0), "rtol must be > 0; got 0"),
+        (lambda: testing.check_gradient((4, 4), 2, step=0), "step must be > 0; got 0"),
+        (
+            lambda: testing.check_gradient((4, 4), 2, step=np.float32(0)),
+            "step must be > 0; got np.float32(0.0)",
+        ),
+        (
+            lambda: testing.check_gradient((4, 4), 2, n_directions=np.int64(0)),
+            "n_directions must be an int from 1 to 1,000,000; got np.int64(0)",
+        ),
+        (
+            lambda: testing.check_adjoint((4, 4), 2, seed=np.int64(-1)),
+            "seed must be an int >= 0 and < 2**53 (9007199254740992); got np.int64(-1)",
+        ),
+    ],
+)
+def test_a_refused_number_is_quoted_as_passed(call, message):
+    # rtol=0 was quoted as 0.0, step=np.float32(0) as 0.0, seed=np.int64(-1) as -1:
+    # the values after conversion, not what the caller passed
+    with pytest.raises(ValueError) as info:
+        call()
+    assert str(info.value) == message

@@ -41,7 +41,6 @@ import numpy as np
 
 import cresize
 from cresize import _optional, _spec, testing
-from cresize._api import _threads
 from cresize._atomic import _write_atomic, cannot_write
 from cresize._tables import MODES
 
@@ -149,8 +148,7 @@ def main(argv=None):
             for which in ("forward", "backward")
             if getattr(args, which) is not None
         }
-        if args.threads is not None:
-            _threads(args.threads)
+        _spec.threads_value(args.threads, "--threads")
         json_target(args.json)  # before the run, not after
     except SystemExit as exc:
         return exc.code

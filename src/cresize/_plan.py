@@ -835,7 +835,7 @@ class Plan(_fast.PlanBase):
         self._num_threads = _spec.threads_value(num_threads)
         #: The dtype of the arrays the plan takes and returns (native byte order).
         self.dtype: np.dtype = dtype
-        self._compute = _spec.compute_dtype(dtype, "dtype")
+        self._compute = _spec.compute_dtype(dtype, "dtype", "dtype")
         self._key = None
         tables = {
             a: table(n_in, n_out, spec.mode, spec.align_corners, spec.antialias, f)

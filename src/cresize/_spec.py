@@ -310,10 +310,12 @@ def flag(value, name, what="True or False"):
     return bool(value)
 
 
-def length(value, name, given=None):
-    """A positive axis length below ``MAX_LENGTH`` (``given``: as for ``integer``)."""
+def length(value, name, given=None, what="a positive int (or tuple of them)"):
+    """A positive axis length below ``MAX_LENGTH`` (``given``: as for ``integer``);
+    ``what``: what the argument ``name`` takes, for the TypeError (a size takes a tuple
+    too, ``weights``' ``in_size`` and ``out_size`` one int)."""
     quoted = value if given is None else given
-    value = integer(value, name, "a positive int (or tuple of them)", given)
+    value = integer(value, name, what, given)
     if value < 1:
         raise ValueError(f"{name} must be >= 1; got {quoted!r}")
     if value >= MAX_LENGTH:
@@ -340,10 +342,10 @@ def real(value, name, what, given=None):
         return math.inf if value > 0 else -math.inf
 
 
-def factor(value, name, given=None):
-    """A finite positive scale factor as a float (``given``: as for ``integer``)."""
+def factor(value, name, given=None, what="a positive float (or tuple of them)"):
+    """A finite positive scale factor as a float (``given``, ``what``: as for ``length``)."""
     quoted = value if given is None else given
-    value = real(value, name, "a positive float (or tuple of them)", given)
+    value = real(value, name, what, given)
     if not (value > 0 and math.isfinite(value)):
         raise ValueError(f"{name} must be finite and > 0; got {quoted!r}")
     return value
@@ -403,21 +405,24 @@ def shape(value, name="input_shape", ndim=None, other="grad_output"):
     return result
 
 
-def threads_value(num_threads):
+def threads_value(num_threads, name="num_threads"):
     """Check ``num_threads`` (None or a nonzero int up to ``MAX_THREADS``): the rule
     (a plain int, the common value, is known by its type at once). The calls take a
-    count from 1 to ``MAX_THREADS`` in C without coming here (``_fast._plain_count``)."""
+    count from 1 to ``MAX_THREADS`` in C without coming here (``_fast._plain_count``).
+    ``name``: what a refusal calls it, the argument ``num_threads`` or a command line's
+    option (``"--threads"``), which is never None (its default is to leave it out)."""
     if num_threads is None:
         return None
+    option = name.startswith("--")
     if type(num_threads) is not int:  # NumPy integers, 0-d arrays: ``integer``'s rule
-        num_threads = integer(num_threads, "num_threads", "None or a nonzero int")
+        num_threads = integer(num_threads, name, f"{'' if option else 'None or '}a nonzero int")
     if num_threads == 0:
         raise ValueError(
-            "num_threads must be None, a positive int, or a negative int "
-            "counted back from the maximum (-1 = all); got 0"
+            f"{name} must be {'' if option else 'None, '}a positive int, or a negative int "
+            f"counted back from the maximum (-1 = all); got 0"
         )
     if num_threads > MAX_THREADS:
-        raise ValueError(f"num_threads must be at most {MAX_THREADS}; got {num_threads}")
+        raise ValueError(f"{name} must be at most {MAX_THREADS}; got {num_threads}")
     return num_threads
 
 
@@ -671,8 +676,9 @@ def _is_dask_collection(x) -> bool:
         return False
 
 
-def compute_dtype(dtype, name="x"):
-    """The dtype the kernels compute ``dtype`` in (docs/spec.md section 5)."""
+def compute_dtype(dtype, name="x", what="array"):
+    """The dtype the kernels compute ``dtype`` in (docs/spec.md section 5); ``name``:
+    what a refusal names, an array or (``what="dtype"``) a dtype argument."""
     kind = dtype.kind
     if kind == "f" and dtype.itemsize in (4, 8):
         return np.dtype(dtype.type)  # native byte order
@@ -680,7 +686,7 @@ def compute_dtype(dtype, name="x"):
         return np.dtype(np.float32)
     if kind in "iu":  # 8-bit: float32 sums; 16-bit and wider: float64 (section 5's 99%)
         return np.dtype(np.float32 if dtype.itemsize == 1 else np.float64)
-    raise TypeError(f"{name} must be a float (float16/32/64) or integer array, not {dtype}")
+    raise TypeError(f"{name} must be a float (float16/32/64) or integer {what}, not {dtype}")
 
 
 def gradient_dtype(dtype, name="grad_output"):
@@ -695,8 +701,10 @@ def plan_dtype(dtype):
     try:
         dtype = np.dtype(dtype)
     except TypeError:
-        raise TypeError(f"dtype must be a float or integer NumPy dtype; got {dtype!r}") from None
-    compute_dtype(dtype, "dtype")
+        raise TypeError(
+            f"dtype must be a float (float16/32/64) or integer dtype; got {dtype!r}"
+        ) from None
+    compute_dtype(dtype, "dtype", "dtype")
     return dtype.newbyteorder("=")
 
 
@@ -818,11 +826,11 @@ def cgroup_memory_limit():
 def weights_spec(in_size, out_size, mode, align_corners, antialias, scale_factor):
     """The ``Spec`` of ``weights(in_size, out_size, ...)``: a 1-D resize of ``in_size``."""
     mode, align_corners, antialias = options(mode, align_corners, antialias)
-    in_size = length(in_size, "in_size")
+    in_size = length(in_size, "in_size", what="a positive int")
     if scale_factor is not None:
-        f = factor(scale_factor, "scale_factor")
+        f = factor(scale_factor, "scale_factor", what="a positive float")
         n_out = checked_length(in_size, f, given=scale_factor)
-        if out_size is not None and length(out_size, "out_size") != n_out:
+        if out_size is not None and length(out_size, "out_size", what="a positive int") != n_out:
             raise ValueError(
                 f"out_size={out_size} does not match scale_factor={scale_factor}: "
                 f"floor({in_size} * {scale_factor}) = {n_out}"
@@ -830,5 +838,5 @@ def weights_spec(in_size, out_size, mode, align_corners, antialias, scale_factor
     elif out_size is None:
         raise ValueError("weights needs out_size or scale_factor")
     else:
-        n_out, f = length(out_size, "out_size"), None
+        n_out, f = length(out_size, "out_size", what="a positive int"), None
     return Spec((in_size,), (0,), (n_out,), (f,), (n_out,), mode, align_corners, antialias)

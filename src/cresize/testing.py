@@ -746,13 +746,15 @@ def _dtype_rtol(dtype, rtol, where):
 def _positive(value, name, measure=False):
     """``value`` as a float > 0, taken as every float argument is (``_spec.real``: a
     0-d array too); finite, or with ``measure`` also ``np.inf`` (an ``rtol`` that only
-    measures, as ``cresize check`` uses it)."""
+    measures, as ``cresize check`` uses it); a refusal quotes it as passed (``0``, not
+    ``0.0``)."""
+    given = value
     value = _spec.real(value, name, "a positive float")
     if math.isnan(value) or (value == math.inf and not measure):
         allowed = "finite (or np.inf, which only measures)" if measure else "finite"
-        raise ValueError(f"{name} must be {allowed} and > 0; got {value}")
+        raise ValueError(f"{name} must be {allowed} and > 0; got {given!r}")
     if not value > 0:
-        raise ValueError(f"{name} must be > 0; got {value}")
+        raise ValueError(f"{name} must be > 0; got {given!r}")
     return value
 
 
@@ -764,10 +766,11 @@ _SEED_LIMIT = 2**53
 
 def _seed(value, name="seed"):
     """A seed of ``np.random.default_rng``, ``0 <= seed < _SEED_LIMIT``, checked here so
-    that the error names it."""
+    that the error names it (quoting it as passed)."""
+    given = value
     value = _spec.integer(value, name, f"an int >= 0 and < 2**53 ({_SEED_LIMIT})")
     if not 0 <= value < _SEED_LIMIT:
-        raise ValueError(f"{name} must be an int >= 0 and < 2**53 ({_SEED_LIMIT}); got {value}")
+        raise ValueError(f"{name} must be an int >= 0 and < 2**53 ({_SEED_LIMIT}); got {given!r}")
     return value
 
 
@@ -780,9 +783,10 @@ _N_DIRECTIONS_MAX = 10**6
 
 def _count(value, name, most):
     allowed = f"an int from 1 to {most:,}"
+    given = value
     value = _spec.integer(value, name, allowed)
     if not 1 <= value <= most:
-        raise ValueError(f"{name} must be {allowed}; got {value!r}")
+        raise ValueError(f"{name} must be {allowed}; got {given!r}")
     return value
 
 
