@@ -1478,6 +1478,26 @@ def test_exif_or_xmp_for_gif_or_bmp_output_is_left_out_with_a_note(tmp_path, cap
         ]
 
 
+def test_a_16bit_tiffs_dpi_reaches_the_jpegs_exif_and_a_gifs_is_said_left_out(tmp_path, capsys):
+    # tifffile's 300 dpi TIFF to JPEG: the JFIF density said 300 and the EXIF (of the
+    # TIFF's tags: Software=tifffile.py) no resolution; to GIF the DPI went without a note
+    tifffile = pytest.importorskip("tifffile")
+    src = tmp_path / "scan.tif"
+    pixels = photo(40, 60).astype(np.uint16) * 257
+    tifffile.imwrite(src, pixels, photometric="rgb", resolution=(300, 300), resolutionunit="INCH")
+    assert main([str(src), "--width", "30", "-o", str(tmp_path / "scan.jpg")]) == 0
+    with Image.open(tmp_path / "scan.jpg") as back:
+        exif = back.getexif()
+        assert back.info["dpi"] == (300, 300) and exif[305] == "tifffile.py"
+        assert (exif[282], exif[283], exif[296]) == (300, 300, 2)
+    capsys.readouterr()
+    assert main([str(src), "--width", "30", "-o", str(tmp_path / "scan.gif")]) == 0
+    notes = [line for line in capsys.readouterr().err.splitlines() if "DPI" in line]
+    assert notes == [
+        f"cresize resize: {src}: note: its DPI is left out: 300x300, GIF files hold none"
+    ]
+
+
 @pytest.mark.parametrize(
     "option,value,words",
     [

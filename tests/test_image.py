@@ -2017,6 +2017,131 @@ def test_a_dpi_beyond_a_jpegs_density_is_left_out_and_said(tmp_path):
         assert back.info["dpi"] == pytest.approx((70000, 300), abs=0.05)
 
 
+def _exif_dpi(path):
+    """The ``(XResolution, YResolution, ResolutionUnit)`` of the EXIF of the file at
+    ``path``, as an EXIF reader (exiftool, libvips) sees it; Nones without them."""
+    with Image.open(path) as back:
+        exif = back.getexif()
+        return tuple(None if exif.get(tag) is None else float(exif[tag]) for tag in (282, 283, 296))
+
+
+def test_a_16bit_tiffs_dpi_is_the_jpegs_density_and_its_exifs_resolution(tmp_path):
+    # A 16-bit TIFF read by tifffile gets an EXIF of its text tags (Software=tifffile.py)
+    # and no resolution tags: the JPEG said 300 dpi in its JFIF density and nothing in
+    # its EXIF, which readers that take the EXIF (and Pillow, without a density) read as
+    # 72 dpi. Both say 300 now, as libvips writes them.
+    tifffile = pytest.importorskip("tifffile")
+    src, out = tmp_path / "scan.tif", tmp_path / "scan.jpg"
+    pixels = (photo(24, 32).astype(np.uint16) * 257)[::-1].copy()
+    tifffile.imwrite(src, pixels, photometric="rgb", resolution=(300, 300), resolutionunit="INCH")
+    image = open_image(src)
+    assert image.info["dpi"] == (300, 300) and b"tifffile.py" in image.info["exif"]
+    save_image(resize_image(image, (16, 12)), out)
+    with Image.open(out) as back:
+        assert back.info["dpi"] == (300, 300) and back.info["jfif_unit"] == 1
+        assert back.getexif()[305] == "tifffile.py"  # the EXIF is kept, with the DPI added
+    assert _exif_dpi(out) == (300, 300, 2)
+
+
+def test_an_8bit_tiffs_dpi_is_in_the_jpegs_exif_too(tmp_path):
+    # The same for a TIFF that Pillow reads: its EXIF (the Make tag here) has no
+    # resolution tags, which are the TIFF's DPI
+    exif = Image.Exif()
+    exif[0x010F] = "Scanner"
+    src, out = tmp_path / "scan.tif", tmp_path / "scan.jpg"
+    Image.fromarray(photo(24, 32)).save(src, dpi=(300, 150), exif=exif)
+    image = open_image(src)
+    assert image.info["dpi"] == (300, 150) and image.info["exif"]
+    save_image(image, out)
+    with Image.open(out) as back:
+        assert back.info["dpi"] == (300, 150) and back.getexif()[0x010F] == "Scanner"
+    assert _exif_dpi(out) == (300, 150, 2)
+
+
+@pytest.mark.parametrize("src_ext", ["jpg", "png"])
+@pytest.mark.parametrize("out_ext", ["jpg", "png", "tif"])
+def test_a_files_own_dpi_wins_over_its_exifs_and_both_say_it_in_the_output(
+    tmp_path, src_ext, out_ext
+):
+    # A JPEG's JFIF density (a PNG's pHYs) of 300 dpi beside an EXIF of 72 dpi: cresize
+    # reads Pillow's, the file's own (libvips takes the EXIF's), and writes it to both,
+    # as libvips writes its one: the output said 300 in its density and 72 in its EXIF
+    exif = Image.Exif()
+    exif[282], exif[283], exif[296], exif[0x010F] = 72, 72, 2, "Camera"
+    src, out = tmp_path / f"in.{src_ext}", tmp_path / f"out.{out_ext}"
+    Image.fromarray(photo(24, 32)).save(src, dpi=(300, 300), exif=exif)
+    image = open_image(src)
+    assert image.info["dpi"] == pytest.approx((300, 300), abs=1e-3)
+    save_image(image, out)
+    with Image.open(out) as back:
+        assert back.info["dpi"] == pytest.approx((300, 300), abs=1e-3)
+        assert back.getexif()[0x010F] == "Camera"
+    assert _exif_dpi(out) == pytest.approx((300, 300, 2), abs=1e-3)
+    # a JPEG without a density: Pillow reads the EXIF's, written back to both
+    plain = tmp_path / "no-density.jpg"
+    Image.fromarray(photo(24, 32)).save(plain, exif=exif)
+    assert open_image(plain).info["dpi"] == (72, 72)
+    save_image(open_image(plain), tmp_path / "again.jpg")
+    with Image.open(tmp_path / "again.jpg") as back:
+        assert back.info["dpi"] == (72, 72) and back.info["jfif_unit"] == 1
+    assert _exif_dpi(tmp_path / "again.jpg") == (72, 72, 2)
+
+
+@pytest.mark.parametrize("fmt", ["webp", "avif"])
+def test_a_dpi_given_to_webp_or_avif_is_their_exifs_resolution(tmp_path, fmt):
+    # WebP and AVIF hold a DPI only in their EXIF (where libvips writes and reads it):
+    # it was dropped without a note; an EXIF is made for it where the image has none
+    from PIL import features
+
+    from cresize.image import _save
+
+    if fmt == "avif" and not features.check("avif"):
+        pytest.skip("Pillow without AVIF (its plugin came in Pillow 11.2)")
+    image = Image.fromarray(photo(24, 32))
+    image.info["dpi"] = (300, 150)
+    saved = _save(image, tmp_path / f"plain.{fmt}")
+    assert saved.left_out == ()
+    assert _exif_dpi(tmp_path / f"plain.{fmt}") == (300, 150, 2)
+    exif = Image.Exif()
+    exif[0x010F], exif[282], exif[283] = "Camera", 72, 72
+    image.info["exif"] = exif
+    assert _save(image, tmp_path / f"tagged.{fmt}").left_out == ()
+    assert _exif_dpi(tmp_path / f"tagged.{fmt}") == (300, 150, 2)
+    with Image.open(tmp_path / f"tagged.{fmt}") as back:
+        assert back.getexif()[0x010F] == "Camera"
+    assert exif[282] == 72  # the caller's Exif is not changed
+    del image.info["dpi"]  # no DPI: the EXIF goes as it was
+    save_image(image, tmp_path / f"as-was.{fmt}")
+    assert _exif_dpi(tmp_path / f"as-was.{fmt}") == (72, 72, None)
+
+
+def test_a_dpi_given_to_gif_is_left_out_and_said(tmp_path):
+    # GIF holds no DPI (its header's aspect ratio is no resolution) nor an EXIF: it was
+    # dropped without a note, while the EXIF got one
+    from cresize.image import _save
+
+    image = Image.fromarray(photo(24, 32))
+    image.info["dpi"] = (300, 150.5)
+    saved = _save(image, tmp_path / "out.gif")
+    assert saved.left_out == ("its DPI is left out: 300x150.5, GIF files hold none",)
+    image.info["dpi"] = (300, 300)
+    ppm = _save(image, tmp_path / "out.ppm").left_out  # nor does any format without one
+    assert ppm == ("its DPI is left out: 300x300, PPM files hold none",)
+    for ext in ("png", "jpg", "bmp", "tif", "webp", "pdf"):
+        assert _save(image, tmp_path / f"out.{ext}").left_out == ()
+    del image.info["dpi"]
+    assert _save(image, tmp_path / "plain.gif").left_out == ()
+
+
+def test_a_damaged_exif_goes_as_it_was_beside_the_dpi():
+    # one Pillow cannot parse is not made to say the DPI: written as it was (as before)
+    from cresize.image import _dpi_left_out
+
+    params = {"dpi": (300.0, 300.0), "exif": b"Exif\x00\x00XX garbage"}
+    assert _dpi_left_out(params, "JPEG") == ()
+    assert params == {"dpi": (300.0, 300.0), "exif": b"Exif\x00\x00XX garbage"}
+
+
 @pytest.mark.parametrize("png_writer", ["opencv", "pillow"])
 def test_a_dpi_that_rounds_to_0_is_left_out_and_said(tmp_path, monkeypatch, png_writer):
     # JFIF's density is whole dots an inch, PNG's pHYs and BMP's header whole pixels a

@@ -1525,7 +1525,7 @@ class _Saved(NamedTuple):
     #: why the image's ICC profile is not in the file (for the CLI's note), or None
     icc_lost: str | None
     #: the metadata left out of the file, and why (for the CLI's notes, one a line):
-    #: "its EXIF is left out: ...", "its XMP is left out: ..."
+    #: "its EXIF is left out: ...", "its XMP is left out: ...", "its DPI is left out: ..."
     left_out: tuple[str, ...] = ()
 
 
@@ -1639,14 +1639,13 @@ def _save(
         or (fmt == "AVIF" and image.mode in ("RGB", "RGBA"))
     ):
         params["subsampling"] = sampling
-    left_out = []
+    left_out = list(_dpi_left_out(params, fmt))  # (first: it may put the DPI in the EXIF)
     for key, most in (("exif", JPEG_EXIF_MAX), ("xmp", JPEG_XMP_MAX)):
         if fmt in ("JPEG", "MPO") and len(params.get(key, b"")) > most:
             left_out.append(
                 f"its {key.upper()} is left out: {len(params.pop(key)):,} bytes, more than a "
                 f"JPEG holds ({most:,})"
             )
-    left_out.extend(_dpi_left_out(params, fmt))
     cv2 = None
     if fmt == "PNG" and image.mode in _OPENCV_PNG and max(image.size) <= PNG_OPENCV_MAX_SIDE:
         cv2 = _opencv()  # else Pillow's writer, which has no such limit
@@ -1745,13 +1744,29 @@ def _dpi_writable(dpi):
     return 0 < x <= _DPI_MAX and 0 < y <= _DPI_MAX  # NaN: False
 
 
+#: Pillow's writers whose files hold a DPI of their own (``dpi=``: JPEG's JFIF density,
+#: PNG's ``pHYs``, the TIFF and BMP headers, PDF's page size), those that hold one only in their EXIF's
+#: XResolution and YResolution (as libvips writes it), and those with an EXIF that
+#: ``_dpi_left_out`` makes say the DPI (a TIFF's resolution tags are the DPI's).
+_DPI_WRITERS = ("JPEG", "MPO", "PNG", "TIFF", "BMP", "PDF")
+_EXIF_DPI_WRITERS = ("WEBP", "AVIF")
+_EXIF_WRITERS = ("JPEG", "MPO", "PNG", "WEBP", "AVIF")
+
+
 def _dpi_left_out(params, fmt):
-    """``params``' DPI taken out where a ``fmt`` file cannot hold it, and the note that
-    says so (empty where kept): a JPEG's JFIF density is whole dots an inch, 16 bits
-    (Pillow's writer wrapped one above ``JPEG_DPI_MAX``, 70,000 to 4,464, and wrote one
-    that rounds to 0 as 0), PNG's ``pHYs`` and BMP's header whole pixels a metre (0
-    under 0.0127 dpi). A TIFF's rationals hold any that ``_dpi_writable`` passes
-    (OpenCV's 16-bit TIFF: ``_opencv_tiff_dpi``); GIF, WebP and AVIF hold none."""
+    """``params``' DPI made what a ``fmt`` file holds, and the note that says what was left
+    out (empty where kept): the one rule for every writer's DPI.
+
+    Taken out, with a note, where the file cannot hold it: a JPEG's JFIF density is whole
+    dots an inch, 16 bits (Pillow's writer wrapped one above ``JPEG_DPI_MAX``, 70,000 to
+    4,464, and wrote one that rounds to 0 as 0), PNG's ``pHYs`` and BMP's header whole
+    pixels a metre (0 under 0.0127 dpi); GIF (and Pillow's other writers without one)
+    hold none. A TIFF's rationals hold any that ``_dpi_writable`` passes (OpenCV's 16-bit
+    TIFF: ``_opencv_tiff_dpi``). A DPI that is kept is also the EXIF's XResolution and
+    YResolution (inches) where the file has an EXIF (``_exif_with_dpi``), as libvips
+    writes them: a JPEG's EXIF said 72 dpi beside a density of 300 (or nothing, which
+    readers that take the EXIF read as 72). WebP and AVIF hold it only there: their
+    ``params`` get an EXIF of the DPI (made if there was none) and no ``dpi``."""
     try:
         x, y = (float(d) for d in params.get("dpi") or ())
     except (TypeError, ValueError):  # none, or left to the writer to refuse
@@ -1762,11 +1777,40 @@ def _dpi_left_out(params, fmt):
         why = "which a JPEG holds as 0 dots an inch (whole numbers)"
     elif fmt in ("PNG", "BMP") and min(int(d / 0.0254 + 0.5) for d in (x, y)) < 1:
         why = f"which a {fmt} holds as 0 pixels a metre (whole numbers)"
+    elif fmt not in _DPI_WRITERS + _EXIF_DPI_WRITERS:
+        why = f"{fmt} files hold none"
     else:
+        if fmt in _EXIF_DPI_WRITERS or (params.get("exif") and fmt in _EXIF_WRITERS):
+            params["exif"] = _exif_with_dpi(params.get("exif"), (x, y))
+        if fmt in _EXIF_DPI_WRITERS:  # (Pillow's WebP and AVIF writers take no dpi)
+            del params["dpi"]
         return ()
     del params["dpi"]
     shown = "x".join(f"{d:.2g}" if d < 1 else f"{d:,.2f}".rstrip("0").rstrip(".") for d in (x, y))
     return (f"its DPI is left out: {shown}, {why}",)
+
+
+def _exif_with_dpi(exif, dpi):
+    """The EXIF ``exif`` (bytes, Pillow's ``Exif`` or None: a new one) whose IFD0
+    XResolution and YResolution are ``dpi`` (x, y floats) and ResolutionUnit 2 (inch), as
+    bytes; ``exif`` as it is where it says so already (ResolutionUnit 2: Pillow's JPEG
+    reader takes none without it), or where Pillow cannot parse or write it back (a
+    damaged one goes to the writer as before). The caller's ``Exif`` is not changed."""
+    parsed = _pil().Exif()
+    try:
+        if exif:
+            parsed.load(exif.tobytes() if isinstance(exif, _pil().Exif) else exif)
+        said = (parsed.get(_X_RESOLUTION), parsed.get(_Y_RESOLUTION))
+        if parsed.get(_RESOLUTION_UNIT) == 2 and all(
+            value is not None and math.isclose(float(value), d, rel_tol=1e-6)
+            for value, d in zip(said, dpi)
+        ):
+            return exif
+        parsed[_X_RESOLUTION], parsed[_Y_RESOLUTION] = dpi
+        parsed[_RESOLUTION_UNIT] = 2
+        return parsed.tobytes()
+    except (OSError, ValueError, SyntaxError, struct.error, KeyError, TypeError, ZeroDivisionError):
+        return exif
 
 
 #: EXIF tags PixelXDimension and PixelYDimension, in the Exif IFD
