@@ -790,6 +790,32 @@ def test_unknown_chunk_lengths_are_refused_in_our_words(chunks):
     assert "not NaN" in str(e.value) and "compute_chunk_sizes" not in str(e.value)
 
 
+@pytest.mark.parametrize(
+    "chunks,why",
+    [
+        ((np.int64(-3), 5), "chunk lengths must be >= 0"),
+        ({0: np.int32(-4)}, "chunk lengths must be >= 0"),
+        (((np.int64(-1), np.int64(21)), 25), "chunk lengths must be >= 0"),
+        ((np.float32("nan"), 5), "not NaN"),
+        (((np.float32("nan"),), (25,)), "not NaN"),
+        ((np.uint64(2**63), 5), "at most 2**63 - 1; got 9223372036854775808"),
+    ],
+)
+def test_numpy_chunk_lengths_get_the_same_rule(chunks, why):
+    # The checks above saw Python ints and floats only: np.int64(-3) got Dask's "Chunks
+    # do not add up to shape ... ((-2,), ...)", np.float32('nan') (no float) Dask's advice
+    # to call x.compute_chunk_sizes() or "Chunks do not add up to shape"
+    x = da.ones((40, 50), chunks=10, dtype=np.float32)
+    with pytest.raises(ValueError, match=r"chunks=.* is not a valid chunking") as e:
+        cd.resize(x, (20, 25), chunks=chunks)
+    assert why in str(e.value), str(e.value)
+    assert str(e.value).startswith(f"chunks={chunks!r} is not")
+    assert cd.resize(x, (20, 25), chunks=(np.int64(10), np.int32(5))).chunks == (
+        (10, 10),
+        (5,) * 5,
+    )
+
+
 def test_masked_arrays_are_refused_when_the_graph_is_built():
     # A masked NumPy array or a dask array of masked chunks was accepted, and every task
     # then failed at compute time with "block is a masked array" (a name the caller never

@@ -16,7 +16,7 @@ import cresize
 from cresize.image import open_image, resize_image, save_image, target_size
 
 Image = pytest.importorskip("PIL.Image")
-from PIL import ImageOps  # noqa: E402
+from PIL import ExifTags, ImageOps  # noqa: E402
 
 from helpers import avif  # noqa: E402
 from helpers.faults import FailingWrites  # noqa: E402
@@ -2146,6 +2146,58 @@ def test_a_damaged_exif_goes_as_it_was_beside_the_dpi():
     params = {"dpi": (300.0, 300.0), "exif": b"Exif\x00\x00XX garbage"}
     assert _dpi_left_out(params, "JPEG") == ()
     assert params == {"dpi": (300.0, 300.0), "exif": b"Exif\x00\x00XX garbage"}
+
+
+def _thumbnail_exif(order, resolution=True):
+    """A camera's EXIF (bytes, "Exif\\0\\0" first) in byte order ``order`` ("<", ">"):
+    IFD0 with Make and (with ``resolution``) 72 dpi, and IFD1, a JPEG thumbnail."""
+    import io
+
+    thumb = io.BytesIO()
+    Image.new("RGB", (16, 12), "red").save(thumb, "JPEG")
+    thumb = thumb.getvalue()
+    tags = [(0x010F, 2, 4, b"Cam\0")]
+    if resolution:
+        tags += [(282, 5, 1, None), (283, 5, 1, None), (296, 3, 1, struct.pack(order + "HH", 2, 0))]
+    rationals = 8 + 2 + 12 * len(tags) + 4
+    ifd1 = rationals + (16 if resolution else 0)
+    ifd0 = struct.pack(order + "H", len(tags))
+    for i, (tag, kind, n, value) in enumerate(tags):
+        value = value if value is not None else struct.pack(order + "I", rationals + 8 * (i - 1))
+        ifd0 += struct.pack(order + "HHI", tag, kind, n) + value
+    ifd0 += struct.pack(order + "I", ifd1)
+    values = struct.pack(order + "IIII", 72, 1, 72, 1) if resolution else b""
+    at = ifd1 + 2 + 2 * 12 + 4
+    ifd1 = struct.pack(order + "H", 2)
+    ifd1 += struct.pack(order + "HHII", 513, 4, 1, at) + struct.pack(
+        order + "HHII", 514, 4, 1, len(thumb)
+    )
+    ifd1 += struct.pack(order + "I", 0)
+    head = (b"II*\0" if order == "<" else b"MM\0*") + struct.pack(order + "I", 8)
+    return b"Exif\0\0" + head + ifd0 + values + ifd1 + thumb, thumb
+
+
+@pytest.mark.parametrize("order", ["<", ">"])
+def test_an_exifs_thumbnail_is_kept_when_it_is_made_to_say_the_dpi(tmp_path, order):
+    # Pillow's Exif.tobytes writes no IFD1: a camera JPEG whose density (300) and EXIF
+    # (72) disagreed came out with the EXIF's thumbnail gone. Its resolution is patched
+    # in the bytes now; an EXIF without the tags and with a thumbnail goes as it was.
+    exif, thumb = _thumbnail_exif(order)
+    src = tmp_path / "camera.jpg"
+    Image.fromarray(np.full((30, 40, 3), 100, np.uint8)).save(src, exif=exif, dpi=(300, 300))
+    image = resize_image(src, scale=0.5)
+    assert image.info["dpi"] == (300, 300)
+    for ext in ("jpg", "webp"):
+        out = tmp_path / f"out.{ext}"
+        assert cresize.image._save(image, out).left_out == ()
+        assert _exif_dpi(out) == (300, 300, 2)
+        with Image.open(out) as back:
+            written = back.info["exif"]
+            assert thumb in written and back.getexif()[0x010F] == "Cam"
+            assert dict(back.getexif().get_ifd(ExifTags.IFD.IFD1))[514] == len(thumb)
+    assert cresize.image._exif_with_dpi(exif, (72.0, 72.0)) is exif  # as it was
+    bare, _ = _thumbnail_exif(order, resolution=False)
+    assert cresize.image._exif_with_dpi(bare, (300.0, 300.0)) is bare  # Pillow's: no IFD1
 
 
 @pytest.mark.parametrize("png_writer", ["opencv", "pillow"])

@@ -457,13 +457,16 @@ UNKNOWN = "chunk lengths must be known, not NaN (Dask's unknown length)"
 
 
 def _numbers(chunks):
-    """The Python ints and floats in ``chunks`` (an entry, or tuples and lists of them,
-    nested; NumPy's numbers are both)."""
+    """The numbers in ``chunks`` (an entry, or tuples and lists of them, nested), as
+    Python ints and floats: NumPy's integers as ints, its floats (``np.float32``, which
+    is no ``float``) as floats, so that one rule checks them all."""
     if isinstance(chunks, (tuple, list)):
         for c in chunks:
             yield from _numbers(c)
-    elif isinstance(chunks, (int, float)) and not isinstance(chunks, bool):
-        yield chunks
+    elif isinstance(chunks, (int, np.integer)) and not isinstance(chunks, bool):
+        yield int(chunks)
+    elif isinstance(chunks, (float, np.floating)):
+        yield float(chunks)
 
 
 def _output_chunks(src, out_shape, axes, chunks):

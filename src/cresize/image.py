@@ -1795,16 +1795,26 @@ def _exif_with_dpi(exif, dpi):
     XResolution and YResolution are ``dpi`` (x, y floats) and ResolutionUnit 2 (inch), as
     bytes; ``exif`` as it is where it says so already (ResolutionUnit 2: Pillow's JPEG
     reader takes none without it), or where Pillow cannot parse or write it back (a
-    damaged one goes to the writer as before). The caller's ``Exif`` is not changed."""
+    damaged one goes to the writer as before). The caller's ``Exif`` is not changed.
+    Patched in its bytes where it has the three tags (``_exif_dpi_patched``); written
+    back by Pillow only where it lacks one, and then not where it has a thumbnail (IFD1),
+    which Pillow's ``Exif.tobytes`` leaves out."""
+    raw = exif.tobytes() if isinstance(exif, _pil().Exif) else exif
+    if isinstance(raw, bytes):
+        patched = _exif_dpi_patched(raw, dpi)
+        if patched is not None:
+            return exif if patched == raw else patched
     parsed = _pil().Exif()
     try:
         if exif:
-            parsed.load(exif.tobytes() if isinstance(exif, _pil().Exif) else exif)
+            parsed.load(raw)
         said = (parsed.get(_X_RESOLUTION), parsed.get(_Y_RESOLUTION))
         if parsed.get(_RESOLUTION_UNIT) == 2 and all(
             value is not None and math.isclose(float(value), d, rel_tol=1e-6)
             for value, d in zip(said, dpi)
         ):
+            return exif
+        if parsed.get_ifd(_pil().ExifTags.IFD.IFD1):  # its thumbnail would be lost
             return exif
         parsed[_X_RESOLUTION], parsed[_Y_RESOLUTION] = dpi
         parsed[_RESOLUTION_UNIT] = 2
@@ -1857,18 +1867,14 @@ def _exif_patched(exif, size):
     PixelYDimension entries, one SHORT or LONG each (the value in the entry itself), or
     None: entries of another kind, a value too large for a SHORT, a structure that does
     not fit in the bytes (then Pillow parses it)."""
-    start = 6 if exif.startswith(b"Exif\0\0") else 0
-    order = {b"II": "<", b"MM": ">"}.get(exif[start : start + 2])
+    start, order = _exif_start(exif)
     if order is None:
         return None
     out = bytearray(exif)
     try:
 
-        def entries(ifd):  # (offset of the entry, tag, type, count, value offset)
-            (count,) = struct.unpack_from(order + "H", exif, start + ifd)
-            for i in range(count):
-                at = start + ifd + 2 + 12 * i
-                yield (at, *struct.unpack_from(order + "HHI", exif, at))
+        def entries(ifd):  # (offset of the entry, tag, type, count)
+            return _ifd_entries(exif, start, order, ifd)
 
         (ifd0,) = struct.unpack_from(order + "I", exif, start + 4)
         pointers = [at for at, tag, kind, n in entries(ifd0) if tag == _EXIF_IFD]
@@ -1882,6 +1888,64 @@ def _exif_patched(exif, size):
                     return None
                 struct.pack_into(order + ("H" if kind == 3 else "I"), out, at + 8, length)
     except struct.error:  # an offset past the end
+        return None
+    return bytes(out)
+
+
+def _exif_start(exif):
+    """``(start, order)`` of the EXIF bytes ``exif``: where its TIFF structure begins
+    (after "Exif\\0\\0" or not) and its ``struct`` byte order, None where it has none."""
+    start = 6 if exif.startswith(b"Exif\0\0") else 0
+    return start, {b"II": "<", b"MM": ">"}.get(exif[start : start + 2])
+
+
+def _ifd_entries(exif, start, order, ifd):
+    """``(offset of the entry, tag, type, count)`` of each entry of the IFD at ``ifd`` of
+    the EXIF bytes ``exif`` (``_exif_start``'s ``start`` and ``order``); struct.error
+    where it does not fit in them."""
+    (count,) = struct.unpack_from(order + "H", exif, start + ifd)
+    for i in range(count):
+        at = start + ifd + 2 + 12 * i
+        yield (at, *struct.unpack_from(order + "HHI", exif, at))
+
+
+def _exif_dpi_patched(exif, dpi):
+    """``_exif_with_dpi`` of the EXIF bytes ``exif`` by patching its IFD0's XResolution
+    and YResolution (one RATIONAL each, its 8 bytes where the entry points) and
+    ResolutionUnit (one SHORT) in place: every other byte kept (a thumbnail, IFD1, that
+    Pillow's ``Exif.tobytes`` leaves out; a maker note's offsets), or None: a tag missing
+    or of another kind, a value that fits no RATIONAL, a structure that does not fit
+    in the bytes (then Pillow parses it)."""
+    start, order = _exif_start(exif)
+    if order is None:
+        return None
+    import fractions
+
+    out = bytearray(exif)
+    try:
+        (ifd0,) = struct.unpack_from(order + "I", exif, start + 4)
+        found = {tag: (at, kind, n) for at, tag, kind, n in _ifd_entries(exif, start, order, ifd0)}
+        unit = found.get(_RESOLUTION_UNIT)
+        if unit is None or unit[1:] != (3, 1):
+            return None
+        rationals = [found.get(tag) for tag in (_X_RESOLUTION, _Y_RESOLUTION)]
+        if any(r is None or r[1:] != (5, 1) for r in rationals):
+            return None
+        places = [struct.unpack_from(order + "I", exif, r[0] + 8)[0] for r in rationals]
+        if places[0] == places[1]:  # one value for both: Pillow's, then
+            return None
+        struct.pack_into(order + "H", out, unit[0] + 8, 2)
+        for where, d in zip(places, dpi):
+            said = struct.unpack_from(order + "II", exif, start + where)
+            if said[1] and math.isclose(said[0] / said[1], d, rel_tol=1e-6):
+                continue  # as it was
+            value = fractions.Fraction(d).limit_denominator(
+                max(1, min(0xFFFFFFFF, int(0xFFFFFFFF / d)))
+            )
+            if not 0 < value.numerator <= 0xFFFFFFFF:
+                return None
+            struct.pack_into(order + "II", out, start + where, value.numerator, value.denominator)
+    except (struct.error, ValueError, OverflowError, ZeroDivisionError):
         return None
     return bytes(out)
 
