@@ -413,13 +413,14 @@ def threads_value(num_threads, name="num_threads"):
     option (``"--threads"``), which is never None (its default is to leave it out)."""
     if num_threads is None:
         return None
-    option = name.startswith("--")
     if type(num_threads) is not int:  # NumPy integers, 0-d arrays: ``integer``'s rule
-        num_threads = integer(num_threads, name, f"{'' if option else 'None or '}a nonzero int")
+        none = "" if name.startswith("--") else "None or "
+        num_threads = integer(num_threads, name, f"{none}a nonzero int")
     if num_threads == 0:
+        none = "" if name.startswith("--") else "None, "
         raise ValueError(
-            f"{name} must be {'' if option else 'None, '}a positive int, or a negative int "
-            f"counted back from the maximum (-1 = all); got 0"
+            f"{name} must be {none}a positive int, or a negative int counted back from the "
+            f"maximum (-1 = all); got 0"
         )
     if num_threads > MAX_THREADS:
         raise ValueError(f"{name} must be at most {MAX_THREADS}; got {num_threads}")
