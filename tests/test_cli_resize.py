@@ -2122,3 +2122,58 @@ def test_a_10bit_avif_without_opencv_is_refused(tmp_path, capsys, monkeypatch):
         f"OpenCV reads it at 10 bits" in err
     )
     assert tree(tmp_path / "o") == ["rgb8.avif"]
+
+
+@pytest.mark.parametrize(
+    "option,value,words",
+    [
+        ("--size", "99999999999999x5", "--size: the width must be < 1099511627776; got '9999"),
+        ("--fit", "5x1099511627776", "--fit: the height must be < 1099511627776; got '5x1"),
+        ("--fill", "1099511627776x5", "--fill: the width must be < 1099511627776; got '1"),
+        ("--width", "1099511627776", "--width: the width must be < 1099511627776; got '1"),
+        ("--height", "1099511627776", "--height: the height must be < 1099511627776; got"),
+        ("--scale", "1e300", "--scale: must be < 1099511627776 (the longest side an image"),
+    ],
+)
+def test_a_length_no_image_can_have_is_a_usage_error(tmp_path, capsys, option, value, words):
+    # Each file failed instead, in Python's words and height-first order: "size must be
+    # < 1099511627776; got (5, 99999999999999)", "scale=1e+300 gives ...".
+    src = write(tmp_path / "in.png")
+    assert main([str(src), option, value, "--max-pixels", "0", "-o", str(tmp_path / "o.png")]) == 2
+    err = capsys.readouterr().err
+    assert words in err and "=(" not in err and "scale=" not in err
+    assert not (tmp_path / "o.png").exists()
+
+
+@pytest.mark.parametrize(
+    "argv,words",
+    [
+        (["--scale", "1e12"], "--scale 1000000000000.0 would make this 60x40 image larger"),
+        (
+            ["--width", "1099511627775"],
+            "--width 1099511627775 would make this 60x40 image 1099511627775x733007751850, "
+            "larger than any image can be",
+        ),
+        (
+            ["--fill", "1099511627775x5", "--allow-upscale"],
+            "--fill 1099511627775x5 would make this 60x40 image 1099511627775x733007751850, larger",
+        ),
+    ],
+)
+@pytest.mark.parametrize("limit", ["0", "10000"])
+def test_a_size_too_large_for_this_file_names_the_option(tmp_path, capsys, argv, words, limit):
+    # The messages named Python's keywords ("scale=1e+12 gives", "fill=(...)", "check
+    # size or scale_factor"), or said to raise --max-pixels, which cannot help.
+    src = write(tmp_path / "in.png")
+    out = tmp_path / "o.png"
+    assert main([str(src), *argv, "--max-pixels", limit, "-o", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert f"cresize resize: {src}: {words}" in err
+    assert "scale=" not in err and "=(" not in err and "scale_factor" not in err
+    assert "raise it" not in err and not out.exists()
+
+
+def test_a_resized_size_over_max_pixels_names_the_option(tmp_path, capsys):
+    src = write(tmp_path / "in.png")
+    assert main([str(src), "--scale", "1e5", "-o", str(tmp_path / "o.png")]) == 1
+    assert "resized (--scale 100000.0), it would be 6000000x4000000" in capsys.readouterr().err

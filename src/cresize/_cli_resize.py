@@ -73,10 +73,25 @@ def _pair(text):
         ) from None
     if w < 1 or h < 1:
         raise argparse.ArgumentTypeError(f"width and height must be >= 1; got {text!r}")
+    for name, n in (("the width", w), ("the height", h)):
+        _length(n, name, text)
     return (w, h)
 
 
-def _positive(kind):
+def _length(n, name, text):
+    """``n`` refused as ``_spec.length`` refuses an axis length (2**40 or more), in the
+    words of an option: else a file failed with "size must be < ...; got (H, W)"."""
+    try:
+        _spec.length(n, name, text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _positive(kind, name=None):
+    """A parser of a positive ``kind``; an int (``name``: what it is, a length) below
+    ``_spec.MAX_LENGTH``, a float below it too (a factor as large is too large even for
+    a one-pixel image)."""
+
     def parse(text):
         try:
             value = kind(text)
@@ -85,6 +100,13 @@ def _positive(kind):
             raise argparse.ArgumentTypeError(f"expected {number}; got {text!r}") from None
         if not value > 0 or value == float("inf"):
             raise argparse.ArgumentTypeError(f"must be > 0; got {text!r}")
+        if kind is int:
+            _length(value, name, text)
+        elif not value < _spec.MAX_LENGTH:  # a 1-pixel side would be too long already
+            raise argparse.ArgumentTypeError(
+                f"must be < {_spec.MAX_LENGTH} (the longest side an image can have, "
+                f"from one pixel); got {text!r}"
+            )
         return value
 
     return parse
@@ -135,8 +157,15 @@ def _parser():
         "geometry (one of them; --width and --height together give that exact size)"
     )
     g.add_argument("--size", type=_pair, metavar="WxH", help="exact size")
-    g.add_argument("--width", type=_positive(int), metavar="W", help="width (alone: aspect kept)")
-    g.add_argument("--height", type=_positive(int), metavar="H", help="height (alone: aspect kept)")
+    g.add_argument(
+        "--width", type=_positive(int, "the width"), metavar="W", help="width (alone: aspect kept)"
+    )
+    g.add_argument(
+        "--height",
+        type=_positive(int, "the height"),
+        metavar="H",
+        help="height (alone: aspect kept)",
+    )
     g.add_argument("--scale", type=_positive(float), metavar="F", help="scale factor")
     g.add_argument("--fit", type=_pair, metavar="WxH", help="largest size inside WxH, aspect kept")
     g.add_argument("--fill", type=_pair, metavar="WxH", help="cover WxH, then crop the centre")
@@ -261,6 +290,7 @@ def main(argv=None):
         num_threads=threads,
         exact=args.exact,
         max_pixels=args.max_pixels,
+        option=_typed(args),
     )
     start, results = time.perf_counter(), []
     counts = {"done": 0, "bad": len(failures), "narrowed": False}
@@ -514,6 +544,18 @@ def _geometry(parser, args):
     if given == ["width/height"]:
         return dict(size=(args.width, args.height))
     return {given[0]: getattr(args, given[0]), "allow_upscale": args.allow_upscale}
+
+
+def _typed(args):
+    """The geometry option as the command line gives it (``--fit 800x600``, width
+    first), for the messages of a file."""
+    lengths = [f"--{n} {v}" for n in ("width", "height") if (v := getattr(args, n)) is not None]
+    if lengths:
+        return " ".join(lengths)
+    if args.scale is not None:
+        return f"--scale {args.scale!r}"
+    name = next(n for n in ("size", "fit", "fill") if getattr(args, n) is not None)
+    return f"--{name} {'x'.join(map(str, getattr(args, name)))}"
 
 
 def _plan(args):
@@ -831,8 +873,23 @@ def _resize_one(task, cancel, later):
         # The resized image too (a typo, --scale 10 for 0.1, took minutes and gigabytes
         # a file); of the upright image, as resize_image computes it: the larger of
         # either way where its orientation is not known before its pixels are decoded.
-        sizes = [target_size(*upright, **o["geometry"])[0] for upright in header.uprights]
-        ow, oh = max(sizes, key=lambda size: size[0] * size[1])
+        try:
+            sizes = [target_size(*upright, **o["geometry"])[0] for upright in header.uprights]
+        except ValueError:  # a side of _spec.MAX_LENGTH or more: its message names scale=
+            sizes = None
+        ow, oh = max(sizes or [(0, 0)], key=lambda size: size[0] * size[1])
+        # In the option's words (target_size's, resize's name Python keywords: "scale=",
+        # "size must be < ...; got (H, W)", "check size or scale_factor"); no --max-pixels
+        # lets such a size be made.
+        if sizes is None or max(ow, oh) >= _spec.MAX_LENGTH or ow * oh * 4 > _spec.MAX_ELEMENTS:
+            made = "" if sizes is None else f"{ow}x{oh}, "
+            return (
+                src,
+                f"{o['option']} would make this {w}x{h} image {made}larger than any image "
+                f"can be (each side < {_spec.MAX_LENGTH:,} pixels, and at most "
+                f"{_spec.MAX_ELEMENTS // 4:,} pixels of 4 samples)",
+                None,
+            )
         if limit and ow * oh > limit:
             unknown = (
                 " (its EXIF orientation, after more chunks than are read before decoding, "
@@ -842,7 +899,7 @@ def _resize_one(task, cancel, later):
             )
             return (
                 src,
-                f"resized, it {'could' if header.unsure else 'would'} be {ow}x{oh}{unknown}, "
+                f"resized ({o['option']}), it {'could' if header.unsure else 'would'} be {ow}x{oh}{unknown}, "
                 f"{ow * oh:,} pixels, more than --max-pixels {limit:,} (raise it if you mean it)",
                 None,
             )
