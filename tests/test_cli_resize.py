@@ -457,7 +457,10 @@ def test_in_place(tmp_path, capsys):
     assert main([str(src), "--width", "10", "--in-place", "-q"]) == 0
     assert Image.open(src).size == (10, 7) and os.listdir(tmp_path) == ["in.png"]
     (tmp_path / "in_s.png").write_bytes(b"keep me")  # --in-place is not --overwrite
-    assert main([str(src), "--width", "5", "--in-place", "--suffix", "_s"]) == 1
+    other = write(tmp_path / "sub" / "in_s.png")  # its output, tmp_path/in_s.png, exists
+    argv = [str(src), str(other), "--width", "5", "--in-place", "--out-dir", str(tmp_path)]
+    assert main(argv) == 1
+    assert "in_s.png exists (use --overwrite)" in capsys.readouterr().err
     assert (tmp_path / "in_s.png").read_bytes() == b"keep me"
 
 
@@ -2177,3 +2180,53 @@ def test_a_resized_size_over_max_pixels_names_the_option(tmp_path, capsys):
     src = write(tmp_path / "in.png")
     assert main([str(src), "--scale", "1e5", "-o", str(tmp_path / "o.png")]) == 1
     assert "resized (--scale 100000.0), it would be 6000000x4000000" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "argv,words",
+    [
+        (["--width", "90"], "--allow-upscale has no effect with --width (it lets --fit and"),
+        (["--size", "90x9"], "--allow-upscale has no effect with --size (it lets --fit and"),
+        (["--width", "90", "--height", "9"], "--allow-upscale has no effect with --width and"),
+        (["--scale", "2"], "--allow-upscale has no effect with --scale (it lets --fit and"),
+    ],
+)
+def test_allow_upscale_without_fit_or_fill_is_a_usage_error(tmp_path, capsys, argv, words):
+    # It was accepted and did nothing (these sizes enlarge with or without it).
+    src = write(tmp_path / "in.png")
+    out = tmp_path / "o.png"
+    assert main([str(src), *argv, "--allow-upscale", "-o", str(out)]) == 2
+    assert f"cresize resize: error: {words}" in capsys.readouterr().err
+    assert not out.exists()
+    assert main([str(src), "--fit", "90x90", "--allow-upscale", "-o", str(out), "-q"]) == 0
+    assert Image.open(out).size == (90, 60)
+
+
+@pytest.mark.parametrize(
+    "where,named",
+    [
+        (["-o", "{tmp}/o.png"], "-o/--output"),
+        (["--out-dir", "{tmp}/out"], "--out-dir"),
+        (["--suffix", "_s"], "--suffix"),
+        (["--format", "jpeg"], "--format"),
+        (["--out-dir", "{tmp}/out", "--format", "jpeg"], "--out-dir and --format"),
+    ],
+)
+def test_in_place_where_no_output_is_its_input_is_a_usage_error(tmp_path, capsys, where, named):
+    # --in-place was accepted and did nothing: the outputs went elsewhere.
+    src = write(tmp_path / "in.png")
+    before = src.read_bytes()
+    argv = [str(src), "--width", "10", "--in-place", *(a.format(tmp=tmp_path) for a in where)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"error: --in-place has no effect with {named}: no output of this batch is its" in err
+    assert tree(tmp_path) == ["in.png"] and src.read_bytes() == before
+
+
+def test_in_place_with_an_output_that_is_the_input_is_accepted(tmp_path, capsys):
+    # -o naming the input, or --out-dir its own folder: --in-place is what lets it be.
+    src = write(tmp_path / "in.png")
+    assert main([str(src), "--width", "10", "-o", str(src), "--in-place", "-q"]) == 0
+    assert Image.open(src).size == (10, 7)
+    assert main([str(src), "--width", "5", "--out-dir", str(tmp_path), "--in-place", "-q"]) == 0
+    assert Image.open(src).size == (5, 4) and tree(tmp_path) == ["in.png"]

@@ -169,7 +169,9 @@ def _parser():
     g.add_argument("--scale", type=_positive(float), metavar="F", help="scale factor")
     g.add_argument("--fit", type=_pair, metavar="WxH", help="largest size inside WxH, aspect kept")
     g.add_argument("--fill", type=_pair, metavar="WxH", help="cover WxH, then crop the centre")
-    g.add_argument("--allow-upscale", action="store_true", help="let --fit/--fill enlarge")
+    g.add_argument(
+        "--allow-upscale", action="store_true", help="let --fit/--fill enlarge (with them only)"
+    )
     q = p.add_argument_group("quality")
     q.add_argument(
         "--mode",
@@ -215,7 +217,11 @@ def _parser():
     )
     r.add_argument("-q", "--quiet", action="store_true", help="no progress bar and no summary")
     r.add_argument("--overwrite", action="store_true", help="replace existing outputs")
-    r.add_argument("--in-place", action="store_true", help="allow replacing the input itself")
+    r.add_argument(
+        "--in-place",
+        action="store_true",
+        help="allow an output to replace its own input (an error where none would)",
+    )
     r.add_argument("-n", "--dry-run", action="store_true", help="list what would be done")
     return p
 
@@ -243,6 +249,11 @@ def main(argv=None):
         print(f"cresize resize: error: {message}", file=sys.stderr)
         return 2
     tasks, failures, skipped = _plan(args)
+    message = _in_place_unused(args, tasks)
+    if message is not None:
+        parser.print_usage(sys.stderr)
+        print(f"cresize resize: error: {message}", file=sys.stderr)
+        return 2
     if args.output and len(tasks) + len(failures) > 1:
         print(
             "cresize resize: error: -o/--output takes one input; use --out-dir for many",
@@ -469,6 +480,15 @@ def _usage_error(args):
                 f"{args.format} writes {FORMATS[args.format][0]}; give one of them (or a "
                 f"name without a known extension)"
             )
+    # Accepted and ignored: --width 2000 --allow-upscale enlarges with or without it.
+    if args.allow_upscale and args.fit is None and args.fill is None:
+        given = [
+            f"--{name}" for name in ("size", "width", "height", "scale") if getattr(args, name)
+        ]
+        return (
+            f"--allow-upscale has no effect with {' and '.join(given)} (it lets --fit and "
+            f"--fill enlarge; the other sizes are made as given); give one or the other"
+        )
     for name, value in (("--jobs", args.jobs), ("--max-pixels", args.max_pixels)):
         if value < 0:
             return f"{name} must be >= 0; got {value}"
@@ -478,6 +498,29 @@ def _usage_error(args):
 #: Options whose value may begin with "-": ``--size -3x5`` reaches ``_pair``'s message
 #: (argparse takes "-3x5" for an option, "expected one argument"), see ``_joined_values``.
 _VALUE_OPTIONS = ("--size", "--fit", "--fill", "--width", "--height", "--scale", "--quality")
+
+
+def _in_place_unused(args, tasks):
+    """Why ``--in-place`` has no effect on the batch ``tasks``, or None: it lets an output
+    replace its own input, and with ``-o``, ``--out-dir``, ``--suffix`` or ``--format``
+    no output may be its input (``-o a.png`` of the input ``a.png`` is). A usage error,
+    as ``--quality`` where no output takes it: it was accepted and did nothing."""
+    if not args.in_place or not tasks or any(same for _, _, same in tasks):
+        return None
+    given = [
+        name
+        for name, value in (
+            ("-o/--output", args.output),
+            ("--out-dir", args.out_dir),
+            ("--suffix", args.suffix),
+            ("--format", args.format),
+        )
+        if value
+    ]
+    return (
+        f"--in-place has no effect with {' and '.join(given)}: no output of this batch is "
+        f"its own input (--in-place lets an output replace its input); give one or the other"
+    )
 
 
 def _joined_values(argv):
