@@ -2230,3 +2230,69 @@ def test_in_place_with_an_output_that_is_the_input_is_accepted(tmp_path, capsys)
     assert Image.open(src).size == (10, 7)
     assert main([str(src), "--width", "5", "--out-dir", str(tmp_path), "--in-place", "-q"]) == 0
     assert Image.open(src).size == (5, 4) and tree(tmp_path) == ["in.png"]
+
+
+def test_skip_existing_resumes_a_batch(tmp_path, capsys):
+    # A re-run after an interruption failed every output already made ("exists (use
+    # --overwrite)"), exit 1.
+    folder, out = tmp_path / "in", tmp_path / "out"
+    for name in ("a.png", "b.png", "c.png"):
+        write(folder / name)
+    argv = [str(folder), "--width", "10", "--out-dir", str(out)]
+    assert main([*argv, "-q"]) == 0
+    os.remove(out / "b.png")  # the run was interrupted before b.png
+    (out / "a.png").write_bytes(b"a whole output")  # not read, not replaced
+    (folder / "c.png").write_bytes(b"not an image")  # not read either
+    assert main([*argv, "-n"]) == 1
+    assert f"{out / 'c.png'} exists (use --overwrite)" in capsys.readouterr().err
+    assert main([*argv, "--skip-existing", "-n"]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    assert listed == [
+        f"{folder / 'b.png'} -> {out / 'b.png'}",
+        f"{folder / 'a.png'}: skipped (its output {out / 'a.png'} exists)",
+        f"{folder / 'c.png'}: skipped (its output {out / 'c.png'} exists)",
+    ]
+    assert tree(out) == ["a.png", "c.png"]
+    assert main([*argv, "--skip-existing"]) == 0
+    assert "1 resized, 0 failed, 2 skipped (their outputs exist)" in capsys.readouterr().out
+    assert tree(out) == ["a.png", "b.png", "c.png"]
+    assert (out / "a.png").read_bytes() == b"a whole output"
+    assert Image.open(out / "b.png").size == (10, 7)
+
+
+def test_skip_existing_keeps_the_plan_of_the_batch(tmp_path, capsys):
+    # Two inputs of one output name: the second is refused, as without the option,
+    # whether the first's output exists or not.
+    write(tmp_path / "a.png")
+    Image.fromarray(photo(40, 60)).save(tmp_path / "a.jpg")
+    (tmp_path / "a.webp").write_bytes(b"done before")
+    argv = [str(tmp_path / "a.png"), str(tmp_path / "a.jpg"), "--width", "10"]
+    assert main([*argv, "--format", "webp", "--skip-existing"]) == 1
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'a.jpg'}: {tmp_path / 'a.webp'} is also the output of" in err
+    assert (tmp_path / "a.webp").read_bytes() == b"done before"
+    # a folder's own outputs (--suffix) are still not inputs; an existing one is kept
+    folder = tmp_path / "f"
+    write(folder / "x.png")
+    assert main([str(folder), "--width", "10", "--suffix", "_s", "-q"]) == 0
+    made = (folder / "x_s.png").read_bytes()
+    assert main([str(folder), "--width", "10", "--suffix", "_s", "--skip-existing"]) == 0
+    assert "0 resized, 0 failed, 1 skipped (outputs of this batch), 1 skipped (their" in (
+        capsys.readouterr().out
+    )
+    assert tree(folder) == ["x.png", "x_s.png"] and (folder / "x_s.png").read_bytes() == made
+
+
+@pytest.mark.parametrize(
+    "other,words",
+    [
+        ("--overwrite", "give --overwrite or --skip-existing, not both"),
+        ("--in-place", "--skip-existing cannot tell which inputs --in-place has resized"),
+    ],
+)
+def test_skip_existing_conflicts(tmp_path, capsys, other, words):
+    src = write(tmp_path / "in.png")
+    before = src.read_bytes()
+    assert main([str(src), "--width", "10", "--skip-existing", other]) == 2
+    assert f"cresize resize: error: {words}" in capsys.readouterr().err
+    assert tree(tmp_path) == ["in.png"] and src.read_bytes() == before

@@ -218,6 +218,12 @@ def _parser():
     r.add_argument("-q", "--quiet", action="store_true", help="no progress bar and no summary")
     r.add_argument("--overwrite", action="store_true", help="replace existing outputs")
     r.add_argument(
+        "--skip-existing",
+        action="store_true",
+        help="leave existing outputs, and their inputs unread (resume a batch; the "
+        "outputs are written whole or not at all)",
+    )
+    r.add_argument(
         "--in-place",
         action="store_true",
         help="allow an output to replace its own input (an error where none would)",
@@ -248,19 +254,19 @@ def main(argv=None):
         parser.print_usage(sys.stderr)
         print(f"cresize resize: error: {message}", file=sys.stderr)
         return 2
-    tasks, failures, skipped = _plan(args)
+    tasks, failures, skipped, existing = _plan(args)
     message = _in_place_unused(args, tasks)
     if message is not None:
         parser.print_usage(sys.stderr)
         print(f"cresize resize: error: {message}", file=sys.stderr)
         return 2
-    if args.output and len(tasks) + len(failures) > 1:
+    if args.output and len(tasks) + len(failures) + len(existing) > 1:
         print(
             "cresize resize: error: -o/--output takes one input; use --out-dir for many",
             file=sys.stderr,
         )
         return 2
-    clashes = _clashes(tasks, failures)
+    clashes = _clashes(tasks, failures + existing)
     if clashes:
         for src, dst, other in clashes:
             same = os.path.realpath(dst) == os.path.realpath(other)
@@ -289,6 +295,8 @@ def main(argv=None):
             print(f"{src} -> {dst}")
         for src in skipped:
             print(f"{src}: skipped (an output of this batch)")
+        for src, dst in existing:
+            print(f"{src}: skipped (its output {dst} exists)")
         return 1 if failures else 0
     jobs, threads = split_cores(args.jobs, len(tasks))
     options = dict(
@@ -371,6 +379,7 @@ def main(argv=None):
     if not args.quiet:
         seconds = time.perf_counter() - start
         also = f", {len(skipped)} skipped (outputs of this batch)" if skipped else ""
+        also += f", {len(existing)} skipped (their outputs exist)" if existing else ""
         print(
             f"cresize resize: {counts['done']} resized, {counts['bad']} failed{also} in "
             f"{seconds:.2f} s"
@@ -439,6 +448,14 @@ def _usage_error(args):
         )
     if args.output and args.out_dir:
         return "give -o/--output or --out-dir, not both"
+    if args.skip_existing and args.overwrite:
+        return "give --overwrite or --skip-existing, not both"
+    # Each output of --in-place is its input, which exists whether it was resized or not.
+    if args.skip_existing and args.in_place:
+        return (
+            "--skip-existing cannot tell which inputs --in-place has resized already (each "
+            "output is its input, which exists either way); give one or the other"
+        )
     # An unset variable in a script (--out-dir "$DEST") was taken as no option at all:
     # the outputs went beside the inputs.
     for name, value, what in (
@@ -603,7 +620,10 @@ def _typed(args):
 
 def _plan(args):
     """``[(src, dst, dst is src)]`` to do, ``[(src, reason)]`` refused before starting,
-    and the files found that are this batch's own outputs (not inputs)."""
+    the files found that are this batch's own outputs (not inputs), and ``[(src, dst)]``
+    not done because ``dst`` exists (``--skip-existing``: a regular file, or a link to
+    one; not read at all). Such a file is planned as any other: its output is still
+    taken, so a second input of that output name is refused as without the option."""
     from cresize.image import FORMATS, _extension_format
 
     sources, failures = [], []
@@ -645,7 +665,7 @@ def _plan(args):
     # another input (a_small.jpg of a.jpg, left by an earlier run) is not an input:
     # a re-run would otherwise make a_small_small.jpg.
     outputs = {key for _, _, _, real, key in planned if key != real}
-    tasks, seen, folded, skipped = [], {}, {}, []
+    tasks, seen, folded, skipped, existing = [], {}, {}, [], []
     for src, base, dst, real, key in planned:
         if base is not None and real in outputs:
             skipped.append(src)
@@ -676,7 +696,9 @@ def _plan(args):
                     + " (use --in-place, --suffix, --format or --out-dir)",
                 )
             )
-        elif os.path.lexists(dst) and not (same or args.overwrite):
+        elif os.path.lexists(dst) and not (
+            same or args.overwrite or (args.skip_existing and os.path.isfile(dst))
+        ):
             failures.append((src, f"{dst} exists (use --overwrite)"))
         elif key in seen and os.path.realpath(seen[key]) == real:
             continue  # the same file named twice
@@ -696,8 +718,11 @@ def _plan(args):
         else:
             seen[key] = src
             folded.setdefault(fold, (key, dst, src))
-            tasks.append((src, dst, same))
-    return tasks, failures, skipped
+            if args.skip_existing and os.path.isfile(dst):  # never `same`: no --in-place
+                existing.append((src, dst))
+            else:
+                tasks.append((src, dst, same))
+    return tasks, failures, skipped, existing
 
 
 def _name_key(path):
