@@ -2296,3 +2296,47 @@ def test_skip_existing_conflicts(tmp_path, capsys, other, words):
     assert main([str(src), "--width", "10", "--skip-existing", other]) == 2
     assert f"cresize resize: error: {words}" in capsys.readouterr().err
     assert tree(tmp_path) == ["in.png"] and src.read_bytes() == before
+
+
+def _refused_lines(err):
+    """``{input: reason}`` of the real run's per-file failures in ``err``."""
+    found = {}
+    for line in err.splitlines():
+        if line.startswith("cresize resize: ") and ": note:" not in line:
+            src, _, reason = line[len("cresize resize: ") :].partition(": ")
+            found[src] = reason
+    return found
+
+
+def test_dry_run_lists_what_the_run_would_refuse(tmp_path, capsys):
+    # -n read no header: it listed as "a -> b" files that the run then refused
+    # (--max-pixels, an --in-place file of several frames, a file that is no image).
+    folder = tmp_path / "in"
+    write(folder / "big.png", 80, 120)  # 9,600 pixels
+    write(folder / "small.png", 20, 30)  # 600; 2,400 once resized by 2
+    write(folder / "ok.png", 10, 15)
+    frames = [Image.fromarray(photo(10, 15, seed)) for seed in range(3)]
+    frames[0].save(folder / "anim.gif", save_all=True, append_images=frames[1:])
+    (folder / "junk.png").write_bytes(b"not an image at all")
+    (folder / "empty.png").write_bytes(b"")
+    before = {name: (folder / name).read_bytes() for name in os.listdir(folder)}
+    argv = [str(folder), "--scale", "2", "--max-pixels", "2000", "--in-place"]
+    assert main([*argv, "-n"]) == 1
+    listed = capsys.readouterr().out.splitlines()
+    assert f"{folder / 'ok.png'} -> {folder / 'ok.png'}" in listed
+    would = {}
+    for line in listed:
+        src, sep, reason = line.partition(": would be refused: ")
+        if sep:
+            would[src] = reason
+    assert sorted(would) == sorted(
+        str(folder / n) for n in ("anim.gif", "big.png", "empty.png", "junk.png", "small.png")
+    )
+    assert would[str(folder / "big.png")].startswith("120x80 is 9,600 pixels, more than --max")
+    assert would[str(folder / "small.png")].startswith("resized (--scale 2.0), it would be 60x40")
+    assert would[str(folder / "anim.gif")].startswith("3 frames: --in-place would replace it")
+    assert {n: (folder / n).read_bytes() for n in os.listdir(folder)} == before
+    # the real run refuses the same files, for the same reasons
+    assert main([*argv, "-q"]) == 1
+    assert _refused_lines(capsys.readouterr().err) == would
+    assert Image.open(folder / "ok.png").size == (30, 20)

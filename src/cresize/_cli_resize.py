@@ -55,8 +55,9 @@ EPILOG = """examples:
 
 exit status:
   0    every file done (or listed, with -n)
-  1    an input failed (each one said, the rest done), or the batch was refused
-       before it started (an output would replace another input)
+  1    an input failed (each one said, the rest done; with -n: would be refused),
+       or the batch was refused before it started (an output would replace another
+       input)
   2    a usage error, or the command's own output (stdout) cannot be written
   130  interrupted (Ctrl-C, SIGTERM)
   141  whatever read the command's output has gone (| head)
@@ -228,7 +229,12 @@ def _parser():
         action="store_true",
         help="allow an output to replace its own input (an error where none would)",
     )
-    r.add_argument("-n", "--dry-run", action="store_true", help="list what would be done")
+    r.add_argument(
+        "-n",
+        "--dry-run",
+        action="store_true",
+        help="list what would be done, and what refused (each input's header is read)",
+    )
     return p
 
 
@@ -290,14 +296,6 @@ def main(argv=None):
         print(f"cresize resize: {src}: {reason}", file=sys.stderr)
     if quality_unused:
         print(f"cresize resize: note: {quality_unused[0]}", file=sys.stderr)
-    if args.dry_run:
-        for src, dst, _ in tasks:
-            print(f"{src} -> {dst}")
-        for src in skipped:
-            print(f"{src}: skipped (an output of this batch)")
-        for src, dst in existing:
-            print(f"{src}: skipped (its output {dst} exists)")
-        return 1 if failures else 0
     jobs, threads = split_cores(args.jobs, len(tasks))
     options = dict(
         geometry=geometry,
@@ -311,6 +309,18 @@ def main(argv=None):
         max_pixels=args.max_pixels,
         option=_typed(args),
     )
+    if args.dry_run:
+        refused = 0
+        with _without_pillow_limit(image._pil()), _warnings_per_file():
+            for src, dst, same in tasks:
+                reason = _would_refuse(src, dict(options, in_place=same))
+                refused += reason is not None
+                print(f"{src} -> {dst}" if reason is None else f"{src}: would be refused: {reason}")
+        for src in skipped:
+            print(f"{src}: skipped (an output of this batch)")
+        for src, dst in existing:
+            print(f"{src}: skipped (its output {dst} exists)")
+        return 1 if failures or refused else 0
     start, results = time.perf_counter(), []
     counts = {"done": 0, "bad": len(failures), "narrowed": False}
     icc_said = set()  # the reasons already given for dropped ICC profiles
@@ -909,68 +919,15 @@ def _one(task, cancel=None, later=None):
 def _resize_one(task, cancel, later):
     """``_one`` of a file, but for its warnings."""
     src, dst, o = task
-    from cresize.image import FORMATS, _format, _header, _save, narrows, resize_image, target_size
+    from cresize.image import FORMATS, _format, _save, narrows, resize_image
 
     if cancel is not None and cancel.is_set():
         return src, _CANCELLED, None
     reading = True
     try:
-        if not os.path.isfile(src):
-            return src, _not_a_file(src), None
-        if os.path.getsize(src) == 0:  # an interrupted copy or download, say
-            return src, "an empty file (0 bytes)", None
-        header = _header(src)
-        (w, h), limit = header.size, o["max_pixels"]
-        if limit and w * h > limit:
-            return (
-                src,
-                f"{w}x{h} is {w * h:,} pixels, more than --max-pixels {limit:,} (raise it "
-                f"for a file you trust; the limit guards against decompression bombs)",
-                None,
-            )
-        if o.get("in_place") and header.frames != 1:  # the others would be lost for good
-            several = (
-                f"{header.frames} {header.unit}" if header.frames else f"several {header.unit}"
-            )
-            return (
-                src,
-                f"{several}: --in-place would replace it with the first only, the others "
-                f"lost; write it elsewhere (--out-dir or --suffix)",
-                None,
-            )
-        # The resized image too (a typo, --scale 10 for 0.1, took minutes and gigabytes
-        # a file); of the upright image, as resize_image computes it: the larger of
-        # either way where its orientation is not known before its pixels are decoded.
-        try:
-            sizes = [target_size(*upright, **o["geometry"])[0] for upright in header.uprights]
-        except ValueError:  # a side of _spec.MAX_LENGTH or more: its message names scale=
-            sizes = None
-        ow, oh = max(sizes or [(0, 0)], key=lambda size: size[0] * size[1])
-        # In the option's words (target_size's, resize's name Python keywords: "scale=",
-        # "size must be < ...; got (H, W)", "check size or scale_factor"); no --max-pixels
-        # lets such a size be made.
-        if sizes is None or max(ow, oh) >= _spec.MAX_LENGTH or ow * oh * 4 > _spec.MAX_ELEMENTS:
-            made = "" if sizes is None else f"{ow}x{oh}, "
-            return (
-                src,
-                f"{o['option']} would make this {w}x{h} image {made}larger than any image "
-                f"can be (each side < {_spec.MAX_LENGTH:,} pixels, and at most "
-                f"{_spec.MAX_ELEMENTS // 4:,} pixels of 4 samples)",
-                None,
-            )
-        if limit and ow * oh > limit:
-            unknown = (
-                " (its EXIF orientation, after more chunks than are read before decoding, "
-                "is not known)"
-                if header.unsure
-                else ""
-            )
-            return (
-                src,
-                f"resized ({o['option']}), it {'could' if header.unsure else 'would'} be {ow}x{oh}{unknown}, "
-                f"{ow * oh:,} pixels, more than --max-pixels {limit:,} (raise it if you mean it)",
-                None,
-            )
+        refused, header = _refused(src, o)
+        if refused is not None:
+            return src, refused, None
         result = resize_image(
             src,
             **o["geometry"],
@@ -999,6 +956,78 @@ def _resize_one(task, cancel, later):
     except Exception as exc:
         return src, _reason(exc, reading), None
     return src, saved.pending, notes._replace(icc_lost=saved.icc_lost, left_out=saved.left_out)
+
+
+def _would_refuse(src, o):
+    """Why the real run would refuse ``src`` before decoding its pixels (``_refused``,
+    a failure to read its header included), or None; for ``-n/--dry-run``. Its readers'
+    warnings are not said: the real run says them once the file is written."""
+    _FILE.warned = []
+    try:
+        return _refused(src, o)[0]
+    except Exception as exc:
+        return _reason(exc, reading=True)
+    finally:
+        _FILE.warned = None
+
+
+def _refused(src, o):
+    """``(reason, header)``: why the input ``src`` is refused before its pixels are
+    decoded, with the options ``o`` of its task (None: it is not), and its header (None
+    where it was not read). What reading the header raises is raised. The real run and
+    ``-n/--dry-run`` (``_dry_run``) ask the same."""
+    from cresize.image import _header, target_size
+
+    if not os.path.isfile(src):
+        return _not_a_file(src), None
+    if os.path.getsize(src) == 0:  # an interrupted copy or download, say
+        return "an empty file (0 bytes)", None
+    header = _header(src)
+    (w, h), limit = header.size, o["max_pixels"]
+    if limit and w * h > limit:
+        return (
+            f"{w}x{h} is {w * h:,} pixels, more than --max-pixels {limit:,} (raise it "
+            f"for a file you trust; the limit guards against decompression bombs)",
+            header,
+        )
+    if o.get("in_place") and header.frames != 1:  # the others would be lost for good
+        several = f"{header.frames} {header.unit}" if header.frames else f"several {header.unit}"
+        return (
+            f"{several}: --in-place would replace it with the first only, the others "
+            f"lost; write it elsewhere (--out-dir or --suffix)",
+            header,
+        )
+    # The resized image too (a typo, --scale 10 for 0.1, took minutes and gigabytes
+    # a file); of the upright image, as resize_image computes it: the larger of
+    # either way where its orientation is not known before its pixels are decoded.
+    try:
+        sizes = [target_size(*upright, **o["geometry"])[0] for upright in header.uprights]
+    except ValueError:  # a side of _spec.MAX_LENGTH or more: its message names scale=
+        sizes = None
+    ow, oh = max(sizes or [(0, 0)], key=lambda size: size[0] * size[1])
+    # In the option's words (target_size's, resize's name Python keywords: "scale=",
+    # "size must be < ...; got (H, W)", "check size or scale_factor"); no --max-pixels
+    # lets such a size be made.
+    if sizes is None or max(ow, oh) >= _spec.MAX_LENGTH or ow * oh * 4 > _spec.MAX_ELEMENTS:
+        made = "" if sizes is None else f"{ow}x{oh}, "
+        return (
+            f"{o['option']} would make this {w}x{h} image {made}larger than any image "
+            f"can be (each side < {_spec.MAX_LENGTH:,} pixels, and at most "
+            f"{_spec.MAX_ELEMENTS // 4:,} pixels of 4 samples)",
+            header,
+        )
+    if limit and ow * oh > limit:
+        unknown = (
+            " (its EXIF orientation, after more chunks than are read before decoding, is not known)"
+            if header.unsure
+            else ""
+        )
+        return (
+            f"resized ({o['option']}), it {'could' if header.unsure else 'would'} be "
+            f"{ow}x{oh}{unknown}, {ow * oh:,} pixels, more than --max-pixels {limit:,} (raise it if you mean it)",
+            header,
+        )
+    return None, header
 
 
 def _not_a_file(path):
