@@ -457,7 +457,10 @@ def test_in_place(tmp_path, capsys):
     assert main([str(src), "--width", "10", "--in-place", "-q"]) == 0
     assert Image.open(src).size == (10, 7) and os.listdir(tmp_path) == ["in.png"]
     (tmp_path / "in_s.png").write_bytes(b"keep me")  # --in-place is not --overwrite
-    assert main([str(src), "--width", "5", "--in-place", "--suffix", "_s"]) == 1
+    other = write(tmp_path / "sub" / "in_s.png")  # its output, tmp_path/in_s.png, exists
+    argv = [str(src), str(other), "--width", "5", "--in-place", "--out-dir", str(tmp_path)]
+    assert main(argv) == 1
+    assert "in_s.png exists (use --overwrite)" in capsys.readouterr().err
     assert (tmp_path / "in_s.png").read_bytes() == b"keep me"
 
 
@@ -2122,3 +2125,218 @@ def test_a_10bit_avif_without_opencv_is_refused(tmp_path, capsys, monkeypatch):
         f"OpenCV reads it at 10 bits" in err
     )
     assert tree(tmp_path / "o") == ["rgb8.avif"]
+
+
+@pytest.mark.parametrize(
+    "option,value,words",
+    [
+        ("--size", "99999999999999x5", "--size: the width must be < 1099511627776; got '9999"),
+        ("--fit", "5x1099511627776", "--fit: the height must be < 1099511627776; got '5x1"),
+        ("--fill", "1099511627776x5", "--fill: the width must be < 1099511627776; got '1"),
+        ("--width", "1099511627776", "--width: the width must be < 1099511627776; got '1"),
+        ("--height", "1099511627776", "--height: the height must be < 1099511627776; got"),
+        ("--scale", "1e300", "--scale: must be < 1099511627776 (the longest side an image"),
+    ],
+)
+def test_a_length_no_image_can_have_is_a_usage_error(tmp_path, capsys, option, value, words):
+    # Each file failed instead, in Python's words and height-first order: "size must be
+    # < 1099511627776; got (5, 99999999999999)", "scale=1e+300 gives ...".
+    src = write(tmp_path / "in.png")
+    assert main([str(src), option, value, "--max-pixels", "0", "-o", str(tmp_path / "o.png")]) == 2
+    err = capsys.readouterr().err
+    assert words in err and "=(" not in err and "scale=" not in err
+    assert not (tmp_path / "o.png").exists()
+
+
+@pytest.mark.parametrize(
+    "argv,words",
+    [
+        (["--scale", "1e12"], "--scale 1000000000000.0 would make this 60x40 image larger"),
+        (
+            ["--width", "1099511627775"],
+            "--width 1099511627775 would make this 60x40 image 1099511627775x733007751850, "
+            "larger than any image can be",
+        ),
+        (
+            ["--fill", "1099511627775x5", "--allow-upscale"],
+            "--fill 1099511627775x5 would make this 60x40 image 1099511627775x733007751850, larger",
+        ),
+    ],
+)
+@pytest.mark.parametrize("limit", ["0", "10000"])
+def test_a_size_too_large_for_this_file_names_the_option(tmp_path, capsys, argv, words, limit):
+    # The messages named Python's keywords ("scale=1e+12 gives", "fill=(...)", "check
+    # size or scale_factor"), or said to raise --max-pixels, which cannot help.
+    src = write(tmp_path / "in.png")
+    out = tmp_path / "o.png"
+    assert main([str(src), *argv, "--max-pixels", limit, "-o", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert f"cresize resize: {src}: {words}" in err
+    assert "scale=" not in err and "=(" not in err and "scale_factor" not in err
+    assert "raise it" not in err and not out.exists()
+
+
+def test_a_resized_size_over_max_pixels_names_the_option(tmp_path, capsys):
+    src = write(tmp_path / "in.png")
+    assert main([str(src), "--scale", "1e5", "-o", str(tmp_path / "o.png")]) == 1
+    assert "resized (--scale 100000.0), it would be 6000000x4000000" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "argv,words",
+    [
+        (["--width", "90"], "--allow-upscale has no effect with --width (it lets --fit and"),
+        (["--size", "90x9"], "--allow-upscale has no effect with --size (it lets --fit and"),
+        (["--width", "90", "--height", "9"], "--allow-upscale has no effect with --width and"),
+        (["--scale", "2"], "--allow-upscale has no effect with --scale (it lets --fit and"),
+    ],
+)
+def test_allow_upscale_without_fit_or_fill_is_a_usage_error(tmp_path, capsys, argv, words):
+    # It was accepted and did nothing (these sizes enlarge with or without it).
+    src = write(tmp_path / "in.png")
+    out = tmp_path / "o.png"
+    assert main([str(src), *argv, "--allow-upscale", "-o", str(out)]) == 2
+    assert f"cresize resize: error: {words}" in capsys.readouterr().err
+    assert not out.exists()
+    assert main([str(src), "--fit", "90x90", "--allow-upscale", "-o", str(out), "-q"]) == 0
+    assert Image.open(out).size == (90, 60)
+
+
+@pytest.mark.parametrize(
+    "where,named",
+    [
+        (["-o", "{tmp}/o.png"], "-o/--output"),
+        (["--out-dir", "{tmp}/out"], "--out-dir"),
+        (["--suffix", "_s"], "--suffix"),
+        (["--format", "jpeg"], "--format"),
+        (["--out-dir", "{tmp}/out", "--format", "jpeg"], "--out-dir and --format"),
+    ],
+)
+def test_in_place_where_no_output_is_its_input_is_a_usage_error(tmp_path, capsys, where, named):
+    # --in-place was accepted and did nothing: the outputs went elsewhere.
+    src = write(tmp_path / "in.png")
+    before = src.read_bytes()
+    argv = [str(src), "--width", "10", "--in-place", *(a.format(tmp=tmp_path) for a in where)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"error: --in-place has no effect with {named}: no output of this batch is its" in err
+    assert tree(tmp_path) == ["in.png"] and src.read_bytes() == before
+
+
+def test_in_place_with_an_output_that_is_the_input_is_accepted(tmp_path, capsys):
+    # -o naming the input, or --out-dir its own folder: --in-place is what lets it be.
+    src = write(tmp_path / "in.png")
+    assert main([str(src), "--width", "10", "-o", str(src), "--in-place", "-q"]) == 0
+    assert Image.open(src).size == (10, 7)
+    assert main([str(src), "--width", "5", "--out-dir", str(tmp_path), "--in-place", "-q"]) == 0
+    assert Image.open(src).size == (5, 4) and tree(tmp_path) == ["in.png"]
+
+
+def test_skip_existing_resumes_a_batch(tmp_path, capsys):
+    # A re-run after an interruption failed every output already made ("exists (use
+    # --overwrite)"), exit 1.
+    folder, out = tmp_path / "in", tmp_path / "out"
+    for name in ("a.png", "b.png", "c.png"):
+        write(folder / name)
+    argv = [str(folder), "--width", "10", "--out-dir", str(out)]
+    assert main([*argv, "-q"]) == 0
+    os.remove(out / "b.png")  # the run was interrupted before b.png
+    (out / "a.png").write_bytes(b"a whole output")  # not read, not replaced
+    (folder / "c.png").write_bytes(b"not an image")  # not read either
+    assert main([*argv, "-n"]) == 1
+    assert f"{out / 'c.png'} exists (use --overwrite)" in capsys.readouterr().err
+    assert main([*argv, "--skip-existing", "-n"]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    assert listed == [
+        f"{folder / 'b.png'} -> {out / 'b.png'}",
+        f"{folder / 'a.png'}: skipped (its output {out / 'a.png'} exists)",
+        f"{folder / 'c.png'}: skipped (its output {out / 'c.png'} exists)",
+    ]
+    assert tree(out) == ["a.png", "c.png"]
+    assert main([*argv, "--skip-existing"]) == 0
+    assert "1 resized, 0 failed, 2 skipped (their outputs exist)" in capsys.readouterr().out
+    assert tree(out) == ["a.png", "b.png", "c.png"]
+    assert (out / "a.png").read_bytes() == b"a whole output"
+    assert Image.open(out / "b.png").size == (10, 7)
+
+
+def test_skip_existing_keeps_the_plan_of_the_batch(tmp_path, capsys):
+    # Two inputs of one output name: the second is refused, as without the option,
+    # whether the first's output exists or not.
+    write(tmp_path / "a.png")
+    Image.fromarray(photo(40, 60)).save(tmp_path / "a.jpg")
+    (tmp_path / "a.webp").write_bytes(b"done before")
+    argv = [str(tmp_path / "a.png"), str(tmp_path / "a.jpg"), "--width", "10"]
+    assert main([*argv, "--format", "webp", "--skip-existing"]) == 1
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'a.jpg'}: {tmp_path / 'a.webp'} is also the output of" in err
+    assert (tmp_path / "a.webp").read_bytes() == b"done before"
+    # a folder's own outputs (--suffix) are still not inputs; an existing one is kept
+    folder = tmp_path / "f"
+    write(folder / "x.png")
+    assert main([str(folder), "--width", "10", "--suffix", "_s", "-q"]) == 0
+    made = (folder / "x_s.png").read_bytes()
+    assert main([str(folder), "--width", "10", "--suffix", "_s", "--skip-existing"]) == 0
+    assert "0 resized, 0 failed, 1 skipped (outputs of this batch), 1 skipped (their" in (
+        capsys.readouterr().out
+    )
+    assert tree(folder) == ["x.png", "x_s.png"] and (folder / "x_s.png").read_bytes() == made
+
+
+@pytest.mark.parametrize(
+    "other,words",
+    [
+        ("--overwrite", "give --overwrite or --skip-existing, not both"),
+        ("--in-place", "--skip-existing cannot tell which inputs --in-place has resized"),
+    ],
+)
+def test_skip_existing_conflicts(tmp_path, capsys, other, words):
+    src = write(tmp_path / "in.png")
+    before = src.read_bytes()
+    assert main([str(src), "--width", "10", "--skip-existing", other]) == 2
+    assert f"cresize resize: error: {words}" in capsys.readouterr().err
+    assert tree(tmp_path) == ["in.png"] and src.read_bytes() == before
+
+
+def _refused_lines(err):
+    """``{input: reason}`` of the real run's per-file failures in ``err``."""
+    found = {}
+    for line in err.splitlines():
+        if line.startswith("cresize resize: ") and ": note:" not in line:
+            src, _, reason = line[len("cresize resize: ") :].partition(": ")
+            found[src] = reason
+    return found
+
+
+def test_dry_run_lists_what_the_run_would_refuse(tmp_path, capsys):
+    # -n read no header: it listed as "a -> b" files that the run then refused
+    # (--max-pixels, an --in-place file of several frames, a file that is no image).
+    folder = tmp_path / "in"
+    write(folder / "big.png", 80, 120)  # 9,600 pixels
+    write(folder / "small.png", 20, 30)  # 600; 2,400 once resized by 2
+    write(folder / "ok.png", 10, 15)
+    frames = [Image.fromarray(photo(10, 15, seed)) for seed in range(3)]
+    frames[0].save(folder / "anim.gif", save_all=True, append_images=frames[1:])
+    (folder / "junk.png").write_bytes(b"not an image at all")
+    (folder / "empty.png").write_bytes(b"")
+    before = {name: (folder / name).read_bytes() for name in os.listdir(folder)}
+    argv = [str(folder), "--scale", "2", "--max-pixels", "2000", "--in-place"]
+    assert main([*argv, "-n"]) == 1
+    listed = capsys.readouterr().out.splitlines()
+    assert f"{folder / 'ok.png'} -> {folder / 'ok.png'}" in listed
+    would = {}
+    for line in listed:
+        src, sep, reason = line.partition(": would be refused: ")
+        if sep:
+            would[src] = reason
+    assert sorted(would) == sorted(
+        str(folder / n) for n in ("anim.gif", "big.png", "empty.png", "junk.png", "small.png")
+    )
+    assert would[str(folder / "big.png")].startswith("120x80 is 9,600 pixels, more than --max")
+    assert would[str(folder / "small.png")].startswith("resized (--scale 2.0), it would be 60x40")
+    assert would[str(folder / "anim.gif")].startswith("3 frames: --in-place would replace it")
+    assert {n: (folder / n).read_bytes() for n in os.listdir(folder)} == before
+    # the real run refuses the same files, for the same reasons
+    assert main([*argv, "-q"]) == 1
+    assert _refused_lines(capsys.readouterr().err) == would
+    assert Image.open(folder / "ok.png").size == (30, 20)

@@ -55,8 +55,9 @@ EPILOG = """examples:
 
 exit status:
   0    every file done (or listed, with -n)
-  1    an input failed (each one said, the rest done), or the batch was refused
-       before it started (an output would replace another input)
+  1    an input failed (each one said, the rest done; with -n: would be refused),
+       or the batch was refused before it started (an output would replace another
+       input)
   2    a usage error, or the command's own output (stdout) cannot be written
   130  interrupted (Ctrl-C, SIGTERM)
   141  whatever read the command's output has gone (| head)
@@ -73,10 +74,25 @@ def _pair(text):
         ) from None
     if w < 1 or h < 1:
         raise argparse.ArgumentTypeError(f"width and height must be >= 1; got {text!r}")
+    for name, n in (("the width", w), ("the height", h)):
+        _length(n, name, text)
     return (w, h)
 
 
-def _positive(kind):
+def _length(n, name, text):
+    """``n`` refused as ``_spec.length`` refuses an axis length (2**40 or more), in the
+    words of an option: else a file failed with "size must be < ...; got (H, W)"."""
+    try:
+        _spec.length(n, name, text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _positive(kind, name=None):
+    """A parser of a positive ``kind``; an int (``name``: what it is, a length) below
+    ``_spec.MAX_LENGTH``, a float below it too (a factor as large is too large even for
+    a one-pixel image)."""
+
     def parse(text):
         try:
             value = kind(text)
@@ -85,6 +101,13 @@ def _positive(kind):
             raise argparse.ArgumentTypeError(f"expected {number}; got {text!r}") from None
         if not value > 0 or value == float("inf"):
             raise argparse.ArgumentTypeError(f"must be > 0; got {text!r}")
+        if kind is int:
+            _length(value, name, text)
+        elif not value < _spec.MAX_LENGTH:  # a 1-pixel side would be too long already
+            raise argparse.ArgumentTypeError(
+                f"must be < {_spec.MAX_LENGTH} (the longest side an image can have, "
+                f"from one pixel); got {text!r}"
+            )
         return value
 
     return parse
@@ -135,12 +158,21 @@ def _parser():
         "geometry (one of them; --width and --height together give that exact size)"
     )
     g.add_argument("--size", type=_pair, metavar="WxH", help="exact size")
-    g.add_argument("--width", type=_positive(int), metavar="W", help="width (alone: aspect kept)")
-    g.add_argument("--height", type=_positive(int), metavar="H", help="height (alone: aspect kept)")
+    g.add_argument(
+        "--width", type=_positive(int, "the width"), metavar="W", help="width (alone: aspect kept)"
+    )
+    g.add_argument(
+        "--height",
+        type=_positive(int, "the height"),
+        metavar="H",
+        help="height (alone: aspect kept)",
+    )
     g.add_argument("--scale", type=_positive(float), metavar="F", help="scale factor")
     g.add_argument("--fit", type=_pair, metavar="WxH", help="largest size inside WxH, aspect kept")
     g.add_argument("--fill", type=_pair, metavar="WxH", help="cover WxH, then crop the centre")
-    g.add_argument("--allow-upscale", action="store_true", help="let --fit/--fill enlarge")
+    g.add_argument(
+        "--allow-upscale", action="store_true", help="let --fit/--fill enlarge (with them only)"
+    )
     q = p.add_argument_group("quality")
     q.add_argument(
         "--mode",
@@ -186,8 +218,23 @@ def _parser():
     )
     r.add_argument("-q", "--quiet", action="store_true", help="no progress bar and no summary")
     r.add_argument("--overwrite", action="store_true", help="replace existing outputs")
-    r.add_argument("--in-place", action="store_true", help="allow replacing the input itself")
-    r.add_argument("-n", "--dry-run", action="store_true", help="list what would be done")
+    r.add_argument(
+        "--skip-existing",
+        action="store_true",
+        help="leave existing outputs, and their inputs unread (resume a batch; the "
+        "outputs are written whole or not at all)",
+    )
+    r.add_argument(
+        "--in-place",
+        action="store_true",
+        help="allow an output to replace its own input (an error where none would)",
+    )
+    r.add_argument(
+        "-n",
+        "--dry-run",
+        action="store_true",
+        help="list what would be done, and what refused (each input's header is read)",
+    )
     return p
 
 
@@ -213,14 +260,19 @@ def main(argv=None):
         parser.print_usage(sys.stderr)
         print(f"cresize resize: error: {message}", file=sys.stderr)
         return 2
-    tasks, failures, skipped = _plan(args)
-    if args.output and len(tasks) + len(failures) > 1:
+    tasks, failures, skipped, existing = _plan(args)
+    message = _in_place_unused(args, tasks)
+    if message is not None:
+        parser.print_usage(sys.stderr)
+        print(f"cresize resize: error: {message}", file=sys.stderr)
+        return 2
+    if args.output and len(tasks) + len(failures) + len(existing) > 1:
         print(
             "cresize resize: error: -o/--output takes one input; use --out-dir for many",
             file=sys.stderr,
         )
         return 2
-    clashes = _clashes(tasks, failures)
+    clashes = _clashes(tasks, failures + existing)
     if clashes:
         for src, dst, other in clashes:
             same = os.path.realpath(dst) == os.path.realpath(other)
@@ -244,12 +296,6 @@ def main(argv=None):
         print(f"cresize resize: {src}: {reason}", file=sys.stderr)
     if quality_unused:
         print(f"cresize resize: note: {quality_unused[0]}", file=sys.stderr)
-    if args.dry_run:
-        for src, dst, _ in tasks:
-            print(f"{src} -> {dst}")
-        for src in skipped:
-            print(f"{src}: skipped (an output of this batch)")
-        return 1 if failures else 0
     jobs, threads = split_cores(args.jobs, len(tasks))
     options = dict(
         geometry=geometry,
@@ -261,7 +307,20 @@ def main(argv=None):
         num_threads=threads,
         exact=args.exact,
         max_pixels=args.max_pixels,
+        option=_typed(args),
     )
+    if args.dry_run:
+        refused = 0
+        with _without_pillow_limit(image._pil()), _warnings_per_file():
+            for src, dst, same in tasks:
+                reason = _would_refuse(src, dict(options, in_place=same))
+                refused += reason is not None
+                print(f"{src} -> {dst}" if reason is None else f"{src}: would be refused: {reason}")
+        for src in skipped:
+            print(f"{src}: skipped (an output of this batch)")
+        for src, dst in existing:
+            print(f"{src}: skipped (its output {dst} exists)")
+        return 1 if failures or refused else 0
     start, results = time.perf_counter(), []
     counts = {"done": 0, "bad": len(failures), "narrowed": False}
     icc_said = set()  # the reasons already given for dropped ICC profiles
@@ -330,6 +389,7 @@ def main(argv=None):
     if not args.quiet:
         seconds = time.perf_counter() - start
         also = f", {len(skipped)} skipped (outputs of this batch)" if skipped else ""
+        also += f", {len(existing)} skipped (their outputs exist)" if existing else ""
         print(
             f"cresize resize: {counts['done']} resized, {counts['bad']} failed{also} in "
             f"{seconds:.2f} s"
@@ -398,6 +458,14 @@ def _usage_error(args):
         )
     if args.output and args.out_dir:
         return "give -o/--output or --out-dir, not both"
+    if args.skip_existing and args.overwrite:
+        return "give --overwrite or --skip-existing, not both"
+    # Each output of --in-place is its input, which exists whether it was resized or not.
+    if args.skip_existing and args.in_place:
+        return (
+            "--skip-existing cannot tell which inputs --in-place has resized already (each "
+            "output is its input, which exists either way); give one or the other"
+        )
     # An unset variable in a script (--out-dir "$DEST") was taken as no option at all:
     # the outputs went beside the inputs.
     for name, value, what in (
@@ -439,6 +507,15 @@ def _usage_error(args):
                 f"{args.format} writes {FORMATS[args.format][0]}; give one of them (or a "
                 f"name without a known extension)"
             )
+    # Accepted and ignored: --width 2000 --allow-upscale enlarges with or without it.
+    if args.allow_upscale and args.fit is None and args.fill is None:
+        given = [
+            f"--{name}" for name in ("size", "width", "height", "scale") if getattr(args, name)
+        ]
+        return (
+            f"--allow-upscale has no effect with {' and '.join(given)} (it lets --fit and "
+            f"--fill enlarge; the other sizes are made as given); give one or the other"
+        )
     for name, value in (("--jobs", args.jobs), ("--max-pixels", args.max_pixels)):
         if value < 0:
             return f"{name} must be >= 0; got {value}"
@@ -448,6 +525,29 @@ def _usage_error(args):
 #: Options whose value may begin with "-": ``--size -3x5`` reaches ``_pair``'s message
 #: (argparse takes "-3x5" for an option, "expected one argument"), see ``_joined_values``.
 _VALUE_OPTIONS = ("--size", "--fit", "--fill", "--width", "--height", "--scale", "--quality")
+
+
+def _in_place_unused(args, tasks):
+    """Why ``--in-place`` has no effect on the batch ``tasks``, or None: it lets an output
+    replace its own input, and with ``-o``, ``--out-dir``, ``--suffix`` or ``--format``
+    no output may be its input (``-o a.png`` of the input ``a.png`` is). A usage error,
+    as ``--quality`` where no output takes it: it was accepted and did nothing."""
+    if not args.in_place or not tasks or any(same for _, _, same in tasks):
+        return None
+    given = [
+        name
+        for name, value in (
+            ("-o/--output", args.output),
+            ("--out-dir", args.out_dir),
+            ("--suffix", args.suffix),
+            ("--format", args.format),
+        )
+        if value
+    ]
+    return (
+        f"--in-place has no effect with {' and '.join(given)}: no output of this batch is "
+        f"its own input (--in-place lets an output replace its input); give one or the other"
+    )
 
 
 def _joined_values(argv):
@@ -516,9 +616,24 @@ def _geometry(parser, args):
     return {given[0]: getattr(args, given[0]), "allow_upscale": args.allow_upscale}
 
 
+def _typed(args):
+    """The geometry option as the command line gives it (``--fit 800x600``, width
+    first), for the messages of a file."""
+    lengths = [f"--{n} {v}" for n in ("width", "height") if (v := getattr(args, n)) is not None]
+    if lengths:
+        return " ".join(lengths)
+    if args.scale is not None:
+        return f"--scale {args.scale!r}"
+    name = next(n for n in ("size", "fit", "fill") if getattr(args, n) is not None)
+    return f"--{name} {'x'.join(map(str, getattr(args, name)))}"
+
+
 def _plan(args):
     """``[(src, dst, dst is src)]`` to do, ``[(src, reason)]`` refused before starting,
-    and the files found that are this batch's own outputs (not inputs)."""
+    the files found that are this batch's own outputs (not inputs), and ``[(src, dst)]``
+    not done because ``dst`` exists (``--skip-existing``: a regular file, or a link to
+    one; not read at all). Such a file is planned as any other: its output is still
+    taken, so a second input of that output name is refused as without the option."""
     from cresize.image import FORMATS, _extension_format
 
     sources, failures = [], []
@@ -560,7 +675,7 @@ def _plan(args):
     # another input (a_small.jpg of a.jpg, left by an earlier run) is not an input:
     # a re-run would otherwise make a_small_small.jpg.
     outputs = {key for _, _, _, real, key in planned if key != real}
-    tasks, seen, folded, skipped = [], {}, {}, []
+    tasks, seen, folded, skipped, existing = [], {}, {}, [], []
     for src, base, dst, real, key in planned:
         if base is not None and real in outputs:
             skipped.append(src)
@@ -591,7 +706,9 @@ def _plan(args):
                     + " (use --in-place, --suffix, --format or --out-dir)",
                 )
             )
-        elif os.path.lexists(dst) and not (same or args.overwrite):
+        elif os.path.lexists(dst) and not (
+            same or args.overwrite or (args.skip_existing and os.path.isfile(dst))
+        ):
             failures.append((src, f"{dst} exists (use --overwrite)"))
         elif key in seen and os.path.realpath(seen[key]) == real:
             continue  # the same file named twice
@@ -611,8 +728,11 @@ def _plan(args):
         else:
             seen[key] = src
             folded.setdefault(fold, (key, dst, src))
-            tasks.append((src, dst, same))
-    return tasks, failures, skipped
+            if args.skip_existing and os.path.isfile(dst):  # never `same`: no --in-place
+                existing.append((src, dst))
+            else:
+                tasks.append((src, dst, same))
+    return tasks, failures, skipped, existing
 
 
 def _name_key(path):
@@ -799,53 +919,15 @@ def _one(task, cancel=None, later=None):
 def _resize_one(task, cancel, later):
     """``_one`` of a file, but for its warnings."""
     src, dst, o = task
-    from cresize.image import FORMATS, _format, _header, _save, narrows, resize_image, target_size
+    from cresize.image import FORMATS, _format, _save, narrows, resize_image
 
     if cancel is not None and cancel.is_set():
         return src, _CANCELLED, None
     reading = True
     try:
-        if not os.path.isfile(src):
-            return src, _not_a_file(src), None
-        if os.path.getsize(src) == 0:  # an interrupted copy or download, say
-            return src, "an empty file (0 bytes)", None
-        header = _header(src)
-        (w, h), limit = header.size, o["max_pixels"]
-        if limit and w * h > limit:
-            return (
-                src,
-                f"{w}x{h} is {w * h:,} pixels, more than --max-pixels {limit:,} (raise it "
-                f"for a file you trust; the limit guards against decompression bombs)",
-                None,
-            )
-        if o.get("in_place") and header.frames != 1:  # the others would be lost for good
-            several = (
-                f"{header.frames} {header.unit}" if header.frames else f"several {header.unit}"
-            )
-            return (
-                src,
-                f"{several}: --in-place would replace it with the first only, the others "
-                f"lost; write it elsewhere (--out-dir or --suffix)",
-                None,
-            )
-        # The resized image too (a typo, --scale 10 for 0.1, took minutes and gigabytes
-        # a file); of the upright image, as resize_image computes it: the larger of
-        # either way where its orientation is not known before its pixels are decoded.
-        sizes = [target_size(*upright, **o["geometry"])[0] for upright in header.uprights]
-        ow, oh = max(sizes, key=lambda size: size[0] * size[1])
-        if limit and ow * oh > limit:
-            unknown = (
-                " (its EXIF orientation, after more chunks than are read before decoding, "
-                "is not known)"
-                if header.unsure
-                else ""
-            )
-            return (
-                src,
-                f"resized, it {'could' if header.unsure else 'would'} be {ow}x{oh}{unknown}, "
-                f"{ow * oh:,} pixels, more than --max-pixels {limit:,} (raise it if you mean it)",
-                None,
-            )
+        refused, header = _refused(src, o)
+        if refused is not None:
+            return src, refused, None
         result = resize_image(
             src,
             **o["geometry"],
@@ -874,6 +956,78 @@ def _resize_one(task, cancel, later):
     except Exception as exc:
         return src, _reason(exc, reading), None
     return src, saved.pending, notes._replace(icc_lost=saved.icc_lost, left_out=saved.left_out)
+
+
+def _would_refuse(src, o):
+    """Why the real run would refuse ``src`` before decoding its pixels (``_refused``,
+    a failure to read its header included), or None; for ``-n/--dry-run``. Its readers'
+    warnings are not said: the real run says them once the file is written."""
+    _FILE.warned = []
+    try:
+        return _refused(src, o)[0]
+    except Exception as exc:
+        return _reason(exc, reading=True)
+    finally:
+        _FILE.warned = None
+
+
+def _refused(src, o):
+    """``(reason, header)``: why the input ``src`` is refused before its pixels are
+    decoded, with the options ``o`` of its task (None: it is not), and its header (None
+    where it was not read). What reading the header raises is raised. The real run and
+    ``-n/--dry-run`` (``_dry_run``) ask the same."""
+    from cresize.image import _header, target_size
+
+    if not os.path.isfile(src):
+        return _not_a_file(src), None
+    if os.path.getsize(src) == 0:  # an interrupted copy or download, say
+        return "an empty file (0 bytes)", None
+    header = _header(src)
+    (w, h), limit = header.size, o["max_pixels"]
+    if limit and w * h > limit:
+        return (
+            f"{w}x{h} is {w * h:,} pixels, more than --max-pixels {limit:,} (raise it "
+            f"for a file you trust; the limit guards against decompression bombs)",
+            header,
+        )
+    if o.get("in_place") and header.frames != 1:  # the others would be lost for good
+        several = f"{header.frames} {header.unit}" if header.frames else f"several {header.unit}"
+        return (
+            f"{several}: --in-place would replace it with the first only, the others "
+            f"lost; write it elsewhere (--out-dir or --suffix)",
+            header,
+        )
+    # The resized image too (a typo, --scale 10 for 0.1, took minutes and gigabytes
+    # a file); of the upright image, as resize_image computes it: the larger of
+    # either way where its orientation is not known before its pixels are decoded.
+    try:
+        sizes = [target_size(*upright, **o["geometry"])[0] for upright in header.uprights]
+    except ValueError:  # a side of _spec.MAX_LENGTH or more: its message names scale=
+        sizes = None
+    ow, oh = max(sizes or [(0, 0)], key=lambda size: size[0] * size[1])
+    # In the option's words (target_size's, resize's name Python keywords: "scale=",
+    # "size must be < ...; got (H, W)", "check size or scale_factor"); no --max-pixels
+    # lets such a size be made.
+    if sizes is None or max(ow, oh) >= _spec.MAX_LENGTH or ow * oh * 4 > _spec.MAX_ELEMENTS:
+        made = "" if sizes is None else f"{ow}x{oh}, "
+        return (
+            f"{o['option']} would make this {w}x{h} image {made}larger than any image "
+            f"can be (each side < {_spec.MAX_LENGTH:,} pixels, and at most "
+            f"{_spec.MAX_ELEMENTS // 4:,} pixels of 4 samples)",
+            header,
+        )
+    if limit and ow * oh > limit:
+        unknown = (
+            " (its EXIF orientation, after more chunks than are read before decoding, is not known)"
+            if header.unsure
+            else ""
+        )
+        return (
+            f"resized ({o['option']}), it {'could' if header.unsure else 'would'} be "
+            f"{ow}x{oh}{unknown}, {ow * oh:,} pixels, more than --max-pixels {limit:,} (raise it if you mean it)",
+            header,
+        )
+    return None, header
 
 
 def _not_a_file(path):
