@@ -439,7 +439,7 @@ def test_save_converts_for_the_format(tmp_path):
     for name, mode in [("la.webp", "RGBA"), ("la.bmp", "L"), ("la.jpg", "L"), ("la.png", "LA")]:
         save_image(la, tmp_path / name)
         assert Image.open(tmp_path / name).mode == mode
-    with pytest.raises(ValueError, match="cannot write a F"):
+    with pytest.raises(ValueError, match="cannot write a float grey image as bmp"):
         save_image(np.zeros((4, 4), np.float32), tmp_path / "c.bmp")
     for fmt in ("png", "tiff", "bmp", "jpeg", "webp"):
         save_image(photo(9, 7), tmp_path / "d", format=fmt)
@@ -520,7 +520,6 @@ def test_a_profile_is_not_kept_on_pixels_converted_to_another_colour_space(tmp_p
 @pytest.mark.parametrize(
     "array",
     [
-        np.zeros((4, 4, 3), np.float32),  # what resize_image returns for a float RGB image
         np.zeros((4, 4, 3), np.int16),
         np.zeros((4, 4, 1), np.uint8),
         np.zeros((4, 4, 5), np.uint8),
@@ -535,6 +534,55 @@ def test_save_names_the_arrays_it_cannot_write(tmp_path, array):
     assert os.listdir(tmp_path) == []
 
 
+@pytest.mark.parametrize("given", ["path", "format"])
+@pytest.mark.parametrize(
+    "array, what",
+    [
+        (np.zeros((4, 4), np.float32), "a float grey image"),
+        (np.zeros((4, 4), np.float64), "a float grey image"),
+        (np.zeros((4, 4, 3), np.float32), "a float RGB image"),  # resize_image's for one
+        (np.zeros((4, 4, 4), np.float64), "a float RGBA image"),
+        (np.full((4, 4), 70000, np.int32), "a 32-bit integer grey image"),
+    ],
+)
+def test_save_refuses_samples_a_format_cannot_hold_in_one_wording(tmp_path, array, what, given):
+    # Float grey to WebP said "cannot write a F (32-bit float) image as WEBP" (a
+    # ValueError), float RGB "image array of shape (4, 4, 3) and dtype float32 cannot be
+    # written as WEBP" (a TypeError): one refusal, a ValueError (a value the format cannot
+    # hold), naming the format as given ("webp", "WebP", ".JPG") and what it holds.
+    holds = {
+        "webp": "8-bit integer samples",
+        "WebP": "8-bit integer samples",
+        "JPG": "8-bit integer samples",
+        "gif": "8-bit integer samples",
+        "png": r"8 and 16-bit integer samples \(0 to 65535\)",
+    }
+    kind = "32-bit integer" if array.dtype.kind == "i" else "float"
+    for name in holds:
+        path, fmt = (tmp_path / f"out.{name}", None) if given == "path" else (tmp_path / "o", name)
+        if given == "format" and name == "JPG":
+            continue
+        values = " with values from 70000 to 70000" if name == "png" and kind != "float" else ""
+        want = (
+            f"cannot write {what}{values} as {name}: {name} holds {holds[name]}; of the formats "
+            f"written, only TIFF holds {kind} samples: write TIFF"
+        )
+        with pytest.raises(
+            ValueError, match="^" + want + (", or convert" if kind == "float" else "$")
+        ):
+            save_image(array, path, format=fmt)
+    assert os.listdir(tmp_path) == []
+
+
+def test_float_colour_to_tiff_without_tifffile_is_a_value_error(tmp_path, monkeypatch):
+    # was a TypeError, as if the array were of a type never written
+    monkeypatch.setitem(sys.modules, "tifffile", None)
+    want = r"^cannot write a float RGB image as tif without tifffile, which writes float RGB"
+    with pytest.raises(ValueError, match=want):
+        save_image(np.zeros((4, 4, 3), np.float32), tmp_path / "a.tif")
+    assert os.listdir(tmp_path) == []
+
+
 def test_32bit_images_to_png(tmp_path):
     # PNG holds at most 16 bits: an "I" image (int32) reached Pillow's "cannot write mode I
     # as PNG" (older Pillow wrote its low 16 bits), and "F" was told to "write PNG or TIFF".
@@ -544,9 +592,9 @@ def test_32bit_images_to_png(tmp_path):
     assert back.mode.startswith("I;16")
     np.testing.assert_array_equal(np.asarray(back), ints)
     for bad in (ints + 1, ints - 1):  # 65536 and -1 do not fit 16 bits
-        with pytest.raises(ValueError, match=r"as PNG .*write TIFF"):
+        with pytest.raises(ValueError, match=r"values from -?\d+ to \d+ as png: .*write TIFF"):
             save_image(bad, tmp_path / "wide.png")
-    with pytest.raises(ValueError, match=r"cannot write a F \(32-bit float\) image as PNG.*TIFF"):
+    with pytest.raises(ValueError, match=r"cannot write a float grey image as png: .*TIFF"):
         save_image(np.zeros((4, 4), np.float32), tmp_path / "float.png")
     assert sorted(os.listdir(tmp_path)) == ["fits.png"]
     save_image(ints + 1, tmp_path / "wide.tif")
