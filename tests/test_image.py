@@ -2058,9 +2058,13 @@ def test_a_dpi_beyond_a_jpegs_density_is_left_out_and_said(tmp_path):
 
     pixels, out = photo(20, 30), tmp_path / "out.jpg"
     saved = _save(ImageArray(pixels, {"dpi": (70000.0, 300.0)}), out)
-    assert saved.left_out == ("its DPI is left out: 70,000x300, more than a JPEG holds (65,535)",)
+    assert saved.left_out == (
+        "its DPI is left out of the JFIF density: 70,000x300, more than a JPEG holds "
+        "(65,535); its EXIF holds it",
+    )
     with Image.open(out) as back:
-        assert back.info["jfif_unit"] == 0 and "dpi" not in back.info
+        assert back.info["jfif_unit"] == 0  # Pillow's reader: the EXIF's XResolution
+        assert back.info["dpi"][0] == 70000 and _exif_dpi(out) == (70000, 300, 2)
     saved = _save(ImageArray(pixels, {"dpi": (JPEG_DPI_MAX, 300)}), out, overwrite=True)
     assert saved.left_out == ()
     with Image.open(out) as back:
@@ -2069,6 +2073,38 @@ def test_a_dpi_beyond_a_jpegs_density_is_left_out_and_said(tmp_path):
     assert saved.left_out == ()  # PNG's pHYs holds it
     with Image.open(tmp_path / "out.png") as back:
         assert back.info["dpi"] == pytest.approx((70000, 300), abs=0.05)
+
+
+@pytest.mark.parametrize("dpi, why", [(70000, "more than a JPEG holds (65,535)"), (0.3, "which")])
+@pytest.mark.parametrize("exif", ["none", "of 72 dpi"])
+def test_a_dpi_a_jpegs_density_cannot_hold_is_in_its_exif(tmp_path, dpi, why, exif):
+    # Left out of the JFIF density, such a DPI was lost (no EXIF), or the output's EXIF
+    # kept the source's 72 dpi: a JPEG that said 72 dpi where the TIFF said 70,000 (or
+    # 0.3). An EXIF rational holds it: written there, and the note says so.
+    src, out = tmp_path / "in.tif", tmp_path / "out.jpg"
+    made = Image.fromarray(photo(20, 30))
+    extra = {}
+    if exif != "none":
+        old = Image.Exif()
+        old[282], old[283], old[296], old[0x010F] = 72.0, 72.0, 2, "Camera"
+        extra["exif"] = old.tobytes()
+    made.save(src, dpi=(dpi, dpi), **extra)
+    image = open_image(src)
+    assert image.info["dpi"] == pytest.approx((dpi, dpi))
+    saved = cresize.image._save(image, out)
+    shown = f"{dpi:,}"
+    assert saved.left_out == (
+        f"its DPI is left out of the JFIF density: {shown}x{shown}, {why}"
+        + ("" if dpi > 1 else " a JPEG holds as 0 dots an inch (whole numbers)")
+        + "; its EXIF holds it",
+    )
+    with Image.open(out) as back:
+        assert back.info["jfif_unit"] == 0  # no density: one DPI in the file, the EXIF's
+        assert back.info["dpi"] == pytest.approx((dpi, dpi))
+        assert _exif_dpi(out) == pytest.approx((dpi, dpi, 2))
+        if exif != "none":
+            assert back.getexif()[0x010F] == "Camera"  # the rest of the EXIF kept
+    assert open_image(out).info["dpi"] == pytest.approx((dpi, dpi))
 
 
 def _exif_dpi(path):
@@ -2269,14 +2305,22 @@ def test_a_dpi_that_rounds_to_0_is_left_out_and_said(tmp_path, monkeypatch, png_
     for ext, dpi, why in cases:
         out = tmp_path / f"out.{ext}"
         saved = _save(ImageArray(pixels, {"dpi": dpi}), out, overwrite=True)
-        assert saved.left_out == (f"its DPI is left out: {why}",)
+        where = {"jpg": "of the JFIF density", "png": "of the pHYs chunk"}.get(ext)
+        if where:  # an EXIF rational holds it (made: there was none)
+            assert saved.left_out == (f"its DPI is left out {where}: {why}; its EXIF holds it",)
+            assert _exif_dpi(out) == pytest.approx((*dpi, 2))
+        else:  # BMP files hold no EXIF
+            assert saved.left_out == (f"its DPI is left out: {why}",)
         with Image.open(out) as back:
             assert 0 not in back.info.get("dpi", (96, 96)), back.info  # BMP: Pillow's 96
     if png_writer == "opencv":  # 16-bit colour, and grey and alpha: their own writers
         for channels in (3, 2):
             out = tmp_path / f"deep{channels}.png"
             saved = _save(ImageArray(rgb16(20, 30, channels), {"dpi": (0.01, 300.0)}), out)
-            assert saved.left_out == (f"its DPI is left out: {cases[2][2]}",)
+            assert saved.left_out == (
+                f"its DPI is left out of the pHYs chunk: {cases[2][2]}; its EXIF holds it",
+            )
+            assert _exif_dpi(out) == pytest.approx((0.01, 300, 2))
             with Image.open(out) as back:
                 assert "dpi" not in back.info
     for ext, dpi in [("jpg", (0.6, 300.0)), ("png", (0.0127, 300.0)), ("bmp", (0.0127, 1.0))]:

@@ -1764,7 +1764,8 @@ def _dpi_left_out(params, fmt):
     4,464, and wrote one that rounds to 0 as 0), PNG's ``pHYs`` and BMP's header whole
     pixels a metre (0 under 0.0127 dpi); GIF (and Pillow's other writers without one)
     hold none. A TIFF's rationals hold any that ``_dpi_writable`` passes (OpenCV's 16-bit
-    TIFF: ``_opencv_tiff_dpi``). A DPI that is kept is also the EXIF's XResolution and
+    TIFF: ``_opencv_tiff_dpi``). One left out of a JPEG's density or PNG's ``pHYs`` is
+    written in the EXIF (made if none; the note says so): it holds any. A DPI that is kept is also the EXIF's XResolution and
     YResolution (inches) where the file has an EXIF (``_exif_with_dpi``), as libvips
     writes them: a JPEG's EXIF said 72 dpi beside a density of 300 (or nothing, which
     readers that take the EXIF read as 72). WebP and AVIF hold it only there: their
@@ -1789,7 +1790,28 @@ def _dpi_left_out(params, fmt):
         return ()
     del params["dpi"]
     shown = "x".join(f"{d:.2g}" if d < 1 else f"{d:,.2f}".rstrip("0").rstrip(".") for d in (x, y))
-    return (f"its DPI is left out: {shown}, {why}",)
+    if fmt not in _EXIF_WRITERS:
+        return (f"its DPI is left out: {shown}, {why}",)
+    # JPEG's density, PNG's pHYs: an EXIF rational holds it (made if none), as WebP's
+    # does; else the EXIF kept the source's old one (72) or the DPI was lost
+    exif = _exif_with_dpi(params.get("exif"), (x, y))
+    if exif is params.get("exif") and not _exif_says_dpi(exif, (x, y)):
+        # not written there: a damaged EXIF, or one with a thumbnail (_exif_with_dpi)
+        return (f"its DPI is left out: {shown}, {why}",)
+    params["exif"] = exif
+    where = "JFIF density" if fmt in ("JPEG", "MPO") else "pHYs chunk"
+    return (f"its DPI is left out of the {where}: {shown}, {why}; its EXIF holds it",)
+
+
+_EXIF_ERRORS = (
+    OSError,
+    ValueError,
+    SyntaxError,
+    struct.error,
+    KeyError,
+    TypeError,
+    ZeroDivisionError,
+)
 
 
 def _exif_with_dpi(exif, dpi):
@@ -1810,19 +1832,36 @@ def _exif_with_dpi(exif, dpi):
     try:
         if exif:
             parsed.load(raw)
-        said = (parsed.get(_X_RESOLUTION), parsed.get(_Y_RESOLUTION))
-        if parsed.get(_RESOLUTION_UNIT) == 2 and all(
-            value is not None and math.isclose(float(value), d, rel_tol=1e-6)
-            for value, d in zip(said, dpi)
-        ):
+        if _parsed_says_dpi(parsed, dpi):
             return exif
         if parsed.get_ifd(_pil().ExifTags.IFD.IFD1):  # its thumbnail would be lost
             return exif
         parsed[_X_RESOLUTION], parsed[_Y_RESOLUTION] = dpi
         parsed[_RESOLUTION_UNIT] = 2
         return parsed.tobytes()
-    except (OSError, ValueError, SyntaxError, struct.error, KeyError, TypeError, ZeroDivisionError):
+    except _EXIF_ERRORS:
         return exif
+
+
+def _exif_says_dpi(exif, dpi):
+    """Whether the EXIF ``exif`` (bytes or Pillow's ``Exif``) says ``dpi`` (x, y): its
+    XResolution and YResolution, ResolutionUnit 2 (Pillow's JPEG reader takes none
+    without it). False for none, or one Pillow cannot parse."""
+    parsed = _pil().Exif()
+    try:
+        parsed.load(exif.tobytes() if isinstance(exif, _pil().Exif) else exif)
+        return _parsed_says_dpi(parsed, dpi)
+    except _EXIF_ERRORS:
+        return False
+
+
+def _parsed_says_dpi(parsed, dpi):
+    """``_exif_says_dpi`` of Pillow's parsed ``Exif`` ``parsed``."""
+    said = (parsed.get(_X_RESOLUTION), parsed.get(_Y_RESOLUTION))
+    return parsed.get(_RESOLUTION_UNIT) == 2 and all(
+        value is not None and math.isclose(float(value), d, rel_tol=1e-6)
+        for value, d in zip(said, dpi)
+    )
 
 
 #: EXIF tags PixelXDimension and PixelYDimension, in the Exif IFD
