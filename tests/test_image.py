@@ -3690,3 +3690,56 @@ def test_a_tiff_whose_exif_pillow_cannot_write_back_is_read_without_it(tmp_path,
     (tmp_path / "bad.tif").write_bytes(data.replace(entry, b"\x02" + entry[1:]))
     got = open_image(tmp_path / "bad.tif")
     assert np.asarray(got).shape[:2] == (4, 6)
+
+
+def _upright_halves(path):
+    """The image at ``path`` as a viewer shows it (its EXIF orientation applied): its
+    (width, height), and whether its top half is white and its bottom half black."""
+    with Image.open(path) as shown:
+        upright = ImageOps.exif_transpose(shown)
+        grey = np.asarray(upright.convert("L"), np.int64)
+    half = grey.shape[0] // 2
+    return upright.size, bool(grey[:half].min() > 200 and grey[half:].max() < 60)
+
+
+@pytest.mark.parametrize("ext", ["jpg", "png", "webp", "tif"])
+def test_orientation_of_a_pillow_image_and_of_a_path(tmp_path, ext):
+    # The rule (docs/files.md): a path is made upright (pixels turned, the tag gone);
+    # a Pillow image the caller opened is resized as stored, its tag kept, as Pillow's
+    # resize does (Pillow turns a TIFF itself when it loads it). Either way the file
+    # written is shown upright, never turned twice.
+    stored = np.zeros((20, 40, 3), np.uint8)
+    stored[:, :20] = 255  # turned a quarter clockwise (orientation 6): white on top
+    exif = Image.Exif()
+    exif[0x0112], exif[0x010F] = 6, "Camera"
+    src = tmp_path / f"in.{ext}"
+    Image.fromarray(stored).save(src, exif=exif.tobytes())
+    by_path = resize_image(src, scale=0.5)
+    assert by_path.size == (10, 20) and 0x0112 not in by_path.getexif()
+    with Image.open(src) as opened:
+        by_caller = resize_image(opened, scale=0.5)
+    turned_by_pillow = ext == "tif"
+    assert by_caller.size == ((10, 20) if turned_by_pillow else (20, 10))
+    assert by_caller.getexif().get(0x0112) == (None if turned_by_pillow else 6)
+    for out in ("jpg", "png", "webp", "tif"):
+        for name, image in (("path", by_path), ("caller", by_caller)):
+            save_image(image, tmp_path / f"{name}.{out}", overwrite=True)
+            assert _upright_halves(tmp_path / f"{name}.{out}") == ((10, 20), True), (name, out)
+    assert _upright_halves(src) == ((20, 40), True)
+
+
+def test_a_pillow_opened_webps_exif_goes_to_jpeg(tmp_path):
+    # Pillow reads a WebP's EXIF without the "Exif\0\0" header, and its JPEG writer wrote
+    # it so, an APP1 segment no reader takes: the JPEG had no EXIF, its orientation lost
+    # (shown on its side)
+    exif = Image.Exif()
+    exif[0x0112], exif[0x010F] = 6, "Camera"
+    Image.fromarray(photo(20, 30)).save(tmp_path / "in.webp", exif=exif.tobytes())
+    with Image.open(tmp_path / "in.webp") as opened:
+        assert opened.info["exif"][:4] in (b"MM\0*", b"II*\0")  # what the fix is for
+        save_image(opened, tmp_path / "as.jpg")
+        save_image(resize_image(opened, scale=0.5), tmp_path / "half.jpg")
+    for name in ("as.jpg", "half.jpg"):
+        with Image.open(tmp_path / name) as back:
+            assert back.info["exif"].startswith(b"Exif\0\0")
+            assert back.getexif()[0x0112] == 6 and back.getexif()[0x010F] == "Camera"

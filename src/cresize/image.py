@@ -1713,6 +1713,10 @@ def _metadata(info, mode=None, size=None):
         unitless = ()
     if "dpi" not in params and len(unitless) == 2 and _dpi_writable(unitless):
         params["resolution"] = unitless
+    if isinstance(params.get("exif"), bytes) and params["exif"].startswith(_TIFF_SIGNATURES[:2]):
+        # a WebP's or AVIF's as Pillow reads it (no "Exif\0\0"): Pillow's JPEG writer
+        # wrote it as it was, an APP1 that no reader takes (the orientation lost too)
+        params["exif"] = b"Exif\0\0" + params["exif"]
     if "exif" in params and size is not None:
         params["exif"] = _exif_sized(params["exif"], size)
     if "icc_profile" in params and not _profile_fits(params["icc_profile"], mode):
@@ -2566,7 +2570,10 @@ def resize_image(
     ----------
     image : str, os.PathLike, PIL.Image.Image or ndarray
         A path (read as ``open_image`` reads it: the first frame or page of a
-        file that holds several), a Pillow image, or a HW / HWC array
+        file that holds several, made upright by its EXIF orientation, the tag
+        removed), a Pillow image (resampled as stored, its orientation tag kept in
+        ``info``, as Pillow's ``resize`` does: the file ``save_image`` writes is
+        turned by viewers as the input was), or a HW / HWC array
         of any integer or float dtype. The input is never modified.
     size, scale, fit, fill, allow_upscale
         The geometry, as in ``target_size``: sizes are ``(width, height)``.
