@@ -439,7 +439,7 @@ def test_save_converts_for_the_format(tmp_path):
     for name, mode in [("la.webp", "RGBA"), ("la.bmp", "L"), ("la.jpg", "L"), ("la.png", "LA")]:
         save_image(la, tmp_path / name)
         assert Image.open(tmp_path / name).mode == mode
-    with pytest.raises(ValueError, match="cannot write a F"):
+    with pytest.raises(ValueError, match="cannot write a float grey image as bmp"):
         save_image(np.zeros((4, 4), np.float32), tmp_path / "c.bmp")
     for fmt in ("png", "tiff", "bmp", "jpeg", "webp"):
         save_image(photo(9, 7), tmp_path / "d", format=fmt)
@@ -520,7 +520,6 @@ def test_a_profile_is_not_kept_on_pixels_converted_to_another_colour_space(tmp_p
 @pytest.mark.parametrize(
     "array",
     [
-        np.zeros((4, 4, 3), np.float32),  # what resize_image returns for a float RGB image
         np.zeros((4, 4, 3), np.int16),
         np.zeros((4, 4, 1), np.uint8),
         np.zeros((4, 4, 5), np.uint8),
@@ -535,6 +534,55 @@ def test_save_names_the_arrays_it_cannot_write(tmp_path, array):
     assert os.listdir(tmp_path) == []
 
 
+@pytest.mark.parametrize("given", ["path", "format"])
+@pytest.mark.parametrize(
+    "array, what",
+    [
+        (np.zeros((4, 4), np.float32), "a float grey image"),
+        (np.zeros((4, 4), np.float64), "a float grey image"),
+        (np.zeros((4, 4, 3), np.float32), "a float RGB image"),  # resize_image's for one
+        (np.zeros((4, 4, 4), np.float64), "a float RGBA image"),
+        (np.full((4, 4), 70000, np.int32), "a 32-bit integer grey image"),
+    ],
+)
+def test_save_refuses_samples_a_format_cannot_hold_in_one_wording(tmp_path, array, what, given):
+    # Float grey to WebP said "cannot write a F (32-bit float) image as WEBP" (a
+    # ValueError), float RGB "image array of shape (4, 4, 3) and dtype float32 cannot be
+    # written as WEBP" (a TypeError): one refusal, a ValueError (a value the format cannot
+    # hold), naming the format as given ("webp", "WebP", ".JPG") and what it holds.
+    holds = {
+        "webp": "8-bit integer samples",
+        "WebP": "8-bit integer samples",
+        "JPG": "8-bit integer samples",
+        "gif": "8-bit integer samples",
+        "png": r"8 and 16-bit integer samples \(0 to 65535\)",
+    }
+    kind = "32-bit integer" if array.dtype.kind == "i" else "float"
+    for name in holds:
+        path, fmt = (tmp_path / f"out.{name}", None) if given == "path" else (tmp_path / "o", name)
+        if given == "format" and name == "JPG":
+            continue
+        values = " with values from 70000 to 70000" if name == "png" and kind != "float" else ""
+        want = (
+            f"cannot write {what}{values} as {name}: {name} holds {holds[name]}; of the formats "
+            f"written, only TIFF holds {kind} samples: write TIFF"
+        )
+        with pytest.raises(
+            ValueError, match="^" + want + (", or convert" if kind == "float" else "$")
+        ):
+            save_image(array, path, format=fmt)
+    assert os.listdir(tmp_path) == []
+
+
+def test_float_colour_to_tiff_without_tifffile_is_a_value_error(tmp_path, monkeypatch):
+    # was a TypeError, as if the array were of a type never written
+    monkeypatch.setitem(sys.modules, "tifffile", None)
+    want = r"^cannot write a float RGB image as tif without tifffile, which writes float RGB"
+    with pytest.raises(ValueError, match=want):
+        save_image(np.zeros((4, 4, 3), np.float32), tmp_path / "a.tif")
+    assert os.listdir(tmp_path) == []
+
+
 def test_32bit_images_to_png(tmp_path):
     # PNG holds at most 16 bits: an "I" image (int32) reached Pillow's "cannot write mode I
     # as PNG" (older Pillow wrote its low 16 bits), and "F" was told to "write PNG or TIFF".
@@ -544,9 +592,9 @@ def test_32bit_images_to_png(tmp_path):
     assert back.mode.startswith("I;16")
     np.testing.assert_array_equal(np.asarray(back), ints)
     for bad in (ints + 1, ints - 1):  # 65536 and -1 do not fit 16 bits
-        with pytest.raises(ValueError, match=r"as PNG .*write TIFF"):
+        with pytest.raises(ValueError, match=r"values from -?\d+ to \d+ as png: .*write TIFF"):
             save_image(bad, tmp_path / "wide.png")
-    with pytest.raises(ValueError, match=r"cannot write a F \(32-bit float\) image as PNG.*TIFF"):
+    with pytest.raises(ValueError, match=r"cannot write a float grey image as png: .*TIFF"):
         save_image(np.zeros((4, 4), np.float32), tmp_path / "float.png")
     assert sorted(os.listdir(tmp_path)) == ["fits.png"]
     save_image(ints + 1, tmp_path / "wide.tif")
@@ -2010,9 +2058,13 @@ def test_a_dpi_beyond_a_jpegs_density_is_left_out_and_said(tmp_path):
 
     pixels, out = photo(20, 30), tmp_path / "out.jpg"
     saved = _save(ImageArray(pixels, {"dpi": (70000.0, 300.0)}), out)
-    assert saved.left_out == ("its DPI is left out: 70,000x300, more than a JPEG holds (65,535)",)
+    assert saved.left_out == (
+        "its DPI is left out of the JFIF density: 70,000x300, more than a JPEG holds "
+        "(65,535); its EXIF holds it",
+    )
     with Image.open(out) as back:
-        assert back.info["jfif_unit"] == 0 and "dpi" not in back.info
+        assert back.info["jfif_unit"] == 0  # Pillow's reader: the EXIF's XResolution
+        assert back.info["dpi"][0] == 70000 and _exif_dpi(out) == (70000, 300, 2)
     saved = _save(ImageArray(pixels, {"dpi": (JPEG_DPI_MAX, 300)}), out, overwrite=True)
     assert saved.left_out == ()
     with Image.open(out) as back:
@@ -2021,6 +2073,38 @@ def test_a_dpi_beyond_a_jpegs_density_is_left_out_and_said(tmp_path):
     assert saved.left_out == ()  # PNG's pHYs holds it
     with Image.open(tmp_path / "out.png") as back:
         assert back.info["dpi"] == pytest.approx((70000, 300), abs=0.05)
+
+
+@pytest.mark.parametrize("dpi, why", [(70000, "more than a JPEG holds (65,535)"), (0.3, "which")])
+@pytest.mark.parametrize("exif", ["none", "of 72 dpi"])
+def test_a_dpi_a_jpegs_density_cannot_hold_is_in_its_exif(tmp_path, dpi, why, exif):
+    # Left out of the JFIF density, such a DPI was lost (no EXIF), or the output's EXIF
+    # kept the source's 72 dpi: a JPEG that said 72 dpi where the TIFF said 70,000 (or
+    # 0.3). An EXIF rational holds it: written there, and the note says so.
+    src, out = tmp_path / "in.tif", tmp_path / "out.jpg"
+    made = Image.fromarray(photo(20, 30))
+    extra = {}
+    if exif != "none":
+        old = Image.Exif()
+        old[282], old[283], old[296], old[0x010F] = 72.0, 72.0, 2, "Camera"
+        extra["exif"] = old.tobytes()
+    made.save(src, dpi=(dpi, dpi), **extra)
+    image = open_image(src)
+    assert image.info["dpi"] == pytest.approx((dpi, dpi))
+    saved = cresize.image._save(image, out)
+    shown = f"{dpi:,}"
+    assert saved.left_out == (
+        f"its DPI is left out of the JFIF density: {shown}x{shown}, {why}"
+        + ("" if dpi > 1 else " a JPEG holds as 0 dots an inch (whole numbers)")
+        + "; its EXIF holds it",
+    )
+    with Image.open(out) as back:
+        assert back.info["jfif_unit"] == 0  # no density: one DPI in the file, the EXIF's
+        assert back.info["dpi"] == pytest.approx((dpi, dpi))
+        assert _exif_dpi(out) == pytest.approx((dpi, dpi, 2))
+        if exif != "none":
+            assert back.getexif()[0x010F] == "Camera"  # the rest of the EXIF kept
+    assert open_image(out).info["dpi"] == pytest.approx((dpi, dpi))
 
 
 def _exif_dpi(path):
@@ -2221,14 +2305,22 @@ def test_a_dpi_that_rounds_to_0_is_left_out_and_said(tmp_path, monkeypatch, png_
     for ext, dpi, why in cases:
         out = tmp_path / f"out.{ext}"
         saved = _save(ImageArray(pixels, {"dpi": dpi}), out, overwrite=True)
-        assert saved.left_out == (f"its DPI is left out: {why}",)
+        where = {"jpg": "of the JFIF density", "png": "of the pHYs chunk"}.get(ext)
+        if where:  # an EXIF rational holds it (made: there was none)
+            assert saved.left_out == (f"its DPI is left out {where}: {why}; its EXIF holds it",)
+            assert _exif_dpi(out) == pytest.approx((*dpi, 2))
+        else:  # BMP files hold no EXIF
+            assert saved.left_out == (f"its DPI is left out: {why}",)
         with Image.open(out) as back:
             assert 0 not in back.info.get("dpi", (96, 96)), back.info  # BMP: Pillow's 96
     if png_writer == "opencv":  # 16-bit colour, and grey and alpha: their own writers
         for channels in (3, 2):
             out = tmp_path / f"deep{channels}.png"
             saved = _save(ImageArray(rgb16(20, 30, channels), {"dpi": (0.01, 300.0)}), out)
-            assert saved.left_out == (f"its DPI is left out: {cases[2][2]}",)
+            assert saved.left_out == (
+                f"its DPI is left out of the pHYs chunk: {cases[2][2]}; its EXIF holds it",
+            )
+            assert _exif_dpi(out) == pytest.approx((0.01, 300, 2))
             with Image.open(out) as back:
                 assert "dpi" not in back.info
     for ext, dpi in [("jpg", (0.6, 300.0)), ("png", (0.0127, 300.0)), ("bmp", (0.0127, 1.0))]:
@@ -3598,3 +3690,56 @@ def test_a_tiff_whose_exif_pillow_cannot_write_back_is_read_without_it(tmp_path,
     (tmp_path / "bad.tif").write_bytes(data.replace(entry, b"\x02" + entry[1:]))
     got = open_image(tmp_path / "bad.tif")
     assert np.asarray(got).shape[:2] == (4, 6)
+
+
+def _upright_halves(path):
+    """The image at ``path`` as a viewer shows it (its EXIF orientation applied): its
+    (width, height), and whether its top half is white and its bottom half black."""
+    with Image.open(path) as shown:
+        upright = ImageOps.exif_transpose(shown)
+        grey = np.asarray(upright.convert("L"), np.int64)
+    half = grey.shape[0] // 2
+    return upright.size, bool(grey[:half].min() > 200 and grey[half:].max() < 60)
+
+
+@pytest.mark.parametrize("ext", ["jpg", "png", "webp", "tif"])
+def test_orientation_of_a_pillow_image_and_of_a_path(tmp_path, ext):
+    # The rule (docs/files.md): a path is made upright (pixels turned, the tag gone);
+    # a Pillow image the caller opened is resized as stored, its tag kept, as Pillow's
+    # resize does (Pillow turns a TIFF itself when it loads it). Either way the file
+    # written is shown upright, never turned twice.
+    stored = np.zeros((20, 40, 3), np.uint8)
+    stored[:, :20] = 255  # turned a quarter clockwise (orientation 6): white on top
+    exif = Image.Exif()
+    exif[0x0112], exif[0x010F] = 6, "Camera"
+    src = tmp_path / f"in.{ext}"
+    Image.fromarray(stored).save(src, exif=exif.tobytes())
+    by_path = resize_image(src, scale=0.5)
+    assert by_path.size == (10, 20) and 0x0112 not in by_path.getexif()
+    with Image.open(src) as opened:
+        by_caller = resize_image(opened, scale=0.5)
+    turned_by_pillow = ext == "tif"
+    assert by_caller.size == ((10, 20) if turned_by_pillow else (20, 10))
+    assert by_caller.getexif().get(0x0112) == (None if turned_by_pillow else 6)
+    for out in ("jpg", "png", "webp", "tif"):
+        for name, image in (("path", by_path), ("caller", by_caller)):
+            save_image(image, tmp_path / f"{name}.{out}", overwrite=True)
+            assert _upright_halves(tmp_path / f"{name}.{out}") == ((10, 20), True), (name, out)
+    assert _upright_halves(src) == ((20, 40), True)
+
+
+def test_a_pillow_opened_webps_exif_goes_to_jpeg(tmp_path):
+    # Pillow reads a WebP's EXIF without the "Exif\0\0" header, and its JPEG writer wrote
+    # it so, an APP1 segment no reader takes: the JPEG had no EXIF, its orientation lost
+    # (shown on its side)
+    exif = Image.Exif()
+    exif[0x0112], exif[0x010F] = 6, "Camera"
+    Image.fromarray(photo(20, 30)).save(tmp_path / "in.webp", exif=exif.tobytes())
+    with Image.open(tmp_path / "in.webp") as opened:
+        assert opened.info["exif"][:4] in (b"MM\0*", b"II*\0")  # what the fix is for
+        save_image(opened, tmp_path / "as.jpg")
+        save_image(resize_image(opened, scale=0.5), tmp_path / "half.jpg")
+    for name in ("as.jpg", "half.jpg"):
+        with Image.open(tmp_path / name) as back:
+            assert back.info["exif"].startswith(b"Exif\0\0")
+            assert back.getexif()[0x0112] == 6 and back.getexif()[0x010F] == "Camera"

@@ -22,7 +22,18 @@ OP = torch.ops.cresize.interpolate.default
 BACKWARD_OP = torch.ops.cresize.interpolate_backward.default
 
 
-pytestmark = pytest.mark.usefixtures("torch_one_thread")
+pytestmark = [
+    pytest.mark.usefixtures("torch_one_thread"),
+    # TorchScript is deprecated in torch 2.13, and torch scripts its own functions as it
+    # imports them: torch.jit.script for forward AD's decompositions (the first
+    # dual_level), torch.jit.script_method for inductor's fx passes (the first
+    # torch.compile), in whichever test comes first; and the test of torch.jit.trace
+    # and torch.jit.script calls them on purpose. None of them is cresize's call.
+    pytest.mark.filterwarnings("ignore:`torch.jit.script` is deprecated:DeprecationWarning"),
+    pytest.mark.filterwarnings("ignore:`torch.jit.script_method` is deprecated:DeprecationWarning"),
+    pytest.mark.filterwarnings("ignore:`torch.jit.trace` is deprecated:DeprecationWarning"),
+    pytest.mark.filterwarnings("ignore:`torch.jit.trace_method` is deprecated:DeprecationWarning"),
+]
 
 
 class Net(torch.nn.Module):
@@ -175,6 +186,10 @@ def test_eager_calls_while_another_thread_compiles():
     assert all(torch.equal(a, b) for a, b in zip(got, want))
 
 
+# torch.export.load unpickles torch's own LeafSpec, which torch 2.13 deprecates
+@pytest.mark.filterwarnings(
+    "ignore:`isinstance\\(treespec, LeafSpec\\)` is deprecated:FutureWarning"
+)
 @pytest.mark.parametrize("strict", [True, False])
 def test_export_round_trip(strict):
     # torch.export refused it (strict: the disabled function; not strict: .numpy() of a

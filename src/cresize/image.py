@@ -1499,7 +1499,9 @@ def save_image(
         An ``(H, W, 3 or 4)`` float32 or float64 array (float RGB(A)) is written
         as TIFF only, by tifffile.
         32-bit grey images (int32, float) need TIFF; as PNG, an integer one is
-        written at 16 bits when every value fits (0 to 65535), else refused. A
+        written at 16 bits when every value fits (0 to 65535). Samples the format
+        cannot hold are refused with a ``ValueError`` that names the format as given
+        and what it holds. A
         JPEG is at most 65,500 pixels wide and high (libjpeg), a GIF 65,535: a larger
         image is refused (``ValueError``); an EXIF of more than 65,533 bytes (a large
         thumbnail or maker note), more than a JPEG holds, is left out of it.
@@ -1593,13 +1595,13 @@ def _save(
             data = _opencv_encode(fmt, np.ascontiguousarray(pixels[..., bgr], np.uint16), params)
         return _Saved(_write_atomic(path, lambda f: f.write(data), overwrite, later), lost, dropped)
     if isinstance(image, np.ndarray) and _is_float_colour(image):
-        if fmt != "TIFF" or _tifffile() is None:
-            raise TypeError(
-                f"image array of shape {image.shape} and dtype {image.dtype} cannot be "
-                f"written as {fmt}: float RGB(A) is written as TIFF only, with tifffile"
-                + ("" if fmt != "TIFF" else f" ({TIFFFILE_HINT})")
-                + "; or convert it first, for example a float RGB image in [0, 1] with "
-                "np.clip(a * 255 + 0.5, 0, 255).astype(np.uint8)"
+        what = f"a float {'RGB' if image.shape[2] == 3 else 'RGBA'} image"
+        if fmt != "TIFF":
+            raise ValueError(_cannot_hold(what, _format_name(path, format), fmt))
+        if _tifffile() is None:
+            raise ValueError(
+                f"cannot write {what} as {_format_name(path, format)} without tifffile, "
+                f"which writes float RGB(A) TIFF; {TIFFFILE_HINT}; or {_CONVERT_FLOAT}"
             )
         mode = "RGB" if image.shape[2] == 3 else "RGBA"
         params = _metadata(info, mode, size)
@@ -1622,7 +1624,7 @@ def _save(
             f"a {fmt} is at most {longest:,} pixels wide and high; this image is "
             f"{w}x{h}: write PNG, TIFF or BMP"
         )
-    image = _for_format(pil_image, fmt)
+    image = _for_format(pil_image, fmt, _format_name(path, format))
     params = _metadata(image.info, size=size)
     lost = _icc_lost(info, params, fmt, image.mode)
     if fmt == "WEBP" and quality is None and image.info.get("lossless") is True:
@@ -1711,6 +1713,10 @@ def _metadata(info, mode=None, size=None):
         unitless = ()
     if "dpi" not in params and len(unitless) == 2 and _dpi_writable(unitless):
         params["resolution"] = unitless
+    if isinstance(params.get("exif"), bytes) and params["exif"].startswith(_TIFF_SIGNATURES[:2]):
+        # a WebP's or AVIF's as Pillow reads it (no "Exif\0\0"): Pillow's JPEG writer
+        # wrote it as it was, an APP1 that no reader takes (the orientation lost too)
+        params["exif"] = b"Exif\0\0" + params["exif"]
     if "exif" in params and size is not None:
         params["exif"] = _exif_sized(params["exif"], size)
     if "icc_profile" in params and not _profile_fits(params["icc_profile"], mode):
@@ -1762,7 +1768,8 @@ def _dpi_left_out(params, fmt):
     4,464, and wrote one that rounds to 0 as 0), PNG's ``pHYs`` and BMP's header whole
     pixels a metre (0 under 0.0127 dpi); GIF (and Pillow's other writers without one)
     hold none. A TIFF's rationals hold any that ``_dpi_writable`` passes (OpenCV's 16-bit
-    TIFF: ``_opencv_tiff_dpi``). A DPI that is kept is also the EXIF's XResolution and
+    TIFF: ``_opencv_tiff_dpi``). One left out of a JPEG's density or PNG's ``pHYs`` is
+    written in the EXIF (made if none; the note says so): it holds any. A DPI that is kept is also the EXIF's XResolution and
     YResolution (inches) where the file has an EXIF (``_exif_with_dpi``), as libvips
     writes them: a JPEG's EXIF said 72 dpi beside a density of 300 (or nothing, which
     readers that take the EXIF read as 72). WebP and AVIF hold it only there: their
@@ -1787,7 +1794,28 @@ def _dpi_left_out(params, fmt):
         return ()
     del params["dpi"]
     shown = "x".join(f"{d:.2g}" if d < 1 else f"{d:,.2f}".rstrip("0").rstrip(".") for d in (x, y))
-    return (f"its DPI is left out: {shown}, {why}",)
+    if fmt not in _EXIF_WRITERS:
+        return (f"its DPI is left out: {shown}, {why}",)
+    # JPEG's density, PNG's pHYs: an EXIF rational holds it (made if none), as WebP's
+    # does; else the EXIF kept the source's old one (72) or the DPI was lost
+    exif = _exif_with_dpi(params.get("exif"), (x, y))
+    if exif is params.get("exif") and not _exif_says_dpi(exif, (x, y)):
+        # not written there: a damaged EXIF, or one with a thumbnail (_exif_with_dpi)
+        return (f"its DPI is left out: {shown}, {why}",)
+    params["exif"] = exif
+    where = "JFIF density" if fmt in ("JPEG", "MPO") else "pHYs chunk"
+    return (f"its DPI is left out of the {where}: {shown}, {why}; its EXIF holds it",)
+
+
+_EXIF_ERRORS = (
+    OSError,
+    ValueError,
+    SyntaxError,
+    struct.error,
+    KeyError,
+    TypeError,
+    ZeroDivisionError,
+)
 
 
 def _exif_with_dpi(exif, dpi):
@@ -1808,19 +1836,36 @@ def _exif_with_dpi(exif, dpi):
     try:
         if exif:
             parsed.load(raw)
-        said = (parsed.get(_X_RESOLUTION), parsed.get(_Y_RESOLUTION))
-        if parsed.get(_RESOLUTION_UNIT) == 2 and all(
-            value is not None and math.isclose(float(value), d, rel_tol=1e-6)
-            for value, d in zip(said, dpi)
-        ):
+        if _parsed_says_dpi(parsed, dpi):
             return exif
         if parsed.get_ifd(_pil().ExifTags.IFD.IFD1):  # its thumbnail would be lost
             return exif
         parsed[_X_RESOLUTION], parsed[_Y_RESOLUTION] = dpi
         parsed[_RESOLUTION_UNIT] = 2
         return parsed.tobytes()
-    except (OSError, ValueError, SyntaxError, struct.error, KeyError, TypeError, ZeroDivisionError):
+    except _EXIF_ERRORS:
         return exif
+
+
+def _exif_says_dpi(exif, dpi):
+    """Whether the EXIF ``exif`` (bytes or Pillow's ``Exif``) says ``dpi`` (x, y): its
+    XResolution and YResolution, ResolutionUnit 2 (Pillow's JPEG reader takes none
+    without it). False for none, or one Pillow cannot parse."""
+    parsed = _pil().Exif()
+    try:
+        parsed.load(exif.tobytes() if isinstance(exif, _pil().Exif) else exif)
+        return _parsed_says_dpi(parsed, dpi)
+    except _EXIF_ERRORS:
+        return False
+
+
+def _parsed_says_dpi(parsed, dpi):
+    """``_exif_says_dpi`` of Pillow's parsed ``Exif`` ``parsed``."""
+    said = (parsed.get(_X_RESOLUTION), parsed.get(_Y_RESOLUTION))
+    return parsed.get(_RESOLUTION_UNIT) == 2 and all(
+        value is not None and math.isclose(float(value), d, rel_tol=1e-6)
+        for value, d in zip(said, dpi)
+    )
 
 
 #: EXIF tags PixelXDimension and PixelYDimension, in the Exif IFD
@@ -2050,9 +2095,7 @@ def _from_array(image: np.ndarray) -> PIL.Image.Image:
             f"written: save_image takes (H, W) grey arrays (8/16/32-bit integers, "
             f"float32, float64), (H, W, 2/3/4) uint8 (LA, RGB, RGBA) and "
             f"(H, W, 2/3/4) uint16 (16 bits as PNG or TIFF), (H, W, 3/4) float32 and "
-            f"float64 (as TIFF, with tifffile); convert it first, for "
-            f"example a float RGB image in [0, 1] with "
-            f"np.clip(a * 255 + 0.5, 0, 255).astype(np.uint8)"
+            f"float64 (as TIFF, with tifffile); {_CONVERT_FLOAT}"
         ) from None
 
 
@@ -2527,7 +2570,10 @@ def resize_image(
     ----------
     image : str, os.PathLike, PIL.Image.Image or ndarray
         A path (read as ``open_image`` reads it: the first frame or page of a
-        file that holds several), a Pillow image, or a HW / HWC array
+        file that holds several, made upright by its EXIF orientation, the tag
+        removed), a Pillow image (resampled as stored, its orientation tag kept in
+        ``info``, as Pillow's ``resize`` does: the file ``save_image`` writes is
+        turned by viewers as the input was), or a HW / HWC array
         of any integer or float dtype. The input is never modified.
     size, scale, fit, fill, allow_upscale
         The geometry, as in ``target_size``: sizes are ``(width, height)``.
@@ -2741,8 +2787,10 @@ def _straight(image: PIL.Image.Image) -> PIL.Image.Image:
     return image.convert(image.mode.upper()) if image.mode in ("La", "RGBa") else image
 
 
-def _for_format(image: PIL.Image.Image, fmt: str) -> PIL.Image.Image:
-    """``image`` converted, where needed, to a mode that ``fmt`` can write."""
+def _for_format(image: PIL.Image.Image, fmt: str, name: str | None = None) -> PIL.Image.Image:
+    """``image`` converted, where needed, to a mode that ``fmt`` can write; one it cannot
+    hold (32-bit samples) is refused (``_cannot_hold``), naming the format ``name`` (as
+    the caller gave it: ``_format_name``; default ``fmt``)."""
     allowed = _WRITES.get(fmt)
     if fmt == "TIFF":  # every mode but a few (HSV, premultiplied La/RGBa): Pillow's list
         from PIL import TiffImagePlugin
@@ -2759,17 +2807,12 @@ def _for_format(image: PIL.Image.Image, fmt: str) -> PIL.Image.Image:
         image = Image.fromarray(_to_8bit(image))
     elif image.mode in ("I", "F"):
         pixels = np.asarray(image)
-        if image.mode == "F" or "I;16" not in allowed:
-            kind = "float" if image.mode == "F" else "integer"
-            raise ValueError(
-                f"cannot write a {image.mode} (32-bit {kind}) image as {fmt}; of the "
-                f"formats written, only TIFF holds 32-bit samples: write TIFF"
-            )
-        if not (pixels.min() >= 0 and pixels.max() <= 65535):
-            raise ValueError(
-                f"cannot write a 32-bit integer image with values from {pixels.min()} to "
-                f"{pixels.max()} as {fmt} (at most 16 bits, 0 to 65535); write TIFF"
-            )
+        if image.mode == "F":
+            raise ValueError(_cannot_hold("a float grey image", name or fmt, fmt))
+        if "I;16" not in allowed or not (pixels.min() >= 0 and pixels.max() <= 65535):
+            values = f" with values from {pixels.min()} to {pixels.max()}"
+            what = "a 32-bit integer grey image" + (values if "I;16" in allowed else "")
+            raise ValueError(_cannot_hold(what, name or fmt, fmt))
         image = Image.fromarray(pixels.astype(np.uint16))  # 16 bits hold every value
     if image.mode in ("RGBA", "LA") and image.mode not in allowed:
         if "RGBA" in allowed:
@@ -2787,6 +2830,36 @@ def _for_format(image: PIL.Image.Image, fmt: str) -> PIL.Image.Image:
     if icc and not _profile_fits(icc, image.mode):  # CMYK (LAB, ...) became RGB
         del image.info["icc_profile"]  # a profile of other pixels: invalid in the file
     return image
+
+
+#: The samples that the formats of ``_WRITES`` hold, as ``_cannot_hold`` says them
+#: (PNG: 16-bit grey from 32-bit integers that fit, 16-bit colour from uint16 arrays).
+_SAMPLES = {"PNG": "8 and 16-bit integer samples (0 to 65535)"}
+#: How to make a float image 8-bit, for the refusals of one
+_CONVERT_FLOAT = (
+    "convert it first, for example a float image in [0, 1] with "
+    "np.clip(a * 255 + 0.5, 0, 255).astype(np.uint8)"
+)
+
+
+def _format_name(path, format):
+    """The output format as the caller gave it: ``format``, else the extension of
+    ``path`` without its dot (``"webp"`` for ``format="webp"`` or ``"a.webp"``)."""
+    return format if format is not None else os.path.splitext(path)[1].lstrip(".")
+
+
+def _cannot_hold(what, name, fmt):
+    """The ``ValueError`` message for ``what`` (``"a float grey image"``), whose samples
+    (float, or 32-bit integers) a ``fmt`` file, named ``name`` as the caller gave it,
+    cannot hold: the one wording of ``_save``'s and ``_for_format``'s refusals."""
+    kind = "float" if "float" in what else "32-bit integer"
+    holds = _SAMPLES.get(fmt, "8-bit integer samples") if fmt in _WRITES else None
+    return (
+        f"cannot write {what} as {name}: "
+        + (f"{name} holds {holds}; " if holds else "")
+        + f"of the formats written, only TIFF holds {kind} samples: write TIFF"
+        + (f", or {_CONVERT_FLOAT}" if kind == "float" else "")
+    )
 
 
 #: The ICC data colour space (profile header bytes 16-20) of the modes ``_for_format``
