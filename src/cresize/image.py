@@ -1788,7 +1788,9 @@ def _dpi_left_out(params, fmt):
         why = f"{fmt} files hold none"
     else:
         if fmt in _EXIF_DPI_WRITERS or (params.get("exif") and fmt in _EXIF_WRITERS):
-            params["exif"] = _exif_with_dpi(params.get("exif"), (x, y))
+            exif = _exif_with_dpi(params.get("exif"), (x, y))
+            if exif is not None:  # (None: none made; Pillow 11's WebP writer takes no None)
+                params["exif"] = exif
         if fmt in _EXIF_DPI_WRITERS:  # (Pillow's WebP and AVIF writers take no dpi)
             del params["dpi"]
         return ()
@@ -1838,13 +1840,22 @@ def _exif_with_dpi(exif, dpi):
             parsed.load(raw)
         if _parsed_says_dpi(parsed, dpi):
             return exif
-        if parsed.get_ifd(_pil().ExifTags.IFD.IFD1):  # its thumbnail would be lost
+        if exif and _has_thumbnail(raw):  # which Pillow's tobytes would leave out
             return exif
         parsed[_X_RESOLUTION], parsed[_Y_RESOLUTION] = dpi
         parsed[_RESOLUTION_UNIT] = 2
         return parsed.tobytes()
     except _EXIF_ERRORS:
         return exif
+
+
+def _has_thumbnail(raw):
+    """Whether the EXIF bytes ``raw`` have an IFD1 (a thumbnail's), parsed apart: Pillow
+    11's ``Exif.tobytes`` fails ("argument out of range") on an ``Exif`` whose
+    ``get_ifd(IFD1)`` was asked, even for an empty one."""
+    probe = _pil().Exif()
+    probe.load(raw)
+    return bool(probe.get_ifd(_pil().ExifTags.IFD.IFD1))
 
 
 def _exif_says_dpi(exif, dpi):
