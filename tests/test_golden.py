@@ -281,6 +281,33 @@ def test_verify_names_the_convention_a_result_follows(golden_dir, tmp_path, caps
         assert f"; it is what {flip}" in lines[name] and "output error" not in lines[name]
 
 
+def test_verify_names_a_size_read_instead_of_a_scale_factor(golden_dir, tmp_path, capsys):
+    """An implementation given the output lengths of a scale-frac case (it takes no scale
+    factors) reads at in/out: each failing line says so."""
+    cases = {k: v for k, v in load_cases(golden_dir).items() if k.endswith("-scale-frac")}
+
+    assert {tuple(c["size"]) for c in cases.values()} == {(15, 6)}  # 10 x 9 at (1.55, 0.7)
+
+    def forward(x, size, **options):
+        return cresize.resize(x, (15, 6), **{**options, "scale_factor": None}, num_threads=1)
+
+    def backward(g, input_shape, **options):
+        options["scale_factor"] = None
+        return cresize.resize_backward(g, input_shape, **options, num_threads=1)
+
+    results = results_from(cases, forward, backward, tmp_path / "by-size")
+    assert _golden.main(["--verify", str(results), "--expected", str(golden_dir)]) == 1
+    lines = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()[1:-1]}
+    failing = [name for name, line in lines.items() if "FAIL" in line]
+    # area and align_corners=True read at in/out (or (in-1)/(out-1)) either way
+    assert set(failing) == {
+        n for n, c in cases.items() if c["mode"] != "area" and not c["align_corners"]
+    }
+    said = "; it is what size=(15, 6) without scale_factor (read at in/out) gives"
+    for name in failing:
+        assert lines[name].count(said) == 2, lines[name]  # output and grad_input
+
+
 def test_verify_float32_results_and_partial_results(golden_dir, tmp_path, capsys):
     cases = load_cases(golden_dir)
 

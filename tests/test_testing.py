@@ -486,6 +486,32 @@ def test_check_reference_names_the_convention_a_result_follows(options, wrong, s
         testing.check_reference((4, 7, 9), (7, 17), axes=(1, 2), forward=wrong_row)
 
 
+def test_check_reference_names_a_size_read_instead_of_a_scale_factor():
+    """A port that takes output lengths only (burn's interpolate, a wrapper that passes
+    ``g.shape``) reads a ``scale_factor`` axis at ``in/out``, not ``1/f``: the report
+    says so, with the lengths it was given."""
+
+    def forward(x, size, **options):
+        return cresize.resize(x, (15, 6), **{**options, "scale_factor": None})
+
+    def backward(g, input_shape, **options):
+        return cresize.resize_backward(g, input_shape, **{**options, "scale_factor": None})
+
+    said = re.escape("; it is what size=(15, 6) without scale_factor (read at in/out) gives")
+    factors = dict(scale_factor=(1.55, 0.7), mode="lanczos3", antialias=True)
+    with pytest.raises(AssertionError, match=rf"backward deviates.*{said}$"):
+        testing.check_reference((1, 2, 10, 9), backward=backward, **factors)
+    with pytest.raises(AssertionError, match=rf"forward deviates.*{said}$"):
+        testing.check_reference((1, 2, 10, 9), forward=forward, dtype="float32", **factors)
+    # where the two readings agree (area; whole multiples) nothing is named
+    assert (
+        testing.check_reference(
+            (1, 2, 10, 9), backward=backward, mode="area", scale_factor=(1.55, 0.7)
+        )
+        < 1e-12
+    )
+
+
 @pytest.mark.parametrize(
     "check", [testing.check_adjoint, testing.check_gradient, testing.check_reference]
 )

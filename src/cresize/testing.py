@@ -689,18 +689,28 @@ def _lookalike(a, result, atol, shape, size, options, axes, transpose):
     """``"; it is what align_corners=False gives"`` when ``result`` is, within ``atol``,
     the dense operator (``W``, or ``W.T`` with ``transpose``) applied to ``a`` of options
     that differ from ``options`` in one respect (``align_corners`` or ``antialias``
-    flipped, another mode; every match, joined by "or"); ``""`` when none matches. For
-    failure messages only."""
+    flipped, another mode, or, given a ``scale_factor``, the output lengths as ``size``
+    instead: the axes read at ``in/out``, not ``1/f``; every match, joined by "or");
+    ``""`` when none matches. For failure messages only."""
     changes = [dict(align_corners=not options["align_corners"])]
     changes += [dict(antialias=not options["antialias"])]
     changes += [dict(mode=m) for m in cresize.MODES if m != options["mode"]]
+    if options["scale_factor"] is not None:  # a port that takes output lengths only
+        lengths = _spec.forward(shape, size, **options, axes=axes).lengths
+        changes += [dict(scale_factor=None, size=tuple(int(n) for n in lengths))]
     result = np.asarray(result, np.float64)
     matches = []
     for change in changes:
-        o = {**options, **change}
+        o = {**options, "size": size, **change}
         try:
             spec = _spec.forward(
-                shape, size, o["scale_factor"], o["mode"], o["align_corners"], o["antialias"], axes
+                shape,
+                o["size"],
+                o["scale_factor"],
+                o["mode"],
+                o["align_corners"],
+                o["antialias"],
+                axes,
             )
         except (TypeError, ValueError):  # not a valid combination
             continue
@@ -708,8 +718,11 @@ def _lookalike(a, result, atol, shape, size, options, axes, transpose):
         for axis, operator in _operators(spec, transpose).items():
             expected = _apply_operator(expected, axis, operator)
         if expected.shape == result.shape and np.abs(result - expected).max(initial=0) <= atol:
-            ((option, value),) = change.items()
-            matches.append(f"{option}={value!r}")
+            if "size" in change:
+                matches.append(f"size={change['size']} without scale_factor (read at in/out)")
+            else:
+                ((option, value),) = change.items()
+                matches.append(f"{option}={value!r}")
     return f"; it is what {' or '.join(matches)} gives" if matches else ""
 
 
