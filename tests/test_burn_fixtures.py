@@ -20,6 +20,9 @@ burn's ``align_corners`` defaults to true and its nearest ignores it, so
 nearest runs with ``align_corners=False`` here.
 """
 
+import re
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -248,3 +251,16 @@ def test_cubecl_nearest_reference_sizes(cresize, h):
     expected = x.repeat(2, axis=2).repeat(2, axis=3)
     assert np.array_equal(reference_resize(x, {2: 2 * h, 3: 2 * h}, mode="nearest"), expected)
     assert np.array_equal(cresize.resize(x, size=(2 * h, 2 * h), mode="nearest"), expected)
+
+
+def test_the_guide_describes_every_key_kind_and_tolerance_of_the_file():
+    """docs/guide/gradients.md ("Checking a burn fixture yourself") is what a reader of
+    the file has: every key, kind and tolerance label in it is named there."""
+    guide = (Path(__file__).resolve().parents[1] / "docs/guide/gradients.md").read_text()
+    section = guide[guide.index("### Checking a burn fixture yourself") :]
+    named = set(re.findall(r"`([^`]+)`", section))
+    keys = {k for c in CASES for k in c}
+    labels = {c["kind"] for c in CASES} | {c["tolerance"] for c in CASES}
+    assert keys | labels <= named, sorted((keys | labels) - named)
+    if any("NaN" in (c["input_values"] or []) for c in CASES):
+        assert '`"NaN"`' in section
