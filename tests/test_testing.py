@@ -289,6 +289,18 @@ def test_other_implementations_are_checked_for_shape_and_dtype():
         testing.check_gradient((5, 6), (3, 3), backward=float32_result)
 
 
+def test_an_implementation_that_returns_nothing_is_named_so():
+    """A forward that forgets its ``return`` was reported as "returned shape ()"."""
+
+    def no_return(x, size, **options):
+        cresize.resize(x, size, **options)
+
+    with pytest.raises(
+        AssertionError, match=r"^forward returned None; expected an array of shape \(3, 3\)$"
+    ):
+        testing.check_adjoint((5, 6), (3, 3), forward=no_return)
+
+
 @pytest.mark.parametrize(
     "check", [testing.check_adjoint, testing.check_gradient, testing.check_reference]
 )

@@ -631,6 +631,8 @@ def _call(function, name, a, *args, **options):
 
 
 def _result(value, shape, dtype, name):
+    if value is None:  # a function that fills a result but does not return it
+        raise AssertionError(f"{name} returned None; expected an array of shape {tuple(shape)}")
     value = np.asarray(value)
     if value.shape != tuple(shape):
         raise AssertionError(f"{name} returned shape {value.shape}; expected {tuple(shape)}")
