@@ -2151,7 +2151,7 @@ def test_a_length_no_image_can_have_is_a_usage_error(tmp_path, capsys, option, v
 @pytest.mark.parametrize(
     "argv,words",
     [
-        (["--scale", "1e12"], "--scale 1000000000000.0 would make this 60x40 image larger"),
+        (["--scale", "1e12"], "--scale 1e12 would make this 60x40 image larger"),
         (
             ["--width", "1099511627775"],
             "--width 1099511627775 would make this 60x40 image 1099511627775x733007751850, "
@@ -2179,7 +2179,29 @@ def test_a_size_too_large_for_this_file_names_the_option(tmp_path, capsys, argv,
 def test_a_resized_size_over_max_pixels_names_the_option(tmp_path, capsys):
     src = write(tmp_path / "in.png")
     assert main([str(src), "--scale", "1e5", "-o", str(tmp_path / "o.png")]) == 1
-    assert "resized (--scale 100000.0), it would be 6000000x4000000" in capsys.readouterr().err
+    assert "resized (--scale 1e5), it would be 6000000x4000000" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "argv,typed",
+    [
+        (["--scale", " 1E2 "], "--scale 1E2"),
+        (["--scale=100"], "--scale 100"),
+        (["--sca", "1_00"], "--scale 1_00"),
+        (["--height", "0400", "--width", "600"], "--width 600 --height 0400"),
+        (["--fit", "600X400", "--allow-upscale"], "--fit 600X400"),
+        (["--size", "600\u00d7400"], "--size 600\u00d7400"),
+    ],
+)
+def test_the_option_is_quoted_as_typed(tmp_path, capsys, argv, typed):
+    # --scale 1e12 was quoted as Python prints the float, "--scale 1000000000000.0"; the
+    # lengths and sizes as ints ("0400" as 400, "600X400" as 600x400).
+    src = write(tmp_path / "in.png")
+    out = tmp_path / "o.png"
+    assert main([str(src), *argv, "--max-pixels", "10000", "-o", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert f"{src}: resized ({typed}), it would be " in err
+    assert not out.exists()
 
 
 @pytest.mark.parametrize(
@@ -2333,7 +2355,7 @@ def test_dry_run_lists_what_the_run_would_refuse(tmp_path, capsys):
         str(folder / n) for n in ("anim.gif", "big.png", "empty.png", "junk.png", "small.png")
     )
     assert would[str(folder / "big.png")].startswith("120x80 is 9,600 pixels, more than --max")
-    assert would[str(folder / "small.png")].startswith("resized (--scale 2.0), it would be 60x40")
+    assert would[str(folder / "small.png")].startswith("resized (--scale 2), it would be 60x40")
     assert would[str(folder / "anim.gif")].startswith("3 frames: --in-place would replace it")
     assert {n: (folder / n).read_bytes() for n in os.listdir(folder)} == before
     # the real run refuses the same files, for the same reasons
