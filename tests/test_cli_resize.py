@@ -849,6 +849,41 @@ def test_a_png_s_chunk_headers_are_read_within_a_bound_that_grows_with_the_file(
     assert len(reads) <= len(chunks) + 4  # 2000 more before
 
 
+def test_the_orientation_search_finds_the_pixels_where_pillow_s_offset_is_not_theirs(
+    tmp_path, monkeypatch
+):
+    # Where Pillow's tile offset is not a pixel chunk's, the pixels are looked for from
+    # the first chunk on, within the chunks the flood check lets by (one walker,
+    # image._png_chunks); beyond them the orientation is unknown (None), and a PNG of
+    # no pixel data has the orientation of the chunks before them (none: 1).
+    import cresize.image
+
+    src = _png_with(tmp_path / "in.png", [_png_chunk(b"eXIf", _exif_orientation(6))])
+    data = src.read_bytes()
+    at = data.index(b"IDAT") - 4
+    (tmp_path / "none.png").write_bytes(data[:at] + data[data.index(b"eXIf") - 4 :])
+    with Image.open(src) as im:
+        im.tile = [im.tile[0]._replace(offset=20)]  # in IHDR
+        assert cresize.image._png_orientation(im, src) == 6
+        im.tile = []
+        assert cresize.image._png_orientation(im, src) == 6
+        assert cresize.image._png_orientation(im, tmp_path / "none.png") == 1
+        monkeypatch.setattr(cresize.image, "_PNG_CHUNKS_BEFORE_MAX", 1)  # IHDR only
+        assert cresize.image._png_orientation(im, src) is None
+        monkeypatch.setattr(cresize.image, "_PNG_CHUNKS_BEFORE_MAX", 2)  # IHDR, IDAT
+        assert cresize.image._png_orientation(im, src) == 6
+
+
+@pytest.mark.parametrize("cut", [8, 12, 20, 33])
+def test_the_flood_check_leaves_a_png_cut_short_to_pillow(tmp_path, cut):
+    # The chunk list ends at the end of the file: no pixels found, and not a flood.
+    from cresize import image
+
+    src = write(tmp_path / "in.png")
+    src.write_bytes(src.read_bytes()[:cut])
+    assert image._refuse_png_chunk_flood(src) is None
+
+
 def test_runs_in_threads_keep_pillows_limit_lifted_and_give_it_back(tmp_path, monkeypatch):
     # Each run saved Pillow's global MAX_IMAGE_PIXELS, set None and restored what it had
     # saved: of two runs in threads, where the first ended while the second ran, the
