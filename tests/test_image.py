@@ -4,6 +4,7 @@ Pillow's own resize is the oracle: LANCZOS, BICUBIC and BILINEAR are
 lanczos3, bicubic and bilinear with antialias=True (docs/spec.md section 4).
 """
 
+import io
 import os
 import re
 import struct
@@ -1191,6 +1192,77 @@ def test_a_jpeg2000_codestream_box_of_64bit_length_keeps_16_bits(tmp_path):
         with Image.open(bad) as im:  # what the header says: then the pixels have it
             deep = _jpeg2000_depth(im) not in (None, (8, False))
         assert np.asarray(image).dtype == (np.uint16 if deep else np.uint8), k
+
+
+def _siz(depths, length=None):
+    """A JPEG 2000 codestream's start: SOC, SIZ of 64x48 and the components ``depths``
+    (their Ssiz bytes); ``length``: its Lsiz, if not the one of those components."""
+    comps = b"".join(bytes([d, 1, 1]) for d in depths)
+    length = 38 + len(comps) if length is None else length
+    sizes = struct.pack(">IIIIIIII", 64, 48, 0, 0, 64, 48, 0, 0)
+    head = b"\xff\x4f\xff\x51" + struct.pack(">HH", length, 0) + sizes
+    return head + struct.pack(">H", len(depths)) + comps + b"\xff\x90"
+
+
+def _box(kind, body, size=None):
+    return struct.pack(">I", 8 + len(body) if size is None else size) + kind + body
+
+
+def test_a_jpeg2000_header_is_read_by_its_lengths_and_a_damaged_one_is_none():
+    # ISO/IEC 15444-1: a JP2's boxes (length 0: to the end; 1: a 64-bit length follows)
+    # to the jp2c box, whose codestream begins with SOC and SIZ (Lsiz = 38 + 3 Csiz;
+    # Ssiz: bits - 1, up to 38 bits, top bit signed). A SIZ whose length is not its
+    # components' was read anyway (the bytes after it taken for depths), a depth of 128
+    # bits given (refused as "a 128-bit JPEG 2000"): OpenJPEG refuses both as damaged.
+    from cresize.image import _jpeg2000_file_depth as depth
+
+    sig = _box(b"jP  ", b"\r\n\x87\n") + _box(b"ftyp", b"jp2 \0\0\0\0jp2 ")
+    code = _siz([15, 15, 0x87])
+    assert depth(io.BytesIO(code)) == (16, True)
+    assert depth(io.BytesIO(sig + _box(b"jp2c", code))) == (16, True)
+    assert depth(io.BytesIO(sig + _box(b"jp2c", code, size=0))) == (16, True)
+    wide = struct.pack(">I4sQ", 1, b"jp2c", 16 + len(code)) + code
+    assert depth(io.BytesIO(sig + wide)) == (16, True)
+    assert depth(io.BytesIO(sig + _box(b"jp2c", code, size=1 << 20))) == (16, True)
+    far = struct.pack(">I4sQ", 1, b"uuid", (1 << 64) - 1)  # past any file, and any seek
+    for damaged in (
+        _siz([7], length=38 + 6),  # Lsiz says two components, Csiz one
+        _siz([7, 7], length=38 + 3),
+        _siz([0x7F]),  # 128 bits
+        _siz([]),  # no components
+        _siz([15, 15, 15])[:44],  # cut short in the components
+        sig + far + _box(b"jp2c", code),
+        sig + _box(b"jp2c", b"\xff\x4f\xff\x51"),  # cut short in SIZ
+        sig + _box(b"jp2c", code, size=4),  # shorter than its header
+        sig,
+        b"",
+    ):
+        assert depth(io.BytesIO(damaged)) is None, damaged[:60]
+    assert depth(io.BytesIO(_siz([37]))) == (38, False)  # the most the standard has
+
+
+def test_a_jpeg2000_codestream_after_the_first_64kib_keeps_16_bits(tmp_path):
+    # The boxes were looked for in the file's first 64 KiB: a JP2 of a larger box before
+    # its codestream (XML metadata, an ICC profile) was read as 8-bit, silently. The
+    # boxes are skipped by seeking.
+    cv2 = pytest.importorskip("cv2")
+    from PIL import features
+
+    if not features.check("jpg_2000"):
+        pytest.skip("Pillow without OpenJPEG")
+    pixels = rgb16(48, 64, 3)
+    jp2 = tmp_path / "in.jp2"
+    assert cv2.imwrite(str(jp2), pixels[..., [2, 1, 0]])
+    data = jp2.read_bytes()
+    box = data.index(b"jp2c") - 4
+    xml = _box(b"xml ", b"<x>" + b" " * (100 << 10) + b"</x>")
+    src = tmp_path / "xml.jp2"
+    src.write_bytes(data[:box] + xml + data[box:])
+    with Image.open(src) as im:
+        assert im.mode == "RGB"  # 8-bit to Pillow
+    got = open_image(src)
+    assert isinstance(got, np.ndarray) and got.dtype == np.uint16
+    np.testing.assert_array_equal(got, read16(jp2))
 
 
 def test_a_16bit_grey_and_alpha_jpeg2000_is_refused_with_the_reason(tmp_path):

@@ -756,38 +756,58 @@ def _ppm_maxval(im):
 
 
 #: the end given to ``_isobmff_boxes`` for a JPEG 2000's boxes: past any box (see
-#: ``_jpeg2000_depth``); those past the first 64 KiB read are not found
+#: ``_jpeg2000_file_depth``)
 _JP2_END = 1 << 64
+#: ``_jpeg2000_file_depth`` reads at most this many box headers before the codestream's
+#: (real files have a handful: the signature, ftyp, jp2h, maybe res, xml, uuid boxes)
+_JP2_BOXES_MAX = 256
+#: The most components a JPEG 2000 codestream has (its SIZ marker's Csiz: 1 to 16,384)
+_JPEG2000_COMPONENTS_MAX = 16384
 
 
 def _jpeg2000_depth(im):
-    """``(bits, signed)`` of a JPEG 2000 file open in Pillow as ``im``: its deepest
-    component's bits a sample and whether any component's samples are signed, from the
-    codestream's SIZ marker; or None: not JPEG 2000, or a header this does not find.
+    """``(bits, signed)`` of a JPEG 2000 file open in Pillow as ``im``
+    (``_jpeg2000_file_depth``), or None: not JPEG 2000, or a header this does not find.
     Pillow reads RGB(A) and LA of more than 8 bits as 8-bit and does not say so (only
-    grey gets mode I;16)."""
-    if im.format != "JPEG2000" or im.fp is None:
-        return None
-    where = im.fp.tell()
-    try:
-        im.fp.seek(0)
-        head = im.fp.read(1 << 16)  # the boxes before the codestream: a few hundred bytes
-    finally:
-        im.fp.seek(where)
-    start = 0  # a codestream (J2K), or JP2 boxes (``_isobmff_boxes``) to the codestream's
-    if not head.startswith(_SOC_SIZ):
+    grey gets mode I;16), and gives no bit depth (Pillow 11 to 13)."""
+    return _file_header(im, _jpeg2000_file_depth) if im.format == "JPEG2000" else None
+
+
+def _jpeg2000_file_depth(f):
+    """``(bits, signed)`` of the JPEG 2000 file ``f`` (binary, seekable): its deepest
+    component's bits a sample and whether any component's samples are signed, from the
+    codestream's SIZ marker (ISO/IEC 15444-1 A.5.1); or None: a header this does not
+    find, or a damaged one (a SIZ whose length is not its components', a depth of more
+    than 38 bits), which OpenJPEG refuses too. A codestream (J2K), or a JP2 file's
+    boxes (``_isobmff_boxes``, at most ``_JP2_BOXES_MAX``, skipped by seeking; lengths
+    0 and 1: to the end, 64 bits) to its ``jp2c`` box's. Reads the box headers and the
+    SIZ marker, no more."""
+
+    size = f.seek(0, os.SEEK_END)
+
+    def read(offset, n):  # nothing past the end (a box's 64-bit length: past any offset)
+        if offset >= size:
+            return b""
+        f.seek(offset)
+        return f.read(n)
+
+    start = 0
+    if read(0, 4) != _SOC_SIZ:
         # boxes of any length: Pillow reads the codestream by its markers, whatever its
         # box's length says (one longer than the file: a 16-bit image read as 8-bit, else)
-        boxes = _isobmff_boxes(lambda at, n: head[at : at + n], 0, _JP2_END, None)
+        boxes = _isobmff_boxes(read, 0, _JP2_END, _JP2_BOXES_MAX)
         start = next((first for kind, first, _ in boxes if kind == b"jp2c"), -1)
-        if start < 0 or not head.startswith(_SOC_SIZ, start):
+        if start < 0 or read(start, 4) != _SOC_SIZ:
             return None
     # SOC, SIZ, Lsiz, Rsiz, 8 sizes of 4 bytes, Csiz, then 3 bytes a component (Ssiz first)
-    count = int.from_bytes(head[start + 40 : start + 42], "big")
-    depths = head[start + 42 : start + 42 + 3 * count : 3]
-    if count == 0 or len(depths) != count:
+    head = read(start, 42)
+    length, count = int.from_bytes(head[4:6], "big"), int.from_bytes(head[40:42], "big")
+    if len(head) < 42 or not 1 <= count <= _JPEG2000_COMPONENTS_MAX or length != 38 + 3 * count:
         return None
+    depths = read(start + 42, 3 * count)[::3]
     # Ssiz: bits - 1 (1 to 38 bits), and the top bit: signed
+    if len(depths) != count or max(d & 0x7F for d in depths) > 37:
+        return None
     return max(d & 0x7F for d in depths) + 1, any(d & 0x80 for d in depths)
 
 
