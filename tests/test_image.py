@@ -1167,23 +1167,28 @@ def test_a_16bit_jpeg2000_keeps_16_bits(tmp_path, channels):
     assert isinstance(open_image(eight), Image.Image)
 
 
+def _opencv_jp2(path, pixels):
+    """The bytes of the RGB ``pixels`` written to ``path`` as JP2 by OpenCV (lossy);
+    skipped without OpenCV, or with a Pillow without OpenJPEG."""
+    cv2 = pytest.importorskip("cv2")
+    from PIL import features
+
+    if not features.check("jpg_2000"):
+        pytest.skip("Pillow without OpenJPEG")
+    assert cv2.imwrite(str(path), pixels[..., [2, 1, 0]])
+    return path.read_bytes()
+
+
 def test_a_jpeg2000_codestream_box_of_64bit_length_keeps_16_bits(tmp_path):
     # A jp2c box with a 64-bit length (length 1, then 8 bytes) was entered 8 bytes in,
     # at the length: no SIZ found, and the 16-bit file read as 8-bit, silently. Its
     # boxes are read by _isobmff_boxes (the AVIF one). Damaged files (mutated headers,
     # cut short) are read or refused with an OSError or ValueError, as before, and
     # never as 8-bit where their header says more.
-    cv2 = pytest.importorskip("cv2")
-    from PIL import features
-
     from cresize.image import _jpeg2000_depth, _read
 
-    if not features.check("jpg_2000"):
-        pytest.skip("Pillow without OpenJPEG")
-    pixels = rgb16(48, 64, 3)
     jp2 = tmp_path / "in.jp2"
-    assert cv2.imwrite(str(jp2), pixels[..., [2, 1, 0]])
-    data = jp2.read_bytes()
+    data = _opencv_jp2(jp2, rgb16(48, 64, 3))
     box = data.index(b"jp2c") - 4
     long_box = (
         data[:box]
@@ -1269,15 +1274,8 @@ def test_a_jpeg2000_codestream_after_the_first_64kib_keeps_16_bits(tmp_path):
     # The boxes were looked for in the file's first 64 KiB: a JP2 of a larger box before
     # its codestream (XML metadata, an ICC profile) was read as 8-bit, silently. The
     # boxes are skipped by seeking.
-    cv2 = pytest.importorskip("cv2")
-    from PIL import features
-
-    if not features.check("jpg_2000"):
-        pytest.skip("Pillow without OpenJPEG")
-    pixels = rgb16(48, 64, 3)
     jp2 = tmp_path / "in.jp2"
-    assert cv2.imwrite(str(jp2), pixels[..., [2, 1, 0]])
-    data = jp2.read_bytes()
+    data = _opencv_jp2(jp2, rgb16(48, 64, 3))
     box = data.index(b"jp2c") - 4
     xml = _box(b"xml ", b"<x>" + b" " * (100 << 10) + b"</x>")
     src = tmp_path / "xml.jp2"
