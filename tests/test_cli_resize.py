@@ -81,9 +81,9 @@ def tree(root):
 def test_single_file(tmp_path, capsys):
     src = write(tmp_path / "in.png", 80, 120)
     assert main([str(src), "--fit", "50x50", "-o", str(tmp_path / "out.png")]) == 0
-    out = Image.open(tmp_path / "out.png")
-    assert out.size == (50, 33)
-    np.testing.assert_array_equal(np.asarray(out), np.asarray(resize_image(src, (50, 33))))
+    with Image.open(tmp_path / "out.png") as out:
+        assert out.size == (50, 33)
+        np.testing.assert_array_equal(np.asarray(out), np.asarray(resize_image(src, (50, 33))))
     assert "1 resized, 0 failed" in capsys.readouterr().out
 
 
@@ -118,8 +118,11 @@ def test_directories_globs_and_mirroring(tmp_path):
         == 0
     )
     assert tree(tmp_path / "all") == ["a_s.webp", "b_s.webp", "sub/c_s.webp", "sub/deep/d_s.webp"]
-    assert {Image.open(tmp_path / "all" / p).size for p in tree(tmp_path / "all")} == {(15, 10)}
-    assert Image.open(tmp_path / "all" / "a_s.webp").format == "WEBP"
+    for p in tree(tmp_path / "all"):
+        with Image.open(tmp_path / "all" / p) as opened:
+            assert opened.size == (15, 10), p
+    with Image.open(tmp_path / "all" / "a_s.webp") as opened:
+        assert opened.format == "WEBP"
     assert (
         main(
             [
@@ -134,13 +137,15 @@ def test_directories_globs_and_mirroring(tmp_path):
         == 0
     )
     assert tree(tmp_path / "glob") == ["a.png", "sub/c.png"]
-    assert Image.open(tmp_path / "glob" / "sub" / "c.png").size == (30, 20)
+    with Image.open(tmp_path / "glob" / "sub" / "c.png") as opened:
+        assert opened.size == (30, 20)
 
 
 def test_next_to_the_input_with_suffix(tmp_path):
     src = write(tmp_path / "p.png")
     assert main([str(src), "--size", "12x7", "--suffix", "_small", "-q"]) == 0
-    assert Image.open(tmp_path / "p_small.png").size == (12, 7)
+    with Image.open(tmp_path / "p_small.png") as opened:
+        assert opened.size == (12, 7)
 
 
 def test_a_rerun_does_not_take_its_own_outputs_as_inputs(tmp_path, capsys):
@@ -165,7 +170,8 @@ def test_a_rerun_does_not_take_its_own_outputs_as_inputs(tmp_path, capsys):
     assert (tmp_path / "a_s.png").stat().st_mtime_ns >= before
     # A file named on the command line is always an input.
     assert main([str(tmp_path / "a_s.png"), "--size", "6x4", "--suffix", "_s", "-q"]) == 0
-    assert Image.open(tmp_path / "a_s_s.png").size == (6, 4)
+    with Image.open(tmp_path / "a_s_s.png") as opened:
+        assert opened.size == (6, 4)
 
 
 @pytest.mark.parametrize(
@@ -186,7 +192,8 @@ def test_a_rerun_does_not_take_its_own_outputs_as_inputs(tmp_path, capsys):
 def test_geometry_flags(tmp_path, flags, size):
     src = write(tmp_path / "in.png")
     assert main([str(src), "-o", str(tmp_path / "out.png"), "-q", *flags]) == 0
-    assert Image.open(tmp_path / "out.png").size == size
+    with Image.open(tmp_path / "out.png") as opened:
+        assert opened.size == size
 
 
 @pytest.mark.parametrize(
@@ -340,7 +347,8 @@ def test_an_output_format_that_cannot_be_told_is_refused_before_the_run(tmp_path
     assert tree(tmp_path) == ["in.png"]
     argv = [str(src), "--width", "10", "-o", str(tmp_path / "out.xyz"), "--format", "png"]
     assert main([*argv, "-q"]) == 0
-    assert Image.open(tmp_path / "out.xyz").format == "PNG"
+    with Image.open(tmp_path / "out.xyz") as opened:
+        assert opened.format == "PNG"
 
 
 @pytest.mark.parametrize("overwrite", [[], ["--overwrite"]])
@@ -387,7 +395,8 @@ def test_an_output_name_of_another_format_than_format_is_a_usage_error(tmp_path,
     assert tree(tmp_path) == ["in.png"]
     for name in ("a.jpeg", "b.JPG", "c.xyz", "d"):  # the same format, or none named
         assert main([*argv, str(tmp_path / name), "-q"]) == 0
-        assert Image.open(tmp_path / name).format == "JPEG"
+        with Image.open(tmp_path / name) as opened:
+            assert opened.format == "JPEG"
 
 
 def test_an_output_folder_that_is_a_file_is_a_usage_error(tmp_path, capsys):
@@ -424,7 +433,8 @@ def test_refuses_to_overwrite(tmp_path, capsys):
     assert "exists (use --overwrite)" in capsys.readouterr().err
     assert dst.read_bytes() == b"keep me"
     assert main([str(src), "--width", "10", "-o", str(dst), "--overwrite", "-q"]) == 0
-    assert Image.open(dst).size == (10, 7)
+    with Image.open(dst) as opened:
+        assert opened.size == (10, 7)
 
 
 def test_the_input_itself_under_another_case_needs_in_place(tmp_path, capsys):
@@ -440,7 +450,8 @@ def test_the_input_itself_under_another_case_needs_in_place(tmp_path, capsys):
     assert f"the output {twin} is the input itself on a case-insensitive file" in err
     assert src.read_bytes() == before and os.path.samefile(src, twin)
     assert main([*args, "--in-place", "-q"]) == 0
-    assert Image.open(twin).size == (10, 7)
+    with Image.open(twin) as opened:
+        assert opened.size == (10, 7)
     # a folder that tells the two names apart (no second name there) gets a new file
     other = write(tmp_path / "b" / "B.PNG")
     assert main([str(other), "--width", "10", "--format", "png", "-q"]) == 0
@@ -455,7 +466,8 @@ def test_in_place(tmp_path, capsys):
     assert main([str(src), "--width", "10", "--overwrite"]) == 1
     assert src.read_bytes() == before
     assert main([str(src), "--width", "10", "--in-place", "-q"]) == 0
-    assert Image.open(src).size == (10, 7) and os.listdir(tmp_path) == ["in.png"]
+    with Image.open(src) as opened:
+        assert opened.size == (10, 7) and os.listdir(tmp_path) == ["in.png"]
     (tmp_path / "in_s.png").write_bytes(b"keep me")  # --in-place is not --overwrite
     other = write(tmp_path / "sub" / "in_s.png")  # its output, tmp_path/in_s.png, exists
     argv = [str(src), str(other), "--width", "5", "--in-place", "--out-dir", str(tmp_path)]
@@ -484,10 +496,12 @@ def test_in_place_refuses_a_file_of_several_images(tmp_path, capsys):
             f"the others lost; write it elsewhere (--out-dir or --suffix)"
         ) in err, err
         assert (tmp_path / name).read_bytes() == before[name]
-    assert Image.open(still).size == (10, 7)  # the rest done
+    with Image.open(still) as opened:
+        assert opened.size == (10, 7)  # the rest done
     assert main([str(tmp_path / "anim.gif"), "--width", "10", "--suffix", "_s", "-q"]) == 0
     assert "3 frames; only the first was resized" in capsys.readouterr().err
-    assert Image.open(tmp_path / "anim_s.gif").size == (10, 7)
+    with Image.open(tmp_path / "anim_s.gif") as opened:
+        assert opened.size == (10, 7)
 
 
 @pytest.mark.skipif(os.name != "posix", reason="POSIX symbolic links")
@@ -499,12 +513,14 @@ def test_in_place_and_overwrite_write_through_a_link(tmp_path):
     link.symlink_to(target.name)
     assert main([str(link), "--width", "10", "--in-place", "-q"]) == 0
     assert link.is_symlink() and os.readlink(link) == target.name
-    assert Image.open(target).size == (10, 7)
+    with Image.open(target) as opened:
+        assert opened.size == (10, 7)
     other = write(tmp_path / "other.png")
     out = tmp_path / "out-link.png"
     out.symlink_to(other.name)
     assert main([str(target), "--width", "5", "-o", str(out), "--overwrite", "-q"]) == 0
-    assert out.is_symlink() and Image.open(other).size == (5, 4)
+    with Image.open(other) as opened:
+        assert out.is_symlink() and opened.size == (5, 4)
     names = ["link.png", "other.png", "out-link.png", "photo.png"]
     assert sorted(p.name for p in tmp_path.iterdir()) == names
 
@@ -516,11 +532,13 @@ def test_in_place_and_overwrite_keep_the_replaced_files_permissions(tmp_path):
     src = write(tmp_path / "private.png")
     os.chmod(src, 0o600)
     assert main([str(src), "--width", "10", "--in-place", "-q"]) == 0
-    assert Image.open(src).size == (10, 7) and stat.S_IMODE(os.stat(src).st_mode) == 0o600
+    with Image.open(src) as opened:
+        assert opened.size == (10, 7) and stat.S_IMODE(os.stat(src).st_mode) == 0o600
     dst = write(tmp_path / "shared.png")
     os.chmod(dst, 0o664)
     assert main([str(src), "--width", "5", "-o", str(dst), "--overwrite", "-q"]) == 0
-    assert Image.open(dst).size == (5, 4) and stat.S_IMODE(os.stat(dst).st_mode) == 0o664
+    with Image.open(dst) as opened:
+        assert opened.size == (5, 4) and stat.S_IMODE(os.stat(dst).st_mode) == 0o664
     new = tmp_path / "new.png"  # a new file: the umask's mode, as before
     mask = os.umask(0o022)
     try:
@@ -548,8 +566,10 @@ def test_files_of_several_frames_say_that_only_the_first_is_resized(tmp_path, ca
     ]
     assert all("still.png" not in line for line in err)
     first = np.asarray(resize_image(np.asarray(frames[0]), (30, 20)))
-    np.testing.assert_array_equal(np.asarray(Image.open(tmp_path / "out" / "scan.tif")), first)
-    assert getattr(Image.open(tmp_path / "out" / "anim.gif"), "n_frames", 1) == 1
+    with Image.open(tmp_path / "out" / "scan.tif") as opened:
+        np.testing.assert_array_equal(np.asarray(opened), first)
+    with Image.open(tmp_path / "out" / "anim.gif") as opened:
+        assert getattr(opened, "n_frames", 1) == 1
 
 
 @pytest.mark.filterwarnings("ignore:Corrupt EXIF data")  # Pillow, on the cut IFD
@@ -563,15 +583,16 @@ def test_a_file_whose_later_pages_are_damaged_is_still_resized(tmp_path, capsys)
     data = whole.read_bytes()
     src = tmp_path / "cut.tif"
     src.write_bytes(data[: len(data) // 2])
-    assert np.array_equal(np.asarray(Image.open(src)), np.asarray(pages[0]))
+    with Image.open(src) as opened:
+        assert np.array_equal(np.asarray(opened), np.asarray(pages[0]))
     assert main([str(src), "--width", "30", "-o", str(tmp_path / "out.png")]) == 0
     captured = capsys.readouterr()
     assert "1 resized, 0 failed" in captured.out
     assert "cut.tif: note: the pages after the first cannot be read" in captured.err
-    np.testing.assert_array_equal(
-        np.asarray(Image.open(tmp_path / "out.png")),
-        np.asarray(resize_image(np.asarray(pages[0]), (30, 20))),
-    )
+    with Image.open(tmp_path / "out.png") as out:
+        np.testing.assert_array_equal(
+            np.asarray(out), np.asarray(resize_image(np.asarray(pages[0]), (30, 20)))
+        )
 
 
 def test_a_folder_that_cannot_be_read_is_reported(tmp_path, capsys, monkeypatch):
@@ -639,7 +660,8 @@ def test_a_resized_image_over_max_pixels_is_refused_before_it_is_read(
     turned = tmp_path / "turned.jpg"
     exif = Image.Exif()
     exif[0x0112] = 6
-    Image.open(src).save(turned, exif=exif)
+    with Image.open(src) as im:
+        im.save(turned, exif=exif)
     import cresize.image
 
     monkeypatch.setattr(cresize.image, "resize_image", lambda *a, **k: pytest.fail("read"))
@@ -849,6 +871,41 @@ def test_a_png_s_chunk_headers_are_read_within_a_bound_that_grows_with_the_file(
     assert len(reads) <= len(chunks) + 4  # 2000 more before
 
 
+def test_the_orientation_search_finds_the_pixels_where_pillow_s_offset_is_not_theirs(
+    tmp_path, monkeypatch
+):
+    # Where Pillow's tile offset is not a pixel chunk's, the pixels are looked for from
+    # the first chunk on, within the chunks the flood check lets by (one walker,
+    # image._png_chunks); beyond them the orientation is unknown (None), and a PNG of
+    # no pixel data has the orientation of the chunks before them (none: 1).
+    import cresize.image
+
+    src = _png_with(tmp_path / "in.png", [_png_chunk(b"eXIf", _exif_orientation(6))])
+    data = src.read_bytes()
+    at = data.index(b"IDAT") - 4
+    (tmp_path / "none.png").write_bytes(data[:at] + data[data.index(b"eXIf") - 4 :])
+    with Image.open(src) as im:
+        im.tile = [im.tile[0]._replace(offset=20)]  # in IHDR
+        assert cresize.image._png_orientation(im, src) == 6
+        im.tile = []
+        assert cresize.image._png_orientation(im, src) == 6
+        assert cresize.image._png_orientation(im, tmp_path / "none.png") == 1
+        monkeypatch.setattr(cresize.image, "_PNG_CHUNKS_BEFORE_MAX", 1)  # IHDR only
+        assert cresize.image._png_orientation(im, src) is None
+        monkeypatch.setattr(cresize.image, "_PNG_CHUNKS_BEFORE_MAX", 2)  # IHDR, IDAT
+        assert cresize.image._png_orientation(im, src) == 6
+
+
+@pytest.mark.parametrize("cut", [8, 12, 20, 33])
+def test_the_flood_check_leaves_a_png_cut_short_to_pillow(tmp_path, cut):
+    # The chunk list ends at the end of the file: no pixels found, and not a flood.
+    from cresize import image
+
+    src = write(tmp_path / "in.png")
+    src.write_bytes(src.read_bytes()[:cut])
+    assert image._refuse_png_chunk_flood(src) is None
+
+
 def test_runs_in_threads_keep_pillows_limit_lifted_and_give_it_back(tmp_path, monkeypatch):
     # Each run saved Pillow's global MAX_IMAGE_PIXELS, set None and restored what it had
     # saved: of two runs in threads, where the first ended while the second ran, the
@@ -1015,11 +1072,13 @@ def test_pixels_and_metadata(tmp_path):
         )
         == 0
     )
-    rotated = Image.open(tmp_path / "o" / "in.jpg")
-    assert rotated.size == (15, 25) and rotated.info["icc_profile"] == icc
-    assert rotated.getexif().get(0x0112, 1) == 1
-    assert Image.open(tmp_path / "o" / "pal.png").mode == "RGBA"
-    out = np.asarray(Image.open(tmp_path / "o" / "rgba.png"))
+    with Image.open(tmp_path / "o" / "in.jpg") as rotated:
+        assert rotated.size == (15, 25) and rotated.info["icc_profile"] == icc
+        assert rotated.getexif().get(0x0112, 1) == 1
+    with Image.open(tmp_path / "o" / "pal.png") as opened:
+        assert opened.mode == "RGBA"
+    with Image.open(tmp_path / "o" / "rgba.png") as im:
+        out = np.asarray(im)
     assert out[..., 1][out[..., 3] > 0].min() >= 199  # premultiplied: no dark fringe
     assert (
         main(
@@ -1036,7 +1095,8 @@ def test_pixels_and_metadata(tmp_path):
         )
         == 0
     )
-    assert np.asarray(Image.open(tmp_path / "j" / "rgba.jpg"))[:, -2:].min() > 240  # on white
+    with Image.open(tmp_path / "j" / "rgba.jpg") as opened:
+        assert np.asarray(opened)[:, -2:].min() > 240  # on white
 
 
 def test_quality(tmp_path):
@@ -1208,7 +1268,8 @@ def test_a_failed_sync_or_rename_is_reported_and_leaves_no_temporary(
     assert f"{tmp_path / 'in' / 'b.png'}: {word}" in err, err
     assert err.count("cresize resize: ") == 1
     assert sorted(os.listdir(tmp_path / "out")) == ["a.png", "c.png"]  # no temporary file either
-    Image.open(tmp_path / "out" / "c.png").load()
+    with Image.open(tmp_path / "out" / "c.png") as im:
+        im.load()
 
 
 @pytest.fixture
@@ -1241,7 +1302,8 @@ def test_ctrl_c_with_syncs_pending_leaves_no_temporaries(tmp_path, monkeypatch, 
     written = sorted(os.listdir(tmp_path / "out"))
     assert 1 <= len(written) < 8 and not [n for n in written if n.startswith(".")]
     for name in written:
-        Image.open(tmp_path / "out" / name).load()
+        with Image.open(tmp_path / "out" / name) as im:
+            im.load()
     assert f"interrupted after {len(written)} file(s)" in capsys.readouterr().err
 
 
@@ -1389,7 +1451,8 @@ def test_exif_too_long_for_jpeg_is_left_out_with_a_note(tmp_path, capsys):
     with Image.open(out / "small.jpg") as im:  # one that fits is kept
         assert im.getexif()[0x010F] == "Camera"
     save_image(resize_image(src, (30, 20)), tmp_path / "api.jpg")  # the API too
-    assert "exif" not in Image.open(tmp_path / "api.jpg").info
+    with Image.open(tmp_path / "api.jpg") as opened:
+        assert "exif" not in opened.info
 
 
 def test_xmp_too_long_for_jpeg_is_left_out_with_a_note(tmp_path, capsys):
@@ -1436,7 +1499,7 @@ def test_a_lossless_webp_stays_lossless_unless_a_quality_is_given(tmp_path):
     for args, chunk in (([], b"VP8L"), (["--quality", "90"], b"VP8 ")):
         out = tmp_path / "out.webp"
         assert main([str(src), "--width", "30", "-o", str(out), "--overwrite", *args]) == 0
-        assert open(out, "rb").read()[12:16] == chunk, args
+        assert out.read_bytes()[12:16] == chunk, args
 
 
 def test_the_quality_help_says_a_lossless_webp_stays_lossless(capsys):
@@ -1564,10 +1627,12 @@ def test_format_takes_every_format_the_cli_writes(tmp_path, capsys, fmt):
     src = write(tmp_path / "in" / "a.png")
     assert main([str(src), "--width", "30", "--out-dir", str(tmp_path / "o"), "--format", fmt]) == 0
     out = tmp_path / "o" / f"a.{fmt}"
-    assert Image.open(out).format == fmt.upper() and Image.open(out).size == (30, 20)
+    with Image.open(out) as im:
+        assert im.format == fmt.upper() and im.size == (30, 20)
     assert main(["--help"]) == 0
     assert f"--format {{{','.join(sorted(FORMATS))}}}" in capsys.readouterr().out
-    docs = open(os.path.join(os.path.dirname(__file__), "..", "docs", "files.md")).read()
+    with open(os.path.join(os.path.dirname(__file__), "..", "docs", "files.md")) as f:
+        docs = f.read()
     listed = re.search(r"`--format ([a-z/]+)`", docs).group(1).split("/")
     assert {FORMATS[name][0] for name in listed} == {fmt for fmt, _ in FORMATS.values()}
 
@@ -1843,7 +1908,8 @@ def test_exact_turns_shrink_on_load_off(tmp_path):
     src = write(tmp_path / "in.jpg", 400, 600, quality=95)
     for flags, name in [([], "fast.png"), (["--exact"], "exact.png")]:
         assert main([str(src), "--fit", "60x60", "-o", str(tmp_path / name), "-q", *flags]) == 0
-    fast, exact = (np.asarray(Image.open(tmp_path / n)) for n in ("fast.png", "exact.png"))
+    with Image.open(tmp_path / "fast.png") as fast, Image.open(tmp_path / "exact.png") as exact:
+        fast, exact = np.asarray(fast), np.asarray(exact)
     np.testing.assert_array_equal(exact, np.asarray(resize_image(src, fit=(60, 60), exact=True)))
     np.testing.assert_array_equal(fast, np.asarray(resize_image(src, fit=(60, 60))))
     assert fast.tobytes() != exact.tobytes()
@@ -1866,7 +1932,8 @@ def test_the_cresize_command_has_argparse_subcommands(tmp_path, capsys, monkeypa
     assert calls == [[], []]
     src = write(tmp_path / "in.png")
     assert top.main(["resize", str(src), "--width", "9", "-o", str(tmp_path / "o.png"), "-q"]) == 0
-    assert Image.open(tmp_path / "o.png").size == (9, 6)
+    with Image.open(tmp_path / "o.png") as opened:
+        assert opened.size == (9, 6)
 
 
 @pytest.mark.parametrize("name", ["selfcheck", "check", "golden", "resize", "demo"])
@@ -1900,7 +1967,8 @@ def test_the_command_freezes_the_gc_before_exit_and_a_caller_of_main_is_left_alo
     env = dict(os.environ, PYTHONPATH=CRESIZE_ROOT)
     done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and done.stdout == "frozen True\n", done
-    assert Image.open(tmp_path / "b.png").size == (9, 6)
+    with Image.open(tmp_path / "b.png") as opened:
+        assert opened.size == (9, 6)
 
 
 def test_rarer_pillow_plugins_are_imported_only_when_needed(tmp_path):
@@ -2048,7 +2116,8 @@ def test_a_dropped_icc_profile_is_said_once_a_run(tmp_path, capsys, monkeypatch)
     assert main([str(tmp_path / "deep" / "*.png"), "--format", "tiff", *args]) == 0
     err = capsys.readouterr().err
     assert err.count("ICC colour profile") == 1 and "pip install" in err
-    assert "icc_profile" not in Image.open(tmp_path / "o" / "0.tif").info
+    with Image.open(tmp_path / "o" / "0.tif") as opened:
+        assert "icc_profile" not in opened.info
 
 
 def test_a_tiff_only_tifffile_reads_without_it_gives_the_reason(tmp_path, monkeypatch, capsys):
@@ -2151,7 +2220,7 @@ def test_a_length_no_image_can_have_is_a_usage_error(tmp_path, capsys, option, v
 @pytest.mark.parametrize(
     "argv,words",
     [
-        (["--scale", "1e12"], "--scale 1000000000000.0 would make this 60x40 image larger"),
+        (["--scale", "1e12"], "--scale 1e12 would make this 60x40 image larger"),
         (
             ["--width", "1099511627775"],
             "--width 1099511627775 would make this 60x40 image 1099511627775x733007751850, "
@@ -2179,7 +2248,29 @@ def test_a_size_too_large_for_this_file_names_the_option(tmp_path, capsys, argv,
 def test_a_resized_size_over_max_pixels_names_the_option(tmp_path, capsys):
     src = write(tmp_path / "in.png")
     assert main([str(src), "--scale", "1e5", "-o", str(tmp_path / "o.png")]) == 1
-    assert "resized (--scale 100000.0), it would be 6000000x4000000" in capsys.readouterr().err
+    assert "resized (--scale 1e5), it would be 6000000x4000000" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "argv,typed",
+    [
+        (["--scale", " 1E2 "], "--scale 1E2"),
+        (["--scale=100"], "--scale 100"),
+        (["--sca", "1_00"], "--scale 1_00"),
+        (["--height", "0400", "--width", "600"], "--width 600 --height 0400"),
+        (["--fit", "600X400", "--allow-upscale"], "--fit 600X400"),
+        (["--size", "600\u00d7400"], "--size 600\u00d7400"),
+    ],
+)
+def test_the_option_is_quoted_as_typed(tmp_path, capsys, argv, typed):
+    # --scale 1e12 was quoted as Python prints the float, "--scale 1000000000000.0"; the
+    # lengths and sizes as ints ("0400" as 400, "600X400" as 600x400).
+    src = write(tmp_path / "in.png")
+    out = tmp_path / "o.png"
+    assert main([str(src), *argv, "--max-pixels", "10000", "-o", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert f"{src}: resized ({typed}), it would be " in err
+    assert not out.exists()
 
 
 @pytest.mark.parametrize(
@@ -2199,7 +2290,8 @@ def test_allow_upscale_without_fit_or_fill_is_a_usage_error(tmp_path, capsys, ar
     assert f"cresize resize: error: {words}" in capsys.readouterr().err
     assert not out.exists()
     assert main([str(src), "--fit", "90x90", "--allow-upscale", "-o", str(out), "-q"]) == 0
-    assert Image.open(out).size == (90, 60)
+    with Image.open(out) as opened:
+        assert opened.size == (90, 60)
 
 
 @pytest.mark.parametrize(
@@ -2227,9 +2319,11 @@ def test_in_place_with_an_output_that_is_the_input_is_accepted(tmp_path, capsys)
     # -o naming the input, or --out-dir its own folder: --in-place is what lets it be.
     src = write(tmp_path / "in.png")
     assert main([str(src), "--width", "10", "-o", str(src), "--in-place", "-q"]) == 0
-    assert Image.open(src).size == (10, 7)
+    with Image.open(src) as opened:
+        assert opened.size == (10, 7)
     assert main([str(src), "--width", "5", "--out-dir", str(tmp_path), "--in-place", "-q"]) == 0
-    assert Image.open(src).size == (5, 4) and tree(tmp_path) == ["in.png"]
+    with Image.open(src) as opened:
+        assert opened.size == (5, 4) and tree(tmp_path) == ["in.png"]
 
 
 def test_skip_existing_resumes_a_batch(tmp_path, capsys):
@@ -2257,7 +2351,8 @@ def test_skip_existing_resumes_a_batch(tmp_path, capsys):
     assert "1 resized, 0 failed, 2 skipped (their outputs exist)" in capsys.readouterr().out
     assert tree(out) == ["a.png", "b.png", "c.png"]
     assert (out / "a.png").read_bytes() == b"a whole output"
-    assert Image.open(out / "b.png").size == (10, 7)
+    with Image.open(out / "b.png") as opened:
+        assert opened.size == (10, 7)
 
 
 def test_skip_existing_keeps_the_plan_of_the_batch(tmp_path, capsys):
@@ -2333,10 +2428,11 @@ def test_dry_run_lists_what_the_run_would_refuse(tmp_path, capsys):
         str(folder / n) for n in ("anim.gif", "big.png", "empty.png", "junk.png", "small.png")
     )
     assert would[str(folder / "big.png")].startswith("120x80 is 9,600 pixels, more than --max")
-    assert would[str(folder / "small.png")].startswith("resized (--scale 2.0), it would be 60x40")
+    assert would[str(folder / "small.png")].startswith("resized (--scale 2), it would be 60x40")
     assert would[str(folder / "anim.gif")].startswith("3 frames: --in-place would replace it")
     assert {n: (folder / n).read_bytes() for n in os.listdir(folder)} == before
     # the real run refuses the same files, for the same reasons
     assert main([*argv, "-q"]) == 1
     assert _refused_lines(capsys.readouterr().err) == would
-    assert Image.open(folder / "ok.png").size == (30, 20)
+    with Image.open(folder / "ok.png") as opened:
+        assert opened.size == (30, 20)

@@ -24,7 +24,8 @@ def test_writes_the_sheet(tmp_path, monkeypatch, capsys):
     assert _demo.main([]) == 0
     path = tmp_path / "cresize-demo.png"
     assert f"wrote {path}" in capsys.readouterr().out
-    sheet = np.asarray(Image.open(path).convert("RGB"))
+    with Image.open(path) as im:
+        sheet = np.asarray(im.convert("RGB"))
     pattern = _demo.test_pattern()
     top, left, side = _demo.CROP
     sources = {"pattern": pattern, "crop": pattern[top : top + side, left : left + side]}
@@ -48,7 +49,8 @@ def test_out_option(tmp_path, capsys):
     out = tmp_path / "sub" / "sheet.png"
     out.parent.mkdir()
     assert _demo.main(["--out", str(out)]) == 0
-    assert Image.open(out).format == "PNG"
+    with Image.open(out) as im:
+        assert im.format == "PNG"
     assert str(out) in capsys.readouterr().out
     assert sorted(p.name for p in out.parent.iterdir()) == ["sheet.png"]
 

@@ -347,7 +347,8 @@ def _read_back(path):
             page = tif.pages.first
             icc = icc or page.tags.valueof(34675) is not None
             if page.compression == 5:  # LZW (Pillow keeps the input's): Pillow reads it
-                pixels = np.asarray(Image.open(path))
+                with Image.open(path) as im:
+                    pixels = np.asarray(im)
             else:
                 pixels = page.asarray()
     if pixels.ndim == 2:

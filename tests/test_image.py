@@ -4,6 +4,7 @@ Pillow's own resize is the oracle: LANCZOS, BICUBIC and BILINEAR are
 lanczos3, bicubic and bilinear with antialias=True (docs/spec.md section 4).
 """
 
+import io
 import os
 import re
 import struct
@@ -54,10 +55,11 @@ def test_matches_pillow_8bit(tmp_path, mode, pil_mode, fmt, size):
     path = tmp_path / f"in.{fmt.lower()}"
     Image.fromarray(photo(71, 97, 1 if pil_mode == "L" else 3)).save(path, fmt)
     got = resize_image(path, size, mode=mode)
-    want = Image.open(path).resize(size, FILTERS[mode])
+    with Image.open(path) as im:
+        want = im.resize(size, FILTERS[mode])
+        other = im.resize(size, Image.NEAREST)  # the comparison can fail
     assert got.mode == want.mode == pil_mode and got.size == size
     assert diff(got, want) <= 1
-    other = Image.open(path).resize(size, Image.NEAREST)  # the comparison can fail
     assert diff(got, other) > 1
 
 
@@ -86,7 +88,8 @@ def test_16bit_tiff_matches_pillow(tmp_path, mode):
     pixels = (photo(50, 64, 1, seed=2).astype(np.uint16) * 257) ^ 0x5A  # uses the low byte too
     Image.fromarray(pixels).save(tmp_path / "in.tif")
     got = resize_image(tmp_path / "in.tif", (23, 19), mode=mode)
-    want = Image.open(tmp_path / "in.tif").resize((23, 19), FILTERS[mode])
+    with Image.open(tmp_path / "in.tif") as im:
+        want = im.resize((23, 19), FILTERS[mode])
     assert got.mode == "I;16" and np.asarray(got).dtype == np.uint16
     assert np.asarray(got).max() > 255
     assert diff(got, want) <= 1
@@ -96,7 +99,8 @@ def test_float_tiff_matches_pillow(tmp_path):
     pixels = np.random.default_rng(3).standard_normal((40, 52)).astype(np.float32)
     Image.fromarray(pixels).save(tmp_path / "in.tif")
     got = resize_image(str(tmp_path / "in.tif"), scale=0.4)
-    want = Image.open(tmp_path / "in.tif").resize((21, 16), Image.LANCZOS)
+    with Image.open(tmp_path / "in.tif") as im:
+        want = im.resize((21, 16), Image.LANCZOS)
     assert got.mode == "F" and got.size == (21, 16)
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), atol=1e-5)
 
@@ -145,13 +149,14 @@ def test_exif_orientation_applied_and_metadata_kept(tmp_path, fmt):
     got = resize_image(src, fit=(20, 20))
     assert got.size == (13, 20)  # upright is 40 wide, 60 high
     if fmt == "PNG":
-        want = ImageOps.exif_transpose(Image.open(src)).resize((13, 20), Image.LANCZOS)
+        with Image.open(src) as im:
+            want = ImageOps.exif_transpose(im).resize((13, 20), Image.LANCZOS)
         assert diff(got, want) <= 1
     save_image(got, tmp_path / f"out.{fmt.lower()}")
-    back = Image.open(tmp_path / f"out.{fmt.lower()}")
-    assert back.size == (13, 20)
-    assert back.getexif().get(0x0112, 1) == 1 and back.getexif()[0x010F] == "cresize-test"
-    assert back.info["icc_profile"] == Image.open(src).info["icc_profile"]
+    with Image.open(tmp_path / f"out.{fmt.lower()}") as back, Image.open(src) as opened:
+        assert back.size == (13, 20)
+        assert back.getexif().get(0x0112, 1) == 1 and back.getexif()[0x010F] == "cresize-test"
+        assert back.info["icc_profile"] == opened.info["icc_profile"]
 
 
 def test_arrays_keep_dtype_and_are_not_modified():
@@ -331,7 +336,8 @@ def test_save_refuses_to_overwrite(tmp_path):
         save_image(photo(8, 8), path)
     assert path.read_bytes() == b"precious"
     save_image(photo(8, 8), path, overwrite=True)
-    assert Image.open(path).size == (8, 8)
+    with Image.open(path) as opened:
+        assert opened.size == (8, 8)
 
 
 @pytest.mark.parametrize("writer", ["pillow", "any"])
@@ -408,9 +414,11 @@ def test_a_long_name_gets_a_temporary_name_that_fits(tmp_path, stem):
     assert len(os.fsencode(name)) <= 255
     save_image(photo(8, 8), tmp_path / name)
     assert os.listdir(tmp_path) == [name]
-    assert Image.open(tmp_path / name).size == (8, 8)
+    with Image.open(tmp_path / name) as opened:
+        assert opened.size == (8, 8)
     save_image(photo(6, 6), tmp_path / name, overwrite=True)
-    assert os.listdir(tmp_path) == [name] and Image.open(tmp_path / name).size == (6, 6)
+    with Image.open(tmp_path / name) as opened:
+        assert os.listdir(tmp_path) == [name] and opened.size == (6, 6)
 
 
 @pytest.mark.parametrize("overwrite", [False, True])
@@ -429,21 +437,25 @@ def test_save_converts_for_the_format(tmp_path):
     rgba = np.zeros((8, 8, 4), np.uint8)
     rgba[:4] = (0, 0, 255, 255)  # top half blue, bottom half transparent
     save_image(rgba, tmp_path / "a.jpg")
-    jpeg = np.asarray(Image.open(tmp_path / "a.jpg"))
-    assert Image.open(tmp_path / "a.jpg").mode == "RGB"
+    with Image.open(tmp_path / "a.jpg") as opened:
+        assert opened.mode == "RGB"
+        jpeg = np.asarray(opened)
     assert jpeg[6:].min() >= 250 and jpeg[:2, :, 2].min() >= 240  # flattened on white
     save_image(np.full((4, 4), 65535, np.uint16), tmp_path / "b.webp")
-    assert np.asarray(Image.open(tmp_path / "b.webp").convert("L")).min() == 255
+    with Image.open(tmp_path / "b.webp") as opened:
+        assert np.asarray(opened.convert("L")).min() == 255
     la = np.zeros((4, 4, 2), np.uint8)
     la[:, :2] = (90, 255)
     for name, mode in [("la.webp", "RGBA"), ("la.bmp", "L"), ("la.jpg", "L"), ("la.png", "LA")]:
         save_image(la, tmp_path / name)
-        assert Image.open(tmp_path / name).mode == mode
+        with Image.open(tmp_path / name) as opened:
+            assert opened.mode == mode
     with pytest.raises(ValueError, match="cannot write a float grey image as bmp"):
         save_image(np.zeros((4, 4), np.float32), tmp_path / "c.bmp")
     for fmt in ("png", "tiff", "bmp", "jpeg", "webp"):
         save_image(photo(9, 7), tmp_path / "d", format=fmt)
-        assert Image.open(tmp_path / "d").size == (7, 9)
+        with Image.open(tmp_path / "d") as opened:
+            assert opened.size == (7, 9)
         os.remove(tmp_path / "d")
     with pytest.raises(ValueError, match="cannot tell the image format"):
         save_image(photo(4, 4), tmp_path / "e.xyz")
@@ -479,8 +491,10 @@ def test_lab_images_are_not_given_an_alpha_channel(tmp_path):
     lab = Image.fromarray(photo(8, 10)).convert("LAB")
     assert not lab.has_transparency_data
     save_image(lab, tmp_path / "a.png")
-    assert Image.open(tmp_path / "a.png").mode == "RGB"
-    assert Image.open(tmp_path / "a.png").getpixel((0, 0)) == lab.convert("RGB").getpixel((0, 0))
+    with Image.open(tmp_path / "a.png") as opened:
+        assert opened.mode == "RGB"
+    with Image.open(tmp_path / "a.png") as opened:
+        assert opened.getpixel((0, 0)) == lab.convert("RGB").getpixel((0, 0))
 
 
 def _profile_of_space(space):
@@ -504,17 +518,18 @@ def test_a_profile_is_not_kept_on_pixels_converted_to_another_colour_space(tmp_p
     assert got.mode == "CMYK" and got.info["icc_profile"] == cmyk_icc
     for name, mode in [("a.png", "RGB"), ("a.webp", "RGB"), ("a.bmp", "RGB")]:
         save_image(got, tmp_path / name)
-        back = Image.open(tmp_path / name)
-        assert back.mode == mode and not back.info.get("icc_profile"), name
+        with Image.open(tmp_path / name) as back:
+            assert back.mode == mode and not back.info.get("icc_profile"), name
     for name in ("a.jpg", "a.tif"):  # CMYK stays CMYK: the profile fits
         save_image(got, tmp_path / name)
-        back = Image.open(tmp_path / name)
-        assert back.mode == "CMYK" and back.info["icc_profile"] == cmyk_icc, name
+        with Image.open(tmp_path / name) as back:
+            assert back.mode == "CMYK" and back.info["icc_profile"] == cmyk_icc, name
     rgba = Image.fromarray(photo(8, 8)).convert("RGBA")  # RGBA -> RGB: the same space
     icc = srgb_icc()  # made once: a profile holds its creation time (to the second)
     rgba.info["icc_profile"] = icc
     save_image(rgba, tmp_path / "b.jpg")
-    assert Image.open(tmp_path / "b.jpg").info["icc_profile"] == icc
+    with Image.open(tmp_path / "b.jpg") as opened:
+        assert opened.info["icc_profile"] == icc
 
 
 @pytest.mark.parametrize(
@@ -588,9 +603,9 @@ def test_32bit_images_to_png(tmp_path):
     # as PNG" (older Pillow wrote its low 16 bits), and "F" was told to "write PNG or TIFF".
     ints = np.arange(0, 65536, 4369, dtype=np.int32).reshape(4, 4)
     save_image(ints, tmp_path / "fits.png")
-    back = Image.open(tmp_path / "fits.png")
-    assert back.mode.startswith("I;16")
-    np.testing.assert_array_equal(np.asarray(back), ints)
+    with Image.open(tmp_path / "fits.png") as back:
+        assert back.mode.startswith("I;16")
+        np.testing.assert_array_equal(np.asarray(back), ints)
     for bad in (ints + 1, ints - 1):  # 65536 and -1 do not fit 16 bits
         with pytest.raises(ValueError, match=r"values from -?\d+ to \d+ as png: .*write TIFF"):
             save_image(bad, tmp_path / "wide.png")
@@ -598,7 +613,8 @@ def test_32bit_images_to_png(tmp_path):
         save_image(np.zeros((4, 4), np.float32), tmp_path / "float.png")
     assert sorted(os.listdir(tmp_path)) == ["fits.png"]
     save_image(ints + 1, tmp_path / "wide.tif")
-    np.testing.assert_array_equal(np.asarray(Image.open(tmp_path / "wide.tif")), ints + 1)
+    with Image.open(tmp_path / "wide.tif") as opened:
+        np.testing.assert_array_equal(np.asarray(opened), ints + 1)
 
 
 def test_save_into_a_missing_folder_names_the_path_asked_for(tmp_path):
@@ -658,7 +674,8 @@ def test_a_jpeg_s_chroma_subsampling_is_kept_in_jpeg_output(tmp_path, monkeypatc
 def _avif_sampling(path):
     """The chroma subsampling of the AVIF at ``path`` by its first ``av1C`` box (its
     third byte's chroma_subsampling_x 0x08 and _y 0x04): "4:4:4", "4:2:2" or "4:2:0"."""
-    data = open(path, "rb").read()
+    with open(path, "rb") as f:
+        data = f.read()
     flags = data[data.index(b"av1C") + 4 + 2]
     return {0x00: "4:4:4", 0x08: "4:2:2", 0x0C: "4:2:0"}[flags & 0x0C]
 
@@ -735,7 +752,8 @@ def test_a_deep_avif_s_chroma_subsampling_is_kept_in_avif_output(tmp_path):
 def _webp_image_chunk(path):
     """The fourcc of the first image chunk of the WebP at ``path``: ``VP8L`` (lossless),
     ``VP8 `` (lossy); an animation's first frame's."""
-    data = open(path, "rb").read()
+    with open(path, "rb") as f:
+        data = f.read()
     at = 12
     while at + 8 <= len(data):
         kind, size = data[at : at + 4], int.from_bytes(data[at + 4 : at + 8], "little")
@@ -801,7 +819,8 @@ def test_a_jpeg_wider_than_libjpeg_writes_is_refused_with_the_limit(tmp_path):
     from cresize.image import JPEG_MAX_SIDE
 
     save_image(np.zeros((1, JPEG_MAX_SIDE), np.uint8), tmp_path / "widest.jpg")
-    assert Image.open(tmp_path / "widest.jpg").size == (JPEG_MAX_SIDE, 1)
+    with Image.open(tmp_path / "widest.jpg") as opened:
+        assert opened.size == (JPEG_MAX_SIDE, 1)
     for shape in [(1, JPEG_MAX_SIDE + 1), (JPEG_MAX_SIDE + 1, 1, 3)]:
         with pytest.raises(ValueError, match=r"a JPEG is at most 65,500 pixels.*write PNG"):
             save_image(np.zeros(shape, np.uint8), tmp_path / "wide.jpg")
@@ -814,7 +833,8 @@ def test_a_gif_wider_than_the_format_holds_is_refused_with_the_limit(tmp_path):
     from cresize.image import GIF_MAX_SIDE
 
     save_image(np.zeros((1, GIF_MAX_SIDE), np.uint8), tmp_path / "widest.gif")
-    assert Image.open(tmp_path / "widest.gif").size == (GIF_MAX_SIDE, 1)
+    with Image.open(tmp_path / "widest.gif") as opened:
+        assert opened.size == (GIF_MAX_SIDE, 1)
     for shape in [(1, GIF_MAX_SIDE + 1), (GIF_MAX_SIDE + 1, 1, 3), (1, 100_000, 4)]:
         with pytest.raises(ValueError, match=r"a GIF is at most 65,535 pixels.*write PNG"):
             save_image(np.zeros(shape, np.uint8), tmp_path / "wide.gif")
@@ -837,7 +857,8 @@ def test_a_png_longer_than_opencv_writes(tmp_path):
             np.testing.assert_array_equal(np.asarray(back), pixels)
     grey16 = np.arange(longest, dtype=np.uint16).reshape(1, longest)  # I;16: Pillow's
     save_image(grey16, tmp_path / "grey16.png")
-    np.testing.assert_array_equal(np.asarray(Image.open(tmp_path / "grey16.png")), grey16)
+    with Image.open(tmp_path / "grey16.png") as opened:
+        np.testing.assert_array_equal(np.asarray(opened), grey16)
     with pytest.raises(ValueError, match=r"at most 1,000,000 pixels a side; this image is "):
         save_image(np.zeros((1, longest, 3), np.uint16), tmp_path / "deep.png")
     assert sorted(os.listdir(tmp_path)) == ["grey16.png", "long.png"]
@@ -1052,7 +1073,8 @@ def read16(path):
 def test_16bit_colour_is_kept(tmp_path, ext, channels):
     pixels = rgb16(60, 80, channels)
     src = write16(tmp_path / f"in.{ext}", pixels)
-    assert Image.open(src).mode == ("RGB", "RGBA")[channels - 3]  # Pillow would say 8-bit
+    with Image.open(src) as opened:
+        assert opened.mode == ("RGB", "RGBA")[channels - 3]  # Pillow would say 8-bit
     read = open_image(src)
     assert read.dtype == np.uint16
     np.testing.assert_array_equal(read, pixels)
@@ -1076,11 +1098,13 @@ def test_16bit_grey_with_a_transparent_value_keeps_16_bits(tmp_path):
     grey[:10] = 1000
     src = tmp_path / "in.png"
     Image.fromarray(grey).save(src, transparency=1000)
-    assert Image.open(src).mode == "I;16"
+    with Image.open(src) as opened:
+        assert opened.mode == "I;16"
     alpha = np.where(grey == 1000, 0, 65535).astype(np.uint16)
     want = resize_image(np.dstack([grey, alpha]), (30, 20))
-    for image in (src, Image.open(src)):
-        got = resize_image(image, (30, 20))
+    with Image.open(src) as opened:
+        both = [resize_image(image, (30, 20)) for image in (src, opened)]
+    for got in both:
         assert isinstance(got, np.ndarray) and got.dtype == np.uint16 and got.shape == (20, 30, 2)
         np.testing.assert_array_equal(got, want)
         assert (got[..., 0] & 0xFF).any() and (got[..., 1] == 0).any()
@@ -1132,7 +1156,8 @@ def test_a_16bit_jpeg2000_keeps_16_bits(tmp_path, channels):
     want = read16(jp2)  # OpenCV writes JPEG 2000 lossy (within 1024 here)
     assert (want & 0xFF).any() and np.abs(want.astype(np.int32) - pixels).max() < 1024
     for src in (jp2, j2k):
-        assert Image.open(src).mode == ("RGB", "RGBA")[channels - 3]  # 8-bit to Pillow
+        with Image.open(src) as opened:
+            assert opened.mode == ("RGB", "RGBA")[channels - 3]  # 8-bit to Pillow
         got = open_image(src)
         assert isinstance(got, np.ndarray) and got.dtype == np.uint16
         np.testing.assert_array_equal(got, want)
@@ -1142,23 +1167,28 @@ def test_a_16bit_jpeg2000_keeps_16_bits(tmp_path, channels):
     assert isinstance(open_image(eight), Image.Image)
 
 
+def _opencv_jp2(path, pixels):
+    """The bytes of the RGB ``pixels`` written to ``path`` as JP2 by OpenCV (lossy);
+    skipped without OpenCV, or with a Pillow without OpenJPEG."""
+    cv2 = pytest.importorskip("cv2")
+    from PIL import features
+
+    if not features.check("jpg_2000"):
+        pytest.skip("Pillow without OpenJPEG")
+    assert cv2.imwrite(str(path), pixels[..., [2, 1, 0]])
+    return path.read_bytes()
+
+
 def test_a_jpeg2000_codestream_box_of_64bit_length_keeps_16_bits(tmp_path):
     # A jp2c box with a 64-bit length (length 1, then 8 bytes) was entered 8 bytes in,
     # at the length: no SIZ found, and the 16-bit file read as 8-bit, silently. Its
     # boxes are read by _isobmff_boxes (the AVIF one). Damaged files (mutated headers,
     # cut short) are read or refused with an OSError or ValueError, as before, and
     # never as 8-bit where their header says more.
-    cv2 = pytest.importorskip("cv2")
-    from PIL import features
-
     from cresize.image import _jpeg2000_depth, _read
 
-    if not features.check("jpg_2000"):
-        pytest.skip("Pillow without OpenJPEG")
-    pixels = rgb16(48, 64, 3)
     jp2 = tmp_path / "in.jp2"
-    assert cv2.imwrite(str(jp2), pixels[..., [2, 1, 0]])
-    data = jp2.read_bytes()
+    data = _opencv_jp2(jp2, rgb16(48, 64, 3))
     box = data.index(b"jp2c") - 4
     long_box = (
         data[:box]
@@ -1193,6 +1223,70 @@ def test_a_jpeg2000_codestream_box_of_64bit_length_keeps_16_bits(tmp_path):
         assert np.asarray(image).dtype == (np.uint16 if deep else np.uint8), k
 
 
+def _siz(depths, length=None):
+    """A JPEG 2000 codestream's start: SOC, SIZ of 64x48 and the components ``depths``
+    (their Ssiz bytes); ``length``: its Lsiz, if not the one of those components."""
+    comps = b"".join(bytes([d, 1, 1]) for d in depths)
+    length = 38 + len(comps) if length is None else length
+    sizes = struct.pack(">IIIIIIII", 64, 48, 0, 0, 64, 48, 0, 0)
+    head = b"\xff\x4f\xff\x51" + struct.pack(">HH", length, 0) + sizes
+    return head + struct.pack(">H", len(depths)) + comps + b"\xff\x90"
+
+
+def _box(kind, body, size=None):
+    return struct.pack(">I", 8 + len(body) if size is None else size) + kind + body
+
+
+def test_a_jpeg2000_header_is_read_by_its_lengths_and_a_damaged_one_is_none():
+    # ISO/IEC 15444-1: a JP2's boxes (length 0: to the end; 1: a 64-bit length follows)
+    # to the jp2c box, whose codestream begins with SOC and SIZ (Lsiz = 38 + 3 Csiz;
+    # Ssiz: bits - 1, up to 38 bits, top bit signed). A SIZ whose length is not its
+    # components' was read anyway (the bytes after it taken for depths), a depth of 128
+    # bits given (refused as "a 128-bit JPEG 2000"): OpenJPEG refuses both as damaged.
+    from cresize.image import _jpeg2000_file_depth as depth
+
+    sig = _box(b"jP  ", b"\r\n\x87\n") + _box(b"ftyp", b"jp2 \0\0\0\0jp2 ")
+    code = _siz([15, 15, 0x87])
+    assert depth(io.BytesIO(code)) == (16, True)
+    assert depth(io.BytesIO(sig + _box(b"jp2c", code))) == (16, True)
+    assert depth(io.BytesIO(sig + _box(b"jp2c", code, size=0))) == (16, True)
+    wide = struct.pack(">I4sQ", 1, b"jp2c", 16 + len(code)) + code
+    assert depth(io.BytesIO(sig + wide)) == (16, True)
+    assert depth(io.BytesIO(sig + _box(b"jp2c", code, size=1 << 20))) == (16, True)
+    far = struct.pack(">I4sQ", 1, b"uuid", (1 << 64) - 1)  # past any file, and any seek
+    for damaged in (
+        _siz([7], length=38 + 6),  # Lsiz says two components, Csiz one
+        _siz([7, 7], length=38 + 3),
+        _siz([0x7F]),  # 128 bits
+        _siz([]),  # no components
+        _siz([15, 15, 15])[:44],  # cut short in the components
+        sig + far + _box(b"jp2c", code),
+        sig + _box(b"jp2c", b"\xff\x4f\xff\x51"),  # cut short in SIZ
+        sig + _box(b"jp2c", code, size=4),  # shorter than its header
+        sig,
+        b"",
+    ):
+        assert depth(io.BytesIO(damaged)) is None, damaged[:60]
+    assert depth(io.BytesIO(_siz([37]))) == (38, False)  # the most the standard has
+
+
+def test_a_jpeg2000_codestream_after_the_first_64kib_keeps_16_bits(tmp_path):
+    # The boxes were looked for in the file's first 64 KiB: a JP2 of a larger box before
+    # its codestream (XML metadata, an ICC profile) was read as 8-bit, silently. The
+    # boxes are skipped by seeking.
+    jp2 = tmp_path / "in.jp2"
+    data = _opencv_jp2(jp2, rgb16(48, 64, 3))
+    box = data.index(b"jp2c") - 4
+    xml = _box(b"xml ", b"<x>" + b" " * (100 << 10) + b"</x>")
+    src = tmp_path / "xml.jp2"
+    src.write_bytes(data[:box] + xml + data[box:])
+    with Image.open(src) as im:
+        assert im.mode == "RGB"  # 8-bit to Pillow
+    got = open_image(src)
+    assert isinstance(got, np.ndarray) and got.dtype == np.uint16
+    np.testing.assert_array_equal(got, read16(jp2))
+
+
 def test_a_16bit_grey_and_alpha_jpeg2000_is_refused_with_the_reason(tmp_path):
     # Taken for 16-bit colour, it went to OpenCV, which reads no 2-component JPEG 2000:
     # "OSError: OpenCV could not read ... as 16-bit colour". Refused with the reason,
@@ -1210,7 +1304,8 @@ def test_a_16bit_grey_and_alpha_jpeg2000_is_refused_with_the_reason(tmp_path):
     assert int.from_bytes(data[siz + 38 : siz + 40], "big") == 2
     data[siz + 40] = data[siz + 43] = 15  # 16 bits a sample (lossless: the same code)
     j2k.write_bytes(data)
-    assert Image.open(j2k).mode == "LA"  # 8-bit to Pillow
+    with Image.open(j2k) as opened:
+        assert opened.mode == "LA"  # 8-bit to Pillow
     with pytest.raises(ValueError, match=r"16-bit grey-and-alpha JPEG 2000.*convert it"):
         open_image(j2k)
 
@@ -1236,7 +1331,8 @@ def _jpeg2000_of(path, mode, bits, signed, jp2=False):
     if jp2:  # ihdr: height, width (4 bytes each), components (2), bits a component (1)
         data[data.index(b"ihdr") + 14] = depth
     path.write_bytes(data)
-    assert Image.open(path).mode == mode  # Pillow would read it as 8-bit
+    with Image.open(path) as opened:
+        assert opened.mode == mode  # Pillow would read it as 8-bit
     return path
 
 
@@ -1413,7 +1509,8 @@ def test_png_gamma_chromaticity_and_srgb_are_kept(tmp_path, kind):
             assert im.info["chromaticity"] == tuple(v / 100000 for v in chroma)
             assert im.info.get("srgb") == (1 if srgb else None)
     with_icc = tmp_path / "icc.png"  # an ICC profile: no sRGB beside it
-    Image.open(src).convert("RGB").save(with_icc, pnginfo=info, icc_profile=srgb_icc())
+    with Image.open(src) as im:
+        im.convert("RGB").save(with_icc, pnginfo=info, icc_profile=srgb_icc())
     save_image(resize_image(with_icc, (30, 20)), out, overwrite=True)
     with Image.open(out) as im:
         assert im.info["gamma"] == 1.0 and "icc_profile" in im.info and "srgb" not in im.info
@@ -1460,7 +1557,8 @@ def test_16bit_colour_to_8bit_formats_rounds(tmp_path):
     assert not narrows(photo(4, 4), "jpeg")
     save_image(pixels, tmp_path / "out.bmp")
     want = (pixels.astype(np.uint32) * 255 + 32767) // 65535
-    np.testing.assert_array_equal(np.asarray(Image.open(tmp_path / "out.bmp")), want)
+    with Image.open(tmp_path / "out.bmp") as opened:
+        np.testing.assert_array_equal(np.asarray(opened), want)
 
 
 def test_16bit_colour_without_opencv_is_refused(tmp_path, monkeypatch):
@@ -1563,7 +1661,8 @@ def test_16bit_cmyk_is_refused_rather_than_read_as_8_bits(tmp_path):
     # read it: resize_image returned 8-bit CMYK without a word.
     src = write_tiff16(tmp_path / "print.tif", rgb16(10, 12, 4), photometric=5)
     rgb = write_tiff16(tmp_path / "rgb.tif", rgb16(10, 12, 3), photometric=2)
-    assert Image.open(src).mode == "CMYK"
+    with Image.open(src) as opened:
+        assert opened.mode == "CMYK"
     np.testing.assert_array_equal(open_image(rgb), rgb16(10, 12, 3))  # the writer is right
     for call in (open_image, lambda path: resize_image(path, (6, 5))):
         with pytest.raises(ValueError, match=r"print.tif has 16-bit CMYK pixels.*convert"):
@@ -1583,7 +1682,8 @@ def test_png_zlib_settings_are_used(tmp_path, monkeypatch):
     assert os.path.getsize(tmp_path / "stored.png") > 60 * 80 * 3  # zlib level 0: stored
     assert os.path.getsize(tmp_path / "default.png") < 60 * 80 * 3
     for name in ("default.png", "stored.png"):
-        np.testing.assert_array_equal(np.asarray(Image.open(tmp_path / name)), np.asarray(im))
+        with Image.open(tmp_path / name) as opened:
+            np.testing.assert_array_equal(np.asarray(opened), np.asarray(im))
 
 
 @pytest.mark.parametrize("mode", ["L", "RGB", "RGBA", "I;16", "LA", "P"])
@@ -1602,14 +1702,14 @@ def test_png_writers_agree(tmp_path, monkeypatch, mode):
     with monkeypatch.context() as m:
         m.setitem(sys.modules, "cv2", None)
         save_image(im, tmp_path / "pillow.png")
-    fast, slow = Image.open(tmp_path / "fast.png"), Image.open(tmp_path / "pillow.png")
-    fast.verify()
-    fast = Image.open(tmp_path / "fast.png")
-    assert fast.mode == slow.mode and fast.size == slow.size
-    np.testing.assert_array_equal(np.asarray(fast), np.asarray(slow))
-    assert fast.info["icc_profile"] == slow.info["icc_profile"] == icc
-    assert fast.getexif()[0x010F] == "cresize-test"
-    assert [round(d) for d in fast.info["dpi"]] == [300, 150]
+    with Image.open(tmp_path / "fast.png") as fast:
+        fast.verify()
+    with Image.open(tmp_path / "fast.png") as fast, Image.open(tmp_path / "pillow.png") as slow:
+        assert fast.mode == slow.mode and fast.size == slow.size
+        np.testing.assert_array_equal(np.asarray(fast), np.asarray(slow))
+        assert fast.info["icc_profile"] == slow.info["icc_profile"] == icc
+        assert fast.getexif()[0x010F] == "cresize-test"
+        assert [round(d) for d in fast.info["dpi"]] == [300, 150]
 
 
 @pytest.mark.parametrize("links", [True, False])
@@ -1656,13 +1756,13 @@ def test_modes_a_writer_lacks_are_converted(tmp_path, mode, fmt):
     image = straight.convert(mode)
     path = tmp_path / f"out.{fmt}"
     save_image(image, path)
-    back = Image.open(path)
-    assert back.size == (8, 6)
-    if fmt != "jpg":  # lossless: the straight (or RGB) pixels
-        want = image.convert("RGB") if mode == "HSV" else image.convert(mode.upper())
-        if back.mode != want.mode:
-            want = want.convert(back.mode)
-        assert np.array_equal(np.asarray(back), np.asarray(want))
+    with Image.open(path) as back:
+        assert back.size == (8, 6)
+        if fmt != "jpg":  # lossless: the straight (or RGB) pixels
+            want = image.convert("RGB") if mode == "HSV" else image.convert(mode.upper())
+            if back.mode != want.mode:
+                want = want.convert(back.mode)
+            assert np.array_equal(np.asarray(back), np.asarray(want))
 
 
 @pytest.mark.parametrize("mode", ["I;16B", "I;16L", "I;16N"])
@@ -1749,7 +1849,8 @@ def test_image_array_carries_info_and_plain_arrays_stay_plain(tmp_path):
         assert back.info["icc_profile"] == icc
         assert back.info["dpi"] == pytest.approx((150, 150), abs=0.05)  # PNG: pixels per metre
     save_image(pixels, tmp_path / "plain.png")  # an array without info: none written
-    assert "icc_profile" not in Image.open(tmp_path / "plain.png").info
+    with Image.open(tmp_path / "plain.png") as opened:
+        assert "icc_profile" not in opened.info
 
 
 def test_image_array_reductions_are_numpy_scalars():
@@ -2343,7 +2444,8 @@ def test_16bit_tiff_without_tifffile_says_the_profile_is_dropped(tmp_path, monke
     saved = _save(ImageArray(pixels, {"icc_profile": icc}), tmp_path / "out.tif")
     assert "tifffile" in saved.icc_lost
     np.testing.assert_array_equal(read16(tmp_path / "out.tif"), pixels)  # OpenCV wrote it
-    assert "icc_profile" not in Image.open(tmp_path / "out.tif").info
+    with Image.open(tmp_path / "out.tif") as opened:
+        assert "icc_profile" not in opened.info
     assert _save(ImageArray(pixels, {"icc_profile": icc}), tmp_path / "out.png").icc_lost is None
 
 
@@ -2468,7 +2570,8 @@ def test_16bit_tiff_over_4_gib_is_bigtiff(tmp_path, monkeypatch):
     save_image(
         image.ImageArray(pixels, {"icc_profile": icc, "dpi": (300, 300)}), tmp_path / "b.tif"
     )
-    assert tifffile.TiffFile(tmp_path / "b.tif").is_bigtiff
+    with tifffile.TiffFile(tmp_path / "b.tif") as tif:
+        assert tif.is_bigtiff
     np.testing.assert_array_equal(read16(tmp_path / "b.tif"), pixels)
     back = open_image(tmp_path / "b.tif")
     np.testing.assert_array_equal(back, pixels)
@@ -2491,7 +2594,8 @@ def test_tiff_with_an_orientation_tag_is_turned_once(tmp_path, orientation):
     tifffile.imwrite(tmp_path / "in.tif", pixels, photometric="rgb", extratags=tag)
     eight = (pixels // 257).astype(np.uint8)
     tifffile.imwrite(tmp_path / "in8.tif", eight, photometric="rgb", extratags=tag)
-    upright = np.asarray(ImageOps.exif_transpose(Image.open(tmp_path / "in8.tif")))
+    with Image.open(tmp_path / "in8.tif") as im:
+        upright = np.asarray(ImageOps.exif_transpose(im))
     np.testing.assert_array_equal(open_image(tmp_path / "in.tif"), upright.astype(np.uint16) * 257)
     (h, w), half = upright.shape[:2], resize_image(tmp_path / "in.tif", scale=0.5)
     assert half.shape == (h // 2, w // 2, 3)
@@ -2832,7 +2936,8 @@ def test_a_16bit_pgm_is_16bit_grey(tmp_path, maxval):
     assert half.mode == "I;16" and half.size == (15, 10)
     for fmt in ("jpg", "webp", "bmp", "gif"):  # rounded to 8 bits, as 16-bit PNG grey
         save_image(half, tmp_path / f"out.{fmt}")
-        eight = np.asarray(Image.open(tmp_path / f"out.{fmt}").convert("L"), np.int64)
+        with Image.open(tmp_path / f"out.{fmt}") as im:
+            eight = np.asarray(im.convert("L"), np.int64)
         assert diff(eight, np.asarray(half) / 257) <= (3 if fmt in ("jpg", "webp") else 1)
     save_image(half, tmp_path / "out.tif")
     np.testing.assert_array_equal(tifffile.imread(tmp_path / "out.tif"), np.asarray(half))
@@ -3075,7 +3180,9 @@ def test_a_grey_profile_is_not_written_into_an_rgb_webp(tmp_path, capsys):
     grey_icc = srgb_icc()[:16] + b"GRAY" + srgb_icc()[20:]  # its colour space field
     src = tmp_path / "grey.jpg"
     Image.fromarray(photo(20, 30, 1)).save(src, icc_profile=grey_icc)
-    for image in (resize_image(src, scale=0.5), np.asarray(Image.open(src))):
+    with Image.open(src) as im:
+        pixels = np.asarray(im)
+    for image in (resize_image(src, scale=0.5), pixels):
         save_image(image, tmp_path / "out.webp", overwrite=True)
         with Image.open(tmp_path / "out.webp") as written:
             assert written.mode == "RGB" and not written.info.get("icc_profile")
@@ -3135,7 +3242,8 @@ def test_an_avif_s_depth_is_read_from_its_header(name, bits):
     with Image.open(avif.path(name)) as im:
         assert im.format == "AVIF" and image._avif_header(im)[0] == bits
         assert im.fp.tell() == 0 or im.fp.tell() == os.path.getsize(avif.path(name))
-    assert _depth_of(open(avif.path(name), "rb").read()) == bits
+    with open(avif.path(name), "rb") as f:
+        assert _depth_of(f.read()) == bits
     with open(avif.path(name), "rb") as f:  # grey by the header: Pillow 11 says RGB
         grey = name.startswith("grey")  # lossless colour: 4:4:4; grey: no sampling
         assert image._avif_file_header(f) == (bits, grey, None if grey else "4:4:4")
@@ -3166,7 +3274,8 @@ def _boxes(data, start=0, end=None):
 
 def test_an_avif_s_av1c_flags_and_pixi_say_its_depth():
     # rgb10.avif's primary item has av1C (10 bits) and pixi (10, 10, 10)
-    data = bytearray(open(avif.path("rgb10.avif"), "rb").read())
+    with open(avif.path("rgb10.avif"), "rb") as f:
+        data = bytearray(f.read())
     av1c = data.index(b"av1C") + 4  # its content: marker/version, profile/level, flags
     assert data[av1c + 2] & 0x60 == 0x40  # high_bitdepth, not twelve_bit
     data[av1c + 2] |= 0x20
@@ -3187,7 +3296,8 @@ def test_an_avif_s_av1c_flags_and_pixi_say_its_depth():
 def test_an_avif_s_depth_is_its_primary_item_s():
     # rgba12.avif: the colour (item 1) and the alpha (item 2, monochrome) both 12-bit;
     # with the alpha's av1C at 10 bits and the colour's at 8, the colour's counts
-    data = bytearray(open(avif.path("rgba12.avif"), "rb").read())
+    with open(avif.path("rgba12.avif"), "rb") as f:
+        data = bytearray(f.read())
     first = data.index(b"av1C") + 4
     second = data.index(b"av1C", first) + 4
     data[first + 2] &= ~0x60 & 0xFF
@@ -3201,7 +3311,8 @@ def test_an_avif_s_depth_is_its_primary_item_s():
 
 
 def test_a_truncated_or_crafted_avif_header_gives_no_depth():
-    data = open(avif.path("rgb10.avif"), "rb").read()
+    with open(avif.path("rgb10.avif"), "rb") as f:
+        data = f.read()
     meta = _boxes(data)[b"meta"]
     for n in range(len(data)):
         got = _depth_of(data[:n])  # never an error; the depth once the meta box is whole
@@ -3235,7 +3346,8 @@ def test_a_crafted_avif_header_is_read_boundedly():
     # megabytes: a few dozen reads of a few bytes each, then "unknown"
     from cresize import image
 
-    data = open(avif.path("rgb10.avif"), "rb").read()
+    with open(avif.path("rgb10.avif"), "rb") as f:
+        data = f.read()
     ftyp_end = _boxes(data)[b"ftyp"][1]
     free = b"\0\0\0\x08free" * 1_000_000
     for crafted in (
@@ -3584,7 +3696,8 @@ def test_the_exif_pixel_dimensions_are_the_written_size(tmp_path, fmt):
     small = Image.fromarray(photo(4, 6))
     small.info["exif"] = plain.tobytes()
     save_image(small, tmp_path / "plain.jpg")
-    assert 0x8769 not in Image.open(tmp_path / "plain.jpg").getexif()
+    with Image.open(tmp_path / "plain.jpg") as opened:
+        assert 0x8769 not in opened.getexif()
 
 
 @pytest.mark.filterwarnings("ignore:Truncated File Read")  # Pillow's, of the damaged ones

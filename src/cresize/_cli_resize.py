@@ -113,6 +113,25 @@ def _positive(kind, name=None):
     return parse
 
 
+class _AsTyped(argparse.Action):
+    """Stores an option's value, parsed by ``parse`` (a ``type=`` function: its
+    ``ArgumentTypeError`` is argparse's usage error, in the same words), and the text it
+    was given as, in ``namespace.typed`` (by ``dest``): messages quote the option as it
+    was typed (``--scale 1e12``, not Python's ``1000000000000.0``; see ``_typed``)."""
+
+    def __init__(self, option_strings, dest, parse, **kwargs):
+        super().__init__(option_strings, dest, **kwargs)
+        self.parse = parse
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        try:
+            value = self.parse(values)
+        except argparse.ArgumentTypeError as exc:
+            raise argparse.ArgumentError(self, str(exc)) from None
+        setattr(namespace, self.dest, value)
+        namespace.typed = {**getattr(namespace, "typed", {}), self.dest: values.strip()}
+
+
 def _quality(text):
     try:
         value = int(text)
@@ -157,19 +176,30 @@ def _parser():
     g = p.add_argument_group(
         "geometry (one of them; --width and --height together give that exact size)"
     )
-    g.add_argument("--size", type=_pair, metavar="WxH", help="exact size")
+    typed = dict(action=_AsTyped)  # the text given is kept for messages (_typed)
+    p.set_defaults(typed={})
+    g.add_argument("--size", parse=_pair, metavar="WxH", help="exact size", **typed)
     g.add_argument(
-        "--width", type=_positive(int, "the width"), metavar="W", help="width (alone: aspect kept)"
+        "--width",
+        parse=_positive(int, "the width"),
+        metavar="W",
+        help="width (alone: aspect kept)",
+        **typed,
     )
     g.add_argument(
         "--height",
-        type=_positive(int, "the height"),
+        parse=_positive(int, "the height"),
         metavar="H",
         help="height (alone: aspect kept)",
+        **typed,
     )
-    g.add_argument("--scale", type=_positive(float), metavar="F", help="scale factor")
-    g.add_argument("--fit", type=_pair, metavar="WxH", help="largest size inside WxH, aspect kept")
-    g.add_argument("--fill", type=_pair, metavar="WxH", help="cover WxH, then crop the centre")
+    g.add_argument("--scale", parse=_positive(float), metavar="F", help="scale factor", **typed)
+    g.add_argument(
+        "--fit", parse=_pair, metavar="WxH", help="largest size inside WxH, aspect kept", **typed
+    )
+    g.add_argument(
+        "--fill", parse=_pair, metavar="WxH", help="cover WxH, then crop the centre", **typed
+    )
     g.add_argument(
         "--allow-upscale", action="store_true", help="let --fit/--fill enlarge (with them only)"
     )
@@ -617,15 +647,10 @@ def _geometry(parser, args):
 
 
 def _typed(args):
-    """The geometry option as the command line gives it (``--fit 800x600``, width
+    """The geometry option as it was typed (``--fit 800x600``, ``--scale 1e12``; width
     first), for the messages of a file."""
-    lengths = [f"--{n} {v}" for n in ("width", "height") if (v := getattr(args, n)) is not None]
-    if lengths:
-        return " ".join(lengths)
-    if args.scale is not None:
-        return f"--scale {args.scale!r}"
-    name = next(n for n in ("size", "fit", "fill") if getattr(args, n) is not None)
-    return f"--{name} {'x'.join(map(str, getattr(args, name)))}"
+    names = ("width", "height") if {"width", "height"} & args.typed.keys() else args.typed
+    return " ".join(f"--{name} {args.typed[name]}" for name in names if name in args.typed)
 
 
 def _plan(args):

@@ -470,58 +470,83 @@ _PNG_BYTES_A_CHUNK = 4096
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
+def _png_chunks(fd, at, limit):
+    """``(kind, body offset, length)`` of the chunks of the PNG open as ``fd`` (a file
+    descriptor: read unbuffered) whose headers are read from the offset ``at`` on, 8
+    bytes a chunk (one ``os.read`` each, the bodies and CRCs skipped by seeking: the
+    caller may read a body between two), at most ``limit`` of them; then ``None`` where
+    the list goes on (the caller's bound is reached: the chunks beyond are not read).
+    The list ends at the end of the file (a header cut short); a length that runs past
+    it gives a header cut short next."""
+    for _ in range(limit):
+        os.lseek(fd, at, os.SEEK_SET)
+        head = os.read(fd, 8)
+        if len(head) != 8:
+            return
+        length, kind = struct.unpack(">I4s", head)
+        yield kind, at + 8, length
+        at += 8 + length + 4  # the header, the body and the CRC
+    yield None
+
+
+#: The chunks that hold a PNG's pixel data (an APNG's later frames: fdAT)
+_PNG_PIXEL_CHUNKS = (b"IDAT", b"fdAT")
+
+
 def _png_orientation(im, path):
     """The EXIF orientation of the PNG at ``path`` open in Pillow as ``im`` (whose EXIF,
     if any, is not before its pixels), as ``im.getexif()`` gives it without decoding the
     pixels: Pillow decodes them to read the chunks after them (an EXIF chunk, text with
-    a raw EXIF profile or XMP). Those chunks are found by the chunk list's headers, 8
-    bytes a chunk read unbuffered from the first of the pixel data on (where Pillow's
-    ``open`` stopped), the pixel data skipped (and the chunks beyond ``_PNG_TEXT_MAX``
-    bytes in all); up to the end, or the next frame of an animated PNG, as Pillow reads
-    them. Read as the chunks of a 1x1 PNG after ``im.info`` (the chunks before the
-    pixels, where a raw profile or XMP may be too; a later value replaces an earlier
-    one, as in Pillow's ``info``), with Pillow's own rules (``Image.getexif``). A
-    damaged chunk list ends the search. None: more than ``_PNG_CHUNKS_MAX`` chunk
-    headers (besides one per ``_PNG_BYTES_A_CHUNK`` bytes of the file) would have to be
-    read, and the orientation is unknown: Pillow would read them all, in Python."""
-    import io
-    import struct
-
+    a raw EXIF profile or XMP). Those chunks are found by the chunk list's headers
+    (``_png_chunks``) from the first of the pixel data on (where Pillow's ``open``
+    stopped), the pixel data skipped (and the chunks beyond ``_PNG_TEXT_MAX`` bytes in
+    all); up to the end, or the next frame of an animated PNG, as Pillow reads them.
+    Read as the chunks of a 1x1 PNG after ``im.info`` (the chunks before the pixels,
+    where a raw profile or XMP may be too; a later value replaces an earlier one, as in
+    Pillow's ``info``), with Pillow's own rules (``Image.getexif``). A damaged chunk
+    list ends the search. None: more than ``_PNG_CHUNKS_MAX`` chunk headers (besides
+    one per ``_PNG_BYTES_A_CHUNK`` bytes of the file) would have to be read, and the
+    orientation is unknown: Pillow would read them all, in Python."""
     Image = _pil()
-    late, pixels, budget = [], False, _PNG_TEXT_MAX
+    late, budget = [], _PNG_TEXT_MAX
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))  # reads unbuffered
         try:
             chunks = _PNG_CHUNKS_MAX + os.fstat(fd).st_size // _PNG_BYTES_A_CHUNK
             first = im.tile[0][2] - 8 if im.tile else 8  # the first pixel chunk's header
-            os.lseek(fd, first, os.SEEK_SET)
-            if os.read(fd, 8)[4:] not in (b"IDAT", b"fdAT"):  # not where Pillow stopped
-                first = 8
-            os.lseek(fd, first, os.SEEK_SET)
-            while len(head := os.read(fd, 8)) == 8:
-                length, kind = struct.unpack(">I4s", head)
-                if kind == b"IEND" or (kind == b"fcTL" and pixels and im.n_frames > 1):
+            found = next(_png_chunks(fd, first, 1), None)
+            if found is None or found[0] not in _PNG_PIXEL_CHUNKS:  # not where Pillow stopped
+                # the first pixel chunk, within as many chunks as _refuse_png_chunk_flood lets by
+                walk = _png_chunks(fd, 8, _PNG_CHUNKS_BEFORE_MAX)
+                found = next((c for c in walk if c is None or c[0] in _PNG_PIXEL_CHUNKS), False)
+                if found is None:
+                    return None
+                first = found[1] - 8 if found else os.fstat(fd).st_size  # False: no pixels
+            # the pixel chunks, and the chunks after them to the end (not counted): the
+            # search gives up at the one after the bound
+            for chunk in _png_chunks(fd, first, chunks + 1):
+                if chunk is None:
+                    return None
+                kind, at, length = chunk
+                if kind == b"IEND" or (kind == b"fcTL" and im.n_frames > 1):
                     break
-                pixels = pixels or kind in (b"IDAT", b"fdAT")
-                if pixels:
-                    if chunks == 0:
-                        return None
-                    chunks -= 1
-                if pixels and kind in _PNG_EXIF_CHUNKS and length <= budget:
+                if chunks == 0:
+                    return None
+                chunks -= 1
+                if kind in _PNG_EXIF_CHUNKS and length <= budget:
+                    os.lseek(fd, at, os.SEEK_SET)
                     body = os.read(fd, length)
                     if len(body) != length:
                         break
                     budget -= length  # in all (each alone: the file size bounded the memory)
                     late.append(_png_chunk(kind, body))  # its CRC, as Pillow's decoder skips it
-                    length = 0
-                os.lseek(fd, length + 4, os.SEEK_CUR)  # the rest, and the CRC
         finally:
             os.close(fd)
         grey = _png_chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 0, 0, 0, 0))  # 1x1
         data = _PNG_SIGNATURE + grey + b"".join(late) + _png_chunk(b"IEND", b"")
-        with Image.open(io.BytesIO(data)) as found:
-            found.info = {**im.info, **found.info}
-            return Image.Image.getexif(found).get(0x0112, 1)  # Image's: PNG's decodes
+        with Image.open(io.BytesIO(data)) as found_exif:
+            found_exif.info = {**im.info, **found_exif.info}
+            return Image.Image.getexif(found_exif).get(0x0112, 1)  # Image's: PNG's decodes
     except (OSError, ValueError, SyntaxError, struct.error):
         return 1
 
@@ -536,8 +561,8 @@ def _refuse_png_chunk_flood(path):
     13 MB file of a million empty chunks took 3.4 s to open (twice a file in the
     command: the header, then the pixels), long before ``--max-pixels`` could refuse it.
     Real files have a handful there. The chunk headers are read unbuffered, 8 bytes a
-    chunk (a normal PNG: about five reads); a path that is not a regular file, or not a
-    PNG, is left to Pillow."""
+    chunk (``_png_chunks``; a normal PNG: about five reads); a path that is not a
+    regular file, or not a PNG, is left to Pillow."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0))
     except (OSError, TypeError, ValueError):  # Pillow gives the reason (or reads a file object)
@@ -547,14 +572,13 @@ def _refuse_png_chunk_flood(path):
 
         if not stat.S_ISREG(os.fstat(fd).st_mode) or os.read(fd, 8) != _PNG_SIGNATURE:
             return
-        for _ in range(_PNG_CHUNKS_BEFORE_MAX):
-            head = os.read(fd, 8)
-            if len(head) != 8:
+        for chunk in _png_chunks(fd, 8, _PNG_CHUNKS_BEFORE_MAX):
+            if chunk is None:  # as many, and more
+                break
+            if chunk[0] in (b"IDAT", b"IEND"):
                 return
-            length, kind = struct.unpack(">I4s", head)
-            if kind in (b"IDAT", b"IEND"):
-                return
-            os.lseek(fd, length + 4, os.SEEK_CUR)  # the body and the CRC
+        else:  # the end of the file
+            return
     finally:
         os.close(fd)
     raise ValueError(
@@ -732,38 +756,58 @@ def _ppm_maxval(im):
 
 
 #: the end given to ``_isobmff_boxes`` for a JPEG 2000's boxes: past any box (see
-#: ``_jpeg2000_depth``); those past the first 64 KiB read are not found
+#: ``_jpeg2000_file_depth``)
 _JP2_END = 1 << 64
+#: ``_jpeg2000_file_depth`` reads at most this many box headers before the codestream's
+#: (real files have a handful: the signature, ftyp, jp2h, maybe res, xml, uuid boxes)
+_JP2_BOXES_MAX = 256
+#: The most components a JPEG 2000 codestream has (its SIZ marker's Csiz: 1 to 16,384)
+_JPEG2000_COMPONENTS_MAX = 16384
 
 
 def _jpeg2000_depth(im):
-    """``(bits, signed)`` of a JPEG 2000 file open in Pillow as ``im``: its deepest
-    component's bits a sample and whether any component's samples are signed, from the
-    codestream's SIZ marker; or None: not JPEG 2000, or a header this does not find.
+    """``(bits, signed)`` of a JPEG 2000 file open in Pillow as ``im``
+    (``_jpeg2000_file_depth``), or None: not JPEG 2000, or a header this does not find.
     Pillow reads RGB(A) and LA of more than 8 bits as 8-bit and does not say so (only
-    grey gets mode I;16)."""
-    if im.format != "JPEG2000" or im.fp is None:
-        return None
-    where = im.fp.tell()
-    try:
-        im.fp.seek(0)
-        head = im.fp.read(1 << 16)  # the boxes before the codestream: a few hundred bytes
-    finally:
-        im.fp.seek(where)
-    start = 0  # a codestream (J2K), or JP2 boxes (``_isobmff_boxes``) to the codestream's
-    if not head.startswith(_SOC_SIZ):
+    grey gets mode I;16), and gives no bit depth (Pillow 11 to 13)."""
+    return _file_header(im, _jpeg2000_file_depth) if im.format == "JPEG2000" else None
+
+
+def _jpeg2000_file_depth(f):
+    """``(bits, signed)`` of the JPEG 2000 file ``f`` (binary, seekable): its deepest
+    component's bits a sample and whether any component's samples are signed, from the
+    codestream's SIZ marker (ISO/IEC 15444-1 A.5.1); or None: a header this does not
+    find, or a damaged one (a SIZ whose length is not its components', a depth of more
+    than 38 bits), which OpenJPEG refuses too. A codestream (J2K), or a JP2 file's
+    boxes (``_isobmff_boxes``, at most ``_JP2_BOXES_MAX``, skipped by seeking; lengths
+    0 and 1: to the end, 64 bits) to its ``jp2c`` box's. Reads the box headers and the
+    SIZ marker, no more."""
+
+    size = f.seek(0, os.SEEK_END)
+
+    def read(offset, n):  # nothing past the end (a box's 64-bit length: past any offset)
+        if offset >= size:
+            return b""
+        f.seek(offset)
+        return f.read(n)
+
+    start = 0
+    if read(0, 4) != _SOC_SIZ:
         # boxes of any length: Pillow reads the codestream by its markers, whatever its
         # box's length says (one longer than the file: a 16-bit image read as 8-bit, else)
-        boxes = _isobmff_boxes(lambda at, n: head[at : at + n], 0, _JP2_END, None)
+        boxes = _isobmff_boxes(read, 0, _JP2_END, _JP2_BOXES_MAX)
         start = next((first for kind, first, _ in boxes if kind == b"jp2c"), -1)
-        if start < 0 or not head.startswith(_SOC_SIZ, start):
+        if start < 0 or read(start, 4) != _SOC_SIZ:
             return None
     # SOC, SIZ, Lsiz, Rsiz, 8 sizes of 4 bytes, Csiz, then 3 bytes a component (Ssiz first)
-    count = int.from_bytes(head[start + 40 : start + 42], "big")
-    depths = head[start + 42 : start + 42 + 3 * count : 3]
-    if count == 0 or len(depths) != count:
+    head = read(start, 42)
+    length, count = int.from_bytes(head[4:6], "big"), int.from_bytes(head[40:42], "big")
+    if len(head) < 42 or not 1 <= count <= _JPEG2000_COMPONENTS_MAX or length != 38 + 3 * count:
         return None
+    depths = read(start + 42, 3 * count)[::3]
     # Ssiz: bits - 1 (1 to 38 bits), and the top bit: signed
+    if len(depths) != count or max(d & 0x7F for d in depths) > 37:
+        return None
     return max(d & 0x7F for d in depths) + 1, any(d & 0x80 for d in depths)
 
 
