@@ -582,6 +582,37 @@ def resize_backward(g, input_shape, **options):
 """
 
 
+FLOAT64_ONLY = """
+import numpy as np
+import cresize
+
+
+def resize(x, size=None, **options):  # a port that computes and returns float64 only
+    return cresize.resize(x.astype(np.float64), size, **options)
+
+
+def resize_backward(g, input_shape, **options):
+    return cresize.resize_backward(g.astype(np.float64), input_shape, **options)
+"""
+
+
+def test_a_float64_only_implementation_is_pointed_to_dtypes(implementation_folder, capsys):
+    """Every float32 row failed with "returned dtype float64" and nothing said what to do."""
+    (implementation_folder / "float64_only.py").write_text(FLOAT64_ONLY)
+    sys.modules.pop("float64_only", None)
+    hint = "to check float64 only, pass --dtypes float64"
+    argv = ["--quick", "--modes", "bilinear"]
+    argv += ["--forward", "float64_only:resize", "--backward", "float64_only:resize_backward"]
+    try:
+        assert _check.main(argv) == 1
+        out = capsys.readouterr().out
+        assert "returned dtype float64; expected float32" in out and hint in out
+        assert _check.main([*argv, "--dtypes", "float64"]) == 0
+        assert hint not in capsys.readouterr().out
+    finally:
+        sys.modules.pop("float64_only", None)
+
+
 def test_dtypes_and_rtol_options(implementation_folder, capsys):
     (implementation_folder / "float32_inside.py").write_text(FLOAT32_INSIDE)
     sys.modules.pop("float32_inside", None)
