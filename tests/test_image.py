@@ -324,6 +324,20 @@ def test_corrupt_and_truncated_files(tmp_path):
         open_image(tmp_path / "missing.png")
 
 
+@pytest.mark.parametrize("read", [open_image, lambda path: resize_image(path, scale=0.5)])
+def test_a_tiff_header_with_no_page_is_pillow_s_error(tmp_path, read):
+    # A TIFF signature and no readable directory: Pillow cannot identify it, and
+    # tifffile (tried for the TIFFs Pillow cannot open) found no page: "IndexError: 0".
+    pytest.importorskip("tifffile", reason="tifffile reads the TIFFs Pillow cannot open")
+    path = tmp_path / "damaged.tif"
+    path.write_bytes(b"II*\x00" + b"\xff" * 100)
+    with pytest.raises(Image.UnidentifiedImageError, match=r"damaged\.tif"):
+        read(path)
+    with pytest.raises(Image.UnidentifiedImageError):  # the command's header, its dry run
+        cresize.image._header(path)
+    assert path.read_bytes() == b"II*\x00" + b"\xff" * 100
+
+
 def test_save_refuses_to_overwrite(tmp_path):
     path = tmp_path / "a.png"
     path.write_bytes(b"precious")

@@ -1282,10 +1282,13 @@ def _is_tiff(path):
 
 def _tiff_first_page(path):
     """``((height, width), pages, quarter turn)`` of the TIFF at ``path`` by tifffile, or
-    None: not a TIFF. Without tifffile, ``_tiff_reader``'s ValueError says why."""
+    None: not a TIFF, or one without a directory tifffile reads (damaged). Without
+    tifffile, ``_tiff_reader``'s ValueError says why."""
     if not _is_tiff(path):
         return None
     with _tiff_reader(path).TiffFile(path) as tif:
+        if not tif.pages:  # a TIFF's signature, no directory: damaged (Pillow's error)
+            return None
         page = tif.pages.first
         turned = (page.tags.valueof(274) or 1) in _QUARTER_TURNS  # read upright
         return (page.imagelength, page.imagewidth), len(tif.pages), turned
@@ -1336,11 +1339,14 @@ def _read_tiff_pillow_cannot(path, im=None):
     (min-is-black) and RGB samples are read: CMYK, palette, YCbCr, Lab and the like
     are refused (a ValueError naming them), not taken as grey or RGB(A). Re-raises
     Pillow's error for a file that is not a TIFF; a ValueError says why another TIFF
-    is not read."""
+    is not read, and Pillow's error is raised again for a TIFF with no directory
+    tifffile can read (a damaged one)."""
     if not _is_tiff(path):
         raise  # Pillow's UnidentifiedImageError, being handled by the caller
     _by_name_only(path, "a TIFF that Pillow cannot open (read by tifffile)")
     with _tiff_reader(path).TiffFile(path) as tif:
+        if not tif.pages:  # a TIFF's signature, no directory: damaged ("IndexError: 0")
+            raise  # Pillow's UnidentifiedImageError, naming the file
         page = tif.pages.first
         pixels = page.asarray(maxworkers=1)
         axes = page.axes
