@@ -338,6 +338,30 @@ def test_a_tiff_header_with_no_page_is_pillow_s_error(tmp_path, read):
     assert path.read_bytes() == b"II*\x00" + b"\xff" * 100
 
 
+@pytest.mark.parametrize("ext", ["png", "jpg", "webp", "tif", "gif", "bmp"])
+@pytest.mark.parametrize(
+    "image",
+    [
+        np.zeros((0, 4, 3), np.uint8),
+        np.zeros((4, 0), np.uint16),
+        np.zeros((0, 4, 3), np.uint16),
+        np.zeros((4, 0, 2), np.uint16),
+        np.zeros((0, 4, 3), np.float32),
+        "pillow",
+    ],
+    ids=["u8", "grey16", "rgb16", "la16", "float", "pillow"],
+)
+def test_save_refuses_an_image_with_no_pixels(tmp_path, ext, image):
+    # OpenCV's "(-215:Assertion failed) !_src.empty()" (cv2.error) for PNG, libwebp's
+    # "MemoryError: can't allocate picture frame", tifffile's "cannot use predictor
+    # without compression": one ValueError, as resize_image's for such an array.
+    image = Image.new("RGB", (0, 5)) if isinstance(image, str) else image
+    shape = f"size {image.size}" if isinstance(image, Image.Image) else f"shape {image.shape}"
+    with pytest.raises(ValueError, match=re.escape(f"image has no pixels: {shape}")):
+        save_image(image, tmp_path / f"a.{ext}")
+    assert os.listdir(tmp_path) == []
+
+
 def test_save_refuses_to_overwrite(tmp_path):
     path = tmp_path / "a.png"
     path.write_bytes(b"precious")

@@ -1510,7 +1510,8 @@ def save_image(
         and what it holds. A
         JPEG is at most 65,500 pixels wide and high (libjpeg), a GIF 65,535: a larger
         image is refused (``ValueError``); an EXIF of more than 65,533 bytes (a large
-        thumbnail or maker note), more than a JPEG holds, is left out of it.
+        thumbnail or maker note), more than a JPEG holds, is left out of it. An image
+        with no pixels (a side of 0) is refused (``ValueError``).
     path : str or os.PathLike
         The file to write.
     format : str, optional
@@ -1554,6 +1555,9 @@ def _save(
         raise TypeError(
             f"image must be a PIL.Image.Image or a NumPy array; got {type(image).__name__}"
         )
+    if 0 in (image.shape[:2] if isinstance(image, np.ndarray) else image.size):
+        what = f"shape {image.shape}" if isinstance(image, np.ndarray) else f"size {image.size}"
+        raise ValueError(f"image has no pixels: {what}; nothing to write to {_shown(path)}")
     fmt = _format(path, format)
     if quality is not None:
         quality = _spec.integer(quality, "quality", "an int from 1 to 100")
