@@ -362,6 +362,23 @@ def test_save_refuses_an_image_with_no_pixels(tmp_path, ext, image):
     assert os.listdir(tmp_path) == []
 
 
+@pytest.mark.parametrize("overwrite", ["no", "False", 0, 1, None, np.array(True)])
+def test_save_takes_overwrite_as_a_bool_only(tmp_path, overwrite):
+    # overwrite="no" (a true string) replaced the file; save_image's flag is checked as
+    # resize_image's are (exact, antialias, allow_upscale): True or False.
+    path = tmp_path / "a.png"
+    path.write_bytes(b"precious")
+    with pytest.raises(
+        TypeError, match=re.escape(f"overwrite must be True or False; got {overwrite!r}")
+    ):
+        save_image(np.zeros((4, 4), np.uint8), path, overwrite=overwrite)
+    assert path.read_bytes() == b"precious"
+    assert os.listdir(tmp_path) == ["a.png"]
+    save_image(np.zeros((4, 4), np.uint8), path, overwrite=np.True_)  # NumPy's bool is one
+    with Image.open(path) as written:
+        assert written.size == (4, 4)
+
+
 def test_save_refuses_to_overwrite(tmp_path):
     path = tmp_path / "a.png"
     path.write_bytes(b"precious")

@@ -1522,7 +1522,8 @@ def save_image(
         ``info["lossless"]``); AVIF's (default Pillow's, 75).
     overwrite : bool
         Replace an existing ``path`` (the new file takes its permission bits);
-        otherwise ``FileExistsError``.
+        otherwise ``FileExistsError``. True or False (a NumPy bool too); anything
+        else is a ``TypeError``.
     """
     _save(image, path, format, quality, overwrite)
 
@@ -1559,6 +1560,7 @@ def _save(
         what = f"shape {image.shape}" if isinstance(image, np.ndarray) else f"size {image.size}"
         raise ValueError(f"image has no pixels: {what}; nothing to write to {_shown(path)}")
     fmt = _format(path, format)
+    overwrite = _spec.flag(overwrite, "overwrite")  # "no" replaced the file
     if quality is not None:
         quality = _spec.integer(quality, "quality", "an int from 1 to 100")
         if not 1 <= quality <= 100:
