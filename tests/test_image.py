@@ -379,6 +379,23 @@ def test_save_takes_overwrite_as_a_bool_only(tmp_path, overwrite):
         assert written.size == (4, 4)
 
 
+def test_a_file_name_as_bytes_is_taken_everywhere_as_its_str(tmp_path):
+    # os.fspath gives bytes for a bytes name, as Pillow's open and save take it:
+    # open_image took one, but resize_image said "image must be a path" and save_image
+    # "cannot tell the image format from the extension b'.png' of b'...'".
+    Image.fromarray(photo(30, 40)).save(tmp_path / "in.png")
+    name = os.fsencode(tmp_path / "in.png")
+    assert np.array_equal(np.asarray(open_image(name)), np.asarray(open_image(tmp_path / "in.png")))
+    got = resize_image(name, (20, 15))
+    assert diff(got, resize_image(str(tmp_path / "in.png"), (20, 15))) == 0
+    save_image(got, os.fsencode(tmp_path / "out.png"))
+    assert sorted(os.listdir(tmp_path)) == ["in.png", "out.png"]
+    with Image.open(tmp_path / "out.png") as written:
+        assert written.size == (20, 15) and diff(written, got) == 0
+    with pytest.raises(ValueError, match="image must not contain a NUL"):
+        resize_image(os.fsencode(tmp_path / "in.png") + b"\0", (20, 15))
+
+
 def test_save_refuses_to_overwrite(tmp_path):
     path = tmp_path / "a.png"
     path.write_bytes(b"precious")

@@ -172,13 +172,16 @@ def _pil():
     return _optional.load("PIL.Image", "Pillow", missing=INSTALL_HINT)
 
 
-def open_image(path: str | os.PathLike[str] | IO[bytes]) -> PIL.Image.Image | np.ndarray:
+def open_image(
+    path: str | bytes | os.PathLike[str] | IO[bytes],
+) -> PIL.Image.Image | np.ndarray:
     """Read an image file completely and apply its EXIF orientation.
 
     Parameters
     ----------
-    path : str, os.PathLike or binary file object
-        The file to read; its format is found from its content, not its name. A file
+    path : str, bytes, os.PathLike or binary file object
+        The file to read; its format is found from its content, not its name (a bytes
+        name is the file ``os.fsdecode`` names, as for Pillow). A file
         object (``io.BytesIO``, ``open(name, "rb")``: ``read``, ``seek`` and ``tell``) is
         read from its start, whatever its position, as Pillow's ``Image.open`` reads
         one, and its position is put back as it was; it is not closed. One that cannot
@@ -210,8 +213,8 @@ def open_image(path: str | os.PathLike[str] | IO[bytes]) -> PIL.Image.Image | np
         says so. A quarter turn (EXIF orientation 5-8)
         swaps the x and y resolution in ``info`` too (see docs/files.md).
     """
-    given = _path(path, file_object=True)  # a name (str, bytes) or a file object
-    if isinstance(given, (str, bytes)):
+    given = _path(path, file_object=True)  # a name (a str) or a file object
+    if isinstance(given, str):
         return _read(given)[0]
     if not getattr(given, "seekable", lambda: True)():  # a pipe: read on, as Pillow does
         return _read(io.BytesIO(given.read()))[0]
@@ -223,7 +226,9 @@ def open_image(path: str | os.PathLike[str] | IO[bytes]) -> PIL.Image.Image | np
 
 
 def _path(path, name="path", *, file_object=False):
-    """``path`` as ``os.fspath`` gives it (a str or bytes), else a TypeError naming
+    """``path`` as ``os.fspath`` gives it, a bytes name as its str (``os.fsdecode``: the
+    same file; Pillow takes either, and cresize's messages, extensions and temporary
+    names want a str), else a TypeError naming
     ``name`` (Pillow's own for an int or None was an AttributeError: 'int' object has no
     attribute 'read'); a NUL byte in it is a ValueError naming it. ``file_object``: an
     object with a ``read`` method (a file Pillow reads) passes unchanged."""
@@ -243,7 +248,7 @@ def _path(path, name="path", *, file_object=False):
         )
     if isinstance(path, str) and "\0" in path:
         raise ValueError(f"{name} must not contain a NUL character; got {path!r}")
-    return path
+    return os.fsdecode(path)
 
 
 def _shown(path):
@@ -1466,7 +1471,7 @@ def _orient(array, orientation):
 
 def save_image(
     image: PIL.Image.Image | np.ndarray,
-    path: str | os.PathLike[str],
+    path: str | bytes | os.PathLike[str],
     *,
     format: str | None = None,
     quality: _spec.Int | None = None,
@@ -1512,8 +1517,8 @@ def save_image(
         image is refused (``ValueError``); an EXIF of more than 65,533 bytes (a large
         thumbnail or maker note), more than a JPEG holds, is left out of it. An image
         with no pixels (a side of 0) is refused (``ValueError``).
-    path : str or os.PathLike
-        The file to write.
+    path : str, bytes or os.PathLike
+        The file to write (a bytes name: the file ``os.fsdecode`` names).
     format : str, optional
         One of ``png, jpeg, webp, tiff, bmp, gif, avif`` (or a Pillow format name); by
         default taken from the extension of ``path``.
@@ -1541,7 +1546,7 @@ class _Saved(NamedTuple):
 
 def _save(
     image: PIL.Image.Image | np.ndarray,
-    path: str | os.PathLike[str],
+    path: str | bytes | os.PathLike[str],
     format: str | None = None,
     quality: _spec.Int | None = None,
     overwrite: bool = False,
@@ -1551,7 +1556,7 @@ def _save(
     temporary file's ``fsync`` and rename run there (see ``_write_atomic``) and
     their future is returned in the ``_Saved``."""
     Image = _pil()  # Pillow is needed from here on: say so before anything else
-    path = _path(path)
+    path = cast(str, _path(path))  # a str: a bytes name decoded
     if not isinstance(image, (np.ndarray, Image.Image)):
         raise TypeError(
             f"image must be a PIL.Image.Image or a NumPy array; got {type(image).__name__}"
@@ -2573,7 +2578,7 @@ def _ratio(length, new_other, other):
 
 
 def resize_image(
-    image: str | os.PathLike[str] | PIL.Image.Image | np.ndarray,
+    image: str | bytes | os.PathLike[str] | PIL.Image.Image | np.ndarray,
     size: _SizePair | None = None,
     *,
     scale: _spec.Real | _ScalePair | None = None,
@@ -2591,8 +2596,8 @@ def resize_image(
 
     Parameters
     ----------
-    image : str, os.PathLike, PIL.Image.Image or ndarray
-        A path (read as ``open_image`` reads it: the first frame or page of a
+    image : str, bytes, os.PathLike, PIL.Image.Image or ndarray
+        A path (a file name; read as ``open_image`` reads it: the first frame or page of a
         file that holds several, made upright by its EXIF orientation, the tag
         removed), a Pillow image (resampled as stored, its orientation tag kept in
         ``info``, as Pillow's ``resize`` does: the file ``save_image`` writes is
@@ -2678,9 +2683,10 @@ def resize_image(
             image, _resize_array(np.asarray(image), bool(has_alpha), geometry, options)
         )
     full = None
-    if isinstance(image, (str, os.PathLike)):
+    if isinstance(image, (str, bytes, os.PathLike)):
         target_size(1, 1, **geometry)  # bad geometry is an error before the file is read
-        image, full = _read(image, None if exact else geometry, opencv=True)
+        name = _path(image, "image")
+        image, full = _read(name, None if exact else geometry, opencv=True)
         if isinstance(image, np.ndarray):  # 16-bit colour, a float TIFF: an ImageArray
             alpha = image.ndim == 3 and image.shape[2] in (2, 4)
             out = _resize_array(np.asarray(image), alpha, geometry, options, full)
