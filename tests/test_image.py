@@ -1607,6 +1607,31 @@ def test_open_image_reads_an_unseekable_stream_on_and_refuses_what_needs_a_name(
         open_image(io.BytesIO(b"not an image" * 10))
 
 
+def test_open_image_takes_a_reader_with_read_only_and_refuses_a_text_file(tmp_path):
+    # An object with only read() (no seek, tell or seekable), which Pillow's Image.open
+    # reads on, was "AttributeError: 'Reader' object has no attribute 'tell'"; a file
+    # opened in text mode was "UnicodeDecodeError: 'utf-8' codec can't decode byte
+    # 0x89", naming neither the argument nor the mode.
+    import io
+
+    class Reader:
+        def __init__(self, data):
+            self.data = io.BytesIO(data)
+
+        def read(self, size=-1):
+            return self.data.read(size)
+
+    Image.fromarray(photo(30, 40)).save(tmp_path / "in.png")
+    data = (tmp_path / "in.png").read_bytes()
+    reader = Reader(b"skip" + data)
+    assert reader.read(4) == b"skip"
+    np.testing.assert_array_equal(np.asarray(open_image(reader)), photo(30, 40))
+    for text in (open(tmp_path / "in.png", encoding="latin-1"), io.StringIO("text")):
+        with text, pytest.raises(TypeError, match=r"path: a file object opened in text mode"):
+            open_image(text)
+    assert (tmp_path / "in.png").read_bytes() == data
+
+
 def write_tiff16(path, pixels, photometric):
     """A baseline, uncompressed, little-endian TIFF of (H, W, C) uint16 ``pixels``
     (Pillow and OpenCV write no 16-bit CMYK)."""

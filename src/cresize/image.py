@@ -185,7 +185,8 @@ def open_image(
         object (``io.BytesIO``, ``open(name, "rb")``: ``read``, ``seek`` and ``tell``) is
         read from its start, whatever its position, as Pillow's ``Image.open`` reads
         one, and its position is put back as it was; it is not closed. One that cannot
-        seek (a pipe) is read from where it is to its end. A 16-bit TIFF stored plane
+        seek (a pipe, or an object with ``read`` only) is read from where it is to its
+        end. A file opened in text mode is a ``TypeError``. A 16-bit TIFF stored plane
         by plane, and a TIFF that Pillow cannot open (read by tifffile), are read from
         a file name only: from a file object, a ``ValueError`` says so.
 
@@ -216,7 +217,14 @@ def open_image(
     given = _path(path, file_object=True)  # a name (a str) or a file object
     if isinstance(given, str):
         return _read(given)[0]
-    if not getattr(given, "seekable", lambda: True)():  # a pipe: read on, as Pillow does
+    if isinstance(given, io.TextIOBase):  # else a UnicodeDecodeError of its first bytes
+        raise TypeError(
+            f"path: a file object opened in text mode ({type(given).__name__}) cannot be "
+            f"read; open the file in binary mode, open(name, 'rb'), or give its name"
+        )
+    # a pipe, or an object with read() only (Pillow reads one): read on, as Pillow does
+    can_seek = hasattr(given, "seek") and hasattr(given, "tell")
+    if not getattr(given, "seekable", lambda: can_seek)():
         return _read(io.BytesIO(given.read()))[0]
     where = given.tell()
     try:
