@@ -1524,6 +1524,27 @@ def test_16bit_grey_to_gif_is_rounded_not_clipped(tmp_path):
     assert np.abs(got - want).max() <= 1  # a palette of 256 greys may not hold them all
 
 
+@pytest.mark.parametrize(
+    "image, format, error, words",
+    [
+        (np.zeros((4, 4, 3), np.uint16), "xyz", ValueError, "format must be one of png, jpeg"),
+        (np.zeros((4, 4, 3), np.uint16), ".jpg", ValueError, "format must be one of png, jpeg"),
+        (np.zeros((4, 4, 3), np.uint16), 3, TypeError, "format must be a string such as 'png'"),
+        (np.zeros((4, 4, 3), np.uint16), None, TypeError, "format must be a string such as"),
+        ([[1, 2], [3, 4]], "jpeg", TypeError, "image must be a PIL.Image.Image or a NumPy array"),
+        ("in.png", "png", TypeError, "image must be a PIL.Image.Image or a NumPy array"),
+    ],
+)
+def test_narrows_refuses_what_save_image_refuses(image, format, error, words):
+    # narrows(pixels, "xyz") said True (a format that does not exist rounds to 8 bits),
+    # format=None or 3 was "AttributeError: ... has no attribute 'lower'", and a list or
+    # a file name was False for PNG and an AttributeError ('mode') for JPEG.
+    from cresize.image import narrows
+
+    with pytest.raises(error, match=re.escape(words)):
+        narrows(image, format)
+
+
 def test_16bit_colour_to_8bit_formats_rounds(tmp_path):
     from cresize.image import narrows
 

@@ -1563,12 +1563,9 @@ def _save(
     """``save_image``; with ``later`` (a ``concurrent.futures`` executor) the
     temporary file's ``fsync`` and rename run there (see ``_write_atomic``) and
     their future is returned in the ``_Saved``."""
-    Image = _pil()  # Pillow is needed from here on: say so before anything else
+    _pil()  # Pillow is needed from here on: say so before anything else
     path = cast(str, _path(path))  # a str: a bytes name decoded
-    if not isinstance(image, (np.ndarray, Image.Image)):
-        raise TypeError(
-            f"image must be a PIL.Image.Image or a NumPy array; got {type(image).__name__}"
-        )
+    _check_image(image)
     if 0 in (image.shape[:2] if isinstance(image, np.ndarray) else image.size):
         what = f"shape {image.shape}" if isinstance(image, np.ndarray) else f"size {image.size}"
         raise ValueError(f"image has no pixels: {what}; nothing to write to {_shown(path)}")
@@ -2444,6 +2441,15 @@ def _to_8bit(pixels):
     return ((wide * 255 + 32767) // 65535).astype(np.uint8)
 
 
+def _check_image(image):
+    """A TypeError unless ``image`` is what ``save_image`` writes: a Pillow image or a
+    NumPy array."""
+    if not isinstance(image, (np.ndarray, _pil().Image)):
+        raise TypeError(
+            f"image must be a PIL.Image.Image or a NumPy array; got {type(image).__name__}"
+        )
+
+
 def narrows(image: PIL.Image.Image | np.ndarray, format: str) -> bool:
     """Whether writing ``image`` as ``format`` rounds 16-bit samples to 8 bits.
 
@@ -2453,14 +2459,16 @@ def narrows(image: PIL.Image.Image | np.ndarray, format: str) -> bool:
         What ``resize_image`` returns.
     format : str
         A Pillow format name (``"JPEG"``) or a name as ``save_image`` takes
-        (``"jpeg"``).
+        (``"jpeg"``); one that ``save_image`` refuses is refused here too
+        (``TypeError``, ``ValueError``), as is an ``image`` it cannot write.
 
     Returns
     -------
     bool
         True when ``image`` holds 16-bit samples and ``format`` keeps only 8.
     """
-    fmt = FORMATS.get(format.lower(), (format.upper(), None))[0]
+    _check_image(image)
+    fmt = _given_format(format)  # save_image's refusals: a TypeError, an unknown format
     if fmt in SIXTEEN_BIT_FORMATS:
         return False
     if isinstance(image, np.ndarray):
@@ -2778,24 +2786,32 @@ def _resize_array(array, has_alpha, geometry, options, full=None):
 
 
 def _format(path, format):
-    Image = _pil()
+    """The Pillow format that ``save_image`` writes ``path`` as: ``format``'s
+    (``_given_format``), else its extension's (a ValueError where it has none)."""
     if format is not None:
-        if not isinstance(format, str):
-            raise TypeError(f"format must be a string such as 'png'; got {format!r}")
-        fmt = FORMATS.get(format.lower(), (format.upper(), None))[0]
-        _plugins(lambda: fmt in Image.SAVE)
-        if fmt not in Image.SAVE:
-            raise ValueError(
-                f"format must be one of {', '.join(FORMATS)} (or a Pillow format "
-                f"that can be written); got {format!r}"
-            )
-        return fmt
+        return _given_format(format)
     ext = os.path.splitext(path)[1].lower()
     fmt = _extension_format(ext, "SAVE")
     if fmt is None:
         raise ValueError(
             f"cannot tell the image format from the extension {ext!r} of {path}; "
             f"give format= (one of {', '.join(FORMATS)})"
+        )
+    return fmt
+
+
+def _given_format(format):
+    """The Pillow format named by ``format`` (``"jpg"``, ``"JPEG"``), one Pillow writes;
+    else a TypeError (not a str) or a ValueError (no such format) naming ``format``."""
+    Image = _pil()
+    if not isinstance(format, str):
+        raise TypeError(f"format must be a string such as 'png'; got {format!r}")
+    fmt = FORMATS.get(format.lower(), (format.upper(), None))[0]
+    _plugins(lambda: fmt in Image.SAVE)
+    if fmt not in Image.SAVE:
+        raise ValueError(
+            f"format must be one of {', '.join(FORMATS)} (or a Pillow format "
+            f"that can be written); got {format!r}"
         )
     return fmt
 
