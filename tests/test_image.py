@@ -396,6 +396,34 @@ def test_a_file_name_as_bytes_is_taken_everywhere_as_its_str(tmp_path):
         resize_image(os.fsencode(tmp_path / "in.png") + b"\0", (20, 15))
 
 
+@pytest.mark.parametrize("ext", ["png", "jpg", "tif", "webp"])
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16])
+@pytest.mark.parametrize(
+    "key, value, allowed",
+    [
+        ("icc_profile", "sRGB", "bytes (an ICC profile)"),
+        ("exif", "Make=Cresize", "bytes or a PIL.Image.Exif"),
+        ("exif", 5, "bytes or a PIL.Image.Exif"),
+        ("xmp", 5, "bytes or a str (an XMP packet)"),
+        ("dpi", 300, "a (x, y) pair of numbers"),
+        ("dpi", ("300", "300"), "a (x, y) pair of numbers"),
+        ("dpi", (300, 300, 300), "a (x, y) pair of numbers"),
+    ],
+)
+def test_save_names_a_metadata_value_of_the_wrong_type(tmp_path, ext, dtype, key, value, allowed):
+    # ImageArray(pixels, {"icc_profile": "sRGB"}) was "TypeError: can't concat str to
+    # bytes" (JPEG) or "AttributeError: 'str' object has no attribute 'decode'" (16-bit
+    # PNG), {"dpi": 300} "'int' object is not iterable", {"xmp": 5} five NUL bytes
+    # written as the XMP packet.
+    from cresize.image import ImageArray
+
+    image = ImageArray(np.full((4, 4, 3), 100, dtype), {key: value})
+    words = f"image.info[{key!r}] must be {allowed}; got {value!r}"
+    with pytest.raises(TypeError, match=re.escape(words)):
+        save_image(image, tmp_path / f"a.{ext}")
+    assert os.listdir(tmp_path) == []
+
+
 def test_save_refuses_to_overwrite(tmp_path):
     path = tmp_path / "a.png"
     path.write_bytes(b"precious")

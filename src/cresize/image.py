@@ -1571,6 +1571,7 @@ def _save(
         raise ValueError(f"image has no pixels: {what}; nothing to write to {_shown(path)}")
     fmt = _format(path, format)
     overwrite = _spec.flag(overwrite, "overwrite")  # "no" replaced the file
+    _check_info(getattr(image, "info", None) or {})
     if quality is not None:
         quality = _spec.integer(quality, "quality", "an int from 1 to 100")
         if not 1 <= quality <= 100:
@@ -2448,6 +2449,27 @@ def _check_image(image):
         raise TypeError(
             f"image must be a PIL.Image.Image or a NumPy array; got {type(image).__name__}"
         )
+
+
+def _check_info(info):
+    """A TypeError naming the key where a value of ``info`` that ``_metadata`` writes is
+    not of a type a writer takes (an ``ImageArray`` of the caller's own ``info``:
+    ``{"icc_profile": "sRGB"}`` was "can't concat str to bytes", ``{"dpi": 300}`` "'int'
+    object is not iterable"). Empty values are not written: not checked."""
+    byte_types = (bytes, bytearray)
+    allowed = {
+        "icc_profile": (byte_types, "bytes (an ICC profile)"),
+        "exif": ((*byte_types, _pil().Exif), "bytes or a PIL.Image.Exif"),
+        "xmp": ((*byte_types, str), "bytes or a str (an XMP packet)"),
+    }
+    for key, (types, what) in allowed.items():
+        value = info.get(key)
+        if value and not isinstance(value, types):
+            raise TypeError(f"image.info[{key!r}] must be {what}; got {value!r:.80}")
+    dpi = info.get("dpi")
+    pair = isinstance(dpi, (tuple, list)) and len(dpi) == 2
+    if dpi and not (pair and all(isinstance(d, numbers.Real) for d in dpi)):
+        raise TypeError(f"image.info['dpi'] must be a (x, y) pair of numbers; got {dpi!r:.80}")
 
 
 def narrows(image: PIL.Image.Image | np.ndarray, format: str) -> bool:
