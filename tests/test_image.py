@@ -324,6 +324,7 @@ def test_corrupt_and_truncated_files(tmp_path):
         open_image(tmp_path / "missing.png")
 
 
+@pytest.mark.filterwarnings("ignore:Corrupt EXIF data:UserWarning")  # Pillow's, on the header
 @pytest.mark.parametrize("read", [open_image, lambda path: resize_image(path, scale=0.5)])
 def test_a_tiff_header_with_no_page_is_pillow_s_error(tmp_path, read):
     # A TIFF signature and no readable directory: Pillow cannot identify it, and
