@@ -329,6 +329,107 @@ def test_corrupt_and_truncated_files(tmp_path):
         open_image(tmp_path / "missing.png")
 
 
+@pytest.mark.filterwarnings("ignore:Corrupt EXIF data:UserWarning")  # Pillow's, on the header
+@pytest.mark.parametrize("read", [open_image, lambda path: resize_image(path, scale=0.5)])
+def test_a_tiff_header_with_no_page_is_pillow_s_error(tmp_path, read):
+    # A TIFF signature and no readable directory: Pillow cannot identify it, and
+    # tifffile (tried for the TIFFs Pillow cannot open) found no page: "IndexError: 0".
+    pytest.importorskip("tifffile", reason="tifffile reads the TIFFs Pillow cannot open")
+    path = tmp_path / "damaged.tif"
+    path.write_bytes(b"II*\x00" + b"\xff" * 100)
+    with pytest.raises(Image.UnidentifiedImageError, match=r"damaged\.tif"):
+        read(path)
+    with pytest.raises(Image.UnidentifiedImageError):  # the command's header, its dry run
+        cresize.image._header(path)
+    assert path.read_bytes() == b"II*\x00" + b"\xff" * 100
+
+
+@pytest.mark.parametrize("ext", ["png", "jpg", "webp", "tif", "gif", "bmp"])
+@pytest.mark.parametrize(
+    "image",
+    [
+        np.zeros((0, 4, 3), np.uint8),
+        np.zeros((4, 0), np.uint16),
+        np.zeros((0, 4, 3), np.uint16),
+        np.zeros((4, 0, 2), np.uint16),
+        np.zeros((0, 4, 3), np.float32),
+        "pillow",
+    ],
+    ids=["u8", "grey16", "rgb16", "la16", "float", "pillow"],
+)
+def test_save_refuses_an_image_with_no_pixels(tmp_path, ext, image):
+    # OpenCV's "(-215:Assertion failed) !_src.empty()" (cv2.error) for PNG, libwebp's
+    # "MemoryError: can't allocate picture frame", tifffile's "cannot use predictor
+    # without compression": one ValueError, as resize_image's for such an array.
+    image = Image.new("RGB", (0, 5)) if isinstance(image, str) else image
+    shape = f"size {image.size}" if isinstance(image, Image.Image) else f"shape {image.shape}"
+    with pytest.raises(ValueError, match=re.escape(f"image has no pixels: {shape}")):
+        save_image(image, tmp_path / f"a.{ext}")
+    assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("overwrite", ["no", "False", 0, 1, None, np.array(True)])
+def test_save_takes_overwrite_as_a_bool_only(tmp_path, overwrite):
+    # overwrite="no" (a true string) replaced the file; save_image's flag is checked as
+    # resize_image's are (exact, antialias, allow_upscale): True or False.
+    path = tmp_path / "a.png"
+    path.write_bytes(b"precious")
+    with pytest.raises(
+        TypeError, match=re.escape(f"overwrite must be True or False; got {overwrite!r}")
+    ):
+        save_image(np.zeros((4, 4), np.uint8), path, overwrite=overwrite)
+    assert path.read_bytes() == b"precious"
+    assert os.listdir(tmp_path) == ["a.png"]
+    save_image(np.zeros((4, 4), np.uint8), path, overwrite=np.True_)  # NumPy's bool is one
+    with Image.open(path) as written:
+        assert written.size == (4, 4)
+
+
+def test_a_file_name_as_bytes_is_taken_everywhere_as_its_str(tmp_path):
+    # os.fspath gives bytes for a bytes name, as Pillow's open and save take it:
+    # open_image took one, but resize_image said "image must be a path" and save_image
+    # "cannot tell the image format from the extension b'.png' of b'...'".
+    Image.fromarray(photo(30, 40)).save(tmp_path / "in.png")
+    name = os.fsencode(tmp_path / "in.png")
+    assert np.array_equal(np.asarray(open_image(name)), np.asarray(open_image(tmp_path / "in.png")))
+    got = resize_image(name, (20, 15))
+    assert diff(got, resize_image(str(tmp_path / "in.png"), (20, 15))) == 0
+    save_image(got, os.fsencode(tmp_path / "out.png"))
+    assert sorted(os.listdir(tmp_path)) == ["in.png", "out.png"]
+    with Image.open(tmp_path / "out.png") as written:
+        assert written.size == (20, 15) and diff(written, got) == 0
+    with pytest.raises(ValueError, match="image must not contain a NUL"):
+        resize_image(os.fsencode(tmp_path / "in.png") + b"\0", (20, 15))
+
+
+@pytest.mark.parametrize("ext", ["png", "jpg", "tif", "webp"])
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16])
+@pytest.mark.parametrize(
+    "key, value, allowed",
+    [
+        ("icc_profile", "sRGB", "bytes (an ICC profile)"),
+        ("exif", "Make=Cresize", "bytes or a PIL.Image.Exif"),
+        ("exif", 5, "bytes or a PIL.Image.Exif"),
+        ("xmp", 5, "bytes or a str (an XMP packet)"),
+        ("dpi", 300, "a (x, y) pair of numbers"),
+        ("dpi", ("300", "300"), "a (x, y) pair of numbers"),
+        ("dpi", (300, 300, 300), "a (x, y) pair of numbers"),
+    ],
+)
+def test_save_names_a_metadata_value_of_the_wrong_type(tmp_path, ext, dtype, key, value, allowed):
+    # ImageArray(pixels, {"icc_profile": "sRGB"}) was "TypeError: can't concat str to
+    # bytes" (JPEG) or "AttributeError: 'str' object has no attribute 'decode'" (16-bit
+    # PNG), {"dpi": 300} "'int' object is not iterable", {"xmp": 5} five NUL bytes
+    # written as the XMP packet.
+    from cresize.image import ImageArray
+
+    image = ImageArray(np.full((4, 4, 3), 100, dtype), {key: value})
+    words = f"image.info[{key!r}] must be {allowed}; got {value!r}"
+    with pytest.raises(TypeError, match=re.escape(words)):
+        save_image(image, tmp_path / f"a.{ext}")
+    assert os.listdir(tmp_path) == []
+
+
 def test_save_refuses_to_overwrite(tmp_path):
     path = tmp_path / "a.png"
     path.write_bytes(b"precious")
@@ -1549,6 +1650,27 @@ def test_16bit_grey_to_gif_is_rounded_not_clipped(tmp_path):
     assert np.abs(got - want).max() <= 1  # a palette of 256 greys may not hold them all
 
 
+@pytest.mark.parametrize(
+    "image, format, error, words",
+    [
+        (np.zeros((4, 4, 3), np.uint16), "xyz", ValueError, "format must be one of png, jpeg"),
+        (np.zeros((4, 4, 3), np.uint16), ".jpg", ValueError, "format must be one of png, jpeg"),
+        (np.zeros((4, 4, 3), np.uint16), 3, TypeError, "format must be a string such as 'png'"),
+        (np.zeros((4, 4, 3), np.uint16), None, TypeError, "format must be a string such as"),
+        ([[1, 2], [3, 4]], "jpeg", TypeError, "image must be a PIL.Image.Image or a NumPy array"),
+        ("in.png", "png", TypeError, "image must be a PIL.Image.Image or a NumPy array"),
+    ],
+)
+def test_narrows_refuses_what_save_image_refuses(image, format, error, words):
+    # narrows(pixels, "xyz") said True (a format that does not exist rounds to 8 bits),
+    # format=None or 3 was "AttributeError: ... has no attribute 'lower'", and a list or
+    # a file name was False for PNG and an AttributeError ('mode') for JPEG.
+    from cresize.image import narrows
+
+    with pytest.raises(error, match=re.escape(words)):
+        narrows(image, format)
+
+
 def test_16bit_colour_to_8bit_formats_rounds(tmp_path):
     from cresize.image import narrows
 
@@ -1606,6 +1728,7 @@ def test_open_image_reads_a_file_object_from_its_start_and_keeps_its_position(tm
 
 def test_open_image_reads_an_unseekable_stream_on_and_refuses_what_needs_a_name(tmp_path):
     import io
+    import types
 
     tifffile = pytest.importorskip("tifffile")
 
@@ -1624,6 +1747,11 @@ def test_open_image_reads_an_unseekable_stream_on_and_refuses_what_needs_a_name(
     pipe = Pipe(b"skipped" + data)
     assert pipe.read(7) == b"skipped"
     np.testing.assert_array_equal(np.asarray(open_image(pipe)), photo(30, 40))
+    # an object with read() only (no seek, tell or seekable), which Pillow's Image.open
+    # reads on: "AttributeError: ... has no attribute 'tell'"
+    reader = types.SimpleNamespace(read=io.BytesIO(b"skip" + data).read)
+    assert reader.read(4) == b"skip"
+    np.testing.assert_array_equal(np.asarray(open_image(reader)), photo(30, 40))
     floats = np.linspace(0, 1, 30 * 40 * 3, dtype=np.float32).reshape(30, 40, 3)
     tifffile.imwrite(tmp_path / "float.tif", floats, photometric="rgb")
     np.testing.assert_array_equal(open_image(tmp_path / "float.tif"), floats)  # by name
@@ -1631,6 +1759,19 @@ def test_open_image_reads_an_unseekable_stream_on_and_refuses_what_needs_a_name(
         open_image(io.BytesIO((tmp_path / "float.tif").read_bytes()))
     with pytest.raises(Image.UnidentifiedImageError):  # not an image: Pillow's error
         open_image(io.BytesIO(b"not an image" * 10))
+
+
+def test_open_image_refuses_a_text_file_naming_path(tmp_path):
+    # A file opened in text mode was "UnicodeDecodeError: 'utf-8' codec can't decode
+    # byte 0x89", naming neither the argument nor the mode.
+    import io
+
+    Image.fromarray(photo(30, 40)).save(tmp_path / "in.png")
+    data = (tmp_path / "in.png").read_bytes()
+    for text in (open(tmp_path / "in.png", encoding="latin-1"), io.StringIO("text")):
+        with text, pytest.raises(TypeError, match=r"path: a file object opened in text mode"):
+            open_image(text)
+    assert (tmp_path / "in.png").read_bytes() == data
 
 
 def write_tiff16(path, pixels, photometric):

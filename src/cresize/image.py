@@ -172,17 +172,21 @@ def _pil():
     return _optional.load("PIL.Image", "Pillow", missing=INSTALL_HINT)
 
 
-def open_image(path: str | os.PathLike[str] | IO[bytes]) -> PIL.Image.Image | np.ndarray:
+def open_image(
+    path: str | bytes | os.PathLike[str] | IO[bytes],
+) -> PIL.Image.Image | np.ndarray:
     """Read an image file completely and apply its EXIF orientation.
 
     Parameters
     ----------
-    path : str, os.PathLike or binary file object
-        The file to read; its format is found from its content, not its name. A file
+    path : str, bytes, os.PathLike or binary file object
+        The file to read; its format is found from its content, not its name (a bytes
+        name is the file ``os.fsdecode`` names, as for Pillow). A file
         object (``io.BytesIO``, ``open(name, "rb")``: ``read``, ``seek`` and ``tell``) is
         read from its start, whatever its position, as Pillow's ``Image.open`` reads
         one, and its position is put back as it was; it is not closed. One that cannot
-        seek (a pipe) is read from where it is to its end. A 16-bit TIFF stored plane
+        seek (a pipe, or an object with ``read`` only) is read from where it is to its
+        end. A file opened in text mode is a ``TypeError``. A 16-bit TIFF stored plane
         by plane, and a TIFF that Pillow cannot open (read by tifffile), are read from
         a file name only: from a file object, a ``ValueError`` says so.
 
@@ -210,10 +214,17 @@ def open_image(path: str | os.PathLike[str] | IO[bytes]) -> PIL.Image.Image | np
         says so. A quarter turn (EXIF orientation 5-8)
         swaps the x and y resolution in ``info`` too (see docs/files.md).
     """
-    given = _path(path, file_object=True)  # a name (str, bytes) or a file object
-    if isinstance(given, (str, bytes)):
+    given = _path(path, file_object=True)  # a name (a str) or a file object
+    if isinstance(given, str):
         return _read(given)[0]
-    if not getattr(given, "seekable", lambda: True)():  # a pipe: read on, as Pillow does
+    if isinstance(given, io.TextIOBase):  # else a UnicodeDecodeError of its first bytes
+        raise TypeError(
+            f"path: a file object opened in text mode ({type(given).__name__}) cannot be "
+            f"read; open the file in binary mode, open(name, 'rb'), or give its name"
+        )
+    # a pipe, or an object with read() only (Pillow reads one): read on, as Pillow does
+    can_seek = hasattr(given, "seek") and hasattr(given, "tell")
+    if not getattr(given, "seekable", lambda: can_seek)():
         return _read(io.BytesIO(given.read()))[0]
     where = given.tell()
     try:
@@ -223,7 +234,9 @@ def open_image(path: str | os.PathLike[str] | IO[bytes]) -> PIL.Image.Image | np
 
 
 def _path(path, name="path", *, file_object=False):
-    """``path`` as ``os.fspath`` gives it (a str or bytes), else a TypeError naming
+    """``path`` as ``os.fspath`` gives it, a bytes name as its str (``os.fsdecode``: the
+    same file; Pillow takes either, and cresize's messages, extensions and temporary
+    names want a str), else a TypeError naming
     ``name`` (Pillow's own for an int or None was an AttributeError: 'int' object has no
     attribute 'read'); a NUL byte in it is a ValueError naming it. ``file_object``: an
     object with a ``read`` method (a file Pillow reads) passes unchanged."""
@@ -243,7 +256,7 @@ def _path(path, name="path", *, file_object=False):
         )
     if isinstance(path, str) and "\0" in path:
         raise ValueError(f"{name} must not contain a NUL character; got {path!r}")
-    return path
+    return os.fsdecode(path)
 
 
 def _shown(path):
@@ -1326,10 +1339,13 @@ def _is_tiff(path):
 
 def _tiff_first_page(path):
     """``((height, width), pages, quarter turn)`` of the TIFF at ``path`` by tifffile, or
-    None: not a TIFF. Without tifffile, ``_tiff_reader``'s ValueError says why."""
+    None: not a TIFF, or one without a directory tifffile reads (damaged). Without
+    tifffile, ``_tiff_reader``'s ValueError says why."""
     if not _is_tiff(path):
         return None
     with _tiff_reader(path).TiffFile(path) as tif:
+        if not tif.pages:  # a TIFF's signature, no directory: damaged (Pillow's error)
+            return None
         page = tif.pages.first
         turned = (page.tags.valueof(274) or 1) in _QUARTER_TURNS  # read upright
         return (page.imagelength, page.imagewidth), len(tif.pages), turned
@@ -1380,11 +1396,14 @@ def _read_tiff_pillow_cannot(path, im=None):
     (min-is-black) and RGB samples are read: CMYK, palette, YCbCr, Lab and the like
     are refused (a ValueError naming them), not taken as grey or RGB(A). Re-raises
     Pillow's error for a file that is not a TIFF; a ValueError says why another TIFF
-    is not read."""
+    is not read, and Pillow's error is raised again for a TIFF with no directory
+    tifffile can read (a damaged one)."""
     if not _is_tiff(path):
         raise  # Pillow's UnidentifiedImageError, being handled by the caller
     _by_name_only(path, "a TIFF that Pillow cannot open (read by tifffile)")
     with _tiff_reader(path).TiffFile(path) as tif:
+        if not tif.pages:  # a TIFF's signature, no directory: damaged ("IndexError: 0")
+            raise  # Pillow's UnidentifiedImageError, naming the file
         page = tif.pages.first
         pixels = page.asarray(maxworkers=1)
         axes = page.axes
@@ -1504,7 +1523,7 @@ def _orient(array, orientation):
 
 def save_image(
     image: PIL.Image.Image | np.ndarray,
-    path: str | os.PathLike[str],
+    path: str | bytes | os.PathLike[str],
     *,
     format: str | None = None,
     quality: _spec.Int | None = None,
@@ -1548,9 +1567,10 @@ def save_image(
         and what it holds. A
         JPEG is at most 65,500 pixels wide and high (libjpeg), a GIF 65,535: a larger
         image is refused (``ValueError``); an EXIF of more than 65,533 bytes (a large
-        thumbnail or maker note), more than a JPEG holds, is left out of it.
-    path : str or os.PathLike
-        The file to write.
+        thumbnail or maker note), more than a JPEG holds, is left out of it. An image
+        with no pixels (a side of 0) is refused (``ValueError``).
+    path : str, bytes or os.PathLike
+        The file to write (a bytes name: the file ``os.fsdecode`` names).
     format : str, optional
         One of ``png, jpeg, webp, tiff, bmp, gif, avif`` (or a Pillow format name); by
         default taken from the extension of ``path``.
@@ -1559,7 +1579,8 @@ def save_image(
         ``info["lossless"]``); AVIF's (default Pillow's, 75).
     overwrite : bool
         Replace an existing ``path`` (the new file takes its permission bits);
-        otherwise ``FileExistsError``.
+        otherwise ``FileExistsError``. True or False (a NumPy bool too); anything
+        else is a ``TypeError``.
     """
     _save(image, path, format, quality, overwrite)
 
@@ -1577,7 +1598,7 @@ class _Saved(NamedTuple):
 
 def _save(
     image: PIL.Image.Image | np.ndarray,
-    path: str | os.PathLike[str],
+    path: str | bytes | os.PathLike[str],
     format: str | None = None,
     quality: _spec.Int | None = None,
     overwrite: bool = False,
@@ -1586,13 +1607,15 @@ def _save(
     """``save_image``; with ``later`` (a ``concurrent.futures`` executor) the
     temporary file's ``fsync`` and rename run there (see ``_write_atomic``) and
     their future is returned in the ``_Saved``."""
-    Image = _pil()  # Pillow is needed from here on: say so before anything else
-    path = _path(path)
-    if not isinstance(image, (np.ndarray, Image.Image)):
-        raise TypeError(
-            f"image must be a PIL.Image.Image or a NumPy array; got {type(image).__name__}"
-        )
+    _pil()  # Pillow is needed from here on: say so before anything else
+    path = cast(str, _path(path))  # a str: a bytes name decoded
+    _check_image(image)
+    if 0 in (image.shape[:2] if isinstance(image, np.ndarray) else image.size):
+        what = f"shape {image.shape}" if isinstance(image, np.ndarray) else f"size {image.size}"
+        raise ValueError(f"image has no pixels: {what}; nothing to write to {_shown(path)}")
     fmt = _format(path, format)
+    overwrite = _spec.flag(overwrite, "overwrite")  # "no" replaced the file
+    _check_info(getattr(image, "info", None) or {})
     if quality is not None:
         quality = _spec.integer(quality, "quality", "an int from 1 to 100")
         if not 1 <= quality <= 100:
@@ -2463,6 +2486,36 @@ def _to_8bit(pixels):
     return ((wide * 255 + 32767) // 65535).astype(np.uint8)
 
 
+def _check_image(image):
+    """A TypeError unless ``image`` is what ``save_image`` writes: a Pillow image or a
+    NumPy array."""
+    if not isinstance(image, (np.ndarray, _pil().Image)):
+        raise TypeError(
+            f"image must be a PIL.Image.Image or a NumPy array; got {type(image).__name__}"
+        )
+
+
+def _check_info(info):
+    """A TypeError naming the key where a value of ``info`` that ``_metadata`` writes is
+    not of a type a writer takes (an ``ImageArray`` of the caller's own ``info``:
+    ``{"icc_profile": "sRGB"}`` was "can't concat str to bytes", ``{"dpi": 300}`` "'int'
+    object is not iterable"). Empty values are not written: not checked."""
+    byte_types = (bytes, bytearray)
+    allowed = {
+        "icc_profile": (byte_types, "bytes (an ICC profile)"),
+        "exif": ((*byte_types, _pil().Exif), "bytes or a PIL.Image.Exif"),
+        "xmp": ((*byte_types, str), "bytes or a str (an XMP packet)"),
+    }
+    for key, (types, what) in allowed.items():
+        value = info.get(key)
+        if value and not isinstance(value, types):
+            raise TypeError(f"image.info[{key!r}] must be {what}; got {value!r:.80}")
+    dpi = info.get("dpi")
+    pair = isinstance(dpi, (tuple, list)) and len(dpi) == 2
+    if dpi and not (pair and all(isinstance(d, numbers.Real) for d in dpi)):
+        raise TypeError(f"image.info['dpi'] must be a (x, y) pair of numbers; got {dpi!r:.80}")
+
+
 def narrows(image: PIL.Image.Image | np.ndarray, format: str) -> bool:
     """Whether writing ``image`` as ``format`` rounds 16-bit samples to 8 bits.
 
@@ -2472,14 +2525,16 @@ def narrows(image: PIL.Image.Image | np.ndarray, format: str) -> bool:
         What ``resize_image`` returns.
     format : str
         A Pillow format name (``"JPEG"``) or a name as ``save_image`` takes
-        (``"jpeg"``).
+        (``"jpeg"``); one that ``save_image`` refuses is refused here too
+        (``TypeError``, ``ValueError``), as is an ``image`` it cannot write.
 
     Returns
     -------
     bool
         True when ``image`` holds 16-bit samples and ``format`` keeps only 8.
     """
-    fmt = FORMATS.get(format.lower(), (format.upper(), None))[0]
+    _check_image(image)
+    fmt = _given_format(format)  # save_image's refusals: a TypeError, an unknown format
     if fmt in SIXTEEN_BIT_FORMATS:
         return False
     if isinstance(image, np.ndarray):
@@ -2605,7 +2660,7 @@ def _ratio(length, new_other, other):
 
 
 def resize_image(
-    image: str | os.PathLike[str] | PIL.Image.Image | np.ndarray,
+    image: str | bytes | os.PathLike[str] | PIL.Image.Image | np.ndarray,
     size: _SizePair | None = None,
     *,
     scale: _spec.Real | _ScalePair | None = None,
@@ -2623,8 +2678,8 @@ def resize_image(
 
     Parameters
     ----------
-    image : str, os.PathLike, PIL.Image.Image or ndarray
-        A path (read as ``open_image`` reads it: the first frame or page of a
+    image : str, bytes, os.PathLike, PIL.Image.Image or ndarray
+        A path (a file name; read as ``open_image`` reads it: the first frame or page of a
         file that holds several, made upright by its EXIF orientation, the tag
         removed), a Pillow image (resampled as stored, its orientation tag kept in
         ``info``, as Pillow's ``resize`` does: the file ``save_image`` writes is
@@ -2710,9 +2765,10 @@ def resize_image(
             image, _resize_array(np.asarray(image), bool(has_alpha), geometry, options)
         )
     full = None
-    if isinstance(image, (str, os.PathLike)):
+    if isinstance(image, (str, bytes, os.PathLike)):
         target_size(1, 1, **geometry)  # bad geometry is an error before the file is read
-        image, full = _read(image, None if exact else geometry, opencv=True)
+        name = _path(image, "image")
+        image, full = _read(name, None if exact else geometry, opencv=True)
         if isinstance(image, np.ndarray):  # 16-bit colour, a float TIFF: an ImageArray
             alpha = image.ndim == 3 and image.shape[2] in (2, 4)
             out = _resize_array(np.asarray(image), alpha, geometry, options, full)
@@ -2796,24 +2852,32 @@ def _resize_array(array, has_alpha, geometry, options, full=None):
 
 
 def _format(path, format):
-    Image = _pil()
+    """The Pillow format that ``save_image`` writes ``path`` as: ``format``'s
+    (``_given_format``), else its extension's (a ValueError where it has none)."""
     if format is not None:
-        if not isinstance(format, str):
-            raise TypeError(f"format must be a string such as 'png'; got {format!r}")
-        fmt = FORMATS.get(format.lower(), (format.upper(), None))[0]
-        _plugins(lambda: fmt in Image.SAVE)
-        if fmt not in Image.SAVE:
-            raise ValueError(
-                f"format must be one of {', '.join(FORMATS)} (or a Pillow format "
-                f"that can be written); got {format!r}"
-            )
-        return fmt
+        return _given_format(format)
     ext = os.path.splitext(path)[1].lower()
     fmt = _extension_format(ext, "SAVE")
     if fmt is None:
         raise ValueError(
             f"cannot tell the image format from the extension {ext!r} of {path}; "
             f"give format= (one of {', '.join(FORMATS)})"
+        )
+    return fmt
+
+
+def _given_format(format):
+    """The Pillow format named by ``format`` (``"jpg"``, ``"JPEG"``), one Pillow writes;
+    else a TypeError (not a str) or a ValueError (no such format) naming ``format``."""
+    Image = _pil()
+    if not isinstance(format, str):
+        raise TypeError(f"format must be a string such as 'png'; got {format!r}")
+    fmt = FORMATS.get(format.lower(), (format.upper(), None))[0]
+    _plugins(lambda: fmt in Image.SAVE)
+    if fmt not in Image.SAVE:
+        raise ValueError(
+            f"format must be one of {', '.join(FORMATS)} (or a Pillow format "
+            f"that can be written); got {format!r}"
         )
     return fmt
 
