@@ -342,6 +342,24 @@ def test_default_chunks():
     assert b.chunks == ((2, 2), (2000,) * 4, (1500,) * 4)
 
 
+def test_default_chunks_make_no_more_chunks_than_the_input():
+    """The image of an input chunk, c * O / I, is rounded up: rounded to nearest, evenly
+    chunked inputs resized to about half of all sizes got one more output chunk per
+    resized axis, a sliver (1024 in 256s to 1001: 250 four times and a chunk of 1, 25
+    tasks for 16 input chunks)."""
+    x = da.ones((1024, 900), dtype=np.float32, chunks=(256, 100))
+    for size in [(1001, 2000), (999, 1999), (1000, 2001), (77, 5), (2047, 1801), (300, 300)]:
+        y = cd.resize(x, size, mode="bicubic")
+        assert [len(c) for c in y.chunks] <= [len(c) for c in x.chunks], (size, y.chunks)
+        assert y.chunksize == tuple(-(-c * o // i) for c, o, i in zip((256, 100), size, x.shape))
+    y = cd.resize(x, (1001, 2000))
+    assert y.chunks == ((251, 251, 251, 248), (223,) * 8 + (216,))
+    # an uneven input: at most as many chunks as it has, each about the image of one
+    u = da.ones((1000, 10), dtype=np.float32, chunks=((300, 300, 300, 100), (10,)))
+    assert cd.resize(u, (1003, 10)).chunks[0] == (301, 301, 301, 100)
+    assert cd.resize(u, (10, 10)).chunks[0] == (3, 3, 3, 1)
+
+
 def test_enlarging_builds_one_task_per_input_chunk():
     """The issue's case scaled down: 20000² float32 in 500² chunks enlarged 2x. The
     result has one chunk per input chunk (it had four per input chunk, each joined from

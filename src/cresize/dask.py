@@ -71,7 +71,7 @@ def resize(
         axes; the others take the default); it always wins. Default:
         one output chunk per input chunk. Batch axes keep ``x``'s chunks; along a
         resized axis an output chunk is the image of one input chunk
-        (``round(c * O / I)``), the enlarged axes cut back, never below ``c``,
+        (``ceil(c * O / I)``), the enlarged axes cut back, never below ``c``,
         until an output chunk holds at most ``max(one input chunk,
         dask.config.get("array.chunk-size"))`` bytes. So each task reads about
         one input chunk (plus the kernel's reach).
@@ -422,7 +422,7 @@ def _default_chunks(src, out_shape, axes):
     """The default chunks of the result (docs/dask.md "The graph").
 
     Batch axes keep ``src``'s chunks. Along a resized axis an output chunk is the
-    image of one input chunk, ``round(c * O / I)``: one task per input chunk, as
+    image of one input chunk, ``ceil(c * O / I)``: one task per input chunk, as
     ``map_blocks``, ``coarsen`` or ``repeat`` make, each reading about one input
     chunk plus the kernel's reach. Enlarged axes are then cut back, all by one
     factor, until an output chunk holds at most ``max(one input chunk,
@@ -433,7 +433,9 @@ def _default_chunks(src, out_shape, axes):
     sizes = list(in_sizes)
     for a in axes:
         n_in, n_out = src.shape[a], out_shape[a]
-        sizes[a] = max(1, min(n_out, round(in_sizes[a] * n_out / n_in) if n_in else n_out))
+        # rounded up (in ints): never more chunks than the input has along the axis,
+        # where rounding to nearest left a sliver of up to I / (2c) outputs over
+        sizes[a] = max(1, min(n_out, -(-in_sizes[a] * n_out // n_in) if n_in else n_out))
     itemsize = src.dtype.itemsize
     limit = max(itemsize * math.prod(in_sizes), parse_bytes(dask.config.get("array.chunk-size")))
     grown = [a for a in axes if sizes[a] > in_sizes[a]]
