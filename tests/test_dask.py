@@ -957,6 +957,19 @@ def test_chunks_as_a_byte_size():
     assert same_bits(z.compute(), cresize.resize(small, (200, 150), mode="lanczos3"))
 
 
+@pytest.mark.parametrize("chunks", ["-5MiB", "0B", ("-1kB", -1), {1: "0 MiB"}])
+def test_a_byte_size_of_chunks_must_be_positive(chunks):
+    """Dask's normalize_chunks took "-5MiB" and "0B" as a budget of one element a
+    chunk: (10, 10) outputs in 100 chunks here, a graph of 1.6e9 tasks for a 40000²
+    result, built (or running out of memory) before anything said the argument was wrong."""
+    x = da.ones((40, 40), chunks=20, dtype=np.float32)
+    with pytest.raises(ValueError, match=r"chunks=.* is not a valid chunking .*byte size"):
+        cd.resize(x, (10, 10), chunks=chunks)
+    with pytest.raises(ValueError, match=r"chunks=.* is not a valid chunking .*byte size"):
+        cd.resize_backward(x, (40, 40), chunks=chunks)  # the identity too
+    assert cd.resize(x, (10, 10), chunks="1B").npartitions == 100  # a budget under one value
+
+
 def test_chunks_dict_names_each_axis_once():
     # {1: 5, -1: 7} named axis 1 twice and the last entry won without a word; a bool
     # key was taken as axis 0 or 1 (cresize refuses axes=True).

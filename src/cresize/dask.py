@@ -498,9 +498,13 @@ def _output_chunks(src, out_shape, axes, chunks):
             spec[axis] = default[axis] if c is None else c
         chunks = tuple(spec)
     entries = chunks if isinstance(chunks, (tuple, list)) else (chunks,)
-    if any(isinstance(c, str) and c != "auto" for c in entries):
+    sizes = [c for c in entries if isinstance(c, str) and c != "auto"]
+    if sizes:
         limit = None  # a byte size ("64MiB") is the limit: normalize_chunks refuses two
     try:
+        for c in sizes:  # normalize_chunks makes "-5MiB" or "0B" one element a chunk
+            if parse_bytes(c) <= 0:
+                raise ValueError(f"a byte size must be positive; got {c!r}")
         # a Python int past int64 reached NumPy as an object: "ufunc 'isnan' not supported"
         for c in _numbers(chunks):
             if isinstance(c, float) and math.isnan(c):  # normalize_chunks keeps ((nan,), ...)
