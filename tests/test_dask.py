@@ -672,6 +672,31 @@ def test_tasks_ship_the_plan_as_its_arguments():
         assert same_bits(again.plan.run_region(block, region), ref.plan.run_region(block, region))
 
 
+def test_unpickling_a_graph_builds_no_plan(monkeypatch):
+    """distributed's scheduler unpickles the whole graph (to read its dependencies) but
+    runs no task: it built the plan, tap tables it never used (an antialiased plan of a
+    1e6-long axis: 143 MiB at its peak), kept in its cache of 16 plans, and needed
+    cresize importable. A task builds it when it first runs, once per process."""
+    import pickle
+
+    built = []
+    real = _plan.block_plan
+    monkeypatch.setattr(_plan, "block_plan", lambda *a: built.append(a) or real(*a))
+    cd._plan_for.cache_clear()
+    rng = np.random.default_rng(9)
+    x = rng.uniform(-1, 1, (300, 200)).astype(np.float32)
+    y = cd.resize(da.from_array(x, chunks=100), (77, 500), mode="lanczos3", antialias=True)
+    built.clear()
+    graph = pickle.loads(pickle.dumps(dict(y.__dask_graph__())))  # what the scheduler does
+    assert built == []
+    expected = cresize.resize(x, (77, 500), mode="lanczos3", antialias=True)
+    assert same_bits(dask.get(graph, [(y.name, 0, 0)])[0], expected[:26, :250])
+    assert len(built) == 1
+    assert same_bits(dask.get(graph, [(y.name, 2, 1)])[0], expected[52:, 250:])
+    assert len(built) == 1  # once per process
+    cd._plan_for.cache_clear()
+
+
 # ----------------------------------------------------------------------------
 # Pyramids
 

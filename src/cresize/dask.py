@@ -359,14 +359,23 @@ def _empty(shape, dtype):
 class _PlanRef:
     """The whole array's plan, shipped to worker processes as its ``Spec`` and dtype.
 
-    A worker process rebuilds the plan once (``_plan_for``) and every task there
-    shares it; with the threaded scheduler nothing is pickled.
+    Unpickled, it holds only those (``_plan_for``: one per key and process); the plan
+    is built when a task first asks for it, so distributed's scheduler, which unpickles
+    the graph but runs no task, builds no tables. A worker process builds it once and
+    every task there shares it; with the threaded scheduler nothing is pickled.
     """
 
-    def __init__(self, plan):
-        self.plan = plan
-        self.key = (plan._spec, np.dtype(plan.dtype).str)
-        self.token = (_spec.canonical(plan._spec), self.key[1])  # what the bits depend on
+    def __init__(self, plan=None, *, key=None):
+        self._plan = plan
+        self.key = key if plan is None else (plan._spec, np.dtype(plan.dtype).str)
+        self.token = (_spec.canonical(self.key[0]), self.key[1])  # what the bits depend on
+
+    @property
+    def plan(self):
+        if self._plan is None:  # two threads may both build it: the same plan, cached
+            spec, dtype = self.key
+            self._plan = _plan.block_plan(spec, np.dtype(dtype), 1)
+        return self._plan
 
     def __reduce__(self):
         return _plan_for, (self.key,)
@@ -374,9 +383,9 @@ class _PlanRef:
 
 @functools.lru_cache(maxsize=16)
 def _plan_for(key):
-    """The plan of ``key`` in this process, built once (what a worker unpickles)."""
-    spec, dtype = key
-    return _PlanRef(_plan.block_plan(spec, np.dtype(dtype), 1))
+    """The reference of ``key`` in this process (what a worker unpickles), its plan not
+    yet built."""
+    return _PlanRef(key=key)
 
 
 # ----------------------------------------------------------------------------
