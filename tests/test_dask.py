@@ -342,6 +342,24 @@ def test_default_chunks():
     assert b.chunks == ((2, 2), (2000,) * 4, (1500,) * 4)
 
 
+def test_default_chunks_make_no_more_chunks_than_the_input():
+    """The image of an input chunk, c * O / I, is rounded up: rounded to nearest, evenly
+    chunked inputs resized to about half of all sizes got one more output chunk per
+    resized axis, a sliver (1024 in 256s to 1001: 250 four times and a chunk of 1, 25
+    tasks for 16 input chunks)."""
+    x = da.ones((1024, 900), dtype=np.float32, chunks=(256, 100))
+    for size in [(1001, 2000), (999, 1999), (1000, 2001), (77, 5), (2047, 1801), (300, 300)]:
+        y = cd.resize(x, size, mode="bicubic")
+        assert [len(c) for c in y.chunks] <= [len(c) for c in x.chunks], (size, y.chunks)
+        assert y.chunksize == tuple(-(-c * o // i) for c, o, i in zip((256, 100), size, x.shape))
+    y = cd.resize(x, (1001, 2000))
+    assert y.chunks == ((251, 251, 251, 248), (223,) * 8 + (216,))
+    # an uneven input: at most as many chunks as it has, each about the image of one
+    u = da.ones((1000, 10), dtype=np.float32, chunks=((300, 300, 300, 100), (10,)))
+    assert cd.resize(u, (1003, 10)).chunks[0] == (301, 301, 301, 100)
+    assert cd.resize(u, (10, 10)).chunks[0] == (3, 3, 3, 1)
+
+
 def test_enlarging_builds_one_task_per_input_chunk():
     """The issue's case scaled down: 20000² float32 in 500² chunks enlarged 2x. The
     result has one chunk per input chunk (it had four per input chunk, each joined from
@@ -654,6 +672,31 @@ def test_tasks_ship_the_plan_as_its_arguments():
         assert same_bits(again.plan.run_region(block, region), ref.plan.run_region(block, region))
 
 
+def test_unpickling_a_graph_builds_no_plan(monkeypatch):
+    """distributed's scheduler unpickles the whole graph (to read its dependencies) but
+    runs no task: it built the plan, tap tables it never used (an antialiased plan of a
+    1e6-long axis: 143 MiB at its peak), kept in its cache of 16 plans, and needed
+    cresize importable. A task builds it when it first runs, once per process."""
+    import pickle
+
+    built = []
+    real = _plan.block_plan
+    monkeypatch.setattr(_plan, "block_plan", lambda *a: built.append(a) or real(*a))
+    cd._plan_for.cache_clear()
+    rng = np.random.default_rng(9)
+    x = rng.uniform(-1, 1, (300, 200)).astype(np.float32)
+    y = cd.resize(da.from_array(x, chunks=100), (77, 500), mode="lanczos3", antialias=True)
+    built.clear()
+    graph = pickle.loads(pickle.dumps(dict(y.__dask_graph__())))  # what the scheduler does
+    assert built == []
+    expected = cresize.resize(x, (77, 500), mode="lanczos3", antialias=True)
+    assert same_bits(dask.get(graph, [(y.name, 0, 0)])[0], expected[:26, :250])
+    assert len(built) == 1
+    assert same_bits(dask.get(graph, [(y.name, 2, 1)])[0], expected[52:, 250:])
+    assert len(built) == 1  # once per process
+    cd._plan_for.cache_clear()
+
+
 # ----------------------------------------------------------------------------
 # Pyramids
 
@@ -937,6 +980,19 @@ def test_chunks_as_a_byte_size():
     z = cd.resize(da.from_array(small, chunks=30), (200, 150), mode="lanczos3", chunks="8KiB")
     assert 8 * np.prod(z.chunksize) <= 8192 and z.npartitions > 1
     assert same_bits(z.compute(), cresize.resize(small, (200, 150), mode="lanczos3"))
+
+
+@pytest.mark.parametrize("chunks", ["-5MiB", "0B", ("-1kB", -1), {1: "0 MiB"}])
+def test_a_byte_size_of_chunks_must_be_positive(chunks):
+    """Dask's normalize_chunks took "-5MiB" and "0B" as a budget of one element a
+    chunk: (10, 10) outputs in 100 chunks here, a graph of 1.6e9 tasks for a 40000²
+    result, built (or running out of memory) before anything said the argument was wrong."""
+    x = da.ones((40, 40), chunks=20, dtype=np.float32)
+    with pytest.raises(ValueError, match=r"chunks=.* is not a valid chunking .*byte size"):
+        cd.resize(x, (10, 10), chunks=chunks)
+    with pytest.raises(ValueError, match=r"chunks=.* is not a valid chunking .*byte size"):
+        cd.resize_backward(x, (40, 40), chunks=chunks)  # the identity too
+    assert cd.resize(x, (10, 10), chunks="1B").npartitions == 100  # a budget under one value
 
 
 def test_chunks_dict_names_each_axis_once():

@@ -71,7 +71,7 @@ def resize(
         axes; the others take the default); it always wins. Default:
         one output chunk per input chunk. Batch axes keep ``x``'s chunks; along a
         resized axis an output chunk is the image of one input chunk
-        (``round(c * O / I)``), the enlarged axes cut back, never below ``c``,
+        (``ceil(c * O / I)``), the enlarged axes cut back, never below ``c``,
         until an output chunk holds at most ``max(one input chunk,
         dask.config.get("array.chunk-size"))`` bytes. So each task reads about
         one input chunk (plus the kernel's reach).
@@ -359,14 +359,23 @@ def _empty(shape, dtype):
 class _PlanRef:
     """The whole array's plan, shipped to worker processes as its ``Spec`` and dtype.
 
-    A worker process rebuilds the plan once (``_plan_for``) and every task there
-    shares it; with the threaded scheduler nothing is pickled.
+    Unpickled, it holds only those (``_plan_for``: one per key and process); the plan
+    is built when a task first asks for it, so distributed's scheduler, which unpickles
+    the graph but runs no task, builds no tables. A worker process builds it once and
+    every task there shares it; with the threaded scheduler nothing is pickled.
     """
 
-    def __init__(self, plan):
-        self.plan = plan
-        self.key = (plan._spec, np.dtype(plan.dtype).str)
-        self.token = (_spec.canonical(plan._spec), self.key[1])  # what the bits depend on
+    def __init__(self, plan=None, *, key=None):
+        self._plan = plan
+        self.key = key if plan is None else (plan._spec, np.dtype(plan.dtype).str)
+        self.token = (_spec.canonical(self.key[0]), self.key[1])  # what the bits depend on
+
+    @property
+    def plan(self):
+        if self._plan is None:  # two threads may both build it: the same plan, cached
+            spec, dtype = self.key
+            self._plan = _plan.block_plan(spec, np.dtype(dtype), 1)
+        return self._plan
 
     def __reduce__(self):
         return _plan_for, (self.key,)
@@ -374,9 +383,9 @@ class _PlanRef:
 
 @functools.lru_cache(maxsize=16)
 def _plan_for(key):
-    """The plan of ``key`` in this process, built once (what a worker unpickles)."""
-    spec, dtype = key
-    return _PlanRef(_plan.block_plan(spec, np.dtype(dtype), 1))
+    """The reference of ``key`` in this process (what a worker unpickles), its plan not
+    yet built."""
+    return _PlanRef(key=key)
 
 
 # ----------------------------------------------------------------------------
@@ -422,7 +431,7 @@ def _default_chunks(src, out_shape, axes):
     """The default chunks of the result (docs/dask.md "The graph").
 
     Batch axes keep ``src``'s chunks. Along a resized axis an output chunk is the
-    image of one input chunk, ``round(c * O / I)``: one task per input chunk, as
+    image of one input chunk, ``ceil(c * O / I)``: one task per input chunk, as
     ``map_blocks``, ``coarsen`` or ``repeat`` make, each reading about one input
     chunk plus the kernel's reach. Enlarged axes are then cut back, all by one
     factor, until an output chunk holds at most ``max(one input chunk,
@@ -433,7 +442,9 @@ def _default_chunks(src, out_shape, axes):
     sizes = list(in_sizes)
     for a in axes:
         n_in, n_out = src.shape[a], out_shape[a]
-        sizes[a] = max(1, min(n_out, round(in_sizes[a] * n_out / n_in) if n_in else n_out))
+        # rounded up (in ints): never more chunks than the input has along the axis,
+        # where rounding to nearest left a sliver of up to I / (2c) outputs over
+        sizes[a] = max(1, min(n_out, -(-in_sizes[a] * n_out // n_in) if n_in else n_out))
     itemsize = src.dtype.itemsize
     limit = max(itemsize * math.prod(in_sizes), parse_bytes(dask.config.get("array.chunk-size")))
     grown = [a for a in axes if sizes[a] > in_sizes[a]]
@@ -496,9 +507,13 @@ def _output_chunks(src, out_shape, axes, chunks):
             spec[axis] = default[axis] if c is None else c
         chunks = tuple(spec)
     entries = chunks if isinstance(chunks, (tuple, list)) else (chunks,)
-    if any(isinstance(c, str) and c != "auto" for c in entries):
+    sizes = [c for c in entries if isinstance(c, str) and c != "auto"]
+    if sizes:
         limit = None  # a byte size ("64MiB") is the limit: normalize_chunks refuses two
     try:
+        for c in sizes:  # normalize_chunks makes "-5MiB" or "0B" one element a chunk
+            if parse_bytes(c) <= 0:
+                raise ValueError(f"a byte size must be positive; got {c!r}")
         # a Python int past int64 reached NumPy as an object: "ufunc 'isnan' not supported"
         for c in _numbers(chunks):
             if isinstance(c, float) and math.isnan(c):  # normalize_chunks keeps ((nan,), ...)
