@@ -7,7 +7,8 @@ CRESIZE_OPENMP = auto (default) | 1 | 0
     build serial kernels with a warning when the probe fails; 1: fail when
     OpenMP is unavailable; 0: build serial kernels.
 CRESIZE_DEBUG = 0 (default) | 1
-    1: turn Cython's bounds, wraparound and initialisation checks back on.
+    1: turn Cython's bounds, wraparound and initialisation checks back on, and keep
+    the compiler's debugging information (-g, from Python's CFLAGS; 0: -g0).
 CRESIZE_CLEAN_BUILD = 1 (default) | 0
     1: ``build`` (``pip install .``, ``python -m build``) first removes its own
     build/lib* and build/temp* folders, so a stale module never reaches a wheel;
@@ -85,8 +86,12 @@ def clean_build():
     return switch("CRESIZE_CLEAN_BUILD", "1") == "1"
 
 
+def debug_build():
+    return switch("CRESIZE_DEBUG", "0") == "1"
+
+
 def cython_directives():
-    debug = switch("CRESIZE_DEBUG", "0") == "1"
+    debug = debug_build()
     return {
         "language_level": 3,
         "boundscheck": debug,
@@ -212,8 +217,13 @@ class BuildExt(build_ext):
             warnings.warn("OpenMP not found: building serial cresize kernels", stacklevel=2)
         cflags, lflags, spec = probe if probe else ([], [], None)
         if self.compiler.compiler_type != "msvc":
-            # Never -ffast-math or -march=native.
+            # Never -ffast-math or -march=native. -g0 overrides the -g of Python's own
+            # CFLAGS: debugging information would make the kernels' module six times
+            # larger and write the build folder's path into every wheel
+            # (CRESIZE_DEBUG=1 keeps it).
             cflags = cflags + ["-O3", "-ffp-contract=off"]
+            if not debug_build():
+                cflags.append("-g0")
         macros = [
             ("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION"),
             ("CRESIZE_HAVE_OPENMP", "1" if probe else "0"),

@@ -51,6 +51,49 @@ def test_no_unsafe_optimisation_flags():
         assert bad not in flags, flags
 
 
+def _elf_section_names(path):
+    """The section names of a 64-bit little-endian ELF file (the x86-64 and aarch64
+    Linux modules), read from its section header table."""
+    data = Path(path).read_bytes()
+    shoff = int.from_bytes(data[0x28:0x30], "little")
+    entsize, count, names_index = (
+        int.from_bytes(data[o : o + 2], "little") for o in (0x3A, 0x3C, 0x3E)
+    )
+
+    def header(i):
+        at = shoff + i * entsize
+        return (
+            int.from_bytes(data[at : at + 4], "little"),  # sh_name
+            int.from_bytes(data[at + 0x18 : at + 0x20], "little"),  # sh_offset
+        )
+
+    strtab = header(names_index)[1]
+    return {
+        data[strtab + n : data.index(b"\0", strtab + n)].decode()
+        for n, _ in map(header, range(count))
+    }
+
+
+@pytest.mark.skipif(
+    sys.platform != "linux" or sys.maxsize < 2**32 or sys.byteorder != "little",
+    reason="reads 64-bit little-endian ELF modules (Linux)",
+)
+def test_compiled_modules_carry_no_debugging_information():
+    # Python's CFLAGS hold -g: without setup.py's -g0 the _kernels module was six times
+    # larger (11 MB, a 5 MB wheel) and wrote the build folder's path into every wheel.
+    # CRESIZE_DEBUG=1 (Cython's checks on) keeps it.
+    build = cresize.show_config("dicts")["build"]
+    if build is None or build["cython_directives"]["boundscheck"]:
+        pytest.skip("not a release build by cresize's setup.py (CRESIZE_DEBUG=1 keeps -g)")
+    folder = Path(cresize.__file__).parent
+    modules = sorted(folder.glob("_*.so"))
+    assert {m.name.split(".")[0] for m in modules} >= {"_kernels", "_fast"}, modules
+    for module in modules:
+        names = _elf_section_names(module)
+        assert ".text" in names, (module, sorted(names))
+        assert not {n for n in names if n.startswith(".debug_")}, (module, sorted(names))
+
+
 def test_show_config_openmp_section():
     omp = cresize.show_config("dicts")["openmp"]
     assert omp["enabled"] is OPENMP

@@ -267,3 +267,32 @@ def test_the_default_axes_of_a_scale_factor_tuple():
     assert cresize.resize(x, scale_factor=(2.0,)).shape == (4, 5, 12)
     assert cresize.resize(x, scale_factor=(2.0, 2.0, 2.0)).shape == (8, 10, 12)
     assert cresize.resize(x, (3, 3, 3)).shape == (3, 3, 3)
+
+
+#: The public modules and the API reference page of each (docs/api/).
+API_PAGES = {
+    "cresize": "cresize.rst",
+    "cresize.testing": "testing.rst",
+    "cresize.image": "image.rst",
+    "cresize.dask": "dask.rst",
+    "cresize.torch": "torch.rst",
+}
+AUTODOC = re.compile(r"^\.\. auto(\w+):: (\S+)\n((?:[ \t]+:[^\n]*\n)*)", re.M)
+
+
+def test_every_public_name_has_an_api_entry():
+    """Each name of a public module's ``__all__`` (but ``__version__``) is an entry of
+    its page of the API reference: an autodoc directive of its own, or an
+    ``automodule`` with ``:members:``."""
+    missing = []
+    for module_name, page in API_PAGES.items():
+        text = (ROOT / "docs" / "api" / page).read_text()
+        entries = {name for _, name, _ in AUTODOC.findall(text)}
+        all_members = any(
+            kind == "module" and name == module_name and ":members:" in options
+            for kind, name, options in AUTODOC.findall(text)
+        )
+        for name in _import(module_name).__all__:
+            if name != "__version__" and not all_members and f"{module_name}.{name}" not in entries:
+                missing.append(f"{module_name}.{name} (docs/api/{page})")
+    assert not missing, missing
