@@ -582,7 +582,7 @@ def test_local_cluster_with_worker_processes(tmp_path, request):
             threads_per_worker=1,
             processes=True,
             host="127.0.0.1",
-            dashboard_address=None,
+            dashboard_address=":0",  # a free port: 8787 may be taken on a shared machine
         ) as cluster,
         distributed.Client(cluster) as client,
     ):
