@@ -311,7 +311,9 @@ def test_bad_images():
         resize_image(np.zeros((2, 3, 4, 5), np.uint8), (2, 2))
     with pytest.raises(TypeError, match="image array must be HW or HWC"):
         resize_image(np.zeros((4, 4), bool), (2, 2))
-    with pytest.raises(TypeError, match=r"image must be a path, a PIL\.Image"):
+    with pytest.raises(
+        TypeError, match=r"image must be a path, a binary file object, a PIL\.Image"
+    ):
         resize_image([[1, 2], [3, 4]], (2, 2))
 
 
@@ -1755,7 +1757,7 @@ def test_open_image_reads_an_unseekable_stream_on_and_refuses_what_needs_a_name(
     floats = np.linspace(0, 1, 30 * 40 * 3, dtype=np.float32).reshape(30, 40, 3)
     tifffile.imwrite(tmp_path / "float.tif", floats, photometric="rgb")
     np.testing.assert_array_equal(open_image(tmp_path / "float.tif"), floats)  # by name
-    with pytest.raises(ValueError, match=r"path: a TIFF that Pillow cannot open \(read by tif"):
+    with pytest.raises(ValueError, match=r"^a TIFF that Pillow cannot open \(read by tif"):
         open_image(io.BytesIO((tmp_path / "float.tif").read_bytes()))
     with pytest.raises(Image.UnidentifiedImageError):  # not an image: Pillow's error
         open_image(io.BytesIO(b"not an image" * 10))
@@ -1772,6 +1774,59 @@ def test_open_image_refuses_a_text_file_naming_path(tmp_path):
         with text, pytest.raises(TypeError, match=r"path: a file object opened in text mode"):
             open_image(text)
     assert (tmp_path / "in.png").read_bytes() == data
+
+
+def test_resize_image_reads_a_file_object_as_open_image_does(tmp_path):
+    # resize_image took paths only ("image must be a path, a PIL.Image or a HW/HWC NumPy
+    # array; got BytesIO"): a web upload or a zip member is a file object. Read through
+    # open_image's code: from its start, its position put back, not closed, with the
+    # path's shrink-on-load (draft), orientation and metadata.
+    import types
+
+    pytest.importorskip("cv2")
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    exif[0x010F] = "cresize-test"
+    files = {"in.jpg": tmp_path / "in.jpg", "in.png": tmp_path / "in.png"}
+    Image.fromarray(photo(200, 300)).save(files["in.jpg"], quality=95, exif=exif.tobytes())
+    Image.fromarray(photo(30, 40, 4)).save(files["in.png"])
+    files["in16.png"] = write16(tmp_path / "in16.png", rgb16(30, 40, 3))
+    for name, path in files.items():
+        want = resize_image(path, fit=(20, 20))
+        for at in (0, 7):
+            given = io.BytesIO(path.read_bytes())
+            given.seek(at)
+            got = resize_image(given, fit=(20, 20))
+            assert type(got) is type(want), name
+            np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+            assert got.info == want.info, name
+            assert given.tell() == at and not given.closed, name  # put back
+        with open(path, "rb") as f:
+            f.seek(3)
+            got = resize_image(f, fit=(20, 20))
+            np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+            assert f.tell() == 3 and not f.closed, name
+        reader = types.SimpleNamespace(read=io.BytesIO(path.read_bytes()).read)  # read only
+        np.testing.assert_array_equal(
+            np.asarray(resize_image(reader, fit=(20, 20))), np.asarray(want)
+        )
+    # the JPEG: upright (orientation 6), its EXIF kept less the tag, shrink-on-load as
+    # from its name (the full decode gives other pixels)
+    turned = resize_image(io.BytesIO(files["in.jpg"].read_bytes()), fit=(20, 20))
+    assert turned.size == (13, 20)
+    assert turned.getexif().get(0x0112, 1) == 1 and turned.getexif()[0x010F] == "cresize-test"
+    exact = resize_image(io.BytesIO(files["in.jpg"].read_bytes()), fit=(20, 20), exact=True)
+    np.testing.assert_array_equal(
+        np.asarray(exact), np.asarray(resize_image(files["in.jpg"], fit=(20, 20), exact=True))
+    )
+    assert not np.array_equal(np.asarray(exact), np.asarray(turned))
+    with open(files["in.png"], encoding="latin-1") as text:
+        with pytest.raises(TypeError, match=r"^image: a file object opened in text mode"):
+            resize_image(text, fit=(20, 20))
+    with pytest.raises(ValueError, match=r"resize_image\(io\.BytesIO\(data\)\) reads them"):
+        resize_image(files["in.png"].read_bytes(), fit=(20, 20))
+    with pytest.raises(Image.UnidentifiedImageError):
+        resize_image(io.BytesIO(b"not an image" * 10), fit=(20, 20))
 
 
 def write_tiff16(path, pixels, photometric):

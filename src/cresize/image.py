@@ -214,33 +214,53 @@ def open_image(
         says so. A quarter turn (EXIF orientation 5-8)
         swaps the x and y resolution in ``info`` too (see docs/files.md).
     """
-    given = _path(path, file_object=True)  # a name (a str) or a file object
+    with _source(path, "path", "open_image") as source:
+        return _read(source)[0]
+
+
+def _is_file_object(given):
+    """Whether ``given`` is read as a file object (``open_image``, ``resize_image``): an
+    object with a ``read`` method that is not a name."""
+    return not isinstance(given, (str, bytes, os.PathLike)) and hasattr(given, "read")
+
+
+@contextlib.contextmanager
+def _source(given, name, caller):
+    """What ``_read`` reads for ``given``, the argument ``name`` of ``caller``
+    (``open_image``, ``resize_image``): a file name (a str, ``_path``), or a binary file
+    object, read from its start (as Pillow's ``Image.open`` does), its position put back
+    on the way out, never closed; one that cannot seek (a pipe, an object with ``read``
+    only) is read on to its end into a ``BytesIO``. A text-mode file is a TypeError."""
+    given = _path(given, name, file_object=caller)
     if isinstance(given, str):
-        return _read(given)[0]
+        yield given
+        return
     if isinstance(given, io.TextIOBase):  # else a UnicodeDecodeError of its first bytes
         raise TypeError(
-            f"path: a file object opened in text mode ({type(given).__name__}) cannot be "
+            f"{name}: a file object opened in text mode ({type(given).__name__}) cannot be "
             f"read; open the file in binary mode, open(name, 'rb'), or give its name"
         )
     # a pipe, or an object with read() only (Pillow reads one): read on, as Pillow does
     can_seek = hasattr(given, "seek") and hasattr(given, "tell")
     if not getattr(given, "seekable", lambda: can_seek)():
-        return _read(io.BytesIO(given.read()))[0]
+        yield io.BytesIO(given.read())
+        return
     where = given.tell()
     try:
-        return _read(given)[0]
+        yield given
     finally:
         given.seek(where)  # as it was given
 
 
-def _path(path, name="path", *, file_object=False):
+def _path(path, name="path", *, file_object=None):
     """``path`` as ``os.fspath`` gives it, a bytes name as its str (``os.fsdecode``: the
     same file; Pillow takes either, and cresize's messages, extensions and temporary
     names want a str), else a TypeError naming
     ``name`` (Pillow's own for an int or None was an AttributeError: 'int' object has no
-    attribute 'read'); a NUL byte in it is a ValueError naming it. ``file_object``: an
-    object with a ``read`` method (a file Pillow reads) passes unchanged."""
-    if file_object and not isinstance(path, (str, bytes, os.PathLike)) and hasattr(path, "read"):
+    attribute 'read'); a NUL byte in it is a ValueError naming it. ``file_object``: the
+    name of the function that takes a file object too (``open_image``): an object with
+    a ``read`` method (a file Pillow reads) passes unchanged."""
+    if file_object and _is_file_object(path):
         return path
     try:
         path = os.fspath(path)
@@ -252,7 +272,7 @@ def _path(path, name="path", *, file_object=False):
         raise ValueError(
             f"{name} must not contain a NUL character; got {len(path):,} bytes beginning "
             f"{path[:16]!r}: a file's contents rather than its name?"
-            + (" open_image(io.BytesIO(data)) reads them" if file_object else "")
+            + (f" {file_object}(io.BytesIO(data)) reads them" if file_object else "")
         )
     if isinstance(path, str) and "\0" in path:
         raise ValueError(f"{name} must not contain a NUL character; got {path!r}")
@@ -267,12 +287,13 @@ def _shown(path):
 
 
 def _by_name_only(path, what):
-    """A ``ValueError`` where ``path`` is a file object (``open_image`` takes one for
-    what Pillow reads itself): ``what`` is read from a file name only."""
+    """A ``ValueError`` where ``path`` is a file object (``open_image`` and
+    ``resize_image`` take one for what Pillow reads itself): ``what`` is read from a file
+    name only."""
     if not isinstance(path, (str, bytes, os.PathLike)):
         raise ValueError(
-            f"path: {what} is read from a file name only, not from a file object "
-            f"({_shown(path)}); give open_image the file's name (or save the bytes to a file)"
+            f"{what} is read from a file name only, not from a file object "
+            f"({_shown(path)}); give the file's name (or save the bytes to a file)"
         )
 
 
@@ -629,7 +650,7 @@ def _decode_jpeg(path, im, scale, orientation):
         8: cv2.IMREAD_REDUCED_GRAYSCALE_8 if grey else cv2.IMREAD_REDUCED_COLOR_8,
     }[scale]
     try:
-        pixels = cv2.imdecode(np.fromfile(path, np.uint8), flags | cv2.IMREAD_IGNORE_ORIENTATION)
+        pixels = cv2.imdecode(_file_bytes(path), flags | cv2.IMREAD_IGNORE_ORIENTATION)
     except cv2.error:  # e.g. beyond OpenCV's pixel limit (CV_IO_MAX_IMAGE_PIXELS)
         return None
     if pixels is None or pixels.shape[:2] != im.size[::-1]:  # im.size: after the draft
@@ -1245,6 +1266,17 @@ _AVIF_CONVERT = (
 )
 
 
+def _file_bytes(path):
+    """The bytes of the file at ``path``, or of the file object ``path`` (``_source``'s:
+    from its start, as Pillow reads it; ``_source`` puts its position back), as a
+    writable uint8 array (``_hide_avif_metadata`` writes in it), for OpenCV's
+    ``imdecode``."""
+    if isinstance(path, (str, bytes, os.PathLike)):
+        return np.fromfile(path, np.uint8)  # imdecode: any path, any platform
+    path.seek(0)
+    return np.frombuffer(bytearray(path.read()), np.uint8)
+
+
 def _read_16bit(path, mode, orientation, size, planar=False, fmt=None):
     if mode == "CMYK":  # OpenCV reads no CMYK TIFF; Pillow would keep the high bytes
         raise ValueError(
@@ -1256,11 +1288,7 @@ def _read_16bit(path, mode, orientation, size, planar=False, fmt=None):
     cv2 = _opencv(f"{_shown(path)} has 16-bit {mode} pixels, which only OpenCV reads")
     if cv2 is None:
         raise ValueError(f"{_shown(path)} has 16-bit {mode} pixels; {OPENCV_HINT}")
-    if isinstance(path, (str, bytes, os.PathLike)):
-        data = np.fromfile(path, np.uint8)  # imdecode: any path, any platform
-    else:  # a file object (open_image's): from its start, as Pillow reads it
-        path.seek(0)
-        data = np.frombuffer(bytearray(path.read()), np.uint8)  # writable: AVIF's hidden
+    data = _file_bytes(path)
     if fmt == "AVIF":
         _hide_avif_metadata(data)
     try:
@@ -2660,7 +2688,7 @@ def _ratio(length, new_other, other):
 
 
 def resize_image(
-    image: str | bytes | os.PathLike[str] | PIL.Image.Image | np.ndarray,
+    image: str | bytes | os.PathLike[str] | IO[bytes] | PIL.Image.Image | np.ndarray,
     size: _SizePair | None = None,
     *,
     scale: _spec.Real | _ScalePair | None = None,
@@ -2678,10 +2706,12 @@ def resize_image(
 
     Parameters
     ----------
-    image : str, bytes, os.PathLike, PIL.Image.Image or ndarray
+    image : str, bytes, os.PathLike, binary file object, PIL.Image.Image or ndarray
         A path (a file name; read as ``open_image`` reads it: the first frame or page of a
         file that holds several, made upright by its EXIF orientation, the tag
-        removed), a Pillow image (resampled as stored, its orientation tag kept in
+        removed), a binary file object (``io.BytesIO``, ``open(name, "rb")``, an object
+        with ``read`` only: read as ``open_image`` reads one, from its start, its
+        position put back, not closed; shrink-on-load included), a Pillow image (resampled as stored, its orientation tag kept in
         ``info``, as Pillow's ``resize`` does: the file ``save_image`` writes is
         turned by viewers as the input was), or a HW / HWC array
         of any integer or float dtype. The input is never modified.
@@ -2703,7 +2733,7 @@ def resize_image(
     num_threads : int, optional
         OpenMP threads, as in ``cresize.resize``.
     exact : bool
-        For a path to a JPEG: decode it at full size. By default a JPEG that
+        For a JPEG file (a path or a file object): decode it at full size. By default a JPEG that
         shrinks enough is decoded reduced by 2, 4 or 8 (shrink-on-load) to no
         less than ``SHRINK_ON_LOAD_MARGIN`` (2.5) times the target, then
         resampled exactly: photos come out above 50 dB PSNR against the exact
@@ -2765,10 +2795,10 @@ def resize_image(
             image, _resize_array(np.asarray(image), bool(has_alpha), geometry, options)
         )
     full = None
-    if isinstance(image, (str, bytes, os.PathLike)):
+    if isinstance(image, (str, bytes, os.PathLike)) or _is_file_object(image):
         target_size(1, 1, **geometry)  # bad geometry is an error before the file is read
-        name = _path(image, "image")
-        image, full = _read(name, None if exact else geometry, opencv=True)
+        with _source(image, "image", "resize_image") as source:
+            image, full = _read(source, None if exact else geometry, opencv=True)
         if isinstance(image, np.ndarray):  # 16-bit colour, a float TIFF: an ImageArray
             alpha = image.ndim == 3 and image.shape[2] in (2, 4)
             out = _resize_array(np.asarray(image), alpha, geometry, options, full)
@@ -2784,7 +2814,8 @@ def resize_image(
         return result
     if not isinstance(image, Image.Image):
         raise TypeError(
-            f"image must be a path, a PIL.Image or a HW/HWC NumPy array; got {type(image).__name__}"
+            f"image must be a path, a binary file object, a PIL.Image or a HW/HWC NumPy "
+            f"array; got {type(image).__name__}"
         )
     if image.mode.startswith("I;16") and "transparency" in image.info:
         # 16-bit grey with a transparent value (PNG tRNS): Pillow's LA and RGBA hold 8 bits
