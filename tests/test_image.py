@@ -2842,6 +2842,63 @@ def test_a_planar_16bit_tiff_without_tifffile_is_refused(tmp_path, monkeypatch):
         resize_image(src, scale=0.5)
 
 
+@pytest.mark.parametrize("kind", ["float-rgb", "planar-16bit"])
+def test_a_truncated_tiff_tifffile_reads_is_an_oserror_naming_the_file(tmp_path, kind, capsys):
+    # tifffile's "ValueError: failed to read 230400 bytes, got 115056" came out as it
+    # was, naming no file (a truncated PNG or JPEG is Pillow's OSError), and the
+    # command's line was that ValueError, not "a damaged file? its reader failed"
+    tifffile = pytest.importorskip("tifffile")
+    from cresize._cli_resize import main
+
+    src = tmp_path / "cut.tif"
+    if kind == "float-rgb":
+        pixels = np.linspace(0, 1, 120 * 160 * 3, dtype=np.float32).reshape(120, 160, 3)
+        tifffile.imwrite(src, pixels, photometric="rgb")
+    else:
+        planes = np.moveaxis(rgb16(120, 160, 3), -1, 0)
+        tifffile.imwrite(src, planes, photometric="rgb", planarconfig="separate")
+    data = src.read_bytes()
+    cut = data[: 8 + (len(data) - 8) // 2]  # tifffile writes its directory first
+    with tifffile.TiffFile(io.BytesIO(cut)) as tif:  # its header is whole
+        assert tif.pages.first.shape[-2:] in ((120, 160), (160, 3))
+    src.write_bytes(cut)
+    for read in (open_image, lambda path: resize_image(path, scale=0.5)):
+        with pytest.raises(
+            OSError, match=r"^.*cut\.tif: a damaged file\? tifffile failed"
+        ) as caught:
+            read(src)
+        assert isinstance(caught.value.__cause__, ValueError)  # tifffile's, chained
+        assert str(caught.value.__cause__) in str(caught.value)
+    assert main([str(src), "--scale", "0.5", "-o", str(tmp_path / "o.png")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(
+        f"cresize resize: {src}: a damaged file? its reader failed: ValueError: failed to read"
+    ), err
+    assert src.read_bytes() == cut and not (tmp_path / "o.png").exists()
+
+
+def test_a_tiff_compression_tifffile_cannot_decode_is_not_called_damaged(tmp_path):
+    # A float RGB TIFF in LZW (GDAL's, Photoshop's) needs imagecodecs for tifffile to
+    # decode it: a ValueError saying so, not "a damaged file?" (nor tifffile's bare
+    # "<COMPRESSION.LZW: 5> requires the 'imagecodecs' package", naming no file)
+    import importlib.util
+
+    tifffile = pytest.importorskip("tifffile")
+    if importlib.util.find_spec("imagecodecs") is not None:
+        pytest.skip("imagecodecs is installed: tifffile decodes LZW with it")
+    src = tmp_path / "lzw.tif"
+    pixels = np.linspace(0, 1, 20 * 30 * 3, dtype=np.float32).reshape(20, 30, 3)
+    tifffile.imwrite(src, pixels, photometric="rgb", compression="zlib")
+    with tifffile.TiffFile(src) as tif:  # the Compression tag's value: 8 -> 5 (LZW)
+        at = tif.pages.first.tags[259].valueoffset
+    data = bytearray(src.read_bytes())
+    assert data[at : at + 2] == b"\x08\x00"
+    data[at : at + 2] = b"\x05\x00"
+    src.write_bytes(bytes(data))
+    with pytest.raises(ValueError, match=r"lzw\.tif is a TIFF of compression LZW \(5\), which"):
+        open_image(src)
+
+
 def test_unsigned_32bit_tiff_values_pillow_wraps_are_refused(tmp_path):
     # Pillow reads unsigned 32-bit samples into its signed mode I: 3,000,000,000 came out
     # as -1,294,967,296, and resized as such. Values below 2**31 are read right.

@@ -1340,7 +1340,8 @@ def _read_planar_tiff(path, mode, orientation):
             f"{os.fspath(path)} stores its 16-bit {mode} samples plane by plane, which "
             f"Pillow and OpenCV read wrongly; {TIFFFILE_READ_HINT}"
         )
-    planes = tifffile.imread(path, key=0, maxworkers=1)  # (samples, height, width)
+    with tifffile.TiffFile(path) as tif:
+        planes = _tiff_pixels(path, tif.pages.first)  # (samples, height, width)
     if planes.ndim != 3 or planes.shape[0] != len(mode) or planes.dtype.itemsize != 2:
         raise OSError(f"tifffile read {os.fspath(path)} as {planes.shape} {planes.dtype}")
     pixels = np.moveaxis(planes, 0, -1).astype(np.uint16)  # native byte order, a copy
@@ -1433,7 +1434,7 @@ def _read_tiff_pillow_cannot(path, im=None):
         if not tif.pages:  # a TIFF's signature, no directory: damaged ("IndexError: 0")
             raise  # Pillow's UnidentifiedImageError, naming the file
         page = tif.pages.first
-        pixels = page.asarray(maxworkers=1)
+        pixels = _tiff_pixels(path, page)
         axes = page.axes
         icc = page.tags.valueof(34675)
         xmp = page.tags.valueof(_XMP_TAG)
@@ -1479,6 +1480,41 @@ def _read_tiff_pillow_cannot(path, im=None):
         orientation = stand_in.getexif().get(0x0112, 1)
     info = _upright_info(info, int(orientation))  # out of the XMP too (and the tag's)
     return ImageArray(np.ascontiguousarray(_orient(pixels, int(orientation))), info)
+
+
+class _PixelsUnread(OSError):
+    """A reader failed on the pixel data of a file whose header it accepted (a damaged or
+    truncated file): an ``OSError`` naming the file, as Pillow's and OpenCV's failures
+    there are ``OSError``; the reader's own exception is its ``__cause__``, which the
+    command quotes as it quotes a reader's parsing error (``_cli_resize._reason``)."""
+
+
+def _tiff_pixels(path, page):
+    """The pixels of ``page``, a page of the TIFF at ``path`` that tifffile opened (its
+    header accepted). A compression or predictor that tifffile decodes only with
+    imagecodecs, not installed, is a ValueError saying so (not a damaged file); any
+    other failure of the read is a ``_PixelsUnread`` naming the file (tifffile's
+    "failed to read 230400 bytes, got 115056" of a truncated file named none), but a
+    failed allocation, left to be the ``MemoryError`` it is."""
+    codecs = _tifffile().TIFF
+    for what, key, known in (
+        ("compression", page.compression, codecs.DECOMPRESSORS),
+        ("predictor", page.predictor, codecs.UNPREDICTORS),
+    ):
+        if key != 1 and key not in known:
+            raise ValueError(
+                f"{_shown(path)} is a TIFF of {what} {getattr(key, 'name', key)} ({int(key)}), "
+                f"which tifffile decodes only with imagecodecs: pip install imagecodecs"
+            )
+    try:
+        return page.asarray(maxworkers=1)
+    except MemoryError:
+        raise
+    except Exception as exc:
+        raise _PixelsUnread(
+            f"{_shown(path)}: a damaged file? tifffile failed reading its pixels: "
+            f"{type(exc).__name__}: {exc}"
+        ) from exc
 
 
 def _tiff_resolution(tags):
