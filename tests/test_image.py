@@ -1216,6 +1216,37 @@ def test_16bit_grey_with_a_transparent_value_keeps_16_bits(tmp_path):
     np.testing.assert_array_equal(written[..., [0, 3]], got)
 
 
+def test_a_16bit_rgb_png_s_transparent_colour_made_alpha_leaves_info(tmp_path):
+    # OpenCV reads a 16-bit RGB PNG with a tRNS colour as RGBA (the colour's pixels alpha
+    # 0), but the ImageArray kept info["transparency"], which Pillow images lose once the
+    # colour is alpha (resize_image: _without_transparency): a caller reading info saw a
+    # transparent colour for an image that already has alpha
+    pytest.importorskip("cv2")
+    from helpers.png16 import chunk, png16
+
+    rgb = rgb16(20, 30, 3)
+    rgb[:5] = (1000, 2000, 3000)
+    src = png16(tmp_path / "in.png", rgb, dpi=300)
+    data = src.read_bytes()
+    src.write_bytes(data[:33] + chunk(b"tRNS", struct.pack(">3H", 1000, 2000, 3000)) + data[33:])
+    with Image.open(src) as opened:
+        assert opened.info["transparency"] == (1000, 2000, 3000)
+        rest = {k: v for k, v in opened.info.items() if k != "transparency"}
+    assert rest["dpi"] == pytest.approx((300, 300), abs=0.01)
+    got = open_image(src)
+    assert got.shape == (20, 30, 4) and got.dtype == np.uint16
+    assert (got[:5, ..., 3] == 0).all() and (got[5:, ..., 3] == 65535).all()
+    assert got.info == rest
+    resized = resize_image(src, scale=0.5)
+    assert resized.shape == (10, 15, 4) and resized.info == rest
+    # the 8-bit one, a Pillow image: its colour made alpha, and left out of info alike
+    Image.fromarray(photo(20, 30)).save(
+        tmp_path / "in8.png", transparency=(1, 2, 3), dpi=(300, 300)
+    )
+    pillow = resize_image(tmp_path / "in8.png", scale=0.5)
+    assert pillow.mode == "RGBA" and "transparency" not in pillow.info
+
+
 @pytest.mark.parametrize("maxval", [65535, 4095])
 @pytest.mark.parametrize("plain", [False, True])
 def test_a_16bit_ppm_keeps_16_bits(tmp_path, maxval, plain):

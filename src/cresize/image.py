@@ -206,8 +206,10 @@ def open_image(
         or grey-and-alpha JPEG 2000 (OpenCV cannot read them), and so is an AVIF of
         10 or 12 bits where OpenCV reads no AVIF, or of grey and alpha (its grey is read
         as mode ``I;16``).
-        A 16-bit grey image with a transparent value (PNG ``tRNS``) is an ``(H, W, 2)`` uint16 ``ImageArray`` of grey and alpha, and
-        so is a 16-bit grey-and-alpha PNG. A TIFF that Pillow cannot open (float
+        A 16-bit grey-and-alpha PNG is an ``(H, W, 2)`` uint16 ``ImageArray``; a 16-bit grey
+        image with a transparent value (PNG ``tRNS``) stays Pillow's mode ``I;16`` with
+        ``info["transparency"]`` (``resize_image`` makes it grey and alpha, ``(H, W, 2)``),
+        and a 16-bit RGB PNG's ``tRNS`` colour is alpha (read as RGBA), not in ``info``. A TIFF that Pillow cannot open (float
         RGB(A), float16, float64, 16-bit grey and alpha) or decode (8-bit alpha
         stored plane by plane but straight RGBA) is read by tifffile as an
         ``ImageArray`` (float16 as float32); without tifffile, a ``ValueError``
@@ -357,6 +359,10 @@ def _read(path, geometry=None, opencv=False):
                 pixels = _straight_alpha(pixels)  # OpenCV and tifffile give them as stored
             info = dict(im.info, exif=tiff_exif) if tiff_exif else im.info
             info = _upright_info(info, orientation)
+            if pixels.ndim == 3 and pixels.shape[2] in (2, 4):
+                # a PNG's tRNS colour, alpha now (OpenCV's): out of info, as resize_image
+                # takes it out of a Pillow image's once it is alpha
+                info = _without_transparency(info)
             if sixteen == "L":  # an AVIF's grey: Pillow's 16-bit grey, as a PNG's is read
                 grey = Image.fromarray(pixels)
                 grey.info = info
@@ -2870,8 +2876,9 @@ def resize_image(
 
 
 def _without_transparency(info):
-    """The ``info`` of a resized image: the input's, less its transparent value
-    (resampled images hold alpha instead)."""
+    """``info`` less its transparent value (a PNG ``tRNS`` colour, a palette's index), for
+    pixels that hold alpha instead: a resized image's (its input's ``info``), a 16-bit
+    RGB PNG's read as RGBA (``_read``)."""
     return {k: v for k, v in info.items() if k != "transparency"}
 
 
