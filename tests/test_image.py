@@ -311,7 +311,9 @@ def test_bad_images():
         resize_image(np.zeros((2, 3, 4, 5), np.uint8), (2, 2))
     with pytest.raises(TypeError, match="image array must be HW or HWC"):
         resize_image(np.zeros((4, 4), bool), (2, 2))
-    with pytest.raises(TypeError, match=r"image must be a path, a PIL\.Image"):
+    with pytest.raises(
+        TypeError, match=r"image must be a path, a binary file object, a PIL\.Image"
+    ):
         resize_image([[1, 2], [3, 4]], (2, 2))
 
 
@@ -1214,6 +1216,37 @@ def test_16bit_grey_with_a_transparent_value_keeps_16_bits(tmp_path):
     np.testing.assert_array_equal(written[..., [0, 3]], got)
 
 
+def test_a_16bit_rgb_png_s_transparent_colour_made_alpha_leaves_info(tmp_path):
+    # OpenCV reads a 16-bit RGB PNG with a tRNS colour as RGBA (the colour's pixels alpha
+    # 0), but the ImageArray kept info["transparency"], which Pillow images lose once the
+    # colour is alpha (resize_image: _without_transparency): a caller reading info saw a
+    # transparent colour for an image that already has alpha
+    pytest.importorskip("cv2")
+    from helpers.png16 import chunk, png16
+
+    rgb = rgb16(20, 30, 3)
+    rgb[:5] = (1000, 2000, 3000)
+    src = png16(tmp_path / "in.png", rgb, dpi=300)
+    data = src.read_bytes()
+    src.write_bytes(data[:33] + chunk(b"tRNS", struct.pack(">3H", 1000, 2000, 3000)) + data[33:])
+    with Image.open(src) as opened:
+        assert opened.info["transparency"] == (1000, 2000, 3000)
+        rest = {k: v for k, v in opened.info.items() if k != "transparency"}
+    assert rest["dpi"] == pytest.approx((300, 300), abs=0.01)
+    got = open_image(src)
+    assert got.shape == (20, 30, 4) and got.dtype == np.uint16
+    assert (got[:5, ..., 3] == 0).all() and (got[5:, ..., 3] == 65535).all()
+    assert got.info == rest
+    resized = resize_image(src, scale=0.5)
+    assert resized.shape == (10, 15, 4) and resized.info == rest
+    # the 8-bit one, a Pillow image: its colour made alpha, and left out of info alike
+    Image.fromarray(photo(20, 30)).save(
+        tmp_path / "in8.png", transparency=(1, 2, 3), dpi=(300, 300)
+    )
+    pillow = resize_image(tmp_path / "in8.png", scale=0.5)
+    assert pillow.mode == "RGBA" and "transparency" not in pillow.info
+
+
 @pytest.mark.parametrize("maxval", [65535, 4095])
 @pytest.mark.parametrize("plain", [False, True])
 def test_a_16bit_ppm_keeps_16_bits(tmp_path, maxval, plain):
@@ -1755,7 +1788,7 @@ def test_open_image_reads_an_unseekable_stream_on_and_refuses_what_needs_a_name(
     floats = np.linspace(0, 1, 30 * 40 * 3, dtype=np.float32).reshape(30, 40, 3)
     tifffile.imwrite(tmp_path / "float.tif", floats, photometric="rgb")
     np.testing.assert_array_equal(open_image(tmp_path / "float.tif"), floats)  # by name
-    with pytest.raises(ValueError, match=r"path: a TIFF that Pillow cannot open \(read by tif"):
+    with pytest.raises(ValueError, match=r"^a TIFF that Pillow cannot open \(read by tif"):
         open_image(io.BytesIO((tmp_path / "float.tif").read_bytes()))
     with pytest.raises(Image.UnidentifiedImageError):  # not an image: Pillow's error
         open_image(io.BytesIO(b"not an image" * 10))
@@ -1772,6 +1805,59 @@ def test_open_image_refuses_a_text_file_naming_path(tmp_path):
         with text, pytest.raises(TypeError, match=r"path: a file object opened in text mode"):
             open_image(text)
     assert (tmp_path / "in.png").read_bytes() == data
+
+
+def test_resize_image_reads_a_file_object_as_open_image_does(tmp_path):
+    # resize_image took paths only ("image must be a path, a PIL.Image or a HW/HWC NumPy
+    # array; got BytesIO"): a web upload or a zip member is a file object. Read through
+    # open_image's code: from its start, its position put back, not closed, with the
+    # path's shrink-on-load (draft), orientation and metadata.
+    import types
+
+    pytest.importorskip("cv2")
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    exif[0x010F] = "cresize-test"
+    files = {"in.jpg": tmp_path / "in.jpg", "in.png": tmp_path / "in.png"}
+    Image.fromarray(photo(200, 300)).save(files["in.jpg"], quality=95, exif=exif.tobytes())
+    Image.fromarray(photo(30, 40, 4)).save(files["in.png"])
+    files["in16.png"] = write16(tmp_path / "in16.png", rgb16(30, 40, 3))
+    for name, path in files.items():
+        want = resize_image(path, fit=(20, 20))
+        for at in (0, 7):
+            given = io.BytesIO(path.read_bytes())
+            given.seek(at)
+            got = resize_image(given, fit=(20, 20))
+            assert type(got) is type(want), name
+            np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+            assert got.info == want.info, name
+            assert given.tell() == at and not given.closed, name  # put back
+        with open(path, "rb") as f:
+            f.seek(3)
+            got = resize_image(f, fit=(20, 20))
+            np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+            assert f.tell() == 3 and not f.closed, name
+        reader = types.SimpleNamespace(read=io.BytesIO(path.read_bytes()).read)  # read only
+        np.testing.assert_array_equal(
+            np.asarray(resize_image(reader, fit=(20, 20))), np.asarray(want)
+        )
+    # the JPEG: upright (orientation 6), its EXIF kept less the tag, shrink-on-load as
+    # from its name (the full decode gives other pixels)
+    turned = resize_image(io.BytesIO(files["in.jpg"].read_bytes()), fit=(20, 20))
+    assert turned.size == (13, 20)
+    assert turned.getexif().get(0x0112, 1) == 1 and turned.getexif()[0x010F] == "cresize-test"
+    exact = resize_image(io.BytesIO(files["in.jpg"].read_bytes()), fit=(20, 20), exact=True)
+    np.testing.assert_array_equal(
+        np.asarray(exact), np.asarray(resize_image(files["in.jpg"], fit=(20, 20), exact=True))
+    )
+    assert not np.array_equal(np.asarray(exact), np.asarray(turned))
+    with open(files["in.png"], encoding="latin-1") as text:
+        with pytest.raises(TypeError, match=r"^image: a file object opened in text mode"):
+            resize_image(text, fit=(20, 20))
+    with pytest.raises(ValueError, match=r"resize_image\(io\.BytesIO\(data\)\) reads them"):
+        resize_image(files["in.png"].read_bytes(), fit=(20, 20))
+    with pytest.raises(Image.UnidentifiedImageError):
+        resize_image(io.BytesIO(b"not an image" * 10), fit=(20, 20))
 
 
 def write_tiff16(path, pixels, photometric):
@@ -2785,6 +2871,63 @@ def test_a_planar_16bit_tiff_without_tifffile_is_refused(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "tifffile", None)
     with pytest.raises(ValueError, match=r"planar.tif stores its 16-bit RGB samples plane by"):
         resize_image(src, scale=0.5)
+
+
+@pytest.mark.parametrize("kind", ["float-rgb", "planar-16bit"])
+def test_a_truncated_tiff_tifffile_reads_is_an_oserror_naming_the_file(tmp_path, kind, capsys):
+    # tifffile's "ValueError: failed to read 230400 bytes, got 115056" came out as it
+    # was, naming no file (a truncated PNG or JPEG is Pillow's OSError), and the
+    # command's line was that ValueError, not "a damaged file? its reader failed"
+    tifffile = pytest.importorskip("tifffile")
+    from cresize._cli_resize import main
+
+    src = tmp_path / "cut.tif"
+    if kind == "float-rgb":
+        pixels = np.linspace(0, 1, 120 * 160 * 3, dtype=np.float32).reshape(120, 160, 3)
+        tifffile.imwrite(src, pixels, photometric="rgb")
+    else:
+        planes = np.moveaxis(rgb16(120, 160, 3), -1, 0)
+        tifffile.imwrite(src, planes, photometric="rgb", planarconfig="separate")
+    data = src.read_bytes()
+    cut = data[: 8 + (len(data) - 8) // 2]  # tifffile writes its directory first
+    with tifffile.TiffFile(io.BytesIO(cut)) as tif:  # its header is whole
+        assert tif.pages.first.shape[-2:] in ((120, 160), (160, 3))
+    src.write_bytes(cut)
+    for read in (open_image, lambda path: resize_image(path, scale=0.5)):
+        with pytest.raises(
+            OSError, match=r"^.*cut\.tif: a damaged file\? tifffile failed"
+        ) as caught:
+            read(src)
+        assert isinstance(caught.value.__cause__, ValueError)  # tifffile's, chained
+        assert str(caught.value.__cause__) in str(caught.value)
+    assert main([str(src), "--scale", "0.5", "-o", str(tmp_path / "o.png")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(
+        f"cresize resize: {src}: a damaged file? its reader failed: ValueError: failed to read"
+    ), err
+    assert src.read_bytes() == cut and not (tmp_path / "o.png").exists()
+
+
+def test_a_tiff_compression_tifffile_cannot_decode_is_not_called_damaged(tmp_path):
+    # A float RGB TIFF in LZW (GDAL's, Photoshop's) needs imagecodecs for tifffile to
+    # decode it: a ValueError saying so, not "a damaged file?" (nor tifffile's bare
+    # "<COMPRESSION.LZW: 5> requires the 'imagecodecs' package", naming no file)
+    import importlib.util
+
+    tifffile = pytest.importorskip("tifffile")
+    if importlib.util.find_spec("imagecodecs") is not None:
+        pytest.skip("imagecodecs is installed: tifffile decodes LZW with it")
+    src = tmp_path / "lzw.tif"
+    pixels = np.linspace(0, 1, 20 * 30 * 3, dtype=np.float32).reshape(20, 30, 3)
+    tifffile.imwrite(src, pixels, photometric="rgb", compression="zlib")
+    with tifffile.TiffFile(src) as tif:  # the Compression tag's value: 8 -> 5 (LZW)
+        at = tif.pages.first.tags[259].valueoffset
+    data = bytearray(src.read_bytes())
+    assert data[at : at + 2] == b"\x08\x00"
+    data[at : at + 2] = b"\x05\x00"
+    src.write_bytes(bytes(data))
+    with pytest.raises(ValueError, match=r"lzw\.tif is a TIFF of compression LZW \(5\), which"):
+        open_image(src)
 
 
 def test_unsigned_32bit_tiff_values_pillow_wraps_are_refused(tmp_path):

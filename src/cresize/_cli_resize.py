@@ -1105,8 +1105,16 @@ def _reason(exc, reading=False):
         return f"too large for memory: {exc}" if str(exc) else "too large for memory"
     if type(exc).__name__ == "UnidentifiedImageError":
         return "not an image, or a format Pillow cannot read"
+    from cresize.image import _PixelsUnread
+
+    # a reader's failure on the pixels of a file whose header it accepted: its own error
+    unread = exc.__cause__ if reading and isinstance(exc, _PixelsUnread) else None
+    if unread is not None:
+        exc = unread
     said = _one_line(f"{type(exc).__name__}: {exc}")
-    if reading and (isinstance(exc, _PARSING_ERRORS) or type(exc).__name__ == "TiffFileError"):
+    if unread is not None or (
+        reading and (isinstance(exc, _PARSING_ERRORS) or type(exc).__name__ == "TiffFileError")
+    ):
         return f"a damaged file? its reader failed: {said}"
     return said
 

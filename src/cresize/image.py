@@ -206,41 +206,63 @@ def open_image(
         or grey-and-alpha JPEG 2000 (OpenCV cannot read them), and so is an AVIF of
         10 or 12 bits where OpenCV reads no AVIF, or of grey and alpha (its grey is read
         as mode ``I;16``).
-        A 16-bit grey image with a transparent value (PNG ``tRNS``) is an ``(H, W, 2)`` uint16 ``ImageArray`` of grey and alpha, and
-        so is a 16-bit grey-and-alpha PNG. A TIFF that Pillow cannot open (float
+        A 16-bit grey-and-alpha PNG is an ``(H, W, 2)`` uint16 ``ImageArray``; a 16-bit grey
+        image with a transparent value (PNG ``tRNS``) stays Pillow's mode ``I;16`` with
+        ``info["transparency"]`` (``resize_image`` makes it grey and alpha, ``(H, W, 2)``),
+        and a 16-bit RGB PNG's ``tRNS`` colour is alpha (read as RGBA), not in ``info``. A TIFF that Pillow cannot open (float
         RGB(A), float16, float64, 16-bit grey and alpha) or decode (8-bit alpha
         stored plane by plane but straight RGBA) is read by tifffile as an
         ``ImageArray`` (float16 as float32); without tifffile, a ``ValueError``
         says so. A quarter turn (EXIF orientation 5-8)
         swaps the x and y resolution in ``info`` too (see docs/files.md).
     """
-    given = _path(path, file_object=True)  # a name (a str) or a file object
+    with _source(path, "path", "open_image") as source:
+        return _read(source)[0]
+
+
+def _is_file_object(given):
+    """Whether ``given`` is read as a file object (``open_image``, ``resize_image``): an
+    object with a ``read`` method that is not a name."""
+    return not isinstance(given, (str, bytes, os.PathLike)) and hasattr(given, "read")
+
+
+@contextlib.contextmanager
+def _source(given, name, caller):
+    """What ``_read`` reads for ``given``, the argument ``name`` of ``caller``
+    (``open_image``, ``resize_image``): a file name (a str, ``_path``), or a binary file
+    object, read from its start (as Pillow's ``Image.open`` does), its position put back
+    on the way out, never closed; one that cannot seek (a pipe, an object with ``read``
+    only) is read on to its end into a ``BytesIO``. A text-mode file is a TypeError."""
+    given = _path(given, name, file_object=caller)
     if isinstance(given, str):
-        return _read(given)[0]
+        yield given
+        return
     if isinstance(given, io.TextIOBase):  # else a UnicodeDecodeError of its first bytes
         raise TypeError(
-            f"path: a file object opened in text mode ({type(given).__name__}) cannot be "
+            f"{name}: a file object opened in text mode ({type(given).__name__}) cannot be "
             f"read; open the file in binary mode, open(name, 'rb'), or give its name"
         )
     # a pipe, or an object with read() only (Pillow reads one): read on, as Pillow does
     can_seek = hasattr(given, "seek") and hasattr(given, "tell")
     if not getattr(given, "seekable", lambda: can_seek)():
-        return _read(io.BytesIO(given.read()))[0]
+        yield io.BytesIO(given.read())
+        return
     where = given.tell()
     try:
-        return _read(given)[0]
+        yield given
     finally:
         given.seek(where)  # as it was given
 
 
-def _path(path, name="path", *, file_object=False):
+def _path(path, name="path", *, file_object=None):
     """``path`` as ``os.fspath`` gives it, a bytes name as its str (``os.fsdecode``: the
     same file; Pillow takes either, and cresize's messages, extensions and temporary
     names want a str), else a TypeError naming
     ``name`` (Pillow's own for an int or None was an AttributeError: 'int' object has no
-    attribute 'read'); a NUL byte in it is a ValueError naming it. ``file_object``: an
-    object with a ``read`` method (a file Pillow reads) passes unchanged."""
-    if file_object and not isinstance(path, (str, bytes, os.PathLike)) and hasattr(path, "read"):
+    attribute 'read'); a NUL byte in it is a ValueError naming it. ``file_object``: the
+    name of the function that takes a file object too (``open_image``): an object with
+    a ``read`` method (a file Pillow reads) passes unchanged."""
+    if file_object and _is_file_object(path):
         return path
     try:
         path = os.fspath(path)
@@ -252,7 +274,7 @@ def _path(path, name="path", *, file_object=False):
         raise ValueError(
             f"{name} must not contain a NUL character; got {len(path):,} bytes beginning "
             f"{path[:16]!r}: a file's contents rather than its name?"
-            + (" open_image(io.BytesIO(data)) reads them" if file_object else "")
+            + (f" {file_object}(io.BytesIO(data)) reads them" if file_object else "")
         )
     if isinstance(path, str) and "\0" in path:
         raise ValueError(f"{name} must not contain a NUL character; got {path!r}")
@@ -267,12 +289,13 @@ def _shown(path):
 
 
 def _by_name_only(path, what):
-    """A ``ValueError`` where ``path`` is a file object (``open_image`` takes one for
-    what Pillow reads itself): ``what`` is read from a file name only."""
+    """A ``ValueError`` where ``path`` is a file object (``open_image`` and
+    ``resize_image`` take one for what Pillow reads itself): ``what`` is read from a file
+    name only."""
     if not isinstance(path, (str, bytes, os.PathLike)):
         raise ValueError(
-            f"path: {what} is read from a file name only, not from a file object "
-            f"({_shown(path)}); give open_image the file's name (or save the bytes to a file)"
+            f"{what} is read from a file name only, not from a file object "
+            f"({_shown(path)}); give the file's name (or save the bytes to a file)"
         )
 
 
@@ -336,6 +359,10 @@ def _read(path, geometry=None, opencv=False):
                 pixels = _straight_alpha(pixels)  # OpenCV and tifffile give them as stored
             info = dict(im.info, exif=tiff_exif) if tiff_exif else im.info
             info = _upright_info(info, orientation)
+            if pixels.ndim == 3 and pixels.shape[2] in (2, 4):
+                # a PNG's tRNS colour, alpha now (OpenCV's): out of info, as resize_image
+                # takes it out of a Pillow image's once it is alpha
+                info = _without_transparency(info)
             if sixteen == "L":  # an AVIF's grey: Pillow's 16-bit grey, as a PNG's is read
                 grey = Image.fromarray(pixels)
                 grey.info = info
@@ -629,7 +656,7 @@ def _decode_jpeg(path, im, scale, orientation):
         8: cv2.IMREAD_REDUCED_GRAYSCALE_8 if grey else cv2.IMREAD_REDUCED_COLOR_8,
     }[scale]
     try:
-        pixels = cv2.imdecode(np.fromfile(path, np.uint8), flags | cv2.IMREAD_IGNORE_ORIENTATION)
+        pixels = cv2.imdecode(_file_bytes(path), flags | cv2.IMREAD_IGNORE_ORIENTATION)
     except cv2.error:  # e.g. beyond OpenCV's pixel limit (CV_IO_MAX_IMAGE_PIXELS)
         return None
     if pixels is None or pixels.shape[:2] != im.size[::-1]:  # im.size: after the draft
@@ -1245,6 +1272,17 @@ _AVIF_CONVERT = (
 )
 
 
+def _file_bytes(path):
+    """The bytes of the file at ``path``, or of the file object ``path`` (``_source``'s:
+    from its start, as Pillow reads it; ``_source`` puts its position back), as a
+    writable uint8 array (``_hide_avif_metadata`` writes in it), for OpenCV's
+    ``imdecode``."""
+    if isinstance(path, (str, bytes, os.PathLike)):
+        return np.fromfile(path, np.uint8)  # imdecode: any path, any platform
+    path.seek(0)
+    return np.frombuffer(bytearray(path.read()), np.uint8)
+
+
 def _read_16bit(path, mode, orientation, size, planar=False, fmt=None):
     if mode == "CMYK":  # OpenCV reads no CMYK TIFF; Pillow would keep the high bytes
         raise ValueError(
@@ -1256,11 +1294,7 @@ def _read_16bit(path, mode, orientation, size, planar=False, fmt=None):
     cv2 = _opencv(f"{_shown(path)} has 16-bit {mode} pixels, which only OpenCV reads")
     if cv2 is None:
         raise ValueError(f"{_shown(path)} has 16-bit {mode} pixels; {OPENCV_HINT}")
-    if isinstance(path, (str, bytes, os.PathLike)):
-        data = np.fromfile(path, np.uint8)  # imdecode: any path, any platform
-    else:  # a file object (open_image's): from its start, as Pillow reads it
-        path.seek(0)
-        data = np.frombuffer(bytearray(path.read()), np.uint8)  # writable: AVIF's hidden
+    data = _file_bytes(path)
     if fmt == "AVIF":
         _hide_avif_metadata(data)
     try:
@@ -1312,7 +1346,8 @@ def _read_planar_tiff(path, mode, orientation):
             f"{os.fspath(path)} stores its 16-bit {mode} samples plane by plane, which "
             f"Pillow and OpenCV read wrongly; {TIFFFILE_READ_HINT}"
         )
-    planes = tifffile.imread(path, key=0, maxworkers=1)  # (samples, height, width)
+    with tifffile.TiffFile(path) as tif:
+        planes = _tiff_pixels(path, tif.pages.first)  # (samples, height, width)
     if planes.ndim != 3 or planes.shape[0] != len(mode) or planes.dtype.itemsize != 2:
         raise OSError(f"tifffile read {os.fspath(path)} as {planes.shape} {planes.dtype}")
     pixels = np.moveaxis(planes, 0, -1).astype(np.uint16)  # native byte order, a copy
@@ -1405,7 +1440,7 @@ def _read_tiff_pillow_cannot(path, im=None):
         if not tif.pages:  # a TIFF's signature, no directory: damaged ("IndexError: 0")
             raise  # Pillow's UnidentifiedImageError, naming the file
         page = tif.pages.first
-        pixels = page.asarray(maxworkers=1)
+        pixels = _tiff_pixels(path, page)
         axes = page.axes
         icc = page.tags.valueof(34675)
         xmp = page.tags.valueof(_XMP_TAG)
@@ -1451,6 +1486,41 @@ def _read_tiff_pillow_cannot(path, im=None):
         orientation = stand_in.getexif().get(0x0112, 1)
     info = _upright_info(info, int(orientation))  # out of the XMP too (and the tag's)
     return ImageArray(np.ascontiguousarray(_orient(pixels, int(orientation))), info)
+
+
+class _PixelsUnread(OSError):
+    """A reader failed on the pixel data of a file whose header it accepted (a damaged or
+    truncated file): an ``OSError`` naming the file, as Pillow's and OpenCV's failures
+    there are ``OSError``; the reader's own exception is its ``__cause__``, which the
+    command quotes as it quotes a reader's parsing error (``_cli_resize._reason``)."""
+
+
+def _tiff_pixels(path, page):
+    """The pixels of ``page``, a page of the TIFF at ``path`` that tifffile opened (its
+    header accepted). A compression or predictor that tifffile decodes only with
+    imagecodecs, not installed, is a ValueError saying so (not a damaged file); any
+    other failure of the read is a ``_PixelsUnread`` naming the file (tifffile's
+    "failed to read 230400 bytes, got 115056" of a truncated file named none), but a
+    failed allocation, left to be the ``MemoryError`` it is."""
+    codecs = _tifffile().TIFF
+    for what, key, known in (
+        ("compression", page.compression, codecs.DECOMPRESSORS),
+        ("predictor", page.predictor, codecs.UNPREDICTORS),
+    ):
+        if key != 1 and key not in known:
+            raise ValueError(
+                f"{_shown(path)} is a TIFF of {what} {getattr(key, 'name', key)} ({int(key)}), "
+                f"which tifffile decodes only with imagecodecs: pip install imagecodecs"
+            )
+    try:
+        return page.asarray(maxworkers=1)
+    except MemoryError:
+        raise
+    except Exception as exc:
+        raise _PixelsUnread(
+            f"{_shown(path)}: a damaged file? tifffile failed reading its pixels: "
+            f"{type(exc).__name__}: {exc}"
+        ) from exc
 
 
 def _tiff_resolution(tags):
@@ -2660,7 +2730,7 @@ def _ratio(length, new_other, other):
 
 
 def resize_image(
-    image: str | bytes | os.PathLike[str] | PIL.Image.Image | np.ndarray,
+    image: str | bytes | os.PathLike[str] | IO[bytes] | PIL.Image.Image | np.ndarray,
     size: _SizePair | None = None,
     *,
     scale: _spec.Real | _ScalePair | None = None,
@@ -2678,10 +2748,12 @@ def resize_image(
 
     Parameters
     ----------
-    image : str, bytes, os.PathLike, PIL.Image.Image or ndarray
+    image : str, bytes, os.PathLike, binary file object, PIL.Image.Image or ndarray
         A path (a file name; read as ``open_image`` reads it: the first frame or page of a
         file that holds several, made upright by its EXIF orientation, the tag
-        removed), a Pillow image (resampled as stored, its orientation tag kept in
+        removed), a binary file object (``io.BytesIO``, ``open(name, "rb")``, an object
+        with ``read`` only: read as ``open_image`` reads one, from its start, its
+        position put back, not closed; shrink-on-load included), a Pillow image (resampled as stored, its orientation tag kept in
         ``info``, as Pillow's ``resize`` does: the file ``save_image`` writes is
         turned by viewers as the input was), or a HW / HWC array
         of any integer or float dtype. The input is never modified.
@@ -2703,7 +2775,7 @@ def resize_image(
     num_threads : int, optional
         OpenMP threads, as in ``cresize.resize``.
     exact : bool
-        For a path to a JPEG: decode it at full size. By default a JPEG that
+        For a JPEG file (a path or a file object): decode it at full size. By default a JPEG that
         shrinks enough is decoded reduced by 2, 4 or 8 (shrink-on-load) to no
         less than ``SHRINK_ON_LOAD_MARGIN`` (2.5) times the target, then
         resampled exactly: photos come out above 50 dB PSNR against the exact
@@ -2765,10 +2837,10 @@ def resize_image(
             image, _resize_array(np.asarray(image), bool(has_alpha), geometry, options)
         )
     full = None
-    if isinstance(image, (str, bytes, os.PathLike)):
+    if isinstance(image, (str, bytes, os.PathLike)) or _is_file_object(image):
         target_size(1, 1, **geometry)  # bad geometry is an error before the file is read
-        name = _path(image, "image")
-        image, full = _read(name, None if exact else geometry, opencv=True)
+        with _source(image, "image", "resize_image") as source:
+            image, full = _read(source, None if exact else geometry, opencv=True)
         if isinstance(image, np.ndarray):  # 16-bit colour, a float TIFF: an ImageArray
             alpha = image.ndim == 3 and image.shape[2] in (2, 4)
             out = _resize_array(np.asarray(image), alpha, geometry, options, full)
@@ -2784,7 +2856,8 @@ def resize_image(
         return result
     if not isinstance(image, Image.Image):
         raise TypeError(
-            f"image must be a path, a PIL.Image or a HW/HWC NumPy array; got {type(image).__name__}"
+            f"image must be a path, a binary file object, a PIL.Image or a HW/HWC NumPy "
+            f"array; got {type(image).__name__}"
         )
     if image.mode.startswith("I;16") and "transparency" in image.info:
         # 16-bit grey with a transparent value (PNG tRNS): Pillow's LA and RGBA hold 8 bits
@@ -2803,8 +2876,9 @@ def resize_image(
 
 
 def _without_transparency(info):
-    """The ``info`` of a resized image: the input's, less its transparent value
-    (resampled images hold alpha instead)."""
+    """``info`` less its transparent value (a PNG ``tRNS`` colour, a palette's index), for
+    pixels that hold alpha instead: a resized image's (its input's ``info``), a 16-bit
+    RGB PNG's read as RGBA (``_read``)."""
     return {k: v for k, v in info.items() if k != "transparency"}
 
 
