@@ -432,6 +432,29 @@ def test_save_names_a_metadata_value_of_the_wrong_type(tmp_path, ext, dtype, key
     assert os.listdir(tmp_path) == []
 
 
+@pytest.mark.parametrize("ext", ["png", "jpg", "tif", "webp"])
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16])
+def test_save_writes_metadata_given_as_a_bytearray(tmp_path, ext, dtype):
+    # _check_info takes a bytearray for icc_profile and exif (as for xmp), but the
+    # writers did not: Pillow's JPEG and WebP encoders raised "argument 16 must be
+    # read-only bytes-like object, not bytearray", its TIFF writer AttributeError:
+    # 'bytearray' object has no attribute 'get', tifffile's struct.error.
+    from cresize.image import ImageArray
+
+    exif = Image.Exif()
+    exif[0x010F] = "Cresize"
+    info = {"icc_profile": bytearray(srgb_icc()), "exif": bytearray(exif.tobytes())}
+    pixels = np.full((4, 5, 3), 100, dtype)
+    image = ImageArray(pixels, info) if dtype == np.uint16 else Image.fromarray(pixels)
+    if dtype == np.uint8:
+        image.info.update(info)
+    save_image(image, tmp_path / f"a.{ext}")
+    with Image.open(tmp_path / f"a.{ext}") as written:
+        assert written.size == (5, 4)
+        assert written.info.get("icc_profile") == bytes(info["icc_profile"])
+        assert written.getexif().get(0x010F) == "Cresize"
+
+
 def test_save_refuses_to_overwrite(tmp_path):
     path = tmp_path / "a.png"
     path.write_bytes(b"precious")

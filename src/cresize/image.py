@@ -1842,6 +1842,9 @@ def _metadata(info, mode=None, size=None):
     it would be invalid in the file. With ``size``, the (width, height) written, the
     EXIF's pixel dimensions are made that size: see ``_exif_sized``."""
     params = {key: info[key] for key in ("icc_profile", "exif", "dpi") if info.get(key)}
+    for key in ("icc_profile", "exif"):  # a bytearray (_check_info takes one): Pillow's
+        if isinstance(params.get(key), bytearray):  # encoders and TIFF writer want bytes
+            params[key] = bytes(params[key])
     if "dpi" in params and not _dpi_writable(params["dpi"]):
         del params["dpi"]  # a damaged resolution tag's: no file holds it
     try:  # a TIFF's of no unit (ResolutionUnit 1, no dpi): written to TIFF only
