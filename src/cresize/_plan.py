@@ -1111,8 +1111,15 @@ def _overlap(a, b):
 def _check_out(out, shape, dtype, inputs):
     if out is None:
         return None
-    if not isinstance(out, np.ndarray) or isinstance(out, np.matrix) or _spec.is_masked(out):
-        # a masked array's mask would be left as it was, over the new values
+    if _spec.is_masked(out):  # its mask would be left as it was, over the new values
+        raise TypeError(
+            "out must be a NumPy array without a mask (a masked array's mask would stay "
+            "as it was, over the new values): pass out.data and set the mask after; "
+            f"got {type(out).__name__}"
+        )
+    if isinstance(out, np.matrix):
+        raise TypeError("out must be a NumPy array other than np.matrix; got matrix")
+    if not isinstance(out, np.ndarray):
         raise TypeError(f"out must be a NumPy array; got {type(out).__name__}")
     if out.shape != shape:
         raise ValueError(f"out has shape {out.shape}; expected {shape}")
