@@ -1058,10 +1058,12 @@ class Plan(_fast.PlanBase):
         if type(x) is not np.ndarray:  # lists, subclasses (a masked array is refused)
             call = "resize_backward" if backward or name == "grad_output" else "resize"
             x = _spec.as_array(x, name, f"cresize.dask.{call} with this plan's arguments")
-        if x.shape != shape:
-            raise ValueError(f"{name} has shape {x.shape}; this plan takes {shape}")
+        # the type first, as resize checks it: None or a string is a TypeError, not a
+        # ValueError for its shape ()
         if x.dtype.newbyteorder("=") != self.dtype:
             raise TypeError(f"{name} has dtype {x.dtype}; this plan takes {self.dtype}")
+        if x.shape != shape:
+            raise ValueError(f"{name} has shape {x.shape}; this plan takes {shape}")
         return x
 
     def _region(self, out_region, backward):
