@@ -129,6 +129,30 @@ def test_masked_arrays_are_refused():
     np.testing.assert_array_equal(cresize.resize(x.filled(0), (3, 3)), p(x.filled(0)))
 
 
+def test_a_masked_or_matrix_out_is_refused_saying_why_and_what_to_pass():
+    # "out must be a NumPy array; got MaskedArray" said nothing of the mask, and a
+    # masked array is a NumPy array
+    x = rand((6, 6), np.float32)
+    p = cresize.plan(x.shape, (3, 3))
+    out = np.ma.masked_array(np.zeros((3, 3), np.float32), mask=np.eye(3, dtype=bool))
+    before = out.data.copy()
+    for call in (
+        lambda: cresize.resize(x, (3, 3), out=out),
+        lambda: p(x, out=out),
+        lambda: cresize.resize_backward(rand((6, 6), np.float32), (3, 3), out=out),
+    ):
+        with pytest.raises(TypeError, match=r"out must be a NumPy array without a mask.*out\.data"):
+            call()
+    assert np.array_equal(out.mask, np.eye(3, dtype=bool)) and np.array_equal(out.data, before)
+    data = out.data  # a view of the masked array's values: what the message says to pass
+    assert cresize.resize(x, (3, 3), out=data) is data
+    np.testing.assert_array_equal(out.data, cresize.resize(x, (3, 3)), strict=True)
+    with pytest.warns(PendingDeprecationWarning):
+        matrix = np.asmatrix(np.zeros((3, 3), np.float32))
+    with pytest.raises(TypeError, match=r"out must be a NumPy array other than np\.matrix"):
+        cresize.resize(x, (3, 3), out=matrix)
+
+
 def test_the_masked_array_check_imports_no_numpy_ma():
     # the check imported numpy.ma (about 7 ms) in every process that resized anything,
     # the CLI's runs included; no masked array exists before numpy.ma is imported

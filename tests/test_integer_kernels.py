@@ -386,8 +386,11 @@ def test_plain_plan_calls_go_straight_to_the_integer_steps(dtype, monkeypatch):
     for want in (checked, swapped, p(strided), out):
         np.testing.assert_array_equal(got, want)
         assert want.dtype == got.dtype == dtype
-    with pytest.raises(AssertionError, match="checked"):
-        p(x.astype(x.dtype.newbyteorder()))
+    if x.dtype.itemsize > 1:
+        with pytest.raises(AssertionError, match="checked"):
+            p(x.astype(x.dtype.newbyteorder()))
+    else:  # one byte has no order: an equal copy of the dtype, taking the direct steps
+        np.testing.assert_array_equal(p(x.astype(x.dtype.newbyteorder())), got)
 
 
 # ----------------------------------------------------------------------------

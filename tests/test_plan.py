@@ -401,6 +401,22 @@ def test_threads_racing_both_directions_of_a_cached_plan_and_its_copies_keep_it_
     assert cresize.cache_info()["nbytes"] == p.nbytes
 
 
+@pytest.mark.parametrize("junk", [None, "abc", {"a": 1}, object()], ids=repr)
+def test_plan_refuses_a_non_array_by_its_type_as_resize_does(junk):
+    # np.asarray(None) is a 0-d object array: the plan said "x has shape (); this plan
+    # takes (2, 8, 8)", a ValueError, where resize says TypeError
+    p = cresize.plan((2, 8, 8), 4, dtype="float32")
+    region = (slice(0, 2), slice(0, 4), slice(0, 4))
+    with pytest.raises(TypeError, match="x must be a float"):
+        cresize.resize(junk, 4)
+    with pytest.raises(TypeError, match=r"^x has dtype object|^x has dtype <U3"):
+        p(junk)
+    with pytest.raises(TypeError, match=r"^grad_output has dtype"):
+        p.backward(junk)
+    with pytest.raises(TypeError, match=r"^block has dtype"):
+        p.run_region(junk, region)
+
+
 def test_plan_refuses_wrong_input():
     p = cresize.plan((2, 8, 8), 4, dtype="float32")
     with pytest.raises(ValueError, match=r"x has shape \(2, 8, 9\); this plan takes \(2, 8, 8\)"):

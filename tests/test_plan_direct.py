@@ -3,6 +3,8 @@
 or unaligned input (copied), with the bits of the checked path (``Plan._run``) and its
 errors for everything it refuses."""
 
+import pickle
+
 import numpy as np
 import pytest
 
@@ -245,6 +247,55 @@ def test_repeated_resize_into_out_takes_the_direct_steps(dtype, monkeypatch):
             got = cresize.resize_backward(given, x.shape, mode="lanczos3", out=out)
             assert got is out
             np.testing.assert_array_equal(out, want_g, strict=True)
+
+
+def _equal_dtype_copies(dtype):
+    """Dtypes equal to ``dtype`` but not NumPy's builtin instance of it, as arrays carry
+    them: an unpickled array's (multiprocessing, joblib), ``newbyteorder("=")``'s, one
+    with metadata."""
+    d = np.dtype(dtype)
+    copies = [
+        pickle.loads(pickle.dumps(np.zeros(1, d))).dtype,
+        d.newbyteorder("=").newbyteorder("="),
+        np.dtype(d, metadata={"units": "m"}),
+    ]
+    assert all(c == d and c is not d for c in copies)  # else this test tests nothing
+    return copies
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_arrays_of_an_equal_dtype_take_the_direct_steps(dtype, monkeypatch):
+    """An array whose dtype equals the plan's but is another instance of it (an
+    unpickled array's: 3-5x the call's time on the checked path) and an ``out`` of one
+    take the direct steps, with the checked path's bits."""
+    p = cresize.plan((2, 9, 11), (13, 6), mode="bicubic", dtype=dtype)
+    x = _array(p.input_shape, dtype)
+    g = _array(p.output_shape, dtype, seed=1)
+    floats = np.dtype(dtype).kind == "f"
+    want = _checked(p, x)
+    want_g = _checked(p, g, backward=True) if floats else None
+    assert cresize.resize(x, (13, 6), mode="bicubic").tobytes() == want.tobytes()  # cached
+    _refuse_checked(monkeypatch)
+    for d in _equal_dtype_copies(dtype):
+        xd = x.view(d)
+        flipped = np.ascontiguousarray(x[..., ::-1]).view(d)[..., ::-1]  # strided: copied
+        assert xd.dtype is d and flipped.dtype is d
+        for given in [xd, flipped]:
+            np.testing.assert_array_equal(p(given), want, strict=True)
+            got = cresize.resize(given, (13, 6), mode="bicubic")
+            np.testing.assert_array_equal(got, want, strict=True)
+            out = _sentinel(want.shape, dtype).view(d)
+            assert p(given, out=out) is out
+            assert out.tobytes() == want.tobytes()
+            out = _sentinel(want.shape, dtype).view(d)
+            assert cresize.resize(x, (13, 6), mode="bicubic", out=out) is out
+            assert out.tobytes() == want.tobytes()
+        if floats:
+            gd = g.view(d)
+            np.testing.assert_array_equal(p.backward(gd), want_g, strict=True)
+            out = _sentinel(want_g.shape, dtype).view(d)
+            assert p.backward(gd, out=out) is out
+            assert out.tobytes() == want_g.tobytes()
 
 
 #: A repeated call's arguments and a call differing from it in one of them (its key),

@@ -229,6 +229,15 @@ cdef inline bint _has_shape(cnp.ndarray a, tuple shape):
     return True
 
 
+cdef inline bint _is_dtype(cnp.dtype d, object want) noexcept:
+    """``d`` is ``want`` (a builtin dtype: the instance arrays of it carry) or an equal
+    copy of it: the same type number in native byte order (an unpickled array's dtype,
+    ``newbyteorder("=")``'s, one with metadata), whose bytes the steps read alike. The
+    copy is compared only where ``d is want`` fails: the plain call pays nothing."""
+    return d is want or (d.type_num == (<cnp.dtype>want).type_num
+                         and cnp.PyArray_ISNBO(d.byteorder))
+
+
 cdef inline bint _apart(cnp.ndarray a, cnp.ndarray c):
     """``a`` (any strides) and ``c`` (C-contiguous) share no byte: their address
     ranges are disjoint (conservative where ``a`` is strided; exact where both are
@@ -334,7 +343,7 @@ cdef class Direct:
         if type(x) is not _ndarray:
             return None
         a = <cnp.ndarray>x
-        if a.descr is not self.dtype or not _has_shape(a, self.shape):
+        if not _is_dtype(a.descr, self.dtype) or not _has_shape(a, self.shape):
             return None
         if cnp.PyArray_IS_C_CONTIGUOUS(a) and cnp.PyArray_ISALIGNED(a):
             return x
@@ -354,7 +363,7 @@ cdef class Direct:
         if type(out) is not _ndarray:
             return False
         o = <cnp.ndarray>out
-        return (o.descr is self.out_dtype and cnp.PyArray_IS_C_CONTIGUOUS(o)
+        return (_is_dtype(o.descr, self.out_dtype) and cnp.PyArray_IS_C_CONTIGUOUS(o)
                 and cnp.PyArray_ISALIGNED(o) and cnp.PyArray_ISWRITEABLE(o)
                 and _has_shape(o, self.out_shape) and _apart(<cnp.ndarray>x, o))
 

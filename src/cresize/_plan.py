@@ -1058,10 +1058,12 @@ class Plan(_fast.PlanBase):
         if type(x) is not np.ndarray:  # lists, subclasses (a masked array is refused)
             call = "resize_backward" if backward or name == "grad_output" else "resize"
             x = _spec.as_array(x, name, f"cresize.dask.{call} with this plan's arguments")
-        if x.shape != shape:
-            raise ValueError(f"{name} has shape {x.shape}; this plan takes {shape}")
+        # the type first, as resize checks it: None or a string is a TypeError, not a
+        # ValueError for its shape ()
         if x.dtype.newbyteorder("=") != self.dtype:
             raise TypeError(f"{name} has dtype {x.dtype}; this plan takes {self.dtype}")
+        if x.shape != shape:
+            raise ValueError(f"{name} has shape {x.shape}; this plan takes {shape}")
         return x
 
     def _region(self, out_region, backward):
@@ -1111,8 +1113,15 @@ def _overlap(a, b):
 def _check_out(out, shape, dtype, inputs):
     if out is None:
         return None
-    if not isinstance(out, np.ndarray) or isinstance(out, np.matrix) or _spec.is_masked(out):
-        # a masked array's mask would be left as it was, over the new values
+    if _spec.is_masked(out):  # its mask would be left as it was, over the new values
+        raise TypeError(
+            "out must be a NumPy array without a mask (a masked array's mask would stay "
+            "as it was, over the new values): pass out.data and set the mask after; "
+            f"got {type(out).__name__}"
+        )
+    if isinstance(out, np.matrix):
+        raise TypeError("out must be a NumPy array other than np.matrix; got matrix")
+    if not isinstance(out, np.ndarray):
         raise TypeError(f"out must be a NumPy array; got {type(out).__name__}")
     if out.shape != shape:
         raise ValueError(f"out has shape {out.shape}; expected {shape}")
