@@ -267,9 +267,10 @@ def _path(path, name="path", *, file_object=None):
     try:
         path = os.fspath(path)
     except TypeError:
-        raise TypeError(
-            f"{name} must be a str or os.PathLike (a file name); got {type(path).__name__}"
-        ) from None
+        taken = "a str, bytes or os.PathLike (a file name)"
+        if file_object:  # (one with a read method: _is_file_object)
+            taken += " or a binary file object"
+        raise TypeError(f"{name} must be {taken}; got {type(path).__name__}") from None
     if isinstance(path, bytes) and b"\0" in path:  # an image's bytes, not a name
         raise ValueError(
             f"{name} must not contain a NUL character; got {len(path):,} bytes beginning "
