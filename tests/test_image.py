@@ -416,6 +416,9 @@ def test_a_file_name_as_bytes_is_taken_everywhere_as_its_str(tmp_path):
         ("dpi", 300, "a (x, y) pair of numbers"),
         ("dpi", ("300", "300"), "a (x, y) pair of numbers"),
         ("dpi", (300, 300, 300), "a (x, y) pair of numbers"),
+        ("dpi", np.array([300, 300, 300]), "a (x, y) pair of numbers"),
+        ("dpi", np.array(["300", "300"]), "a (x, y) pair of numbers"),
+        ("dpi", np.array(300), "a (x, y) pair of numbers"),
     ],
 )
 def test_save_names_a_metadata_value_of_the_wrong_type(tmp_path, ext, dtype, key, value, allowed):
@@ -430,6 +433,28 @@ def test_save_names_a_metadata_value_of_the_wrong_type(tmp_path, ext, dtype, key
     with pytest.raises(TypeError, match=re.escape(words)):
         save_image(image, tmp_path / f"a.{ext}")
     assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("ext", ["png", "jpg", "tif"])
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16])
+@pytest.mark.parametrize("dpi", [np.array([300, 150]), np.array([300.0, 150.0])])
+def test_save_writes_a_dpi_given_as_a_numpy_array(tmp_path, ext, dtype, dpi):
+    # _check_info's and _metadata's truth tests of info["dpi"] raised NumPy's "The truth
+    # value of an array with more than one element is ambiguous"
+    from cresize.image import ImageArray
+
+    image = ImageArray(np.full((4, 4, 3), 100, dtype), {"dpi": dpi})
+    save_image(image, tmp_path / f"a.{ext}")
+    with Image.open(tmp_path / f"a.{ext}") as written:
+        assert written.info["dpi"] == pytest.approx((300, 150), abs=0.05)  # PNG: a metre's
+    assert image.info["dpi"] is dpi  # the caller's value as it was
+    # an empty array is not written, as an empty tuple is not
+    for name, empty in (("b", np.array([])), ("c", ())):
+        save_image(
+            ImageArray(np.full((4, 4, 3), 100, dtype), {"dpi": empty}), tmp_path / f"{name}.{ext}"
+        )
+    with Image.open(tmp_path / f"b.{ext}") as got, Image.open(tmp_path / f"c.{ext}") as want:
+        assert got.info.get("dpi") == want.info.get("dpi")
 
 
 @pytest.mark.parametrize("ext", ["png", "jpg", "tif", "webp"])

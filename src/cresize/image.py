@@ -1842,7 +1842,10 @@ def _metadata(info, mode=None, size=None):
     written, a profile of another colour space (see ``_ICC_SPACES``) is left out:
     it would be invalid in the file. With ``size``, the (width, height) written, the
     EXIF's pixel dimensions are made that size: see ``_exif_sized``."""
-    params = {key: info[key] for key in ("icc_profile", "exif", "dpi") if info.get(key)}
+    params = {key: info[key] for key in ("icc_profile", "exif") if info.get(key)}
+    dpi = _given_dpi(info.get("dpi"))  # (x, y), a NumPy array's too
+    if dpi is not None:
+        params["dpi"] = dpi
     for key in ("icc_profile", "exif"):  # a bytearray (_check_info takes one): Pillow's
         if isinstance(params.get(key), bytearray):  # encoders and TIFF writer want bytes
             params[key] = bytes(params[key])
@@ -2584,10 +2587,28 @@ def _check_info(info):
         value = info.get(key)
         if value and not isinstance(value, types):
             raise TypeError(f"image.info[{key!r}] must be {what}; got {value!r:.80}")
-    dpi = info.get("dpi")
-    pair = isinstance(dpi, (tuple, list)) and len(dpi) == 2
-    if dpi and not (pair and all(isinstance(d, numbers.Real) for d in dpi)):
-        raise TypeError(f"image.info['dpi'] must be a (x, y) pair of numbers; got {dpi!r:.80}")
+    _given_dpi(info.get("dpi"))
+
+
+def _given_dpi(dpi):
+    """The ``info["dpi"]`` value ``dpi`` as a tuple ``(x, y)`` (from a NumPy array of two
+    numbers too: its truth value was NumPy's "ambiguous" ValueError), or None where it is
+    empty (None, ``()``, an empty array: not written); anything else is a TypeError
+    naming it."""
+    if isinstance(dpi, np.ndarray):
+        if dpi.size == 0:
+            return None
+        if dpi.shape == (2,) and dpi.dtype.kind in "iuf":
+            return tuple(dpi.tolist())  # Python numbers: every writer takes them
+    elif not dpi:
+        return None
+    elif isinstance(dpi, (tuple, list)) and len(dpi) == 2:
+        if all(isinstance(d, numbers.Real) for d in dpi):
+            return tuple(dpi)
+    raise TypeError(
+        f"image.info['dpi'] must be a (x, y) pair of numbers; got {dpi!r:.80} (a tuple, "
+        f"list or NumPy array of two numbers is taken)"
+    )
 
 
 def narrows(image: PIL.Image.Image | np.ndarray, format: str) -> bool:
