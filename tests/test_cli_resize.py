@@ -2120,6 +2120,23 @@ def test_a_dropped_icc_profile_is_said_once_a_run(tmp_path, capsys, monkeypatch)
         assert "icc_profile" not in opened.info
 
 
+def test_a_tiff_header_alone_is_not_an_image(tmp_path, capfd):
+    # II*\0 (a TIFF's signature, nothing after it): the command's header read raised
+    # tifffile's "struct.error: unpack requires a buffer of 4 bytes" ("error: ..."), and
+    # II*\0 and eight zero bytes had tifffile's "contains no pages" on stderr too.
+    pytest.importorskip("tifffile")
+    (tmp_path / "a.tif").write_bytes(b"II*\0")
+    (tmp_path / "b.tif").write_bytes(b"II*\0" + bytes(8))
+    srcs = [str(tmp_path / name) for name in ("a.tif", "b.tif")]
+    assert main([*srcs, "--scale", "0.5", "--out-dir", str(tmp_path / "o")]) == 1
+    err = capfd.readouterr().err
+    for name in ("a.tif", "b.tif"):
+        assert f"{name}: not an image, or a format Pillow cannot read" in err
+    assert "struct" not in err and "unpack" not in err and "pages" not in err
+    assert [line for line in err.splitlines() if "not an image" not in line] == []
+    assert not (tmp_path / "o").exists() or not os.listdir(tmp_path / "o")
+
+
 def test_a_tiff_only_tifffile_reads_without_it_gives_the_reason(tmp_path, monkeypatch, capsys):
     # The CLI reads each file's header first: without tifffile a float RGB TIFF was
     # "not an image, or a format Pillow cannot read", where open_image says what to install.

@@ -346,6 +346,34 @@ def test_a_tiff_header_with_no_page_is_pillow_s_error(tmp_path, read):
     assert path.read_bytes() == b"II*\x00" + b"\xff" * 100
 
 
+@pytest.mark.filterwarnings("ignore:Corrupt EXIF data:UserWarning")  # Pillow's, on the header
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"II*\0",  # the signature alone: tifffile's "struct.error: unpack requires a buffer"
+        b"MM\0*\0\0",  # a header cut short
+        b"II+\0\x08\0\0\0",  # a BigTIFF's, cut short
+        b"II*\0" + bytes(8),  # no directory (offset 0): tifffile logged "contains no pages"
+        b"II*\0" + struct.pack("<I", 1000) + bytes(4),  # one past the end: "invalid offset"
+        b"II+\0\x08\0\0\0" + bytes(8),  # a BigTIFF's offset 0
+    ],
+)
+def test_a_tiff_header_with_no_directory_is_pillow_s_error(tmp_path, capfd, data):
+    # open_image and the command's header read raised tifffile's struct.error for the
+    # 4-byte file II*\0, and tifffile logged to stderr for the others, before Pillow's
+    # error said the same: now that error, naming the file, and nothing on stderr.
+    pytest.importorskip("tifffile", reason="tifffile reads the TIFFs Pillow cannot open")
+    path = tmp_path / "header.tif"
+    path.write_bytes(data)
+    for read in (open_image, lambda p: resize_image(p, scale=0.5), cresize.image._header):
+        with pytest.raises(Image.UnidentifiedImageError, match=r"header\.tif"):
+            read(path)
+    with pytest.raises(Image.UnidentifiedImageError):  # from a file object: the same
+        open_image(io.BytesIO(data))
+    assert capfd.readouterr().err == ""
+    assert path.read_bytes() == data
+
+
 @pytest.mark.parametrize("ext", ["png", "jpg", "webp", "tif", "gif", "bmp"])
 @pytest.mark.parametrize(
     "image",

@@ -1359,28 +1359,58 @@ def _read_planar_tiff(path, mode, orientation):
 _TIFF_SIGNATURES = (b"II*\0", b"MM\0*", b"II+\0", b"MM\0+")
 
 
-def _is_tiff(path):
-    """Whether the file at ``path`` (or the binary file object ``path``, from its start,
-    its position kept) begins as a TIFF or BigTIFF does."""
-    if not isinstance(path, (str, bytes, os.PathLike)):
+def _tiff_header(path):
+    """``(is a TIFF, has a directory)`` of the file at ``path`` (or the binary file
+    object ``path``, from its start, its position kept), by its header: whether it
+    begins as a TIFF or BigTIFF does, and whether the header is whole and points to a
+    first directory (IFD) inside the file. A TIFF without one (``II*\\0`` alone, an
+    offset of 0 or past the end) is damaged: tifffile raised ``struct.error`` on a cut
+    header and logged "contains no pages" or "invalid offset to first page" for the
+    others, before the caller's error said so."""
+    if isinstance(path, (str, bytes, os.PathLike)):
+        with open(path, "rb") as f:
+            head, size = f.read(16), os.fstat(f.fileno()).st_size
+    else:
         where = path.tell()
         try:
             path.seek(0)
-            return path.read(4) in _TIFF_SIGNATURES
+            head = path.read(16)
+            size = path.seek(0, os.SEEK_END)
         finally:
             path.seek(where)
-    with open(path, "rb") as f:
-        return f.read(4) in _TIFF_SIGNATURES
+    if head[:4] not in _TIFF_SIGNATURES:
+        return False, False
+    order = "<" if head[:2] == b"II" else ">"
+    big = head[2:4] in (b"+\0", b"\0+")
+    layout = order + ("8xQ" if big else "4xI")
+    if len(head) < struct.calcsize(layout):
+        return True, False
+    (first,) = struct.unpack_from(layout, head)
+    return True, struct.calcsize(layout) <= first < size
+
+
+@contextlib.contextmanager
+def _tiff_file(path):
+    """tifffile's ``TiffFile`` of the TIFF at ``path`` (a file name: tifffile reads it
+    there), open while inside; None where the file is not a TIFF or is one without a
+    directory (``_tiff_header``), for which the callers raise Pillow's
+    ``UnidentifiedImageError`` naming the file. Without tifffile, ``_tiff_reader``'s
+    ValueError says why. ``_header`` and ``_read`` both come here: the same file, the
+    same error."""
+    _, has_directory = _tiff_header(path)
+    if not has_directory:
+        yield None
+        return
+    with _tiff_reader(path).TiffFile(path) as tif:
+        yield tif if tif.pages else None  # (pages unread: damaged, tifffile said so)
 
 
 def _tiff_first_page(path):
     """``((height, width), pages, quarter turn)`` of the TIFF at ``path`` by tifffile, or
     None: not a TIFF, or one without a directory tifffile reads (damaged). Without
     tifffile, ``_tiff_reader``'s ValueError says why."""
-    if not _is_tiff(path):
-        return None
-    with _tiff_reader(path).TiffFile(path) as tif:
-        if not tif.pages:  # a TIFF's signature, no directory: damaged (Pillow's error)
+    with _tiff_file(path) as tif:
+        if tif is None:  # not a TIFF; a TIFF's signature, no directory: damaged
             return None
         page = tif.pages.first
         turned = (page.tags.valueof(274) or 1) in _QUARTER_TURNS  # read upright
@@ -1434,11 +1464,11 @@ def _read_tiff_pillow_cannot(path, im=None):
     Pillow's error for a file that is not a TIFF; a ValueError says why another TIFF
     is not read, and Pillow's error is raised again for a TIFF with no directory
     tifffile can read (a damaged one)."""
-    if not _is_tiff(path):
+    if not _tiff_header(path)[1]:  # not a TIFF, or a TIFF's signature with no directory
         raise  # Pillow's UnidentifiedImageError, being handled by the caller
     _by_name_only(path, "a TIFF that Pillow cannot open (read by tifffile)")
-    with _tiff_reader(path).TiffFile(path) as tif:
-        if not tif.pages:  # a TIFF's signature, no directory: damaged ("IndexError: 0")
+    with _tiff_file(path) as tif:
+        if tif is None:  # no directory tifffile reads: damaged ("IndexError: 0")
             raise  # Pillow's UnidentifiedImageError, naming the file
         page = tif.pages.first
         pixels = _tiff_pixels(path, page)
