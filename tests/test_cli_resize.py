@@ -2120,6 +2120,20 @@ def test_a_dropped_icc_profile_is_said_once_a_run(tmp_path, capsys, monkeypatch)
         assert "icc_profile" not in opened.info
 
 
+def test_a_jpeg_with_a_damaged_exif_is_resized_with_a_note(tmp_path, capfd):
+    # A JPEG whose APP1 EXIF is junk bytes was "a damaged file? its reader failed:
+    # SyntaxError: not a TIFF file": its pixels are resized, its EXIF left out with a note
+    src = tmp_path / "in.jpg"
+    Image.new("RGB", (60, 40), "teal").save(src, exif=b"Exif\0\0" + b"junk" * 10)
+    for out in ("out.jpg", "out.tif", "out.png"):
+        assert main([str(src), "--width", "30", "-o", str(tmp_path / out)]) == 0
+        err = capfd.readouterr().err
+        assert "note: written, but its reader warned: its EXIF is damaged (SyntaxError:" in err
+        assert "failed" not in err.replace("0 failed", "")
+        with Image.open(tmp_path / out) as written:
+            assert written.size == (30, 20) and b"junk" not in written.info.get("exif", b"")
+
+
 def test_a_tiff_header_alone_is_not_an_image(tmp_path, capfd):
     # II*\0 (a TIFF's signature, nothing after it): the command's header read raised
     # tifffile's "struct.error: unpack requires a buffer of 4 bytes" ("error: ..."), and
