@@ -4230,7 +4230,7 @@ _JUNK_EXIF = b"Exif\0\0" + b"junkjunkjunk" * 5
 def _with_junk_exif(tmp_path, ext, exif=_JUNK_EXIF):
     """A 60x40 file (JPEG, PNG, WebP) of the same pixels with a damaged EXIF and
     without one: ``(damaged, clean)``."""
-    fmt = {"jpg": "JPEG", "png": "PNG", "webp": "WEBP", "late.png": "PNG"}[ext]
+    fmt = {"jpg": "JPEG", "png": "PNG", "webp": "WEBP"}.get(ext, "PNG")
     pixels = Image.fromarray(photo(40, 60))
     options = {"quality": 90} if fmt != "PNG" else {}
     damaged, clean = tmp_path / f"damaged.{ext}", tmp_path / f"clean.{ext}"
@@ -4243,13 +4243,20 @@ def _with_junk_exif(tmp_path, ext, exif=_JUNK_EXIF):
         damaged.write_bytes(
             data[:end] + chunk + struct.pack(">I", zlib.crc32(chunk[4:])) + data[end:]
         )
+    elif ext == "raw.png":  # ImageMagick's hex text, which Pillow's getexif parses too
+        from PIL import PngImagePlugin
+
+        text = PngImagePlugin.PngInfo()
+        body = exif.removeprefix(b"Exif\0\0")
+        text.add_text("Raw profile type exif", f"\nexif\n{len(body):8}\n{body.hex()}\n")
+        pixels.save(damaged, fmt, pnginfo=text)
     else:
         pixels.save(damaged, fmt, exif=exif, **options)
     return damaged, clean
 
 
 @pytest.mark.parametrize(
-    "ext", ["jpg", "png", "late.png", "webp"]
+    "ext", ["jpg", "png", "late.png", "raw.png", "webp"]
 )  # (Pillow's AVIF writer parses it)
 def test_a_damaged_exif_is_left_out_when_read(tmp_path, ext):
     # resize_image of a JPEG with a junk EXIF raised Pillow's "SyntaxError: not a TIFF
@@ -4261,6 +4268,7 @@ def test_a_damaged_exif_is_left_out_when_read(tmp_path, ext):
     with pytest.warns(UserWarning, match=r"its EXIF is damaged \(SyntaxError: .*\) and left out"):
         opened = open_image(damaged)
     assert "exif" not in opened.info and opened.size == (60, 40)
+    assert "Raw profile type exif" not in opened.info
     assert diff(opened, open_image(clean)) == 0
     with pytest.warns(UserWarning, match="its EXIF is damaged"):
         resized = resize_image(damaged, (30, 20))

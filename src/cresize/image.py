@@ -2039,10 +2039,18 @@ def _without_damaged_exif(im, path, warn=True):
     a file and shows it, and libvips resizes it; Pillow's ``getexif`` raised
     ``SyntaxError`` (and its JPEG reader made its DPI 72 of it: kept, as Pillow reads
     it)."""
-    why = _exif_loaded(im.info.get("exif"))[1]
+    # what Pillow's getexif parses: "exif", else a PNG's text of ImageMagick's hex profile
+    key = "exif" if im.info.get("exif") is not None else "Raw profile type exif"
+    given, why = im.info.get(key), None
+    if isinstance(given, str):
+        try:
+            given = bytes.fromhex("".join(given.split("\n")[3:]))
+        except ValueError as exc:
+            why = f"ValueError: {exc}"
+    why = why or _exif_loaded(given)[1]
     if why is None:
         return
-    del im.info["exif"]
+    del im.info[key]
     if warn:
         warnings.warn(
             f"its EXIF is damaged ({why}) and left out, with any orientation in it",
