@@ -4334,3 +4334,20 @@ def test_a_pillow_image_with_a_damaged_exif_is_resized_and_saved(tmp_path):
     save_image(resized, tmp_path / "out.tif")
     with Image.open(tmp_path / "out.tif") as written:
         assert written.size == (30, 20) and dict(written.getexif()).keys() <= set(range(256, 700))
+
+
+@pytest.mark.filterwarnings("ignore:Corrupt EXIF data:UserWarning")  # Pillow's, reading it back
+def test_an_exif_damaged_after_its_header_is_written_as_before(tmp_path):
+    # Only a header Pillow cannot parse is a damaged EXIF (_exif_damage): one whose
+    # directory is cut short (Pillow's "Corrupt EXIF data" warning when it parses it)
+    # goes to the file as it did, and the test of it warns of nothing.
+    from cresize.image import ImageArray, _exif_damage, _save
+
+    exif = b"Exif\0\0II*\0\x08\0\0\0" + struct.pack("<H", 50) + bytes(20)
+    assert _exif_damage(exif) is None and _exif_damage(b"junk").startswith("SyntaxError: ")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        saved = _save(ImageArray(np.zeros((4, 6, 3), np.uint8), {"exif": exif}), tmp_path / "a.jpg")
+    assert saved.left_out == ()
+    with Image.open(tmp_path / "a.jpg") as written:
+        assert written.info["exif"] == exif

@@ -1708,7 +1708,7 @@ def _save(
 ) -> _Saved:
     """``save_image``; with ``later`` (a ``concurrent.futures`` executor) the
     temporary file's ``fsync`` and rename run there (see ``_write_atomic``) and
-    their future is returned in the ``_Saved``. A damaged EXIF (``_exif_loaded``) is
+    their future is returned in the ``_Saved``. A damaged EXIF (``_exif_damage``) is
     left out of every format (``_metadata``), and its note is the first of
     ``left_out``."""
     _pil()  # Pillow is needed from here on: say so before anything else
@@ -1725,7 +1725,7 @@ def _save(
         if not 1 <= quality <= 100:
             raise ValueError(f"quality must be an int from 1 to 100; got {quality!r}")
     info = getattr(image, "info", None) or {}  # a PIL.Image's or an ImageArray's
-    why = _exif_loaded(info.get("exif"))[1]  # (_metadata leaves a damaged one out)
+    why = _exif_damage(info.get("exif"))  # (_metadata leaves a damaged one out)
     noted = () if why is None else (f"its EXIF is left out: damaged ({why})",)
     size = image.shape[1::-1] if isinstance(image, np.ndarray) else image.size
     if _is_16bit_array(image) and fmt == "PNG" and image.shape[2] == 2:  # grey and alpha
@@ -1878,7 +1878,7 @@ def _metadata(info, mode=None, size=None):
     it would be invalid in the file. With ``size``, the (width, height) written, the
     EXIF's pixel dimensions are made that size: see ``_exif_sized``."""
     params = {key: info[key] for key in ("icc_profile", "exif") if info.get(key)}
-    if "exif" in params and _exif_loaded(params["exif"])[1] is not None:
+    if "exif" in params and _exif_damage(params["exif"]) is not None:
         del params["exif"]  # damaged: left out (_save's note), no writer given junk
     dpi = _given_dpi(info.get("dpi"))  # (x, y), a NumPy array's too
     if dpi is not None:
@@ -2001,14 +2001,35 @@ _EXIF_ERRORS = (
 )
 
 
+def _exif_damage(exif):
+    """Why Pillow cannot parse the EXIF ``exif`` (bytes, a bytearray, or an ``Exif``: its
+    bytes), its error on one line, or None (none, or one it parses): a damaged EXIF, junk
+    bytes where its TIFF structure should be, as cameras and editors write; Pillow's
+    ``getexif`` raised ``SyntaxError: not a TIFF file``. The one test of a damaged EXIF:
+    it is left out wherever it is met, read (``_without_damaged_exif``) or written
+    (``_metadata``), with a note, as other metadata a file cannot hold. Only the header
+    is read, where ``Exif.load`` raises (a damaged directory after it is Pillow's
+    "Corrupt EXIF data" warning, not an error): no warning of its own, a few microseconds."""
+    from PIL import TiffImagePlugin
+
+    try:
+        data = bytes(exif.tobytes() if isinstance(exif, _pil().Exif) else exif or b"")
+        while data.startswith(b"Exif\0\0"):  # as Exif.load takes it
+            data = data[6:]
+        if data:
+            TiffImagePlugin.ImageFileDirectory_v2(data[:8])  # its header, as Exif.load's
+    except _EXIF_ERRORS as exc:
+        return " ".join(f"{type(exc).__name__}: {exc}".split())
+    return None
+
+
 def _exif_loaded(exif):
     """``(parsed, None)``: Pillow's ``Exif`` of the EXIF ``exif`` (bytes, a bytearray, or
     an ``Exif``: parsed from its bytes, the caller's never changed; an empty one for
-    none), or ``(None, why)`` where Pillow cannot parse it (its error, on one line): a
-    damaged EXIF, junk bytes where its TIFF structure should be, as cameras and editors
-    write; Pillow's ``getexif`` raised ``SyntaxError: not a TIFF file``. The one test of
-    a damaged EXIF: it is left out wherever it is met, read (``_without_damaged_exif``)
-    or written (``_metadata``), with a note, as other metadata a file cannot hold."""
+    none), or ``(None, why)`` where it is damaged (``_exif_damage``)."""
+    why = _exif_damage(exif)
+    if why is not None:
+        return None, why
     parsed = _pil().Exif()
     try:
         raw = exif.tobytes() if isinstance(exif, _pil().Exif) else exif
@@ -2032,7 +2053,7 @@ def _orientation(im, path):
 
 def _without_damaged_exif(im, path, warn=True):
     """``im`` (just opened in Pillow from ``path``) without ``info["exif"]`` where it is
-    damaged (``_exif_loaded``), before anything parses it: the pixels are read as those of
+    damaged (``_exif_damage``), before anything parses it: the pixels are read as those of
     an image without EXIF (orientation 1, unless an XMP orientation says otherwise, as
     Pillow reads one without), and a ``UserWarning`` (``warn``) says so, as Pillow's
     "Corrupt EXIF data" does (``cresize resize``: a note on the file). Pillow opens such
@@ -2047,7 +2068,7 @@ def _without_damaged_exif(im, path, warn=True):
             given = bytes.fromhex("".join(given.split("\n")[3:]))
         except ValueError as exc:
             why = f"ValueError: {exc}"
-    why = why or _exif_loaded(given)[1]
+    why = why or _exif_damage(given)
     if why is None:
         return
     del im.info[key]
@@ -2064,7 +2085,7 @@ def _exif_with_dpi(exif, dpi):
     XResolution and YResolution are ``dpi`` (x, y floats) and ResolutionUnit 2 (inch), as
     bytes; ``exif`` as it is where it says so already (ResolutionUnit 2: Pillow's JPEG
     reader takes none without it), or where Pillow cannot write it back (a damaged one,
-    which Pillow cannot parse, is left out by ``_metadata`` first: ``_exif_loaded``). The caller's ``Exif`` is not changed.
+    which Pillow cannot parse, is left out by ``_metadata`` first: ``_exif_damage``). The caller's ``Exif`` is not changed.
     Patched in its bytes where it has the three tags (``_exif_dpi_patched``); written
     back by Pillow only where it lacks one, and then not where it has a thumbnail (IFD1),
     which Pillow's ``Exif.tobytes`` leaves out."""
