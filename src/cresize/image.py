@@ -2010,13 +2010,13 @@ def _exif_damage(exif):
     (``_metadata``), with a note, as other metadata a file cannot hold. Only the header
     is read, where ``Exif.load`` raises (a damaged directory after it is Pillow's
     "Corrupt EXIF data" warning, not an error): no warning of its own, a few microseconds."""
-    from PIL import TiffImagePlugin
-
     try:
         data = bytes(exif.tobytes() if isinstance(exif, _pil().Exif) else exif or b"")
         while data.startswith(b"Exif\0\0"):  # as Exif.load takes it
             data = data[6:]
-        if data:
+        if data:  # (Pillow's TIFF plugin imported only then, as Exif.load imports it)
+            from PIL import TiffImagePlugin
+
             TiffImagePlugin.ImageFileDirectory_v2(data[:8])  # its header, as Exif.load's
     except _EXIF_ERRORS as exc:
         return " ".join(f"{type(exc).__name__}: {exc}".split())
