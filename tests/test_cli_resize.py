@@ -2120,6 +2120,37 @@ def test_a_dropped_icc_profile_is_said_once_a_run(tmp_path, capsys, monkeypatch)
         assert "icc_profile" not in opened.info
 
 
+def test_a_jpeg_with_a_damaged_exif_is_resized_with_a_note(tmp_path, capfd):
+    # A JPEG whose APP1 EXIF is junk bytes was "a damaged file? its reader failed:
+    # SyntaxError: not a TIFF file": its pixels are resized, its EXIF left out with a note
+    src = tmp_path / "in.jpg"
+    Image.new("RGB", (60, 40), "teal").save(src, exif=b"Exif\0\0" + b"junk" * 10)
+    for out in ("out.jpg", "out.tif", "out.png"):
+        assert main([str(src), "--width", "30", "-o", str(tmp_path / out)]) == 0
+        err = capfd.readouterr().err
+        assert "note: written, but its reader warned: its EXIF is damaged (SyntaxError:" in err
+        assert "failed" not in err.replace("0 failed", "")
+        with Image.open(tmp_path / out) as written:
+            assert written.size == (30, 20) and b"junk" not in written.info.get("exif", b"")
+
+
+def test_a_tiff_header_alone_is_not_an_image(tmp_path, capfd):
+    # II*\0 (a TIFF's signature, nothing after it): the command's header read raised
+    # tifffile's "struct.error: unpack requires a buffer of 4 bytes" ("error: ..."), and
+    # II*\0 and eight zero bytes had tifffile's "contains no pages" on stderr too.
+    pytest.importorskip("tifffile")
+    (tmp_path / "a.tif").write_bytes(b"II*\0")
+    (tmp_path / "b.tif").write_bytes(b"II*\0" + bytes(8))
+    srcs = [str(tmp_path / name) for name in ("a.tif", "b.tif")]
+    assert main([*srcs, "--scale", "0.5", "--out-dir", str(tmp_path / "o")]) == 1
+    err = capfd.readouterr().err
+    for name in ("a.tif", "b.tif"):
+        assert f"{name}: not an image, or a format Pillow cannot read" in err
+    assert "struct" not in err and "unpack" not in err and "pages" not in err
+    assert [line for line in err.splitlines() if "not an image" not in line] == []
+    assert not (tmp_path / "o").exists() or not os.listdir(tmp_path / "o")
+
+
 def test_a_tiff_only_tifffile_reads_without_it_gives_the_reason(tmp_path, monkeypatch, capsys):
     # The CLI reads each file's header first: without tifffile a float RGB TIFF was
     # "not an image, or a format Pillow cannot read", where open_image says what to install.

@@ -9,6 +9,8 @@ import os
 import re
 import struct
 import sys
+import warnings
+import zlib
 
 import numpy as np
 import pytest
@@ -17,7 +19,7 @@ import cresize
 from cresize.image import open_image, resize_image, save_image, target_size
 
 Image = pytest.importorskip("PIL.Image")
-from PIL import ExifTags, ImageOps  # noqa: E402
+from PIL import ExifTags, ImageOps, features  # noqa: E402
 
 from helpers import avif  # noqa: E402
 from helpers.faults import FailingWrites  # noqa: E402
@@ -346,6 +348,34 @@ def test_a_tiff_header_with_no_page_is_pillow_s_error(tmp_path, read):
     assert path.read_bytes() == b"II*\x00" + b"\xff" * 100
 
 
+@pytest.mark.filterwarnings("ignore:Corrupt EXIF data:UserWarning")  # Pillow's, on the header
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"II*\0",  # the signature alone: tifffile's "struct.error: unpack requires a buffer"
+        b"MM\0*\0\0",  # a header cut short
+        b"II+\0\x08\0\0\0",  # a BigTIFF's, cut short
+        b"II*\0" + bytes(8),  # no directory (offset 0): tifffile logged "contains no pages"
+        b"II*\0" + struct.pack("<I", 1000) + bytes(4),  # one past the end: "invalid offset"
+        b"II+\0\x08\0\0\0" + bytes(8),  # a BigTIFF's offset 0
+    ],
+)
+def test_a_tiff_header_with_no_directory_is_pillow_s_error(tmp_path, capfd, data):
+    # open_image and the command's header read raised tifffile's struct.error for the
+    # 4-byte file II*\0, and tifffile logged to stderr for the others, before Pillow's
+    # error said the same: now that error, naming the file, and nothing on stderr.
+    pytest.importorskip("tifffile", reason="tifffile reads the TIFFs Pillow cannot open")
+    path = tmp_path / "header.tif"
+    path.write_bytes(data)
+    for read in (open_image, lambda p: resize_image(p, scale=0.5), cresize.image._header):
+        with pytest.raises(Image.UnidentifiedImageError, match=r"header\.tif"):
+            read(path)
+    with pytest.raises(Image.UnidentifiedImageError):  # from a file object: the same
+        open_image(io.BytesIO(data))
+    assert capfd.readouterr().err == ""
+    assert path.read_bytes() == data
+
+
 @pytest.mark.parametrize("ext", ["png", "jpg", "webp", "tif", "gif", "bmp"])
 @pytest.mark.parametrize(
     "image",
@@ -416,6 +446,9 @@ def test_a_file_name_as_bytes_is_taken_everywhere_as_its_str(tmp_path):
         ("dpi", 300, "a (x, y) pair of numbers"),
         ("dpi", ("300", "300"), "a (x, y) pair of numbers"),
         ("dpi", (300, 300, 300), "a (x, y) pair of numbers"),
+        ("dpi", np.array([300, 300, 300]), "a (x, y) pair of numbers"),
+        ("dpi", np.array(["300", "300"]), "a (x, y) pair of numbers"),
+        ("dpi", np.array(300), "a (x, y) pair of numbers"),
     ],
 )
 def test_save_names_a_metadata_value_of_the_wrong_type(tmp_path, ext, dtype, key, value, allowed):
@@ -430,6 +463,28 @@ def test_save_names_a_metadata_value_of_the_wrong_type(tmp_path, ext, dtype, key
     with pytest.raises(TypeError, match=re.escape(words)):
         save_image(image, tmp_path / f"a.{ext}")
     assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("ext", ["png", "jpg", "tif"])
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16])
+@pytest.mark.parametrize("dpi", [np.array([300, 150]), np.array([300.0, 150.0])])
+def test_save_writes_a_dpi_given_as_a_numpy_array(tmp_path, ext, dtype, dpi):
+    # _check_info's and _metadata's truth tests of info["dpi"] raised NumPy's "The truth
+    # value of an array with more than one element is ambiguous"
+    from cresize.image import ImageArray
+
+    image = ImageArray(np.full((4, 4, 3), 100, dtype), {"dpi": dpi})
+    save_image(image, tmp_path / f"a.{ext}")
+    with Image.open(tmp_path / f"a.{ext}") as written:
+        assert written.info["dpi"] == pytest.approx((300, 150), abs=0.05)  # PNG: a metre's
+    assert image.info["dpi"] is dpi  # the caller's value as it was
+    # an empty array is not written, as an empty tuple is not
+    for name, empty in (("b", np.array([])), ("c", ())):
+        save_image(
+            ImageArray(np.full((4, 4, 3), 100, dtype), {"dpi": empty}), tmp_path / f"{name}.{ext}"
+        )
+    with Image.open(tmp_path / f"b.{ext}") as got, Image.open(tmp_path / f"c.{ext}") as want:
+        assert got.info.get("dpi") == want.info.get("dpi")
 
 
 @pytest.mark.parametrize("ext", ["png", "jpg", "tif", "webp"])
@@ -2575,7 +2630,9 @@ def test_a_dpi_given_to_gif_is_left_out_and_said(tmp_path):
 
 
 def test_a_damaged_exif_goes_as_it_was_beside_the_dpi():
-    # one Pillow cannot parse is not made to say the DPI: written as it was (as before)
+    # one Pillow cannot parse is not made to say the DPI: left as it was (_dpi_left_out
+    # alone: save_image leaves it out of the file before, in _metadata; see
+    # test_save_leaves_a_damaged_exif_out_of_every_format)
     from cresize.image import _dpi_left_out
 
     params = {"dpi": (300.0, 300.0), "exif": b"Exif\x00\x00XX garbage"}
@@ -4163,3 +4220,134 @@ def test_a_pillow_opened_webps_exif_goes_to_jpeg(tmp_path):
         with Image.open(tmp_path / name) as back:
             assert back.info["exif"].startswith(b"Exif\0\0")
             assert back.getexif()[0x0112] == 6 and back.getexif()[0x010F] == "Camera"
+
+
+#: EXIF bytes that Pillow cannot parse (junk where the TIFF structure should be): what
+#: some cameras and editors write; Pillow opens and shows such a file, libvips resizes it
+_JUNK_EXIF = b"Exif\0\0" + b"junkjunkjunk" * 5
+
+
+def _with_junk_exif(tmp_path, ext, exif=_JUNK_EXIF):
+    """A 60x40 file (JPEG, PNG, WebP) of the same pixels with a damaged EXIF and
+    without one: ``(damaged, clean)``."""
+    fmt = {"jpg": "JPEG", "png": "PNG", "webp": "WEBP"}.get(ext, "PNG")
+    pixels = Image.fromarray(photo(40, 60))
+    options = {"quality": 90} if fmt != "PNG" else {}
+    damaged, clean = tmp_path / f"damaged.{ext}", tmp_path / f"clean.{ext}"
+    pixels.save(clean, fmt, **options)
+    if ext == "late.png":  # its eXIf after the pixels, which Pillow reads once they are
+        data = clean.read_bytes()
+        end = data.index(b"IEND") - 4
+        body = exif.removeprefix(b"Exif\0\0")
+        chunk = struct.pack(">I", len(body)) + b"eXIf" + body
+        damaged.write_bytes(
+            data[:end] + chunk + struct.pack(">I", zlib.crc32(chunk[4:])) + data[end:]
+        )
+    elif ext == "raw.png":  # ImageMagick's hex text, which Pillow's getexif parses too
+        from PIL import PngImagePlugin
+
+        text = PngImagePlugin.PngInfo()
+        body = exif.removeprefix(b"Exif\0\0")
+        text.add_text("Raw profile type exif", f"\nexif\n{len(body):8}\n{body.hex()}\n")
+        pixels.save(damaged, fmt, pnginfo=text)
+    else:
+        pixels.save(damaged, fmt, exif=exif, **options)
+    return damaged, clean
+
+
+@pytest.mark.parametrize(
+    "ext", ["jpg", "png", "late.png", "raw.png", "webp"]
+)  # (Pillow's AVIF writer parses it)
+def test_a_damaged_exif_is_left_out_when_read(tmp_path, ext):
+    # resize_image of a JPEG with a junk EXIF raised Pillow's "SyntaxError: not a TIFF
+    # file" (from _upright_info's exif_transpose), and so did the other formats' getexif:
+    # the pixels are read as those of the file without it, the EXIF left out with a
+    # UserWarning, as Pillow's "Corrupt EXIF data" is.
+    damaged, clean = _with_junk_exif(tmp_path, ext)
+    before = damaged.read_bytes()
+    with pytest.warns(UserWarning, match=r"its EXIF is damaged \(SyntaxError: .*\) and left out"):
+        opened = open_image(damaged)
+    assert "exif" not in opened.info and opened.size == (60, 40)
+    assert "Raw profile type exif" not in opened.info
+    assert diff(opened, open_image(clean)) == 0
+    with pytest.warns(UserWarning, match="its EXIF is damaged"):
+        resized = resize_image(damaged, (30, 20))
+    assert "exif" not in resized.info
+    assert diff(resized, resize_image(clean, (30, 20))) == 0
+    assert cresize.image._header(damaged).upright == (60, 40)  # the command's header read
+    assert damaged.read_bytes() == before
+    cv2 = pytest.importorskip("cv2")
+    for out in ("o.jpg", "o.png", "o.tif", "o.webp"):
+        save_image(resized, tmp_path / out)
+        with Image.open(tmp_path / out) as written:
+            assert written.size == (30, 20) and not written.getexif().get(0x0112)
+        assert cv2.imread(str(tmp_path / out)).shape == (20, 30, 3)
+
+
+@pytest.mark.parametrize("ext", ["jpg", "png", "webp", "avif", "tif", "bmp", "gif"])
+@pytest.mark.parametrize(
+    "pixels",
+    [
+        np.full((8, 12, 3), 100, np.uint8),
+        np.full((8, 12, 3), 1000, np.uint16),
+        np.full((8, 12, 2), 1000, np.uint16),
+        np.full((8, 12, 3), 0.5, np.float32),
+    ],
+    ids=["uint8", "uint16", "uint16-grey-alpha", "float32"],
+)
+@pytest.mark.parametrize("exif", [b"junkjunk", _JUNK_EXIF, bytearray(b"MM\0*\xff\xff")])
+def test_save_leaves_a_damaged_exif_out_of_every_format(tmp_path, ext, pixels, exif):
+    # save_image with info["exif"] of junk bytes raised Pillow's SyntaxError from the
+    # TIFF and AVIF writers (and wrote the junk into JPEG, PNG and WebP): it is left out
+    # of every format, with the note the command prints, as other metadata left out.
+    from cresize.image import ImageArray, _save
+
+    if ext == "avif" and not features.check("avif"):
+        pytest.skip("Pillow without AVIF")
+    if pixels.dtype == np.float32 and ext != "tif":
+        pytest.skip("float colour is written as TIFF only")
+    info = {"exif": exif, "dpi": (300, 300)}
+    image = ImageArray(pixels, info)
+    saved = _save(image, tmp_path / f"a.{ext}")
+    assert re.match(r"its EXIF is left out: damaged \((SyntaxError|error): ", saved.left_out[0])
+    assert image.info == {"exif": exif, "dpi": (300, 300)}  # the caller's, as it was
+    assert bytes(exif[-6:]) not in (tmp_path / f"a.{ext}").read_bytes()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no damaged EXIF read back
+        back = open_image(tmp_path / f"a.{ext}")
+    assert np.asarray(back).shape[:2] == (8, 12)
+    # none, or one of the writer's own (the DPI's for WebP and AVIF, tifffile's Software)
+    assert cresize.image._exif_loaded(back.info.get("exif"))[1] is None
+    save_image(image, tmp_path / f"b.{ext}")  # the public call: written, the same
+    if ext in ("png", "tif", "bmp") and pixels.dtype == np.uint8:
+        cv2 = pytest.importorskip("cv2")
+        assert cv2.imread(str(tmp_path / f"b.{ext}")) is not None
+
+
+def test_a_pillow_image_with_a_damaged_exif_is_resized_and_saved(tmp_path):
+    # A JPEG opened by the caller in Pillow (which reads the junk EXIF as it is),
+    # resized and written as TIFF: the writer's SyntaxError before.
+    damaged, _ = _with_junk_exif(tmp_path, "jpg")
+    with Image.open(damaged) as im:
+        resized = resize_image(im, (30, 20))
+    assert resized.info["exif"] == _JUNK_EXIF  # kept as Pillow read it, as other info
+    save_image(resized, tmp_path / "out.tif")
+    with Image.open(tmp_path / "out.tif") as written:
+        assert written.size == (30, 20) and dict(written.getexif()).keys() <= set(range(256, 700))
+
+
+@pytest.mark.filterwarnings("ignore:Corrupt EXIF data:UserWarning")  # Pillow's, reading it back
+def test_an_exif_damaged_after_its_header_is_written_as_before(tmp_path):
+    # Only a header Pillow cannot parse is a damaged EXIF (_exif_damage): one whose
+    # directory is cut short (Pillow's "Corrupt EXIF data" warning when it parses it)
+    # goes to the file as it did, and the test of it warns of nothing.
+    from cresize.image import ImageArray, _exif_damage, _save
+
+    exif = b"Exif\0\0II*\0\x08\0\0\0" + struct.pack("<H", 50) + bytes(20)
+    assert _exif_damage(exif) is None and _exif_damage(b"junk").startswith("SyntaxError: ")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        saved = _save(ImageArray(np.zeros((4, 6, 3), np.uint8), {"exif": exif}), tmp_path / "a.jpg")
+    assert saved.left_out == ()
+    with Image.open(tmp_path / "a.jpg") as written:
+        assert written.info["exif"] == exif

@@ -19,6 +19,7 @@ import numbers
 import os
 import struct
 import threading
+import warnings
 from collections.abc import Mapping
 from typing import IO, TYPE_CHECKING, Any, NamedTuple, TypeGuard, cast
 
@@ -267,9 +268,10 @@ def _path(path, name="path", *, file_object=None):
     try:
         path = os.fspath(path)
     except TypeError:
-        raise TypeError(
-            f"{name} must be a str or os.PathLike (a file name); got {type(path).__name__}"
-        ) from None
+        taken = "a str, bytes or os.PathLike (a file name)"
+        if file_object:  # (one with a read method: _is_file_object)
+            taken += " or a binary file object"
+        raise TypeError(f"{name} must be {taken}; got {type(path).__name__}") from None
     if isinstance(path, bytes) and b"\0" in path:  # an image's bytes, not a name
         raise ValueError(
             f"{name} must not contain a NUL character; got {len(path):,} bytes beginning "
@@ -333,7 +335,7 @@ def _read(path, geometry=None, opencv=False):
             _refuse_jpeg2000(path, sixteen, maxval.bit_length(), signed)
         if sixteen and im.format == "AVIF":
             _refuse_avif(path, sixteen, maxval.bit_length())
-        orientation = im.getexif().get(0x0112, 1)
+        orientation = _orientation(im, path)  # (the first to parse the EXIF)
         turned = orientation in _QUARTER_TURNS
         stored = _stored_size(im)
         full = stored[::-1] if turned else stored
@@ -477,6 +479,7 @@ def _header(path):
         (h, w), frames, turned = page
         return _Header((w, h), (h, w) if turned else (w, h), frames, "pages")
     with opened as im:
+        _without_damaged_exif(im, path, warn=False)  # (_read says so)
         frames: int | None = 1
         if im.format in ("GIF", "PNG", "WEBP", "TIFF"):
             try:  # reads the header of every frame or page
@@ -698,9 +701,8 @@ def _turned_info(info):
         value = info.get(key)
         if isinstance(value, tuple) and len(value) == 2:
             info[key] = value[::-1]
-    if info.get("exif"):
-        exif = _pil().Exif()
-        exif.load(info["exif"])
+    exif = _exif_loaded(info.get("exif"))[0]  # (a damaged one: left out when read)
+    if info.get("exif") and exif is not None:
         x, y = exif.get(_X_RESOLUTION), exif.get(_Y_RESOLUTION)
         if x != y:
             for tag, value in ((_X_RESOLUTION, y), (_Y_RESOLUTION, x)):
@@ -1358,28 +1360,58 @@ def _read_planar_tiff(path, mode, orientation):
 _TIFF_SIGNATURES = (b"II*\0", b"MM\0*", b"II+\0", b"MM\0+")
 
 
-def _is_tiff(path):
-    """Whether the file at ``path`` (or the binary file object ``path``, from its start,
-    its position kept) begins as a TIFF or BigTIFF does."""
-    if not isinstance(path, (str, bytes, os.PathLike)):
+def _tiff_header(path):
+    """``(is a TIFF, has a directory)`` of the file at ``path`` (or the binary file
+    object ``path``, from its start, its position kept), by its header: whether it
+    begins as a TIFF or BigTIFF does, and whether the header is whole and points to a
+    first directory (IFD) inside the file. A TIFF without one (``II*\\0`` alone, an
+    offset of 0 or past the end) is damaged: tifffile raised ``struct.error`` on a cut
+    header and logged "contains no pages" or "invalid offset to first page" for the
+    others, before the caller's error said so."""
+    if isinstance(path, (str, bytes, os.PathLike)):
+        with open(path, "rb") as f:
+            head, size = f.read(16), os.fstat(f.fileno()).st_size
+    else:
         where = path.tell()
         try:
             path.seek(0)
-            return path.read(4) in _TIFF_SIGNATURES
+            head = path.read(16)
+            size = path.seek(0, os.SEEK_END)
         finally:
             path.seek(where)
-    with open(path, "rb") as f:
-        return f.read(4) in _TIFF_SIGNATURES
+    if head[:4] not in _TIFF_SIGNATURES:
+        return False, False
+    order = "<" if head[:2] == b"II" else ">"
+    big = head[2:4] in (b"+\0", b"\0+")
+    layout = order + ("8xQ" if big else "4xI")
+    if len(head) < struct.calcsize(layout):
+        return True, False
+    (first,) = struct.unpack_from(layout, head)
+    return True, struct.calcsize(layout) <= first < size
+
+
+@contextlib.contextmanager
+def _tiff_file(path):
+    """tifffile's ``TiffFile`` of the TIFF at ``path`` (a file name: tifffile reads it
+    there), open while inside; None where the file is not a TIFF or is one without a
+    directory (``_tiff_header``), for which the callers raise Pillow's
+    ``UnidentifiedImageError`` naming the file. Without tifffile, ``_tiff_reader``'s
+    ValueError says why. ``_header`` and ``_read`` both come here: the same file, the
+    same error."""
+    _, has_directory = _tiff_header(path)
+    if not has_directory:
+        yield None
+        return
+    with _tiff_reader(path).TiffFile(path) as tif:
+        yield tif if tif.pages else None  # (pages unread: damaged, tifffile said so)
 
 
 def _tiff_first_page(path):
     """``((height, width), pages, quarter turn)`` of the TIFF at ``path`` by tifffile, or
     None: not a TIFF, or one without a directory tifffile reads (damaged). Without
     tifffile, ``_tiff_reader``'s ValueError says why."""
-    if not _is_tiff(path):
-        return None
-    with _tiff_reader(path).TiffFile(path) as tif:
-        if not tif.pages:  # a TIFF's signature, no directory: damaged (Pillow's error)
+    with _tiff_file(path) as tif:
+        if tif is None:  # not a TIFF; a TIFF's signature, no directory: damaged
             return None
         page = tif.pages.first
         turned = (page.tags.valueof(274) or 1) in _QUARTER_TURNS  # read upright
@@ -1433,11 +1465,11 @@ def _read_tiff_pillow_cannot(path, im=None):
     Pillow's error for a file that is not a TIFF; a ValueError says why another TIFF
     is not read, and Pillow's error is raised again for a TIFF with no directory
     tifffile can read (a damaged one)."""
-    if not _is_tiff(path):
+    if not _tiff_header(path)[1]:  # not a TIFF, or a TIFF's signature with no directory
         raise  # Pillow's UnidentifiedImageError, being handled by the caller
     _by_name_only(path, "a TIFF that Pillow cannot open (read by tifffile)")
-    with _tiff_reader(path).TiffFile(path) as tif:
-        if not tif.pages:  # a TIFF's signature, no directory: damaged ("IndexError: 0")
+    with _tiff_file(path) as tif:
+        if tif is None:  # no directory tifffile reads: damaged ("IndexError: 0")
             raise  # Pillow's UnidentifiedImageError, naming the file
         page = tif.pages.first
         pixels = _tiff_pixels(path, page)
@@ -1676,7 +1708,9 @@ def _save(
 ) -> _Saved:
     """``save_image``; with ``later`` (a ``concurrent.futures`` executor) the
     temporary file's ``fsync`` and rename run there (see ``_write_atomic``) and
-    their future is returned in the ``_Saved``."""
+    their future is returned in the ``_Saved``. A damaged EXIF (``_exif_damage``) is
+    left out of every format (``_metadata``), and its note is the first of
+    ``left_out``."""
     _pil()  # Pillow is needed from here on: say so before anything else
     path = cast(str, _path(path))  # a str: a bytes name decoded
     _check_image(image)
@@ -1691,6 +1725,8 @@ def _save(
         if not 1 <= quality <= 100:
             raise ValueError(f"quality must be an int from 1 to 100; got {quality!r}")
     info = getattr(image, "info", None) or {}  # a PIL.Image's or an ImageArray's
+    why = _exif_damage(info.get("exif"))  # (_metadata leaves a damaged one out)
+    noted = () if why is None else (f"its EXIF is left out: damaged ({why})",)
     size = image.shape[1::-1] if isinstance(image, np.ndarray) else image.size
     if _is_16bit_array(image) and fmt == "PNG" and image.shape[2] == 2:  # grey and alpha
         params = _metadata(info, "LA", size)  # a grey profile fits: kept
@@ -1698,7 +1734,7 @@ def _save(
         data = _png_grey_alpha(np.asarray(image), params)
         lost = _icc_lost(info, params, fmt, "LA")
         write = _write_atomic(path, lambda f: f.write(data), overwrite, later)
-        return _Saved(write, lost, dropped)
+        return _Saved(write, lost, noted + dropped)
     if _is_16bit_array(image) and fmt in SIXTEEN_BIT_FORMATS:
         cv2 = _opencv(f"writing 16-bit colour to {path} needs it")
         if cv2 is None:
@@ -1713,7 +1749,7 @@ def _save(
             lost = _icc_lost(info, params, fmt, mode)
             # written strip by strip into the file: no copy of the file in memory
             write = _write_atomic(path, lambda f: _tiff_encode(rgb, params, f), overwrite, later)
-            return _Saved(write, lost)
+            return _Saved(write, lost, noted)
         else:
             dropped = _dpi_left_out(params, fmt)  # PNG's; a TIFF's: _opencv_tiff_dpi
             if fmt == "TIFF" and params.pop("icc_profile", None):  # OpenCV writes none
@@ -1730,7 +1766,9 @@ def _save(
                 dropped += _opencv_tiff_dpi(params)
             bgr = {2: [0, 0, 0, 1], 3: [2, 1, 0], 4: [2, 1, 0, 3]}[pixels.shape[2]]
             data = _opencv_encode(fmt, np.ascontiguousarray(pixels[..., bgr], np.uint16), params)
-        return _Saved(_write_atomic(path, lambda f: f.write(data), overwrite, later), lost, dropped)
+        return _Saved(
+            _write_atomic(path, lambda f: f.write(data), overwrite, later), lost, noted + dropped
+        )
     if isinstance(image, np.ndarray) and _is_float_colour(image):
         what = f"a float {'RGB' if image.shape[2] == 3 else 'RGBA'} image"
         if fmt != "TIFF":
@@ -1745,7 +1783,7 @@ def _save(
         floats = np.ascontiguousarray(image, image.dtype.newbyteorder("="))
         lost = _icc_lost(info, params, fmt, mode)
         write = _write_atomic(path, lambda f: _tiff_encode(floats, params, f), overwrite, later)
-        return _Saved(write, lost)
+        return _Saved(write, lost, noted)
     if _is_16bit_array(image):
         image = _to_8bit(image)
     if isinstance(image, np.ndarray):
@@ -1778,7 +1816,7 @@ def _save(
         or (fmt == "AVIF" and image.mode in ("RGB", "RGBA"))
     ):
         params["subsampling"] = sampling
-    left_out = list(_dpi_left_out(params, fmt))  # (first: it may put the DPI in the EXIF)
+    left_out = [*noted, *_dpi_left_out(params, fmt)]  # (first: it may put the DPI in the EXIF)
     for key, most in (("exif", JPEG_EXIF_MAX), ("xmp", JPEG_XMP_MAX)):
         if fmt in ("JPEG", "MPO") and len(params.get(key, b"")) > most:
             left_out.append(
@@ -1808,9 +1846,7 @@ def _save(
     if xmp and fmt in ("JPEG", "MPO", "WEBP", "AVIF"):  # Pillow's xmp=
         params["xmp"] = xmp  # (one too long for a JPEG is in left_out)
     elif xmp and fmt == "TIFF":  # tag 700, beside the EXIF's tags in the image's IFD
-        exif = _pil().Exif()
-        if params.get("exif"):
-            exif.load(params["exif"])
+        exif = _exif_loaded(params.get("exif"))[0] or _pil().Exif()  # (damaged: none)
         exif[_XMP_TAG] = xmp
         params["exif"] = exif
     elif xmp and fmt != "PNG":  # BMP, GIF (and Pillow's other writers) hold none
@@ -1841,7 +1877,12 @@ def _metadata(info, mode=None, size=None):
     written, a profile of another colour space (see ``_ICC_SPACES``) is left out:
     it would be invalid in the file. With ``size``, the (width, height) written, the
     EXIF's pixel dimensions are made that size: see ``_exif_sized``."""
-    params = {key: info[key] for key in ("icc_profile", "exif", "dpi") if info.get(key)}
+    params = {key: info[key] for key in ("icc_profile", "exif") if info.get(key)}
+    if "exif" in params and _exif_damage(params["exif"]) is not None:
+        del params["exif"]  # damaged: left out (_save's note), no writer given junk
+    dpi = _given_dpi(info.get("dpi"))  # (x, y), a NumPy array's too
+    if dpi is not None:
+        params["dpi"] = dpi
     for key in ("icc_profile", "exif"):  # a bytearray (_check_info takes one): Pillow's
         if isinstance(params.get(key), bytearray):  # encoders and TIFF writer want bytes
             params[key] = bytes(params[key])
@@ -1942,7 +1983,7 @@ def _dpi_left_out(params, fmt):
     # does; else the EXIF kept the source's old one (72) or the DPI was lost
     exif = _exif_with_dpi(params.get("exif"), (x, y))
     if exif is params.get("exif") and not _exif_says_dpi(exif, (x, y)):
-        # not written there: a damaged EXIF, or one with a thumbnail (_exif_with_dpi)
+        # not written there: one Pillow cannot write back, or with a thumbnail (_exif_with_dpi)
         return (f"its DPI is left out: {shown}, {why}",)
     params["exif"] = exif
     where = "JFIF density" if fmt in ("JPEG", "MPO") else "pHYs chunk"
@@ -1960,12 +2001,91 @@ _EXIF_ERRORS = (
 )
 
 
+def _exif_damage(exif):
+    """Why Pillow cannot parse the EXIF ``exif`` (bytes, a bytearray, or an ``Exif``: its
+    bytes), its error on one line, or None (none, or one it parses): a damaged EXIF, junk
+    bytes where its TIFF structure should be, as cameras and editors write; Pillow's
+    ``getexif`` raised ``SyntaxError: not a TIFF file``. The one test of a damaged EXIF:
+    it is left out wherever it is met, read (``_without_damaged_exif``) or written
+    (``_metadata``), with a note, as other metadata a file cannot hold. Only the header
+    is read, where ``Exif.load`` raises (a damaged directory after it is Pillow's
+    "Corrupt EXIF data" warning, not an error): no warning of its own, a few microseconds."""
+    try:
+        data = bytes(exif.tobytes() if isinstance(exif, _pil().Exif) else exif or b"")
+        while data.startswith(b"Exif\0\0"):  # as Exif.load takes it
+            data = data[6:]
+        if data:  # (Pillow's TIFF plugin imported only then, as Exif.load imports it)
+            from PIL import TiffImagePlugin
+
+            TiffImagePlugin.ImageFileDirectory_v2(data[:8])  # its header, as Exif.load's
+    except _EXIF_ERRORS as exc:
+        return " ".join(f"{type(exc).__name__}: {exc}".split())
+    return None
+
+
+def _exif_loaded(exif):
+    """``(parsed, None)``: Pillow's ``Exif`` of the EXIF ``exif`` (bytes, a bytearray, or
+    an ``Exif``: parsed from its bytes, the caller's never changed; an empty one for
+    none), or ``(None, why)`` where it is damaged (``_exif_damage``)."""
+    why = _exif_damage(exif)
+    if why is not None:
+        return None, why
+    parsed = _pil().Exif()
+    try:
+        raw = exif.tobytes() if isinstance(exif, _pil().Exif) else exif
+        if raw:
+            parsed.load(bytes(raw))
+    except _EXIF_ERRORS as exc:
+        return None, " ".join(f"{type(exc).__name__}: {exc}".split())
+    return parsed, None
+
+
+def _orientation(im, path):
+    """The EXIF orientation of ``im`` (just opened in Pillow from ``path``), as
+    ``im.getexif()`` gives it, a damaged EXIF left out first (``_without_damaged_exif``):
+    a PNG's after its pixels too, which Pillow's ``getexif`` decodes the pixels to find
+    (done here first, as it would)."""
+    if im.format == "PNG" and "exif" not in im.info:
+        im.load()
+    _without_damaged_exif(im, path)
+    return im.getexif().get(0x0112, 1)
+
+
+def _without_damaged_exif(im, path, warn=True):
+    """``im`` (just opened in Pillow from ``path``) without ``info["exif"]`` where it is
+    damaged (``_exif_damage``), before anything parses it: the pixels are read as those of
+    an image without EXIF (orientation 1, unless an XMP orientation says otherwise, as
+    Pillow reads one without), and a ``UserWarning`` (``warn``) says so, as Pillow's
+    "Corrupt EXIF data" does (``cresize resize``: a note on the file). Pillow opens such
+    a file and shows it, and libvips resizes it; Pillow's ``getexif`` raised
+    ``SyntaxError`` (and its JPEG reader made its DPI 72 of it: kept, as Pillow reads
+    it)."""
+    # what Pillow's getexif parses: "exif", else a PNG's text of ImageMagick's hex profile
+    key = "exif" if im.info.get("exif") is not None else "Raw profile type exif"
+    given, why = im.info.get(key), None
+    if isinstance(given, str):
+        try:
+            given = bytes.fromhex("".join(given.split("\n")[3:]))
+        except ValueError as exc:
+            why = f"ValueError: {exc}"
+    why = why or _exif_damage(given)
+    if why is None:
+        return
+    del im.info[key]
+    if warn:
+        warnings.warn(
+            f"its EXIF is damaged ({why}) and left out, with any orientation in it",
+            UserWarning,
+            stacklevel=5,
+        )
+
+
 def _exif_with_dpi(exif, dpi):
     """The EXIF ``exif`` (bytes, Pillow's ``Exif`` or None: a new one) whose IFD0
     XResolution and YResolution are ``dpi`` (x, y floats) and ResolutionUnit 2 (inch), as
     bytes; ``exif`` as it is where it says so already (ResolutionUnit 2: Pillow's JPEG
-    reader takes none without it), or where Pillow cannot parse or write it back (a
-    damaged one goes to the writer as before). The caller's ``Exif`` is not changed.
+    reader takes none without it), or where Pillow cannot write it back (a damaged one,
+    which Pillow cannot parse, is left out by ``_metadata`` first: ``_exif_damage``). The caller's ``Exif`` is not changed.
     Patched in its bytes where it has the three tags (``_exif_dpi_patched``); written
     back by Pillow only where it lacks one, and then not where it has a thumbnail (IFD1),
     which Pillow's ``Exif.tobytes`` leaves out."""
@@ -1974,10 +2094,10 @@ def _exif_with_dpi(exif, dpi):
         patched = _exif_dpi_patched(raw, dpi)
         if patched is not None:
             return exif if patched == raw else patched
-    parsed = _pil().Exif()
+    parsed = _exif_loaded(raw)[0]
+    if parsed is None:  # damaged: left out by _metadata before this
+        return exif
     try:
-        if exif:
-            parsed.load(raw)
         if _parsed_says_dpi(parsed, dpi):
             return exif
         if exif and _has_thumbnail(raw):  # which Pillow's tobytes would leave out
@@ -1993,20 +2113,18 @@ def _has_thumbnail(raw):
     """Whether the EXIF bytes ``raw`` have an IFD1 (a thumbnail's), parsed apart: Pillow
     11's ``Exif.tobytes`` fails ("argument out of range") on an ``Exif`` whose
     ``get_ifd(IFD1)`` was asked, even for an empty one."""
-    probe = _pil().Exif()
-    probe.load(raw)
-    return bool(probe.get_ifd(_pil().ExifTags.IFD.IFD1))
+    probe = _exif_loaded(raw)[0]
+    return probe is not None and bool(probe.get_ifd(_pil().ExifTags.IFD.IFD1))
 
 
 def _exif_says_dpi(exif, dpi):
     """Whether the EXIF ``exif`` (bytes or Pillow's ``Exif``) says ``dpi`` (x, y): its
     XResolution and YResolution, ResolutionUnit 2 (Pillow's JPEG reader takes none
     without it). False for none, or one Pillow cannot parse."""
-    parsed = _pil().Exif()
+    parsed = _exif_loaded(exif)[0]
     try:
-        parsed.load(exif.tobytes() if isinstance(exif, _pil().Exif) else exif)
-        return _parsed_says_dpi(parsed, dpi)
-    except _EXIF_ERRORS:
+        return parsed is not None and _parsed_says_dpi(parsed, dpi)
+    except _EXIF_ERRORS:  # a value Pillow cannot read as a number
         return False
 
 
@@ -2042,18 +2160,19 @@ def _exif_sized(exif, size):
     patched = _exif_patched(exif, size)
     if patched is not None:
         return patched
+    parsed = _exif_loaded(exif)[0]
+    if parsed is None:  # damaged: left out by _metadata before this
+        return exif
     try:
-        parsed = _pil().Exif()
-        parsed.load(exif)
         fields = parsed.get_ifd(_EXIF_IFD)
         changed = False
         for tag, length in zip(_PIXEL_DIMENSIONS, size):
             if tag in fields and fields[tag] != length:
                 fields[tag], changed = int(length), True
         return parsed.tobytes() if changed else exif
-    except (OSError, ValueError, SyntaxError, struct.error, KeyError, TypeError):
-        # one Pillow cannot parse, or write back (a GPSLatitude stored as text:
-        # TypeError), goes as it is, as before
+    except _EXIF_ERRORS:
+        # one whose Exif IFD Pillow cannot read, or that it cannot write back (a
+        # GPSLatitude stored as text: TypeError), goes as it is, as before
         return exif
 
 
@@ -2174,10 +2293,7 @@ def _without_source_xmp(
         return image
     exif = params.get("exif")
     if not isinstance(exif, _pil().Exif):
-        loaded = _pil().Exif()
-        if exif:
-            loaded.load(exif)
-        exif = loaded
+        exif = _exif_loaded(exif)[0] or _pil().Exif()  # (damaged: left out by _metadata)
     for tag in _TIFF_BLOCKS:
         if isinstance(source.get(tag), bytes):
             exif[tag] = source[tag]
@@ -2469,10 +2585,9 @@ def _tiff_exif(exif_bytes):
     ``{tag: bytes}`` of ``_TIFF_EXIF_TEXT`` and ``{pointer tag: {tag: value}}`` of its
     Exif and GPS IFDs, the Exif IFD with its Interoperability IFD nested (a dict), as
     Pillow's ``Exif.tobytes`` nests it."""
-    if not exif_bytes:
+    exif = _exif_loaded(exif_bytes)[0]  # (damaged: left out by _metadata)
+    if not exif_bytes or exif is None:
         return {}, {}
-    exif = _pil().Exif()
-    exif.load(exif_bytes)
     text = {  # the bytes as stored (Pillow decodes them as Latin-1): UTF-8 stays UTF-8
         tag: exif[tag].encode("latin-1", "replace")
         for tag in _TIFF_EXIF_TEXT
@@ -2583,10 +2698,28 @@ def _check_info(info):
         value = info.get(key)
         if value and not isinstance(value, types):
             raise TypeError(f"image.info[{key!r}] must be {what}; got {value!r:.80}")
-    dpi = info.get("dpi")
-    pair = isinstance(dpi, (tuple, list)) and len(dpi) == 2
-    if dpi and not (pair and all(isinstance(d, numbers.Real) for d in dpi)):
-        raise TypeError(f"image.info['dpi'] must be a (x, y) pair of numbers; got {dpi!r:.80}")
+    _given_dpi(info.get("dpi"))
+
+
+def _given_dpi(dpi):
+    """The ``info["dpi"]`` value ``dpi`` as a tuple ``(x, y)`` (from a NumPy array of two
+    numbers too: its truth value was NumPy's "ambiguous" ValueError), or None where it is
+    empty (None, ``()``, an empty array: not written); anything else is a TypeError
+    naming it."""
+    if isinstance(dpi, np.ndarray):
+        if dpi.size == 0:
+            return None
+        if dpi.shape == (2,) and dpi.dtype.kind in "iuf":
+            return tuple(dpi.tolist())  # Python numbers: every writer takes them
+    elif not dpi:
+        return None
+    elif isinstance(dpi, (tuple, list)) and len(dpi) == 2:
+        if all(isinstance(d, numbers.Real) for d in dpi):
+            return tuple(dpi)
+    raise TypeError(
+        f"image.info['dpi'] must be a (x, y) pair of numbers; got {dpi!r:.80} (a tuple, "
+        f"list or NumPy array of two numbers is taken)"
+    )
 
 
 def narrows(image: PIL.Image.Image | np.ndarray, format: str) -> bool:
