@@ -4340,6 +4340,37 @@ def test_a_pillow_image_with_a_damaged_exif_is_resized_and_saved(tmp_path):
         assert written.size == (30, 20) and dict(written.getexif()).keys() <= set(range(256, 700))
 
 
+@pytest.mark.parametrize("prefixes", [0, 1, 2, 3, 4])
+def test_exif_damage_takes_off_the_exif_prefixes_pillow_does(tmp_path, prefixes):
+    # _exif_damage took off every "Exif\0\0" though Pillow 12 on takes two at most: a
+    # JPEG whose EXIF has three was not damaged for it, and open_image raised Pillow's
+    # "SyntaxError: not a TIFF file" from getexif. Damaged exactly where Pillow says.
+    from cresize.image import _exif_damage
+
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    body = exif.tobytes().removeprefix(b"Exif\0\0")
+    data = b"Exif\0\0" * prefixes + body
+    try:
+        Image.Exif().load(data)
+        parsed = True
+    except SyntaxError:
+        parsed = False
+    assert (_exif_damage(data) is None) == parsed
+    path = tmp_path / "a.jpg"
+    Image.fromarray(photo(40, 60)).save(path, exif=data if prefixes else b"Exif\0\0" + body)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        opened = open_image(path)
+        resized = resize_image(path, scale=0.5)
+    damaged = [w for w in caught if "its EXIF is damaged" in str(w.message)]
+    with Image.open(path) as im:
+        turned = im.info["exif"] and not damaged
+    assert opened.size == ((40, 60) if turned else (60, 40))
+    assert resized.size == ((20, 30) if turned else (30, 20))
+    assert bool(damaged) == (not parsed)
+
+
 @pytest.mark.filterwarnings("ignore:Corrupt EXIF data:UserWarning")  # Pillow's, reading it back
 def test_an_exif_damaged_after_its_header_is_written_as_before(tmp_path):
     # Only a header Pillow cannot parse is a damaged EXIF (_exif_damage): one whose

@@ -13,6 +13,7 @@ See docs/files.md.
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import math
 import numbers
@@ -2012,14 +2013,27 @@ def _exif_damage(exif):
     "Corrupt EXIF data" warning, not an error): no warning of its own, a few microseconds."""
     try:
         data = bytes(exif.tobytes() if isinstance(exif, _pil().Exif) else exif or b"")
-        while data.startswith(b"Exif\0\0"):  # as Exif.load takes it
-            data = data[6:]
+        taken = 0  # as Exif.load takes them off (Pillow asked only of a third)
+        while data.startswith(b"Exif\0\0") and (taken < 2 or _exif_prefixes_taken() is None):
+            data, taken = data[6:], taken + 1
         if data:  # (Pillow's TIFF plugin imported only then, as Exif.load imports it)
             from PIL import TiffImagePlugin
 
             TiffImagePlugin.ImageFileDirectory_v2(data[:8])  # its header, as Exif.load's
     except _EXIF_ERRORS as exc:
         return " ".join(f"{type(exc).__name__}: {exc}".split())
+    return None
+
+
+@functools.cache
+def _exif_prefixes_taken():
+    """How many ``Exif\\0\\0`` prefixes Pillow's ``Exif.load`` takes off an EXIF: None
+    for every one (Pillow 11), or 2 (later Pillows: a third is then where the TIFF
+    header should be, ``SyntaxError: not a TIFF file``). Asked of Pillow once."""
+    try:
+        _pil().Exif().load(b"Exif\0\0" * 3)
+    except SyntaxError:
+        return 2
     return None
 
 
