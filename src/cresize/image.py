@@ -2712,6 +2712,16 @@ def _check_info(info):
         value = info.get(key)
         if value and not isinstance(value, types):
             raise TypeError(f"image.info[{key!r}] must be {what}; got {value!r:.80}")
+    exif = info.get("exif")
+    if isinstance(exif, _pil().Exif):  # the caller's own, with a value a tag cannot hold:
+        try:  # not a damaged EXIF (_exif_damage: junk bytes, left out of the file)
+            exif.tobytes()
+        except _EXIF_ERRORS as exc:
+            raise TypeError(
+                f"image.info['exif'] is a PIL.Image.Exif that Pillow cannot write "
+                f"({' '.join(f'{type(exc).__name__}: {exc}'.split())}): a tag holds a "
+                f"value of a type it cannot (text for a number?)"
+            ) from exc
     _given_dpi(info.get("dpi"))
 
 
