@@ -2058,11 +2058,30 @@ def _orientation(im, path):
     """The EXIF orientation of ``im`` (just opened in Pillow from ``path``), as
     ``im.getexif()`` gives it, a damaged EXIF left out first (``_without_damaged_exif``):
     a PNG's after its pixels too, which Pillow's ``getexif`` decodes the pixels to find
-    (done here first, as it would)."""
+    (done here first, as it would). Where the orientation turns the image, Pillow's
+    ``exif_transpose`` writes the EXIF back without it: one it parses but cannot write
+    back (a tag of another type than Pillow's, a Make stored as a rational: Pillow's
+    AttributeError or TypeError) is left out with a ``UserWarning``, its orientation
+    applied."""
     if im.format == "PNG" and "exif" not in im.info:
         im.load()
     _without_damaged_exif(im, path)
-    return im.getexif().get(0x0112, 1)
+    exif = im.getexif()  # (cached on im: exif_transpose takes the orientation from it)
+    orientation = exif.get(0x0112, 1)
+    if orientation != 1:
+        try:
+            exif.tobytes()
+        except (*_EXIF_ERRORS, AttributeError) as exc:
+            for key in ("exif", "Raw profile type exif"):
+                im.info.pop(key, None)
+            why = " ".join(f"{type(exc).__name__}: {exc}".split())
+            warnings.warn(
+                f"its EXIF is damaged ({why}: Pillow cannot write it back) and left out, "
+                f"its orientation ({orientation}) applied",
+                UserWarning,
+                stacklevel=4,
+            )
+    return orientation
 
 
 def _without_damaged_exif(im, path, warn=True):
