@@ -4387,6 +4387,33 @@ def test_an_exif_pillow_cannot_write_back_is_left_out_its_orientation_applied(tm
     assert damaged.read_bytes() == before
 
 
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32])
+def test_an_exif_pillow_cannot_write_back_is_left_out_of_a_tiff(tmp_path, dtype):
+    # An EXIF whose XResolution is stored as text (Pillow's table: a rational) is parsed,
+    # but Pillow's TIFF writer, which writes its tags anew, raised "TypeError: bad operand
+    # type for abs(): 'str'": left out of a TIFF with a note; JPEG and PNG keep it as is.
+    from cresize.image import ImageArray, _save
+
+    tiff = b"II*\0" + struct.pack("<IH", 8, 1)
+    tiff += struct.pack("<HHI", 0x011A, 2, 3) + b"72\0\0" + struct.pack("<I", 0)
+    exif = b"Exif\0\0" + tiff
+    pixels = np.full((4, 6, 3), 100 if dtype == np.uint8 else 0.5, dtype)
+    image = ImageArray(pixels, {"exif": exif})
+    saved = _save(image, tmp_path / "a.tif")  # float colour: tifffile's (its own tags)
+    if dtype == np.uint8:
+        assert saved.left_out == (
+            "its EXIF is left out: Pillow cannot write it to a TIFF (TypeError: bad "
+            "operand type for abs(): 'str')",
+        )
+    assert image.info == {"exif": exif}
+    assert np.asarray(open_image(tmp_path / "a.tif")).shape[:2] == (4, 6)
+    if dtype == np.uint8:
+        for ext in ("jpg", "png"):
+            assert _save(image, tmp_path / f"a.{ext}").left_out == ()
+            with Image.open(tmp_path / f"a.{ext}") as written:
+                assert written.info["exif"].removeprefix(b"Exif\0\0") == tiff
+
+
 @pytest.mark.parametrize("prefixes", [0, 1, 2, 3, 4])
 def test_exif_damage_takes_off_the_exif_prefixes_pillow_does(tmp_path, prefixes):
     # _exif_damage took off every "Exif\0\0" though Pillow 12 on takes two at most: a

@@ -1818,6 +1818,11 @@ def _save(
     ):
         params["subsampling"] = sampling
     left_out = [*noted, *_dpi_left_out(params, fmt)]  # (first: it may put the DPI in the EXIF)
+    if fmt == "TIFF" and params.get("exif"):  # Pillow's TIFF writer writes its tags anew
+        why = _exif_unwritable(params["exif"])
+        if why is not None:  # a tag of another type than Pillow's: its writer's TypeError
+            del params["exif"]
+            left_out.append(f"its EXIF is left out: Pillow cannot write it to a TIFF ({why})")
     for key, most in (("exif", JPEG_EXIF_MAX), ("xmp", JPEG_XMP_MAX)):
         if fmt in ("JPEG", "MPO") and len(params.get(key, b"")) > most:
             left_out.append(
@@ -2037,6 +2042,21 @@ def _exif_prefixes_taken():
     return None
 
 
+def _exif_unwritable(exif):
+    """Why Pillow cannot write the EXIF ``exif`` (bytes, or Pillow's ``Exif``) back, its
+    error on one line, or None (it can, or it is damaged: ``_exif_damage``): a tag stored
+    as another type than Pillow's table gives it (an XResolution as text, a Make as a
+    rational) is parsed, but its writers fail on it (``Exif.tobytes``, the TIFF writer,
+    ``exif_transpose``)."""
+    parsed = exif if isinstance(exif, _pil().Exif) else _exif_loaded(exif)[0]
+    try:
+        if parsed is not None:
+            parsed.tobytes()
+    except (*_EXIF_ERRORS, AttributeError) as exc:
+        return " ".join(f"{type(exc).__name__}: {exc}".split())
+    return None
+
+
 def _exif_loaded(exif):
     """``(parsed, None)``: Pillow's ``Exif`` of the EXIF ``exif`` (bytes, a bytearray, or
     an ``Exif``: parsed from its bytes, the caller's never changed; an empty one for
@@ -2068,19 +2088,16 @@ def _orientation(im, path):
     _without_damaged_exif(im, path)
     exif = im.getexif()  # (cached on im: exif_transpose takes the orientation from it)
     orientation = exif.get(0x0112, 1)
-    if orientation != 1:
-        try:
-            exif.tobytes()
-        except (*_EXIF_ERRORS, AttributeError) as exc:
-            for key in ("exif", "Raw profile type exif"):
-                im.info.pop(key, None)
-            why = " ".join(f"{type(exc).__name__}: {exc}".split())
-            warnings.warn(
-                f"its EXIF is damaged ({why}: Pillow cannot write it back) and left out, "
-                f"its orientation ({orientation}) applied",
-                UserWarning,
-                stacklevel=4,
-            )
+    why = _exif_unwritable(exif) if orientation != 1 else None
+    if why is not None:
+        for key in ("exif", "Raw profile type exif"):
+            im.info.pop(key, None)
+        warnings.warn(
+            f"its EXIF is damaged ({why}: Pillow cannot write it back) and left out, "
+            f"its orientation ({orientation}) applied",
+            UserWarning,
+            stacklevel=4,
+        )
     return orientation
 
 
@@ -2732,15 +2749,12 @@ def _check_info(info):
         if value and not isinstance(value, types):
             raise TypeError(f"image.info[{key!r}] must be {what}; got {value!r:.80}")
     exif = info.get("exif")
-    if isinstance(exif, _pil().Exif):  # the caller's own, with a value a tag cannot hold:
-        try:  # not a damaged EXIF (_exif_damage: junk bytes, left out of the file)
-            exif.tobytes()
-        except _EXIF_ERRORS as exc:
-            raise TypeError(
-                f"image.info['exif'] is a PIL.Image.Exif that Pillow cannot write "
-                f"({' '.join(f'{type(exc).__name__}: {exc}'.split())}): a tag holds a "
-                f"value of a type it cannot (text for a number?)"
-            ) from exc
+    why = _exif_unwritable(exif) if isinstance(exif, _pil().Exif) else None
+    if why is not None:  # the caller's own, with a value a tag cannot hold: not a damaged
+        raise TypeError(  # EXIF (_exif_damage: junk bytes, left out of the file)
+            f"image.info['exif'] is a PIL.Image.Exif that Pillow cannot write ({why}): a "
+            f"tag holds a value of a type it cannot (text for a number?)"
+        )
     _given_dpi(info.get("dpi"))
 
 
