@@ -4358,35 +4358,6 @@ def test_a_pillow_image_with_a_damaged_exif_is_resized_and_saved(tmp_path):
         assert written.size == (30, 20) and dict(written.getexif()).keys() <= set(range(256, 700))
 
 
-def test_an_exif_pillow_cannot_write_back_is_left_out_its_orientation_applied(tmp_path):
-    # A JPEG whose EXIF has a tag of another type than Pillow's (a Make stored as a
-    # rational) and orientation 6: Pillow parses it, but exif_transpose writes it back
-    # without the orientation, and that raised "AttributeError: 'IFDRational' object has
-    # no attribute 'encode'" from open_image and resize_image. Left out, with a warning,
-    # the image turned upright.
-    tiff = b"II*\0" + struct.pack("<IH", 8, 2)
-    tiff += struct.pack("<HHII", 0x010F, 5, 1, 8 + 2 + 24 + 4)  # Make: a RATIONAL
-    tiff += struct.pack("<HHIHH", 0x0112, 3, 1, 6, 0) + struct.pack("<III", 0, 1, 1)
-    pixels = Image.fromarray(photo(40, 60))
-    damaged, clean = tmp_path / "damaged.jpg", tmp_path / "clean.jpg"
-    pixels.save(damaged, quality=90, exif=b"Exif\0\0" + tiff)
-    turned = Image.Exif()
-    turned[0x0112] = 6
-    pixels.save(clean, quality=90, exif=turned)
-    before = damaged.read_bytes()
-    words = r"its EXIF is damaged \(AttributeError: .*Pillow cannot write it back\) and left out"
-    with pytest.warns(UserWarning, match=words):
-        opened = open_image(damaged)
-    assert opened.size == (40, 60) and "exif" not in opened.info
-    assert diff(opened, open_image(clean)) == 0
-    with pytest.warns(UserWarning, match=words):
-        resized = resize_image(damaged, (20, 30))
-    assert "exif" not in resized.info
-    assert diff(resized, resize_image(clean, (20, 30))) == 0
-    assert cresize.image._header(damaged).upright == (40, 60)
-    assert damaged.read_bytes() == before
-
-
 @pytest.mark.parametrize("dtype", [np.uint8, np.float32])
 def test_an_exif_pillow_cannot_write_back_is_left_out_of_a_tiff(tmp_path, dtype):
     # An EXIF whose XResolution is stored as text (Pillow's table: a rational) is parsed,
