@@ -467,6 +467,24 @@ def test_save_names_a_metadata_value_of_the_wrong_type(tmp_path, ext, dtype, key
 
 @pytest.mark.parametrize("ext", ["png", "jpg", "tif"])
 @pytest.mark.parametrize("dtype", [np.uint8, np.uint16])
+def test_save_names_an_exif_object_pillow_cannot_write(tmp_path, ext, dtype):
+    # The caller's own Exif with a GPSLatitude given as text (Pillow's tobytes: "bad
+    # operand type for abs(): 'str'") was taken for a damaged EXIF (_exif_damage) and
+    # left out of the file without a word from save_image: the TypeError naming it.
+    from cresize.image import ImageArray
+
+    exif = Image.Exif()
+    exif[0x010F] = "Cresize"
+    exif.get_ifd(ExifTags.IFD.GPSInfo)[ExifTags.GPS.GPSLatitude] = "12.5"
+    image = ImageArray(np.full((4, 4, 3), 100, dtype), {"exif": exif})
+    with pytest.raises(TypeError, match=r"image\.info\['exif'\] is a PIL\.Image\.Exif that "):
+        save_image(image, tmp_path / f"a.{ext}")
+    assert os.listdir(tmp_path) == []
+    assert image.info["exif"] is exif and exif[0x010F] == "Cresize"
+
+
+@pytest.mark.parametrize("ext", ["png", "jpg", "tif"])
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16])
 @pytest.mark.parametrize("dpi", [np.array([300, 150]), np.array([300.0, 150.0])])
 def test_save_writes_a_dpi_given_as_a_numpy_array(tmp_path, ext, dtype, dpi):
     # _check_info's and _metadata's truth tests of info["dpi"] raised NumPy's "The truth
@@ -4338,6 +4356,64 @@ def test_a_pillow_image_with_a_damaged_exif_is_resized_and_saved(tmp_path):
     save_image(resized, tmp_path / "out.tif")
     with Image.open(tmp_path / "out.tif") as written:
         assert written.size == (30, 20) and dict(written.getexif()).keys() <= set(range(256, 700))
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32])
+def test_an_exif_pillow_cannot_write_back_is_left_out_of_a_tiff(tmp_path, dtype):
+    # An EXIF whose XResolution is stored as text (Pillow's table: a rational) is parsed,
+    # but Pillow's TIFF writer, which writes its tags anew, raised "TypeError: bad operand
+    # type for abs(): 'str'": left out of a TIFF with a note; JPEG and PNG keep it as is.
+    from cresize.image import ImageArray, _save
+
+    tiff = b"II*\0" + struct.pack("<IH", 8, 1)
+    tiff += struct.pack("<HHI", 0x011A, 2, 3) + b"72\0\0" + struct.pack("<I", 0)
+    exif = b"Exif\0\0" + tiff
+    pixels = np.full((4, 6, 3), 100 if dtype == np.uint8 else 0.5, dtype)
+    image = ImageArray(pixels, {"exif": exif})
+    saved = _save(image, tmp_path / "a.tif")  # float colour: tifffile's (its own tags)
+    if dtype == np.uint8:
+        assert saved.left_out == (
+            "its EXIF is left out: Pillow cannot write it to a TIFF (TypeError: bad "
+            "operand type for abs(): 'str')",
+        )
+    assert image.info == {"exif": exif}
+    assert np.asarray(open_image(tmp_path / "a.tif")).shape[:2] == (4, 6)
+    if dtype == np.uint8:
+        for ext in ("jpg", "png"):
+            assert _save(image, tmp_path / f"a.{ext}").left_out == ()
+            with Image.open(tmp_path / f"a.{ext}") as written:
+                assert written.info["exif"].removeprefix(b"Exif\0\0") == tiff
+
+
+@pytest.mark.parametrize("prefixes", [0, 1, 2, 3, 4])
+def test_exif_damage_takes_off_the_exif_prefixes_pillow_does(tmp_path, prefixes):
+    # _exif_damage took off every "Exif\0\0" though Pillow 12 on takes two at most: a
+    # JPEG whose EXIF has three was not damaged for it, and open_image raised Pillow's
+    # "SyntaxError: not a TIFF file" from getexif. Damaged exactly where Pillow says.
+    from cresize.image import _exif_damage
+
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    body = exif.tobytes().removeprefix(b"Exif\0\0")
+    data = b"Exif\0\0" * prefixes + body
+    try:
+        Image.Exif().load(data)
+        parsed = True
+    except SyntaxError:
+        parsed = False
+    assert (_exif_damage(data) is None) == parsed
+    path = tmp_path / "a.jpg"
+    Image.fromarray(photo(40, 60)).save(path, exif=data if prefixes else b"Exif\0\0" + body)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        opened = open_image(path)
+        resized = resize_image(path, scale=0.5)
+    damaged = [w for w in caught if "its EXIF is damaged" in str(w.message)]
+    with Image.open(path) as im:
+        turned = im.info["exif"] and not damaged
+    assert opened.size == ((40, 60) if turned else (60, 40))
+    assert resized.size == ((20, 30) if turned else (30, 20))
+    assert bool(damaged) == (not parsed)
 
 
 @pytest.mark.filterwarnings("ignore:Corrupt EXIF data:UserWarning")  # Pillow's, reading it back

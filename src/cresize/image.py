@@ -13,6 +13,7 @@ See docs/files.md.
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import math
 import numbers
@@ -1817,6 +1818,11 @@ def _save(
     ):
         params["subsampling"] = sampling
     left_out = [*noted, *_dpi_left_out(params, fmt)]  # (first: it may put the DPI in the EXIF)
+    if fmt == "TIFF" and params.get("exif"):  # Pillow's TIFF writer writes its tags anew
+        why = _exif_unwritable(params["exif"])
+        if why is not None:  # a tag of another type than Pillow's: its writer's TypeError
+            del params["exif"]
+            left_out.append(f"its EXIF is left out: Pillow cannot write it to a TIFF ({why})")
     for key, most in (("exif", JPEG_EXIF_MAX), ("xmp", JPEG_XMP_MAX)):
         if fmt in ("JPEG", "MPO") and len(params.get(key, b"")) > most:
             left_out.append(
@@ -2012,13 +2018,42 @@ def _exif_damage(exif):
     "Corrupt EXIF data" warning, not an error): no warning of its own, a few microseconds."""
     try:
         data = bytes(exif.tobytes() if isinstance(exif, _pil().Exif) else exif or b"")
-        while data.startswith(b"Exif\0\0"):  # as Exif.load takes it
-            data = data[6:]
+        taken = 0  # as Exif.load takes them off (Pillow asked only of a third)
+        while data.startswith(b"Exif\0\0") and (taken < 2 or _exif_prefixes_taken() is None):
+            data, taken = data[6:], taken + 1
         if data:  # (Pillow's TIFF plugin imported only then, as Exif.load imports it)
             from PIL import TiffImagePlugin
 
             TiffImagePlugin.ImageFileDirectory_v2(data[:8])  # its header, as Exif.load's
     except _EXIF_ERRORS as exc:
+        return " ".join(f"{type(exc).__name__}: {exc}".split())
+    return None
+
+
+@functools.cache
+def _exif_prefixes_taken():
+    """How many ``Exif\\0\\0`` prefixes Pillow's ``Exif.load`` takes off an EXIF: None
+    for every one (Pillow 11), or 2 (later Pillows: a third is then where the TIFF
+    header should be, ``SyntaxError: not a TIFF file``). Asked of Pillow once."""
+    try:
+        _pil().Exif().load(b"Exif\0\0" * 3)
+    except SyntaxError:
+        return 2
+    return None
+
+
+def _exif_unwritable(exif):
+    """Why Pillow cannot write the EXIF ``exif`` (bytes, or Pillow's ``Exif``) back, its
+    error on one line, or None (it can, or it is damaged: ``_exif_damage``): a tag stored
+    as another type than Pillow's table gives it (an XResolution as text, a Make as a
+    rational) is parsed, but its writers fail on it (``Exif.tobytes``, the TIFF writer,
+    ``exif_transpose``; not tested before that one, on reading a turned image: a second
+    ``tobytes``, 0.1-0.3 ms, on every such read)."""
+    parsed = exif if isinstance(exif, _pil().Exif) else _exif_loaded(exif)[0]
+    try:
+        if parsed is not None:
+            parsed.tobytes()
+    except (*_EXIF_ERRORS, AttributeError) as exc:
         return " ".join(f"{type(exc).__name__}: {exc}".split())
     return None
 
@@ -2698,6 +2733,13 @@ def _check_info(info):
         value = info.get(key)
         if value and not isinstance(value, types):
             raise TypeError(f"image.info[{key!r}] must be {what}; got {value!r:.80}")
+    exif = info.get("exif")
+    why = _exif_unwritable(exif) if isinstance(exif, _pil().Exif) else None
+    if why is not None:  # the caller's own, with a value a tag cannot hold: not a damaged
+        raise TypeError(  # EXIF (_exif_damage: junk bytes, left out of the file)
+            f"image.info['exif'] is a PIL.Image.Exif that Pillow cannot write ({why}): a "
+            f"tag holds a value of a type it cannot (text for a number?)"
+        )
     _given_dpi(info.get("dpi"))
 
 
