@@ -4431,3 +4431,53 @@ def test_an_exif_damaged_after_its_header_is_written_as_before(tmp_path):
     assert saved.left_out == ()
     with Image.open(tmp_path / "a.jpg") as written:
         assert written.info["exif"] == exif
+
+
+def _exif_with_a_rational_make(orientation):
+    """An EXIF Pillow parses but cannot write back: a Make (ASCII in Pillow's table)
+    stored as a rational, and an orientation."""
+    tiff = b"II*\x00" + struct.pack("<IH", 8, 2)
+    tiff += struct.pack("<HHII", 0x010F, 5, 1, 38)  # Make: one rational, at 38
+    tiff += struct.pack("<HHIH2x", 0x0112, 3, 1, orientation) + struct.pack("<I", 0)
+    return b"Exif\x00\x00" + tiff + struct.pack("<II", 1, 2)
+
+
+@pytest.mark.parametrize("call", ["open_image", "resize_image", "resize_image-exact"])
+def test_an_exif_pillow_cannot_write_back_does_not_stop_a_turned_read(tmp_path, call):
+    # exif_transpose turns the pixels, then writes the EXIF back without its orientation
+    # tag: Pillow failed there (AttributeError: 'IFDRational' object has no attribute
+    # 'encode') from open_image and resize_image, for every photo such an EXIF turns.
+    stored = np.zeros((20, 30, 3), np.uint8)
+    stored[:, :10] = 255  # the left third white: the top third once turned (6)
+    path = tmp_path / "made.jpg"
+    Image.fromarray(stored).save(path, exif=_exif_with_a_rational_make(6), quality=95)
+    with pytest.warns(UserWarning, match=r"^its EXIF cannot be written back .* is left out$"):
+        if call == "open_image":
+            got = open_image(path)
+        else:
+            got = resize_image(path, (10, 15), exact=call.endswith("exact"))
+    pixels = np.asarray(got)
+    assert pixels.shape[:2] == ((30, 20) if call == "open_image" else (15, 10))  # upright
+    rows = pixels.shape[0]
+    assert pixels[: rows // 4].min() > 200 and pixels[-(rows // 4) :].max() < 50
+    assert "exif" not in got.info
+    back = tmp_path / "back.png"
+    save_image(got, back)
+    with Image.open(back) as written:  # no orientation left to turn it again
+        assert written.size == pixels.shape[1::-1] and written.getexif().get(0x0112, 1) == 1
+
+
+@pytest.mark.parametrize("ext", ["jpg", "png", "webp"])
+def test_an_exif_pillow_cannot_write_back_is_saved_with_a_dpi(tmp_path, ext):
+    # A Pillow image the caller opened keeps its EXIF as read (not turned); writing it
+    # with a DPI put the DPI into that EXIF through Pillow's Exif.tobytes, which raised
+    # AttributeError ('IFDRational' object has no attribute 'encode') from save_image.
+    path = tmp_path / "made.jpg"
+    exif = _exif_with_a_rational_make(1)
+    Image.fromarray(np.zeros((20, 30, 3), np.uint8)).save(path, exif=exif, dpi=(300, 300))
+    with Image.open(path) as im:
+        resized = resize_image(im, (15, 10))
+    save_image(resized, tmp_path / f"out.{ext}")
+    with Image.open(tmp_path / f"out.{ext}") as written:
+        kept = written.info.get("exif") or b""
+        assert written.size == (15, 10) and kept.removeprefix(b"Exif\x00\x00") == exif[6:]

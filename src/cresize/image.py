@@ -402,7 +402,13 @@ def _read(path, geometry=None, opencv=False):
                 f"{_shown(path)} holds unsigned 32-bit samples from 2**31 up, which "
                 f"Pillow reads as negative numbers; convert it to float32 or 16 bits first"
             )
-        ImageOps.exif_transpose(im, in_place=True)
+        core = im.im
+        try:
+            ImageOps.exif_transpose(im, in_place=True)
+        except _EXIF_ERRORS as exc:
+            if im.im is core:  # not the write-back after the turn
+                raise
+            im.info = _exif_unwritable_left_out(im.info, exc)
         if tiff_exif:
             im.info["exif"] = tiff_exif
         if im.format == "TIFF" and im.info.get("xmp"):
@@ -676,8 +682,34 @@ def _upright_info(info, orientation):
 
     stand_in = _pil().new("L", (1, 1))  # Pillow's own rule for the metadata
     stand_in.info = dict(info)
-    ImageOps.exif_transpose(stand_in, in_place=True)
+    try:
+        ImageOps.exif_transpose(stand_in, in_place=True)
+    except _EXIF_ERRORS as exc:  # getexif parsed it before (_orientation)
+        stand_in.info = _exif_unwritable_left_out(info, exc)
     return _turned_info(stand_in.info) if orientation in _QUARTER_TURNS else stand_in.info
+
+
+def _exif_unwritable_left_out(info, exc):
+    """``info`` of an image turned upright by its EXIF orientation, where Pillow's
+    ``exif_transpose`` failed (``exc``) to write the EXIF back without the orientation
+    tag, after the turn: a tag stored as another type than Pillow's table gives it (a
+    Make as a rational; ``_exif_unwritable``). The EXIF is left out, with a
+    ``UserWarning`` (``cresize resize``: a note on the file), as a damaged one is
+    (``_without_damaged_exif``), and an XMP orientation is taken out as Pillow would
+    have. Caught where it fails rather than tested before: a second ``tobytes`` on
+    every turned read (0.1-0.3 ms)."""
+    from PIL import ImageOps
+
+    why = " ".join(f"{type(exc).__name__}: {exc}".split())
+    warnings.warn(
+        f"its EXIF cannot be written back without its orientation ({why}) and is left out",
+        UserWarning,
+        stacklevel=5,
+    )
+    stand_in = _pil().new("L", (1, 1))
+    stand_in.info = {k: v for k, v in info.items() if k not in ("exif", "Raw profile type exif")}
+    ImageOps.exif_transpose(stand_in, in_place=True)  # an XMP orientation out, as Pillow's
+    return stand_in.info
 
 
 #: EXIF orientations that turn the stored image a quarter turn (or transpose it):
@@ -1996,7 +2028,10 @@ def _dpi_left_out(params, fmt):
     return (f"its DPI is left out of the {where}: {shown}, {why}; its EXIF holds it",)
 
 
+#: What Pillow raises on an EXIF it cannot parse or write back (AttributeError: a tag
+#: stored as another type than its table's, ``IFDRational.encode`` on writing a Make)
 _EXIF_ERRORS = (
+    AttributeError,
     OSError,
     ValueError,
     SyntaxError,
@@ -2053,7 +2088,7 @@ def _exif_unwritable(exif):
     try:
         if parsed is not None:
             parsed.tobytes()
-    except (*_EXIF_ERRORS, AttributeError) as exc:
+    except _EXIF_ERRORS as exc:
         return " ".join(f"{type(exc).__name__}: {exc}".split())
     return None
 
