@@ -700,7 +700,7 @@ def _exif_unwritable_left_out(info, exc):
     every turned read (0.1-0.3 ms)."""
     from PIL import ImageOps
 
-    why = " ".join(f"{type(exc).__name__}: {exc}".split())
+    why = _error_line(exc)
     warnings.warn(
         f"its EXIF cannot be written back without its orientation ({why}) and is left out",
         UserWarning,
@@ -2042,6 +2042,11 @@ _EXIF_ERRORS = (
 )
 
 
+def _error_line(exc):
+    """``exc`` as a note or warning quotes it: its type and message, on one line."""
+    return " ".join(f"{type(exc).__name__}: {exc}".split())
+
+
 def _exif_damage(exif):
     """Why Pillow cannot parse the EXIF ``exif`` (bytes, a bytearray, or an ``Exif``: its
     bytes), its error on one line, or None (none, or one it parses): a damaged EXIF, junk
@@ -2061,7 +2066,7 @@ def _exif_damage(exif):
 
             TiffImagePlugin.ImageFileDirectory_v2(data[:8])  # its header, as Exif.load's
     except _EXIF_ERRORS as exc:
-        return " ".join(f"{type(exc).__name__}: {exc}".split())
+        return _error_line(exc)
     return None
 
 
@@ -2089,7 +2094,7 @@ def _exif_unwritable(exif):
         if parsed is not None:
             parsed.tobytes()
     except _EXIF_ERRORS as exc:
-        return " ".join(f"{type(exc).__name__}: {exc}".split())
+        return _error_line(exc)
     return None
 
 
@@ -2106,7 +2111,7 @@ def _exif_loaded(exif):
         if raw:
             parsed.load(bytes(raw))
     except _EXIF_ERRORS as exc:
-        return None, " ".join(f"{type(exc).__name__}: {exc}".split())
+        return None, _error_line(exc)
     return parsed, None
 
 
