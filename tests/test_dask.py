@@ -995,6 +995,17 @@ def test_a_byte_size_of_chunks_must_be_positive(chunks):
     assert cd.resize(x, (10, 10), chunks="1B").npartitions == 100  # a budget under one value
 
 
+@pytest.mark.parametrize("chunks", [True, (20, False), {0: np.True_}, ((5, 5), True)])
+def test_a_chunk_length_cannot_be_a_bool(chunks):
+    """normalize_chunks takes True as a length of 1 (and False as 0): chunks=True meant
+    one task per element, 1.6e9 tasks for a 40000² result, before anything said why."""
+    x = da.ones((40, 40), chunks=20, dtype=np.float32)
+    with pytest.raises(ValueError, match=r"chunks=.* is not a valid chunking .*cannot be a bool"):
+        cd.resize(x, (10, 10), chunks=chunks)
+    with pytest.raises(ValueError, match=r"chunks=.* is not a valid chunking .*cannot be a bool"):
+        cd.resize_backward(x, (40, 40), chunks=chunks)
+
+
 def test_chunks_dict_names_each_axis_once():
     # {1: 5, -1: 7} named axis 1 twice and the last entry won without a word; a bool
     # key was taken as axis 0 or 1 (cresize refuses axes=True).

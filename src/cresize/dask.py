@@ -470,11 +470,14 @@ UNKNOWN = "chunk lengths must be known, not NaN (Dask's unknown length)"
 def _numbers(chunks):
     """The numbers in ``chunks`` (an entry, or tuples and lists of them, nested), as
     Python ints and floats: NumPy's integers as ints, its floats (``np.float32``, which
-    is no ``float``) as floats, so that one rule checks them all."""
+    is no ``float``) as floats, so that one rule checks them all. A bool is refused:
+    Dask takes ``True`` as chunks of one element (1.6e9 tasks for a 40000² result)."""
     if isinstance(chunks, (tuple, list)):
         for c in chunks:
             yield from _numbers(c)
-    elif isinstance(chunks, (int, np.integer)) and not isinstance(chunks, bool):
+    elif isinstance(chunks, (bool, np.bool_)):  # normalize_chunks takes True as 1
+        raise ValueError(f"a chunk length cannot be a bool; got {chunks!r}")
+    elif isinstance(chunks, (int, np.integer)):
         yield int(chunks)
     elif isinstance(chunks, (float, np.floating)):
         yield float(chunks)
