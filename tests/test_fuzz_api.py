@@ -115,6 +115,21 @@ def test_sequences_still_taken():
     assert cresize.plan([4, 6], 3).input_shape == cresize.plan(range(4, 8, 2), 3).input_shape
 
 
+def test_a_range_is_a_sequence_for_size_and_scale_factor_too():
+    # docs/spec.md section 5: a sequence argument is a tuple, a list or a range; a
+    # range was taken as axes and as a shape but refused as size or scale_factor
+    # (TypeError "size must be a positive int (or tuple of them); got range(2, 4)")
+    y = np.zeros((2, 5, 7))
+    want = cresize.resize(y, (2, 3))
+    assert np.array_equal(cresize.resize(y, range(2, 4)), want)
+    assert np.array_equal(cresize.plan(y.shape, range(2, 4), dtype=y.dtype)(y), want)
+    assert cresize.resize_backward(want, y.shape, axes=range(1, 3)).shape == y.shape
+    want = cresize.resize(y, scale_factor=(1.0, 2.0, 3.0))
+    assert np.array_equal(cresize.resize(y, scale_factor=range(1, 4)), want)
+    g = cresize.resize_backward(want, y.shape, scale_factor=range(1, 4))
+    assert np.array_equal(g, cresize.resize_backward(want, y.shape, scale_factor=(1.0, 2.0, 3.0)))
+
+
 def test_a_masked_out_is_refused():
     # resize wrote the values under the mask and left the mask as it was
     out = np.ma.masked_array(np.zeros((4, 3), np.float32), mask=True)

@@ -267,3 +267,32 @@ def test_weights_is_the_axis_operator(config):
         np.testing.assert_allclose(y, np.einsum("oi,bic->boc", w, x), rtol=0, atol=1e-14)
         expected = dense_weights(15, w.shape[0], *config, scale_factor=factor)
         np.testing.assert_allclose(w, expected, rtol=0, atol=1e-13)
+
+
+def test_antialias_when_enlarging_is_bilinear_but_not_bicubic():
+    """docs/spec.md section 4: enlarging, antialiased bilinear equals bilinear with
+    align_corners=False (by size and by scale_factor), not with align_corners=True (the
+    scale is (I-1)/(O-1) but the centre stays half-pixel); antialiased bicubic is not
+    bicubic (A = -0.5, renormalised edges)."""
+    for n_in in range(1, 14):
+        for n_out, factor in [(n_in + 1, None), (2 * n_in + 3, None), (None, 1.37), (None, 4.0)]:
+            kw = dict(scale_factor=factor)
+            plain = cresize.weights(n_in, n_out, mode="bilinear", **kw)
+            smooth = cresize.weights(n_in, n_out, mode="bilinear", antialias=True, **kw)
+            np.testing.assert_allclose(smooth, plain, rtol=0, atol=1e-15)
+    for n_in, n_out in [(5, 9), (4, 13), (3, 8)]:
+        corners = dict(mode="bilinear", align_corners=True)
+        assert (
+            np.abs(
+                cresize.weights(n_in, n_out, antialias=True, **corners)
+                - cresize.weights(n_in, n_out, **corners)
+            ).max()
+            > 0.1
+        )
+        assert (
+            np.abs(
+                cresize.weights(n_in, n_out, mode="bicubic", antialias=True)
+                - cresize.weights(n_in, n_out, mode="bicubic")
+            ).max()
+            > 0.01
+        )

@@ -277,7 +277,17 @@ def torch_name(mode, spatial):
 
 
 def is_sequence(value):
-    return isinstance(value, (tuple, list)) or (isinstance(value, np.ndarray) and value.ndim > 0)
+    """Whether ``value`` is a sequence argument (``size``, ``scale_factor``, ``axes``, a
+    shape): a sequence (a tuple, a list, a range) or an array of at least one dimension,
+    not a string or bytes (iterable, but no ints: b"\x00\x01" was axes (0, 1)), a set
+    (no order: {1, 0} was axes whatever order it iterates in) or a mapping (its keys).
+    (A range was refused as a ``size`` or ``scale_factor``, which took tuples and lists
+    only.)"""
+    if type(value) is tuple or type(value) is list:  # the common calls, at once
+        return True
+    if isinstance(value, np.ndarray):
+        return value.ndim > 0
+    return isinstance(value, Sequence) and not isinstance(value, (str, bytes, bytearray))
 
 
 def integer(value, name, what, given=None):
@@ -388,7 +398,7 @@ def shape(value, name="input_shape", ndim=None, other="grad_output"):
             f"{name} must be a tuple of ints; got an array of shape {found} and dtype "
             f"{getattr(value, 'dtype', None)} (for an array's shape, pass its .shape)"
         )
-    if not _is_sequence_arg(value):
+    if not is_sequence(value):
         raise TypeError(f"{name} must be a tuple of ints; got {value!r}")
     result = []
     for s in value:
@@ -476,7 +486,7 @@ def _axes_list(axes):
         raise TypeError(f"axes must be an int or a tuple of ints, not a bool; got {axes!r}")
     if type(axes) is int or _is_integer(axes):
         return [int(axes)]
-    if not _is_sequence_arg(axes):  # a set (no order), bytes, a dict, a float
+    if not is_sequence(axes):  # a set (no order), bytes, a dict, a float
         raise TypeError(f"axes must be an int or a tuple of ints; got {axes!r}")
     result = []
     for a in axes:
@@ -497,18 +507,6 @@ def _int_entry(value, name, what, whole):
     if not _is_integer(value):
         raise TypeError(f"{name} must be {what}; got {whole!r}")
     return operator.index(value)
-
-
-def _is_sequence_arg(value):
-    """Whether ``value`` may be a sequence argument (``axes``, a shape): a sequence (a
-    tuple, a list, a range) or an array of at least one dimension, not a string or
-    bytes (iterable, but no ints: b"\x00\x01" was axes (0, 1)), a set (no order: {1, 0}
-    was axes whatever order it iterates in) or a mapping (its keys)."""
-    if type(value) is tuple or type(value) is list:  # the common calls, at once
-        return True
-    if isinstance(value, np.ndarray):
-        return value.ndim > 0
-    return isinstance(value, Sequence) and not isinstance(value, (str, bytes, bytearray))
 
 
 def lengths(in_shape, axes, size, scale_factor, name="x"):
