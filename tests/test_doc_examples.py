@@ -20,7 +20,7 @@ a temporary working folder of their own:
 - reStructuredText pages (docs/index.rst: the front page's example) are read the
   same way: each ``.. code-block:: LANGUAGE`` is a block, ``.. not run: REASON`` on
   the line before it the marker.
-- A block that uses an optional package that is not installed (PyTorch, zarr) is
+- A block that uses an optional package that is not installed (PyTorch, zarr, SciPy) is
   left out, and the file's test then ends as skipped, naming the blocks and the
   package, after the rest of the file has run and passed.
 
@@ -66,9 +66,9 @@ NOT_CODE = {"text", "toml", "json", "yaml", "ini", "c", "cython", "diff"}
 #: the other directives ({figure}, {include}, {note}) hold no code.
 CODE_DIRECTIVES = {"{code-block}", "{code}", "{code-cell}", "{sourcecode}"}
 NOT_RUN = re.compile(r"<!--\s*not run:(.*?)-->", re.S)
-#: Optional packages a block may import (``cresize.torch`` imports torch): without them
-#: the block is left out, naming them.
-OPTIONAL = ("torch", "zarr")
+#: Optional packages a block may import (``cresize.torch`` imports torch; scipy: the
+#: comparisons of docs/guide/volumes.md): without them the block is left out, naming them.
+OPTIONAL = ("torch", "zarr", "scipy")
 #: The subprocesses import the same cresize as this process (installed or in-place build).
 ENV = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(cresize.__file__)))
 TIMEOUT = 120
