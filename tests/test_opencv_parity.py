@@ -153,3 +153,16 @@ def test_pillow_8bit_within_one_level_without_overshoot(mode, name):
     ours = cresize.resize(edges, (122, 94), mode=mode, antialias=True, axes=(0, 1))
     gap = np.abs(ours.astype(int) - pil).max()
     assert gap <= 1 if mode == "bilinear" else gap > 1  # bilinear cannot overshoot
+
+
+@pytest.mark.parametrize("mode, flag", [("bilinear", "INTER_LINEAR"), ("nearest", "INTER_NEAREST")])
+def test_scale_factor_floors_where_opencv_rounds(mode, flag):
+    """fx/fy: OpenCV rounds the length, cresize floors it; both read at 1/f, so
+    cresize's result is OpenCV's first rows and columns."""
+    x = photo((301, 257, 3), np.float32)
+    for f in (0.7, 1.5, 0.45, 0.5):
+        theirs = cv2.resize(x, None, fx=f, fy=f, interpolation=getattr(cv2, flag))
+        ours = cresize.resize(x, scale_factor=f, mode=mode, axes=(0, 1))
+        assert theirs.shape[:2] == tuple(round(n * f) for n in x.shape[:2])
+        assert ours.shape[:2] == tuple(int(n * f) for n in x.shape[:2])
+        np.testing.assert_allclose(ours, theirs[: ours.shape[0], : ours.shape[1]], atol=2e-6)
