@@ -160,6 +160,22 @@ def test_constant_images_stay_constant(dtype, mode, align_corners, antialias):
             assert np.all(out == value), (value, np.unique(out))
 
 
+@pytest.mark.parametrize("mode, align_corners, antialias", OPTIONS)
+def test_wide_integer_constants(mode, align_corners, antialias):
+    """32-bit constants stay constant (float64 round-off is far below 0.5 there);
+    int64 ones near 2**52 come back within a few units in 1e15 (README, "Decisions")."""
+    kwargs = {"mode": mode, "align_corners": align_corners, "antialias": antialias}
+    for shape, axes, size in [((23, 31, 3), (0, 1), (50, 7)), ((9, 10, 11), (0, 1, 2), (4, 21, 5))]:
+        for dtype in (np.int32, np.uint32):
+            info = np.iinfo(dtype)
+            for value in (info.min, info.max, info.max // 3):
+                out = cresize.resize(np.full(shape, value, dtype), size, axes=axes, **kwargs)
+                assert out.dtype == dtype and np.all(out == value), (value, np.unique(out))
+        value = 2**52 + 1
+        out = cresize.resize(np.full(shape, value, np.int64), size, axes=axes, **kwargs)
+        assert np.abs(out - value).max() <= 1e-14 * value
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_strided_and_reversed_views(dtype):
     rng = np.random.default_rng(3)
