@@ -70,13 +70,37 @@ def run(threads, repeat):
         "backward": lambda: p.backward(g),
     }
     if torch is not None:
+        import cresize.torch as ct
+
         xt = torch.from_numpy(x)
         funcs["torch"] = lambda: F.interpolate(xt, size=(8, 8), mode="bilinear")
+        # the PyTorch adapter against F.interpolate: without a graph, and forward plus
+        # backward of a tensor that requires a gradient
+        funcs["adapter"] = lambda: ct.interpolate(xt, size=(8, 8), mode="bilinear")
+        xg = torch.from_numpy(x.copy()).requires_grad_()
+        funcs["torch_grad"] = lambda: (
+            F.interpolate(xg, size=(8, 8), mode="bilinear").sum().backward()
+        )
+        funcs["adapter_grad"] = lambda: (
+            ct.interpolate(xg, size=(8, 8), mode="bilinear").sum().backward()
+        )
         t = timed(funcs, repeat)
         lines.append(_row("(1,1,4,4)->8x8 bilinear resize() vs torch", t, "resize", "torch", 1.0))
         lines.append(_row("(1,1,4,4)->8x8 plan call vs torch", t, "plan", "torch", 0.5))
         lines.append(
             _row("(1,1,4,4)->8x8 plan.backward vs torch forward", t, "backward", "torch", 0.5)
+        )
+        lines.append(
+            _row("(1,1,4,4)->8x8 cresize.torch.interpolate, no graph", t, "adapter", "torch", 1.0)
+        )
+        lines.append(
+            _row(
+                "(1,1,4,4)->8x8 cresize.torch.interpolate fwd+bwd (.sum().backward())",
+                t,
+                "adapter_grad",
+                "torch_grad",
+                1.0,
+            )
         )
 
     # (1,3,224,224) -> 112 bilinear, and the HWC image against OpenCV

@@ -945,6 +945,84 @@ def test_strided_inputs_and_expanded_gradients_give_the_same_bits(dtype, side):
     assert torch.equal(expanded.grad, torch.from_numpy(expected))
 
 
+def _unaligned(shape, dtype):
+    """A tensor of ``shape`` whose data start one byte past an aligned address."""
+    count = int(np.prod(shape))
+    buffer = bytearray(count * dtype.itemsize + 1)
+    tensor = torch.frombuffer(buffer, dtype=dtype, offset=1, count=count).reshape(shape)
+    assert tensor.data_ptr() % dtype.itemsize
+    return tensor, buffer
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int16])
+def test_the_plan_reads_the_tensors_data_where_it_lies(dtype):
+    # The plan runs on a tensor's data through its address (_fast.run_view), not through
+    # PyTorch's NumPy view: the first value is the one at data_ptr (a slice's storage
+    # offset), strides are read as elements, unaligned data are copied first, and the
+    # result never shares the input's memory; forward (planned, then recalled, with and
+    # without a graph) and backward (a slice's gradient), against cresize.resize.
+    kwargs = dict(size=(3, 7), mode="bicubic")
+    whole = (torch.rand(3, 2, 5, 9, dtype=torch.float64) * 200).to(dtype)
+    unaligned, buffer = _unaligned((2, 2, 5, 4), dtype)
+    unaligned.copy_(whole[1:, :, :, 2:6])
+    inputs = [whole[1:], whole[1:, :, :, ::2], whole[1:].transpose(2, 3), unaligned]
+    for x in inputs:
+        before = x.clone()
+        expected = cresize.resize(x.numpy(), (3, 7), mode="bicubic", axes=(2, 3))
+        for _ in range(2):
+            y = ct.interpolate(x, **kwargs)
+            assert torch.equal(y, torch.from_numpy(expected))
+            assert not np.shares_memory(y.numpy(), x.numpy())
+        assert torch.equal(x, before)
+        if not dtype.is_floating_point:
+            continue
+        for _ in range(2):
+            leaf = x.detach().requires_grad_()
+            y = ct.interpolate(leaf, **kwargs)
+            assert torch.equal(y.detach(), torch.from_numpy(expected))
+            grad = torch.arange(float(y.numel()), dtype=dtype).reshape(y.shape)
+            y.backward(grad[:, :, :, :])
+            want = cresize.resize_backward(
+                grad.numpy(), tuple(x.shape), mode="bicubic", axes=(2, 3)
+            )
+            assert torch.equal(leaf.grad, torch.from_numpy(want))
+    # a slice of a gradient (its storage offset) is read from its first value too
+    x = whole[1:].double().requires_grad_() if dtype.is_floating_point else None
+    if x is not None:
+        grads = torch.randn(2, *ct.interpolate(x, **kwargs).shape, dtype=torch.float64)
+        (got,) = torch.autograd.grad(ct.interpolate(x, **kwargs), x, grads[1])
+        want = cresize.resize_backward(
+            grads[1].numpy(), tuple(x.shape), mode="bicubic", axes=(2, 3)
+        )
+        assert torch.equal(got, torch.from_numpy(want))
+    del buffer
+
+
+def test_a_tensor_of_another_shape_or_dtype_than_the_plan_is_not_read_by_it():
+    # _run is given tensors whose shape and dtype no key has checked (the gradient, the
+    # operators' calls): the view is made only where they are the plan's; else the
+    # plan's own call refuses them, with its error (a wrong read would be out of bounds)
+    plan = cresize.plan((1, 2, 4, 4), (8, 8), axes=(2, 3), dtype="float32")
+    good = torch.rand(1, 2, 4, 4)
+    assert torch.equal(ct._run(good, plan, None, False), torch.from_numpy(plan(good.numpy())))
+    for bad, error in [
+        (torch.rand(1, 2, 8, 8), ValueError),
+        (torch.rand(2, 2, 4, 4), ValueError),
+        (torch.rand(1, 2, 4, 4, dtype=torch.float64), TypeError),
+        (torch.rand(1, 2, 4), ValueError),
+    ]:
+        with pytest.raises(error):
+            ct._run(bad, plan, None, False)
+    for bad, error in [  # gradients: of the output's shape, and the plan's dtype
+        (torch.rand(1, 2, 4, 4), ValueError),
+        (torch.rand(1, 2, 8, 8, dtype=torch.float64), TypeError),
+    ]:
+        with pytest.raises(error):
+            ct._run(bad, plan, None, True)
+    assert ct._fast.run_view(plan, good.data_ptr(), (1, 2, 9, 9), good.stride(), None, None) is None
+    assert ct._fast.run_view(plan, 0, None, good.stride(), None, None) is None
+
+
 def test_a_dead_functorch_wrapper_is_unwrapped():
     # A tensor escaped from a torch.func transform (its level gone) is resized and
     # differentiated as the tensor it wraps, as autograd.Function.apply does it.

@@ -111,6 +111,15 @@ def fast_key(
     axes: object,
 ) -> tuple[Any, ...] | None: ...
 def recall(table: dict[Any, Any], key: object) -> Any: ...
+def run_view(
+    plan: PlanBase,
+    address: int,
+    shape: tuple[int, ...] | None,
+    strides: tuple[int, ...],
+    dtype: np.dtype[Any] | None,
+    num_threads: object,
+    adjoint: bool = False,
+) -> np.ndarray | None: ...
 def cached_resize(
     table: dict[Any, Any],
     x: np.ndarray,

@@ -38,6 +38,9 @@ cdef extern from "_hugealloc.h":
 
 cdef extern from "numpy/arrayobject.h":
     object PyDataMem_SetHandler(object handler)
+    # steals a reference to descr (the caller takes one for it)
+    object PyArray_NewFromDescr(type subtype, cnp.dtype descr, int nd, cnp.npy_intp *dims,
+                                cnp.npy_intp *strides, void *data, int flags, void *obj)
 
 cnp.import_array()
 
@@ -755,3 +758,41 @@ def fast_hits(bint reset=False):
     if reset:
         _hits = 0
     return before
+
+
+cpdef object run_view(PlanBase plan, size_t address, object shape, tuple strides,
+                      object dtype, object num_threads, bint adjoint=False):
+    """``plan(x, num_threads=num_threads)`` (``adjoint``: ``plan.backward``) for a tensor
+    ``x``'s data at ``address`` (its ``data_ptr``, nonzero) with these element
+    ``strides``, so that PyTorch makes no NumPy view of it (``Tensor.numpy``: 0.5-0.8 us
+    more). ``shape`` and ``dtype`` (NumPy's) are ``x``'s, each None where the caller
+    knows it is the plan's (``cresize.torch``'s repeated call: they found the plan).
+    None where they are not the plan's, ``strides`` is not one per axis or the plan has
+    no direct steps: the caller takes the plan's call (and its checks and errors). The
+    view exists during this call only: the steps read it (a strided or unaligned one
+    through its copy, ``Direct.source``) and return a new array."""
+    cdef Direct d = plan._bwd if adjoint else plan._fwd
+    cdef cnp.npy_intp dims[32]
+    cdef cnp.npy_intp steps[32]
+    cdef Py_ssize_t i, nd
+    cdef cnp.dtype kind
+    if d is None:
+        d = plan._backward.direct if adjoint else plan._forward.direct
+        if d is None:
+            return None
+    kind = <cnp.dtype>d.dtype
+    nd = len(d.shape)
+    if address == 0 or nd > 32 or len(strides) != nd:
+        return None
+    if (dtype is not None and not _is_dtype(<cnp.dtype?>dtype, kind)) or (
+            shape is not None and not _same(shape, d.shape)):
+        return None
+    for i in range(nd):
+        dims[i] = <Py_ssize_t>d.shape[i]
+        steps[i] = <Py_ssize_t>strides[i] * kind.itemsize
+    cnp.Py_INCREF(kind)  # PyArray_NewFromDescr steals a reference
+    view = PyArray_NewFromDescr(_ndarray, kind, <int>nd, dims, steps, <void *>address, 0, NULL)
+    src = d.source(view)
+    if src is None:
+        return None
+    return run_steps(d.steps, src, None, plan._count(num_threads))
