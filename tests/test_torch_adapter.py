@@ -1010,6 +1010,10 @@ def test_a_tensor_of_another_shape_or_dtype_than_the_plan_is_not_read_by_it():
         (torch.rand(2, 2, 4, 4), ValueError),
         (torch.rand(1, 2, 4, 4, dtype=torch.float64), TypeError),
         (torch.rand(1, 2, 4), ValueError),
+        # no NumPy dtype of its own: its data must not be read as the plan's float32
+        # (the plan's shape, at the start of a storage long enough for that read)
+        (torch.rand(64, dtype=torch.float16)[:32].view(1, 2, 4, 4), TypeError),
+        (torch.rand(64, dtype=torch.bfloat16)[:32].view(1, 2, 4, 4), TypeError),
     ]:
         with pytest.raises(error):
             ct._run(bad, plan, None, False)

@@ -196,6 +196,12 @@ _NUMPY = {
 }
 
 
+# What _run gives run_view for a dtype with no entry above (float16, bfloat16: their
+# plan reads float32, so their data must never be read by it): a dtype no plan has,
+# so that the plan's checked call decides (its dtype error)
+_NO_NUMPY = np.dtype("V1")
+
+
 def _eager(input, options, num_threads, module=None):
     """``interpolate`` run now (not recorded into a graph); ``module``: the ``Resize``
     making the call (its plans, see ``Resize._planned``), None for ``interpolate``.
@@ -642,9 +648,8 @@ def _run(input, plan, num_threads, adjoint):
     in place where it can (``_viewed``), else through NumPy's view (``_run_numpy``). A
     strided tensor (the expanded gradient of ``y.sum().backward()``) is read strided: the
     plan's direct steps copy it C-contiguous themselves."""
-    result = _viewed(
-        input, plan, input.shape, input.stride(), _NUMPY.get(input.dtype), num_threads, adjoint
-    )
+    dtype = _NUMPY.get(input.dtype, _NO_NUMPY)  # None would skip run_view's dtype check
+    result = _viewed(input, plan, input.shape, input.stride(), dtype, num_threads, adjoint)
     return _run_numpy(input, plan, num_threads, adjoint) if result is None else result
 
 
