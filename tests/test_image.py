@@ -358,6 +358,12 @@ def test_a_tiff_header_with_no_page_is_pillow_s_error(tmp_path, read):
         b"II*\0" + bytes(8),  # no directory (offset 0): tifffile logged "contains no pages"
         b"II*\0" + struct.pack("<I", 1000) + bytes(4),  # one past the end: "invalid offset"
         b"II+\0\x08\0\0\0" + bytes(8),  # a BigTIFF's offset 0
+        # a first directory of no entries: tifffile read a page of no pixels, and the
+        # error was "a TIFF of 1 float64 sample(s) a pixel ()"
+        b"II*\0" + struct.pack("<IHI", 8, 0, 0),
+        b"MM\0*" + struct.pack(">IHI", 8, 0, 0),
+        b"II+\0\x08\0\0\0" + struct.pack("<QQQ", 16, 0, 0),
+        b"II*\0" + struct.pack("<I", 8) + b"\0",  # its number of entries cut short
     ],
 )
 def test_a_tiff_header_with_no_directory_is_pillow_s_error(tmp_path, capfd, data):

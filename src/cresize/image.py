@@ -1397,21 +1397,26 @@ def _tiff_header(path):
     """``(is a TIFF, has a directory)`` of the file at ``path`` (or the binary file
     object ``path``, from its start, its position kept), by its header: whether it
     begins as a TIFF or BigTIFF does, and whether the header is whole and points to a
-    first directory (IFD) inside the file. A TIFF without one (``II*\\0`` alone, an
-    offset of 0 or past the end) is damaged: tifffile raised ``struct.error`` on a cut
-    header and logged "contains no pages" or "invalid offset to first page" for the
-    others, before the caller's error said so."""
+    first directory (IFD) inside the file that has at least one entry. A TIFF without
+    one (``II*\\0`` alone, an offset of 0 or past the end, a directory of no entries)
+    is damaged: tifffile raised ``struct.error`` on a cut header and logged "contains
+    no pages" or "invalid offset to first page" for the others, before the caller's
+    error said so, and it read a directory of no entries as a page of no pixels (a
+    "TIFF of 1 float64 sample(s)")."""
     if isinstance(path, (str, bytes, os.PathLike)):
         with open(path, "rb") as f:
-            head, size = f.read(16), os.fstat(f.fileno()).st_size
-    else:
-        where = path.tell()
-        try:
-            path.seek(0)
-            head = path.read(16)
-            size = path.seek(0, os.SEEK_END)
-        finally:
-            path.seek(where)
+            return _tiff_header_of(f)
+    where = path.tell()
+    try:
+        return _tiff_header_of(path)
+    finally:
+        path.seek(where)
+
+
+def _tiff_header_of(f):
+    """``_tiff_header`` of the binary file ``f``, read from its start (position moved)."""
+    f.seek(0)
+    head = f.read(16)
     if head[:4] not in _TIFF_SIGNATURES:
         return False, False
     order = "<" if head[:2] == b"II" else ">"
@@ -1420,7 +1425,13 @@ def _tiff_header(path):
     if len(head) < struct.calcsize(layout):
         return True, False
     (first,) = struct.unpack_from(layout, head)
-    return True, struct.calcsize(layout) <= first < size
+    size = f.seek(0, os.SEEK_END)
+    if not struct.calcsize(layout) <= first < size:
+        return True, False
+    count = order + ("Q" if big else "H")  # the directory's number of entries
+    f.seek(first)
+    entries = f.read(struct.calcsize(count))
+    return True, len(entries) == struct.calcsize(count) and struct.unpack(count, entries)[0] > 0
 
 
 @contextlib.contextmanager
