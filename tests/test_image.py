@@ -1909,6 +1909,52 @@ def test_open_image_refuses_a_text_file_naming_path(tmp_path):
     assert (tmp_path / "in.png").read_bytes() == data
 
 
+def test_a_text_file_object_not_of_textiobase_is_refused_too(tmp_path):
+    # A text-mode SpooledTemporaryFile or a codecs stream reader is no io.TextIOBase:
+    # it was read, and the error was "UnicodeDecodeError: 'utf-8' codec can't decode
+    # byte 0x89" (or Pillow's "cannot identify image file"). Binary file objects of every
+    # kind (a zip member's mode is "r", a tar member's, a spooled binary file, an object
+    # with read only) are read as before.
+    import codecs
+    import tarfile
+    import tempfile
+    import types
+    import zipfile
+
+    Image.fromarray(photo(30, 40)).save(tmp_path / "in.png")
+    data = (tmp_path / "in.png").read_bytes()
+    want = np.asarray(open_image(tmp_path / "in.png"))
+    spooled = tempfile.SpooledTemporaryFile(mode="w+", encoding="latin-1")
+    spooled.write(data.decode("latin-1"))
+    spooled.seek(0)
+    texts = (spooled, codecs.getreader("latin-1")(io.BytesIO(data)))
+    for text in texts:
+        for read, name in ((open_image, "path"), (lambda f: resize_image(f, scale=0.5), "image")):
+            with pytest.raises(TypeError, match=rf"^{name}: a file object opened in text mode"):
+                read(text)
+    assert spooled.tell() == 0  # nothing consumed
+    with zipfile.ZipFile(tmp_path / "in.zip", "w") as z:
+        z.writestr("in.png", data)
+    with tarfile.open(tmp_path / "in.tar", "w") as t:
+        t.add(tmp_path / "in.png", "in.png")
+    binary = tempfile.SpooledTemporaryFile()
+    binary.write(data)
+    with (
+        zipfile.ZipFile(tmp_path / "in.zip") as z,
+        z.open("in.png") as member,
+        tarfile.open(tmp_path / "in.tar") as t,
+        binary,
+    ):
+        for given in (
+            member,
+            t.extractfile("in.png"),
+            binary,
+            io.BytesIO(data),
+            types.SimpleNamespace(read=io.BytesIO(data).read),  # read only
+        ):
+            np.testing.assert_array_equal(np.asarray(open_image(given)), want)
+
+
 def test_resize_image_reads_a_file_object_as_open_image_does(tmp_path):
     # resize_image took paths only ("image must be a path, a PIL.Image or a HW/HWC NumPy
     # array; got BytesIO"): a web upload or a zip member is a file object. Read through

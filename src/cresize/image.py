@@ -239,7 +239,7 @@ def _source(given, name, caller):
     if isinstance(given, str):
         yield given
         return
-    if isinstance(given, io.TextIOBase):  # else a UnicodeDecodeError of its first bytes
+    if _is_text(given):  # else a UnicodeDecodeError of its first bytes
         raise TypeError(
             f"{name}: a file object opened in text mode ({type(given).__name__}) cannot be "
             f"read; open the file in binary mode, open(name, 'rb'), or give its name"
@@ -254,6 +254,21 @@ def _source(given, name, caller):
         yield given
     finally:
         given.seek(where)  # as it was given
+
+
+def _is_text(given):
+    """Whether the file object ``given`` reads text: an ``io.TextIOBase`` (``open(name)``,
+    ``io.StringIO``), or one whose ``read(0)`` gives a str rather than bytes (a
+    ``tempfile.SpooledTemporaryFile(mode="w+")``, a ``codecs`` stream reader), which
+    consumes nothing. Its ``mode`` is not asked: a ``zipfile.ZipExtFile``'s is ``"r"``,
+    binary all the same. A ``read`` that takes no size (called once, for all it holds)
+    is taken as binary, as before."""
+    if isinstance(given, io.TextIOBase):
+        return True
+    try:
+        return isinstance(given.read(0), str)
+    except TypeError:  # read() takes no size
+        return False
 
 
 def _path(path, name="path", *, file_object=None):
