@@ -333,6 +333,35 @@ def test_corrupt_and_truncated_files(tmp_path):
         open_image(tmp_path / "missing.png")
 
 
+@pytest.mark.parametrize("fmt", ["PNG", "JPEG", "GIF", "TIFF", "BMP"])
+def test_a_truncated_file_pillow_reads_is_an_oserror_naming_the_file(tmp_path, fmt, capsys):
+    # Pillow's "OSError: image file is truncated" came out as it was, naming no file
+    # (tifffile's failure on a truncated TIFF's pixels names it); the command, which
+    # names the file itself, names it once and quotes Pillow's words
+    from cresize._cli_resize import main
+
+    whole = tmp_path / f"whole.{fmt.lower()}"
+    Image.fromarray(photo(64, 64)).save(whole, fmt)
+    src = tmp_path / f"cut.{fmt.lower()}"
+    cut = whole.read_bytes()[: whole.stat().st_size * 3 // 4]  # in the pixels
+    src.write_bytes(cut)
+    reads = (open_image, lambda f: resize_image(f, scale=0.5))
+    for read, given, named in [(r, src, re.escape(str(src))) for r in reads] + [
+        (r, io.BytesIO(cut), "the BytesIO given") for r in reads
+    ]:
+        with pytest.raises(OSError, match=rf"^{named}: a damaged file\? Pillow failed") as caught:
+            read(given)
+        assert isinstance(caught.value.__cause__, OSError)  # Pillow's, chained
+        assert "truncated" in str(caught.value.__cause__)
+    assert main([str(src), "--scale", "0.5", "-o", str(tmp_path / "o.png")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(
+        f"cresize resize: {src}: a damaged file? its reader failed: OSError: image file is"
+    ), err
+    assert err.count(src.name) == 1, err
+    assert src.read_bytes() == cut and not (tmp_path / "o.png").exists()
+
+
 @pytest.mark.filterwarnings("ignore:Corrupt EXIF data:UserWarning")  # Pillow's, on the header
 @pytest.mark.parametrize("read", [open_image, lambda path: resize_image(path, scale=0.5)])
 def test_a_tiff_header_with_no_page_is_pillow_s_error(tmp_path, read):

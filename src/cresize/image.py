@@ -406,7 +406,7 @@ def _read(path, geometry=None, opencv=False):
             if decoded is not None:
                 return decoded, full
         try:
-            im.load()
+            _load(im, path)
         except ValueError:  # "unknown raw mode": 8-bit alpha stored plane by plane
             if im.format != "TIFF" or _tiff_tag(im, _PLANAR_CONFIGURATION, 1)[0] != 2:
                 raise
@@ -1582,8 +1582,22 @@ def _read_tiff_pillow_cannot(path, im=None):
 class _PixelsUnread(OSError):
     """A reader failed on the pixel data of a file whose header it accepted (a damaged or
     truncated file): an ``OSError`` naming the file, as Pillow's and OpenCV's failures
-    there are ``OSError``; the reader's own exception is its ``__cause__``, which the
-    command quotes as it quotes a reader's parsing error (``_cli_resize._reason``)."""
+    there are ``OSError`` (tifffile's, ``_tiff_pixels``; Pillow's "image file is
+    truncated", ``_read``); the reader's own exception is its ``__cause__``, which the
+    command quotes, without the file's name, as it quotes a reader's parsing error
+    (``_cli_resize._reason``)."""
+
+
+def _load(im, path):
+    """``im.load()`` of ``im``, open in Pillow from ``path``: Pillow's ``OSError`` there
+    ("image file is truncated", which names no file) is a ``_PixelsUnread`` naming it."""
+    try:
+        im.load()
+    except OSError as exc:
+        raise _PixelsUnread(
+            f"{_shown(path)}: a damaged file? Pillow failed reading its pixels: "
+            f"{type(exc).__name__}: {exc}"
+        ) from exc
 
 
 def _tiff_pixels(path, page):
@@ -2147,7 +2161,7 @@ def _orientation(im, path):
     a PNG's after its pixels too, which Pillow's ``getexif`` decodes the pixels to find
     (done here first, as it would)."""
     if im.format == "PNG" and "exif" not in im.info:
-        im.load()
+        _load(im, path)
     _without_damaged_exif(im, path)
     return im.getexif().get(0x0112, 1)
 
