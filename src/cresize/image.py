@@ -535,17 +535,15 @@ _PNG_BYTES_A_CHUNK = 4096
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
-def _png_chunks(fd, at, limit):
-    """``(kind, body offset, length)`` of the chunks of the PNG open as ``fd`` (a file
-    descriptor: read unbuffered) whose headers are read from the offset ``at`` on, 8
-    bytes a chunk (one ``os.read`` each, the bodies and CRCs skipped by seeking: the
-    caller may read a body between two), at most ``limit`` of them; then ``None`` where
-    the list goes on (the caller's bound is reached: the chunks beyond are not read).
-    The list ends at the end of the file (a header cut short); a length that runs past
-    it gives a header cut short next."""
+def _png_chunks(read, at, limit):
+    """``(kind, body offset, length)`` of the chunks of a PNG whose headers are read from
+    the offset ``at`` on, 8 bytes a chunk (one ``read(offset, 8)`` each: ``_file_reads``;
+    the bodies and CRCs skipped: the caller may read a body between two), at most
+    ``limit`` of them; then ``None`` where the list goes on (the caller's bound is
+    reached: the chunks beyond are not read). The list ends at the end of the file (a
+    header cut short); a length that runs past it gives a header cut short next."""
     for _ in range(limit):
-        os.lseek(fd, at, os.SEEK_SET)
-        head = os.read(fd, 8)
+        head = read(at, 8)
         if len(head) != 8:
             return
         length, kind = struct.unpack(">I4s", head)
@@ -577,19 +575,20 @@ def _png_orientation(im, path):
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))  # reads unbuffered
         try:
+            read = _file_reads(fd)
             chunks = _PNG_CHUNKS_MAX + os.fstat(fd).st_size // _PNG_BYTES_A_CHUNK
             first = im.tile[0][2] - 8 if im.tile else 8  # the first pixel chunk's header
-            found = next(_png_chunks(fd, first, 1), None)
+            found = next(_png_chunks(read, first, 1), None)
             if found is None or found[0] not in _PNG_PIXEL_CHUNKS:  # not where Pillow stopped
                 # the first pixel chunk, within as many chunks as _refuse_png_chunk_flood lets by
-                walk = _png_chunks(fd, 8, _PNG_CHUNKS_BEFORE_MAX)
+                walk = _png_chunks(read, 8, _PNG_CHUNKS_BEFORE_MAX)
                 found = next((c for c in walk if c is None or c[0] in _PNG_PIXEL_CHUNKS), False)
                 if found is None:
                     return None
                 first = found[1] - 8 if found else os.fstat(fd).st_size  # False: no pixels
             # the pixel chunks, and the chunks after them to the end (not counted): the
             # search gives up at the one after the bound
-            for chunk in _png_chunks(fd, first, chunks + 1):
+            for chunk in _png_chunks(read, first, chunks + 1):
                 if chunk is None:
                     return None
                 kind, at, length = chunk
@@ -599,8 +598,7 @@ def _png_orientation(im, path):
                     return None
                 chunks -= 1
                 if kind in _PNG_EXIF_CHUNKS and length <= budget:
-                    os.lseek(fd, at, os.SEEK_SET)
-                    body = os.read(fd, length)
+                    body = read(at, length)
                     if len(body) != length:
                         break
                     budget -= length  # in all (each alone: the file size bounded the memory)
@@ -625,31 +623,66 @@ def _refuse_png_chunk_flood(path):
     pixel data: Pillow's ``open`` reads each of them in Python, about 3 us a chunk, so a
     13 MB file of a million empty chunks took 3.4 s to open (twice a file in the
     command: the header, then the pixels), long before ``--max-pixels`` could refuse it.
-    Real files have a handful there. The chunk headers are read unbuffered, 8 bytes a
-    chunk (``_png_chunks``; a normal PNG: about five reads); a path that is not a
-    regular file, or not a PNG, is left to Pillow."""
+    Real files have a handful there. The chunk headers are read 8 bytes a chunk
+    (``_png_chunks``; a normal PNG: about five reads), from a file name unbuffered, from
+    a binary file object (seekable: ``_source`` gives one and puts its position back) by
+    ``seek`` and ``read``; a path that is not a regular file, or not a PNG, is left to
+    Pillow."""
+    if _is_file_object(path):
+        if _walks_a_png_chunk_flood(_file_reads(path)):
+            raise ValueError(_png_chunk_flood_said(_shown(path)))
+        return
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0))
-    except (OSError, TypeError, ValueError):  # Pillow gives the reason (or reads a file object)
+    except (OSError, TypeError, ValueError):  # Pillow gives the reason
         return
     try:
         import stat
 
-        if not stat.S_ISREG(os.fstat(fd).st_mode) or os.read(fd, 8) != _PNG_SIGNATURE:
-            return
-        for chunk in _png_chunks(fd, 8, _PNG_CHUNKS_BEFORE_MAX):
-            if chunk is None:  # as many, and more
-                break
-            if chunk[0] in (b"IDAT", b"IEND"):
-                return
-        else:  # the end of the file
-            return
+        flood = stat.S_ISREG(os.fstat(fd).st_mode) and _walks_a_png_chunk_flood(_file_reads(fd))
     finally:
         os.close(fd)
-    raise ValueError(
-        f"{os.fspath(path)} is a PNG of more than {_PNG_CHUNKS_BEFORE_MAX:,} chunks before its "
+    if flood:
+        raise ValueError(_png_chunk_flood_said(os.fspath(path)))
+
+
+def _walks_a_png_chunk_flood(read):
+    """Whether the file that ``read(offset, n)`` reads is a PNG of more than
+    ``_PNG_CHUNKS_BEFORE_MAX`` chunks before its first pixel data (or its end)."""
+    if read(0, 8) != _PNG_SIGNATURE:
+        return False
+    for chunk in _png_chunks(read, 8, _PNG_CHUNKS_BEFORE_MAX):
+        if chunk is None:  # as many, and more
+            return True
+        if chunk[0] in (b"IDAT", b"IEND"):
+            return False
+    return False  # the end of the file
+
+
+def _png_chunk_flood_said(name):
+    return (
+        f"{name} is a PNG of more than {_PNG_CHUNKS_BEFORE_MAX:,} chunks before its "
         f"pixels (real files have a handful; a damaged or hostile file?): not read"
     )
+
+
+def _file_reads(f):
+    """``read(offset, n)``: the bytes at ``offset`` (at most ``n``) of ``f``, a file
+    descriptor (read unbuffered: ``os.lseek``, ``os.read``) or a seekable binary file
+    object (``seek``, ``read``: its position moved)."""
+    if isinstance(f, int):
+
+        def read(offset, n):
+            os.lseek(f, offset, os.SEEK_SET)
+            return os.read(f, n)
+
+        return read
+
+    def read_object(offset, n):
+        f.seek(offset)
+        return f.read(n)
+
+    return read_object
 
 
 class _Decoded(NamedTuple):
