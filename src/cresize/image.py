@@ -22,7 +22,7 @@ import struct
 import threading
 import warnings
 from collections.abc import Mapping
-from typing import IO, TYPE_CHECKING, Any, NamedTuple, TypeGuard, cast
+from typing import IO, TYPE_CHECKING, Any, NamedTuple, TypeGuard, cast, overload
 
 import numpy as np
 
@@ -34,6 +34,7 @@ from cresize._dtypes import round_to
 if TYPE_CHECKING:
     from concurrent.futures import Executor, Future
 
+    import numpy.typing as npt
     import PIL.Image
 
 __all__ = ["ImageArray", "narrows", "open_image", "resize_image", "save_image", "target_size"]
@@ -3020,6 +3021,58 @@ def _ratio(length, new_other, other):
     return max(1, (2 * length * new_other + other) // (2 * other))
 
 
+# By input: an array gives an array of its dtype (an ImageArray its info: an ImageArray);
+# a file (a name or a file object) or a Pillow image gives a Pillow image, or an
+# ImageArray where Pillow holds no such pixels (16-bit colour, float; 16-bit grey
+# with a transparent value: grey and alpha).
+@overload
+def resize_image(
+    image: ImageArray,
+    size: _SizePair | None = None,
+    *,
+    scale: _spec.Real | _ScalePair | None = None,
+    fit: _BoxPair | None = None,
+    fill: _BoxPair | None = None,
+    mode: str = "lanczos3",
+    antialias: bool = True,
+    align_corners: bool | None = False,
+    allow_upscale: bool = False,
+    alpha: bool | None = None,
+    num_threads: _spec.Int | None = None,
+    exact: bool = False,
+) -> ImageArray: ...
+@overload
+def resize_image(
+    image: npt.NDArray[_spec.Scalar],
+    size: _SizePair | None = None,
+    *,
+    scale: _spec.Real | _ScalePair | None = None,
+    fit: _BoxPair | None = None,
+    fill: _BoxPair | None = None,
+    mode: str = "lanczos3",
+    antialias: bool = True,
+    align_corners: bool | None = False,
+    allow_upscale: bool = False,
+    alpha: bool | None = None,
+    num_threads: _spec.Int | None = None,
+    exact: bool = False,
+) -> npt.NDArray[_spec.Scalar]: ...
+@overload
+def resize_image(
+    image: str | bytes | os.PathLike[str] | IO[bytes] | PIL.Image.Image,
+    size: _SizePair | None = None,
+    *,
+    scale: _spec.Real | _ScalePair | None = None,
+    fit: _BoxPair | None = None,
+    fill: _BoxPair | None = None,
+    mode: str = "lanczos3",
+    antialias: bool = True,
+    align_corners: bool | None = False,
+    allow_upscale: bool = False,
+    alpha: bool | None = None,
+    num_threads: _spec.Int | None = None,
+    exact: bool = False,
+) -> PIL.Image.Image | ImageArray: ...
 def resize_image(
     image: str | bytes | os.PathLike[str] | IO[bytes] | PIL.Image.Image | np.ndarray,
     size: _SizePair | None = None,
