@@ -4,6 +4,7 @@ Pillow's own resize is the oracle: LANCZOS, BICUBIC and BILINEAR are
 lanczos3, bicubic and bilinear with antialias=True (docs/spec.md section 4).
 """
 
+import errno
 import io
 import os
 import re
@@ -360,6 +361,15 @@ def test_a_truncated_file_pillow_reads_is_an_oserror_naming_the_file(tmp_path, f
     ), err
     assert err.count(src.name) == 1, err
     assert src.read_bytes() == cut and not (tmp_path / "o.png").exists()
+
+    class Failing(io.BytesIO):  # a read that fails past the header: the system's error
+        def read(self, n=-1):
+            if n < 0 or self.tell() + n > len(self.getbuffer()) // 2:
+                raise OSError(errno.EIO, "Input/output error")
+            return super().read(n)
+
+    with pytest.raises(OSError, match=r"^\[Errno 5\] Input/output error$"):
+        open_image(Failing(whole.read_bytes()))
 
 
 @pytest.mark.filterwarnings("ignore:Corrupt EXIF data:UserWarning")  # Pillow's, on the header

@@ -1623,11 +1623,15 @@ class _PixelsUnread(OSError):
 
 
 def _load(im, path):
-    """``im.load()`` of ``im``, open in Pillow from ``path``: Pillow's ``OSError`` there
-    ("image file is truncated", which names no file) is a ``_PixelsUnread`` naming it."""
+    """``im.load()`` of ``im``, open in Pillow from ``path``: Pillow's own ``OSError``
+    there ("image file is truncated", which names no file) is a ``_PixelsUnread`` naming
+    it; one of the system's (an ``errno``: the disk's, the file object's) is left as
+    it is, not called a damaged file."""
     try:
         im.load()
     except OSError as exc:
+        if exc.errno is not None:
+            raise
         raise _PixelsUnread(
             f"{_shown(path)}: a damaged file? Pillow failed reading its pixels: "
             f"{type(exc).__name__}: {exc}"
