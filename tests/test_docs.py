@@ -128,6 +128,27 @@ def test_public_docstrings_are_complete():
     assert not problems, "\n".join(problems)
 
 
+def test_public_docstrings_say_where_the_specification_is():
+    """A wheel carries no docs/: a public docstring that sends the reader to
+    docs/spec.md names the section and says where the file is (the source distribution
+    and the documentation); it gave the bare path."""
+    found, problems = 0, []
+    for module_name in ("cresize", "cresize.testing", "cresize.image", "cresize.dask"):
+        module = _import(module_name)
+        documented = [(module_name, module)] + [(n, getattr(module, n)) for n in module.__all__]
+        for name, value in documented:
+            doc = getattr(value, "__doc__", None) or ""
+            if "spec.md" not in doc or (
+                value is not module and value.__doc__ == type(value).__doc__
+            ):
+                continue
+            found += 1
+            if "source distribution" not in doc or not re.search(r"section \d", doc):
+                problems.append(f"{module_name}: {name}")
+    assert found, "no public docstring refers to docs/spec.md: nothing checked"
+    assert not problems, problems
+
+
 def test_the_core_functions_say_what_they_raise():
     """The functions that check their arguments list the errors (a Raises section)."""
     docscrape = pytest.importorskip("numpydoc.docscrape", reason="numpydoc is not installed")

@@ -215,3 +215,36 @@ def test_the_flood_check_reads_each_chunk_header_before_the_pixels_once(tmp_path
     with pytest.raises(ValueError, match="more than 4,096 chunks before its pixels"):
         image._refuse_png_chunk_flood(src)
     assert len(reads) == 1 + image._PNG_CHUNKS_BEFORE_MAX
+
+
+def test_the_flood_check_reads_a_file_object_too(tmp_path):
+    """A file object skipped the check: Pillow then read its chunks, seconds for a
+    million. From a seekable one, the chunk headers are read (``seek``, ``read`` of 8
+    bytes each), not the file, and its position is put back; one that cannot seek is
+    read into memory first (as before), then checked."""
+    import io
+    import types
+
+    from cresize.image import open_image, resize_image
+
+    class Counted(io.BytesIO):
+        read_bytes = 0
+
+        def read(self, n=-1):
+            out = super().read(n)
+            self.read_bytes += len(out)
+            return out
+
+    data = file_fuzz.million_chunk_png(5000)
+    for read in (open_image, lambda f: resize_image(f, scale=0.5)):
+        given = Counted(data)
+        given.seek(5)
+        with pytest.raises(ValueError, match=r"^the Counted given is a PNG of more than 4,096 "):
+            read(given)
+        assert given.tell() == 5 and not given.closed
+        assert given.read_bytes <= 8 * (1 + 4096 + 1)  # the headers, not the file
+        reader = types.SimpleNamespace(read=io.BytesIO(data).read)  # read only
+        with pytest.raises(ValueError, match=r"^the BytesIO given is a PNG of more than 4,096 "):
+            read(reader)
+    many = Counted(file_fuzz.million_chunk_png(4000))  # below the bound: read
+    assert open_image(many).size == (32, 24)

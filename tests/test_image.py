@@ -4,6 +4,7 @@ Pillow's own resize is the oracle: LANCZOS, BICUBIC and BILINEAR are
 lanczos3, bicubic and bilinear with antialias=True (docs/spec.md section 4).
 """
 
+import errno
 import io
 import os
 import re
@@ -333,6 +334,44 @@ def test_corrupt_and_truncated_files(tmp_path):
         open_image(tmp_path / "missing.png")
 
 
+@pytest.mark.parametrize("fmt", ["PNG", "JPEG", "GIF", "TIFF", "BMP"])
+def test_a_truncated_file_pillow_reads_is_an_oserror_naming_the_file(tmp_path, fmt, capsys):
+    # Pillow's "OSError: image file is truncated" came out as it was, naming no file
+    # (tifffile's failure on a truncated TIFF's pixels names it); the command, which
+    # names the file itself, names it once and quotes Pillow's words
+    from cresize._cli_resize import main
+
+    whole = tmp_path / f"whole.{fmt.lower()}"
+    Image.fromarray(photo(64, 64)).save(whole, fmt)
+    src = tmp_path / f"cut.{fmt.lower()}"
+    cut = whole.read_bytes()[: whole.stat().st_size * 3 // 4]  # in the pixels
+    src.write_bytes(cut)
+    reads = (open_image, lambda f: resize_image(f, scale=0.5))
+    for read, given, named in [(r, src, re.escape(str(src))) for r in reads] + [
+        (r, io.BytesIO(cut), "the BytesIO given") for r in reads
+    ]:
+        with pytest.raises(OSError, match=rf"^{named}: a damaged file\? Pillow failed") as caught:
+            read(given)
+        assert isinstance(caught.value.__cause__, OSError)  # Pillow's, chained
+        assert "truncated" in str(caught.value.__cause__)
+    assert main([str(src), "--scale", "0.5", "-o", str(tmp_path / "o.png")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(
+        f"cresize resize: {src}: a damaged file? its reader failed: OSError: image file is"
+    ), err
+    assert err.count(src.name) == 1, err
+    assert src.read_bytes() == cut and not (tmp_path / "o.png").exists()
+
+    class Failing(io.BytesIO):  # a read that fails past the header: the system's error
+        def read(self, n=-1):
+            if n < 0 or self.tell() + n > len(self.getbuffer()) // 2:
+                raise OSError(errno.EIO, "Input/output error")
+            return super().read(n)
+
+    with pytest.raises(OSError, match=r"^\[Errno 5\] Input/output error$"):
+        open_image(Failing(whole.read_bytes()))
+
+
 @pytest.mark.filterwarnings("ignore:Corrupt EXIF data:UserWarning")  # Pillow's, on the header
 @pytest.mark.parametrize("read", [open_image, lambda path: resize_image(path, scale=0.5)])
 def test_a_tiff_header_with_no_page_is_pillow_s_error(tmp_path, read):
@@ -358,6 +397,12 @@ def test_a_tiff_header_with_no_page_is_pillow_s_error(tmp_path, read):
         b"II*\0" + bytes(8),  # no directory (offset 0): tifffile logged "contains no pages"
         b"II*\0" + struct.pack("<I", 1000) + bytes(4),  # one past the end: "invalid offset"
         b"II+\0\x08\0\0\0" + bytes(8),  # a BigTIFF's offset 0
+        # a first directory of no entries: tifffile read a page of no pixels, and the
+        # error was "a TIFF of 1 float64 sample(s) a pixel ()"
+        b"II*\0" + struct.pack("<IHI", 8, 0, 0),
+        b"MM\0*" + struct.pack(">IHI", 8, 0, 0),
+        b"II+\0\x08\0\0\0" + struct.pack("<QQQ", 16, 0, 0),
+        b"II*\0" + struct.pack("<I", 8) + b"\0",  # its number of entries cut short
     ],
 )
 def test_a_tiff_header_with_no_directory_is_pillow_s_error(tmp_path, capfd, data):
@@ -1901,6 +1946,52 @@ def test_open_image_refuses_a_text_file_naming_path(tmp_path):
         with text, pytest.raises(TypeError, match=r"path: a file object opened in text mode"):
             open_image(text)
     assert (tmp_path / "in.png").read_bytes() == data
+
+
+def test_a_text_file_object_not_of_textiobase_is_refused_too(tmp_path):
+    # A text-mode SpooledTemporaryFile or a codecs stream reader is no io.TextIOBase:
+    # it was read, and the error was "UnicodeDecodeError: 'utf-8' codec can't decode
+    # byte 0x89" (or Pillow's "cannot identify image file"). Binary file objects of every
+    # kind (a zip member's mode is "r", a tar member's, a spooled binary file, an object
+    # with read only) are read as before.
+    import codecs
+    import tarfile
+    import tempfile
+    import types
+    import zipfile
+
+    Image.fromarray(photo(30, 40)).save(tmp_path / "in.png")
+    data = (tmp_path / "in.png").read_bytes()
+    want = np.asarray(open_image(tmp_path / "in.png"))
+    spooled = tempfile.SpooledTemporaryFile(mode="w+", encoding="latin-1")
+    spooled.write(data.decode("latin-1"))
+    spooled.seek(0)
+    texts = (spooled, codecs.getreader("latin-1")(io.BytesIO(data)))
+    for text in texts:
+        for read, name in ((open_image, "path"), (lambda f: resize_image(f, scale=0.5), "image")):
+            with pytest.raises(TypeError, match=rf"^{name}: a file object opened in text mode"):
+                read(text)
+    assert spooled.tell() == 0  # nothing consumed
+    with zipfile.ZipFile(tmp_path / "in.zip", "w") as z:
+        z.writestr("in.png", data)
+    with tarfile.open(tmp_path / "in.tar", "w") as t:
+        t.add(tmp_path / "in.png", "in.png")
+    binary = tempfile.SpooledTemporaryFile()
+    binary.write(data)
+    with (
+        zipfile.ZipFile(tmp_path / "in.zip") as z,
+        z.open("in.png") as member,
+        tarfile.open(tmp_path / "in.tar") as t,
+        binary,
+    ):
+        for given in (
+            member,
+            t.extractfile("in.png"),
+            binary,
+            io.BytesIO(data),
+            types.SimpleNamespace(read=io.BytesIO(data).read),  # read only
+        ):
+            np.testing.assert_array_equal(np.asarray(open_image(given)), want)
 
 
 def test_resize_image_reads_a_file_object_as_open_image_does(tmp_path):

@@ -6,9 +6,9 @@ non-integer scale factors, 1-D / 2-D / 3-D, a HWC image) is checked with
 ``cresize.testing``: the adjoint identity, float64 finite differences, the dense
 reference, and PyTorch's ``F.interpolate`` (values and gradient) when torch is
 installed and has the mode (nearest indices that PyTorch picks with its float32
-scale, docs/spec.md section 3, are tolerated when they are within one of cresize's
-and PyTorch's values and gradient are exactly the gather at its own indices and
-that gather's adjoint). Exit status 1 when anything fails (a ``--json`` report that
+scale, the specification's section 3, "Modes" (docs/spec.md), are tolerated when
+they are within one of cresize's and PyTorch's values and gradient are exactly the
+gather at its own indices and that gather's adjoint). Exit status 1 when anything fails (a ``--json`` report that
 could not be written too: ``cresize check: --json: cannot write r.json: No space left on
 device``), and before the run when
 torch is installed but fails to import (its error is printed; ``--no-torch`` runs
@@ -719,5 +719,6 @@ def _print_table(rows):
         print(
             "* PyTorch picks some nearest indices with a float32 scale (within one of "
             "cresize's; its values and gradient are exact at its indices); the exact rule "
-            "(docs/spec.md section 3) wins"
+            "(cresize's specification, section 3: docs/spec.md in the source distribution and "
+            "the documentation) wins"
         )

@@ -2,12 +2,13 @@
 
 ``resize`` and ``resize_backward`` take and return ``dask.array.Array``s and equal
 ``cresize.resize`` / ``cresize.resize_backward`` on the whole array bit for bit
-(docs/spec.md section 7): the operator is planned once for the whole array
+(cresize's specification, section 7, "Plans": docs/spec.md, in the source
+distribution and the documentation): the operator is planned once for the whole array
 (``cresize.plan``) and every output chunk is one task that runs
 ``plan.run_region`` on the smallest box of the input its taps read
 (``plan.input_region``). A task depends only on the input chunks that box
-touches: no rechunk, no halo exchange, batch axes keep their chunks. See
-docs/dask.md.
+touches: no rechunk, no halo exchange, batch axes keep their chunks. See the
+documentation's Dask page (docs/dask.md in the source distribution).
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ import struct
 import threading
 import warnings
 from collections.abc import Mapping
-from typing import IO, TYPE_CHECKING, Any, NamedTuple, TypeGuard, cast
+from typing import IO, TYPE_CHECKING, Any, NamedTuple, TypeGuard, cast, overload
 
 import numpy as np
 
@@ -34,6 +34,7 @@ from cresize._dtypes import round_to
 if TYPE_CHECKING:
     from concurrent.futures import Executor, Future
 
+    import numpy.typing as npt
     import PIL.Image
 
 __all__ = ["ImageArray", "narrows", "open_image", "resize_image", "save_image", "target_size"]
@@ -239,7 +240,7 @@ def _source(given, name, caller):
     if isinstance(given, str):
         yield given
         return
-    if isinstance(given, io.TextIOBase):  # else a UnicodeDecodeError of its first bytes
+    if _is_text(given):  # else a UnicodeDecodeError of its first bytes
         raise TypeError(
             f"{name}: a file object opened in text mode ({type(given).__name__}) cannot be "
             f"read; open the file in binary mode, open(name, 'rb'), or give its name"
@@ -254,6 +255,21 @@ def _source(given, name, caller):
         yield given
     finally:
         given.seek(where)  # as it was given
+
+
+def _is_text(given):
+    """Whether the file object ``given`` reads text: an ``io.TextIOBase`` (``open(name)``,
+    ``io.StringIO``), or one whose ``read(0)`` gives a str rather than bytes (a
+    ``tempfile.SpooledTemporaryFile(mode="w+")``, a ``codecs`` stream reader), which
+    consumes nothing. Its ``mode`` is not asked: a ``zipfile.ZipExtFile``'s is ``"r"``,
+    binary all the same. A ``read`` that takes no size (called once, for all it holds)
+    is taken as binary, as before."""
+    if isinstance(given, io.TextIOBase):
+        return True
+    try:
+        return isinstance(given.read(0), str)
+    except TypeError:  # read() takes no size
+        return False
 
 
 def _path(path, name="path", *, file_object=None):
@@ -391,7 +407,7 @@ def _read(path, geometry=None, opencv=False):
             if decoded is not None:
                 return decoded, full
         try:
-            im.load()
+            _load(im, path)
         except ValueError:  # "unknown raw mode": 8-bit alpha stored plane by plane
             if im.format != "TIFF" or _tiff_tag(im, _PLANAR_CONFIGURATION, 1)[0] != 2:
                 raise
@@ -520,17 +536,15 @@ _PNG_BYTES_A_CHUNK = 4096
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
-def _png_chunks(fd, at, limit):
-    """``(kind, body offset, length)`` of the chunks of the PNG open as ``fd`` (a file
-    descriptor: read unbuffered) whose headers are read from the offset ``at`` on, 8
-    bytes a chunk (one ``os.read`` each, the bodies and CRCs skipped by seeking: the
-    caller may read a body between two), at most ``limit`` of them; then ``None`` where
-    the list goes on (the caller's bound is reached: the chunks beyond are not read).
-    The list ends at the end of the file (a header cut short); a length that runs past
-    it gives a header cut short next."""
+def _png_chunks(read, at, limit):
+    """``(kind, body offset, length)`` of the chunks of a PNG whose headers are read from
+    the offset ``at`` on, 8 bytes a chunk (one ``read(offset, 8)`` each: ``_file_reads``;
+    the bodies and CRCs skipped: the caller may read a body between two), at most
+    ``limit`` of them; then ``None`` where the list goes on (the caller's bound is
+    reached: the chunks beyond are not read). The list ends at the end of the file (a
+    header cut short); a length that runs past it gives a header cut short next."""
     for _ in range(limit):
-        os.lseek(fd, at, os.SEEK_SET)
-        head = os.read(fd, 8)
+        head = read(at, 8)
         if len(head) != 8:
             return
         length, kind = struct.unpack(">I4s", head)
@@ -562,19 +576,20 @@ def _png_orientation(im, path):
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))  # reads unbuffered
         try:
+            read = _file_reads(fd)
             chunks = _PNG_CHUNKS_MAX + os.fstat(fd).st_size // _PNG_BYTES_A_CHUNK
             first = im.tile[0][2] - 8 if im.tile else 8  # the first pixel chunk's header
-            found = next(_png_chunks(fd, first, 1), None)
+            found = next(_png_chunks(read, first, 1), None)
             if found is None or found[0] not in _PNG_PIXEL_CHUNKS:  # not where Pillow stopped
                 # the first pixel chunk, within as many chunks as _refuse_png_chunk_flood lets by
-                walk = _png_chunks(fd, 8, _PNG_CHUNKS_BEFORE_MAX)
+                walk = _png_chunks(read, 8, _PNG_CHUNKS_BEFORE_MAX)
                 found = next((c for c in walk if c is None or c[0] in _PNG_PIXEL_CHUNKS), False)
                 if found is None:
                     return None
                 first = found[1] - 8 if found else os.fstat(fd).st_size  # False: no pixels
             # the pixel chunks, and the chunks after them to the end (not counted): the
             # search gives up at the one after the bound
-            for chunk in _png_chunks(fd, first, chunks + 1):
+            for chunk in _png_chunks(read, first, chunks + 1):
                 if chunk is None:
                     return None
                 kind, at, length = chunk
@@ -584,8 +599,7 @@ def _png_orientation(im, path):
                     return None
                 chunks -= 1
                 if kind in _PNG_EXIF_CHUNKS and length <= budget:
-                    os.lseek(fd, at, os.SEEK_SET)
-                    body = os.read(fd, length)
+                    body = read(at, length)
                     if len(body) != length:
                         break
                     budget -= length  # in all (each alone: the file size bounded the memory)
@@ -610,31 +624,66 @@ def _refuse_png_chunk_flood(path):
     pixel data: Pillow's ``open`` reads each of them in Python, about 3 us a chunk, so a
     13 MB file of a million empty chunks took 3.4 s to open (twice a file in the
     command: the header, then the pixels), long before ``--max-pixels`` could refuse it.
-    Real files have a handful there. The chunk headers are read unbuffered, 8 bytes a
-    chunk (``_png_chunks``; a normal PNG: about five reads); a path that is not a
-    regular file, or not a PNG, is left to Pillow."""
+    Real files have a handful there. The chunk headers are read 8 bytes a chunk
+    (``_png_chunks``; a normal PNG: about five reads), from a file name unbuffered, from
+    a binary file object (seekable: ``_source`` gives one and puts its position back) by
+    ``seek`` and ``read``; a path that is not a regular file, or not a PNG, is left to
+    Pillow."""
+    if _is_file_object(path):
+        if _walks_a_png_chunk_flood(_file_reads(path)):
+            raise ValueError(_png_chunk_flood_said(_shown(path)))
+        return
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0))
-    except (OSError, TypeError, ValueError):  # Pillow gives the reason (or reads a file object)
+    except (OSError, TypeError, ValueError):  # Pillow gives the reason
         return
     try:
         import stat
 
-        if not stat.S_ISREG(os.fstat(fd).st_mode) or os.read(fd, 8) != _PNG_SIGNATURE:
-            return
-        for chunk in _png_chunks(fd, 8, _PNG_CHUNKS_BEFORE_MAX):
-            if chunk is None:  # as many, and more
-                break
-            if chunk[0] in (b"IDAT", b"IEND"):
-                return
-        else:  # the end of the file
-            return
+        flood = stat.S_ISREG(os.fstat(fd).st_mode) and _walks_a_png_chunk_flood(_file_reads(fd))
     finally:
         os.close(fd)
-    raise ValueError(
-        f"{os.fspath(path)} is a PNG of more than {_PNG_CHUNKS_BEFORE_MAX:,} chunks before its "
+    if flood:
+        raise ValueError(_png_chunk_flood_said(os.fspath(path)))
+
+
+def _walks_a_png_chunk_flood(read):
+    """Whether the file that ``read(offset, n)`` reads is a PNG of more than
+    ``_PNG_CHUNKS_BEFORE_MAX`` chunks before its first pixel data (or its end)."""
+    if read(0, 8) != _PNG_SIGNATURE:
+        return False
+    for chunk in _png_chunks(read, 8, _PNG_CHUNKS_BEFORE_MAX):
+        if chunk is None:  # as many, and more
+            return True
+        if chunk[0] in (b"IDAT", b"IEND"):
+            return False
+    return False  # the end of the file
+
+
+def _png_chunk_flood_said(name):
+    return (
+        f"{name} is a PNG of more than {_PNG_CHUNKS_BEFORE_MAX:,} chunks before its "
         f"pixels (real files have a handful; a damaged or hostile file?): not read"
     )
+
+
+def _file_reads(f):
+    """``read(offset, n)``: the bytes at ``offset`` (at most ``n``) of ``f``, a file
+    descriptor (read unbuffered: ``os.lseek``, ``os.read``) or a seekable binary file
+    object (``seek``, ``read``: its position moved)."""
+    if isinstance(f, int):
+
+        def read(offset, n):
+            os.lseek(f, offset, os.SEEK_SET)
+            return os.read(f, n)
+
+        return read
+
+    def read_object(offset, n):
+        f.seek(offset)
+        return f.read(n)
+
+    return read_object
 
 
 class _Decoded(NamedTuple):
@@ -1397,21 +1446,26 @@ def _tiff_header(path):
     """``(is a TIFF, has a directory)`` of the file at ``path`` (or the binary file
     object ``path``, from its start, its position kept), by its header: whether it
     begins as a TIFF or BigTIFF does, and whether the header is whole and points to a
-    first directory (IFD) inside the file. A TIFF without one (``II*\\0`` alone, an
-    offset of 0 or past the end) is damaged: tifffile raised ``struct.error`` on a cut
-    header and logged "contains no pages" or "invalid offset to first page" for the
-    others, before the caller's error said so."""
+    first directory (IFD) inside the file that has at least one entry. A TIFF without
+    one (``II*\\0`` alone, an offset of 0 or past the end, a directory of no entries)
+    is damaged: tifffile raised ``struct.error`` on a cut header and logged "contains
+    no pages" or "invalid offset to first page" for the others, before the caller's
+    error said so, and it read a directory of no entries as a page of no pixels (a
+    "TIFF of 1 float64 sample(s)")."""
     if isinstance(path, (str, bytes, os.PathLike)):
         with open(path, "rb") as f:
-            head, size = f.read(16), os.fstat(f.fileno()).st_size
-    else:
-        where = path.tell()
-        try:
-            path.seek(0)
-            head = path.read(16)
-            size = path.seek(0, os.SEEK_END)
-        finally:
-            path.seek(where)
+            return _tiff_header_of(f)
+    where = path.tell()
+    try:
+        return _tiff_header_of(path)
+    finally:
+        path.seek(where)
+
+
+def _tiff_header_of(f):
+    """``_tiff_header`` of the binary file ``f``, read from its start (position moved)."""
+    f.seek(0)
+    head = f.read(16)
     if head[:4] not in _TIFF_SIGNATURES:
         return False, False
     order = "<" if head[:2] == b"II" else ">"
@@ -1420,7 +1474,13 @@ def _tiff_header(path):
     if len(head) < struct.calcsize(layout):
         return True, False
     (first,) = struct.unpack_from(layout, head)
-    return True, struct.calcsize(layout) <= first < size
+    size = f.seek(0, os.SEEK_END)
+    if not struct.calcsize(layout) <= first < size:
+        return True, False
+    count = order + ("Q" if big else "H")  # the directory's number of entries
+    f.seek(first)
+    entries = f.read(struct.calcsize(count))
+    return True, len(entries) == struct.calcsize(count) and struct.unpack(count, entries)[0] > 0
 
 
 @contextlib.contextmanager
@@ -1556,8 +1616,26 @@ def _read_tiff_pillow_cannot(path, im=None):
 class _PixelsUnread(OSError):
     """A reader failed on the pixel data of a file whose header it accepted (a damaged or
     truncated file): an ``OSError`` naming the file, as Pillow's and OpenCV's failures
-    there are ``OSError``; the reader's own exception is its ``__cause__``, which the
-    command quotes as it quotes a reader's parsing error (``_cli_resize._reason``)."""
+    there are ``OSError`` (tifffile's, ``_tiff_pixels``; Pillow's "image file is
+    truncated", ``_read``); the reader's own exception is its ``__cause__``, which the
+    command quotes, without the file's name, as it quotes a reader's parsing error
+    (``_cli_resize._reason``)."""
+
+
+def _load(im, path):
+    """``im.load()`` of ``im``, open in Pillow from ``path``: Pillow's own ``OSError``
+    there ("image file is truncated", which names no file) is a ``_PixelsUnread`` naming
+    it; one of the system's (an ``errno``: the disk's, the file object's) is left as
+    it is, not called a damaged file."""
+    try:
+        im.load()
+    except OSError as exc:
+        if exc.errno is not None:
+            raise
+        raise _PixelsUnread(
+            f"{_shown(path)}: a damaged file? Pillow failed reading its pixels: "
+            f"{type(exc).__name__}: {exc}"
+        ) from exc
 
 
 def _tiff_pixels(path, page):
@@ -2121,7 +2199,7 @@ def _orientation(im, path):
     a PNG's after its pixels too, which Pillow's ``getexif`` decodes the pixels to find
     (done here first, as it would)."""
     if im.format == "PNG" and "exif" not in im.info:
-        im.load()
+        _load(im, path)
     _without_damaged_exif(im, path)
     return im.getexif().get(0x0112, 1)
 
@@ -2947,6 +3025,58 @@ def _ratio(length, new_other, other):
     return max(1, (2 * length * new_other + other) // (2 * other))
 
 
+# By input: an array gives an array of its dtype (an ImageArray its info: an ImageArray);
+# a file (a name or a file object) or a Pillow image gives a Pillow image, or an
+# ImageArray where Pillow holds no such pixels (16-bit colour, float; 16-bit grey
+# with a transparent value: grey and alpha).
+@overload
+def resize_image(
+    image: ImageArray,
+    size: _SizePair | None = None,
+    *,
+    scale: _spec.Real | _ScalePair | None = None,
+    fit: _BoxPair | None = None,
+    fill: _BoxPair | None = None,
+    mode: str = "lanczos3",
+    antialias: bool = True,
+    align_corners: bool | None = False,
+    allow_upscale: bool = False,
+    alpha: bool | None = None,
+    num_threads: _spec.Int | None = None,
+    exact: bool = False,
+) -> ImageArray: ...
+@overload
+def resize_image(
+    image: npt.NDArray[_spec.Scalar],
+    size: _SizePair | None = None,
+    *,
+    scale: _spec.Real | _ScalePair | None = None,
+    fit: _BoxPair | None = None,
+    fill: _BoxPair | None = None,
+    mode: str = "lanczos3",
+    antialias: bool = True,
+    align_corners: bool | None = False,
+    allow_upscale: bool = False,
+    alpha: bool | None = None,
+    num_threads: _spec.Int | None = None,
+    exact: bool = False,
+) -> npt.NDArray[_spec.Scalar]: ...
+@overload
+def resize_image(
+    image: str | bytes | os.PathLike[str] | IO[bytes] | PIL.Image.Image,
+    size: _SizePair | None = None,
+    *,
+    scale: _spec.Real | _ScalePair | None = None,
+    fit: _BoxPair | None = None,
+    fill: _BoxPair | None = None,
+    mode: str = "lanczos3",
+    antialias: bool = True,
+    align_corners: bool | None = False,
+    allow_upscale: bool = False,
+    alpha: bool | None = None,
+    num_threads: _spec.Int | None = None,
+    exact: bool = False,
+) -> PIL.Image.Image | ImageArray: ...
 def resize_image(
     image: str | bytes | os.PathLike[str] | IO[bytes] | PIL.Image.Image | np.ndarray,
     size: _SizePair | None = None,

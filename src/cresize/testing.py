@@ -19,11 +19,13 @@ implementation can be checked the same way. Each is given a copy of the check's
 array; one that writes into its input fails the check (``AssertionError``: "backward
 modified its input (grad_output) in place"), as it would otherwise corrupt it.
 
-Tolerances (``TOLERANCES``) are relative to the operator scale of docs/spec.md
-section 6: an error is divided by ``max|x| * prod(max row sum |W|)`` (per output
-value) and compared with ``1e-12`` for float64, ``2e-6`` for float32. The
-adjoint check bounds the error of both inner products by that scale (see
-``adjoint_scale``); finite differences use ``FD_TOLERANCE``.
+Tolerances (``TOLERANCES``) are relative to the operator scale of cresize's
+specification, section 6, "Tolerances used by the tests" (docs/spec.md, in the
+source distribution and the documentation): an error is divided by
+``max|x| * prod(max row sum |W|)`` (per output value) and compared with ``1e-12``
+for float64, ``2e-6`` for float32. The adjoint check bounds the error of both inner
+products by that scale (see ``adjoint_scale``); finite differences use
+``FD_TOLERANCE``.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ from numpy.typing import ArrayLike, DTypeLike
 import cresize
 from cresize import _plan, _spec
 
-#: Relative tolerance per dtype (docs/spec.md section 6).
+#: Relative tolerance per dtype (the specification's section 6: the module docstring).
 TOLERANCES = {np.dtype(np.float32): 2e-6, np.dtype(np.float64): 1e-12}
 
 #: Relative tolerance of ``check_gradient`` (float64 central differences).
@@ -241,7 +243,7 @@ def adjoint_scale(x: ArrayLike, g: ArrayLike, matrices: Mapping[int, np.ndarray]
 
     ``sum|g| * max|x| * prod(max row sum |W|) + sum|x| * max|g| * prod(max column sum |W|)``:
     when every output of the forward and the backward is within ``tol`` of the
-    docs/spec.md section 6 scale, the two inner products differ by at most ``tol`` times this.
+    specification's section 6 scale (the module docstring), the two inner products differ by at most ``tol`` times this.
 
     Parameters
     ----------
@@ -523,7 +525,7 @@ def check_reference(
     float
         The larger of ``max|resize(x) - W x| / (max|x| * prod(max row sum |W|))`` and
         ``max|resize_backward(g) - W.T g| / (max|g| * prod(max column sum |W|))``
-        (docs/spec.md section 6).
+        (the specification's section 6: ``cresize.testing``'s docstring).
 
     Raises
     ------
