@@ -520,3 +520,25 @@ def test_a_recorded_call_quotes_a_refused_size_or_scale_factor_as_passed(kwargs,
         make_fx(lambda t: ct.interpolate(t, mode="bilinear", **kwargs))(x)
     with pytest.raises(error, match=quoted):
         ct.interpolate(x, mode="bilinear", **kwargs)
+
+
+@pytest.mark.parametrize("backend", ["aot_eager", "inductor"])
+def test_fullgraph_refuses_a_size_read_from_a_tensor_of_the_graph_clearly(backend):
+    # A 0-d tensor in size, read by torch.compile(fullgraph=True) as a data-dependent
+    # value: the fake kernel's plan raised GuardOnDataDependentSymNode from inside
+    # cresize (F.interpolate's symbolic sizes take one; cresize's plan needs ints)
+    x = torch.rand(1, 1, 8, 8)
+    compiled = torch.compile(
+        lambda t, s: ct.interpolate(t, size=(s, 7), mode="bilinear"),
+        fullgraph=True,
+        backend=backend,
+    )
+    with pytest.raises(Exception, match=r"size holds a tensor .* from Python ints: pass size"):
+        compiled(x, torch.tensor(5))
+    # without fullgraph the call runs eagerly (a graph break), and a constant one compiles
+    eager = torch.compile(lambda t, s: ct.interpolate(t, size=(s, 7), mode="bilinear"))
+    assert torch.equal(eager(x, torch.tensor(5)), ct.interpolate(x, size=(5, 7), mode="bilinear"))
+    constant = torch.compile(
+        lambda t: ct.interpolate(t, size=(torch.tensor(5), 7), mode="bilinear"), fullgraph=True
+    )
+    assert constant(x).shape == (1, 1, 5, 7)

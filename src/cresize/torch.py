@@ -773,12 +773,29 @@ def _op_result(like, shape, channels_last, options, adjoint=False):
     spatial lengths come from the plan of one batch entry and channel, so a symbolic
     batch or channel count stays symbolic."""
     n, c, *spatial = shape
+    _known_sizes(options[0])
     found = _op_plan((1, 1, *spatial), torch.float64, channels_last, options)
     spatial = found.input_shape if adjoint else found.output_shape
     spatial = spatial[1:-1] if channels_last else spatial[2:]
     if not channels_last:
         return like.new_empty((n, c, *spatial))
     return like.new_empty((n, *spatial, c)).movedim(-1, 1)  # as _apply returns it
+
+
+def _known_sizes(size):
+    """Refuse a ``size`` entry that is data in the graph (an unbacked SymInt: a tensor's
+    value, as ``torch.compile(fullgraph=True)`` reads one), which no plan can be made
+    of; it was inductor's ``GuardOnDataDependentSymNode`` from inside the plan."""
+    from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
+
+    if size is not None and any(free_unbacked_symbols(n) for n in size):
+        raise ValueError(
+            "size holds a tensor whose value is data in the graph being recorded (a "
+            "tensor read by torch.compile with fullgraph=True); cresize plans the resize "
+            "when the graph is recorded, from Python ints: pass size as ints (int(t) "
+            "outside the compiled function), or compile without fullgraph (the call then "
+            "runs eagerly, a graph break)"
+        )
 
 
 _SCHEMA = (
