@@ -542,3 +542,32 @@ def test_fullgraph_refuses_a_size_read_from_a_tensor_of_the_graph_clearly(backen
         lambda t: ct.interpolate(t, size=(torch.tensor(5), 7), mode="bilinear"), fullgraph=True
     )
     assert constant(x).shape == (1, 1, 5, 7)
+
+
+def test_fullgraph_takes_a_scale_factor_that_dynamo_makes_symbolic():
+    # A float scale_factor that Dynamo traces as a symbolic float (a compiled function's
+    # argument once a second value recompiles it, a Resize's under dynamic=True) failed
+    # with fullgraph=True: "torch.* op returned non-Tensor" (math.isfinite of it in the
+    # check of the factor). The plan specialises it, as it does the spatial lengths.
+    def f(t, s):
+        return ct.interpolate(t, scale_factor=s, mode="bilinear")
+
+    compiled = torch.compile(f, fullgraph=True, backend="aot_eager")
+    for s in (0.5, 0.25, 0.75):
+        x = torch.rand(1, 2, 16, 16, requires_grad=True)
+        leaf = x.detach().clone().requires_grad_()
+        got, expected = compiled(x, s), f(leaf, s)
+        got.sum().backward()
+        expected.sum().backward()
+        assert torch.equal(got, expected) and torch.equal(x.grad, leaf.grad)
+    layer = ct.Resize(scale_factor=0.5, mode="bicubic", antialias=True)
+    compiled = torch.compile(layer, fullgraph=True, dynamic=True, backend="aot_eager")
+    for shape in ((1, 3, 16, 16), (2, 3, 20, 12)):
+        x = torch.rand(shape)
+        assert torch.equal(compiled(x), layer(x))
+    layer.scale_factor = 0.25
+    assert torch.equal(compiled(x), layer(x)) and compiled(x).shape == (2, 3, 5, 3)
+    for bad in (float("nan"), float("inf"), -0.5):  # still refused, as eager refuses them
+        torch._dynamo.reset()  # a constant again (a symbolic one is refused by Dynamo)
+        with pytest.raises(Exception, match="scale_factor must be finite and > 0"):
+            torch.compile(f, fullgraph=True, backend="eager")(x, bad)
