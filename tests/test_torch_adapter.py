@@ -711,10 +711,20 @@ def test_a_resize_keeps_one_slot_when_its_options_change_types():
         (dict(size=4, scale_factor=2.0, mode="bilinear"), ValueError, "give size or scale_factor"),
         (dict(scale_factor=2.0, recompute_scale_factor=1), TypeError, "recompute_scale_factor"),
         (dict(size=4, recompute_scale_factor=True), ValueError, "needs scale_factor"),
+        # size and scale_factor themselves (their count is checked against an input's)
+        (dict(size=0), ValueError, r"^size must be >= 1; got 0$"),
+        (dict(size=(4, -1)), ValueError, r"^size must be >= 1; got \(4, -1\)$"),
+        (dict(size=(4, 4.5)), TypeError, r"^size must be a positive int .*got \(4, 4\.5\)$"),
+        (dict(size="4"), TypeError, r"^size must be a number or a sequence of them; got '4'$"),
+        (dict(size=torch.tensor([4, 4])), TypeError, "size must be an int, a 0-d integer"),
+        (dict(scale_factor=0.0), ValueError, r"^scale_factor must be finite and > 0; got 0\.0$"),
+        (dict(scale_factor=(2.0, float("nan"))), ValueError, r"got \(2\.0, nan\)$"),
+        (dict(scale_factor=True), TypeError, r"^scale_factor must be a number"),
     ],
 )
 def test_resize_module_refuses_bad_options_when_made(kwargs, error, words):
-    # They used to be accepted and fail only at the first forward call, far from the cause.
+    # They used to be accepted and fail only at the first forward call, far from the cause
+    # (a size or scale_factor of a wrong value or type until round h68).
     with pytest.raises(error, match=words):
         ct.Resize(**kwargs)
 

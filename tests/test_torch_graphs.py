@@ -520,3 +520,54 @@ def test_a_recorded_call_quotes_a_refused_size_or_scale_factor_as_passed(kwargs,
         make_fx(lambda t: ct.interpolate(t, mode="bilinear", **kwargs))(x)
     with pytest.raises(error, match=quoted):
         ct.interpolate(x, mode="bilinear", **kwargs)
+
+
+@pytest.mark.parametrize("backend", ["aot_eager", "inductor"])
+def test_fullgraph_refuses_a_size_read_from_a_tensor_of_the_graph_clearly(backend):
+    # A 0-d tensor in size, read by torch.compile(fullgraph=True) as a data-dependent
+    # value: the fake kernel's plan raised GuardOnDataDependentSymNode from inside
+    # cresize (F.interpolate's symbolic sizes take one; cresize's plan needs ints)
+    x = torch.rand(1, 1, 8, 8)
+    compiled = torch.compile(
+        lambda t, s: ct.interpolate(t, size=(s, 7), mode="bilinear"),
+        fullgraph=True,
+        backend=backend,
+    )
+    with pytest.raises(Exception, match=r"size holds a tensor .* from Python ints: pass size"):
+        compiled(x, torch.tensor(5))
+    # without fullgraph the call runs eagerly (a graph break), and a constant one compiles
+    eager = torch.compile(lambda t, s: ct.interpolate(t, size=(s, 7), mode="bilinear"))
+    assert torch.equal(eager(x, torch.tensor(5)), ct.interpolate(x, size=(5, 7), mode="bilinear"))
+    constant = torch.compile(
+        lambda t: ct.interpolate(t, size=(torch.tensor(5), 7), mode="bilinear"), fullgraph=True
+    )
+    assert constant(x).shape == (1, 1, 5, 7)
+
+
+def test_fullgraph_takes_a_scale_factor_that_dynamo_makes_symbolic():
+    # A float scale_factor that Dynamo traces as a symbolic float (a compiled function's
+    # argument once a second value recompiles it, a Resize's under dynamic=True) failed
+    # with fullgraph=True: "torch.* op returned non-Tensor" (math.isfinite of it in the
+    # check of the factor). The plan specialises it, as it does the spatial lengths.
+    def f(t, s):
+        return ct.interpolate(t, scale_factor=s, mode="bilinear")
+
+    compiled = torch.compile(f, fullgraph=True, backend="aot_eager")
+    for s in (0.5, 0.25, 0.75):
+        x = torch.rand(1, 2, 16, 16, requires_grad=True)
+        leaf = x.detach().clone().requires_grad_()
+        got, expected = compiled(x, s), f(leaf, s)
+        got.sum().backward()
+        expected.sum().backward()
+        assert torch.equal(got, expected) and torch.equal(x.grad, leaf.grad)
+    layer = ct.Resize(scale_factor=0.5, mode="bicubic", antialias=True)
+    compiled = torch.compile(layer, fullgraph=True, dynamic=True, backend="aot_eager")
+    for shape in ((1, 3, 16, 16), (2, 3, 20, 12)):
+        x = torch.rand(shape)
+        assert torch.equal(compiled(x), layer(x))
+    layer.scale_factor = 0.25
+    assert torch.equal(compiled(x), layer(x)) and compiled(x).shape == (2, 3, 5, 3)
+    for bad in (float("nan"), float("inf"), -0.5):  # still refused, as eager refuses them
+        torch._dynamo.reset()  # a constant again (a symbolic one is refused by Dynamo)
+        with pytest.raises(Exception, match="scale_factor must be finite and > 0"):
+            torch.compile(f, fullgraph=True, backend="eager")(x, bad)

@@ -353,10 +353,13 @@ def real(value, name, what, given=None):
 
 
 def factor(value, name, given=None, what="a positive float (or tuple of them)"):
-    """A finite positive scale factor as a float (``given``, ``what``: as for ``length``)."""
+    """A finite positive scale factor as a float (``given``, ``what``: as for ``length``).
+    Compared, not ``math.isfinite``: a float that ``torch.compile`` made symbolic (a
+    ``Resize``'s under ``dynamic=True``, a compiled function's argument) compares, with
+    a guard, where Dynamo cannot trace ``isfinite`` of it (NaN fails both comparisons)."""
     quoted = value if given is None else given
     value = real(value, name, what, given)
-    if not (value > 0 and math.isfinite(value)):
+    if not 0 < value < math.inf:
         raise ValueError(f"{name} must be finite and > 0; got {quoted!r}")
     return value
 

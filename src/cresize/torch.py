@@ -440,6 +440,10 @@ class Resize(torch.nn.Module):
         # the attributes may be changed later, as nn.Upsample's).
         _spec.options(_spec.torch_mode(mode, antialias), align_corners, antialias)
         _size_or_factor(size, scale_factor, recompute_scale_factor)
+        if size is not None:  # each entry (their count is checked against an input's)
+            _per_axis(size, None, "size")
+        else:
+            _per_axis(scale_factor, None, "scale_factor")
         _threads(num_threads)
         self.size, self.scale_factor, self.mode = size, scale_factor, mode
         self.num_threads = num_threads
@@ -835,12 +839,29 @@ def _op_result(like, shape, channels_last, options, adjoint=False):
     spatial lengths come from the plan of one batch entry and channel, so a symbolic
     batch or channel count stays symbolic."""
     n, c, *spatial = shape
+    _known_sizes(options[0])
     found = _op_plan((1, 1, *spatial), torch.float64, channels_last, options)
     spatial = found.input_shape if adjoint else found.output_shape
     spatial = spatial[1:-1] if channels_last else spatial[2:]
     if not channels_last:
         return like.new_empty((n, c, *spatial))
     return like.new_empty((n, *spatial, c)).movedim(-1, 1)  # as _apply returns it
+
+
+def _known_sizes(size):
+    """Refuse a ``size`` entry that is data in the graph (an unbacked SymInt: a tensor's
+    value, as ``torch.compile(fullgraph=True)`` reads one), which no plan can be made
+    of; it was inductor's ``GuardOnDataDependentSymNode`` from inside the plan."""
+    from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
+
+    if size is not None and any(free_unbacked_symbols(n) for n in size):
+        raise ValueError(
+            "size holds a tensor whose value is data in the graph being recorded (a "
+            "tensor read by torch.compile with fullgraph=True); cresize plans the resize "
+            "when the graph is recorded, from Python ints: pass size as ints (int(t) "
+            "outside the compiled function), or compile without fullgraph (the call then "
+            "runs eagerly, a graph break)"
+        )
 
 
 _SCHEMA = (
@@ -909,31 +930,35 @@ _interpolate_op, _interpolate_backward_op = _define_operators()
 def _numbers(value, n, name):
     """``size`` or ``scale_factor`` (``name``) with its 0-d tensors and arrays read as
     numbers (``_tensor_numbers``): one number, or a tuple of one per spatial dimension
-    (``n``). The planning (``_spec.forward``) checks the entries and takes one number
-    for every resized axis, so that an error quotes the argument as passed (``size=0``
-    as ``0``, not ``(0, 0)``)."""
+    (``n``; None: as many as given, where no input is known). The planning
+    (``_spec.forward``) checks the entries and takes one number for every resized axis,
+    so that an error quotes the argument as passed (``size=0`` as ``0``, not
+    ``(0, 0)``)."""
     value = _tensor_numbers(value, name)
     if isinstance(value, (list, tuple)):
-        if len(value) != n:
+        if n is not None and len(value) != n:
             raise ValueError(
                 f"{name} has {len(value)} entries but input has {n} spatial dimensions"
             )
         return tuple(value)
     if isinstance(value, (numbers.Real, np.number)) and not isinstance(value, bool):
         return value
-    raise TypeError(f"{name} must be a number or a sequence of {n}; got {value!r}")
+    raise TypeError(
+        f"{name} must be a number or a sequence of {'them' if n is None else n}; got {value!r}"
+    )
 
 
 def _per_axis(value, n, name):
     """``size`` or ``scale_factor`` (``name``) as one checked entry per spatial dimension
-    (``n``), for the operator's schema: ``_numbers``'s entries checked by the one rule of
-    each (``_spec.length``, ``_spec.factor``), quoting the argument as passed (the whole
+    (``n``; None: as many as given, ``Resize``'s check when it is made), for the
+    operator's schema: ``_numbers``'s entries checked by the one rule of each
+    (``_spec.length``, ``_spec.factor``), quoting the argument as passed (the whole
     sequence, where one entry of it is refused)."""
     value = _numbers(value, n, name)
     check = _spec.length if name == "size" else _spec.factor
     if isinstance(value, tuple):
         return [check(v, name, value) for v in value]
-    return [check(value, name)] * n
+    return [check(value, name)] * (n or 1)
 
 
 def _tensor_numbers(value, name):
