@@ -4,6 +4,7 @@ layouts, out=, num_threads and the errors for bad input."""
 import os
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -66,6 +67,23 @@ def test_float16_computed_in_float32():
     np.testing.assert_array_equal(
         y, cresize.resize(x.astype(np.float32), (7, 30), mode="bicubic").astype(np.float16)
     )
+
+
+def test_float16_past_its_range_is_inf_without_numpys_cast_warning():
+    # bicubic overshoot past 65504 is inf in float16, as float32's past its range is (the
+    # kernels); NumPy's "overflow encountered in cast" came from inside cresize, naming
+    # nothing the caller passed
+    x = np.full((1, 8, 8), 60000, np.float16)
+    x[..., ::2] = -60000
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        y = cresize.resize(x, (16, 16), mode="bicubic")
+        p = cresize.plan(x.shape, (16, 16), mode="bicubic", dtype="float16")
+        assert p(x).tobytes() == y.tobytes()
+    wide = cresize.resize(x.astype(np.float32), (16, 16), mode="bicubic")
+    assert np.isinf(y).any() and not np.isinf(wide).any()
+    with np.errstate(over="ignore"):  # inf where wide is past 65504
+        np.testing.assert_array_equal(y, wide.astype(np.float16))
 
 
 @pytest.mark.parametrize("dtype", [bool, np.complex64, np.complex128, object, "U3", "M8[s]"])

@@ -404,8 +404,10 @@ def _converted(program, tables, x, target, native, num_threads):
         _run_step(TO_INT, result.reshape(-1), target.reshape(-1), (), num_threads, 2 * result.size)
     elif native.kind in "iu":  # 32/64-bit: clip to the float64 values inside the range
         round_to(native, result, out=target)
-    else:
-        np.copyto(target, result, casting="unsafe")
+    else:  # float16 (or float32 from float64): past its range is inf, as the kernels
+        # give float32 past its own, without NumPy's "overflow encountered in cast"
+        with np.errstate(over="ignore"):
+            np.copyto(target, result, casting="unsafe")
 
 
 #: Most bytes of a slab's input and result in the dtype the kernels sum in, together:
