@@ -466,25 +466,39 @@ def test_3_forked_child_defaults_to_one_thread_explicit_counts_honoured():
 
 
 @POSIX
-def test_3_start_methods_seen_from_a_first_import_in_the_worker(tmp_path):
-    """cresize imported only in the worker: fork/forkserver workers count as forked, spawn not."""
+@pytest.mark.parametrize("at_top", [False, True], ids=["in-the-worker", "at-the-top"])
+def test_3_start_methods_seen_from_a_first_import_after_the_fork(tmp_path, at_top):
+    """cresize imported first in the worker: fork/forkserver workers count as forked,
+    spawn not. Imported by the worker's function, or at the top of the main script (the
+    usual way), which a ``forkserver`` worker imports again while ``multiprocessing``
+    prepares it, before its process object exists: that worker counted as spawned
+    (2 threads by default) until h71."""
+    top = "import cresize" if at_top else ""
     got = run(
-        """
+        f"""
         import json, multiprocessing
+        {top}
         def child():
             from cresize import _kernels, _threads
             return [_threads.in_forked_child(), _threads.resolve(None) == (
                 1 if _threads.in_forked_child() else _kernels.max_threads())]
         if __name__ == "__main__":
-            seen = {}
+            seen = {{}}
             for method in ("fork", "forkserver", "spawn"):
                 with multiprocessing.get_context(method).Pool(1) as pool:
                     seen[method] = pool.apply_async(child).get(timeout=40)
+            from cresize import _threads
+            seen["main"] = [_threads.in_forked_child()]
             print(json.dumps(seen))
         """,
         path=tmp_path / "workers.py",
     )
-    assert got == {"fork": [True, True], "forkserver": [True, True], "spawn": [False, True]}
+    assert got == {
+        "fork": [True, True],
+        "forkserver": [True, True],
+        "spawn": [False, True],
+        "main": [False],
+    }
 
 
 # ----------------------------------------------------------------------------

@@ -28,7 +28,17 @@ def _started_by_multiprocessing_fork():
     current = getattr(sys.modules.get("multiprocessing"), "current_process", None)
     if current is None:
         return False
-    return getattr(current(), "_start_method", None) in ("fork", "forkserver")
+    process = current()
+    if getattr(process, "_start_method", None) in ("fork", "forkserver"):
+        return True  # imported by the worker's function (its process object is set)
+    # Imported while the worker is prepared (``spawn._main``: the main script imported
+    # again as ``__mp_main__``, so a script's top-level ``import cresize``), before its
+    # process object exists: the fork server's child has the server's listening address
+    # (set in the server, which forks it), a ``spawn`` worker none.
+    server = getattr(sys.modules.get("multiprocessing.forkserver"), "_forkserver", None)
+    return bool(getattr(process, "_inheriting", False)) and (
+        getattr(server, "_forkserver_address", None) is not None
+    )
 
 
 if _started_by_multiprocessing_fork():
