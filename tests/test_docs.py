@@ -200,6 +200,31 @@ def test_every_variable_the_code_reads_is_in_the_table():
     assert "CRESIZE_SIMD` | `auto`, `none`, `sse2`, `avx2`, `avx512` |" in table
 
 
+def test_the_variables_are_read_as_the_kernels_load_not_at_import():
+    """docs/guide/threads.md: the run-time variables are read when the kernels load (the
+    first call that needs them), not by ``import cresize``; it said "at ``import
+    cresize``", so a value set after the import seemed too late."""
+    import os
+
+    from helpers.proc import run_python
+
+    text = " ".join(ENV_PAGE.read_text(encoding="utf-8").split())
+    assert "not `import cresize` itself" in text
+    code = (
+        "import os, sys, numpy as np, cresize\n"
+        "assert 'cresize._kernels' not in sys.modules\n"
+        "os.environ['CRESIZE_SIMD'] = 'sse2'\n"
+        "cresize.resize(np.zeros((4, 4)), 2)\n"
+        "os.environ['CRESIZE_SIMD'] = 'none'\n"
+        "print(cresize.show_config('dicts')['simd']['requested'])\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "CRESIZE_SIMD"}
+    env["PYTHONPATH"] = os.path.dirname(os.path.dirname(cresize.__file__))
+    rc, out, err = run_python(["-c", code], env, timeout=120)
+    assert rc == 0, err
+    assert out.split() == ["sse2"], (out, err)
+
+
 def _taps_per_row(mode, antialias, factor):
     """The most taps a row has when ``mode`` shrinks by ``factor`` (12 outputs)."""
     w = cresize.weights(round(factor * 12), 12, mode=mode, antialias=antialias)
