@@ -141,6 +141,33 @@ def test_the_core_functions_say_what_they_raise():
         assert {"TypeError", "ValueError", "MemoryError"} <= raised, (func.__name__, raised)
 
 
+def test_the_checks_say_what_they_raise():
+    """``cresize.testing``'s checks list the ``TypeError`` and ``ValueError`` of a bad
+    argument beside their ``AssertionError`` (their Raises named only the latter), and
+    raise them."""
+    docscrape = pytest.importorskip("numpydoc.docscrape", reason="numpydoc is not installed")
+    checks = (
+        cresize.testing.check_adjoint,
+        cresize.testing.check_gradient,
+        cresize.testing.check_reference,
+    )
+    for check in checks:
+        raised = {
+            name
+            for entry in docscrape.FunctionDoc(check)["Raises"]
+            for name in entry.type.split(", ")
+        }
+        assert {"AssertionError", "TypeError", "ValueError"} <= raised, (check, raised)
+        with pytest.raises(ValueError, match="mode must be one of"):
+            check((4, 4), (2, 2), mode="bogus")
+        with pytest.raises(ValueError, match="seed must be"):
+            check((4, 4), (2, 2), seed=-1)
+        with pytest.raises(TypeError, match="rtol must be"):
+            check((4, 4), (2, 2), rtol="tight")
+        with pytest.raises(TypeError, match="forward must be None or a callable"):
+            check((4, 4), (2, 2), forward=5)
+
+
 def test_help_shows_the_plan_calls_by_their_public_name():
     # Cython's embedded signatures gave p(x) and p.backward as PlanBase.__call__ /
     # PlanBase.backward (the compiled base class) in help(p); the API docs take the

@@ -371,6 +371,11 @@ def check_adjoint(
     AssertionError
         When the relative error exceeds ``rtol`` (or a result has the wrong shape
         or dtype); the message carries both inner products and the scale.
+    TypeError, ValueError
+        An argument the check refuses: as ``cresize.resize`` refuses the geometry
+        and options, ``dtype`` not float32 or float64, ``seed`` or ``rtol`` out of
+        range, ``forward`` or ``backward`` not callable. An exception that
+        ``forward`` or ``backward`` raises is not caught.
 
     Examples
     --------
@@ -453,6 +458,11 @@ def check_gradient(
     ------
     AssertionError
         When it exceeds ``rtol``; the message carries the two derivatives.
+    TypeError, ValueError
+        An argument the check refuses: as ``cresize.resize`` refuses the geometry
+        and options, ``n_directions``, ``step``, ``seed`` or ``rtol`` out of range,
+        ``forward`` or ``backward`` not callable. An exception that ``forward`` or
+        ``backward`` raises is not caught.
     """
     rtol = FD_TOLERANCE if rtol is None else _positive(rtol, "rtol", measure=True)
     n_directions = _count(n_directions, "n_directions", _N_DIRECTIONS_MAX)
@@ -532,6 +542,11 @@ def check_reference(
         how many values are off, the indices they occupy along each axis (``[:, :,
         :, 10]``: the last column of an 11-wide input) and the worst value with its
         index, the result and the expected value.
+    TypeError, ValueError
+        An argument the check refuses: as ``cresize.resize`` refuses the geometry
+        and options, ``dtype`` not float32 or float64, ``seed`` or ``rtol`` out of
+        range, ``forward`` or ``backward`` not callable. An exception that
+        ``forward`` or ``backward`` raises is not caught.
     """
     dtype, rtol = _dtype_rtol(dtype, rtol, "check_reference")
     forward, backward, spec, options = _setup(
