@@ -168,6 +168,41 @@ def test_the_checks_say_what_they_raise():
             check((4, 4), (2, 2), forward=5)
 
 
+def test_the_image_functions_say_what_they_raise(tmp_path):
+    """``cresize.image``'s file functions had no Raises section; each now lists the
+    errors that these calls raise."""
+    docscrape = pytest.importorskip("numpydoc.docscrape", reason="numpydoc is not installed")
+    image = pytest.importorskip("cresize.image", reason="Pillow is not installed")
+
+    def raised(func):
+        return {n for e in docscrape.FunctionDoc(func)["Raises"] for n in e.type.split(", ")}
+
+    assert {"TypeError", "OSError", "ValueError", "ImportError"} <= raised(image.open_image)
+    assert {"TypeError", "OSError", "ValueError", "ImportError"} <= raised(image.save_image)
+    assert {"TypeError", "OSError", "ValueError", "ImportError"} <= raised(image.resize_image)
+    rgb = np.zeros((4, 6, 3), np.uint8)
+    (tmp_path / "text.png").write_text("not an image")
+    with pytest.raises(TypeError, match="path must be"):
+        image.open_image(5)
+    with pytest.raises(FileNotFoundError):
+        image.open_image(tmp_path / "missing.png")
+    with pytest.raises(OSError, match="cannot identify"):
+        image.open_image(tmp_path / "text.png")
+    with pytest.raises(TypeError, match="image must be"):
+        image.save_image(5, tmp_path / "a.png")
+    with pytest.raises(ValueError, match="no pixels"):
+        image.save_image(rgb[:0], tmp_path / "a.png")
+    image.save_image(rgb, tmp_path / "a.png")
+    with pytest.raises(FileExistsError):
+        image.save_image(rgb, tmp_path / "a.png")
+    with pytest.raises(TypeError, match="image must be"):
+        image.resize_image(5, fit=(2, 2))
+    with pytest.raises(ValueError, match="exactly one of"):
+        image.resize_image(rgb, (2, 2), fit=(2, 2))
+    with pytest.raises(ValueError, match="alpha=True needs"):
+        image.resize_image(rgb[..., 0], (2, 2), alpha=True)
+
+
 def test_help_shows_the_plan_calls_by_their_public_name():
     # Cython's embedded signatures gave p(x) and p.backward as PlanBase.__call__ /
     # PlanBase.backward (the compiled base class) in help(p); the API docs take the

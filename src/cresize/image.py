@@ -217,6 +217,21 @@ def open_image(
         ``ImageArray`` (float16 as float32); without tifffile, a ``ValueError``
         says so. A quarter turn (EXIF orientation 5-8)
         swaps the x and y resolution in ``info`` too (see docs/files.md).
+
+    Raises
+    ------
+    TypeError
+        ``path`` not a file name or a binary file object (a file opened in text mode
+        too).
+    OSError
+        A missing file (``FileNotFoundError``), or one that is empty, not an image
+        or cut short (Pillow's ``UnidentifiedImageError`` and its other errors).
+    ValueError
+        Pixels that would be read narrowed or not at all (above: a 16-bit CMYK TIFF,
+        a TIFF only tifffile reads given as a file object or without tifffile, ...).
+    ImportError
+        ``BrokenDependencyError``: a package the file needs (Pillow, OpenCV,
+        tifffile) is installed but fails to import.
     """
     with _source(path, "path", "open_image") as source:
         return _read(source)[0]
@@ -1716,6 +1731,21 @@ def save_image(
         Replace an existing ``path`` (the new file takes its permission bits);
         otherwise ``FileExistsError``. True or False (a NumPy bool too); anything
         else is a ``TypeError``.
+
+    Raises
+    ------
+    TypeError
+        ``image`` not a Pillow image or NumPy array, ``path`` not a file name, or an
+        option of the wrong type.
+    ValueError
+        A format that cannot be told or written, samples or a size the format cannot
+        hold (above), an image with no pixels, a ``quality`` outside 1-100.
+    OSError
+        ``FileExistsError`` for an existing ``path`` without ``overwrite``, or what the
+        system refuses (a missing folder, a full disk); no partial file is left.
+    ImportError
+        ``BrokenDependencyError``: a package the write needs (OpenCV, tifffile) is
+        installed but fails to import.
     """
     _save(image, path, format, quality, overwrite)
 
@@ -3009,6 +3039,18 @@ def resize_image(
         ``open_image``; an ``ImageArray`` given gives one with the same ``info``),
         and a 16-bit grey image with a transparent value (PNG ``tRNS``) a uint16
         ``(H, W, 2)`` array, grey and alpha.
+
+    Raises
+    ------
+    TypeError
+        ``image`` not a path, binary file object, Pillow image or HW / HWC array of
+        an integer or float dtype, or an option of the wrong type.
+    ValueError
+        Not exactly one of ``size``, ``scale``, ``fit`` and ``fill``, a geometry or
+        option that ``target_size`` or ``cresize.resize`` refuses, ``alpha=True``
+        without an ``(H, W, C >= 2)`` array, and ``open_image``'s.
+    OSError, ImportError
+        For a path or file object, as ``open_image`` raises them.
 
     Notes
     -----
