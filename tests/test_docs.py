@@ -203,6 +203,38 @@ def test_the_image_functions_say_what_they_raise(tmp_path):
         image.resize_image(rgb[..., 0], (2, 2), alpha=True)
 
 
+def test_the_torch_adapter_says_what_it_raises():
+    """``cresize.torch.interpolate`` and ``Resize`` had no Raises section."""
+    docscrape = pytest.importorskip("numpydoc.docscrape", reason="numpydoc is not installed")
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed")
+    import cresize.torch
+
+    def raised(doc):
+        return {n for e in doc["Raises"] for n in e.type.split(", ")}
+
+    assert {
+        "TypeError",
+        "ValueError",
+        "NotImplementedError",
+        "RuntimeError",
+        "MemoryError",
+    } <= raised(docscrape.FunctionDoc(cresize.torch.interpolate))
+    assert {"TypeError", "ValueError"} <= raised(docscrape.ClassDoc(cresize.torch.Resize))
+    x = torch.zeros(1, 1, 4, 4)
+    with pytest.raises(TypeError, match=r"input must be a torch\.Tensor"):
+        cresize.torch.interpolate(np.zeros((1, 1, 4, 4)), size=2)
+    with pytest.raises(TypeError, match="dense"):
+        cresize.torch.interpolate(x.to_sparse(), size=2)
+    with pytest.raises(ValueError, match="exactly one"):
+        cresize.torch.interpolate(x, size=2, scale_factor=0.5)
+    with pytest.raises(NotImplementedError, match="needs 3D input"):
+        cresize.torch.interpolate(x, size=2, mode="linear")
+    with pytest.raises(MemoryError):
+        cresize.torch.interpolate(x, size=10**8, mode="bilinear")
+    with pytest.raises(TypeError, match="antialias must be True or False"):
+        cresize.torch.Resize(size=2, antialias=None)
+
+
 def test_help_shows_the_plan_calls_by_their_public_name():
     # Cython's embedded signatures gave p(x) and p.backward as PlanBase.__call__ /
     # PlanBase.backward (the compiled base class) in help(p); the API docs take the
