@@ -235,6 +235,27 @@ def test_the_torch_adapter_says_what_it_raises():
         cresize.torch.Resize(size=2, antialias=None)
 
 
+def test_the_settings_say_what_they_raise():
+    """``set_cache_limit``, ``set_result_cache_limit`` and ``show_config`` check their
+    argument; their docstrings had no Raises section."""
+    docscrape = pytest.importorskip("numpydoc.docscrape", reason="numpydoc is not installed")
+
+    def raised(func):
+        return {n for e in docscrape.FunctionDoc(func)["Raises"] for n in e.type.split(", ")}
+
+    for setter in (cresize.set_cache_limit, cresize.set_result_cache_limit):
+        assert {"TypeError", "ValueError"} <= raised(setter), setter
+        with pytest.raises(TypeError, match="nbytes must be an int"):
+            setter(True)
+        with pytest.raises(ValueError, match="nbytes must be >= 0"):
+            setter(-1)
+        with pytest.raises(ValueError, match="nbytes must be < 2"):
+            setter(2**63)
+    assert "ValueError" in raised(cresize.show_config)
+    with pytest.raises(ValueError, match="mode must be 'stdout' or 'dicts'"):
+        cresize.show_config("dict")
+
+
 def test_help_shows_the_plan_calls_by_their_public_name():
     # Cython's embedded signatures gave p(x) and p.backward as PlanBase.__call__ /
     # PlanBase.backward (the compiled base class) in help(p); the API docs take the

@@ -1267,6 +1267,13 @@ def set_cache_limit(nbytes: _spec.Int) -> int:
         The bound in effect before the call (as ``set_thread_steering`` returns
         the mode it replaced), to restore it later.
 
+    Raises
+    ------
+    TypeError
+        ``nbytes`` not an int (a bool is not one).
+    ValueError
+        ``nbytes`` below 0 or above ``2**63 - 1``.
+
     Examples
     --------
     >>> import cresize
@@ -1326,6 +1333,13 @@ def set_result_cache_limit(nbytes: _spec.Int) -> int:
     -------
     int
         The bound in effect before the call, to restore it later.
+
+    Raises
+    ------
+    TypeError
+        ``nbytes`` not an int (a bool is not one).
+    ValueError
+        ``nbytes`` below 0 or above ``2**63 - 1``.
 
     Examples
     --------
