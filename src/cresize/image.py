@@ -62,6 +62,8 @@ SHRINK_ON_LOAD_MARGIN = 2.5
 JPEG_MAX_SIDE = 65500
 #: The longest side a GIF holds (its width and height are 16-bit fields).
 GIF_MAX_SIDE = 65535
+#: The longest side libwebp writes (WEBP_MAX_DIMENSION; the format's fields hold 14 bits).
+WEBP_MAX_SIDE = 16383
 #: Most bytes of EXIF a JPEG holds (one APP1 segment, "Exif\0\0" included: Pillow's
 #: ``MAX_BYTES_IN_MARKER``); a longer one is left out rather than fail the write.
 JPEG_EXIF_MAX = 65533
@@ -1715,8 +1717,8 @@ def save_image(
         written at 16 bits when every value fits (0 to 65535). Samples the format
         cannot hold are refused with a ``ValueError`` that names the format as given
         and what it holds. A
-        JPEG is at most 65,500 pixels wide and high (libjpeg), a GIF 65,535: a larger
-        image is refused (``ValueError``); an EXIF of more than 65,533 bytes (a large
+        JPEG is at most 65,500 pixels wide and high (libjpeg), a WebP 16,383
+        (libwebp), a GIF 65,535: a larger image is refused (``ValueError``); an EXIF of more than 65,533 bytes (a large
         thumbnail or maker note), more than a JPEG holds, is left out of it. An image
         with no pixels (a side of 0) is refused (``ValueError``).
     path : str, bytes or os.PathLike
@@ -1854,12 +1856,14 @@ def _save(
         pil_image.info = dict(info)
     else:
         pil_image = image
-    # else "broken data stream" (JPEG), "OverflowError: int too big to convert" (GIF)
-    longest = {"JPEG": JPEG_MAX_SIDE, "GIF": GIF_MAX_SIDE}.get(fmt)
+    # else "broken data stream" (JPEG), "OverflowError: int too big to convert" (GIF),
+    # "encoding error 5" (WebP, after the whole encode was set up)
+    longest = {"JPEG": JPEG_MAX_SIDE, "GIF": GIF_MAX_SIDE, "WEBP": WEBP_MAX_SIDE}.get(fmt)
     if longest is not None and max(pil_image.size) > longest:
         w, h = pil_image.size
         raise ValueError(
-            f"a {fmt} is at most {longest:,} pixels wide and high; this image is "
+            f"a {'WebP' if fmt == 'WEBP' else fmt} is at most {longest:,} pixels wide "
+            f"and high; this image is "
             f"{w}x{h}: write PNG, TIFF or BMP"
         )
     image = _for_format(pil_image, fmt, _format_name(path, format))
