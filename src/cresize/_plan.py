@@ -1336,10 +1336,8 @@ def set_result_cache_limit(nbytes: _spec.Int) -> int:
 
     Raises
     ------
-    TypeError
-        ``nbytes`` not an int (a bool is not one).
-    ValueError
-        ``nbytes`` below 0 or above ``2**63 - 1``.
+    TypeError, ValueError
+        As ``set_cache_limit`` raises them: ``nbytes`` not an int, or out of range.
 
     Examples
     --------
