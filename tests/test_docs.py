@@ -256,6 +256,18 @@ def test_the_settings_say_what_they_raise():
         cresize.show_config("dict")
 
 
+def test_the_plan_docstring_names_every_public_attribute():
+    """``cresize.plan``'s Returns lists what a plan holds; ``mode`` and ``nbytes``
+    were left out."""
+    p = cresize.plan((2, 3, 8, 8), (4, 5), mode="cubic")
+    public = {name for name in dir(p) if not name.startswith("_")}
+    text = " ".join(cresize.plan.__doc__.split())
+    missing = sorted(name for name in public if f"``p.{name}" not in text)
+    assert not missing, missing
+    assert p.mode == "bicubic" and isinstance(p.nbytes, int) and p.nbytes > 0
+    assert set(p.weights) == {2, 3} and p.weights[3].shape == (5, 8)
+
+
 def test_help_shows_the_plan_calls_by_their_public_name():
     # Cython's embedded signatures gave p(x) and p.backward as PlanBase.__call__ /
     # PlanBase.backward (the compiled base class) in help(p); the API docs take the

@@ -1467,8 +1467,9 @@ def plan(
         ``p(x, out=None)`` equals ``cresize.resize(x, ...)`` and
         ``p.backward(g, out=None)`` equals ``cresize.resize_backward(g,
         input_shape, ...)`` bit for bit. Also ``p.input_shape``,
-        ``p.output_shape``, ``p.dtype``, ``p.axes``, ``p.weights`` (per axis, the
-        dense float64 ``(O, I)`` matrix), and block execution with
+        ``p.output_shape``, ``p.dtype``, ``p.axes``, ``p.mode`` (the canonical
+        name), ``p.weights`` (``{axis: the dense float64 (O, I) matrix}``),
+        ``p.nbytes`` (what the plan cache counts for it), and block execution with
         ``p.input_region(out_region)`` and ``p.run_region(block, out_region)``.
         A plan may be called from several threads at once.
 
