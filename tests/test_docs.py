@@ -391,6 +391,11 @@ def test_docstrings_state_the_defaults_of_the_signatures():
         (cresize.plan, "dtype", "float32", "default float32"),
         (cresize.image.resize_image, "antialias", True, "default True"),
         (cresize.image.resize_image, "mode", "lanczos3", 'default ``"lanczos3"``'),
+        (cresize.testing.check_adjoint, "dtype", np.float64, "default float64"),
+        (cresize.testing.check_adjoint, "seed", 0, "default 0"),
+        (cresize.testing.check_gradient, "n_directions", 3, "default 3"),
+        (cresize.testing.check_gradient, "step", 1e-3, "default 1e-3"),
+        (cresize.testing.check_gradient, "seed", 0, "default 0"),
     ]
     if importlib.util.find_spec("torch") is not None:
         import cresize.torch

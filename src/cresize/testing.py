@@ -350,9 +350,11 @@ def check_adjoint(
     size, scale_factor, mode, align_corners, antialias, axes
         As for ``cresize.resize``.
     dtype : {float64, float32}
-        Dtype of ``x`` and ``g``; the inner products are taken in float64.
+        Dtype of ``x`` and ``g`` (default float64); the inner products are taken in
+        float64.
     seed : int
-        Seed of the random ``x`` and ``g`` (uniform in ``[-1, 1)``), ``0 <= seed < 2**53``.
+        Seed of the random ``x`` and ``g`` (uniform in ``[-1, 1)``), ``0 <= seed < 2**53``
+        (default 0).
     rtol : float, optional
         Allowed relative error (a float > 0, or a 0-d array of one); default
         ``TOLERANCES[dtype]``. ``np.inf`` only measures (a result that makes the
@@ -437,12 +439,13 @@ def check_gradient(
     size, scale_factor, mode, align_corners, antialias, axes
         As for ``cresize.resize``.
     n_directions : int
-        Number of random directions, from 1 to 1,000,000 (each is two forward calls;
-        a larger count is refused, ``ValueError``).
+        Number of random directions, from 1 to 1,000,000 (default 3; each is two
+        forward calls; a larger count is refused, ``ValueError``).
     step : float
-        Finite-difference step ``h`` (``x`` and ``v`` are uniform in ``[-1, 1)``).
+        Finite-difference step ``h`` (default 1e-3; ``x`` and ``v`` are uniform in
+        ``[-1, 1)``).
     seed : int
-        Seed of ``x``, ``g`` and the directions, ``0 <= seed < 2**53``.
+        Seed of ``x``, ``g`` and the directions, ``0 <= seed < 2**53`` (default 0).
     rtol : float, optional
         Allowed error relative to ``adjoint_scale(v, g, W)``; default ``FD_TOLERANCE``
         (taken as for ``check_adjoint``).
