@@ -162,6 +162,133 @@ def test_the_core_functions_say_what_they_raise():
         assert {"TypeError", "ValueError", "MemoryError"} <= raised, (func.__name__, raised)
 
 
+def test_the_checks_say_what_they_raise():
+    """``cresize.testing``'s checks list the ``TypeError`` and ``ValueError`` of a bad
+    argument beside their ``AssertionError`` (their Raises named only the latter), and
+    raise them."""
+    docscrape = pytest.importorskip("numpydoc.docscrape", reason="numpydoc is not installed")
+    checks = (
+        cresize.testing.check_adjoint,
+        cresize.testing.check_gradient,
+        cresize.testing.check_reference,
+    )
+    for check in checks:
+        raised = {
+            name
+            for entry in docscrape.FunctionDoc(check)["Raises"]
+            for name in entry.type.split(", ")
+        }
+        assert {"AssertionError", "TypeError", "ValueError"} <= raised, (check, raised)
+        with pytest.raises(ValueError, match="mode must be one of"):
+            check((4, 4), (2, 2), mode="bogus")
+        with pytest.raises(ValueError, match="seed must be"):
+            check((4, 4), (2, 2), seed=-1)
+        with pytest.raises(TypeError, match="rtol must be"):
+            check((4, 4), (2, 2), rtol="tight")
+        with pytest.raises(TypeError, match="forward must be None or a callable"):
+            check((4, 4), (2, 2), forward=5)
+
+
+def test_the_image_functions_say_what_they_raise(tmp_path):
+    """``cresize.image``'s file functions had no Raises section; each now lists the
+    errors that these calls raise."""
+    docscrape = pytest.importorskip("numpydoc.docscrape", reason="numpydoc is not installed")
+    image = pytest.importorskip("cresize.image", reason="Pillow is not installed")
+
+    def raised(func):
+        return {n for e in docscrape.FunctionDoc(func)["Raises"] for n in e.type.split(", ")}
+
+    assert {"TypeError", "OSError", "ValueError", "ImportError"} <= raised(image.open_image)
+    assert {"TypeError", "OSError", "ValueError", "ImportError"} <= raised(image.save_image)
+    assert {"TypeError", "OSError", "ValueError", "ImportError"} <= raised(image.resize_image)
+    rgb = np.zeros((4, 6, 3), np.uint8)
+    (tmp_path / "text.png").write_text("not an image")
+    with pytest.raises(TypeError, match="path must be"):
+        image.open_image(5)
+    with pytest.raises(FileNotFoundError):
+        image.open_image(tmp_path / "missing.png")
+    with pytest.raises(OSError, match="cannot identify"):
+        image.open_image(tmp_path / "text.png")
+    with pytest.raises(TypeError, match="image must be"):
+        image.save_image(5, tmp_path / "a.png")
+    with pytest.raises(ValueError, match="no pixels"):
+        image.save_image(rgb[:0], tmp_path / "a.png")
+    image.save_image(rgb, tmp_path / "a.png")
+    with pytest.raises(FileExistsError):
+        image.save_image(rgb, tmp_path / "a.png")
+    with pytest.raises(TypeError, match="image must be"):
+        image.resize_image(5, fit=(2, 2))
+    with pytest.raises(ValueError, match="exactly one of"):
+        image.resize_image(rgb, (2, 2), fit=(2, 2))
+    with pytest.raises(ValueError, match="alpha=True needs"):
+        image.resize_image(rgb[..., 0], (2, 2), alpha=True)
+
+
+def test_the_torch_adapter_says_what_it_raises():
+    """``cresize.torch.interpolate`` and ``Resize`` had no Raises section."""
+    docscrape = pytest.importorskip("numpydoc.docscrape", reason="numpydoc is not installed")
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed")
+    import cresize.torch
+
+    def raised(doc):
+        return {n for e in doc["Raises"] for n in e.type.split(", ")}
+
+    assert {
+        "TypeError",
+        "ValueError",
+        "NotImplementedError",
+        "RuntimeError",
+        "MemoryError",
+    } <= raised(docscrape.FunctionDoc(cresize.torch.interpolate))
+    assert {"TypeError", "ValueError"} <= raised(docscrape.ClassDoc(cresize.torch.Resize))
+    x = torch.zeros(1, 1, 4, 4)
+    with pytest.raises(TypeError, match=r"input must be a torch\.Tensor"):
+        cresize.torch.interpolate(np.zeros((1, 1, 4, 4)), size=2)
+    with pytest.raises(TypeError, match="dense"):
+        cresize.torch.interpolate(x.to_sparse(), size=2)
+    with pytest.raises(ValueError, match="exactly one"):
+        cresize.torch.interpolate(x, size=2, scale_factor=0.5)
+    with pytest.raises(NotImplementedError, match="needs 3D input"):
+        cresize.torch.interpolate(x, size=2, mode="linear")
+    with pytest.raises(MemoryError):
+        cresize.torch.interpolate(x, size=10**8, mode="bilinear")
+    with pytest.raises(TypeError, match="antialias must be True or False"):
+        cresize.torch.Resize(size=2, antialias=None)
+
+
+def test_the_settings_say_what_they_raise():
+    """``set_cache_limit``, ``set_result_cache_limit`` and ``show_config`` check their
+    argument; their docstrings had no Raises section."""
+    docscrape = pytest.importorskip("numpydoc.docscrape", reason="numpydoc is not installed")
+
+    def raised(func):
+        return {n for e in docscrape.FunctionDoc(func)["Raises"] for n in e.type.split(", ")}
+
+    for setter in (cresize.set_cache_limit, cresize.set_result_cache_limit):
+        assert {"TypeError", "ValueError"} <= raised(setter), setter
+        with pytest.raises(TypeError, match="nbytes must be an int"):
+            setter(True)
+        with pytest.raises(ValueError, match="nbytes must be >= 0"):
+            setter(-1)
+        with pytest.raises(ValueError, match="nbytes must be < 2"):
+            setter(2**63)
+    assert "ValueError" in raised(cresize.show_config)
+    with pytest.raises(ValueError, match="mode must be 'stdout' or 'dicts'"):
+        cresize.show_config("dict")
+
+
+def test_the_plan_docstring_names_every_public_attribute():
+    """``cresize.plan``'s Returns lists what a plan holds; ``mode`` and ``nbytes``
+    were left out."""
+    p = cresize.plan((2, 3, 8, 8), (4, 5), mode="cubic")
+    public = {name for name in dir(p) if not name.startswith("_")}
+    text = " ".join(cresize.plan.__doc__.split())
+    missing = sorted(name for name in public if f"``p.{name}" not in text)
+    assert not missing, missing
+    assert p.mode == "bicubic" and isinstance(p.nbytes, int) and p.nbytes > 0
+    assert set(p.weights) == {2, 3} and p.weights[3].shape == (5, 8)
+
+
 def test_help_shows_the_plan_calls_by_their_public_name():
     # Cython's embedded signatures gave p(x) and p.backward as PlanBase.__call__ /
     # PlanBase.backward (the compiled base class) in help(p); the API docs take the
@@ -221,6 +348,31 @@ def test_every_variable_the_code_reads_is_in_the_table():
     assert "CRESIZE_SIMD` | `auto`, `none`, `sse2`, `avx2`, `avx512` |" in table
 
 
+def test_the_variables_are_read_as_the_kernels_load_not_at_import():
+    """docs/guide/threads.md: the run-time variables are read when the kernels load (the
+    first call that needs them), not by ``import cresize``; it said "at ``import
+    cresize``", so a value set after the import seemed too late."""
+    import os
+
+    from helpers.proc import run_python
+
+    text = " ".join(ENV_PAGE.read_text(encoding="utf-8").split())
+    assert "not `import cresize` itself" in text
+    code = (
+        "import os, sys, numpy as np, cresize\n"
+        "assert 'cresize._kernels' not in sys.modules\n"
+        "os.environ['CRESIZE_SIMD'] = 'sse2'\n"
+        "cresize.resize(np.zeros((4, 4)), 2)\n"
+        "os.environ['CRESIZE_SIMD'] = 'none'\n"
+        "print(cresize.show_config('dicts')['simd']['requested'])\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "CRESIZE_SIMD"}
+    env["PYTHONPATH"] = os.path.dirname(os.path.dirname(cresize.__file__))
+    rc, out, err = run_python(["-c", code], env, timeout=120)
+    assert rc == 0, err
+    assert out.split() == ["sse2"], (out, err)
+
+
 def _taps_per_row(mode, antialias, factor):
     """The most taps a row has when ``mode`` shrinks by ``factor`` (12 outputs)."""
     w = cresize.weights(round(factor * 12), 12, mode=mode, antialias=antialias)
@@ -260,6 +412,14 @@ def test_docstrings_state_the_defaults_of_the_signatures():
         (cresize.plan, "dtype", "float32", "default float32"),
         (cresize.image.resize_image, "antialias", True, "default True"),
         (cresize.image.resize_image, "mode", "lanczos3", 'default ``"lanczos3"``'),
+        (cresize.resize, "mode", "bilinear", 'default ``"bilinear"``'),
+        (cresize.resize, "align_corners", False, "Default False"),
+        (cresize.resize, "antialias", False, "default False"),
+        (cresize.testing.check_adjoint, "dtype", np.float64, "default float64"),
+        (cresize.testing.check_adjoint, "seed", 0, "default 0"),
+        (cresize.testing.check_gradient, "n_directions", 3, "default 3"),
+        (cresize.testing.check_gradient, "step", 1e-3, "default 1e-3"),
+        (cresize.testing.check_gradient, "seed", 0, "default 0"),
     ]
     if importlib.util.find_spec("torch") is not None:
         import cresize.torch

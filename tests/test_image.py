@@ -1085,6 +1085,21 @@ def test_a_gif_wider_than_the_format_holds_is_refused_with_the_limit(tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["widest.gif"]
 
 
+def test_a_webp_wider_than_libwebp_writes_is_refused_with_the_limit(tmp_path):
+    # docs/files.md gives the WebP limit beside JPEG's and GIF's, which are refused in
+    # cresize's words; a WebP failed in Pillow's encoder ("encoding error 5: Image size
+    # exceeds WebP limit of 16383 pixels").
+    from cresize.image import WEBP_MAX_SIDE
+
+    save_image(np.zeros((1, WEBP_MAX_SIDE, 3), np.uint8), tmp_path / "widest.webp")
+    with Image.open(tmp_path / "widest.webp") as opened:
+        assert opened.size == (WEBP_MAX_SIDE, 1)
+    for shape in [(1, WEBP_MAX_SIDE + 1, 3), (WEBP_MAX_SIDE + 1, 1), (1, 20_000, 4)]:
+        with pytest.raises(ValueError, match=r"a WebP is at most 16,383 pixels.*write PNG"):
+            save_image(np.zeros(shape, np.uint8), tmp_path / "wide.webp")
+    assert sorted(os.listdir(tmp_path)) == ["widest.webp"]
+
+
 def test_a_png_longer_than_opencv_writes(tmp_path):
     # OpenCV's libpng writes at most 1,000,000 pixels a side: a longer PNG failed with
     # "OSError: OpenCV could not encode a (1, 1000001, 3) uint8 image as PNG" (and

@@ -78,12 +78,14 @@ def resize(
     mode : str
         One of ``MODES`` (``"nearest"``, ``"nearest-exact"``, ``"bilinear"``,
         ``"bicubic"``, ``"lanczos3"``, ``"area"``) or an alias: ``"linear"`` and
-        ``"trilinear"`` (bilinear), ``"cubic"`` (bicubic), ``"nearest_exact"``.
+        ``"trilinear"`` (bilinear), ``"cubic"`` (bicubic), ``"nearest_exact"``;
+        default ``"bilinear"``.
     align_corners : bool or None
-        None means False. An error for nearest, nearest-exact and area.
+        Default False; None means False. True is an error for nearest,
+        nearest-exact and area.
     antialias : bool
-        Widen the kernel when shrinking (Pillow's rule). Bilinear, bicubic and
-        lanczos3 only.
+        Widen the kernel when shrinking (Pillow's rule; default False). True is
+        an error for nearest, nearest-exact and area.
     axes : int or tuple of int, optional
         The resized axes. Default: for a tuple ``size`` or ``scale_factor``, as
         many last axes as it has entries; else the last ``min(2, x.ndim)`` axes.

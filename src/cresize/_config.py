@@ -68,6 +68,11 @@ def show_config(mode: str = "stdout") -> dict[str, Any] | None:
         which cresize's tests use: there is no public setter).
         ``simd["avx512bw"]``: the 16-bit halves' 512-bit loop is in use.
 
+    Raises
+    ------
+    ValueError
+        ``mode`` not ``"stdout"`` or ``"dicts"``.
+
     Examples
     --------
     >>> import cresize

@@ -1269,6 +1269,13 @@ def set_cache_limit(nbytes: _spec.Int) -> int:
         The bound in effect before the call (as ``set_thread_steering`` returns
         the mode it replaced), to restore it later.
 
+    Raises
+    ------
+    TypeError
+        ``nbytes`` not an int (a bool is not one).
+    ValueError
+        ``nbytes`` below 0 or above ``2**63 - 1``.
+
     Examples
     --------
     >>> import cresize
@@ -1328,6 +1335,11 @@ def set_result_cache_limit(nbytes: _spec.Int) -> int:
     -------
     int
         The bound in effect before the call, to restore it later.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As ``set_cache_limit`` raises them: ``nbytes`` not an int, or out of range.
 
     Examples
     --------
@@ -1457,8 +1469,9 @@ def plan(
         ``p(x, out=None)`` equals ``cresize.resize(x, ...)`` and
         ``p.backward(g, out=None)`` equals ``cresize.resize_backward(g,
         input_shape, ...)`` bit for bit. Also ``p.input_shape``,
-        ``p.output_shape``, ``p.dtype``, ``p.axes``, ``p.weights`` (per axis, the
-        dense float64 ``(O, I)`` matrix), and block execution with
+        ``p.output_shape``, ``p.dtype``, ``p.axes``, ``p.mode`` (the canonical
+        name), ``p.weights`` (``{axis: the dense float64 (O, I) matrix}``),
+        ``p.nbytes`` (what the plan cache counts for it), and block execution with
         ``p.input_region(out_region)`` and ``p.run_region(block, out_region)``.
         A plan may be called from several threads at once.
 

@@ -85,6 +85,15 @@ def resize(
     dask.array.Array
         Of ``x``'s dtype; each output chunk depends only on the input chunks
         its taps read.
+
+    Raises
+    ------
+    TypeError, ValueError
+        At the call, nothing computed: what ``cresize.resize`` refuses, a masked
+        array, unknown chunk sizes (``x.compute_chunk_sizes()`` first), and a
+        ``chunks`` that docs/dask.md ("Arguments") lists as refused.
+    MemoryError
+        The plan's tap tables would not fit in this machine's memory.
     """
     x = _as_dask(x, "x")
     spec = _spec.forward(
@@ -124,6 +133,12 @@ def resize_backward(
     -------
     dask.array.Array
         Of shape ``input_shape`` and ``grad_output``'s dtype.
+
+    Raises
+    ------
+    TypeError, ValueError, MemoryError
+        As for ``resize`` (and ``cresize.resize_backward``: ``grad_output`` float32
+        or float64, of a shape ``resize`` can return from ``input_shape``).
     """
     grad = _as_dask(grad_output, "grad_output", gradient=True)
     # the forward call whose adjoint this is (default axes, shape checks: the spec layer)
@@ -183,6 +198,12 @@ def pyramid(
     -------
     list of dask.array.Array
         ``levels`` arrays of ``x``'s dtype, level 0 first (``x``, as a Dask array).
+
+    Raises
+    ------
+    TypeError, ValueError
+        At the call: ``levels`` not an int from 1 to ``MAX_LEVELS``, ``antialias=True``
+        for a mode without it, or what ``resize`` refuses.
     """
     x = _as_dask(x, "x")
     levels = _spec.integer(levels, "levels", "a positive int")

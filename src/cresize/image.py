@@ -63,6 +63,8 @@ SHRINK_ON_LOAD_MARGIN = 2.5
 JPEG_MAX_SIDE = 65500
 #: The longest side a GIF holds (its width and height are 16-bit fields).
 GIF_MAX_SIDE = 65535
+#: The longest side libwebp writes (WEBP_MAX_DIMENSION; the format's fields hold 14 bits).
+WEBP_MAX_SIDE = 16383
 #: Most bytes of EXIF a JPEG holds (one APP1 segment, "Exif\0\0" included: Pillow's
 #: ``MAX_BYTES_IN_MARKER``); a longer one is left out rather than fail the write.
 JPEG_EXIF_MAX = 65533
@@ -218,6 +220,21 @@ def open_image(
         ``ImageArray`` (float16 as float32); without tifffile, a ``ValueError``
         says so. A quarter turn (EXIF orientation 5-8)
         swaps the x and y resolution in ``info`` too (see docs/files.md).
+
+    Raises
+    ------
+    TypeError
+        ``path`` not a file name or a binary file object (a file opened in text mode
+        too).
+    OSError
+        A missing file (``FileNotFoundError``), or one that is empty, not an image
+        or cut short (Pillow's ``UnidentifiedImageError`` and its other errors).
+    ValueError
+        Pixels that would be read narrowed or not at all (above: a 16-bit CMYK TIFF,
+        a TIFF only tifffile reads given as a file object or without tifffile, ...).
+    ImportError
+        ``BrokenDependencyError``: a package the file needs (Pillow, OpenCV,
+        tifffile) is installed but fails to import.
     """
     with _source(path, "path", "open_image") as source:
         return _read(source)[0]
@@ -1778,8 +1795,8 @@ def save_image(
         written at 16 bits when every value fits (0 to 65535). Samples the format
         cannot hold are refused with a ``ValueError`` that names the format as given
         and what it holds. A
-        JPEG is at most 65,500 pixels wide and high (libjpeg), a GIF 65,535: a larger
-        image is refused (``ValueError``); an EXIF of more than 65,533 bytes (a large
+        JPEG is at most 65,500 pixels wide and high (libjpeg), a WebP 16,383
+        (libwebp), a GIF 65,535: a larger image is refused (``ValueError``); an EXIF of more than 65,533 bytes (a large
         thumbnail or maker note), more than a JPEG holds, is left out of it. An image
         with no pixels (a side of 0) is refused (``ValueError``).
     path : str, bytes or os.PathLike
@@ -1794,6 +1811,21 @@ def save_image(
         Replace an existing ``path`` (the new file takes its permission bits);
         otherwise ``FileExistsError``. True or False (a NumPy bool too); anything
         else is a ``TypeError``.
+
+    Raises
+    ------
+    TypeError
+        ``image`` not a Pillow image or NumPy array, ``path`` not a file name, or an
+        option of the wrong type.
+    ValueError
+        A format that cannot be told or written, samples or a size the format cannot
+        hold (above), an image with no pixels, a ``quality`` outside 1-100.
+    OSError
+        ``FileExistsError`` for an existing ``path`` without ``overwrite``, or what the
+        system refuses (a missing folder, a full disk); no partial file is left.
+    ImportError
+        ``BrokenDependencyError``: a package the write needs (OpenCV, tifffile) is
+        installed but fails to import.
     """
     _save(image, path, format, quality, overwrite)
 
@@ -1902,12 +1934,14 @@ def _save(
         pil_image.info = dict(info)
     else:
         pil_image = image
-    # else "broken data stream" (JPEG), "OverflowError: int too big to convert" (GIF)
-    longest = {"JPEG": JPEG_MAX_SIDE, "GIF": GIF_MAX_SIDE}.get(fmt)
+    # else "broken data stream" (JPEG), "OverflowError: int too big to convert" (GIF),
+    # "encoding error 5" (WebP, after the whole encode was set up)
+    longest = {"JPEG": JPEG_MAX_SIDE, "GIF": GIF_MAX_SIDE, "WEBP": WEBP_MAX_SIDE}.get(fmt)
     if longest is not None and max(pil_image.size) > longest:
         w, h = pil_image.size
         raise ValueError(
-            f"a {fmt} is at most {longest:,} pixels wide and high; this image is "
+            f"a {'WebP' if fmt == 'WEBP' else fmt} is at most {longest:,} pixels wide "
+            f"and high; this image is "
             f"{w}x{h}: write PNG, TIFF or BMP"
         )
     image = _for_format(pil_image, fmt, _format_name(path, format))
@@ -3139,6 +3173,18 @@ def resize_image(
         ``open_image``; an ``ImageArray`` given gives one with the same ``info``),
         and a 16-bit grey image with a transparent value (PNG ``tRNS``) a uint16
         ``(H, W, 2)`` array, grey and alpha.
+
+    Raises
+    ------
+    TypeError
+        ``image`` not a path, binary file object, Pillow image or HW / HWC array of
+        an integer or float dtype, or an option of the wrong type.
+    ValueError
+        Not exactly one of ``size``, ``scale``, ``fit`` and ``fill``, a geometry or
+        option that ``target_size`` or ``cresize.resize`` refuses, ``alpha=True``
+        without an ``(H, W, C >= 2)`` array, and ``open_image``'s.
+    OSError, ImportError
+        For a path or file object, as ``open_image`` raises them.
 
     Notes
     -----

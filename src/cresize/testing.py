@@ -352,9 +352,11 @@ def check_adjoint(
     size, scale_factor, mode, align_corners, antialias, axes
         As for ``cresize.resize``.
     dtype : {float64, float32}
-        Dtype of ``x`` and ``g``; the inner products are taken in float64.
+        Dtype of ``x`` and ``g`` (default float64); the inner products are taken in
+        float64.
     seed : int
-        Seed of the random ``x`` and ``g`` (uniform in ``[-1, 1)``), ``0 <= seed < 2**53``.
+        Seed of the random ``x`` and ``g`` (uniform in ``[-1, 1)``), ``0 <= seed < 2**53``
+        (default 0).
     rtol : float, optional
         Allowed relative error (a float > 0, or a 0-d array of one); default
         ``TOLERANCES[dtype]``. ``np.inf`` only measures (a result that makes the
@@ -373,6 +375,11 @@ def check_adjoint(
     AssertionError
         When the relative error exceeds ``rtol`` (or a result has the wrong shape
         or dtype); the message carries both inner products and the scale.
+    TypeError, ValueError
+        An argument the check refuses: as ``cresize.resize`` refuses the geometry
+        and options, ``dtype`` not float32 or float64, ``seed`` or ``rtol`` out of
+        range, ``forward`` or ``backward`` not callable. An exception that
+        ``forward`` or ``backward`` raises is not caught.
 
     Examples
     --------
@@ -434,12 +441,13 @@ def check_gradient(
     size, scale_factor, mode, align_corners, antialias, axes
         As for ``cresize.resize``.
     n_directions : int
-        Number of random directions, from 1 to 1,000,000 (each is two forward calls;
-        a larger count is refused, ``ValueError``).
+        Number of random directions, from 1 to 1,000,000 (default 3; each is two
+        forward calls; a larger count is refused, ``ValueError``).
     step : float
-        Finite-difference step ``h`` (``x`` and ``v`` are uniform in ``[-1, 1)``).
+        Finite-difference step ``h`` (default 1e-3; ``x`` and ``v`` are uniform in
+        ``[-1, 1)``).
     seed : int
-        Seed of ``x``, ``g`` and the directions, ``0 <= seed < 2**53``.
+        Seed of ``x``, ``g`` and the directions, ``0 <= seed < 2**53`` (default 0).
     rtol : float, optional
         Allowed error relative to ``adjoint_scale(v, g, W)``; default ``FD_TOLERANCE``
         (taken as for ``check_adjoint``).
@@ -455,6 +463,11 @@ def check_gradient(
     ------
     AssertionError
         When it exceeds ``rtol``; the message carries the two derivatives.
+    TypeError, ValueError
+        An argument the check refuses: as ``cresize.resize`` refuses the geometry
+        and options, ``n_directions``, ``step``, ``seed`` or ``rtol`` out of range,
+        ``forward`` or ``backward`` not callable. An exception that ``forward`` or
+        ``backward`` raises is not caught.
     """
     rtol = FD_TOLERANCE if rtol is None else _positive(rtol, "rtol", measure=True)
     n_directions = _count(n_directions, "n_directions", _N_DIRECTIONS_MAX)
@@ -534,6 +547,11 @@ def check_reference(
         how many values are off, the indices they occupy along each axis (``[:, :,
         :, 10]``: the last column of an 11-wide input) and the worst value with its
         index, the result and the expected value.
+    TypeError, ValueError
+        An argument the check refuses: as ``cresize.resize`` refuses the geometry
+        and options, ``dtype`` not float32 or float64, ``seed`` or ``rtol`` out of
+        range, ``forward`` or ``backward`` not callable. An exception that
+        ``forward`` or ``backward`` raises is not caught.
     """
     dtype, rtol = _dtype_rtol(dtype, rtol, "check_reference")
     forward, backward, spec, options = _setup(

@@ -151,6 +151,24 @@ def interpolate(
         strides are, as ``F.interpolate`` returns it (in ``area`` on a 5-D
         input too, which ``F.interpolate`` returns contiguous).
 
+    Raises
+    ------
+    TypeError
+        ``input`` not a dense tensor or of a dtype not listed above, or an option of the
+        wrong type (``antialias=None``, a bool scale factor, ...).
+    ValueError
+        A value refused as by ``cresize.resize`` or ``F.interpolate`` (both or
+        neither of ``size`` and ``scale_factor``, an unknown mode, ``align_corners``
+        or ``antialias`` where the mode or rank has none), fewer than three
+        dimensions, a device other than the CPU (or ``meta``).
+    NotImplementedError
+        One of ``F.interpolate``'s mode names on a rank it refuses it on (above).
+    RuntimeError
+        ``torch.jit.script`` of it, or PyTorch's legacy batched gradients
+        (``is_grads_batched=True``), which it cannot run under.
+    MemoryError
+        As for ``cresize.resize``: the result and its tables cannot fit here.
+
     Examples
     --------
     >>> import torch, cresize.torch
@@ -416,6 +434,12 @@ class Resize(torch.nn.Module):
     ----------
     size, scale_factor, mode, align_corners, recompute_scale_factor, antialias, num_threads
         As for ``interpolate``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        An option ``interpolate`` refuses, when the module is made; what depends on
+        the input, as ``interpolate`` raises it, when it is called.
 
     Examples
     --------
