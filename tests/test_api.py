@@ -342,6 +342,21 @@ def test_bad_arguments(kwargs, exc, message):
     assert np.array_equal(x, keep)
 
 
+@pytest.mark.parametrize("mode", [None, 3, "sinc"])
+def test_a_refused_mode_lists_the_aliases_taken_too(mode):
+    # mode=None listed only the six canonical names: a PyTorch user did not see that
+    # "trilinear" (or "linear", "cubic") is taken; a wrong name listed them already
+    error = ValueError if isinstance(mode, str) else TypeError
+    names = r"nearest, nearest-exact, bilinear, bicubic, lanczos3, area, nearest_exact, "
+    names += r"linear, trilinear, cubic; got "
+    for call in (
+        lambda: cresize.resize(rand((5, 6)), 3, mode=mode),
+        lambda: cresize.plan((5, 6), 3, mode=mode),
+    ):
+        with pytest.raises(error, match=names):
+            call()
+
+
 def test_bad_shapes():
     with pytest.raises(ValueError, match="at least one dimension"):
         cresize.resize(np.float64(3.0), 2)

@@ -1501,6 +1501,17 @@ def test_a_bad_mode_lists_pytorchs_lanczos_too():
         ct.Resize(size=2, mode="Lanczos", antialias=True)
 
 
+def test_a_mode_of_a_wrong_type_lists_every_name_taken_pytorchs_too():
+    # mode=None listed cresize's six names: neither "trilinear" nor "lanczos"
+    x = torch.zeros(1, 1, 4, 4)
+    words = r"^mode must be a string, one of nearest, .*trilinear, cubic; got None; "
+    words += r"PyTorch's names also: 'lanczos' \(lanczos3 with antialias=True\)$"
+    with pytest.raises(TypeError, match=words):
+        ct.interpolate(x, size=2, mode=None)
+    with pytest.raises(TypeError, match=words):
+        ct.Resize(size=2, mode=None)
+
+
 @pytest.mark.parametrize("reentrant", [False, True])
 def test_training_tools_deterministic_checkpoint_saved_tensors(reentrant):
     from torch.utils.checkpoint import checkpoint

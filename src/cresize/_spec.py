@@ -64,6 +64,8 @@ MAX_ELEMENTS = 2**62
 
 #: Every name ``mode`` takes: the canonical names, then their aliases.
 NAMES = MODES + tuple(ALIASES)
+# ``NAMES`` in a refusal of ``mode`` (``canonical_mode``)
+_NAMES_LISTED = ", ".join(NAMES)
 #: The modes that take ``align_corners=True``.
 ALIGN_CORNERS_MODES = tuple(m for m in MODES if m not in NO_ALIGN_CORNERS)
 
@@ -125,13 +127,14 @@ def mode_hint(mode):
 
 
 def canonical_mode(mode):
-    """The canonical name of ``mode`` (an alias or a canonical name)."""
+    """The canonical name of ``mode`` (an alias or a canonical name). A refusal lists
+    every name it takes (``NAMES``, the aliases too: ``trilinear``, ``cubic``), for a
+    value of a wrong type (None) as for a wrong name."""
     if not isinstance(mode, str):
-        raise TypeError(f"mode must be a string, one of {', '.join(MODES)}; got {mode!r}")
+        raise TypeError(f"mode must be a string, one of {_NAMES_LISTED}; got {mode!r}")
     canonical = ALIASES.get(mode, mode)
     if canonical not in MODES:
-        allowed = ", ".join(NAMES)
-        raise ValueError(f"mode must be one of {allowed}; got {mode!r}{mode_hint(mode)}")
+        raise ValueError(f"mode must be one of {_NAMES_LISTED}; got {mode!r}{mode_hint(mode)}")
     return canonical
 
 
@@ -189,12 +192,12 @@ def torch_mode(mode, antialias):
         return canonical
     try:
         return canonical_mode(mode)
-    except ValueError as exc:  # the names above are taken too: say so
+    except (TypeError, ValueError) as exc:  # the names above are taken too: say so
         extra = ", ".join(
             f"{name!r} ({canonical} with antialias=True)"
             for name, (canonical, _) in TORCH_MODES.items()
         )
-        raise ValueError(f"{exc}; PyTorch's names also: {extra}") from None
+        raise type(exc)(f"{exc}; PyTorch's names also: {extra}") from None
 
 
 #: ``F.interpolate``'s own mode names and the input ranks (dimensions) it takes each on
