@@ -1501,6 +1501,21 @@ def test_a_bad_mode_lists_pytorchs_lanczos_too():
         ct.Resize(size=2, mode="Lanczos", antialias=True)
 
 
+@pytest.mark.parametrize("bad", [0, True, 2.5, "2", 5000])
+def test_num_threads_is_refused_in_resizes_words(bad):
+    x = torch.zeros(1, 1, 4, 4)
+    with pytest.raises((TypeError, ValueError)) as theirs:
+        cresize.resize(x.numpy(), 8, axes=(2, 3), num_threads=bad)
+    for call in (
+        lambda: ct.interpolate(x, size=8, num_threads=bad),
+        lambda: ct.Resize(size=8, num_threads=bad),
+    ):
+        with pytest.raises(type(theirs.value)) as ours:
+            call()
+        assert str(ours.value) == str(theirs.value)
+    assert str(theirs.value).startswith("num_threads must be ")
+
+
 def test_a_mode_of_a_wrong_type_lists_every_name_taken_pytorchs_too():
     # mode=None listed cresize's six names: neither "trilinear" nor "lanczos"
     x = torch.zeros(1, 1, 4, 4)

@@ -421,6 +421,12 @@ def shape(value, name="input_shape", ndim=None, other="grad_output"):
     return result
 
 
+_TAKEN = "a positive int, or a negative int counted back from the maximum (-1 = all)"
+# What ``threads_value`` takes, in its refusals: of ``num_threads``, and of a command
+# line's option (``--threads``, never None), indexed by ``name.startswith("--")``
+_THREADS_TAKEN = ("None, " + _TAKEN, _TAKEN)
+
+
 def threads_value(num_threads, name="num_threads"):
     """Check ``num_threads`` (None or a nonzero int up to ``MAX_THREADS``): the rule
     (a plain int, the common value, is known by its type at once). The calls take a
@@ -429,15 +435,11 @@ def threads_value(num_threads, name="num_threads"):
     option (``"--threads"``), which is never None (its default is to leave it out)."""
     if num_threads is None:
         return None
+    # one wording for a value of a wrong type (True, 2.5, "2") and for 0
     if type(num_threads) is not int:  # NumPy integers, 0-d arrays: ``integer``'s rule
-        none = "" if name.startswith("--") else "None or "
-        num_threads = integer(num_threads, name, f"{none}a nonzero int")
+        num_threads = integer(num_threads, name, _THREADS_TAKEN[name.startswith("--")])
     if num_threads == 0:
-        none = "" if name.startswith("--") else "None, "
-        raise ValueError(
-            f"{name} must be {none}a positive int, or a negative int counted back from the "
-            f"maximum (-1 = all); got 0"
-        )
+        raise ValueError(f"{name} must be {_THREADS_TAKEN[name.startswith('--')]}; got 0")
     if num_threads > MAX_THREADS:
         raise ValueError(f"{name} must be at most {MAX_THREADS}; got {num_threads}")
     return num_threads
