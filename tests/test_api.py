@@ -342,6 +342,21 @@ def test_bad_arguments(kwargs, exc, message):
     assert np.array_equal(x, keep)
 
 
+@pytest.mark.parametrize("mode", [None, 3, "sinc"])
+def test_a_refused_mode_lists_the_aliases_taken_too(mode):
+    # mode=None listed only the six canonical names: a PyTorch user did not see that
+    # "trilinear" (or "linear", "cubic") is taken; a wrong name listed them already
+    error = ValueError if isinstance(mode, str) else TypeError
+    names = r"nearest, nearest-exact, bilinear, bicubic, lanczos3, area, nearest_exact, "
+    names += r"linear, trilinear, cubic; got "
+    for call in (
+        lambda: cresize.resize(rand((5, 6)), 3, mode=mode),
+        lambda: cresize.plan((5, 6), 3, mode=mode),
+    ):
+        with pytest.raises(error, match=names):
+            call()
+
+
 def test_bad_shapes():
     with pytest.raises(ValueError, match="at least one dimension"):
         cresize.resize(np.float64(3.0), 2)
@@ -519,9 +534,9 @@ def test_num_threads_takes_what_size_takes():
         assert cresize.plan((4, 6), 3, num_threads=n)._num_threads in (2, -1)
         assert type(cresize.plan((4, 6), 3, num_threads=n)._num_threads) is int
     for bad in NOT_INTEGERS[:-1]:  # None is the default
-        with pytest.raises(TypeError, match=r"num_threads must be None or a nonzero int; got "):
+        with pytest.raises(TypeError, match=r"num_threads must be None, a positive int, "):
             cresize.resize(rand((4, 6)), 3, num_threads=bad)
-        with pytest.raises(TypeError, match=r"num_threads must be None or a nonzero int; got "):
+        with pytest.raises(TypeError, match=r"num_threads must be None, a positive int, "):
             cresize.plan((4, 6), 3, dtype="float64")(rand((4, 6)), num_threads=bad)
     # the refused value is quoted as passed: a 0-d array as an array
     with pytest.raises(TypeError, match=r"got array\(2\.\)$"):
@@ -531,6 +546,43 @@ def test_num_threads_takes_what_size_takes():
             cresize.resize(rand((4, 6)), 3, num_threads=zero)
     with pytest.raises(ValueError, match="num_threads must be at most 4096"):
         cresize.plan((4, 6), 3, num_threads=np.array(5000))
+
+
+#: num_threads' one wording for a value of a wrong type and for 0
+THREADS_TAKEN = (
+    "num_threads must be None, a positive int, or a negative int counted back from the "
+    "maximum (-1 = all); got "
+)
+
+
+def thread_refusal(call):
+    """The type and words of ``call``'s refusal."""
+    with pytest.raises((TypeError, ValueError)) as info:
+        call()
+    return type(info.value), str(info.value)
+
+
+@pytest.mark.parametrize("bad", [0, True, 2.5, "2", np.int64(0), 5000])
+def test_num_threads_is_refused_in_one_wording_by_every_call(bad):
+    # a wrong type said "None or a nonzero int", 0 "None, a positive int, or a negative
+    # int counted back ..." (the same rule in two phrasings)
+    x, g = rand((4, 6)), rand((3, 3))
+    p = cresize.plan((4, 6), 3, dtype="float64")
+    calls = [
+        lambda: cresize.resize(x, 3, num_threads=bad),
+        lambda: cresize.resize_backward(g, (4, 6), num_threads=bad),
+        lambda: cresize.plan((4, 6), 3, num_threads=bad),
+        lambda: p(x, num_threads=bad),
+        lambda: p.backward(g, num_threads=bad),
+    ]
+    found = {thread_refusal(call) for call in calls}
+    assert len(found) == 1, found
+    ((error, words),) = found
+    if bad == 5000:
+        assert (error, words) == (ValueError, "num_threads must be at most 4096; got 5000")
+    else:
+        assert error is (ValueError if bad == 0 else TypeError)
+        assert words == THREADS_TAKEN + repr(bad).replace("np.int64(0)", "0")
 
 
 def test_integer_arguments_take_the_same_values():

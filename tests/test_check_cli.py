@@ -135,6 +135,13 @@ def test_bad_arguments_exit_2(capsys):
         "cresize check: --threads must be a positive int, or a negative int counted back "
         "from the maximum (-1 = all); got 0\n"
     )
+    # not an int: the same words, not argparse's "invalid int value: '2.5'"
+    for text in ("2.5", "True", "two"):
+        assert _check.main(["--threads", text]) == 2
+        assert capsys.readouterr().err == (
+            "cresize check: --threads must be a positive int, or a negative int counted "
+            f"back from the maximum (-1 = all); got {text!r}\n"
+        )
     assert _check.main(["--threads", "5000"]) == 2
     assert capsys.readouterr().err == "cresize check: --threads must be at most 4096; got 5000\n"
 

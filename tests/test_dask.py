@@ -479,6 +479,21 @@ def test_numpy_input_untouched_and_identity_backward():
         cd.resize_backward(g, (6, 10), num_threads=True)
 
 
+@pytest.mark.parametrize("bad", [0, True, 2.5, "2", 5000])
+def test_num_threads_is_refused_in_resizes_words(bad):
+    x = np.zeros((6, 10))
+    with pytest.raises((TypeError, ValueError)) as theirs:
+        cresize.resize(x, (3, 5), num_threads=bad)
+    for call in (
+        lambda: cd.resize(da.from_array(x, chunks=4), (3, 5), num_threads=bad),
+        lambda: cd.resize_backward(da.zeros((3, 5), chunks=2), (6, 10), num_threads=bad),
+    ):
+        with pytest.raises(type(theirs.value)) as ours:
+            call()
+        assert str(ours.value) == str(theirs.value)
+    assert str(theirs.value).startswith("num_threads must be ")
+
+
 def test_import_error_names_the_extra():
     code = (
         "import sys\nsys.modules['dask'] = None\n"

@@ -372,6 +372,46 @@ def test_a_truncated_file_pillow_reads_is_an_oserror_naming_the_file(tmp_path, f
         open_image(Failing(whole.read_bytes()))
 
 
+@pytest.mark.parametrize("fmt,keep", [("JPEG", 100), ("WEBP", 300)])
+def test_a_file_cut_in_its_header_is_an_oserror_naming_the_file(tmp_path, fmt, keep, capsys):
+    # Pillow's Image.open failed naming no file: "Truncated File Read" (a JPEG cut inside
+    # its header), "could not create decoder object" (a cut WebP)
+    from cresize._cli_resize import main
+
+    whole = io.BytesIO()
+    Image.fromarray(photo(64, 64)).save(whole, fmt)
+    cut = whole.getvalue()[:keep]
+    src = tmp_path / f"cut.{fmt.lower()}"
+    src.write_bytes(cut)
+    reads = (open_image, lambda f: resize_image(f, scale=0.5))
+    for read, given, named in [(r, src, re.escape(str(src))) for r in reads] + [
+        (r, io.BytesIO(cut), "the BytesIO given") for r in reads
+    ]:
+        with pytest.raises(
+            OSError, match=rf"^{named}: a damaged file\? Pillow failed reading its header: "
+        ) as caught:
+            read(given)
+        assert type(caught.value.__cause__) is OSError  # Pillow's, chained
+        assert str(caught.value).endswith(str(caught.value.__cause__))
+    assert main([str(src), "--scale", "0.5", "-o", str(tmp_path / "o.png")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"cresize resize: {src}: a damaged file? its reader failed: OSError: "), (
+        err
+    )
+    assert err.count(src.name) == 1, err
+    assert src.read_bytes() == cut and not (tmp_path / "o.png").exists()
+
+    class Failing(io.BytesIO):  # the system's error in the header: kept as it is
+        def read(self, n=-1):
+            raise OSError(errno.EIO, "Input/output error")
+
+    with pytest.raises(OSError, match=r"^\[Errno 5\] Input/output error$") as caught:
+        open_image(Failing(whole.getvalue()))
+    assert caught.value.errno == errno.EIO
+    with pytest.raises(FileNotFoundError, match=re.escape(str(tmp_path / "missing.jpg"))):
+        open_image(tmp_path / "missing.jpg")
+
+
 @pytest.mark.filterwarnings("ignore:Corrupt EXIF data:UserWarning")  # Pillow's, on the header
 @pytest.mark.parametrize("read", [open_image, lambda path: resize_image(path, scale=0.5)])
 def test_a_tiff_header_with_no_page_is_pillow_s_error(tmp_path, read):

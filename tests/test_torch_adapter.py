@@ -715,7 +715,7 @@ def test_a_resize_keeps_one_slot_when_its_options_change_types():
         (dict(size=0), ValueError, r"^size must be >= 1; got 0$"),
         (dict(size=(4, -1)), ValueError, r"^size must be >= 1; got \(4, -1\)$"),
         (dict(size=(4, 4.5)), TypeError, r"^size must be a positive int .*got \(4, 4\.5\)$"),
-        (dict(size="4"), TypeError, r"^size must be a number or a sequence of them; got '4'$"),
+        (dict(size="4"), TypeError, r"^size must be an int or a sequence of them; got '4'$"),
         (dict(size=torch.tensor([4, 4])), TypeError, "size must be an int, a 0-d integer"),
         (dict(scale_factor=0.0), ValueError, r"^scale_factor must be finite and > 0; got 0\.0$"),
         (dict(scale_factor=(2.0, float("nan"))), ValueError, r"got \(2\.0, nan\)$"),
@@ -1420,15 +1420,22 @@ def test_scale_factor_takes_what_f_interpolate_takes(scale_factor):
 def test_a_0d_array_size_keeps_its_refusal_messages_and_is_read_by_value():
     x = torch.rand(1, 1, 5, 5)
     for size in (np.array(3.0), np.array(True), np.array(3, dtype=object)):
-        with pytest.raises(
-            TypeError, match=r"^size must be a number or a sequence of 2; got array"
-        ):
+        with pytest.raises(TypeError, match=r"^size must be an int or a sequence of 2; got array"):
             ct.interpolate(x, size=size)
     size = np.array(3)
     layer = ct.Resize(size)
     assert layer(x).shape == (1, 1, 3, 3)
     size[...] = 4  # Resize's key held the array itself: the plan of size 3 stayed
     assert layer(x).shape == (1, 1, 4, 4)
+
+
+def test_a_size_of_a_wrong_type_is_asked_for_as_an_int_and_a_factor_as_a_number():
+    # size takes ints only: "size must be a number ..." asked for what it refuses (2.5)
+    x = torch.rand(1, 1, 5, 5)
+    with pytest.raises(TypeError, match=r"^size must be an int or a sequence of 2; got '4'$"):
+        ct.interpolate(x, size="4")
+    with pytest.raises(TypeError, match=r"^scale_factor must be a number or a sequence of 2; "):
+        ct.interpolate(x, scale_factor="2")
 
 
 def test_the_check_compares_with_pytorch_exactly_where_f_interpolate_takes_the_call():
@@ -1492,6 +1499,32 @@ def test_a_bad_mode_lists_pytorchs_lanczos_too():
         ct.interpolate(torch.zeros(1, 1, 4, 4), size=2, mode="box")
     with pytest.raises(ValueError, match="'lanczos' "):
         ct.Resize(size=2, mode="Lanczos", antialias=True)
+
+
+@pytest.mark.parametrize("bad", [0, True, 2.5, "2", 5000])
+def test_num_threads_is_refused_in_resizes_words(bad):
+    x = torch.zeros(1, 1, 4, 4)
+    with pytest.raises((TypeError, ValueError)) as theirs:
+        cresize.resize(x.numpy(), 8, axes=(2, 3), num_threads=bad)
+    for call in (
+        lambda: ct.interpolate(x, size=8, num_threads=bad),
+        lambda: ct.Resize(size=8, num_threads=bad),
+    ):
+        with pytest.raises(type(theirs.value)) as ours:
+            call()
+        assert str(ours.value) == str(theirs.value)
+    assert str(theirs.value).startswith("num_threads must be ")
+
+
+def test_a_mode_of_a_wrong_type_lists_every_name_taken_pytorchs_too():
+    # mode=None listed cresize's six names: neither "trilinear" nor "lanczos"
+    x = torch.zeros(1, 1, 4, 4)
+    words = r"^mode must be a string, one of nearest, .*trilinear, cubic; got None; "
+    words += r"PyTorch's names also: 'lanczos' \(lanczos3 with antialias=True\)$"
+    with pytest.raises(TypeError, match=words):
+        ct.interpolate(x, size=2, mode=None)
+    with pytest.raises(TypeError, match=words):
+        ct.Resize(size=2, mode=None)
 
 
 @pytest.mark.parametrize("reentrant", [False, True])

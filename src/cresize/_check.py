@@ -74,6 +74,16 @@ LAYOUTS = ("ncw", "nchw", "ncdhw", "nwc", "nhwc", "ndhwc")
 TORCH_FLOAT32_SLACK = 4 * 2.0**-23
 
 
+def _int_or_text(text):
+    """An option's int, or its text where it is none (``--threads 2.5``): refused after
+    parsing by the option's one rule (``_spec.threads_value``), in the words of its other
+    refusals, not argparse's "invalid int value"."""
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
 def main(argv=None):
     """Run the matrix; return 0 when every check passes, 1 otherwise, 2 on bad usage."""
     parser = argparse.ArgumentParser(
@@ -94,7 +104,7 @@ def main(argv=None):
     )
     parser.add_argument(
         "--threads",
-        type=int,
+        type=_int_or_text,
         metavar="N",
         help="num_threads of every call (default: OpenMP's default)",
     )

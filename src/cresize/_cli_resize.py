@@ -1105,10 +1105,10 @@ def _reason(exc, reading=False):
         return f"too large for memory: {exc}" if str(exc) else "too large for memory"
     if type(exc).__name__ == "UnidentifiedImageError":
         return "not an image, or a format Pillow cannot read"
-    from cresize.image import _PixelsUnread
+    from cresize.image import _Unread
 
-    # a reader's failure on the pixels of a file whose header it accepted: its own error
-    unread = exc.__cause__ if reading and isinstance(exc, _PixelsUnread) else None
+    # a reader's failure on a damaged file (its header or its pixels): its own error
+    unread = exc.__cause__ if reading and isinstance(exc, _Unread) else None
     if unread is not None:
         exc = unread
     said = _one_line(f"{type(exc).__name__}: {exc}")

@@ -64,6 +64,8 @@ MAX_ELEMENTS = 2**62
 
 #: Every name ``mode`` takes: the canonical names, then their aliases.
 NAMES = MODES + tuple(ALIASES)
+# ``NAMES`` in a refusal of ``mode`` (``canonical_mode``)
+_NAMES_LISTED = ", ".join(NAMES)
 #: The modes that take ``align_corners=True``.
 ALIGN_CORNERS_MODES = tuple(m for m in MODES if m not in NO_ALIGN_CORNERS)
 
@@ -125,13 +127,14 @@ def mode_hint(mode):
 
 
 def canonical_mode(mode):
-    """The canonical name of ``mode`` (an alias or a canonical name)."""
+    """The canonical name of ``mode`` (an alias or a canonical name). A refusal lists
+    every name it takes (``NAMES``, the aliases too: ``trilinear``, ``cubic``), for a
+    value of a wrong type (None) as for a wrong name."""
     if not isinstance(mode, str):
-        raise TypeError(f"mode must be a string, one of {', '.join(MODES)}; got {mode!r}")
+        raise TypeError(f"mode must be a string, one of {_NAMES_LISTED}; got {mode!r}")
     canonical = ALIASES.get(mode, mode)
     if canonical not in MODES:
-        allowed = ", ".join(NAMES)
-        raise ValueError(f"mode must be one of {allowed}; got {mode!r}{mode_hint(mode)}")
+        raise ValueError(f"mode must be one of {_NAMES_LISTED}; got {mode!r}{mode_hint(mode)}")
     return canonical
 
 
@@ -189,12 +192,12 @@ def torch_mode(mode, antialias):
         return canonical
     try:
         return canonical_mode(mode)
-    except ValueError as exc:  # the names above are taken too: say so
+    except (TypeError, ValueError) as exc:  # the names above are taken too: say so
         extra = ", ".join(
             f"{name!r} ({canonical} with antialias=True)"
             for name, (canonical, _) in TORCH_MODES.items()
         )
-        raise ValueError(f"{exc}; PyTorch's names also: {extra}") from None
+        raise type(exc)(f"{exc}; PyTorch's names also: {extra}") from None
 
 
 #: ``F.interpolate``'s own mode names and the input ranks (dimensions) it takes each on
@@ -418,6 +421,12 @@ def shape(value, name="input_shape", ndim=None, other="grad_output"):
     return result
 
 
+_TAKEN = "a positive int, or a negative int counted back from the maximum (-1 = all)"
+# What ``threads_value`` takes, in its refusals: of ``num_threads``, and of a command
+# line's option (``--threads``, never None), indexed by ``name.startswith("--")``
+_THREADS_TAKEN = ("None, " + _TAKEN, _TAKEN)
+
+
 def threads_value(num_threads, name="num_threads"):
     """Check ``num_threads`` (None or a nonzero int up to ``MAX_THREADS``): the rule
     (a plain int, the common value, is known by its type at once). The calls take a
@@ -426,15 +435,11 @@ def threads_value(num_threads, name="num_threads"):
     option (``"--threads"``), which is never None (its default is to leave it out)."""
     if num_threads is None:
         return None
+    # one wording for a value of a wrong type (True, 2.5, "2") and for 0
     if type(num_threads) is not int:  # NumPy integers, 0-d arrays: ``integer``'s rule
-        none = "" if name.startswith("--") else "None or "
-        num_threads = integer(num_threads, name, f"{none}a nonzero int")
+        num_threads = integer(num_threads, name, _THREADS_TAKEN[name.startswith("--")])
     if num_threads == 0:
-        none = "" if name.startswith("--") else "None, "
-        raise ValueError(
-            f"{name} must be {none}a positive int, or a negative int counted back from the "
-            f"maximum (-1 = all); got 0"
-        )
+        raise ValueError(f"{name} must be {_THREADS_TAKEN[name.startswith('--')]}; got 0")
     if num_threads > MAX_THREADS:
         raise ValueError(f"{name} must be at most {MAX_THREADS}; got {num_threads}")
     return num_threads

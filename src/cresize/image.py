@@ -348,7 +348,7 @@ def _read(path, geometry=None, opencv=False):
 
     _refuse_png_chunk_flood(path)
     try:
-        opened = Image.open(path)
+        opened = _open(path)
     except Image.UnidentifiedImageError:
         pixels = _read_tiff_pillow_cannot(path)  # the error again, if not a TIFF
         return pixels, (pixels.shape[1], pixels.shape[0])
@@ -511,7 +511,7 @@ def _header(path):
     depth map, not content."""
     _refuse_png_chunk_flood(path)
     try:
-        opened = _pil().open(path)
+        opened = _open(path)
     except _pil().UnidentifiedImageError:
         page = _tiff_first_page(path)  # None: not a TIFF (Pillow's error again)
         if page is None:
@@ -1630,18 +1630,38 @@ def _read_tiff_pillow_cannot(path, im=None):
     return ImageArray(np.ascontiguousarray(_orient(pixels, int(orientation))), info)
 
 
-class _PixelsUnread(OSError):
-    """A reader failed on the pixel data of a file whose header it accepted (a damaged or
-    truncated file): an ``OSError`` naming the file, as Pillow's and OpenCV's failures
-    there are ``OSError`` (tifffile's, ``_tiff_pixels``; Pillow's "image file is
-    truncated", ``_read``); the reader's own exception is its ``__cause__``, which the
-    command quotes, without the file's name, as it quotes a reader's parsing error
-    (``_cli_resize._reason``)."""
+class _Unread(OSError):
+    """A reader failed on a damaged or truncated file: on its header (Pillow's
+    ``Image.open``, ``_open``) or on the pixel data of a file whose header it accepted
+    (``_load``, ``_tiff_pixels``): an ``OSError`` naming the file, as Pillow's and
+    OpenCV's failures there are ``OSError``; the reader's own exception is its
+    ``__cause__``, which the command quotes, without the file's name, as it quotes a
+    reader's parsing error (``_cli_resize._reason``)."""
+
+    def __init__(self, path, reader, exc):
+        """``reader`` ("Pillow failed reading its pixels") failed on ``path`` with
+        ``exc``."""
+        super().__init__(f"{_shown(path)}: a damaged file? {reader}: {type(exc).__name__}: {exc}")
+
+
+def _open(path):
+    """``Image.open(path)``: Pillow's own ``OSError`` there (a JPEG cut inside its
+    header: "Truncated File Read", a cut WebP: "could not create decoder object", which
+    name no file) is an ``_Unread`` naming it; ``UnidentifiedImageError`` (which names
+    it) and one of the system's (an ``errno``: a missing file, the disk's, which names
+    it too) are left as they are."""
+    Image = _pil()
+    try:
+        return Image.open(path)
+    except OSError as exc:
+        if exc.errno is not None or isinstance(exc, Image.UnidentifiedImageError):
+            raise
+        raise _Unread(path, "Pillow failed reading its header", exc) from exc
 
 
 def _load(im, path):
     """``im.load()`` of ``im``, open in Pillow from ``path``: Pillow's own ``OSError``
-    there ("image file is truncated", which names no file) is a ``_PixelsUnread`` naming
+    there ("image file is truncated", which names no file) is an ``_Unread`` naming
     it; one of the system's (an ``errno``: the disk's, the file object's) is left as
     it is, not called a damaged file."""
     try:
@@ -1649,17 +1669,14 @@ def _load(im, path):
     except OSError as exc:
         if exc.errno is not None:
             raise
-        raise _PixelsUnread(
-            f"{_shown(path)}: a damaged file? Pillow failed reading its pixels: "
-            f"{type(exc).__name__}: {exc}"
-        ) from exc
+        raise _Unread(path, "Pillow failed reading its pixels", exc) from exc
 
 
 def _tiff_pixels(path, page):
     """The pixels of ``page``, a page of the TIFF at ``path`` that tifffile opened (its
     header accepted). A compression or predictor that tifffile decodes only with
     imagecodecs, not installed, is a ValueError saying so (not a damaged file); any
-    other failure of the read is a ``_PixelsUnread`` naming the file (tifffile's
+    other failure of the read is an ``_Unread`` naming the file (tifffile's
     "failed to read 230400 bytes, got 115056" of a truncated file named none), but a
     failed allocation, left to be the ``MemoryError`` it is."""
     codecs = _tifffile().TIFF
@@ -1677,10 +1694,7 @@ def _tiff_pixels(path, page):
     except MemoryError:
         raise
     except Exception as exc:
-        raise _PixelsUnread(
-            f"{_shown(path)}: a damaged file? tifffile failed reading its pixels: "
-            f"{type(exc).__name__}: {exc}"
-        ) from exc
+        raise _Unread(path, "tifffile failed reading its pixels", exc) from exc
 
 
 def _tiff_resolution(tags):

@@ -967,8 +967,9 @@ def _numbers(value, n, name):
         return tuple(value)
     if isinstance(value, (numbers.Real, np.number)) and not isinstance(value, bool):
         return value
+    what = "an int" if name == "size" else "a number"  # size takes no float (``length``)
     raise TypeError(
-        f"{name} must be a number or a sequence of {'them' if n is None else n}; got {value!r}"
+        f"{name} must be {what} or a sequence of {'them' if n is None else n}; got {value!r}"
     )
 
 
