@@ -674,10 +674,12 @@ def _viewed(input, plan, shape, strides, dtype, num_threads, adjoint):
     """``_run``'s result from the plan run on ``input``'s data in place
     (``_fast.run_view``: no NumPy view of it made by PyTorch, 0.5-0.8 us less), or None
     where it cannot be: a negative bit (the data are not the values), no data (a wrapper
-    tensor without storage, such as a legacy batched one, or a meta tensor), or not
-    what the plan's direct steps take (``_run``'s checked path decides, or raises its
-    error)."""
-    if input.is_neg():
+    tensor without storage, such as a legacy batched one, or a meta tensor), data off the
+    CPU (``data_ptr`` a device's address, not the process's memory: a CUDA tensor given
+    to the operator ``torch.ops.cresize.interpolate``, which has no device check; NumPy's
+    view refuses it, with PyTorch's error), or not what the plan's direct steps take
+    (``_run``'s checked path decides, or raises its error)."""
+    if input.is_neg() or not input.is_cpu:
         return None
     try:
         address = input.data_ptr()
