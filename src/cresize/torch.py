@@ -647,10 +647,17 @@ def _run(input, plan, num_threads, adjoint):
     """``plan`` (``adjoint``: its backward) on a CPU tensor, as a new tensor: on its data
     in place where it can (``_viewed``), else through NumPy's view (``_run_numpy``). A
     strided tensor (the expanded gradient of ``y.sum().backward()``) is read strided: the
-    plan's direct steps copy it C-contiguous themselves."""
+    plan's direct steps copy it C-contiguous themselves. A tensor on another device (the
+    operators run on every device: an exported program given CUDA tensors) is
+    ``_check_input``'s ``ValueError``: NumPy's view would copy one that requires grad to
+    the CPU (``force=True``) and give a CPU result."""
     dtype = _NUMPY.get(input.dtype, _NO_NUMPY)  # None would skip run_view's dtype check
     result = _viewed(input, plan, input.shape, input.stride(), dtype, num_threads, adjoint)
-    return _run_numpy(input, plan, num_threads, adjoint) if result is None else result
+    if result is not None:
+        return result
+    if not input.is_cpu:
+        _check_input(input)  # another device than the CPU (and meta): its ValueError
+    return _run_numpy(input, plan, num_threads, adjoint)
 
 
 def _run_numpy(input, plan, num_threads, adjoint):
