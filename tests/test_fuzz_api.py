@@ -90,7 +90,9 @@ def test_a_timedelta64_is_no_length_or_shape():
         cresize.plan((4, np.timedelta64(6, "D")), 3)
 
 
-@pytest.mark.parametrize("axes", [{1}, {0, 1}, b"\x00\x01", {1: 0}, frozenset([1]), 1.0])
+@pytest.mark.parametrize(
+    "axes", [{1}, {0, 1}, b"\x00\x01", memoryview(b"\x00\x01"), {1: 0}, frozenset([1]), 1.0]
+)
 def test_axes_must_be_a_sequence(axes):
     # a set (its order is not the caller's), bytes (b"\x00\x01" was axes (0, 1)) and a
     # dict (its keys) were taken as axes
@@ -100,12 +102,29 @@ def test_axes_must_be_a_sequence(axes):
         cresize.plan(X.shape, 3, axes=axes)
 
 
-@pytest.mark.parametrize("shape", [{4, 6}, {4: 1}, b"\x04\x06", "46"])
+@pytest.mark.parametrize("shape", [{4, 6}, {4: 1}, b"\x04\x06", memoryview(b"\x04\x06"), "46"])
 def test_a_shape_must_be_a_sequence(shape):
     with pytest.raises(TypeError, match="input_shape"):
         cresize.plan(shape, 3, axes=0)
     with pytest.raises(TypeError, match="input_shape"):
         cresize.resize_backward(np.zeros((3, 6), np.float32), shape, axes=0)
+
+
+@pytest.mark.parametrize(
+    "given", [b"\x03\x04", bytearray(b"\x03\x04"), memoryview(b"\x03\x04"), "34"]
+)
+def test_bytes_are_no_size_or_scale_factor(given):
+    # bytes-like objects iterate as ints, but are no sequence argument: a memoryview
+    # became a sequence size or scale_factor when a range did (h74), memoryview(b"\x03\x04")
+    # the size (3, 4)
+    for call in (
+        lambda: cresize.resize(X, given),
+        lambda: cresize.resize(X, scale_factor=given),
+        lambda: cresize.plan(X.shape, given),
+        lambda: cresize.resize_backward(X, (2, 3), scale_factor=given),
+    ):
+        with pytest.raises(TypeError, match=r"size|scale_factor"):
+            call()
 
 
 def test_sequences_still_taken():

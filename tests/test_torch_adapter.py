@@ -1037,6 +1037,50 @@ def test_a_tensor_of_another_shape_or_dtype_than_the_plan_is_not_read_by_it():
     assert ct._fast.run_view(plan, 0, None, good.stride(), None, None) is None
 
 
+class _OffTheCPU(torch.Tensor):
+    """A CPU tensor that says it is on a CUDA device (``is_cpu``, ``device``), as a CUDA
+    tensor does: what ``_run`` must not read through its ``data_ptr``."""
+
+    __torch_function__ = torch._C._disabled_torch_function_impl
+
+    @property
+    def is_cpu(self):
+        return False
+
+    @property
+    def device(self):
+        return torch.device("cuda", 0)
+
+
+def test_a_tensor_off_the_cpu_is_never_read_through_its_address(monkeypatch):
+    # The operator torch.ops.cresize.interpolate runs on every device (no device check:
+    # an exported or compiled graph run on CUDA tensors, a direct call); its _run must
+    # not read a device's address as host memory (an invalid read), nor copy the tensor
+    # to the CPU (NumPy's view of one that requires grad): the input's device error
+    plan = cresize.plan((1, 2, 4, 4), (8, 8), axes=(2, 3), dtype="float32")
+    read = []
+    run_view = ct._fast.run_view
+    monkeypatch.setattr(ct._fast, "run_view", lambda *args: read.append(args[1]) or run_view(*args))
+    x = torch.rand(1, 2, 4, 4)
+    assert torch.equal(ct._run(x, plan, None, False), torch.from_numpy(plan(x.numpy())))
+    assert read == [x.data_ptr()]  # a CPU tensor: read in place
+    for elsewhere in (x.as_subclass(_OffTheCPU), x.requires_grad_().as_subclass(_OffTheCPU)):
+        assert not elsewhere.is_cpu
+        with pytest.raises(ValueError, match="CPU tensors; input is on cuda:0"):
+            ct._run(elsewhere, plan, None, False)
+        assert read == [x.data_ptr()]  # not read through its address
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_the_operator_refuses_a_cuda_tensor():
+    if ct._interpolate_op is None:
+        pytest.skip("the operator needs PyTorch 2.4 or later")
+    x = torch.rand(1, 2, 4, 4, device="cuda")
+    for given in (x, x.requires_grad_()):
+        with pytest.raises(ValueError, match="CPU tensors; input is on cuda"):
+            torch.ops.cresize.interpolate(given, [8, 8], None, "bilinear", None, None, False, None)
+
+
 def test_a_dead_functorch_wrapper_is_unwrapped():
     # A tensor escaped from a torch.func transform (its level gone) is resized and
     # differentiated as the tensor it wraps, as autograd.Function.apply does it.

@@ -282,15 +282,17 @@ def torch_name(mode, spatial):
 def is_sequence(value):
     """Whether ``value`` is a sequence argument (``size``, ``scale_factor``, ``axes``, a
     shape): a sequence (a tuple, a list, a range) or an array of at least one dimension,
-    not a string or bytes (iterable, but no ints: b"\x00\x01" was axes (0, 1)), a set
-    (no order: {1, 0} was axes whatever order it iterates in) or a mapping (its keys).
-    (A range was refused as a ``size`` or ``scale_factor``, which took tuples and lists
-    only.)"""
+    not a string or bytes, a bytearray or a memoryview (iterable, but no ints: b"\x00\x01"
+    was axes (0, 1), ``memoryview(b"\x04\x05")`` a size (4, 5)), a set (no order: {1, 0}
+    was axes whatever order it iterates in) or a mapping (its keys). (A range was
+    refused as a ``size`` or ``scale_factor``, which took tuples and lists only.)"""
     if type(value) is tuple or type(value) is list:  # the common calls, at once
         return True
     if isinstance(value, np.ndarray):
         return value.ndim > 0
-    return isinstance(value, Sequence) and not isinstance(value, (str, bytes, bytearray))
+    return isinstance(value, Sequence) and not isinstance(
+        value, (str, bytes, bytearray, memoryview)
+    )
 
 
 def integer(value, name, what, given=None):

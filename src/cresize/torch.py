@@ -675,10 +675,17 @@ def _run(input, plan, num_threads, adjoint):
     """``plan`` (``adjoint``: its backward) on a CPU tensor, as a new tensor: on its data
     in place where it can (``_viewed``), else through NumPy's view (``_run_numpy``). A
     strided tensor (the expanded gradient of ``y.sum().backward()``) is read strided: the
-    plan's direct steps copy it C-contiguous themselves."""
+    plan's direct steps copy it C-contiguous themselves. A tensor on another device (the
+    operators run on every device: an exported program given CUDA tensors) is
+    ``_check_input``'s ``ValueError``: NumPy's view would copy one that requires grad to
+    the CPU (``force=True``) and give a CPU result."""
     dtype = _NUMPY.get(input.dtype, _NO_NUMPY)  # None would skip run_view's dtype check
     result = _viewed(input, plan, input.shape, input.stride(), dtype, num_threads, adjoint)
-    return _run_numpy(input, plan, num_threads, adjoint) if result is None else result
+    if result is not None:
+        return result
+    if not input.is_cpu:
+        _check_input(input)  # another device than the CPU (and meta): its ValueError
+    return _run_numpy(input, plan, num_threads, adjoint)
 
 
 def _run_numpy(input, plan, num_threads, adjoint):
@@ -702,10 +709,12 @@ def _viewed(input, plan, shape, strides, dtype, num_threads, adjoint):
     """``_run``'s result from the plan run on ``input``'s data in place
     (``_fast.run_view``: no NumPy view of it made by PyTorch, 0.5-0.8 us less), or None
     where it cannot be: a negative bit (the data are not the values), no data (a wrapper
-    tensor without storage, such as a legacy batched one, or a meta tensor), or not
-    what the plan's direct steps take (``_run``'s checked path decides, or raises its
-    error)."""
-    if input.is_neg():
+    tensor without storage, such as a legacy batched one, or a meta tensor), data off the
+    CPU (``data_ptr`` a device's address, not the process's memory: a CUDA tensor given
+    to the operator ``torch.ops.cresize.interpolate``, which has no device check; NumPy's
+    view refuses it, with PyTorch's error), or not what the plan's direct steps take
+    (``_run``'s checked path decides, or raises its error)."""
+    if input.is_neg() or not input.is_cpu:
         return None
     try:
         address = input.data_ptr()
