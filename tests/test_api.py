@@ -585,6 +585,15 @@ def test_num_threads_is_refused_in_one_wording_by_every_call(bad):
         assert words == THREADS_TAKEN + repr(bad).replace("np.int64(0)", "0")
 
 
+def test_a_plans_num_threads_is_documented_in_the_rules_words():
+    # its docstring said "None, or a nonzero int", a third phrasing of the rule
+    from cresize import _fast, _spec
+
+    doc = " ".join(_fast.PlanBase._num_threads.__doc__.split())
+    assert _spec._THREADS_TAKEN[0] in doc and "MAX_THREADS" in doc, doc
+    assert "nonzero" not in doc
+
+
 def test_integer_arguments_take_the_same_values():
     x = rand((2, 6, 8))
     for n in INTEGERS:

@@ -438,7 +438,9 @@ cdef class PlanBase:
 
     @property
     def _num_threads(self):
-        """The plan's ``num_threads`` (validated): None, or a nonzero int."""
+        """The plan's ``num_threads``, validated by ``_spec.threads_value``: None, a
+        positive int, or a negative int counted back from the maximum (-1 = all); at most
+        ``MAX_THREADS``."""
         return self._threads_value
 
     @_num_threads.setter
