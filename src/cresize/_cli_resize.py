@@ -56,8 +56,8 @@ EPILOG = """examples:
 exit status:
   0    every file done (or listed, with -n)
   1    an input failed (each one said, the rest done; with -n: would be refused),
-       or the batch was refused before it started (an output would replace another
-       input)
+       or the batch was refused before it started (with --overwrite, an output
+       would replace another input)
   2    a usage error, or the command's own output (stdout) cannot be written
   130  interrupted (Ctrl-C, SIGTERM)
   141  whatever read the command's output has gone (| head)
