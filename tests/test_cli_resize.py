@@ -2505,7 +2505,14 @@ def test_an_output_too_wide_for_its_format_is_refused_before_the_resize(
     assert resized == ["b.png"] and tree(out) == ["b.png"]
     with Image.open(out / "b.png") as im:
         assert im.size == (longest + 1, height)
-    # the longest side the format holds is written
-    assert main([str(too_wide), "--width", str(longest), "-o", str(tmp_path / f"c.{ext}")]) == 0
-    with Image.open(tmp_path / f"c.{ext}") as im:
-        assert im.size[0] == longest
+    # the longest side the format holds is written; with --fill, the side after the crop
+    # counts (resized to 100000x200, cropped to fit)
+    for geometry, size in [
+        (["--width", str(longest)], (longest, round(2 * longest / 1000))),
+        (["--fill", f"{longest}x200", "--allow-upscale"], (longest, 200)),
+    ]:
+        assert (
+            main([str(too_wide), *geometry, "-o", str(tmp_path / f"c.{ext}"), "--overwrite"]) == 0
+        )
+        with Image.open(tmp_path / f"c.{ext}") as im:
+            assert im.size == size

@@ -1027,9 +1027,10 @@ def _refused(src, dst, o):
     # a file); of the upright image, as resize_image computes it: the larger of
     # either way where its orientation is not known before its pixels are decoded.
     try:
-        sizes = [target_size(*upright, **o["geometry"])[0] for upright in header.uprights]
+        planned = [target_size(*upright, **o["geometry"]) for upright in header.uprights]
     except ValueError:  # a side of _spec.MAX_LENGTH or more: its message names scale=
-        sizes = None
+        planned = None
+    sizes = None if planned is None else [size for size, _ in planned]
     ow, oh = max(sizes or [(0, 0)], key=lambda size: size[0] * size[1])
     # In the option's words (target_size's, resize's name Python keywords: "scale=",
     # "size must be < ...; got (H, W)", "check size or scale_factor"); no --max-pixels
@@ -1053,9 +1054,13 @@ def _refused(src, dst, o):
             f"{ow}x{oh}{unknown}, {ow * oh:,} pixels, more than --max-pixels {limit:,} (raise it if you mean it)",
             header,
         )
-    # save_image's refusal of a side its format cannot hold, before the resize (the
-    # longest side is that of either orientation)
-    return _too_large_for(_format(dst, o["format"]), ow, oh), header
+    # save_image's refusal of a side its format cannot hold, before the resize: of the
+    # image written, after a --fill crop (the longest side is that of either orientation)
+    ww, wh = max(
+        ((box[2] - box[0], box[3] - box[1]) if box else size for size, box in planned),
+        key=lambda size: size[0] * size[1],
+    )
+    return _too_large_for(_format(dst, o["format"]), ww, wh), header
 
 
 def _not_a_file(path):
