@@ -585,6 +585,15 @@ def test_num_threads_is_refused_in_one_wording_by_every_call(bad):
         assert words == THREADS_TAKEN + repr(bad).replace("np.int64(0)", "0")
 
 
+def test_a_plans_num_threads_is_documented_in_the_rules_words():
+    # its docstring said "None, or a nonzero int", a third phrasing of the rule
+    from cresize import _fast, _spec
+
+    doc = " ".join(_fast.PlanBase._num_threads.__doc__.split())
+    assert _spec._THREADS_TAKEN[0] in doc and "MAX_THREADS" in doc, doc
+    assert "nonzero" not in doc
+
+
 def test_integer_arguments_take_the_same_values():
     x = rand((2, 6, 8))
     for n in INTEGERS:
@@ -694,6 +703,27 @@ def test_public_names_load_on_demand_and_are_all_listed():
     )
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
     subprocess.run([sys.executable, "-c", code], check=True, env=env)
+
+
+def test_dir_lists_the_public_names_not_the_modules_own():
+    # dir(cresize), what tab completion offers, listed Any, TYPE_CHECKING, annotations
+    # and importlib, the names __init__.py uses; a public module once imported is listed.
+    code = (
+        "import cresize\n"
+        "print(' '.join(n for n in dir(cresize) if not n.startswith('__')))\n"
+        "cresize.resize\n"  # its module, cresize._api, loads: private, not listed
+        "import cresize.image\n"
+        "print(' '.join(n for n in dir(cresize) if not n.startswith('__')))\n"
+        "print(' '.join(n for n in dir(cresize) if n.startswith('__')))\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    out = subprocess.run(
+        [sys.executable, "-c", code], check=True, env=env, capture_output=True, text=True
+    ).stdout.splitlines()
+    public = sorted(set(cresize.__all__) - {"__version__"})
+    assert out[0].split() == public
+    assert out[1].split() == sorted([*public, "image"])
+    assert {"__version__", "__all__", "__doc__", "__name__", "__path__"} <= set(out[2].split())
 
 
 def test_resize_command_runs_openblas_single_threaded(monkeypatch):

@@ -139,6 +139,29 @@ def test_default_threads_follow_omp_num_threads():
     assert int(out) == (3 if OPENMP else 1)
 
 
+@pytest.mark.skipif(not OPENMP, reason="serial build: the default is always 1")
+def test_a_default_over_max_threads_is_capped_at_it():
+    # OMP_NUM_THREADS=100000 made num_threads=None (and -1) 100000 threads, where an
+    # explicit num_threads over MAX_THREADS (4096) is refused. No kernel runs here: a
+    # team that large is not started.
+    code = (
+        "import cresize; from cresize import _api, _spec, _threads\n"
+        "print(_api._threads(None), _threads.resolve(None), _threads.resolve(-1),"
+        " _threads.resolve(-2), cresize.show_config('dicts')['openmp']['default_threads'],"
+        " _spec.MAX_THREADS)"
+    )
+    for env, most in [("100000", 4096), ("4097", 4096), ("4096", 4096), ("4095", 4095)]:
+        out = subprocess.run(
+            [sys.executable, "-c", code],
+            env=dict(os.environ, OMP_NUM_THREADS=env),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        ).stdout.split()
+        assert [int(n) for n in out] == [most, most, most, most - 1, most, 4096], (env, out)
+
+
 @pytest.mark.skipif(not OPENMP, reason="serial build: no OpenMP runtime for threadpoolctl to limit")
 def test_threadpoolctl_sees_and_limits_the_runtime():
     threadpoolctl = pytest.importorskip("threadpoolctl", reason="threadpoolctl is not installed")

@@ -2468,3 +2468,51 @@ def test_dry_run_lists_what_the_run_would_refuse(tmp_path, capsys):
     assert _refused_lines(capsys.readouterr().err) == would
     with Image.open(folder / "ok.png") as opened:
         assert opened.size == (30, 20)
+
+
+@pytest.mark.parametrize(
+    "ext,name,longest", [("jpg", "JPEG", 65500), ("gif", "GIF", 65535), ("webp", "WebP", 16383)]
+)
+def test_an_output_too_wide_for_its_format_is_refused_before_the_resize(
+    tmp_path, capsys, monkeypatch, ext, name, longest
+):
+    # save_image refused it only once the whole resize was done (37 s for a
+    # 65,501-pixel-wide JPEG); the batch goes on with the next file.
+    too_wide, other = (
+        write(tmp_path / f"a.{ext}", h=2, w=1000),
+        write(tmp_path / "b.png", h=2, w=1000),
+    )
+    import cresize.image
+
+    resized = []
+
+    def recording(image, *args, **kwargs):
+        resized.append(os.path.basename(image))
+        return resize_image(image, *args, **kwargs)
+
+    monkeypatch.setattr(cresize.image, "resize_image", recording)
+    out = tmp_path / "out"
+    argv = [str(too_wide), str(other), "--width", str(longest + 1), "--out-dir", str(out)]
+    assert main([*argv, "-n"]) == 1
+    said = capsys.readouterr().out
+    height = round(2 * (longest + 1) / 1000)
+    words = f"a {name} is at most {longest:,} pixels wide and high; this image is "
+    words += f"{longest + 1}x{height}: write PNG, TIFF or BMP"
+    assert f"{too_wide}: would be refused: {words}" in said
+    assert f"{other} -> {out / 'b.png'}" in said
+    assert main(argv) == 1
+    assert f"cresize resize: {too_wide}: {words}" in capsys.readouterr().err
+    assert resized == ["b.png"] and tree(out) == ["b.png"]
+    with Image.open(out / "b.png") as im:
+        assert im.size == (longest + 1, height)
+    # the longest side the format holds is written; with --fill, the side after the crop
+    # counts (resized to 100000x200, cropped to fit)
+    for geometry, size in [
+        (["--width", str(longest)], (longest, round(2 * longest / 1000))),
+        (["--fill", f"{longest}x200", "--allow-upscale"], (longest, 200)),
+    ]:
+        assert (
+            main([str(too_wide), *geometry, "-o", str(tmp_path / f"c.{ext}"), "--overwrite"]) == 0
+        )
+        with Image.open(tmp_path / f"c.{ext}") as im:
+            assert im.size == size

@@ -6,7 +6,9 @@ applies it and ``resize_backward`` applies its exact adjoint.
 
 The public names load on first use (PEP 562), so ``import cresize`` alone does not
 import NumPy or the kernels: the ``cresize`` command can then set up the process
-(OpenBLAS' threads, see ``cresize.__main__``) before NumPy starts.
+(OpenBLAS' threads, see ``cresize.__main__``) before NumPy starts. ``dir(cresize)``
+(what tab completion offers) lists them, loaded or not, with the public modules
+imported (``cresize.image``, ``cresize.torch``, ``cresize.dask``, ``cresize.testing``).
 """
 
 from __future__ import annotations
@@ -79,4 +81,19 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+    """What tab completion offers: the public names (loaded or not), the module's dunder
+    attributes and its public modules imported (``cresize.image``, ``cresize.torch``
+    once imported); not the names this file uses (``importlib``, ``Any``,
+    ``TYPE_CHECKING``, ``annotations``) nor private ones."""
+    return sorted(
+        {
+            *__all__,
+            *(name for name in globals() if name.startswith("__") and name.endswith("__")),
+            *(
+                name
+                for name, value in globals().items()
+                if not name.startswith("_")
+                and getattr(value, "__name__", None) == f"{__name__}.{name}"
+            ),
+        }
+    )

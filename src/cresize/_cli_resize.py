@@ -56,8 +56,8 @@ EPILOG = """examples:
 exit status:
   0    every file done (or listed, with -n)
   1    an input failed (each one said, the rest done; with -n: would be refused),
-       or the batch was refused before it started (an output would replace another
-       input)
+       or the batch was refused before it started (with --overwrite, an output
+       would replace another input)
   2    a usage error, or the command's own output (stdout) cannot be written
   130  interrupted (Ctrl-C, SIGTERM)
   141  whatever read the command's output has gone (| head)
@@ -343,7 +343,7 @@ def main(argv=None):
         refused = 0
         with _without_pillow_limit(image._pil()), _warnings_per_file():
             for src, dst, same in tasks:
-                reason = _would_refuse(src, dict(options, in_place=same))
+                reason = _would_refuse(src, dst, dict(options, in_place=same))
                 refused += reason is not None
                 print(f"{src} -> {dst}" if reason is None else f"{src}: would be refused: {reason}")
         for src in skipped:
@@ -944,13 +944,13 @@ def _one(task, cancel=None, later=None):
 def _resize_one(task, cancel, later):
     """``_one`` of a file, but for its warnings."""
     src, dst, o = task
-    from cresize.image import FORMATS, _format, _save, narrows, resize_image
+    from cresize.image import _format, _save, narrows, resize_image
 
     if cancel is not None and cancel.is_set():
         return src, _CANCELLED, None
     reading = True
     try:
-        refused, header = _refused(src, o)
+        refused, header = _refused(src, dst, o)
         if refused is not None:
             return src, refused, None
         result = resize_image(
@@ -962,7 +962,7 @@ def _resize_one(task, cancel, later):
             num_threads=o["num_threads"],
             exact=o["exact"],
         )
-        fmt = FORMATS[o["format"]][0] if o["format"] else _format(dst, None)
+        fmt = _format(dst, o["format"])
         if header.frames is None:
             several = f"the {header.unit} after the first cannot be read (a damaged file?)"
         elif header.frames > 1:
@@ -983,25 +983,26 @@ def _resize_one(task, cancel, later):
     return src, saved.pending, notes._replace(icc_lost=saved.icc_lost, left_out=saved.left_out)
 
 
-def _would_refuse(src, o):
-    """Why the real run would refuse ``src`` before decoding its pixels (``_refused``,
+def _would_refuse(src, dst, o):
+    """Why the real run would refuse ``src`` (to be written to ``dst``) before decoding
+    its pixels (``_refused``,
     a failure to read its header included), or None; for ``-n/--dry-run``. Its readers'
     warnings are not said: the real run says them once the file is written."""
     _FILE.warned = []
     try:
-        return _refused(src, o)[0]
+        return _refused(src, dst, o)[0]
     except Exception as exc:
         return _reason(exc, reading=True)
     finally:
         _FILE.warned = None
 
 
-def _refused(src, o):
+def _refused(src, dst, o):
     """``(reason, header)``: why the input ``src`` is refused before its pixels are
-    decoded, with the options ``o`` of its task (None: it is not), and its header (None
-    where it was not read). What reading the header raises is raised. The real run and
-    ``-n/--dry-run`` (``_dry_run``) ask the same."""
-    from cresize.image import _header, target_size
+    decoded, with the output ``dst`` and the options ``o`` of its task (None: it is
+    not), and its header (None where it was not read). What reading the header raises
+    is raised. The real run and ``-n/--dry-run`` (``_dry_run``) ask the same."""
+    from cresize.image import _format, _header, _too_large_for, target_size
 
     if not os.path.isfile(src):
         return _not_a_file(src), None
@@ -1026,9 +1027,10 @@ def _refused(src, o):
     # a file); of the upright image, as resize_image computes it: the larger of
     # either way where its orientation is not known before its pixels are decoded.
     try:
-        sizes = [target_size(*upright, **o["geometry"])[0] for upright in header.uprights]
+        planned = [target_size(*upright, **o["geometry"]) for upright in header.uprights]
     except ValueError:  # a side of _spec.MAX_LENGTH or more: its message names scale=
-        sizes = None
+        planned = None
+    sizes = None if planned is None else [size for size, _ in planned]
     ow, oh = max(sizes or [(0, 0)], key=lambda size: size[0] * size[1])
     # In the option's words (target_size's, resize's name Python keywords: "scale=",
     # "size must be < ...; got (H, W)", "check size or scale_factor"); no --max-pixels
@@ -1052,7 +1054,13 @@ def _refused(src, o):
             f"{ow}x{oh}{unknown}, {ow * oh:,} pixels, more than --max-pixels {limit:,} (raise it if you mean it)",
             header,
         )
-    return None, header
+    # save_image's refusal of a side its format cannot hold, before the resize: of the
+    # image written, after a --fill crop (the longest side is that of either orientation)
+    ww, wh = max(
+        ((box[2] - box[0], box[3] - box[1]) if box else size for size, box in planned),
+        key=lambda size: size[0] * size[1],
+    )
+    return _too_large_for(_format(dst, o["format"]), ww, wh), header
 
 
 def _not_a_file(path):

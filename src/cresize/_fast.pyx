@@ -380,12 +380,15 @@ cpdef int default_threads() except -1:
     """What ``num_threads=None`` means, read at each call (``_threads.default``; the fork
     rule is ``_threads``'): OpenMP's current default (``omp_get_max_threads``: the ICV
     that ``OMP_NUM_THREADS``, threadpoolctl and ``omp_set_num_threads`` set; 1 in a
-    serial build), 1 in a forked child (``_fork.forked``)."""
+    serial build) up to ``MAX_THREADS``, the most an explicit ``num_threads`` may ask
+    (``OMP_NUM_THREADS=100000`` gives 4096), 1 in a forked child (``_fork.forked``)."""
     global _defaults_read
+    cdef int count
     _defaults_read += 1
     if _fork_state.forked:
         return 1
-    return _openmp.cresize_max_threads()
+    count = _openmp.cresize_max_threads()
+    return count if count <= _MAX_THREADS else <int>_MAX_THREADS
 
 
 def defaults_read():
@@ -435,7 +438,9 @@ cdef class PlanBase:
 
     @property
     def _num_threads(self):
-        """The plan's ``num_threads`` (validated): None, or a nonzero int."""
+        """The plan's ``num_threads``, validated by ``_spec.threads_value``: None, a
+        positive int, or a negative int counted back from the maximum (-1 = all); at most
+        ``MAX_THREADS``."""
         return self._threads_value
 
     @_num_threads.setter

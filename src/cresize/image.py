@@ -1948,16 +1948,9 @@ def _save(
         pil_image.info = dict(info)
     else:
         pil_image = image
-    # else "broken data stream" (JPEG), "OverflowError: int too big to convert" (GIF),
-    # "encoding error 5" (WebP, after the whole encode was set up)
-    longest = {"JPEG": JPEG_MAX_SIDE, "GIF": GIF_MAX_SIDE, "WEBP": WEBP_MAX_SIDE}.get(fmt)
-    if longest is not None and max(pil_image.size) > longest:
-        w, h = pil_image.size
-        raise ValueError(
-            f"a {'WebP' if fmt == 'WEBP' else fmt} is at most {longest:,} pixels wide "
-            f"and high; this image is "
-            f"{w}x{h}: write PNG, TIFF or BMP"
-        )
+    too_large = _too_large_for(fmt, *pil_image.size)
+    if too_large is not None:
+        raise ValueError(too_large)
     image = _for_format(pil_image, fmt, _format_name(path, format))
     params = _metadata(image.info, size=size)
     lost = _icc_lost(info, params, fmt, image.mode)
@@ -2605,6 +2598,21 @@ def _opencv_tiff_dpi(params):
         f"its {'DPI' if key == 'dpi' else key} is left out: {x:,.2f}x{y:,.2f}; OpenCV "
         f"writes a 16-bit TIFF's in whole numbers from 1 to {OPENCV_TIFF_DPI_MAX:,}; "
         f"{TIFFFILE_HINT}",
+    )
+
+
+def _too_large_for(fmt, width, height):
+    """Why a ``width`` x ``height`` image cannot be written as ``fmt`` (a Pillow format
+    name: ``_format``'s) for its size, or None: the one rule of ``save_image`` and of
+    the CLI, which asks it before resizing. Else Pillow fails late and obscurely:
+    "broken data stream" (JPEG), "OverflowError: int too big to convert" (GIF),
+    "encoding error 5" (WebP, after the whole encode was set up)."""
+    longest = {"JPEG": JPEG_MAX_SIDE, "GIF": GIF_MAX_SIDE, "WEBP": WEBP_MAX_SIDE}.get(fmt)
+    if longest is None or max(width, height) <= longest:
+        return None
+    return (
+        f"a {'WebP' if fmt == 'WEBP' else fmt} is at most {longest:,} pixels wide "
+        f"and high; this image is {width}x{height}: write PNG, TIFF or BMP"
     )
 
 
