@@ -493,3 +493,27 @@ def test_readme_quotes_the_adapters_latest_round():
     guide = " ".join((ROOT / "docs" / "guide" / "torch.md").read_text().split())
     for figure in ("0.99-1.03x", "1.42-1.48x"):  # the guide's, in README's dashes
         assert figure in guide and figure.replace("-", "\u2013").replace("x", "\u00d7") in bullet
+
+
+def test_the_image_functions_list_pillows_pixel_limit(tmp_path, monkeypatch):
+    """``open_image`` and ``resize_image`` keep Pillow's pixel limit, whose refusal is
+    ``PIL.Image.DecompressionBombError``: an ``Exception`` that their Raises sections
+    (``TypeError``, ``OSError``, ``ValueError``, ``ImportError``) did not list, so a
+    caller catching what they list let it through."""
+    docscrape = pytest.importorskip("numpydoc.docscrape", reason="numpydoc is not installed")
+    image = pytest.importorskip("cresize.image", reason="Pillow is not installed")
+    from PIL import Image
+
+    def raised(func):
+        return {n for e in docscrape.FunctionDoc(func)["Raises"] for n in e.type.split(", ")}
+
+    image.save_image(np.zeros((20, 20, 3), np.uint8), tmp_path / "a.png")
+    monkeypatch.setattr(Image, "MAX_IMAGE_PIXELS", 100)  # 400 pixels: over twice it
+    assert not issubclass(Image.DecompressionBombError, (OSError, ValueError))
+    for func in (image.open_image, image.resize_image):
+        assert "PIL.Image.DecompressionBombError" in raised(func), func
+    with pytest.raises(Image.DecompressionBombError):
+        image.open_image(tmp_path / "a.png")
+    with pytest.raises(Image.DecompressionBombError):
+        image.resize_image(tmp_path / "a.png", fit=(5, 5))
+    assert (tmp_path / "a.png").stat().st_size > 0

@@ -235,6 +235,10 @@ def open_image(
     ImportError
         ``BrokenDependencyError``: a package the file needs (Pillow, OpenCV,
         tifffile) is installed but fails to import.
+    PIL.Image.DecompressionBombError
+        More than twice Pillow's ``PIL.Image.MAX_IMAGE_PIXELS`` pixels (Pillow's
+        guard, kept: an ``Exception``, neither an ``OSError`` nor a ``ValueError``;
+        see docs/files.md).
     """
     with _source(path, "path", "open_image") as source:
         return _read(source)[0]
@@ -3197,7 +3201,7 @@ def resize_image(
         Not exactly one of ``size``, ``scale``, ``fit`` and ``fill``, a geometry or
         option that ``target_size`` or ``cresize.resize`` refuses, ``alpha=True``
         without an ``(H, W, C >= 2)`` array, and ``open_image``'s.
-    OSError, ImportError
+    OSError, ImportError, PIL.Image.DecompressionBombError
         For a path or file object, as ``open_image`` raises them.
 
     Notes
