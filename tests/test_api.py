@@ -99,6 +99,12 @@ def test_float32_summed_in_float64_past_its_range_is_inf_without_numpys_cast_war
         y = cresize.resize(x, (1, 3), mode="lanczos3", antialias=True)
         assert p(x).tobytes() == y.tobytes()
     assert y.dtype == np.float32 and np.isposinf(y[0, 1])
+    # the backward of an enlargement sums more than LONG_SUM gradient values an input
+    g = np.full((1, 20000), big, np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        grad = cresize.resize_backward(g, (1, 3), mode="bilinear")
+    assert grad.dtype == np.float32 and np.isposinf(grad).all()
 
 
 @pytest.mark.parametrize("dtype", [bool, np.complex64, np.complex128, object, "U3", "M8[s]"])
