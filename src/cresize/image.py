@@ -1640,12 +1640,16 @@ class _Unread(OSError):
     (``_load``, ``_tiff_pixels``): an ``OSError`` naming the file, as Pillow's and
     OpenCV's failures there are ``OSError``; the reader's own exception is its
     ``__cause__``, which the command quotes, without the file's name, as it quotes a
-    reader's parsing error (``_cli_resize._reason``)."""
+    reader's parsing error (``_cli_resize._reason``). Made from its one message
+    (``failed``), as ``OSError`` is: pickled and rebuilt from its ``args`` (a worker's
+    error sent back by ``multiprocessing`` or ``concurrent.futures``), an ``__init__`` of
+    other arguments failed there and broke the pool."""
 
-    def __init__(self, path, reader, exc):
+    @classmethod
+    def failed(cls, path, reader, exc):
         """``reader`` ("Pillow failed reading its pixels") failed on ``path`` with
         ``exc``."""
-        super().__init__(f"{_shown(path)}: a damaged file? {reader}: {type(exc).__name__}: {exc}")
+        return cls(f"{_shown(path)}: a damaged file? {reader}: {type(exc).__name__}: {exc}")
 
 
 def _open(path):
@@ -1660,7 +1664,7 @@ def _open(path):
     except OSError as exc:
         if exc.errno is not None or isinstance(exc, Image.UnidentifiedImageError):
             raise
-        raise _Unread(path, "Pillow failed reading its header", exc) from exc
+        raise _Unread.failed(path, "Pillow failed reading its header", exc) from exc
 
 
 def _load(im, path):
@@ -1673,7 +1677,7 @@ def _load(im, path):
     except OSError as exc:
         if exc.errno is not None:
             raise
-        raise _Unread(path, "Pillow failed reading its pixels", exc) from exc
+        raise _Unread.failed(path, "Pillow failed reading its pixels", exc) from exc
 
 
 def _tiff_pixels(path, page):
@@ -1698,7 +1702,7 @@ def _tiff_pixels(path, page):
     except MemoryError:
         raise
     except Exception as exc:
-        raise _Unread(path, "tifffile failed reading its pixels", exc) from exc
+        raise _Unread.failed(path, "tifffile failed reading its pixels", exc) from exc
 
 
 def _tiff_resolution(tags):
