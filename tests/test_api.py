@@ -86,6 +86,27 @@ def test_float16_past_its_range_is_inf_without_numpys_cast_warning():
         np.testing.assert_array_equal(y, wide.astype(np.float16))
 
 
+def test_float32_summed_in_float64_past_its_range_is_inf_without_numpys_cast_warning():
+    # rows of more than LONG_SUM taps are summed in float64 and cast back to float32
+    # (``_apply``): an overshoot past float32's range is inf there too, as the kernels
+    # give it, without NumPy's "overflow encountered in cast" from inside cresize
+    big = np.finfo(np.float32).max
+    p = cresize.plan((1, 20000), (1, 3), mode="lanczos3", antialias=True, dtype="float32")
+    assert p.weights[1].shape[1] > 2048 and (p.weights[1][1] != 0).sum() > 2048
+    x = (big * np.sign(p.weights[1][1]))[None].astype(np.float32)  # every tap adds
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        y = cresize.resize(x, (1, 3), mode="lanczos3", antialias=True)
+        assert p(x).tobytes() == y.tobytes()
+    assert y.dtype == np.float32 and np.isposinf(y[0, 1])
+    # the backward of an enlargement sums more than LONG_SUM gradient values an input
+    g = np.full((1, 20000), big, np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        grad = cresize.resize_backward(g, (1, 3), mode="bilinear")
+    assert grad.dtype == np.float32 and np.isposinf(grad).all()
+
+
 @pytest.mark.parametrize("dtype", [bool, np.complex64, np.complex128, object, "U3", "M8[s]"])
 def test_bad_dtypes(dtype):
     with pytest.raises(TypeError, match="x must be"):

@@ -477,3 +477,43 @@ def test_every_public_name_has_an_api_entry():
             if name != "__version__" and not all_members and f"{module_name}.{name}" not in entries:
                 missing.append(f"{module_name}.{name} (docs/api/{page})")
     assert not missing, missing
+
+
+def test_readme_quotes_the_adapters_latest_round():
+    """README's bullet on the PyTorch adapter is headed "the latest recorded rounds" but
+    quoted round 17's tiny calls (1.29x ``F.interpolate`` without a graph) after round
+    22's (0.99-1.03x, the plan reading the tensor's data in place) was recorded and
+    docs/guide/torch.md quoted it."""
+    results = (ROOT / "benchmarks" / "RESULTS-torch-adapter.md").read_text()
+    latest = max(int(n) for n in re.findall(r"^## Round (\d+)", results, re.M))
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    bullet = readme[readme.index("- The PyTorch adapter") :]
+    bullet = bullet[: bullet.index(" - ", 1)]
+    assert f"round {latest} (" in bullet, bullet[:200]
+    guide = " ".join((ROOT / "docs" / "guide" / "torch.md").read_text().split())
+    for figure in ("0.99-1.03x", "1.42-1.48x"):  # the guide's, in README's dashes
+        assert figure in guide and figure.replace("-", "\u2013").replace("x", "\u00d7") in bullet
+
+
+def test_the_image_functions_list_pillows_pixel_limit(tmp_path, monkeypatch):
+    """``open_image`` and ``resize_image`` keep Pillow's pixel limit, whose refusal is
+    ``PIL.Image.DecompressionBombError``: an ``Exception`` that their Raises sections
+    (``TypeError``, ``OSError``, ``ValueError``, ``ImportError``) did not list, so a
+    caller catching what they list let it through."""
+    docscrape = pytest.importorskip("numpydoc.docscrape", reason="numpydoc is not installed")
+    image = pytest.importorskip("cresize.image", reason="Pillow is not installed")
+    from PIL import Image
+
+    def raised(func):
+        return {n for e in docscrape.FunctionDoc(func)["Raises"] for n in e.type.split(", ")}
+
+    image.save_image(np.zeros((20, 20, 3), np.uint8), tmp_path / "a.png")
+    monkeypatch.setattr(Image, "MAX_IMAGE_PIXELS", 100)  # 400 pixels: over twice it
+    assert not issubclass(Image.DecompressionBombError, (OSError, ValueError))
+    for func in (image.open_image, image.resize_image):
+        assert "PIL.Image.DecompressionBombError" in raised(func), func
+    with pytest.raises(Image.DecompressionBombError):
+        image.open_image(tmp_path / "a.png")
+    with pytest.raises(Image.DecompressionBombError):
+        image.resize_image(tmp_path / "a.png", fit=(5, 5))
+    assert (tmp_path / "a.png").stat().st_size > 0

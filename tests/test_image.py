@@ -372,6 +372,29 @@ def test_a_truncated_file_pillow_reads_is_an_oserror_naming_the_file(tmp_path, f
         open_image(Failing(whole.read_bytes()))
 
 
+@pytest.mark.parametrize("keep", [100, None], ids=["header", "pixels"])
+def test_a_damaged_files_error_survives_pickling(tmp_path, keep):
+    # a worker's exception goes back to the parent pickled (multiprocessing.Pool,
+    # ProcessPoolExecutor) and is rebuilt from its args: the damaged file's error took
+    # (path, reader, exc) in __init__, so rebuilding it raised TypeError in the parent,
+    # which broke the ProcessPoolExecutor (BrokenProcessPool) and left Pool.get waiting
+    import pickle
+
+    whole = io.BytesIO()
+    Image.fromarray(photo(256, 256)).save(whole, "JPEG")
+    keep = keep or len(whole.getvalue()) // 2  # 100 bytes: cut in its header
+    src = tmp_path / "cut.jpg"
+    src.write_bytes(whole.getvalue()[:keep])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # Pillow's "Truncated File Read"
+        with pytest.raises(OSError, match="a damaged file") as caught:
+            open_image(src)
+    back = pickle.loads(pickle.dumps(caught.value))
+    assert type(back) is type(caught.value) and str(back) == str(caught.value)
+    assert back.args == caught.value.args and str(src) in str(back)
+    assert ("header" if keep == 100 else "pixels") in str(back)
+
+
 @pytest.mark.parametrize("fmt,keep", [("JPEG", 100), ("WEBP", 300)])
 def test_a_file_cut_in_its_header_is_an_oserror_naming_the_file(tmp_path, fmt, keep, capsys):
     # Pillow's Image.open failed naming no file: "Truncated File Read" (a JPEG cut inside

@@ -547,7 +547,8 @@ def _apply(program, tables, src, out, num_threads):
         result = _apply(program, tables, src.astype(np.float64), None, num_threads)
         if out is None:
             out = _fast.new_result(result.shape, np.dtype(np.float32))
-        np.copyto(out, result, casting="same_kind")
+        with np.errstate(over="ignore"):  # past float32's range is inf, no warning
+            np.copyto(out, result, casting="same_kind")
         return out
     if tables is program.tables:  # precompiled
         steps = program.compiled(src.dtype, src.shape)

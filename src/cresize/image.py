@@ -235,6 +235,10 @@ def open_image(
     ImportError
         ``BrokenDependencyError``: a package the file needs (Pillow, OpenCV,
         tifffile) is installed but fails to import.
+    PIL.Image.DecompressionBombError
+        More than twice Pillow's ``PIL.Image.MAX_IMAGE_PIXELS`` pixels (Pillow's
+        guard, kept: an ``Exception``, neither an ``OSError`` nor a ``ValueError``;
+        see docs/files.md).
     """
     with _source(path, "path", "open_image") as source:
         return _read(source)[0]
@@ -1636,12 +1640,16 @@ class _Unread(OSError):
     (``_load``, ``_tiff_pixels``): an ``OSError`` naming the file, as Pillow's and
     OpenCV's failures there are ``OSError``; the reader's own exception is its
     ``__cause__``, which the command quotes, without the file's name, as it quotes a
-    reader's parsing error (``_cli_resize._reason``)."""
+    reader's parsing error (``_cli_resize._reason``). Made from its one message
+    (``failed``), as ``OSError`` is: pickled and rebuilt from its ``args`` (a worker's
+    error sent back by ``multiprocessing`` or ``concurrent.futures``), an ``__init__`` of
+    other arguments failed there and broke the pool."""
 
-    def __init__(self, path, reader, exc):
+    @classmethod
+    def failed(cls, path, reader, exc):
         """``reader`` ("Pillow failed reading its pixels") failed on ``path`` with
         ``exc``."""
-        super().__init__(f"{_shown(path)}: a damaged file? {reader}: {type(exc).__name__}: {exc}")
+        return cls(f"{_shown(path)}: a damaged file? {reader}: {type(exc).__name__}: {exc}")
 
 
 def _open(path):
@@ -1656,7 +1664,7 @@ def _open(path):
     except OSError as exc:
         if exc.errno is not None or isinstance(exc, Image.UnidentifiedImageError):
             raise
-        raise _Unread(path, "Pillow failed reading its header", exc) from exc
+        raise _Unread.failed(path, "Pillow failed reading its header", exc) from exc
 
 
 def _load(im, path):
@@ -1669,7 +1677,7 @@ def _load(im, path):
     except OSError as exc:
         if exc.errno is not None:
             raise
-        raise _Unread(path, "Pillow failed reading its pixels", exc) from exc
+        raise _Unread.failed(path, "Pillow failed reading its pixels", exc) from exc
 
 
 def _tiff_pixels(path, page):
@@ -1694,7 +1702,7 @@ def _tiff_pixels(path, page):
     except MemoryError:
         raise
     except Exception as exc:
-        raise _Unread(path, "tifffile failed reading its pixels", exc) from exc
+        raise _Unread.failed(path, "tifffile failed reading its pixels", exc) from exc
 
 
 def _tiff_resolution(tags):
@@ -3205,7 +3213,7 @@ def resize_image(
         Not exactly one of ``size``, ``scale``, ``fit`` and ``fill``, a geometry or
         option that ``target_size`` or ``cresize.resize`` refuses, ``alpha=True``
         without an ``(H, W, C >= 2)`` array, and ``open_image``'s.
-    OSError, ImportError
+    OSError, ImportError, PIL.Image.DecompressionBombError
         For a path or file object, as ``open_image`` raises them.
 
     Notes
