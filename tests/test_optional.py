@@ -40,6 +40,17 @@ def test_a_broken_package_is_named_and_imported_once(monkeypatch, exc):
         _optional.load("json", missing="pip install json")
 
 
+def test_a_broken_package_s_error_survives_pickling():
+    # raised in a spawn worker, it reaches the pool pickled: rebuilt from its args (one
+    # message, not __init__'s three arguments) it failed, and broke the pool
+    import pickle
+
+    error = BrokenDependencyError("OpenCV (cv2)", LIBGL, "pip install opencv-python-headless")
+    again = pickle.loads(pickle.dumps(error))
+    assert type(again) is BrokenDependencyError and isinstance(again, ImportError)
+    assert str(again) == str(error) and again.package == "OpenCV (cv2)"
+
+
 @pytest.mark.parametrize("exc", BROKEN)
 def test_a_broken_package_with_a_fallback_warns_once(monkeypatch, exc):
     import_raises(monkeypatch, "json", exc)

@@ -36,6 +36,20 @@ class BrokenDependencyError(ImportError):
         super().__init__(message + (f"; {hint}" if hint else ""))
         self.package = package
 
+    def __reduce__(self):
+        """Pickled as its message and package (an error raised in a spawn worker reaches
+        its pool pickled; ``__init__``'s arguments are not kept, and rebuilding from
+        ``args`` failed: ``BrokenProcessPool``, or a ``Pool.get`` that never returned)."""
+        return _unpickled, (type(self), str(self), self.package)
+
+
+def _unpickled(cls, message, package):
+    """A ``BrokenDependencyError`` (``cls``) again from ``__reduce__``'s values."""
+    exc = ImportError.__new__(cls)
+    ImportError.__init__(exc, message)
+    exc.package = package
+    return exc
+
 
 def _absent(exc: ModuleNotFoundError, module: str) -> bool:
     """Whether ``exc`` says that ``module`` itself (or a package above it) is missing,
