@@ -374,6 +374,22 @@ def test_an_empty_output_or_out_dir_is_a_usage_error(tmp_path, capsys, option):
     assert tree(tmp_path) == ["in/a.png"]
 
 
+@pytest.mark.parametrize("fmt", [[], ["--format", "png"]])
+def test_an_output_of_dash_is_a_usage_error(tmp_path, capsys, monkeypatch, fmt):
+    # -o - (standard output to most tools) wrote a file named "-" in the working folder
+    # with --format png, and failed the input without it ("cannot tell the output
+    # format from the extension ''"); ./- still names that file.
+    src = write(tmp_path / "in" / "a.png")
+    monkeypatch.chdir(tmp_path)
+    assert main([str(src), "--width", "10", "-o", "-", *fmt]) == 2
+    out, err = capsys.readouterr()
+    assert "-o/--output - would be a file named '-', not standard output" in err
+    assert out == "" and tree(tmp_path) == ["in/a.png"]
+    assert main([str(src), "--width", "10", "-o", "./-", "--format", "png", "-q"]) == 0
+    with Image.open(tmp_path / "-") as opened:
+        assert opened.format == "PNG" and opened.size == (10, 7)
+
+
 def test_an_output_name_ending_with_a_separator_points_to_out_dir(tmp_path, capsys):
     # -o thumbs/ (a folder not made yet) made the folder thumbs and then failed the
     # file with "FileExistsError: thumbs/ exists (pass overwrite=True, or --overwrite)"
