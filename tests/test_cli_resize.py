@@ -1379,6 +1379,26 @@ def test_progress_bar_only_on_a_terminal(tmp_path, capsys, monkeypatch):
     assert err == "" and out.startswith("cresize resize: 3 resized, 0 failed in ")
 
 
+@pytest.mark.skipif(sys.platform != "linux", reason="file names of any bytes (Linux)")
+def test_a_file_name_not_in_the_locales_encoding_is_listed_as_its_bytes(tmp_path):
+    # caf\xe9.png (Latin-1) under a UTF-8 locale, whose stdout is strict: the dry run
+    # ended in a UnicodeEncodeError traceback at its line (stderr was fine).
+    folder = os.fsencode(tmp_path / "in")
+    os.makedirs(folder)
+    write(os.fsdecode(folder + b"/caf\xe9.png"))
+    done = subprocess.run(
+        [sys.executable, "-m", "cresize", "resize", str(tmp_path / "in"), "--width", "10"]
+        + ["--out-dir", str(tmp_path / "out"), "-n"],
+        env=dict(os.environ, PYTHONPATH=CRESIZE_ROOT, PYTHONIOENCODING="utf-8:strict"),
+        capture_output=True,
+        timeout=120,
+    )
+    assert done.returncode == 0 and done.stderr == b"", done
+    assert (
+        done.stdout == folder + b"/caf\xe9.png -> " + os.fsencode(tmp_path) + b"/out/caf\xe9.png\n"
+    )
+
+
 def _start(tmp_path, n, jobs, **popen):
     """``cresize resize --scale 3 --mode bicubic --jobs <jobs>`` started on ``n`` PNGs of
     ``tmp_path / "in"``, writing to ``tmp_path / "out"`` (``popen``: more of Popen's keywords)."""

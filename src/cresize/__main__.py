@@ -45,6 +45,7 @@ def main(argv=None):
     the process quickly, see ``_ending``."""
     if argv is None:
         if sys.stdout is not None:
+            _names_as_bytes(sys.stdout)
             sys.stdout = _CheckedStdout(sys.stdout)
         try:
             code = main(sys.argv[1:])
@@ -124,6 +125,20 @@ class _CheckedStdout:
 
     def __getattr__(self, name):
         return getattr(self._stream, name)
+
+
+def _names_as_bytes(stream):
+    """Let ``stream`` write a file name that is not text in its encoding as the name's
+    own bytes, as ``ls`` and ``find`` print it.
+
+    Python decodes such a name (``caf\\xe9.jpg``, Latin-1, in a UTF-8 locale) with
+    ``surrogateescape``, and a UTF-8 locale's stdout (not the C or POSIX locale's)
+    refuses the result: ``cresize resize photos -n`` ended in a ``UnicodeEncodeError``
+    traceback at the first such file. stderr needs nothing: Python writes it with
+    ``backslashreplace``.
+    """
+    if getattr(stream, "errors", None) == "strict" and hasattr(stream, "reconfigure"):
+        stream.reconfigure(errors="surrogateescape")
 
 
 def _silence_stdout():
