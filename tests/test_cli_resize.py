@@ -1399,6 +1399,28 @@ def test_a_file_name_not_in_the_locales_encoding_is_listed_as_its_bytes(tmp_path
     )
 
 
+@pytest.mark.skipif(not POSIX, reason="a POSIX shell closes the descriptor (2>&-)")
+def test_a_closed_stderr_is_the_null_device(tmp_path):
+    # cresize resize ... 2>&- failed at once (sys.stderr is None: AttributeError, shown
+    # nowhere), and descriptor 2 went to the next file opened, an output being written.
+    for name in ("a.png", "b.png"):
+        write(tmp_path / "in" / name)
+    argv = [str(tmp_path / "in"), "--width", "10", "--out-dir", str(tmp_path / "out")]
+    done = subprocess.run(
+        ["sh", "-c", 'exec "$@" 2>&-', "sh", sys.executable, "-m", "cresize", "resize", *argv],
+        env=dict(os.environ, PYTHONPATH=CRESIZE_ROOT),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0 and "2 resized, 0 failed" in done.stdout, done
+    assert tree(tmp_path / "out") == ["a.png", "b.png"]
+    for name in ("a.png", "b.png"):
+        with Image.open(tmp_path / "out" / name) as opened:
+            opened.load()
+            assert opened.size == (10, 7)
+
+
 def _start(tmp_path, n, jobs, **popen):
     """``cresize resize --scale 3 --mode bicubic --jobs <jobs>`` started on ``n`` PNGs of
     ``tmp_path / "in"``, writing to ``tmp_path / "out"`` (``popen``: more of Popen's keywords)."""

@@ -44,6 +44,7 @@ def main(argv=None):
     """Run the command; ``argv=None`` (the process's own command line) also ends
     the process quickly, see ``_ending``."""
     if argv is None:
+        _standard_descriptors()
         if sys.stdout is not None:
             _names_as_bytes(sys.stdout)
             sys.stdout = _CheckedStdout(sys.stdout)
@@ -125,6 +126,30 @@ class _CheckedStdout:
 
     def __getattr__(self, name):
         return getattr(self._stream, name)
+
+
+def _standard_descriptors():
+    """Open the null device on whichever of file descriptors 0, 1 and 2 is closed
+    (``cresize resize ... 2>&-``, a daemon's closed stderr), and give Python's missing
+    ``sys.stdout`` / ``sys.stderr`` a stream on it.
+
+    Python leaves ``sys.stderr`` None there: ``cresize resize`` failed on it
+    (``AttributeError``, shown nowhere, exit status 1), and the descriptor went to the
+    next file opened, an output being written, where C libraries' messages to stderr
+    (libjpeg's ``Corrupt JPEG data``) would have landed inside the image.
+    """
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            null = os.open(os.devnull, os.O_RDWR)  # the lowest free descriptor: fd
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+    if sys.stdout is None:
+        sys.stdout = open(1, "w", closefd=False)
+    if sys.stderr is None:
+        sys.stderr = open(2, "w", errors="backslashreplace", closefd=False)
 
 
 def _names_as_bytes(stream):
