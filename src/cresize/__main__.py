@@ -136,7 +136,7 @@ def _standard_descriptors():
     Python leaves ``sys.stderr`` None there: ``cresize resize`` failed on it
     (``AttributeError``, shown nowhere, exit status 1), and the descriptor went to the
     next file opened, an output being written, where C libraries' messages to stderr
-    (libjpeg's ``Corrupt JPEG data``) would have landed inside the image.
+    (libjpeg's ``Corrupt JPEG data``) could have landed inside the image.
     """
     for fd in (0, 1, 2):
         try:
