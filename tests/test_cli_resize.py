@@ -374,6 +374,22 @@ def test_an_empty_output_or_out_dir_is_a_usage_error(tmp_path, capsys, option):
     assert tree(tmp_path) == ["in/a.png"]
 
 
+@pytest.mark.parametrize("fmt", [[], ["--format", "png"]])
+def test_an_output_of_dash_is_a_usage_error(tmp_path, capsys, monkeypatch, fmt):
+    # -o - (standard output to most tools) wrote a file named "-" in the working folder
+    # with --format png, and failed the input without it ("cannot tell the output
+    # format from the extension ''"); ./- still names that file.
+    src = write(tmp_path / "in" / "a.png")
+    monkeypatch.chdir(tmp_path)
+    assert main([str(src), "--width", "10", "-o", "-", *fmt]) == 2
+    out, err = capsys.readouterr()
+    assert "-o/--output - would be a file named '-', not standard output" in err
+    assert out == "" and tree(tmp_path) == ["in/a.png"]
+    assert main([str(src), "--width", "10", "-o", "./-", "--format", "png", "-q"]) == 0
+    with Image.open(tmp_path / "-") as opened:
+        assert opened.format == "PNG" and opened.size == (10, 7)
+
+
 def test_an_output_name_ending_with_a_separator_points_to_out_dir(tmp_path, capsys):
     # -o thumbs/ (a folder not made yet) made the folder thumbs and then failed the
     # file with "FileExistsError: thumbs/ exists (pass overwrite=True, or --overwrite)"
@@ -1361,6 +1377,48 @@ def test_progress_bar_only_on_a_terminal(tmp_path, capsys, monkeypatch):
     assert main([str(tmp_path / "in"), "--width", "9", "--out-dir", str(tmp_path / "c")]) == 0
     out, err = capsys.readouterr()
     assert err == "" and out.startswith("cresize resize: 3 resized, 0 failed in ")
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="file names of any bytes (Linux)")
+def test_a_file_name_not_in_the_locales_encoding_is_listed_as_its_bytes(tmp_path):
+    # caf\xe9.png (Latin-1) under a UTF-8 locale, whose stdout is strict: the dry run
+    # ended in a UnicodeEncodeError traceback at its line (stderr was fine).
+    folder = os.fsencode(tmp_path / "in")
+    os.makedirs(folder)
+    write(os.fsdecode(folder + b"/caf\xe9.png"))
+    done = subprocess.run(
+        [sys.executable, "-m", "cresize", "resize", str(tmp_path / "in"), "--width", "10"]
+        + ["--out-dir", str(tmp_path / "out"), "-n"],
+        env=dict(os.environ, PYTHONPATH=CRESIZE_ROOT, PYTHONIOENCODING="utf-8:strict"),
+        capture_output=True,
+        timeout=120,
+    )
+    assert done.returncode == 0 and done.stderr == b"", done
+    assert (
+        done.stdout == folder + b"/caf\xe9.png -> " + os.fsencode(tmp_path) + b"/out/caf\xe9.png\n"
+    )
+
+
+@pytest.mark.skipif(not POSIX, reason="a POSIX shell closes the descriptor (2>&-)")
+def test_a_closed_stderr_is_the_null_device(tmp_path):
+    # cresize resize ... 2>&- failed at once (sys.stderr is None: AttributeError, shown
+    # nowhere), and descriptor 2 went to the next file opened, an output being written.
+    for name in ("a.png", "b.png"):
+        write(tmp_path / "in" / name)
+    argv = [str(tmp_path / "in"), "--width", "10", "--out-dir", str(tmp_path / "out")]
+    done = subprocess.run(
+        ["sh", "-c", 'exec "$@" 2>&-', "sh", sys.executable, "-m", "cresize", "resize", *argv],
+        env=dict(os.environ, PYTHONPATH=CRESIZE_ROOT),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0 and "2 resized, 0 failed" in done.stdout, done
+    assert tree(tmp_path / "out") == ["a.png", "b.png"]
+    for name in ("a.png", "b.png"):
+        with Image.open(tmp_path / "out" / name) as opened:
+            opened.load()
+            assert opened.size == (10, 7)
 
 
 def _start(tmp_path, n, jobs, **popen):

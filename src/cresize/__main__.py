@@ -44,7 +44,9 @@ def main(argv=None):
     """Run the command; ``argv=None`` (the process's own command line) also ends
     the process quickly, see ``_ending``."""
     if argv is None:
+        _standard_descriptors()
         if sys.stdout is not None:
+            _names_as_bytes(sys.stdout)
             sys.stdout = _CheckedStdout(sys.stdout)
         try:
             code = main(sys.argv[1:])
@@ -124,6 +126,44 @@ class _CheckedStdout:
 
     def __getattr__(self, name):
         return getattr(self._stream, name)
+
+
+def _standard_descriptors():
+    """Open the null device on whichever of file descriptors 0, 1 and 2 is closed
+    (``cresize resize ... 2>&-``, a daemon's closed stderr), and give Python's missing
+    ``sys.stdout`` / ``sys.stderr`` a stream on it.
+
+    Python leaves ``sys.stderr`` None there: ``cresize resize`` failed on it
+    (``AttributeError``, shown nowhere, exit status 1), and the descriptor went to the
+    next file opened, an output being written, where C libraries' messages to stderr
+    (libjpeg's ``Corrupt JPEG data``) could have landed inside the image.
+    """
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            null = os.open(os.devnull, os.O_RDWR)  # the lowest free descriptor: fd
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+    if sys.stdout is None:
+        sys.stdout = open(1, "w", closefd=False)
+    if sys.stderr is None:
+        sys.stderr = open(2, "w", errors="backslashreplace", closefd=False)
+
+
+def _names_as_bytes(stream):
+    """Let ``stream`` write a file name that is not text in its encoding as the name's
+    own bytes, as ``ls`` and ``find`` print it.
+
+    Python decodes such a name (``caf\\xe9.jpg``, Latin-1, in a UTF-8 locale) with
+    ``surrogateescape``, and a UTF-8 locale's stdout (not the C or POSIX locale's)
+    refuses the result: ``cresize resize photos -n`` ended in a ``UnicodeEncodeError``
+    traceback at the first such file. stderr needs nothing: Python writes it with
+    ``backslashreplace``.
+    """
+    if getattr(stream, "errors", None) == "strict" and hasattr(stream, "reconfigure"):
+        stream.reconfigure(errors="surrogateescape")
 
 
 def _silence_stdout():

@@ -504,6 +504,13 @@ def _usage_error(args):
     ):
         if value == "":
             return f"{name} is empty; give a {what} name"
+    # "-" names standard output to most command-line tools (ImageMagick's "-"): it wrote
+    # a file named "-" in the working folder, and a pipe got the summary line.
+    if args.output == "-":
+        return (
+            "-o/--output - would be a file named '-', not standard output (images are "
+            "written to files only); give a file name (./- for that one)"
+        )
     if args.output and args.output.endswith(tuple(sep for sep in (os.sep, os.altsep) if sep)):
         return (
             f"-o/--output {args.output} ends with a path separator: a folder's name; use "
