@@ -1,0 +1,82 @@
+"""What the wheels' other platforms see of the kernels' C headers, checked here.
+
+The wheels are built by MSVC (Windows x64), GCC on Linux aarch64 and Apple Clang
+(macOS Intel and arm64), which this machine cannot run. Each header of the package is
+preprocessed with this machine's GCC or Clang as each of those compilers would see it
+(``-undef``: only that compiler's own macros; every system header an empty file), and
+what is left must be C that compiler takes: no GCC extension for MSVC, no x86
+intrinsic off x86.
+"""
+
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+
+import cresize
+
+FOLDER = os.path.dirname(cresize.__file__)
+HEADERS = sorted(name for name in os.listdir(FOLDER) if name.endswith(".h"))
+
+#: The macros each compiler of the wheels defines, in the part the headers test.
+TARGETS = {
+    "msvc-x64": ["_MSC_VER=1930", "_WIN32=1", "_WIN64=1", "_M_X64=100", "_M_AMD64=100"],
+    "gcc-linux-aarch64": ["__GNUC__=12", "__linux__=1", "__aarch64__=1", "__ARM_NEON=1"],
+    "clang-macos-arm64": [
+        "__GNUC__=4",
+        "__clang__=1",
+        "__APPLE__=1",
+        "__MACH__=1",
+        "__aarch64__=1",
+        "__arm64__=1",
+    ],
+}
+
+#: What a compiler of TARGETS does not take: GCC/Clang syntax (MSVC), x86 code (arm64).
+GCC_ONLY = re.compile(r"__attribute__|__builtin_\w+|__atomic_\w+|\b__thread\b|__asm__|\btypeof\b")
+X86_ONLY = re.compile(r"\b_mm\d*_\w+|\b__m(?:128|256|512)\w*|__builtin_ia32_\w+|__builtin_cpu_\w+")
+
+
+def _compiler():
+    for name in ("gcc", "clang", "cc"):
+        path = shutil.which(name)
+        if path:
+            return path
+    pytest.skip("no gcc, clang or cc to preprocess the headers with")
+
+
+@pytest.fixture(scope="module")
+def system_headers(tmp_path_factory):
+    """A folder of empty files named as every ``#include <...>`` of the headers."""
+    folder = tmp_path_factory.mktemp("system")
+    for header in HEADERS:
+        with open(os.path.join(FOLDER, header), encoding="utf-8") as f:
+            for name in re.findall(r"^\s*#\s*include\s*<([^>]+)>", f.read(), re.M):
+                path = folder / name
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.touch()
+    return folder
+
+
+@pytest.mark.parametrize("target", sorted(TARGETS))
+@pytest.mark.parametrize("openmp", [0, 1])
+@pytest.mark.parametrize("header", HEADERS)
+def test_headers_compile_for_the_wheels_other_compilers(header, openmp, target, system_headers):
+    macros = TARGETS[target] + [f"CRESIZE_HAVE_OPENMP={openmp}"]
+    if openmp:
+        macros.append("_OPENMP=200203")  # MSVC's /openmp: OpenMP 2.0
+    run = subprocess.run(
+        [_compiler(), "-E", "-P", "-undef", "-nostdinc", "-x", "c"]
+        + [f"-D{m}" for m in macros]
+        + ["-I", str(system_headers), "-I", FOLDER, os.path.join(FOLDER, header)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    forbidden = GCC_ONLY if target.startswith("msvc") else X86_ONLY
+    found = sorted({m.group() for m in forbidden.finditer(run.stdout)})
+    assert not found, f"{header} gives {target} {found}"
