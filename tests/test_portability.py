@@ -8,11 +8,15 @@ what is left must be C that compiler takes: no GCC extension for MSVC, no x86
 intrinsic off x86.
 """
 
+import ctypes
+import math
 import os
 import re
 import shutil
 import subprocess
+import types
 
+import numpy as np
 import pytest
 
 import cresize
@@ -80,3 +84,38 @@ def test_headers_compile_for_the_wheels_other_compilers(header, openmp, target, 
     forbidden = GCC_ONLY if target.startswith("msvc") else X86_ONLY
     found = sorted({m.group() for m in forbidden.finditer(run.stdout)})
     assert not found, f"{header} gives {target} {found}"
+
+
+class _Kernel32:
+    """``ctypes.windll.kernel32`` with a ``GlobalMemoryStatusEx`` of ``total`` bytes."""
+
+    def __init__(self, total):
+        self.total = total
+
+    def GlobalMemoryStatusEx(self, pointer):
+        status = pointer._obj
+        assert status.dwLength == ctypes.sizeof(status)  # what Windows checks first
+        status.ullTotalPhys = self.total
+        return 1
+
+
+def test_windows_physical_memory_bounds_a_request(monkeypatch):
+    """Windows has no ``os.sysconf``: its physical memory (GlobalMemoryStatusEx) still
+    bounds a request, which is refused before any table is built, as on POSIX (it
+    was unbounded there: 10**8 x 10**8 built gigabytes of tables first)."""
+    from cresize import _spec
+
+    monkeypatch.setattr(_spec, "cgroup_memory_limit", lambda: math.inf)
+    monkeypatch.delattr(_spec.os, "sysconf")
+    monkeypatch.setattr(_spec.sys, "platform", "win32")
+    monkeypatch.setattr(
+        ctypes, "windll", types.SimpleNamespace(kernel32=_Kernel32(16 << 30)), raising=False
+    )
+    assert _spec.physical_memory() == 16 << 30
+    assert _spec.memory_limit() <= 16 << 30
+    with pytest.raises(MemoryError, match=r"at most 16 GiB can exist here"):
+        cresize.resize(np.ones((1, 1)), (10**8, 10**8))
+    monkeypatch.setattr(ctypes, "windll", types.SimpleNamespace(kernel32=_Kernel32(0)))
+    assert _spec.physical_memory() == math.inf  # no answer: no bound, as before
+    monkeypatch.delattr(ctypes, "windll")
+    assert _spec.physical_memory() == math.inf
