@@ -13,6 +13,7 @@ import math
 import os
 import re
 import shutil
+import stat
 import subprocess
 import types
 
@@ -119,3 +120,40 @@ def test_windows_physical_memory_bounds_a_request(monkeypatch):
     assert _spec.physical_memory() == math.inf  # no answer: no bound, as before
     monkeypatch.delattr(ctypes, "windll")
     assert _spec.physical_memory() == math.inf
+
+
+def test_a_failed_replace_of_a_read_only_file_leaves_no_temporary(tmp_path, monkeypatch):
+    """Windows refuses to replace or remove a read-only file. The temporary file given a
+    read-only output's mode (to keep it) was then left behind, hidden and read-only,
+    when the rename failed; it is made writable and removed. Windows' rules are
+    simulated on os.replace and os.unlink."""
+    from cresize import _atomic
+
+    unlink, replace = os.unlink, os.replace
+
+    def read_only(path):
+        return not os.stat(path).st_mode & stat.S_IWUSR
+
+    def windows_unlink(path, *args, **kwargs):
+        if read_only(path):
+            raise PermissionError(13, "Access is denied", path)
+        unlink(path, *args, **kwargs)
+
+    def windows_replace(src, dst, *args, **kwargs):
+        if os.path.exists(dst) and read_only(dst):
+            raise PermissionError(13, "Access is denied", src, None, dst)
+        replace(src, dst, *args, **kwargs)
+
+    monkeypatch.setattr(_atomic.os, "unlink", windows_unlink)
+    monkeypatch.setattr(_atomic.os, "replace", windows_replace)
+    path = tmp_path / "out.json"
+    path.write_bytes(b"old")
+    path.chmod(0o444)
+    try:
+        with pytest.raises(PermissionError):
+            _atomic._write_atomic(str(path), lambda f: f.write(b"new"), overwrite=True)
+        assert path.read_bytes() == b"old"
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json"]
+        assert not _atomic._TEMPORARIES
+    finally:
+        path.chmod(0o644)
