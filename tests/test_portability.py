@@ -157,3 +157,29 @@ def test_a_failed_replace_of_a_read_only_file_leaves_no_temporary(tmp_path, monk
         assert not _atomic._TEMPORARIES
     finally:
         path.chmod(0o644)
+
+
+def test_show_config_survives_windows_ctypes(monkeypatch):
+    """Windows' ``ctypes.CDLL(None)`` is a TypeError (there is no "this process"
+    handle): the OpenMP runtime's path is then unknown (None), not an exception out of
+    ``show_config``."""
+    from cresize import _config
+
+    real = ctypes.CDLL
+
+    class Library:
+        omp_get_max_threads = object()
+
+    def windows_cdll(name, *args, **kwargs):
+        if name is None:
+            raise TypeError("LoadLibrary() argument 1 must be str, not None")
+        if name == "libdl.so.2":
+            raise OSError("libdl.so.2: cannot open shared object file")
+        if name == "kernels.pyd":
+            return Library()
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(_config.ctypes, "CDLL", windows_cdll)
+    with pytest.raises(OSError, match="dladdr is not available"):
+        _config._dladdr()
+    assert _config._openmp_runtime("kernels.pyd") is None
