@@ -45,6 +45,7 @@ def main(argv=None):
     the process quickly, see ``_ending``."""
     if argv is None:
         if sys.stdout is not None:
+            _replace_unencodable(sys.stdout)
             sys.stdout = _CheckedStdout(sys.stdout)
         try:
             code = main(sys.argv[1:])
@@ -124,6 +125,16 @@ class _CheckedStdout:
 
     def __getattr__(self, name):
         return getattr(self._stream, name)
+
+
+def _replace_unencodable(stream):
+    """Write what ``stream``'s encoding cannot as escapes (``\\u6f22``), as Python's
+    stderr does, rather than fail: a file name in a listing (``cresize resize -n``)
+    outside the code page of a Windows pipe or file (cp1252), or of a non-UTF-8 locale,
+    was a ``UnicodeEncodeError`` traceback. A stream that already escapes or passes
+    through (``surrogateescape``: the C locale's undecodable bytes) is left as it is."""
+    if getattr(stream, "errors", None) == "strict" and hasattr(stream, "reconfigure"):
+        stream.reconfigure(errors="backslashreplace")
 
 
 def _silence_stdout():
