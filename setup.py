@@ -262,8 +262,7 @@ class BuildExt(build_ext):
         self.remove_source_copies()
         super().build_extensions()
         os.makedirs(os.path.dirname(record), exist_ok=True)
-        with open(record, "w") as f:
-            f.write(info)
+        self.write_record(record, info)
 
     def build_extension(self, ext):
         """setuptools' build of ``ext``; one that fails or is interrupted removes the
@@ -344,12 +343,20 @@ class BuildExt(build_ext):
 
     @staticmethod
     def read(path):
-        """The text of ``path``, or None."""
+        """The text of ``path`` (UTF-8, as ``write_record`` writes it), or None."""
         try:
-            with open(path) as f:
+            with open(path, encoding="utf-8") as f:
                 return f.read()
-        except OSError:
+        except (OSError, UnicodeDecodeError):
             return None
+
+    @staticmethod
+    def write_record(path, info):
+        """Write ``_build_info.py``'s text ``info`` to ``path`` in UTF-8, the encoding
+        Python reads a module in: the locale's (cp1252, cp932 on Windows) made a
+        localized compiler's banner a module that does not import, or no file at all."""
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(info)
 
     def probe_openmp(self):
         """(compile_args, link_args, _OPENMP) for the first flags that compile,
@@ -400,7 +407,8 @@ class BuildExt(build_ext):
         else:
             cmd = [self.compiler.compiler_so[0], "--version"]
         try:
-            run = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+            # A localized banner is in the console's code page, not always the locale's.
+            run = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=60)
         except (OSError, subprocess.SubprocessError):
             return None
         lines = (run.stdout + run.stderr).strip().splitlines()

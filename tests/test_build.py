@@ -749,3 +749,37 @@ def test_no_test_runs_a_child_on_the_source_tree():
         if pattern.search(line)
     ]
     assert not found, found
+
+
+@pytest.mark.skipif(not SETUP.is_file(), reason="no setup.py beside tests/: tests copied alone")
+def test_build_info_of_a_localized_compiler_is_a_module_in_any_locale(tmp_path):
+    # _build_info.py was written in the locale's encoding (Windows: cp1252, cp932), and
+    # Python reads a module as UTF-8: a localized compiler's banner (MSVC's "Microsoft
+    # (R) C/C++ 最適化コンパイラ") gave a module that does not import, or, where the
+    # locale cannot encode it, no record. Checked in the C locale (ASCII, no coercion).
+    banner = "Microsoft (R) C/C++ \u6700\u9069\u5316\u30b3\u30f3\u30d1\u30a4\u30e9 19.44"
+    child = (
+        "import importlib.metadata, json, runpy, sys, types\n"
+        "class Command:\n"
+        "    def __init__(self, *args, **kwargs):\n"
+        "        pass\n"
+        + stand_ins("Command", "Command")
+        + "setup = runpy.run_path(sys.argv[1], run_name='cresize_setup')\n"
+        "BuildExt = setup['BuildExt']\n"
+        f"info = {{'compiler_version': {banner!a}, 'openmp': True}}\n"
+        "BuildExt.write_record(sys.argv[2], BuildExt.build_info(info))\n"
+        "assert BuildExt.read(sys.argv[2]) == BuildExt.build_info(info)\n"
+        "print(json.dumps(runpy.run_path(sys.argv[2])['BUILD_INFO']))\n"
+    )
+    env = {**os.environ, "LC_ALL": "C", "PYTHONCOERCECLOCALE": "0", "PYTHONUTF8": "0"}
+    env.pop("PYTHONIOENCODING", None)
+    record = tmp_path / "_build_info.py"
+    run = subprocess.run(
+        [sys.executable, "-c", child, str(SETUP), str(record)],
+        cwd=SETUP.parent,
+        env=env,
+        capture_output=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr.decode(errors="replace")
+    assert json.loads(run.stdout.splitlines()[-1]) == {"compiler_version": banner, "openmp": True}

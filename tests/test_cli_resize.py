@@ -2574,3 +2574,21 @@ def test_an_output_too_wide_for_its_format_is_refused_before_the_resize(
         )
         with Image.open(tmp_path / f"c.{ext}") as im:
             assert im.size == size
+
+
+def test_a_listing_of_names_outside_stdouts_encoding_is_escaped(tmp_path):
+    # A Windows pipe or file is written in the ANSI code page (cp1252): `cresize resize
+    # -n` listing a name outside it was a UnicodeEncodeError traceback, exit 1, and an
+    # empty listing. Such a character is escaped now, as on stderr; the rest is as is.
+    write(tmp_path / "caf\u00e9\u6f22.png")
+    run = subprocess.run(
+        [sys.executable, "-m", "cresize", "resize", str(tmp_path), "-n", "--width", "4"]
+        + ["--out-dir", str(tmp_path / "out")],
+        env=dict(os.environ, PYTHONPATH=CRESIZE_ROOT, PYTHONIOENCODING="cp1252"),
+        capture_output=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr.decode("cp1252", "replace")
+    listing = run.stdout.decode("cp1252")
+    assert "caf\u00e9\\u6f22.png -> " in listing, listing
+    assert not (tmp_path / "out").exists()

@@ -1,6 +1,7 @@
 """Impossible sizes fail fast, the plan cache is bounded in bytes, arguments are strict."""
 
 import gc
+import importlib.util
 import subprocess
 import sys
 import textwrap
@@ -38,6 +39,10 @@ IMPOSSIBLE = textwrap.dedent("""
 """)
 
 
+@pytest.mark.skipif(
+    importlib.util.find_spec("resource") is None,
+    reason="the address-space limit (resource.setrlimit) is POSIX only",
+)
 def test_impossible_requests_fail_fast_without_memory():
     run = subprocess.run(
         [sys.executable, "-c", IMPOSSIBLE], capture_output=True, text=True, timeout=120, check=False

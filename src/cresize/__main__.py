@@ -6,6 +6,7 @@ build configuration and self-check every mode (``selfcheck``).
 """
 
 import argparse
+import codecs
 import gc
 import importlib
 import os
@@ -46,7 +47,7 @@ def main(argv=None):
     if argv is None:
         _standard_descriptors()
         if sys.stdout is not None:
-            _names_as_bytes(sys.stdout)
+            _names_as_written(sys.stdout)
             sys.stdout = _CheckedStdout(sys.stdout)
         try:
             code = main(sys.argv[1:])
@@ -152,18 +153,44 @@ def _standard_descriptors():
         sys.stderr = open(2, "w", errors="backslashreplace", closefd=False)
 
 
-def _names_as_bytes(stream):
-    """Let ``stream`` write a file name that is not text in its encoding as the name's
-    own bytes, as ``ls`` and ``find`` print it.
+def _names_as_written(stream):
+    """Let ``stream`` write what its encoding cannot, as ``ls`` and ``find`` print it,
+    rather than fail (``_name_errors``).
 
-    Python decodes such a name (``caf\\xe9.jpg``, Latin-1, in a UTF-8 locale) with
-    ``surrogateescape``, and a UTF-8 locale's stdout (not the C or POSIX locale's)
-    refuses the result: ``cresize resize photos -n`` ended in a ``UnicodeEncodeError``
-    traceback at the first such file. stderr needs nothing: Python writes it with
+    A file name whose bytes are not text in the locale's encoding (``caf\\xe9.jpg``,
+    Latin-1, in a UTF-8 locale) reaches Python as lone surrogates (``surrogateescape``),
+    and a character outside stdout's code page (a Windows pipe or file is written in
+    cp1252) has no form there: either was a ``UnicodeEncodeError`` traceback in
+    ``cresize resize -n``'s listing, at the first such file. A stream that already
+    escapes or passes through (not ``strict``) is left as it is; stderr is Python's
     ``backslashreplace``.
     """
     if getattr(stream, "errors", None) == "strict" and hasattr(stream, "reconfigure"):
-        stream.reconfigure(errors="surrogateescape")
+        codecs.register_error(_NAME_ERRORS, _name_errors)
+        stream.reconfigure(errors=_NAME_ERRORS)
+
+
+_NAME_ERRORS = "cresize.names"
+
+
+def _name_errors(exc):
+    """The error handler of ``_names_as_written``: a name's undecodable byte (a lone
+    surrogate U+DC80-U+DCFF) is written as that byte, as ``surrogateescape`` writes it;
+    any other character the encoding lacks as an escape (``\\u6f22``), as
+    ``backslashreplace`` writes it."""
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    code = ord(exc.object[exc.start])
+    if 0xDC80 <= code <= 0xDCFF:
+        return bytes([code - 0xDC00]), exc.start + 1
+    escape = (
+        f"\\x{code:02x}"
+        if code < 0x100
+        else f"\\u{code:04x}"
+        if code < 0x10000
+        else f"\\U{code:08x}"
+    )
+    return escape, exc.start + 1
 
 
 def _silence_stdout():

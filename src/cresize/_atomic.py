@@ -123,11 +123,25 @@ def _discard(f, tmp):
     except OSError:
         pass
     with _TEMPORARIES_LOCK:
+        _remove(tmp)
+        _TEMPORARIES.discard(tmp)
+
+
+def _remove(tmp):
+    """Remove the temporary file ``tmp`` if it can be. One given a read-only file's mode
+    (``_keep_mode``) is made writable first where that is refused: Windows removes no
+    read-only file, and would leave it behind whenever the rename failed (a read-only
+    file, or one open in another program, is not replaced there)."""
+    try:
+        os.unlink(tmp)
+    except PermissionError:
         try:
+            os.chmod(tmp, stat.S_IREAD | stat.S_IWRITE)
             os.unlink(tmp)
         except OSError:
             pass
-        _TEMPORARIES.discard(tmp)
+    except OSError:
+        pass
 
 
 #: The temporary files ``_write_atomic`` has made and not yet renamed or removed, in
@@ -147,10 +161,7 @@ def _abandon_temporaries():
     the same, should the caller's own thread hold it.)"""
     _TEMPORARIES_LOCK.acquire(timeout=5)
     for tmp in _TEMPORARIES:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        _remove(tmp)
     return len(_TEMPORARIES)
 
 

@@ -208,7 +208,7 @@ def _dladdr() -> Callable[..., int]:
     for name in (None, "libdl.so.2"):  # glibc < 2.34 keeps dladdr in libdl
         try:
             dladdr = ctypes.CDLL(name).dladdr
-        except (OSError, AttributeError):
+        except (OSError, AttributeError, TypeError):  # TypeError: CDLL(None) on Windows
             continue
         dladdr.argtypes = [ctypes.c_void_p, ctypes.POINTER(_DlInfo)]
         dladdr.restype = ctypes.c_int

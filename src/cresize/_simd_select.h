@@ -27,6 +27,17 @@
 
 #include "_simd.h"
 
+/* A function the compiler must not inline (GCC and Clang's attribute, MSVC's
+ * __declspec; nothing elsewhere): MSVC, which builds the Windows wheels, rejects
+ * __attribute__. */
+#if defined(__GNUC__) || defined(__clang__)
+#define CRESIZE_NOINLINE __attribute__((noinline))
+#elif defined(_MSC_VER)
+#define CRESIZE_NOINLINE __declspec(noinline)
+#else
+#define CRESIZE_NOINLINE
+#endif
+
 /* 1, read where the compiler cannot see it: a product with a constant 1 is folded
  * away (GCC assumes no signalling NaNs), and the kernels' `1 * x` quiets them. */
 static inline float cresize_one_f32(void)
@@ -447,7 +458,7 @@ CRESIZE_AVX2 static void cresize_select4_f32_avx2(float *out, const float *line,
  * selection) or the table's counts (at most 1: a pixel without a tap is 0). Not inlined:
  * inside the kernels' row loop, the 1-value loop kept its output pointer on the stack
  * (a third load a value: 0.28 against 0.18 ms, 2048² -> 683², one thread). */
-__attribute__((noinline)) static void cresize_select_f32(float *out, const float *line, Py_ssize_t C, Py_ssize_t n_in,
+CRESIZE_NOINLINE static void cresize_select_f32(float *out, const float *line, Py_ssize_t C, Py_ssize_t n_in,
                                const Py_ssize_t *index, Py_ssize_t width,
                                const Py_ssize_t *count, Py_ssize_t n_out, int first,
                                int run, Py_ssize_t run_first, Py_ssize_t run_end)
@@ -502,7 +513,7 @@ __attribute__((noinline)) static void cresize_select_f32(float *out, const float
 }
 
 /* A row of n_out pixels of C = 1 ... 4 float64 values (see above). */
-__attribute__((noinline)) static void cresize_select_f64(double *out, const double *line, Py_ssize_t C,
+CRESIZE_NOINLINE static void cresize_select_f64(double *out, const double *line, Py_ssize_t C,
                                const Py_ssize_t *index, Py_ssize_t width,
                                const Py_ssize_t *count, Py_ssize_t n_out, int first)
 {

@@ -778,11 +778,7 @@ def check_sizes(spec, itemsize, *, dense=False, arrays=True):
 def memory_limit():
     """Bytes this process could ever hold: physical memory, or a lower cgroup memory
     limit (``cgroup_memory_limit``) or RLIMIT_AS/DATA."""
-    limit = cgroup_memory_limit()
-    try:
-        limit = min(limit, os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
-    except (ValueError, OSError, AttributeError):  # pragma: no cover - not POSIX
-        pass
+    limit = min(cgroup_memory_limit(), physical_memory())
     try:
         import resource
 
@@ -793,6 +789,40 @@ def memory_limit():
     except (ImportError, AttributeError, OSError, ValueError):  # pragma: no cover
         pass
     return limit
+
+
+def physical_memory():
+    """Bytes of physical memory: POSIX ``sysconf`` (Linux, macOS), Windows'
+    ``GlobalMemoryStatusEx`` (which has no ``os.sysconf``); inf where neither answers."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        pass
+    if sys.platform != "win32":
+        return math.inf
+    import ctypes
+
+    class MemoryStatusEx(ctypes.Structure):  # MEMORYSTATUSEX, sysinfoapi.h
+        _fields_ = [("dwLength", ctypes.c_uint32), ("dwMemoryLoad", ctypes.c_uint32)] + [
+            (name, ctypes.c_uint64)
+            for name in (
+                "ullTotalPhys",
+                "ullAvailPhys",
+                "ullTotalPageFile",
+                "ullAvailPageFile",
+                "ullTotalVirtual",
+                "ullAvailVirtual",
+                "ullAvailExtendedVirtual",
+            )
+        ]
+
+    status = MemoryStatusEx(dwLength=ctypes.sizeof(MemoryStatusEx))
+    try:
+        if not ctypes.windll.kernel32.GlobalMemoryStatusEx(ctypes.byref(status)):
+            return math.inf
+    except (AttributeError, OSError):
+        return math.inf
+    return status.ullTotalPhys or math.inf
 
 
 #: Where the process's cgroups are listed, and where the cgroup file systems are mounted.

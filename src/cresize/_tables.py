@@ -279,7 +279,7 @@ def _windows_transposed(weight, first, last, n_in):
     # row), weight 0. ``CHUNK`` slots at a time: cache-sized temporaries.
     index_t = np.empty((n_in, width_t), np.intp)
     weight_t = np.empty((n_in, width_t), np.float64)
-    offset = np.arange(n_out) * width - first
+    offset = np.arange(n_out, dtype=np.intp) * width - first  # NumPy 1 on Windows: int32
     weights = weight.ravel()
     slots = np.arange(width_t)
     step = max(1, CHUNK // width_t)
