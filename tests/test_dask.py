@@ -14,6 +14,7 @@ import pytest
 
 import cresize
 from cresize import _plan
+from helpers.proc import PEAK
 
 dask = pytest.importorskip("dask")
 da = pytest.importorskip("dask.array")
@@ -509,8 +510,8 @@ def test_import_error_names_the_extra():
 # Memory: streams through the chunks
 
 
-STREAM = textwrap.dedent("""
-    import resource, sys
+STREAM = PEAK + textwrap.dedent("""
+    import sys
     import numpy as np, dask, dask.array as da
     import cresize.dask as cd
     n, m = int(sys.argv[1]), int(sys.argv[2])
@@ -520,7 +521,7 @@ STREAM = textwrap.dedent("""
     y = cd.resize(x, (m, m), mode="lanczos3", antialias=True)
     with dask.config.set(scheduler="threads", num_workers=2):
         r = y.compute()
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux: KiB
+    peak = peak_rss()
     assert r.shape == (m, m) and r.dtype == np.float32
     print(peak, float(np.abs(r - 1).max()))
 """)
@@ -528,7 +529,7 @@ STREAM = textwrap.dedent("""
 
 def stream(n, m, chunk):
     if not sys.platform.startswith("linux"):
-        pytest.skip("ru_maxrss is in KiB on Linux only")
+        pytest.skip("the peak is read from Linux's /proc/self/status")
     out = subprocess.run(
         [sys.executable, "-c", STREAM, str(n), str(m), str(chunk)],
         capture_output=True,
@@ -544,10 +545,11 @@ def stream(n, m, chunk):
 def test_streams_small():
     """576 MB (549 MiB) in 4 MB chunks: the peak stays below the array's own size.
 
-    Measured 330-420 MiB, once 485 MiB on a loaded machine (how many chunks the
-    scheduler keeps in flight); the interpreter with NumPy and Dask alone is ~72 MiB,
-    so a computation that held the whole array would exceed the bound by that much at
-    least. The full-size bound is test_streams_6gb_under_2gib."""
+    Measured 241-255 MiB (VmHWM, with and without other load; ``ru_maxrss``, which
+    survives exec, had counted pytest's own peak too: 330-732 MiB, failing late in a
+    full run); the interpreter with NumPy and Dask alone is ~72 MiB, so a computation
+    that held the whole array would exceed the bound by that much at least. The
+    full-size bound is test_streams_6gb_under_2gib."""
     n = 12000
     peak, deviation = stream(n, 750, 1000)
     assert deviation < 1e-5  # a constant image stays constant (float32 round-off)

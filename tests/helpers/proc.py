@@ -58,3 +58,18 @@ def run_python(args, env, timeout, hang="", cwd=None) -> tuple[int, str, str]:
         proc.communicate()
         pytest.fail(f"hung: killed after {timeout} s{hang}; its stderr ended:\n{err[-6000:]}")
     return proc.returncode, out, err
+
+
+#: A child's source of ``peak_rss()``, its peak resident memory in bytes: VmHWM, the
+#: high-water mark of its own memory. Not ``ru_maxrss``, which survives exec: a child
+#: started by pytest counted pytest's own peak (700 MiB after the tests before it).
+PEAK = """
+def peak_rss():
+    import resource
+    try:
+        with open("/proc/self/status") as status:
+            return next(int(line.split()[1]) * 1024 for line in status
+                        if line.startswith("VmHWM:"))
+    except (OSError, StopIteration):
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+"""
