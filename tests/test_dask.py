@@ -14,6 +14,7 @@ import pytest
 
 import cresize
 from cresize import _plan
+from helpers.proc import PEAK
 
 dask = pytest.importorskip("dask")
 da = pytest.importorskip("dask.array")
@@ -509,8 +510,8 @@ def test_import_error_names_the_extra():
 # Memory: streams through the chunks
 
 
-STREAM = textwrap.dedent("""
-    import sys
+STREAM = PEAK + textwrap.dedent("""
+    import resource, sys
     import numpy as np, dask, dask.array as da
     import cresize.dask as cd
     n, m = int(sys.argv[1]), int(sys.argv[2])
@@ -520,10 +521,9 @@ STREAM = textwrap.dedent("""
     y = cd.resize(x, (m, m), mode="lanczos3", antialias=True)
     with dask.config.set(scheduler="threads", num_workers=2):
         r = y.compute()
-    # this process's own peak (VmHWM, of its memory since exec): ru_maxrss keeps the
-    # parent's across exec, pytest's own peak (800 MiB late in the whole suite)
-    with open("/proc/self/status") as status:
-        peak = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:")) * 1024
+    # this process's own peak (ru_maxrss, kept across exec, counted pytest's: 800 MiB
+    # late in the whole suite)
+    peak = peak_rss()
     assert r.shape == (m, m) and r.dtype == np.float32
     print(peak, float(np.abs(r - 1).max()))
 """)

@@ -29,7 +29,7 @@ import numpy as np
 import pytest
 
 import cresize
-from helpers.proc import run_python
+from helpers.proc import PEAK, run_python
 
 TIMEOUT = 60
 POSIX = pytest.mark.skipif(not hasattr(os, "fork"), reason="fork() and rlimits are POSIX only")
@@ -56,17 +56,6 @@ def run(script, timeout=TIMEOUT, path=None):
 
 #: The address-space limit of the refusals (the issue's bound on their peak memory).
 SMALL_AS = 512 << 20
-
-#: The process's peak resident memory: VmHWM (ru_maxrss survives exec: it would count pytest's).
-PEAK = """
-def peak_rss():
-    try:
-        with open("/proc/self/status") as status:
-            return next(int(line.split()[1]) * 1024 for line in status
-                        if line.startswith("VmHWM:"))
-    except (OSError, StopIteration):
-        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-"""
 
 REFUSE = (
     """

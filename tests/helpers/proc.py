@@ -58,3 +58,16 @@ def run_python(args, env, timeout, hang="", cwd=None) -> tuple[int, str, str]:
         proc.communicate()
         pytest.fail(f"hung: killed after {timeout} s{hang}; its stderr ended:\n{err[-6000:]}")
     return proc.returncode, out, err
+
+
+#: The source of ``peak_rss()``, for a child's code (it imports ``resource``): the
+#: process's peak resident memory: VmHWM (ru_maxrss survives exec: it would count pytest's).
+PEAK = """
+def peak_rss():
+    try:
+        with open("/proc/self/status") as status:
+            return next(int(line.split()[1]) * 1024 for line in status
+                        if line.startswith("VmHWM:"))
+    except (OSError, StopIteration):
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+"""
