@@ -2592,3 +2592,34 @@ def test_a_listing_of_names_outside_stdouts_encoding_is_escaped(tmp_path):
     listing = run.stdout.decode("cp1252")
     assert "caf\u00e9\\u6f22.png -> " in listing, listing
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("exif", [False, True])
+def test_an_output_that_fits_its_format_one_way_is_not_refused_before_its_orientation_is_known(
+    tmp_path, capsys, monkeypatch, exif
+):
+    # A PNG whose EXIF orientation is after more chunks than are read before decoding
+    # (stored 60x40) may be 90x60 or 40x60 at --height 60. With a WebP of at most 80
+    # pixels a side, the early refusal took the larger (90x60) and refused the file,
+    # whose upright image (40x60, with the quarter turn) would have been written. Now
+    # refused early only where either way is; else the real run decides, on the pixels.
+    import cresize.image
+
+    monkeypatch.setattr(cresize.image, "WEBP_MAX_SIDE", 80)
+    tail = [_png_chunk(b"eXIf", _exif_orientation(6))] if exif else []
+    src = _png_with(tmp_path / "in.png", [_png_chunk(b"zzZz", b"")] * 20_000 + tail)
+    assert cresize.image._header(src).unsure
+    argv = [str(src), "--height", "60", "-o", str(tmp_path / "out.webp")]
+    assert main([*argv, "-n"]) == 0
+    assert main(argv) == (0 if exif else 1)
+    said = capsys.readouterr().err
+    if exif:
+        with Image.open(tmp_path / "out.webp") as out:
+            assert out.size == (40, 60)
+    else:  # save_image's refusal, of the image resized
+        assert "a WebP is at most 80 pixels wide and high; this image is 90x60" in said
+        assert not (tmp_path / "out.webp").exists()
+    # either way too large: refused before the resize, by the dry run too
+    argv = [str(src), "--height", "150", "-o", str(tmp_path / "big.webp")]
+    assert main([*argv, "-n"]) == 1
+    assert "would be refused: a WebP is at most 80 pixels" in capsys.readouterr().out

@@ -51,6 +51,21 @@ def test_a_broken_package_s_error_survives_pickling():
     assert str(again) == str(error) and again.package == "OpenCV (cv2)"
 
 
+def test_a_broken_package_s_error_keeps_its_notes_and_attributes_when_pickled():
+    # __reduce__ kept only its message and package: a note added on the way
+    # (add_note), an attribute set on it, ImportError's name and path were lost in a
+    # spawn worker's error, which every other exception keeps
+    import pickle
+
+    error = BrokenDependencyError("OpenCV (cv2)", LIBGL, "pip install opencv-python-headless")
+    error.add_note("while reading a.png")
+    error.name, error.path, error.tried = "cv2", "/site-packages/cv2", 3
+    again = pickle.loads(pickle.dumps(error))
+    assert str(again) == str(error) and again.package == "OpenCV (cv2)"
+    assert again.__notes__ == ["while reading a.png"]
+    assert (again.name, again.path, again.tried) == ("cv2", "/site-packages/cv2", 3)
+
+
 @pytest.mark.parametrize("exc", BROKEN)
 def test_a_broken_package_with_a_fallback_warns_once(monkeypatch, exc):
     import_raises(monkeypatch, "json", exc)

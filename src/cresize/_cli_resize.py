@@ -1062,12 +1062,15 @@ def _refused(src, dst, o):
             header,
         )
     # save_image's refusal of a side its format cannot hold, before the resize: of the
-    # image written, after a --fill crop (the longest side is that of either orientation)
-    ww, wh = max(
-        ((box[2] - box[0], box[3] - box[1]) if box else size for size, box in planned),
-        key=lambda size: size[0] * size[1],
-    )
-    return _too_large_for(_format(dst, o["format"]), ww, wh), header
+    # image written, after a --fill crop; where its orientation is not known, only if
+    # either way is refused (else the real run writes the one that fits, and save_image
+    # refuses the other after the resize)
+    fmt = _format(dst, o["format"])
+    reasons = [
+        _too_large_for(fmt, *((box[2] - box[0], box[3] - box[1]) if box else size))
+        for size, box in planned
+    ]
+    return (reasons[0] if None not in reasons else None), header
 
 
 def _not_a_file(path):

@@ -39,8 +39,11 @@ class BrokenDependencyError(ImportError):
     def __reduce__(self):
         """Pickled as its message and package (an error raised in a spawn worker reaches
         its pool pickled; ``__init__``'s arguments are not kept, and rebuilding from
-        ``args`` failed: ``BrokenProcessPool``, or a ``Pool.get`` that never returned)."""
-        return _unpickled, (type(self), str(self), self.package)
+        ``args`` failed: ``BrokenProcessPool``, or a ``Pool.get`` that never returned),
+        with ``ImportError``'s state: its ``__dict__`` (``__notes__``, attributes set on
+        it) and ``name``/``path``, as an ``ImportError`` is pickled."""
+        state = super().__reduce__()[2:]  # (), or (its state,)
+        return (_unpickled, (type(self), str(self), self.package), *state)
 
 
 def _unpickled(cls, message, package):
