@@ -484,7 +484,10 @@ def test_readme_quotes_the_adapters_latest_round():
     quoted round 17's tiny calls (1.29x ``F.interpolate`` without a graph) after round
     22's (0.99-1.03x, the plan reading the tensor's data in place) was recorded and
     docs/guide/torch.md quoted it."""
-    results = (ROOT / "benchmarks" / "RESULTS-torch-adapter.md").read_text()
+    path = ROOT / "benchmarks" / "RESULTS-torch-adapter.md"
+    if not path.is_file():
+        pytest.skip("a wheel's tests: no benchmarks/")
+    results = path.read_text()
     latest = max(int(n) for n in re.findall(r"^## Round (\d+)", results, re.M))
     readme = " ".join((ROOT / "README.md").read_text().split())
     bullet = readme[readme.index("- The PyTorch adapter") :]
